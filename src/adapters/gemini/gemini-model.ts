@@ -1,0 +1,123 @@
+import { ApiError, GoogleGenAI, type GenerateContentConfig } from '@google/genai';
+import { AbortedError, ApiCallError, ConfigError, redactSecrets } from '../../core/errors.js';
+import type { ModelResponse } from '../../core/red-flags.js';
+import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
+
+export interface GeminiModelOptions {
+  /** A Gemini model name, e.g. `gemini-2.5-flash`. */
+  readonly model: string;
+  readonly apiKey: string;
+  /** Override the API origin (tests point it at a local fake). */
+  readonly baseUrl?: string | undefined;
+  /** Attempts per call including the first; 429/408/5xx are retried with backoff by the SDK. */
+  readonly attempts?: number;
+  /** First retry delay in seconds (default 1). */
+  readonly initialRetryDelaySeconds?: number;
+  /** Per-request timeout in milliseconds. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * {@link LanguageModel} over `@google/genai` (`models.generateContent`). Finish reasons are mapped
+ * for red-flagging (`MAX_TOKENS` → `length`); errors become {@link ApiCallError} with the key
+ * redacted.
+ */
+export class GeminiModel implements LanguageModel {
+  readonly id: string;
+  readonly #client: GoogleGenAI;
+  readonly #apiKey: string;
+
+  constructor(options: GeminiModelOptions) {
+    if (options.apiKey.trim() === '')
+      throw new ConfigError(
+        'GEMINI_API_KEY is not set: export it (or pass --model sim for an offline run).',
+      );
+    this.id = options.model;
+    this.#apiKey = options.apiKey;
+    this.#client = new GoogleGenAI({
+      apiKey: options.apiKey,
+      httpOptions: {
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+        retryOptions: {
+          attempts: options.attempts ?? 5,
+          initialDelay: options.initialRetryDelaySeconds ?? 1,
+          maxDelay: 60,
+        },
+      },
+    });
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const config: GenerateContentConfig = {
+      temperature: request.temperature,
+      ...(request.system === undefined ? {} : { systemInstruction: request.system }),
+      ...(request.maxOutputTokens === undefined
+        ? {}
+        : { maxOutputTokens: request.maxOutputTokens }),
+      ...(request.json === undefined
+        ? {}
+        : {
+            responseMimeType: 'application/json',
+            ...(request.json.schema === undefined
+              ? {}
+              : { responseJsonSchema: request.json.schema }),
+          }),
+      ...(request.signal === undefined ? {} : { abortSignal: request.signal }),
+    };
+    try {
+      const response = await this.#client.models.generateContent({
+        model: this.id,
+        contents: request.prompt,
+        config,
+      });
+      const candidate = response.candidates?.[0];
+      return {
+        text: response.text ?? '',
+        finishReason: mapFinishReason(candidate?.finishReason),
+        outputTokens: response.usageMetadata?.candidatesTokenCount,
+        inputTokens: response.usageMetadata?.promptTokenCount,
+      };
+    } catch (error) {
+      if (request.signal?.aborted) throw new AbortedError(request.signal.reason);
+      throw this.#toApiCallError(error);
+    }
+  }
+
+  #toApiCallError(error: unknown): ApiCallError {
+    const raw = error instanceof Error ? error.message : String(error);
+    const message = redactSecrets(raw, [this.#apiKey]);
+    if (error instanceof ApiError) {
+      const hint =
+        error.status === 401 || error.status === 403
+          ? ' Check that GEMINI_API_KEY is a valid Gemini API key.'
+          : error.status === 404
+            ? ` Check the model name "${this.id}".`
+            : '';
+      return new ApiCallError('gemini', `Gemini API error ${error.status}: ${message}${hint}`, {
+        status: error.status,
+      });
+    }
+    return new ApiCallError('gemini', `Gemini API call failed: ${message}`, { isRetryable: true });
+  }
+}
+
+function mapFinishReason(reason: string | undefined): ModelResponse['finishReason'] {
+  switch (reason) {
+    case undefined:
+    case 'FINISH_REASON_UNSPECIFIED':
+      return undefined;
+    case 'STOP':
+      return 'stop';
+    case 'MAX_TOKENS':
+      return 'length';
+    case 'SAFETY':
+    case 'RECITATION':
+    case 'BLOCKLIST':
+    case 'PROHIBITED_CONTENT':
+    case 'SPII':
+      return 'safety';
+    default:
+      return 'other';
+  }
+}

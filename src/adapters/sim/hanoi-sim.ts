@@ -1,0 +1,133 @@
+import { uniform } from '../../core/random.js';
+import type { ModelResponse } from '../../core/red-flags.js';
+import {
+  apply,
+  formatMove,
+  formatState,
+  oracleStep,
+  type HanoiAnswer,
+  type HanoiStepInput,
+} from '../../core/hanoi/hanoi.js';
+import { HANOI_MAX_OUTPUT_TOKENS } from '../../core/hanoi/prompts.js';
+import type { HanoiAgent } from '../../engine/hanoi/agent.js';
+
+export interface HanoiSimOptions {
+  readonly seed: number;
+  /** Probability a valid response on an ordinary step is correct (gpt-4.1-mini: 0.9978). */
+  readonly p: number;
+  /** Probability a response passes red-flagging (is well-formed and within the token cap). */
+  readonly v: number;
+  /** Fraction of steps that are "hard" (default 1e-5: about ten of the 20-disk run's steps). */
+  readonly hardRate?: number;
+  /** Error rate of a valid response on a hard step (default 0.1, 45× the ordinary rate at p = 0.9978). */
+  readonly hardErrorRate?: number;
+  /**
+   * Probability a response on a hard step comes out over-long (then it is truncated at the cap and
+   * flagged). Confusion shows in length: the paper's reason for the length flag. Default 0.3.
+   */
+  readonly hardLongRate?: number;
+}
+
+/**
+ * A seeded simulated model for the Hanoi benchmark. Each response depends only on (seed, step,
+ * draw slot) and the step's input, never on timing. On an ordinary step a valid response is correct
+ * with probability `p`, else it is one dominant wrong answer (moving the disk to the other peg),
+ * the worst case of the paper's two-candidate analysis. A few "hard" steps err far more often, but
+ * their errors are spread over three different wrong answers and their confused responses often run
+ * long, as the paper observed. With probability 1 − `v` a response is malformed or truncated (half
+ * each), so the red-flag rules discard it.
+ */
+export function hanoiSimAgent(options: HanoiSimOptions): HanoiAgent {
+  const { seed, p, v } = options;
+  const hardRate = options.hardRate ?? 1e-5;
+  const hardErrorRate = options.hardErrorRate ?? 0.1;
+  const hardLongRate = options.hardLongRate ?? 0.3;
+
+  // Texts of the current step, built once per step: every draw of a step answers the same input.
+  let cachedInput: HanoiStepInput | undefined;
+  let texts: StepTexts = new StepTexts(undefined);
+
+  return (input, step, request): ModelResponse => {
+    if (input !== cachedInput) {
+      cachedInput = input;
+      texts = new StepTexts(input);
+    }
+    const draw = request.draw;
+    const hard = uniform(seed, step, 0, 0xa1) < hardRate;
+    const tokens = 420 + Math.floor(uniform(seed, step, draw, 0xa2) * 240);
+    if (
+      uniform(seed, step, draw, 0xa3) >= v ||
+      (hard && uniform(seed, step, draw, 0xa4) < hardLongRate)
+    ) {
+      return flaggedResponse(texts.text(0), uniform(seed, step, draw, 0xa5) < 0.5);
+    }
+    const errorRate = hard ? hardErrorRate : 1 - p;
+    const u = uniform(seed, step, draw, 0xa6);
+    const answer =
+      u >= errorRate || texts.stuck
+        ? 0
+        : hard
+          ? 1 + Math.min(2, Math.floor((u / errorRate) * 3))
+          : 1;
+    return { text: texts.text(answer), finishReason: 'stop', outputTokens: tokens };
+  };
+}
+
+/**
+ * The texts a step can produce, rendered on first use: 0 is the strategy's answer, then three
+ * plausible, well-formed mistakes: 1 the dominant one (the disk goes to the other peg), 2 the move
+ * without its effect on the state, 3 the right move with the other peg's state. When the strategy
+ * has no move from this input (only after an accepted error) the model is `stuck` and can only
+ * produce a confused text that the parser flags.
+ */
+class StepTexts {
+  readonly #input: HanoiStepInput | undefined;
+  readonly #truth: HanoiAnswer | undefined;
+  readonly #texts: (string | undefined)[] = [undefined, undefined, undefined, undefined];
+  readonly stuck: boolean;
+
+  constructor(input: HanoiStepInput | undefined) {
+    this.#input = input;
+    this.#truth = input === undefined ? undefined : oracleStep(input);
+    this.stuck = this.#truth === undefined;
+  }
+
+  text(index: number): string {
+    return (this.#texts[index] ??= this.#render(index));
+  }
+
+  #render(index: number): string {
+    const truth = this.#truth;
+    const input = this.#input;
+    if (truth === undefined || input === undefined)
+      return 'I could not find a legal move from this state.';
+    const [disk, from, to] = truth.move;
+    const misplaced = (): HanoiAnswer => apply(input.state, [disk, from, 3 - from - to]);
+    switch (index) {
+      case 0:
+        return render(truth);
+      case 1:
+        return render(misplaced());
+      case 2:
+        return render({ move: truth.move, nextState: input.state });
+      default:
+        return render({ move: truth.move, nextState: misplaced().nextState });
+    }
+  }
+}
+
+function render(answer: HanoiAnswer): string {
+  return `move = ${formatMove(answer.move)}\nnext_state = ${formatState(answer.nextState)}`;
+}
+
+/** A truncated response (cut at the token cap mid-state) or a malformed one (a disk listed twice). */
+function flaggedResponse(correct: string, truncated: boolean): ModelResponse {
+  if (truncated) {
+    return {
+      text: correct.slice(0, Math.max(0, correct.length - 7)),
+      finishReason: 'length',
+      outputTokens: HANOI_MAX_OUTPUT_TOKENS,
+    };
+  }
+  return { text: correct.replace(/\[\[/, '[[1, '), finishReason: 'stop', outputTokens: 600 };
+}

@@ -1,0 +1,94 @@
+/**
+ * One error base for the whole project. Every error carries a stable string `code` that callers
+ * branch on (never the message text), an optional `cause`, and whether retrying may help.
+ * Messages must never contain a secret: adapters pass them through {@link redactSecrets} first.
+ */
+export class MakerError extends Error {
+  override readonly name: string = 'MakerError';
+  readonly code: string;
+  readonly isRetryable: boolean;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { cause?: unknown; isRetryable?: boolean } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.isRetryable = options.isRetryable ?? false;
+  }
+}
+
+/** The caller asked for something that cannot be done as asked (bad flag, impossible parameters). */
+export class UsageError extends MakerError {
+  override readonly name = 'UsageError';
+  constructor(message: string) {
+    super('usage', message);
+  }
+}
+
+/** Required configuration is missing or wrong (an API key not set, an unknown model name). */
+export class ConfigError extends MakerError {
+  override readonly name = 'ConfigError';
+  constructor(message: string) {
+    super('config', message);
+  }
+}
+
+/** A call to an external service failed. `status` is the HTTP status when there was one. */
+export class ApiCallError extends MakerError {
+  override readonly name = 'ApiCallError';
+  readonly service: string;
+  readonly status: number | undefined;
+
+  constructor(
+    service: string,
+    message: string,
+    options: { status?: number; cause?: unknown; isRetryable?: boolean } = {},
+  ) {
+    super('api-call', redactSecrets(message), {
+      cause: options.cause,
+      isRetryable: options.isRetryable ?? isRetryableStatus(options.status),
+    });
+    this.service = service;
+    this.status = options.status;
+  }
+}
+
+/** A vote or run was cancelled through its AbortSignal. */
+export class AbortedError extends MakerError {
+  override readonly name = 'AbortedError';
+  constructor(reason?: unknown) {
+    super('aborted', reason instanceof Error ? reason.message : 'The operation was aborted.', {
+      cause: reason,
+    });
+  }
+}
+
+/** 408, 429 and 5xx are worth retrying; everything else is the caller's to fix. */
+export function isRetryableStatus(status: number | undefined): boolean {
+  return status === 408 || status === 429 || (status !== undefined && status >= 500);
+}
+
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /AIza[0-9A-Za-z_-]{20,}/g,
+  /gh[pousr]_[0-9A-Za-z]{20,}/g,
+  /github_pat_[0-9A-Za-z_]{20,}/g,
+  /((?:key|token|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?:Bearer\s+)?[^\s"'&,}]{8,}/gi,
+];
+
+/** Replaces anything that looks like an API key or token with `[redacted]`. */
+export function redactSecrets(text: string, extraSecrets: readonly string[] = []): string {
+  let out = text;
+  for (const secret of extraSecrets) {
+    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  }
+  for (const pattern of SECRET_PATTERNS) {
+    out = out.replace(pattern, (match, prefix: unknown) =>
+      typeof prefix === 'string' && prefix.length > 0 && prefix !== match
+        ? `${prefix}[redacted]`
+        : '[redacted]',
+    );
+  }
+  return out;
+}

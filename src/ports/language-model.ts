@@ -1,0 +1,27 @@
+import type { ModelResponse } from '../core/red-flags.js';
+
+/** One text generation request. No SDK type crosses this port. */
+export interface GenerateRequest {
+  readonly system?: string;
+  readonly prompt: string;
+  readonly temperature: number;
+  readonly maxOutputTokens?: number;
+  /** Ask for JSON output (and, when given, constrain it to this JSON schema). */
+  readonly json?: { readonly schema?: Readonly<Record<string, unknown>> };
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What a generation returns: the text and what red-flagging needs to judge it, plus usage. */
+export interface GenerateResult extends ModelResponse {
+  readonly inputTokens?: number | undefined;
+}
+
+/**
+ * A text model the engine can sample from. Implementations map provider errors to
+ * `ApiCallError` (never leaking a key) and honour `signal`.
+ */
+export interface LanguageModel {
+  /** A stable id such as `gemini-2.5-flash` or `sim`, for reports and cost accounting. */
+  readonly id: string;
+  generate(request: GenerateRequest): Promise<GenerateResult>;
+}

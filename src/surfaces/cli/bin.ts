@@ -1,0 +1,3 @@
+import { runFromProcess } from './main.js';
+
+await runFromProcess();

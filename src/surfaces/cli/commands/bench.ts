@@ -1,0 +1,169 @@
+import { ConfigError, UsageError } from '../../../core/errors.js';
+import { GeminiModel } from '../../../adapters/gemini/gemini-model.js';
+import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
+import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
+import { formatCount, progressLine, type CliIo } from '../io.js';
+
+export const BENCH_HELP = `maker bench — measured benchmarks
+
+Usage:
+  maker bench hanoi [options]
+
+hanoi: the MAKER paper's benchmark. Towers of Hanoi with one move per agent
+call (m = 1): each step sees only the strategy, the current state and the
+previous move, answers "move = [disk, from, to]" and "next_state = [[...]]",
+is red-flagged by the 750-token cap and the paper's strict parser, and is
+decided by first-to-ahead-by-k voting on the (move, next_state) pair. The
+winner's next_state feeds the next step. An oracle scores every step, so
+"errors: 0" is checked, not assumed. 20 disks = 1,048,575 steps.
+
+Options:
+  --disks N        number of disks (default 20)
+  --k K            vote margin (default 3, the paper's k_min for this run)
+  --initial B      first batch per step: a number, "k" (default) or "2k-1"
+  --max-draws N    per-step cap on draws; an undecided step stops the run
+  --model M        "sim" (default, offline and seeded) or a Gemini model such
+                   as gemini-2.5-flash (needs GEMINI_API_KEY; costs money:
+                   start with --disks 3 or --steps 10)
+  --p P            sim: per-sample success on ordinary steps (default 0.9978,
+                   gpt-4.1-mini's measured rate)
+  --v V            sim: share of samples that pass red-flagging (default 0.995)
+  --seed S         sim: seed (default 1); the same seed gives the same run
+  --steps N        stop after N steps (default: all 2^disks - 1)
+  --no-reference   sim: skip timing the bare synchronous reference loop
+  --json           print one JSON object (progress, if any, goes to stderr)
+
+Exit status: 0 when the puzzle is solved with zero errors, 1 when it is not
+(the report says why), 2 for a usage error.
+
+Examples:
+  maker bench hanoi --disks 20                 # the million-step run, simulated
+  maker bench hanoi --disks 20 --k 2 --json    # usually fails: k = 2 is too small
+  GEMINI_API_KEY=... maker bench hanoi --model gemini-2.5-flash --disks 3
+`;
+
+export async function benchCommand(
+  args: readonly string[],
+  io: CliIo,
+  signal?: AbortSignal,
+): Promise<number> {
+  const [target, ...rest] = args;
+  if (target === undefined || target === '--help' || target === '-h' || target === 'help') {
+    io.stdout(BENCH_HELP);
+    return target === undefined ? 2 : 0;
+  }
+  if (target !== 'hanoi')
+    throw new UsageError(
+      `Unknown benchmark "${target}". Available: hanoi. See \`maker bench --help\`.`,
+    );
+  const { values, positionals } = parseCommandArgs('bench hanoi', rest, {
+    disks: { type: 'string' },
+    k: { type: 'string' },
+    initial: { type: 'string' },
+    'max-draws': { type: 'string' },
+    model: { type: 'string' },
+    p: { type: 'string' },
+    v: { type: 'string' },
+    seed: { type: 'string' },
+    steps: { type: 'string' },
+    'no-reference': { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    io.stdout(BENCH_HELP);
+    return 0;
+  }
+  rejectPositionals('bench hanoi', positionals);
+  const disks = numberFlag('disks', values.disks, { min: 1, max: 30, integer: true }) ?? 20;
+  const k = numberFlag('k', values.k, { min: 1, max: 1000, integer: true }) ?? 3;
+  const initialBatch = parseInitial(values.initial, k);
+  const maxDraws = numberFlag('max-draws', values['max-draws'], { min: 1, integer: true });
+  const p = numberFlag('p', values.p, { min: 0, max: 1 }) ?? 0.9978;
+  const v = numberFlag('v', values.v, { min: 0, max: 1, exclusiveMin: true }) ?? 0.995;
+  const seed = numberFlag('seed', values.seed, { min: 0, max: 2 ** 32 - 1, integer: true }) ?? 1;
+  const steps = numberFlag('steps', values.steps, { min: 0, integer: true });
+  const modelName = typeof values.model === 'string' ? values.model : 'sim';
+  const model = modelName === 'sim' ? ('sim' as const) : geminiModel(modelName, io);
+  const json = values.json === true;
+
+  const progress = progressLine(io, 'hanoi: step');
+  const report = await runHanoiBench({
+    disks,
+    k,
+    model,
+    p,
+    v,
+    seed,
+    initialBatch,
+    ...(maxDraws === undefined ? {} : { maxDraws }),
+    ...(steps === undefined ? {} : { steps }),
+    reference: values['no-reference'] !== true,
+    ...(signal === undefined ? {} : { signal }),
+    onProgress: (done, total) => progress.update(done, total),
+  });
+  progress.done();
+  io.stdout(json ? `${JSON.stringify(report)}\n` : humanReport(report));
+  return report.solved ? 0 : 1;
+}
+
+function parseInitial(raw: string | boolean | undefined, k: number): number {
+  if (raw === undefined || raw === 'k') return k;
+  if (raw === '2k-1' || raw === '2k−1') return 2 * k - 1;
+  return numberFlag('initial', raw, { min: 1, integer: true }) as number;
+}
+
+function geminiModel(name: string, io: CliIo): GeminiModel {
+  if (!name.startsWith('gemini-'))
+    throw new UsageError(
+      `Unknown model "${name}": use "sim" or a Gemini model name such as gemini-2.5-flash.`,
+    );
+  const apiKey = io.env['GEMINI_API_KEY'] ?? '';
+  if (apiKey === '')
+    throw new ConfigError(
+      `--model ${name} needs GEMINI_API_KEY in the environment (or use --model sim, which is offline).`,
+    );
+  return new GeminiModel({ model: name, apiKey });
+}
+
+function humanReport(r: HanoiBenchReport): string {
+  const lines: string[] = [];
+  const model = r.model === 'sim' ? `sim (p = ${r.p}, v = ${r.v}, seed ${r.seed})` : r.model;
+  lines.push(
+    `Towers of Hanoi, ${r.disks} disks: ${formatCount(r.steps)} steps, k = ${r.k}, first batch ${r.initialBatch}, model ${model}`,
+  );
+  if (r.solved) lines.push('Solved with zero errors.');
+  else if (r.stoppedEarly !== undefined)
+    lines.push(
+      `NOT solved: stopped at step ${formatCount(r.stoppedEarly.step)}: ${r.stoppedEarly.reason}.`,
+    );
+  else
+    lines.push(
+      `NOT solved: ${formatCount(r.errors)} step(s) decided wrongly (first at step ${r.errorSteps[0] ?? '?'}).`,
+    );
+  lines.push(
+    `  samples           ${formatCount(r.samples)} (${formatCount(r.validSamples)} valid, ${formatCount(r.flagged)} red-flagged)`,
+  );
+  const theory =
+    r.theory === null
+      ? ''
+      : ` (theory ${r.theory.validVotesPerStep}, ratio ${r.validVotesVsTheory})`;
+  lines.push(`  valid votes/step  ${r.validVotesPerStep}${theory}`);
+  lines.push(`  max draws/step    ${r.maxDrawsPerStep} (max rounds ${r.maxRoundsPerStep})`);
+  lines.push(
+    `  collisions        ${formatCount(r.collisions)} step(s) whose first two valid votes were both wrong`,
+  );
+  if (r.undecidedAfterRound.length > 0)
+    lines.push(
+      `  undecided after round: ${r.undecidedAfterRound.map((n, i) => `${i + 1}: ${formatCount(n)}`).join('  ')}`,
+    );
+  lines.push(
+    `  wall              ${(r.wallMs / 1000).toFixed(2)} s, ${formatCount(r.samplesPerSecond)} samples/s, peak RSS ${r.peakRssMb} MB`,
+  );
+  if (r.reference !== null)
+    lines.push(
+      `  reference loop    ${(r.reference.wallMs / 1000).toFixed(2)} s (voter overhead ratio ${r.reference.ratio})`,
+    );
+  if (r.theory !== null) lines.push(`  theory: P(solved) = ${r.theory.pFull} at this p and k`);
+  return `${lines.join('\n')}\n`;
+}
