@@ -135,7 +135,15 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
       undecidedAfterRound[r] = (undecidedAfterRound[r] ?? 0) + 1;
     if (wrongFirstTwo === 2) collisions += 1;
     if (result.status === 'undecided') {
-      stoppedEarly = { step, reason: `no answer was ${k} votes ahead after ${result.draws} draws` };
+      const votes = k === 1 ? 'vote' : 'votes';
+      const stuck =
+        truth === undefined
+          ? ' (an earlier wrong step left a state the strategy has no move from)'
+          : '';
+      stoppedEarly = {
+        step,
+        reason: `no answer was ${k} ${votes} ahead after ${result.draws} draws${stuck}`,
+      };
       break;
     }
     if (result.key !== truthKey) {

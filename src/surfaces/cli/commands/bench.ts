@@ -24,7 +24,8 @@ Options:
   --max-draws N    per-step cap on draws; an undecided step stops the run
   --model M        "sim" (default, offline and seeded) or a Gemini model such
                    as gemini-2.5-flash (needs GEMINI_API_KEY; costs money:
-                   start with --disks 3 or --steps 10)
+                   start with --disks 3 or --steps 10; GOOGLE_GEMINI_BASE_URL
+                   overrides the API address)
   --p P            sim: per-sample success on ordinary steps (default 0.9978,
                    gpt-4.1-mini's measured rate)
   --v V            sim: share of samples that pass red-flagging (default 0.995)
@@ -123,7 +124,8 @@ function geminiModel(name: string, io: CliIo): GeminiModel {
     throw new ConfigError(
       `--model ${name} needs GEMINI_API_KEY in the environment (or use --model sim, which is offline).`,
     );
-  return new GeminiModel({ model: name, apiKey });
+  const baseUrl = io.env['GOOGLE_GEMINI_BASE_URL'];
+  return new GeminiModel({ model: name, apiKey, ...(baseUrl ? { baseUrl } : {}) });
 }
 
 function humanReport(r: HanoiBenchReport): string {
@@ -133,14 +135,7 @@ function humanReport(r: HanoiBenchReport): string {
     `Towers of Hanoi, ${r.disks} disks: ${formatCount(r.steps)} steps, k = ${r.k}, first batch ${r.initialBatch}, model ${model}`,
   );
   if (r.solved) lines.push('Solved with zero errors.');
-  else if (r.stoppedEarly !== undefined)
-    lines.push(
-      `NOT solved: stopped at step ${formatCount(r.stoppedEarly.step)}: ${r.stoppedEarly.reason}.`,
-    );
-  else
-    lines.push(
-      `NOT solved: ${formatCount(r.errors)} step(s) decided wrongly (first at step ${r.errorSteps[0] ?? '?'}).`,
-    );
+  else lines.push(`NOT solved: ${failureReasons(r).join('; then ')}.`);
   lines.push(
     `  samples           ${formatCount(r.samples)} (${formatCount(r.validSamples)} valid, ${formatCount(r.flagged)} red-flagged)`,
   );
@@ -155,7 +150,10 @@ function humanReport(r: HanoiBenchReport): string {
   );
   if (r.undecidedAfterRound.length > 0)
     lines.push(
-      `  undecided after round: ${r.undecidedAfterRound.map((n, i) => `${i + 1}: ${formatCount(n)}`).join('  ')}`,
+      `  undecided after round: ${r.undecidedAfterRound
+        .slice(0, 12)
+        .map((n, i) => `${i + 1}: ${formatCount(n)}`)
+        .join('  ')}${r.undecidedAfterRound.length > 12 ? '  …' : ''}`,
     );
   lines.push(
     `  wall              ${(r.wallMs / 1000).toFixed(2)} s, ${formatCount(r.samplesPerSecond)} samples/s, peak RSS ${r.peakRssMb} MB`,
@@ -166,4 +164,16 @@ function humanReport(r: HanoiBenchReport): string {
     );
   if (r.theory !== null) lines.push(`  theory: P(solved) = ${r.theory.pFull} at this p and k`);
   return `${lines.join('\n')}\n`;
+}
+
+function failureReasons(r: HanoiBenchReport): string[] {
+  const why: string[] = [];
+  if (r.errors > 0)
+    why.push(
+      `${formatCount(r.errors)} step(s) decided wrongly (first at step ${formatCount(r.errorSteps[0] ?? 0)})`,
+    );
+  if (r.stoppedEarly !== undefined)
+    why.push(`stopped at step ${formatCount(r.stoppedEarly.step)}: ${r.stoppedEarly.reason}`);
+  if (why.length === 0) why.push('the final state is not the goal');
+  return why;
 }

@@ -1,0 +1,207 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+/** One `generateContent` call as the fake saw it. */
+export interface FakeGeminiRequest {
+  readonly model: string;
+  readonly apiKey: string | undefined;
+  readonly system: string | undefined;
+  /** The text of the last user turn. */
+  readonly prompt: string;
+  readonly temperature: number | undefined;
+  readonly maxOutputTokens: number | undefined;
+  readonly responseMimeType: string | undefined;
+  /** The whole request body, for assertions on anything else. */
+  readonly body: unknown;
+}
+
+/** A scripted answer: a candidate, or an API error with its HTTP status. */
+export type FakeGeminiReply =
+  | {
+      readonly text: string;
+      readonly finishReason?: string;
+      readonly outputTokens?: number;
+      readonly inputTokens?: number;
+    }
+  | {
+      readonly status: number;
+      readonly message: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+export type FakeGeminiResponder = (
+  request: FakeGeminiRequest,
+  index: number,
+) => FakeGeminiReply | Promise<FakeGeminiReply>;
+
+export interface FakeGemini {
+  /** Pass as `httpOptions.baseUrl` (or `GOOGLE_GEMINI_BASE_URL`). */
+  readonly baseUrl: string;
+  readonly requests: readonly FakeGeminiRequest[];
+  close(): Promise<void>;
+}
+
+const requestSchema = z
+  .object({
+    contents: z
+      .array(
+        z
+          .object({
+            role: z.string().optional(),
+            parts: z.array(z.object({ text: z.string().optional() }).loose()),
+          })
+          .loose(),
+      )
+      .min(1),
+    systemInstruction: z
+      .object({ parts: z.array(z.object({ text: z.string().optional() }).loose()) })
+      .loose()
+      .optional(),
+    generationConfig: z
+      .object({
+        temperature: z.number().optional(),
+        maxOutputTokens: z.number().optional(),
+        responseMimeType: z.string().optional(),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
+
+const ROUTE = /^\/(v1beta|v1)\/models\/([^/:]+):generateContent$/;
+
+/**
+ * A local stand-in for the Gemini API on 127.0.0.1 that speaks its real wire format for
+ * `POST /v1beta/models/{model}:generateContent`: the request body the SDK sends, the JSON
+ * `GenerateContentResponse` it parses, and Google's error envelope (`{error: {code, message,
+ * status}}`). Every call is recorded; answers come from `respond`.
+ */
+export async function startFakeGemini(respond: FakeGeminiResponder): Promise<FakeGemini> {
+  const requests: FakeGeminiRequest[] = [];
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      sendError(res, 500, `fake gemini: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const route = ROUTE.exec(url.pathname);
+    if (req.method !== 'POST' || route === null) {
+      sendError(res, 404, `fake gemini: no route for ${req.method ?? '?'} ${url.pathname}`);
+      return;
+    }
+    const raw = await readBody(req);
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      sendError(res, 400, 'Invalid JSON payload received.');
+      return;
+    }
+    const parsed = requestSchema.safeParse(json);
+    if (!parsed.success) {
+      sendError(res, 400, `Invalid request: ${parsed.error.issues[0]?.message ?? 'bad body'}`);
+      return;
+    }
+    const body = parsed.data;
+    const lastTurn = body.contents[body.contents.length - 1];
+    const request: FakeGeminiRequest = {
+      model: route[2] as string,
+      apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined,
+      system: body.systemInstruction?.parts.map((p) => p.text ?? '').join(''),
+      prompt: lastTurn?.parts.map((p) => p.text ?? '').join('') ?? '',
+      temperature: body.generationConfig?.temperature,
+      maxOutputTokens: body.generationConfig?.maxOutputTokens,
+      responseMimeType: body.generationConfig?.responseMimeType,
+      body: json,
+    };
+    const index = requests.length;
+    requests.push(request);
+    const reply = await respond(request, index);
+    if ('status' in reply) {
+      sendError(res, reply.status, reply.message, reply.headers);
+      return;
+    }
+    const outputTokens = reply.outputTokens ?? Math.ceil(reply.text.length / 4);
+    const inputTokens = reply.inputTokens ?? Math.ceil(request.prompt.length / 4);
+    sendJson(res, 200, {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text: reply.text }] },
+          finishReason: reply.finishReason ?? 'STOP',
+          index: 0,
+        },
+      ],
+      usageMetadata: {
+        promptTokenCount: inputTokens,
+        candidatesTokenCount: outputTokens,
+        totalTokenCount: inputTokens + outputTokens,
+      },
+      modelVersion: request.model,
+      responseId: `fake-${index}`,
+    });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+const STATUS_NAMES: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  sendJson(
+    res,
+    status,
+    { error: { code: status, message, status: STATUS_NAMES[status] ?? 'UNKNOWN' } },
+    headers,
+  );
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+  res.end(text);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

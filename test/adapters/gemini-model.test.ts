@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
+import { ApiCallError, ConfigError } from '../../src/core/errors.js';
+import {
+  startFakeGemini,
+  type FakeGemini,
+  type FakeGeminiResponder,
+} from '../../src/testing/fake-gemini.js';
+
+const KEY = 'AIzaFAKEKEYfortests0123456789abcdefghij';
+let fake: FakeGemini | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+async function model(respond: FakeGeminiResponder, attempts = 3): Promise<GeminiModel> {
+  fake = await startFakeGemini(respond);
+  return new GeminiModel({
+    model: 'gemini-2.5-flash',
+    apiKey: KEY,
+    baseUrl: fake.baseUrl,
+    attempts,
+    initialRetryDelaySeconds: 0.01,
+  });
+}
+
+describe('GeminiModel over the real @google/genai client', () => {
+  it('sends the prompt, system instruction, temperature, token cap and key as the API expects', async () => {
+    const m = await model(() => ({ text: 'hello', outputTokens: 7, inputTokens: 11 }));
+    const result = await m.generate({
+      system: 'be brief',
+      prompt: 'say hi',
+      temperature: 0.1,
+      maxOutputTokens: 750,
+    });
+    expect(result).toEqual({
+      text: 'hello',
+      finishReason: 'stop',
+      outputTokens: 7,
+      inputTokens: 11,
+    });
+    expect(fake?.requests).toHaveLength(1);
+    expect(fake?.requests[0]).toMatchObject({
+      model: 'gemini-2.5-flash',
+      apiKey: KEY,
+      system: 'be brief',
+      prompt: 'say hi',
+      temperature: 0.1,
+      maxOutputTokens: 750,
+    });
+  });
+
+  it('asks for JSON when the request wants it', async () => {
+    const m = await model(() => ({ text: '{}' }));
+    await m.generate({
+      prompt: 'json please',
+      temperature: 0,
+      json: { schema: { type: 'object' } },
+    });
+    expect(fake?.requests[0]?.responseMimeType).toBe('application/json');
+  });
+
+  it('maps MAX_TOKENS to a truncation the red flags understand', async () => {
+    const m = await model(() => ({
+      text: 'move = [1, 0',
+      finishReason: 'MAX_TOKENS',
+      outputTokens: 750,
+    }));
+    expect(await m.generate({ prompt: 'x', temperature: 0 })).toMatchObject({
+      finishReason: 'length',
+      outputTokens: 750,
+    });
+  });
+
+  it('retries 429 and 503 with backoff, then succeeds', async () => {
+    const m = await model((_request, index) =>
+      index === 0
+        ? { status: 429, message: 'quota' }
+        : index === 1
+          ? { status: 503, message: 'busy' }
+          : { text: 'ok' },
+    );
+    expect((await m.generate({ prompt: 'x', temperature: 0 })).text).toBe('ok');
+    expect(fake?.requests).toHaveLength(3);
+  });
+
+  it('fails a bad request at once with a typed error that never contains the key', async () => {
+    const m = await model(() => ({ status: 400, message: `API key ${KEY} rejected: bad field` }));
+    const error = await m.generate({ prompt: 'x', temperature: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiCallError);
+    expect(error).toMatchObject({ status: 400, isRetryable: false, service: 'gemini' });
+    expect(String((error as Error).message)).not.toContain(KEY);
+    expect(fake?.requests).toHaveLength(1);
+  });
+
+  it('says what to check on an authentication failure and after exhausting retries', async () => {
+    const auth = await model(() => ({ status: 403, message: 'denied' }));
+    await expect(auth.generate({ prompt: 'x', temperature: 0 })).rejects.toThrow(/GEMINI_API_KEY/);
+    await fake?.close();
+    const busy = await model(() => ({ status: 500, message: 'down' }), 2);
+    await expect(busy.generate({ prompt: 'x', temperature: 0 })).rejects.toMatchObject({
+      status: 500,
+      isRetryable: true,
+    });
+    expect(fake?.requests).toHaveLength(2);
+  });
+
+  it('refuses to start without a key', () => {
+    expect(() => new GeminiModel({ model: 'gemini-2.5-flash', apiKey: '' })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { hanoiSimAgent } from '../../src/adapters/sim/hanoi-sim.js';
+import { answerKey, initialState, oracleStep } from '../../src/core/hanoi/hanoi.js';
+import { hanoiParser } from '../../src/core/hanoi/parser.js';
+import type { DrawRequest } from '../../src/core/voting/types.js';
+
+const request = (draw: number): DrawRequest => ({
+  draw,
+  round: 1,
+  temperature: draw === 0 ? 0 : 0.1,
+  signal: undefined,
+});
+const input = { previousMove: null, state: initialState(6) };
+
+describe('the simulated Hanoi model', () => {
+  it('answers from (seed, step, draw) alone, in whatever order it is asked', () => {
+    const a = hanoiSimAgent({ seed: 5, p: 0.7, v: 0.8 });
+    const b = hanoiSimAgent({ seed: 5, p: 0.7, v: 0.8 });
+    const forward = Array.from({ length: 50 }, (_, d) => a(input, 3, request(d)));
+    const backward = Array.from({ length: 50 }, (_, i) => b(input, 3, request(49 - i))).reverse();
+    expect(backward).toEqual(forward);
+    const other = hanoiSimAgent({ seed: 6, p: 0.7, v: 0.8 });
+    expect(Array.from({ length: 50 }, (_, d) => other(input, 3, request(d)))).not.toEqual(forward);
+  });
+
+  it('is right with probability p, wrong with one dominant answer, and flagged with probability 1 − v', () => {
+    const p = 0.9;
+    const v = 0.95;
+    const agent = hanoiSimAgent({ seed: 1, p, v, hardRate: 0 });
+    const parse = hanoiParser(6);
+    const truth = answerKey(oracleStep(input) ?? { move: [0, 0, 0], nextState: input.state });
+    const keys = new Map<string, number>();
+    let flagged = 0;
+    let valid = 0;
+    let right = 0;
+    const n = 40_000;
+    for (let step = 0; step < n; step++) {
+      const response = agent(input, step, request(step % 7));
+      if (response instanceof Promise) throw new Error('sim answers synchronously');
+      const parsed = parse(response);
+      if (!parsed.ok || response.finishReason === 'length') {
+        flagged += 1;
+        continue;
+      }
+      valid += 1;
+      const key = answerKey(parsed.value);
+      if (key === truth) right += 1;
+      else keys.set(key, (keys.get(key) ?? 0) + 1);
+    }
+    expect(flagged / n).toBeCloseTo(1 - v, 2);
+    expect(right / valid).toBeCloseTo(p, 2);
+    expect(keys.size).toBe(1); // one dominant wrong answer: the worst case
+  });
+
+  it('makes hard steps err more, spread over three wrong answers', () => {
+    const agent = hanoiSimAgent({
+      seed: 2,
+      p: 1,
+      v: 1,
+      hardRate: 1,
+      hardErrorRate: 0.5,
+      hardLongRate: 0,
+    });
+    const parse = hanoiParser(6);
+    const keys = new Set<string>();
+    for (let draw = 0; draw < 200; draw++) {
+      const response = agent(input, 0, request(draw));
+      if (response instanceof Promise) throw new Error('sim answers synchronously');
+      const parsed = parse(response);
+      if (parsed.ok) keys.add(answerKey(parsed.value));
+    }
+    expect(keys.size).toBe(4);
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, jsonTextKey, textKey } from '../../src/core/voting/equivalence.js';
+
+describe('equivalence keys', () => {
+  it('canonical JSON sorts keys at every depth and keeps array order', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, 1], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,1]},"b":1}',
+    );
+    expect(canonicalJson({ a: { c: null, d: [2, 1] }, b: 1 })).toBe(
+      canonicalJson({ b: 1, a: { d: [2, 1], c: null } }),
+    );
+    expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]));
+  });
+
+  it('normalises whitespace inside strings unless told not to', () => {
+    expect(canonicalJson({ title: '  Add   a\ttest\n' })).toBe('{"title":"Add a test"}');
+    expect(canonicalJson({ code: 'a  b' }, { normalizeStrings: false })).toBe('{"code":"a  b"}');
+  });
+
+  it('drops undefined fields as JSON does and refuses cycles and functions', () => {
+    expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    expect(() => canonicalJson(cyclic)).toThrow(/cycle/);
+    expect(() => canonicalJson({ f: () => 1 })).toThrow(/function/);
+    const shared = { x: 1 };
+    expect(canonicalJson([shared, shared])).toBe('[{"x":1},{"x":1}]');
+  });
+
+  it('JSON text votes by meaning, not layout; non-JSON falls back to normalised text', () => {
+    expect(jsonTextKey('{"b": 2,\n "a": 1}')).toBe(jsonTextKey('{"a":1,"b":2}'));
+    expect(jsonTextKey('not json  here')).toBe('text:not json here');
+    expect(textKey('  two\n\nwords ')).toBe('two words');
+  });
+});
