@@ -43,6 +43,9 @@ describe('solveHanoi', () => {
     const report = await solveHanoi({ disks: 10, k: 3, agent: agent() });
     const reference = referenceHanoiLoop(10, 3, report.stepsDone, agent());
     expect(report.samples).toBe(reference.samples);
+    const wide = await solveHanoi({ disks: 10, k: 3, initialBatch: 5, agent: agent() });
+    expect(wide.samples).toBe(referenceHanoiLoop(10, 3, wide.stepsDone, agent(), 5).samples);
+    expect(wide.samples).toBeGreaterThan(report.samples);
   });
 
   it('reports wrong steps honestly when k is too small for p', async () => {

@@ -78,7 +78,13 @@ export async function runHanoiBench(options: HanoiBenchOptions): Promise<HanoiBe
   let reference: HanoiBenchReport['reference'] = null;
   if (options.reference && isSim) {
     const refStarted = now();
-    const ref = referenceHanoiLoop(options.disks, options.k, report.stepsDone, makeAgent());
+    const ref = referenceHanoiLoop(
+      options.disks,
+      options.k,
+      report.stepsDone,
+      makeAgent(),
+      initialBatch,
+    );
     const refMs = now() - refStarted;
     reference = {
       wallMs: round(refMs),

@@ -17,13 +17,16 @@ import type { HanoiAgent } from '../../engine/hanoi/agent.js';
 /**
  * The yardstick for the voter's overhead: the paper's `do_voting` as a bare synchronous loop over
  * the same simulated agent and the same red-flag parser, one draw at a time, no events, no
- * promises, no statistics. Requires an agent that answers synchronously.
+ * promises, no statistics. With `initialBatch` > 1 the first check waits until that many draws
+ * are in, as the batched voter's does; from then on it checks after every vote. Requires an agent
+ * that answers synchronously.
  */
 export function referenceHanoiLoop(
   disks: number,
   k: number,
   steps: number,
   agent: HanoiAgent,
+  initialBatch = k,
 ): { samples: number; lastState: HanoiStepInput['state'] } {
   const check = redFlagger<ModelResponse, HanoiAnswer>(hanoiParser(disks), [
     tokenCapRule(HANOI_MAX_OUTPUT_TOKENS),
@@ -38,25 +41,38 @@ export function referenceHanoiLoop(
       samples += 1;
       const response = agent(input, step, {
         draw,
-        round: draw + 1,
+        round: 1,
         temperature: draw === 0 ? 0 : 0.1,
         signal: undefined,
       });
       if (response instanceof Promise)
         throw new TypeError('The reference loop needs a synchronous agent.');
       const sample = check(response);
-      if (!sample.ok) continue;
-      const key = answerKey(sample.value);
-      const entry = counts.get(key) ?? { votes: 0, answer: sample.value };
-      entry.votes += 1;
-      counts.set(key, entry);
-      let runnerUp = 0;
-      for (const [other, { votes }] of counts)
-        if (other !== key && votes > runnerUp) runnerUp = votes;
-      if (entry.votes >= runnerUp + k) winner = entry.answer;
+      if (sample.ok) {
+        const key = answerKey(sample.value);
+        const entry = counts.get(key) ?? { votes: 0, answer: sample.value };
+        entry.votes += 1;
+        counts.set(key, entry);
+      }
+      if (draw + 1 >= initialBatch) winner = leaderAheadBy(counts, k);
       if (draw > 10_000) throw new Error(`The reference loop did not converge at step ${step}.`);
     }
     input = { previousMove: winner.move, state: winner.nextState };
   }
   return { samples, lastState: input.state };
+}
+
+function leaderAheadBy(
+  counts: Map<string, { votes: number; answer: HanoiAnswer }>,
+  k: number,
+): HanoiAnswer | undefined {
+  let best: { votes: number; answer: HanoiAnswer } | undefined;
+  let second = 0;
+  for (const entry of counts.values()) {
+    if (best === undefined || entry.votes > best.votes) {
+      if (best !== undefined) second = best.votes;
+      best = entry;
+    } else if (entry.votes > second) second = entry.votes;
+  }
+  return best !== undefined && best.votes >= second + k ? best.answer : undefined;
 }
