@@ -32,9 +32,8 @@ export function redFlagger<R, T>(
       if (flag !== undefined) (flags ??= []).push(flag);
     }
     const parsed = parse(response);
-    if (!parsed.ok) (flags ??= []).push(parsed.flag);
-    if (flags !== undefined) return { ok: false, flags };
-    return parsed.ok ? { ok: true, value: parsed.value } : { ok: false, flags: [] };
+    if (!parsed.ok) return { ok: false, flags: [...(flags ?? []), parsed.flag] };
+    return flags === undefined ? { ok: true, value: parsed.value } : { ok: false, flags };
   };
 }
 

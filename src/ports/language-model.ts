@@ -6,6 +6,8 @@ export interface GenerateRequest {
   readonly prompt: string;
   readonly temperature: number;
   readonly maxOutputTokens?: number;
+  /** Thinking models: tokens of hidden reasoning allowed (0 turns thinking off where the model allows). */
+  readonly thinkingBudget?: number;
   /** Ask for JSON output (and, when given, constrain it to this JSON schema). */
   readonly json?: { readonly schema?: Readonly<Record<string, unknown>> };
   readonly signal?: AbortSignal | undefined;

@@ -7,7 +7,8 @@ import {
   type FakeGeminiResponder,
 } from '../../src/testing/fake-gemini.js';
 
-const KEY = 'AIzaFAKEKEYfortests0123456789abcdefghij';
+/** Shaped like a real key, so the redaction under test has something to catch; built at run time. */
+const KEY = ['AIza', 'F'.repeat(35)].join('');
 let fake: FakeGemini | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -48,6 +49,14 @@ describe('GeminiModel over the real @google/genai client', () => {
       prompt: 'say hi',
       temperature: 0.1,
       maxOutputTokens: 750,
+    });
+  });
+
+  it('passes a thinking budget as thinkingConfig', async () => {
+    const m = await model(() => ({ text: 'ok' }));
+    await m.generate({ prompt: 'x', temperature: 0, thinkingBudget: 0 });
+    expect(fake?.requests[0]?.body).toMatchObject({
+      generationConfig: { thinkingConfig: { thinkingBudget: 0 } },
     });
   });
 

@@ -55,6 +55,9 @@ export class GeminiModel implements LanguageModel {
       ...(request.maxOutputTokens === undefined
         ? {}
         : { maxOutputTokens: request.maxOutputTokens }),
+      ...(request.thinkingBudget === undefined
+        ? {}
+        : { thinkingConfig: { thinkingBudget: request.thinkingBudget } }),
       ...(request.json === undefined
         ? {}
         : {

@@ -9,7 +9,7 @@ import {
   type HanoiStepInput,
 } from '../../core/hanoi/hanoi.js';
 import { HANOI_MAX_OUTPUT_TOKENS } from '../../core/hanoi/prompts.js';
-import type { HanoiAgent } from '../../engine/hanoi/agent.js';
+import type { HanoiAgent } from '../../ports/hanoi-agent.js';
 
 export interface HanoiSimOptions {
   readonly seed: number;

@@ -17,7 +17,7 @@ import {
 } from '../../core/hanoi/hanoi.js';
 import { hanoiParser } from '../../core/hanoi/parser.js';
 import { HANOI_MAX_OUTPUT_TOKENS } from '../../core/hanoi/prompts.js';
-import type { HanoiAgent } from './agent.js';
+import type { HanoiAgent } from '../../ports/hanoi-agent.js';
 
 export interface SolveHanoiOptions {
   readonly disks: number;

@@ -17,6 +17,8 @@ export interface HanoiBenchOptions {
   readonly initialBatch?: number;
   readonly maxDraws?: number;
   readonly steps?: number;
+  /** Real models: thinking-token budget per call (0 = no thinking, like the paper's model). */
+  readonly thinkingBudget?: number;
   /** Also time the bare synchronous reference loop (sim only). */
   readonly reference: boolean;
   readonly signal?: AbortSignal;
@@ -59,7 +61,10 @@ export async function runHanoiBench(options: HanoiBenchOptions): Promise<HanoiBe
   const makeAgent = () =>
     options.model === 'sim'
       ? hanoiSimAgent({ seed: options.seed, p: options.p, v: options.v })
-      : languageModelAgent(options.model);
+      : languageModelAgent(
+          options.model,
+          options.thinkingBudget === undefined ? {} : { thinkingBudget: options.thinkingBudget },
+        );
   const initialBatch = options.initialBatch ?? options.k;
 
   const started = now();

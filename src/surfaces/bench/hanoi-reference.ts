@@ -12,7 +12,7 @@ import {
 } from '../../core/hanoi/hanoi.js';
 import { hanoiParser } from '../../core/hanoi/parser.js';
 import { HANOI_MAX_OUTPUT_TOKENS } from '../../core/hanoi/prompts.js';
-import type { HanoiAgent } from '../../engine/hanoi/agent.js';
+import type { HanoiAgent } from '../../ports/hanoi-agent.js';
 
 /**
  * The yardstick for the voter's overhead: the paper's `do_voting` as a bare synchronous loop over

@@ -31,6 +31,10 @@ Options:
   --v V            sim: share of samples that pass red-flagging (default 0.995)
   --seed S         sim: seed (default 1); the same seed gives the same run
   --steps N        stop after N steps (default: all 2^disks - 1)
+  --thinking-budget N
+                   Gemini thinking models: hidden-reasoning tokens per call.
+                   Thinking counts against the 750-token cap, so use 0 (off,
+                   like the paper's gpt-4.1-mini) where the model allows it
   --no-reference   sim: skip timing the bare synchronous reference loop
   --json           print one JSON object (progress, if any, goes to stderr)
 
@@ -67,6 +71,7 @@ export async function benchCommand(
     v: { type: 'string' },
     seed: { type: 'string' },
     steps: { type: 'string' },
+    'thinking-budget': { type: 'string' },
     'no-reference': { type: 'boolean' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -84,6 +89,10 @@ export async function benchCommand(
   const v = numberFlag('v', values.v, { min: 0, max: 1, exclusiveMin: true }) ?? 0.995;
   const seed = numberFlag('seed', values.seed, { min: 0, max: 2 ** 32 - 1, integer: true }) ?? 1;
   const steps = numberFlag('steps', values.steps, { min: 0, integer: true });
+  const thinkingBudget = numberFlag('thinking-budget', values['thinking-budget'], {
+    min: 0,
+    integer: true,
+  });
   const modelName = typeof values.model === 'string' ? values.model : 'sim';
   const model = modelName === 'sim' ? ('sim' as const) : geminiModel(modelName, io);
   const json = values.json === true;
@@ -99,6 +108,7 @@ export async function benchCommand(
     initialBatch,
     ...(maxDraws === undefined ? {} : { maxDraws }),
     ...(steps === undefined ? {} : { steps }),
+    ...(thinkingBudget === undefined ? {} : { thinkingBudget }),
     reference: values['no-reference'] !== true,
     ...(signal === undefined ? {} : { signal }),
     onProgress: (done, total) => progress.update(done, total),
