@@ -22,6 +22,28 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: { 'no-console': 'error' },
   },
+  // Layers: imports point inward only (core ← ports ← adapters / engine ← surfaces).
+  ...[
+    ['src/core/**', ['ports', 'adapters', 'engine', 'surfaces', 'testing']],
+    ['src/ports/**', ['adapters', 'engine', 'surfaces', 'testing']],
+    ['src/adapters/**', ['engine', 'surfaces', 'testing']],
+    ['src/engine/**', ['adapters', 'surfaces', 'testing']],
+  ].map(([files, outer]) => ({
+    files: [/** @type {string} */ (files)],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `(^|/)(${/** @type {string[]} */ (outer).join('|')})/`,
+              message: 'Imports point inward only: core ← ports ← adapters / engine ← surfaces.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     files: ['eslint.config.js'],
     extends: [tseslint.configs.disableTypeChecked],
