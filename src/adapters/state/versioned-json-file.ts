@@ -100,7 +100,7 @@ export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
         `this is not a ${what} file (no "$schemaVersion" field). Use another path, or move the file aside.`,
       );
     }
-    const version = (json as { $schemaVersion: unknown }).$schemaVersion;
+    const version = json.$schemaVersion;
     if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
       throw new StateFileError(
         path,
@@ -115,7 +115,7 @@ export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
         `the ${what} file is schema version ${version}, newer than this program understands (${currentVersion}). Upgrade maker to continue this run.`,
       );
     }
-    const document = this.#migrate(json as Record<string, unknown>, version);
+    const document = this.#migrate(json, version);
     const parsed = schema.safeParse(document);
     if (!parsed.success) {
       const problems = parsed.error.issues
