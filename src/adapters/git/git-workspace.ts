@@ -1,0 +1,213 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CheckRepoActions, simpleGit, type SimpleGit } from 'simple-git';
+import { MakerError } from '../../core/errors.js';
+import type {
+  ApplyResult,
+  CommitRequest,
+  FileEdit,
+  MergeResult,
+  Workspace,
+} from '../../ports/workspace.js';
+
+const IDENTITY = { name: 'MAKER', email: 'maker@localhost' };
+/** The git variables this adapter sets itself; simple-git strips every other GIT_* it inherits. */
+const ALLOWED_GIT_ENV = [
+  'GIT_INDEX_FILE',
+  'GIT_TERMINAL_PROMPT',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+];
+
+/**
+ * {@link Workspace} over a real git repository through simple-git, with plumbing only: candidate
+ * trees are built in a throw-away index (`GIT_INDEX_FILE`), commits with `commit-tree`, merges with
+ * `merge-tree --write-tree`, branches with compare-and-swap `update-ref`.
+ */
+export class GitWorkspace implements Workspace {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /**
+   * Opens the repository at `dir`; with `create`, makes one (branch `main`) if there is none. An
+   * empty repository gets one empty initial commit, so a run always has a base commit.
+   */
+  static async open(dir: string, options: { create?: boolean } = {}): Promise<GitWorkspace> {
+    if (options.create === true) await mkdir(dir, { recursive: true });
+    const git = simpleGit({ baseDir: dir, allowEnvironment: ALLOWED_GIT_ENV });
+    const isRepo = await git.checkIsRepo(CheckRepoActions.IS_REPO_ROOT).catch(() => false);
+    if (!isRepo) {
+      if (options.create !== true)
+        throw new MakerError('git-not-a-repo', `${dir} is not a git repository.`);
+      await git.init(['--initial-branch=main']);
+    }
+    const workspace = new GitWorkspace(dir);
+    if ((await workspace.resolve('HEAD')) === undefined) {
+      // An empty repository: give it a root commit so runs have a base to branch from.
+      const branch = (await workspace.#git().raw(['symbolic-ref', 'HEAD'])).trim();
+      const tree = (await workspace.#git().raw(['hash-object', '-t', 'tree', '/dev/null'])).trim();
+      const commit = await workspace.commit({
+        tree,
+        parents: [],
+        message: 'Initial commit',
+        date: new Date(),
+      });
+      await workspace.#git().raw(['update-ref', branch, commit]);
+    }
+    return workspace;
+  }
+
+  async resolve(ref: string): Promise<string | undefined> {
+    try {
+      return (
+        (await this.#git().raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim() ||
+        undefined
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
+  async applyPatch(base: string, patch: string): Promise<ApplyResult> {
+    if (patch.trim() === '') return { ok: true, tree: await this.#treeOf(base) };
+    return this.#withIndex(base, async (git, scratch) => {
+      const file = join(scratch, 'candidate.patch');
+      await writeFile(file, patch.endsWith('\n') ? patch : `${patch}\n`);
+      try {
+        await git.raw(['apply', '--cached', '--whitespace=nowarn', file]);
+      } catch (error) {
+        return { ok: false, reason: firstLine((error as Error).message) };
+      }
+      return { ok: true, tree: (await git.raw(['write-tree'])).trim() };
+    });
+  }
+
+  async treeWithEdits(base: string, edits: readonly FileEdit[]): Promise<string> {
+    return this.#withIndex(base, async (git, scratch) => {
+      for (const [i, edit] of edits.entries()) {
+        if (edit.content === null) {
+          await git.raw(['update-index', '--force-remove', '--', edit.path]);
+          continue;
+        }
+        const file = join(scratch, `blob-${i}`);
+        await writeFile(file, edit.content);
+        const blob = (await git.raw(['hash-object', '-w', '--', file])).trim();
+        await git.raw(['update-index', '--add', '--cacheinfo', `100644,${blob},${edit.path}`]);
+      }
+      return (await git.raw(['write-tree'])).trim();
+    });
+  }
+
+  async diff(from: string, to: string): Promise<string> {
+    return this.#git().raw(['diff', '--binary', '--no-color', '--no-ext-diff', from, to]);
+  }
+
+  async commit(request: CommitRequest): Promise<string> {
+    const date = `${Math.floor(request.date.getTime() / 1000)} +0000`;
+    const git = this.#git({
+      GIT_AUTHOR_NAME: IDENTITY.name,
+      GIT_AUTHOR_EMAIL: IDENTITY.email,
+      GIT_COMMITTER_NAME: IDENTITY.name,
+      GIT_COMMITTER_EMAIL: IDENTITY.email,
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_DATE: date,
+    });
+    const args = [
+      'commit-tree',
+      request.tree,
+      ...request.parents.flatMap((p) => ['-p', p]),
+      '-m',
+      request.message,
+    ];
+    return (await git.raw(args)).trim();
+  }
+
+  async setBranch(name: string, commit: string, expected?: string | null): Promise<void> {
+    const args = ['update-ref', '-m', 'maker', `refs/heads/${name}`, commit];
+    if (expected !== undefined) args.push(expected ?? '0'.repeat(40));
+    try {
+      await this.#git().raw(args);
+    } catch (error) {
+      throw new MakerError(
+        'git-ref-moved',
+        `Branch ${name} did not point where expected; it was not moved. ${firstLine((error as Error).message)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  async merge(ours: string, theirs: string): Promise<MergeResult> {
+    // Clean: the merged tree's id. Conflicts (exit status 1): that line, then the conflicted paths.
+    const out = await this.#git().raw([
+      'merge-tree',
+      '--write-tree',
+      '--name-only',
+      '--no-messages',
+      ours,
+      theirs,
+    ]);
+    const lines = out
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    const tree = lines[0];
+    if (tree === undefined || !/^[0-9a-f]{40,64}$/.test(tree)) {
+      throw new MakerError(
+        'git-merge',
+        `git merge-tree gave no tree for ${ours} and ${theirs}: ${firstLine(out)}`,
+      );
+    }
+    return lines.length === 1
+      ? { ok: true, tree }
+      : { ok: false, conflicts: [...new Set(lines.slice(1))] };
+  }
+
+  async #treeOf(commit: string): Promise<string> {
+    return (await this.#git().raw(['rev-parse', '--verify', `${commit}^{tree}`])).trim();
+  }
+
+  /** Runs `work` with a private index loaded from `base`, in a scratch directory removed afterwards. */
+  async #withIndex<T>(
+    base: string,
+    work: (git: SimpleGit, scratch: string) => Promise<T>,
+  ): Promise<T> {
+    const scratch = await mkdtemp(join(tmpdir(), 'maker-index-'));
+    try {
+      const git = this.#git({ GIT_INDEX_FILE: join(scratch, 'index') });
+      await git.raw(['read-tree', base]);
+      return await work(git, scratch);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  #git(extraEnv: Readonly<Record<string, string>> = {}): SimpleGit {
+    // A minimal environment: no inherited GIT_* (a hook's GIT_DIR would redirect us), no editors or pagers.
+    const env: Record<string, string> = { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' };
+    for (const key of ['PATH', 'HOME', 'TMPDIR', 'SYSTEMROOT']) {
+      const value = process.env[key];
+      if (value !== undefined) env[key] = value;
+    }
+    return simpleGit({ baseDir: this.dir, allowEnvironment: ALLOWED_GIT_ENV }).env({
+      ...env,
+      ...extraEnv,
+    });
+  }
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? ''
+  );
+}

@@ -1,0 +1,40 @@
+/** A file's new content in a candidate change; `null` deletes it. */
+export interface FileEdit {
+  readonly path: string;
+  readonly content: string | null;
+}
+
+export type ApplyResult =
+  { readonly ok: true; readonly tree: string } | { readonly ok: false; readonly reason: string };
+export type MergeResult =
+  | { readonly ok: true; readonly tree: string }
+  | { readonly ok: false; readonly conflicts: readonly string[] };
+
+export interface CommitRequest {
+  readonly tree: string;
+  readonly parents: readonly string[];
+  readonly message: string;
+  /** Author and committer date. A fixed date makes the commit id a pure function of its content, so redoing it after a crash gives the same commit. */
+  readonly date: Date;
+}
+
+/**
+ * The git repository a run composes in, as content-addressed operations: nothing here touches the
+ * working tree or the user's index, so runs can work while the person edits, and every operation
+ * is safe to repeat after a crash.
+ */
+export interface Workspace {
+  /** The commit a ref (branch name or `HEAD`) points at, or undefined when it does not exist. */
+  resolve(ref: string): Promise<string | undefined>;
+  /** The tree of `base` after applying a unified diff, or why it does not apply. */
+  applyPatch(base: string, patch: string): Promise<ApplyResult>;
+  /** The tree of `base` with whole-file edits applied. */
+  treeWithEdits(base: string, edits: readonly FileEdit[]): Promise<string>;
+  /** A unified diff (`git diff --binary`) from one commit or tree to another. */
+  diff(from: string, to: string): Promise<string>;
+  commit(request: CommitRequest): Promise<string>;
+  /** Points a branch at `commit`; with `expected`, only if it still points there (null: must not exist). */
+  setBranch(name: string, commit: string, expected?: string | null): Promise<void>;
+  /** Three-way merge of two commits into a tree, or the conflicting paths. */
+  merge(ours: string, theirs: string): Promise<MergeResult>;
+}
