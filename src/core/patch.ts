@@ -161,6 +161,12 @@ export function patchRedFlags(patch: string, options: PatchRuleOptions = {}): Re
       rule: 'oversized',
       message: `The patch changes ${changed} lines, over the limit of ${options.maxChangedLines} for one minimal subtask.`,
     });
+  const marked = files.find((f) => f.added.some((line) => /^(<{7}|>{7})( |$)/.test(line)));
+  if (marked !== undefined)
+    flags.push({
+      rule: 'conflict-markers',
+      message: `The patch leaves conflict markers in ${marked.newPath ?? 'a file'}.`,
+    });
   const secretFile = files.find((f) =>
     f.added.some((line) => SECRET_LINE.some((re) => re.test(line))),
   );

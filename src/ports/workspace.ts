@@ -6,9 +6,10 @@ export interface FileEdit {
 
 export type ApplyResult =
   { readonly ok: true; readonly tree: string } | { readonly ok: false; readonly reason: string };
+/** A merge's tree; on conflict, the tree with conflict markers in the conflicting paths. */
 export type MergeResult =
   | { readonly ok: true; readonly tree: string }
-  | { readonly ok: false; readonly conflicts: readonly string[] };
+  | { readonly ok: false; readonly tree: string; readonly conflicts: readonly string[] };
 
 export interface CommitRequest {
   readonly tree: string;
@@ -26,6 +27,10 @@ export interface CommitRequest {
 export interface Workspace {
   /** The commit a ref (branch name or `HEAD`) points at, or undefined when it does not exist. */
   resolve(ref: string): Promise<string | undefined>;
+  /** Every file path in a commit or tree. */
+  listFiles(treeish: string): Promise<string[]>;
+  /** The tree id of a commit (or a tree id itself). */
+  treeOf(treeish: string): Promise<string>;
   /** The tree of `base` after applying a unified diff, or why it does not apply. */
   applyPatch(base: string, patch: string): Promise<ApplyResult>;
   /** The tree of `base` with whole-file edits applied. */
@@ -37,4 +42,24 @@ export interface Workspace {
   setBranch(name: string, commit: string, expected?: string | null): Promise<void>;
   /** Three-way merge of two commits into a tree, or the conflicting paths. */
   merge(ours: string, theirs: string): Promise<MergeResult>;
+  /** Contents of `paths` at a commit or tree (`null` where a path does not exist). */
+  readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]>;
+  /**
+   * Lands `commit` on branch `target`, which must still be at `expectedHead` (fast-forward) or
+   * merges cleanly (a merge commit). If `target` is checked out, the working tree follows, and a
+   * dirty working tree refuses the landing rather than losing changes.
+   */
+  land(
+    target: string,
+    commit: string,
+    expectedHead: string,
+    message: string,
+    date: Date,
+  ): Promise<string>;
+  /** Runs `command` in a scratch checkout of `treeish`; resolves with its exit code and output tail. */
+  runCheck(
+    treeish: string,
+    command: string,
+    timeoutMs: number,
+  ): Promise<{ ok: boolean; output: string }>;
 }

@@ -15,6 +15,8 @@ function captureIo(env: Record<string, string | undefined> = {}) {
     stdout: (t) => void out.push(t),
     stderr: (t) => void err.push(t),
     stderrIsTty: false,
+    stdinIsTty: false,
+    cwd: process.cwd(),
     env,
   };
   return { io, stdout: () => out.join(''), stderr: () => err.join('') };

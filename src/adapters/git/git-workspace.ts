@@ -1,6 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { CheckRepoActions, simpleGit, type SimpleGit } from 'simple-git';
 import { MakerError } from '../../core/errors.js';
 import type {
@@ -11,6 +13,7 @@ import type {
   Workspace,
 } from '../../ports/workspace.js';
 
+const execFileAsync = promisify(execFile);
 const IDENTITY = { name: 'MAKER', email: 'maker@localhost' };
 /** The git variables this adapter sets itself; simple-git strips every other GIT_* it inherits. */
 const ALLOWED_GIT_ENV = [
@@ -65,6 +68,42 @@ export class GitWorkspace implements Workspace {
     return workspace;
   }
 
+  /** Adds patterns to `.git/info/exclude` (the repository's private ignore list) unless present. */
+  async excludeLocally(patterns: readonly string[]): Promise<void> {
+    const gitDir = (await this.#git().raw(['rev-parse', '--git-common-dir'])).trim();
+    const file = isAbsolute(gitDir)
+      ? join(gitDir, 'info', 'exclude')
+      : join(this.dir, gitDir, 'info', 'exclude');
+    const current = await readFile(file, 'utf8').catch(() => '');
+    const missing = patterns.filter((p) => !current.split('\n').includes(p));
+    if (missing.length === 0) return;
+    await mkdir(dirname(file), { recursive: true });
+    await appendFile(
+      file,
+      `${current === '' || current.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`,
+    );
+  }
+
+  /** The checked-out branch's name (the default branch a run lands on). */
+  async currentBranch(): Promise<string> {
+    const ref = (
+      await this.#git()
+        .raw(['symbolic-ref', '-q', '--short', 'HEAD'])
+        .catch(() => '')
+    ).trim();
+    if (ref === '')
+      throw new MakerError(
+        'git-detached',
+        `${this.dir} has a detached HEAD: check out the branch the result should land on.`,
+      );
+    return ref;
+  }
+
+  async listFiles(treeish: string): Promise<string[]> {
+    const out = await this.#git().raw(['ls-tree', '-r', '-z', '--name-only', treeish]);
+    return out.split('\0').filter((p) => p !== '');
+  }
+
   async resolve(ref: string): Promise<string | undefined> {
     try {
       return (
@@ -77,7 +116,7 @@ export class GitWorkspace implements Workspace {
   }
 
   async applyPatch(base: string, patch: string): Promise<ApplyResult> {
-    if (patch.trim() === '') return { ok: true, tree: await this.#treeOf(base) };
+    if (patch.trim() === '') return { ok: true, tree: await this.treeOf(base) };
     return this.#withIndex(base, async (git, scratch) => {
       const file = join(scratch, 'candidate.patch');
       await writeFile(file, patch.endsWith('\n') ? patch : `${patch}\n`);
@@ -167,10 +206,107 @@ export class GitWorkspace implements Workspace {
     }
     return lines.length === 1
       ? { ok: true, tree }
-      : { ok: false, conflicts: [...new Set(lines.slice(1))] };
+      : { ok: false, tree, conflicts: [...new Set(lines.slice(1))] };
   }
 
-  async #treeOf(commit: string): Promise<string> {
+  async readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> {
+    const out: FileEdit[] = [];
+    for (const path of paths) {
+      try {
+        out.push({ path, content: await this.#git().show([`${treeish}:${path}`]) });
+      } catch {
+        out.push({ path, content: null });
+      }
+    }
+    return out;
+  }
+
+  async land(
+    target: string,
+    commit: string,
+    expectedHead: string,
+    message: string,
+    date: Date,
+  ): Promise<string> {
+    const head = await this.resolve(target);
+    if (head === undefined) throw new MakerError('git-land', `Branch ${target} does not exist.`);
+    if (head === commit || (await this.#isAncestor(commit, head))) return head; // landed before a crash
+    let landed = commit;
+    if (head !== expectedHead) {
+      const merged = await this.merge(head, commit);
+      if (!merged.ok)
+        throw new MakerError(
+          'git-land',
+          `${target} moved since the run started and merging the result conflicts in ${merged.conflicts.join(', ')}. Merge branch ${commit} by hand.`,
+        );
+      landed = await this.commit({ tree: merged.tree, parents: [head, commit], message, date });
+    }
+    const checkedOut = (
+      await this.#git()
+        .raw(['symbolic-ref', '-q', 'HEAD'])
+        .catch(() => '')
+    ).trim();
+    if (checkedOut === `refs/heads/${target}`) {
+      const dirty = (
+        await this.#git().raw(['status', '--porcelain', '--untracked-files=no'])
+      ).trim();
+      if (dirty !== '')
+        throw new MakerError(
+          'git-land',
+          `${target} is checked out with uncommitted changes; commit or stash them, then resume to land the result.`,
+        );
+      await this.#git().raw(['read-tree', '-m', '-u', head, landed]);
+    }
+    await this.setBranch(target, landed, head);
+    return landed;
+  }
+
+  async runCheck(
+    treeish: string,
+    command: string,
+    timeoutMs: number,
+  ): Promise<{ ok: boolean; output: string }> {
+    const scratch = await mkdtemp(join(tmpdir(), 'maker-check-'));
+    try {
+      await execFileAsync('sh', [
+        '-c',
+        `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`,
+        'sh',
+        this.dir,
+        treeish,
+        scratch,
+      ]);
+      const result = await execFileAsync('sh', ['-c', command], {
+        cwd: scratch,
+        timeout: timeoutMs,
+        maxBuffer: 4 * 1024 * 1024,
+      })
+        .then((r) => ({ ok: true, output: r.stdout + r.stderr }))
+        .catch((error: { stdout?: string; stderr?: string; killed?: boolean }) => ({
+          ok: false,
+          output: `${error.killed === true ? `timed out after ${timeoutMs} ms\n` : ''}${error.stdout ?? ''}${error.stderr ?? ''}`,
+        }));
+      return { ok: result.ok, output: result.output.slice(-2000) };
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  async #isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    // The answer is the exit status alone, which simple-git does not report for silent commands.
+    return execFileAsync(
+      'git',
+      ['-C', this.dir, 'merge-base', '--is-ancestor', ancestor, descendant],
+      {
+        env: { PATH: process.env['PATH'] ?? '', LC_ALL: 'C' },
+      },
+    ).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async treeOf(commit: string): Promise<string> {
     return (await this.#git().raw(['rev-parse', '--verify', `${commit}^{tree}`])).trim();
   }
 

@@ -5,6 +5,9 @@ export interface CliIo {
   /** Whether stderr is a terminal (progress is drawn only there). */
   readonly stderrIsTty: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether questions can be asked on stdin. */
+  readonly stdinIsTty: boolean;
+  readonly cwd: string;
 }
 
 export function processIo(): CliIo {
@@ -13,6 +16,8 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     stderrIsTty: process.stderr.isTTY === true,
     env: process.env,
+    stdinIsTty: process.stdin.isTTY === true,
+    cwd: process.cwd(),
   };
 }
 

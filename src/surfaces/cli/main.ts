@@ -1,6 +1,8 @@
 import { MakerError } from '../../core/errors.js';
 import { benchCommand, BENCH_HELP } from './commands/bench.js';
 import { estimateCommand, ESTIMATE_HELP } from './commands/estimate.js';
+import { runCommand, RUN_HELP } from './commands/run.js';
+import { answerCommand, statusCommand, STATUS_HELP } from './commands/status.js';
 import { processIo, type CliIo } from './io.js';
 
 declare const MAKER_VERSION: string | undefined;
@@ -14,6 +16,11 @@ Usage:
   maker <command> [options]
 
 Commands:
+  run "<idea>"  decompose, vote and compose an idea into a git repository
+  resume        continue an unfinished run from maker-state.json
+  status        the run's tree, votes, flags, cost and pending questions
+  answer        answer a pending question (clarify, select or veto)
+  demo          the whole pipeline offline on the simulated model and worker
   bench hanoi   the paper's million-step Towers of Hanoi benchmark (offline by default)
   estimate      advise k and predict samples and cost from a measured success rate
   help [cmd]    show help for a command
@@ -23,10 +30,18 @@ Options:
   -h, --help    show this help
 
 Every command takes --json for scripts and --help for its options.
-Start with:  maker bench hanoi --disks 20
+Start with:  maker demo    or    maker bench hanoi --disks 20
 `;
 
-const HELP: Readonly<Record<string, string>> = { bench: BENCH_HELP, estimate: ESTIMATE_HELP };
+const HELP: Readonly<Record<string, string>> = {
+  bench: BENCH_HELP,
+  estimate: ESTIMATE_HELP,
+  run: RUN_HELP,
+  resume: RUN_HELP,
+  demo: RUN_HELP,
+  status: STATUS_HELP,
+  answer: STATUS_HELP,
+};
 
 /** Runs one CLI invocation and returns its exit status. Errors a person can fix exit 2 with a message, never a stack. */
 export async function main(
@@ -55,6 +70,14 @@ export async function main(
         return await benchCommand(rest, io, signal);
       case 'estimate':
         return estimateCommand(rest, io);
+      case 'run':
+      case 'resume':
+      case 'demo':
+        return await runCommand(command, rest, io, signal);
+      case 'status':
+        return await statusCommand(rest, io);
+      case 'answer':
+        return await answerCommand(rest, io);
       default:
         io.stderr(`maker: unknown command "${command}". Run \`maker --help\` for the list.\n`);
         return 2;

@@ -92,6 +92,9 @@ describe('GitWorkspace', () => {
     ]);
     expect(merged.ok && merged.tree).toBe(both);
     const clash = await commitWith('a.txt', 'other\n');
-    expect(await ws.merge(left, clash)).toEqual({ ok: false, conflicts: ['a.txt'] });
+    const conflicted = await ws.merge(left, clash);
+    expect(conflicted).toMatchObject({ ok: false, conflicts: ['a.txt'] });
+    const [marked] = await ws.readFiles(conflicted.tree, ['a.txt']);
+    expect(marked?.content).toMatch(/^<{7} /m);
   });
 });

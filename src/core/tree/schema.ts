@@ -1,0 +1,190 @@
+import { z } from 'zod';
+
+/**
+ * The persisted shape of MAKER runs (`maker-state.json`), schema version 1. Everything a run needs
+ * to resume is here; no secret ever is. Node lifecycles are discriminated by `status`.
+ */
+export const STATE_SCHEMA_VERSION = 1;
+
+export const redFlagSchema = z.object({ rule: z.string(), message: z.string() });
+
+/** One paid draw (a model call or worker run) in some vote, recorded before it is awaited. */
+export const drawSchema = z.object({
+  slot: z.number().int().nonnegative(),
+  status: z.enum(['started', 'valid', 'flagged']),
+  /** Equivalence key of a valid draw (tree hash, canonical JSON, `true`/`false`, ballot choice). */
+  key: z.string().optional(),
+  /** The payload a valid draw votes for: a patch, a split, a ballot choice, a yes/no. */
+  value: z.unknown().optional(),
+  flags: z.array(redFlagSchema).default([]),
+  /** External id (a Jules session) so a resume re-attaches instead of paying again. */
+  externalId: z.string().optional(),
+  summary: z.string().optional(),
+});
+
+export const voteOutcomeSchema = z.object({
+  status: z.enum(['decided', 'undecided', 'human']),
+  key: z.string().optional(),
+  votes: z.number().int().nonnegative(),
+  runnerUpVotes: z.number().int().nonnegative(),
+  draws: z.number().int().nonnegative(),
+  flagged: z.number().int().nonnegative(),
+});
+
+/** A vote in progress or done: candidate draws, then (if they did not decide) judge ballots. */
+export const voteRecordSchema = z.object({
+  attempt: z.number().int().nonnegative().default(0),
+  draws: z.array(drawSchema).default([]),
+  ballots: z.array(drawSchema).default([]),
+  outcome: voteOutcomeSchema.optional(),
+});
+
+export const subtaskSchema = z.object({
+  title: z.string().min(1).max(200),
+  description: z.string().min(1).max(4000),
+  acceptance: z.array(z.string().min(1)).max(20).default([]),
+  files: z.array(z.string().min(1)).max(50).default([]),
+  /** Indices of earlier siblings this one builds on. */
+  dependsOn: z.array(z.number().int().nonnegative()).default([]),
+  /** A shell command that must pass on a candidate (optional). */
+  check: z.string().min(1).max(500).optional(),
+});
+
+export const nodeStatusSchema = z.enum([
+  'pending',
+  'deciding',
+  'splitting',
+  'sampling',
+  'composing',
+  'done',
+  'failed',
+]);
+
+export const nodeSchema = z.object({
+  id: z.string().min(1),
+  parentId: z.string().nullable(),
+  depth: z.number().int().nonnegative(),
+  index: z.number().int().nonnegative(),
+  ...subtaskSchema.shape,
+  status: nodeStatusSchema,
+  kind: z.enum(['undecided', 'leaf', 'branch']).default('undecided'),
+  children: z.array(z.string()).default([]),
+  clarifications: z.array(z.object({ question: z.string(), answer: z.string() })).default([]),
+  minimal: voteRecordSchema.optional(),
+  split: voteRecordSchema.optional(),
+  leaf: voteRecordSchema.optional(),
+  /** Conflict resolutions, by the index of the child whose merge conflicted. */
+  integrations: z
+    .record(z.string(), voteRecordSchema.extend({ conflicts: z.array(z.string()) }))
+    .default({}),
+  branch: z.string().optional(),
+  baseCommit: z.string().optional(),
+  /** Heads of this node's branch: [base, after merging child 0, after child 1, …]. */
+  mergeHeads: z.array(z.string()).default([]),
+  commit: z.string().optional(),
+  error: z.string().optional(),
+  cost: z
+    .object({ modelCalls: z.number(), workerRuns: z.number(), tokens: z.number(), usd: z.number() })
+    .default({ modelCalls: 0, workerRuns: 0, tokens: 0, usd: 0 }),
+});
+
+export const questionSchema = z.object({
+  id: z.string().min(1),
+  nodeId: z.string().nullable(),
+  kind: z.enum(['clarify', 'select', 'veto']),
+  prompt: z.string(),
+  options: z.array(z.object({ id: z.string(), label: z.string(), detail: z.string().optional() })),
+  /** Clarify questions also take free text. */
+  allowText: z.boolean().default(false),
+  context: z.string().optional(),
+  createdAt: z.string(),
+  answer: z
+    .object({
+      optionId: z.string().optional(),
+      text: z.string().optional(),
+      answeredAt: z.string(),
+    })
+    .optional(),
+});
+
+export const runConfigSchema = z.object({
+  worker: z.enum(['sim', 'gemini', 'jules']),
+  planner: z.enum(['sim', 'gemini']),
+  model: z.string().optional(),
+  k: z.number().int().min(1),
+  confidence: z.enum(['low', 'medium', 'high']),
+  maxDepth: z.number().int().min(0),
+  maxNodes: z.number().int().min(1),
+  maxCandidates: z.number().int().min(1),
+  maxBallots: z.number().int().min(1),
+  maxFlagRate: z.number().min(0).max(1),
+  maxChangedLines: z.number().int().min(1),
+  concurrency: z.number().int().min(1),
+  seed: z.number().int().nonnegative(),
+  hitl: z.enum(['wait', 'auto', 'fail', 'defer']),
+  /** Rates of the simulated planner and worker (`sim` runs only). */
+  sim: z
+    .object({
+      depth: z.number().int().min(0).optional(),
+      flagRate: z.number().min(0).max(1).optional(),
+      errorRate: z.number().min(0).max(1).optional(),
+      failRate: z.number().min(0).max(1).optional(),
+      confusedRate: z.number().min(0).max(1).optional(),
+      conflictRate: z.number().min(0).max(1).optional(),
+      judgeAccuracy: z.number().min(0).max(1).optional(),
+      clarify: z.boolean().optional(),
+    })
+    .optional(),
+  /** Run subtasks' `check` commands on candidates. They come from the model, so this is opt-in. */
+  runChecks: z.boolean().default(false),
+  defaultBranch: z.string(),
+});
+
+export const runStatusSchema = z.enum([
+  'running',
+  'awaiting-human',
+  'done',
+  'vetoed',
+  'failed',
+  'cancelled',
+]);
+
+export const runSchema = z.object({
+  id: z.string().regex(/^[a-z0-9-]+$/),
+  idea: z.string().min(1),
+  createdAt: z.string(),
+  status: runStatusSchema,
+  config: runConfigSchema,
+  baseCommit: z.string(),
+  rootId: z.string(),
+  nodes: z.record(z.string(), nodeSchema),
+  questions: z.array(questionSchema).default([]),
+  eventSeq: z.number().int().nonnegative().default(0),
+  result: z
+    .object({
+      rootBranch: z.string(),
+      finalCommit: z.string(),
+      treeHash: z.string(),
+      landed: z.boolean(),
+    })
+    .optional(),
+  error: z.string().optional(),
+});
+
+export const stateFileSchema = z.object({
+  $schemaVersion: z.literal(STATE_SCHEMA_VERSION),
+  runs: z.record(z.string(), runSchema),
+});
+
+export type RedFlagData = z.infer<typeof redFlagSchema>;
+export type Draw = z.infer<typeof drawSchema>;
+export type VoteRecord = z.infer<typeof voteRecordSchema>;
+export type VoteOutcome = z.infer<typeof voteOutcomeSchema>;
+export type Subtask = z.infer<typeof subtaskSchema>;
+export type TreeNode = z.infer<typeof nodeSchema>;
+export type NodeStatus = z.infer<typeof nodeStatusSchema>;
+export type Question = z.infer<typeof questionSchema>;
+export type RunConfig = z.infer<typeof runConfigSchema>;
+export type RunStatus = z.infer<typeof runStatusSchema>;
+export type Run = z.infer<typeof runSchema>;
+export type StateFile = z.infer<typeof stateFileSchema>;

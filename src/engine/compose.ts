@@ -1,0 +1,153 @@
+import type { TreeNode } from '../core/tree/schema.js';
+import type { WorkerTask } from '../ports/worker.js';
+import { decideMinimal, decideSplit } from './decompose.js';
+import { moveBranch, solveLeaf, voteOnCode, type PatchValue } from './leaf.js';
+import { branchName, node, nodeContext, runDate, type RunContext } from './run-context.js';
+
+/**
+ * Brings a node to `done` from `base`: decide whether it is minimal; a leaf is sampled, voted and
+ * committed; a branch is split and its children are solved and merged bottom-up. Safe to call
+ * again after a crash: every step skips what the state file says is finished.
+ */
+export async function processNode(
+  ctx: RunContext,
+  n: TreeNode,
+  base: string,
+  spawn: Spawn,
+): Promise<void> {
+  if (n.status === 'done') return;
+  if (n.baseCommit === undefined) {
+    n.baseCommit = base;
+    n.branch = branchName(ctx.run.id, n.id);
+    n.status = 'deciding';
+    await ctx.save();
+    ctx.emit({ type: 'node-start', nodeId: n.id, title: n.title });
+  }
+  const from = n.baseCommit;
+  if (n.kind === 'undecided') await decideMinimal(ctx, n);
+  if (n.kind === 'leaf') {
+    n.status = 'sampling';
+    if ((await solveLeaf(ctx, n, from)) === 'done') return;
+  }
+  n.status = 'splitting';
+  await decideSplit(ctx, n);
+  n.status = 'composing';
+  await composeChildren(ctx, n, spawn);
+}
+
+/** Starts work whose completion the engine tracks (so a deferred run waits for all of it). */
+export type Spawn = <T>(work: Promise<T>) => Promise<T>;
+
+/**
+ * Solves the children and merges them into the node's branch strictly in index order (a
+ * topological order: dependencies point to earlier siblings), so the sequence of heads, and with it
+ * the final tree, does not depend on timing. A child starts as soon as the siblings it depends on
+ * are merged, from the head that contains exactly them.
+ */
+async function composeChildren(ctx: RunContext, n: TreeNode, spawn: Spawn): Promise<void> {
+  const from = n.baseCommit as string;
+  const branch = n.branch as string;
+  if (n.mergeHeads.length === 0) {
+    n.mergeHeads.push(from);
+    await moveBranch(ctx, branch, from, from);
+    await ctx.save();
+  }
+  const children = n.children.map((id) => node(ctx, id));
+  const needs = (child: TreeNode) =>
+    child.dependsOn.length === 0 ? 0 : Math.max(...child.dependsOn) + 1;
+  const started = new Map<number, Promise<void>>();
+  const startEligible = () => {
+    for (const child of children) {
+      const need = needs(child);
+      if (!started.has(child.index) && n.mergeHeads.length > need) {
+        started.set(
+          child.index,
+          spawn(processNode(ctx, child, n.mergeHeads[need] as string, spawn)),
+        );
+      }
+    }
+  };
+  for (const child of children) {
+    startEligible();
+    await started.get(child.index);
+    if (n.mergeHeads.length > child.index + 1) continue; // merged before a crash
+    await mergeChild(ctx, n, child);
+  }
+  n.commit = n.mergeHeads[n.mergeHeads.length - 1];
+  n.status = 'done';
+  await ctx.save();
+}
+
+/** Merges a finished child into the node's branch with a real merge commit; a conflict is integrated by vote. */
+async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promise<void> {
+  const ours = n.mergeHeads[child.index] as string;
+  const theirs = child.commit as string;
+  const merged = await ctx.workspace.merge(ours, theirs);
+  let tree: string;
+  let how = '';
+  if (merged.ok) {
+    tree = merged.tree;
+  } else {
+    ctx.emit({
+      type: 'merge-conflict',
+      nodeId: n.id,
+      child: child.id,
+      conflicts: merged.conflicts,
+    });
+    tree = await integrate(ctx, n, child, merged.tree, theirs, merged.conflicts);
+    how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
+  }
+  const message = `Merge ${child.id}: ${child.title}${how}\n\nMaker-Run: ${ctx.run.id}\nMaker-Node: ${n.id}\nMaker-Merged: ${child.id}`;
+  const commit = await ctx.workspace.commit({
+    tree,
+    parents: [ours, theirs],
+    message,
+    date: runDate(ctx.run),
+  });
+  await moveBranch(ctx, n.branch as string, commit, ours);
+  n.mergeHeads.push(commit);
+  await ctx.save();
+  ctx.emit({ type: 'merge-end', nodeId: n.id, child: child.id, commit });
+}
+
+/** An integration subtask: workers reconcile the conflicting files, and the results are voted like any leaf. */
+async function integrate(
+  ctx: RunContext,
+  n: TreeNode,
+  child: TreeNode,
+  conflicted: string,
+  theirs: string,
+  conflicts: readonly string[],
+): Promise<string> {
+  const ours = n.mergeHeads[child.index] as string;
+  const key = String(child.index);
+  const record = (n.integrations[key] ??= {
+    attempt: 0,
+    draws: [],
+    ballots: [],
+    conflicts: [...conflicts],
+  });
+  const task: WorkerTask = {
+    context: {
+      ...nodeContext(ctx, n),
+      task: {
+        title: `Integrate "${child.title}" into "${n.title}"`,
+        description: `Merging ${child.id} into ${n.id} conflicts in ${conflicts.join(', ')}. Produce the files with both sides' intent preserved.`,
+        acceptance: ['Both sides of every conflict are reconciled', 'No conflict markers remain'],
+        files: [...conflicts],
+        dependsOn: [],
+      },
+    },
+    // Candidates edit the merge's own tree: both sides' clean changes, markers in the conflicts.
+    baseCommit: conflicted,
+    branch: n.branch as string,
+    integration: {
+      conflicts,
+      ours: await ctx.workspace.readFiles(ours, conflicts),
+      theirs: await ctx.workspace.readFiles(theirs, conflicts),
+    },
+  };
+  const winner = await voteOnCode(ctx, n, record, `integrate-${child.id}`, task, conflicts);
+  if (winner === 'split') throw new Error('unreachable: integrations cannot be split');
+  return (winner.value as PatchValue).tree;
+}

@@ -1,0 +1,190 @@
+import { canonicalJson } from '../core/voting/equivalence.js';
+import type { TreeNode } from '../core/tree/schema.js';
+import type { ModelResponse } from '../core/red-flags.js';
+import { parseBallot, parseMinimal, parseSplit, type SplitAnswer } from './parse.js';
+import { nodeContext, RunStoppedError, type RunContext } from './run-context.js';
+import { candidateVote, exactVote, tally, type DrawResult } from './votes.js';
+
+const temperature = (slot: number) => (slot === 0 ? 0 : 0.1);
+
+/** Turns a planner response into a vote draw; the parse and red flags decide validity. */
+export function ballotDraw(response: ModelResponse): DrawResult {
+  const sample = parseBallot(response);
+  return sample.ok
+    ? {
+        ok: true,
+        key: sample.value.choice.trim().toUpperCase(),
+        value: sample.value.choice,
+        summary: sample.value.reason,
+      }
+    : { ok: false, flags: sample.flags };
+}
+
+/**
+ * Decides whether a node is minimal: forced at the depth or node-count bound, otherwise a yes/no
+ * vote, ahead by k.
+ */
+export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boolean> {
+  const { maxDepth, maxNodes } = ctx.run.config;
+  let minimal: boolean;
+  if (n.depth >= maxDepth || Object.keys(ctx.run.nodes).length + 2 > maxNodes) {
+    minimal = true;
+  } else {
+    const record = (n.minimal ??= { attempt: 0, draws: [], ballots: [] });
+    const context = nodeContext(ctx, n);
+    const outcome = await exactVote(ctx, n, 'minimal', record, async (slot) => {
+      const sample = parseMinimal(
+        await ctx.planner.isMinimal(context, {
+          slot,
+          temperature: temperature(slot),
+          signal: ctx.signal,
+        }),
+      );
+      return sample.ok
+        ? {
+            ok: true,
+            key: sample.value.minimal ? 'yes' : 'no',
+            value: sample.value.minimal,
+            summary: sample.value.reason,
+          }
+        : { ok: false, flags: sample.flags };
+    });
+    // Undecided at the cap: the cautious reading is "not minimal yet" while depth allows.
+    minimal = outcome.key === 'yes' && outcome.status === 'decided';
+  }
+  n.kind = minimal ? 'leaf' : 'branch';
+  await ctx.save();
+  ctx.emit({ type: 'node-minimal', nodeId: n.id, minimal });
+  return minimal;
+}
+
+/**
+ * Splits a node by vote: 2k − 1 candidate splits, judge ballots when they disagree, a person when
+ * the judges cannot settle it. An ambiguity the winning split reports becomes a clarify question
+ * whose answer is fed to this subtree's prompts, and the split is voted again with it.
+ */
+export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<void> {
+  if (n.children.length > 0) return;
+  const record = (n.split ??= { attempt: 0, draws: [], ballots: [] });
+  const context = nodeContext(ctx, n);
+  const attempt = record.attempt;
+  const outcome = await candidateVote(ctx, n, 'split', record, {
+    produce: async (slot) => {
+      const sample = parseSplit(
+        await ctx.planner.proposeSplit(context, {
+          slot: attempt * 1000 + slot,
+          temperature: temperature(slot),
+          signal: ctx.signal,
+        }),
+      );
+      return sample.ok
+        ? { ok: true, key: canonicalJson(sample.value.subtasks), value: sample.value }
+        : { ok: false, flags: sample.flags };
+    },
+    ballot: {
+      question: `Which decomposition of "${n.title}" into subtasks is best: complete, non-overlapping, each subtask small and checkable?`,
+      render: (draw) => renderSplit(draw.value as SplitAnswer),
+      cast: async (options, slot) =>
+        ballotDraw(
+          await ctx.planner.castBallot(context, 'Pick the best decomposition.', options, {
+            slot: attempt * 1000 + slot,
+            temperature: temperature(slot),
+            signal: ctx.signal,
+          }),
+        ),
+    },
+  });
+  const classes = tally(record.draws);
+  let winnerKey = outcome.key;
+  if (outcome.status !== 'decided' || winnerKey === undefined) {
+    if (classes.length === 0)
+      throw new RunStoppedError(
+        `No valid decomposition of node ${n.id} ("${n.title}") after ${record.draws.length} tries.`,
+      );
+    const answer = await ctx.ask(
+      {
+        id: `q-${n.id}-split-${attempt}`,
+        nodeId: n.id,
+        kind: 'select',
+        prompt: `The votes did not settle how to split "${n.title}". Which decomposition should MAKER use?`,
+        options: classes.map((c, i) => ({
+          id: `split-${i + 1}`,
+          label: `Split ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'})`,
+          detail: renderSplit(c.representative.value as SplitAnswer),
+        })),
+      },
+      { optionId: 'split-1' },
+    );
+    const index = Number(/^split-(\d+)$/.exec(answer.optionId ?? '')?.[1] ?? '1') - 1;
+    winnerKey = (classes[index] ?? classes[0])?.key;
+    record.outcome = {
+      ...outcome,
+      status: 'human',
+      ...(winnerKey === undefined ? {} : { key: winnerKey }),
+    };
+  }
+  const winner = classes.find((c) => c.key === winnerKey)?.representative.value as
+    SplitAnswer | undefined;
+  if (winner === undefined)
+    throw new RunStoppedError(
+      `The chosen decomposition of node ${n.id} is missing from the state file.`,
+    );
+
+  if (winner.ambiguity && n.clarifications.length === 0) {
+    const options = winner.ambiguity.options.map((label, i) => ({ id: `opt-${i + 1}`, label }));
+    const answer = await ctx.ask(
+      {
+        id: `q-${n.id}-clarify-${attempt}`,
+        nodeId: n.id,
+        kind: 'clarify',
+        prompt: winner.ambiguity.question,
+        options,
+        allowText: true,
+        context: `While splitting "${n.title}".`,
+      },
+      options[0] === undefined
+        ? { text: 'No preference: use your best judgement.' }
+        : { optionId: options[0].id },
+    );
+    const text = answer.text ?? options.find((o) => o.id === answer.optionId)?.label ?? '';
+    n.clarifications.push({ question: winner.ambiguity.question, answer: text });
+    n.split = { attempt: attempt + 1, draws: [], ballots: [] };
+    await ctx.save();
+    await decideSplit(ctx, n);
+    return;
+  }
+
+  const prefix = n.parentId === null ? '' : `${n.id}-`;
+  n.children = winner.subtasks.map((subtask, index) => {
+    const id = `${prefix}${index}`;
+    ctx.run.nodes[id] = {
+      id,
+      parentId: n.id,
+      depth: n.depth + 1,
+      index,
+      ...subtask,
+      acceptance: [...subtask.acceptance],
+      files: [...subtask.files],
+      dependsOn: [...subtask.dependsOn],
+      status: 'pending',
+      kind: 'undecided',
+      children: [],
+      clarifications: [],
+      integrations: {},
+      mergeHeads: [],
+      cost: { modelCalls: 0, workerRuns: 0, tokens: 0, usd: 0 },
+    };
+    return id;
+  });
+  await ctx.save();
+  ctx.emit({ type: 'node-split', nodeId: n.id, children: n.children });
+}
+
+export function renderSplit(split: SplitAnswer): string {
+  return split.subtasks
+    .map(
+      (s, i) =>
+        `${i + 1}. ${s.title}${s.dependsOn.length > 0 ? ` (after ${s.dependsOn.map((d) => d + 1).join(', ')})` : ''}\n   ${s.description}${s.files.length > 0 ? `\n   files: ${s.files.join(', ')}` : ''}`,
+    )
+    .join('\n');
+}

@@ -1,0 +1,119 @@
+import type { Question, RunStatus } from '../core/tree/schema.js';
+import type { RedFlag } from '../core/voting/types.js';
+
+/** Everything a run reports, noun-then-action. `seq` orders a run's events; it survives resumes. */
+export type EngineEvent = { readonly seq: number; readonly runId: string; readonly at: string } & (
+  | { readonly type: 'run-start'; readonly idea: string; readonly resumed: boolean }
+  | { readonly type: 'node-start'; readonly nodeId: string; readonly title: string }
+  | { readonly type: 'node-minimal'; readonly nodeId: string; readonly minimal: boolean }
+  | { readonly type: 'node-split'; readonly nodeId: string; readonly children: readonly string[] }
+  | { readonly type: 'vote-start'; readonly nodeId: string; readonly vote: string }
+  | {
+      readonly type: 'sample-drawn';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly slot: number;
+      readonly key: string;
+    }
+  | {
+      readonly type: 'sample-flagged';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly slot: number;
+      readonly flags: readonly RedFlag[];
+    }
+  | {
+      readonly type: 'vote-end';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly status: string;
+      readonly key?: string | undefined;
+      readonly votes: number;
+      readonly runnerUpVotes: number;
+    }
+  | {
+      readonly type: 'commit-end';
+      readonly nodeId: string;
+      readonly branch: string;
+      readonly commit: string;
+    }
+  | {
+      readonly type: 'merge-end';
+      readonly nodeId: string;
+      readonly child: string;
+      readonly commit: string;
+    }
+  | {
+      readonly type: 'merge-conflict';
+      readonly nodeId: string;
+      readonly child: string;
+      readonly conflicts: readonly string[];
+    }
+  | { readonly type: 'question-asked'; readonly question: Question }
+  | { readonly type: 'question-answered'; readonly questionId: string; readonly answer: string }
+  | { readonly type: 'run-end'; readonly status: RunStatus; readonly error?: string | undefined }
+);
+
+type Distribute<T> = T extends unknown ? Omit<T, 'seq' | 'runId' | 'at'> : never;
+/** An event before the engine stamps it. */
+export type EngineEventInput = Distribute<EngineEvent>;
+
+/**
+ * A multi-subscriber async-iterable stream of events. Each subscriber gets every event published
+ * after it subscribed; a slow or broken subscriber never blocks the engine.
+ */
+export class EventHub {
+  readonly #subscribers = new Set<{ push: (event: EngineEvent) => void; close: () => void }>();
+
+  publish(event: EngineEvent): void {
+    for (const subscriber of this.#subscribers) {
+      try {
+        subscriber.push(event);
+      } catch {
+        // Observers cannot break the run.
+      }
+    }
+  }
+
+  /** Ends every open iteration (after its buffered events). */
+  close(): void {
+    for (const subscriber of this.#subscribers) subscriber.close();
+    this.#subscribers.clear();
+  }
+
+  subscribe(signal?: AbortSignal): AsyncIterable<EngineEvent> {
+    const buffer: EngineEvent[] = [];
+    let wake: (() => void) | undefined;
+    let closed = false;
+    const subscriber = {
+      push: (event: EngineEvent) => {
+        buffer.push(event);
+        wake?.();
+      },
+      close: () => {
+        closed = true;
+        wake?.();
+      },
+    };
+    this.#subscribers.add(subscriber);
+    signal?.addEventListener('abort', () => {
+      this.#subscribers.delete(subscriber);
+      subscriber.close();
+    });
+    const unsubscribe = () => this.#subscribers.delete(subscriber);
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          for (;;) {
+            while (buffer.length > 0) yield buffer.shift() as EngineEvent;
+            if (closed) return;
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+          }
+        } finally {
+          unsubscribe();
+        }
+      },
+    };
+  }
+}

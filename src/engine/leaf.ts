@@ -1,0 +1,264 @@
+import { patchRedFlags, unsafePathReason } from '../core/patch.js';
+import type { RedFlag } from '../core/voting/types.js';
+import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
+import type { WorkerTask } from '../ports/worker.js';
+import { ballotDraw } from './decompose.js';
+import { parseReview } from './parse.js';
+import { branchName, nodeContext, runDate, type RunContext } from './run-context.js';
+import { candidateVote, tally, type DrawResult } from './votes.js';
+
+/** What a valid code candidate votes with: its patch against the base and the tree it produces. */
+export interface PatchValue {
+  readonly patch: string;
+  readonly tree: string;
+}
+
+const REVIEW_THRESHOLD = 0.8;
+const CHECK_TIMEOUT_MS = 120_000;
+
+/**
+ * One code candidate, red-flagged: the worker's output becomes a tree at `task.baseCommit` (its
+ * vote key); failure, truncation, unsafe or out-of-scope paths, an empty, oversized, secret-bearing
+ * or non-applying patch, a failing check, or a confident "suspect" from the LLM review discard it.
+ */
+export async function codeCandidate(
+  ctx: RunContext,
+  n: TreeNode,
+  task: WorkerTask,
+  slot: number,
+  scope: readonly string[],
+): Promise<DrawResult> {
+  const { workspace: ws } = ctx;
+  n.cost.workerRuns += 1;
+  const out = await ctx.worker.run(task, slot, ctx.signal);
+  const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
+  if (!out.ok)
+    return { ok: false, flags: [{ rule: 'worker-failed', message: out.reason }], ...externalId };
+  if (out.tokens !== undefined) n.cost.tokens += out.tokens;
+  const flags: RedFlag[] = [];
+  if (out.finishReason === 'length')
+    flags.push({ rule: 'truncated', message: 'The worker stopped at its output cap.' });
+  let tree: string;
+  let patch: string;
+  if (out.edits !== undefined) {
+    const unsafe = out.edits
+      .map((e) => [e.path, unsafePathReason(e.path)] as const)
+      .find(([, reason]) => reason !== undefined);
+    if (unsafe !== undefined)
+      return {
+        ok: false,
+        flags: [
+          ...flags,
+          {
+            rule: 'unsafe-path',
+            message: `The candidate writes ${JSON.stringify(unsafe[0])}: ${unsafe[1]}.`,
+          },
+        ],
+        ...externalId,
+      };
+    tree = await ws.treeWithEdits(task.baseCommit, out.edits);
+    patch = await ws.diff(task.baseCommit, tree);
+  } else {
+    patch = out.patch ?? '';
+    const applied = await ws.applyPatch(task.baseCommit, patch);
+    if (!applied.ok)
+      return {
+        ok: false,
+        flags: [
+          ...flags,
+          {
+            rule: 'does-not-apply',
+            message: `The patch does not apply at its base: ${applied.reason}`,
+          },
+        ],
+        ...externalId,
+      };
+    tree = applied.tree;
+  }
+  flags.push(...patchRedFlags(patch, { scope, maxChangedLines: ctx.run.config.maxChangedLines }));
+  if (flags.length === 0 && ctx.run.config.runChecks && n.check !== undefined) {
+    const check = await ws.runCheck(tree, n.check, CHECK_TIMEOUT_MS);
+    if (!check.ok)
+      flags.push({
+        rule: 'check-failed',
+        message: `\`${n.check}\` failed: ${check.output.slice(-300)}`,
+      });
+  }
+  if (flags.length === 0) {
+    n.cost.modelCalls += 1;
+    const review = parseReview(
+      await ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
+        slot,
+        temperature: 0,
+        signal: ctx.signal,
+      }),
+    );
+    // A malformed review is ignored, never trusted.
+    if (
+      review.ok &&
+      review.value.verdict === 'suspect' &&
+      review.value.confidence >= REVIEW_THRESHOLD
+    )
+      flags.push({
+        rule: 'llm-review',
+        message: `Review: ${review.value.reason || 'the change looks off-task or confused.'}`,
+      });
+  }
+  if (flags.length > 0) return { ok: false, flags, ...externalId };
+  const value: PatchValue = { patch, tree };
+  return {
+    ok: true,
+    key: tree,
+    value,
+    ...(out.summary === undefined ? {} : { summary: out.summary }),
+    ...externalId,
+  };
+}
+
+/**
+ * Votes among code candidates for `record`, and settles an undecided vote with a person: pick a
+ * candidate, or veto (resample, or split the node further). Returns the winning draw, or
+ * `split` when the person asked to decompose further.
+ */
+export async function voteOnCode(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  vote: string,
+  task: WorkerTask,
+  scope: readonly string[],
+): Promise<Draw | 'split'> {
+  for (;;) {
+    const attempt = record.attempt;
+    const context = task.context;
+    const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
+      produce: (slot) => codeCandidate(ctx, n, task, attempt * 1000 + slot, scope),
+      ballot: {
+        question: `Which change best completes "${n.title}"?`,
+        render: (draw) => truncate((draw.value as PatchValue).patch, 6000),
+        cast: async (options, slot) => {
+          n.cost.modelCalls += 1;
+          return ballotDraw(
+            await ctx.planner.castBallot(
+              context,
+              `Which change best completes the subtask "${n.title}"? Prefer the correct, minimal, on-task change.`,
+              options,
+              {
+                slot: attempt * 1000 + slot,
+                temperature: slot === 0 ? 0 : 0.1,
+                signal: ctx.signal,
+              },
+            ),
+          );
+        },
+      },
+    });
+    const classes = tally(record.draws);
+    if (outcome.status === 'decided' || outcome.status === 'human') {
+      const winner = classes.find((c) => c.key === outcome.key);
+      if (winner !== undefined) return winner.representative;
+    }
+    const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch';
+    const answer = await ctx.ask(
+      {
+        id: `q-${n.id}-${vote}-${attempt}`,
+        nodeId: n.id,
+        kind: 'select',
+        prompt:
+          classes.length === 0
+            ? `Every candidate for "${n.title}" was red-flagged (${record.draws.length} tries). What should MAKER do?`
+            : `The votes did not settle "${n.title}" (${outcome.flagged} of ${outcome.draws} candidates red-flagged). Which change should be committed?`,
+        options: [
+          ...classes.map((c, i) => ({
+            id: `candidate-${i + 1}`,
+            label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'})`,
+            detail: truncate((c.representative.value as PatchValue).patch, 3000),
+          })),
+          { id: 'veto-resample', label: 'Veto: resample this subtask' },
+          ...(canSplit ? [{ id: 'veto-split', label: 'Veto: split this subtask further' }] : []),
+        ],
+        context: `Flags: ${summariseFlags(record.draws)}`,
+      },
+      classes.length > 0
+        ? { optionId: 'candidate-1' }
+        : { optionId: canSplit ? 'veto-split' : 'veto-resample' },
+    );
+    const picked = /^candidate-(\d+)$/.exec(answer.optionId ?? '');
+    if (picked !== null) {
+      const chosen = classes[Number(picked[1]) - 1];
+      if (chosen !== undefined) {
+        record.outcome = { ...outcome, status: 'human', key: chosen.key };
+        await ctx.save();
+        return chosen.representative;
+      }
+    }
+    if (answer.optionId === 'veto-split' && canSplit) return 'split';
+    // Resample: a fresh vote with new candidate slots; the paid draws stay counted in the node's cost.
+    Object.assign(record, { attempt: attempt + 1, draws: [], ballots: [], outcome: undefined });
+    await ctx.save();
+  }
+}
+
+/** Samples, votes and commits a leaf on its branch, from `base`. */
+export async function solveLeaf(
+  ctx: RunContext,
+  n: TreeNode,
+  base: string,
+): Promise<'done' | 'split'> {
+  const branch = branchName(ctx.run.id, n.id);
+  const task: WorkerTask = { context: nodeContext(ctx, n), baseCommit: base, branch };
+  const record = (n.leaf ??= { attempt: 0, draws: [], ballots: [] });
+  const winner = await voteOnCode(ctx, n, record, 'patch', task, n.files);
+  if (winner === 'split') {
+    n.kind = 'branch';
+    n.leaf = undefined;
+    await ctx.save();
+    return 'split';
+  }
+  const { tree } = winner.value as PatchValue;
+  const valid = record.draws.filter((d) => d.status === 'valid').length;
+  const votes = tally(record.draws).find((c) => c.key === winner.key)?.votes ?? 0;
+  const trailers = [
+    `Maker-Run: ${ctx.run.id}`,
+    `Maker-Node: ${n.id}`,
+    `Maker-Votes: ${votes} of ${valid} valid (${record.draws.length} drawn, k=${ctx.run.config.k}${record.outcome?.status === 'human' ? ', chosen by a person' : ''})`,
+    `Maker-Worker: ${ctx.worker.id}${winner.externalId === undefined ? '' : ` session ${winner.externalId}`}`,
+  ];
+  const message = `${n.title}\n\n${winner.summary ?? n.description}\n\n${trailers.join('\n')}`;
+  const commit = await ctx.workspace.commit({
+    tree,
+    parents: [base],
+    message,
+    date: runDate(ctx.run),
+  });
+  await moveBranch(ctx, branch, commit, base);
+  n.commit = commit;
+  n.status = 'done';
+  await ctx.save();
+  ctx.emit({ type: 'commit-end', nodeId: n.id, branch, commit });
+  return 'done';
+}
+
+/** Moves a node branch from `from` to `to`, idempotently (a resumed run may find it moved already). */
+export async function moveBranch(
+  ctx: RunContext,
+  branch: string,
+  to: string,
+  from: string,
+): Promise<void> {
+  const current = await ctx.workspace.resolve(branch);
+  if (current === to) return;
+  await ctx.workspace.setBranch(branch, to, current === undefined ? null : from);
+}
+
+function summariseFlags(draws: readonly Draw[]): string {
+  const counts = new Map<string, number>();
+  for (const d of draws) for (const f of d.flags) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
+  return counts.size === 0 ? 'none' : [...counts].map(([rule, n]) => `${rule} ×${n}`).join(', ');
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+}

@@ -1,0 +1,92 @@
+import type { ModelResponse } from '../core/red-flags.js';
+import type { BallotOption, NodeContext, Planner, PlannerCall } from '../ports/planner.js';
+import type { LanguageModel } from '../ports/language-model.js';
+import { JSON_SCHEMAS, PLANNER_MAX_TOKENS } from './parse.js';
+
+const SYSTEM = `You are one independent voter inside MAKER, a system that builds software by splitting work into minimal subtasks, sampling several answers for each decision and keeping only answers that agree. Answer only with the JSON requested. Be concrete; never invent requirements the task does not state.`;
+
+/** Describes a node to a model: the idea, where the node sits, its task, and what people clarified. */
+export function describeNode(context: NodeContext): string {
+  const { task } = context;
+  const lines = [
+    `Overall idea: ${context.idea}`,
+    context.ancestors.length > 0
+      ? `Parent tasks (outermost first): ${context.ancestors.join(' › ')}`
+      : 'This is the whole project.',
+    `Task: ${task.title}`,
+    `Description: ${task.description}`,
+  ];
+  if (task.acceptance.length > 0)
+    lines.push(`Done when:\n${task.acceptance.map((a) => `- ${a}`).join('\n')}`);
+  if (task.files.length > 0) lines.push(`Files it may touch: ${task.files.join(', ')}`);
+  if (context.clarifications.length > 0)
+    lines.push(
+      `Clarified by the person:\n${context.clarifications.map((c) => `- ${c.question} → ${c.answer}`).join('\n')}`,
+    );
+  lines.push(`Decomposition depth: ${context.depth} of at most ${context.maxDepth}.`);
+  return lines.join('\n');
+}
+
+/** The planner and judge roles over a real language model, with JSON-schema-constrained answers. */
+export class LlmPlanner implements Planner {
+  readonly id: string;
+  readonly #model: LanguageModel;
+
+  constructor(model: LanguageModel) {
+    this.#model = model;
+    this.id = model.id;
+  }
+
+  isMinimal(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
+    return this.#ask(
+      `${describeNode(context)}\n\nIs this task minimal: one small, self-contained change that a coding agent can make and check in one go (roughly one file or function, under 200 changed lines)? Reply as JSON {"minimal": boolean, "reason": string}.`,
+      JSON_SCHEMAS.minimal,
+      call,
+    );
+  }
+
+  proposeSplit(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
+    return this.#ask(
+      `${describeNode(context)}\n\nSplit this task into 2 to 8 ordered subtasks that together complete it, with no overlap. For each give: "title"; a self-contained "description" (the subtask is done by someone who sees only it); "acceptance" checks; "files" (paths or directories relative to the repository root that it may create or change; keep subtasks' files disjoint where possible); "dependsOn" (indices of earlier subtasks it builds on); optionally "check", a shell command that passes when it is done. If the task is ambiguous in a way that changes what should be built, also give "ambiguity": {"question", "options"} for the person; otherwise "ambiguity": null.`,
+      JSON_SCHEMAS.split,
+      call,
+    );
+  }
+
+  castBallot(
+    context: NodeContext,
+    question: string,
+    options: readonly BallotOption[],
+    call: PlannerCall,
+  ): Promise<ModelResponse> {
+    const listed = options.map((o) => `=== Option ${o.label} ===\n${o.content}`).join('\n\n');
+    return this.#ask(
+      `${describeNode(context)}\n\n${question}\n\n${listed}\n\nReply as JSON {"choice": the option's letter, "reason": string}.`,
+      JSON_SCHEMAS.ballot,
+      call,
+    );
+  }
+
+  reviewCandidate(context: NodeContext, diff: string, call: PlannerCall): Promise<ModelResponse> {
+    return this.#ask(
+      `${describeNode(context)}\n\nA coding agent proposed this change:\n\n${diff.slice(0, 20_000)}\n\nIs it a faithful attempt at the task, or off-task, confused or hallucinated (e.g. placeholder code, unrelated files, hedging text)? Reply as JSON {"verdict": "ok" | "suspect", "confidence": 0..1, "reason": string}.`,
+      JSON_SCHEMAS.review,
+      call,
+    );
+  }
+
+  #ask(
+    prompt: string,
+    schema: Readonly<Record<string, unknown>>,
+    call: PlannerCall,
+  ): Promise<ModelResponse> {
+    return this.#model.generate({
+      system: SYSTEM,
+      prompt,
+      temperature: call.temperature,
+      maxOutputTokens: PLANNER_MAX_TOKENS,
+      json: { schema },
+      signal: call.signal,
+    });
+  }
+}

@@ -1,0 +1,349 @@
+import { AbortedError, MakerError, UsageError } from '../core/errors.js';
+import {
+  STATE_SCHEMA_VERSION,
+  type Question,
+  type Run,
+  type RunConfig,
+  type StateFile,
+} from '../core/tree/schema.js';
+import type { Planner } from '../ports/planner.js';
+import type { StateStore } from '../ports/state-store.js';
+import type { Worker } from '../ports/worker.js';
+import type { Workspace } from '../ports/workspace.js';
+import { processNode, type Spawn } from './compose.js';
+import { answerQuestion } from './questions.js';
+import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
+import {
+  QuestionPendingError,
+  RunStoppedError,
+  branchName,
+  runDate,
+  type Answer,
+  type RunContext,
+} from './run-context.js';
+import { Semaphore } from './semaphore.js';
+
+export interface MakerEngineDeps {
+  readonly workspace: Workspace;
+  readonly planner: Planner;
+  readonly worker: Worker;
+  readonly store: StateStore<StateFile>;
+  /** Receives every event (the JSONL journal); failures are ignored. */
+  readonly journal?: (event: EngineEvent) => Promise<void> | void;
+  readonly now?: () => Date;
+  readonly newRunId?: () => string;
+}
+
+export type RunOutcome = Pick<Run, 'id' | 'status' | 'result' | 'error'> & {
+  readonly pending: readonly Question[];
+};
+
+/**
+ * The MAKER run loop over ports: decompose, sample, red-flag, vote, ask, compose, land. All
+ * progress lives in the state file, so `run` picks up wherever a previous process stopped.
+ */
+export class MakerEngine {
+  readonly #deps: MakerEngineDeps;
+  readonly #now: () => Date;
+  readonly #hub = new EventHub();
+  readonly #waiters = new Map<
+    string,
+    { resolve: (answer: Answer) => void; reject: (error: unknown) => void }
+  >();
+  #state: StateFile | undefined;
+  #saveQueued: Promise<void> | undefined;
+  #saving: Promise<void> = Promise.resolve();
+
+  constructor(deps: MakerEngineDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  /** Every event from now on, as an async iterable (ends when `signal` aborts or `close` is called). */
+  events(signal?: AbortSignal): AsyncIterable<EngineEvent> {
+    return this.#hub.subscribe(signal);
+  }
+
+  close(): void {
+    this.#hub.close();
+  }
+
+  async state(): Promise<StateFile> {
+    return (this.#state ??= await this.#deps.store.load());
+  }
+
+  async getRun(runId: string): Promise<Run> {
+    const run = (await this.state()).runs[runId];
+    if (run === undefined) throw new UsageError(`No run "${runId}" in ${this.#deps.store.path}.`);
+    return run;
+  }
+
+  /** Creates a run (root node, base commit) and saves it; `run` then drives it. */
+  async create(idea: string, config: RunConfig): Promise<string> {
+    if (idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
+    const state = await this.state();
+    const baseCommit = await this.#deps.workspace.resolve(config.defaultBranch);
+    if (baseCommit === undefined)
+      throw new UsageError(`The repository has no branch "${config.defaultBranch}".`);
+    const id = this.#deps.newRunId?.() ?? newRunId(this.#now());
+    if (state.runs[id] !== undefined)
+      throw new MakerError('run-exists', `A run with id ${id} already exists.`);
+    state.runs[id] = {
+      id,
+      idea: idea.trim(),
+      createdAt: this.#now().toISOString(),
+      status: 'running',
+      config,
+      baseCommit,
+      rootId: 'root',
+      nodes: {
+        root: {
+          id: 'root',
+          parentId: null,
+          depth: 0,
+          index: 0,
+          title: idea.trim().slice(0, 200),
+          description: idea.trim(),
+          acceptance: [],
+          files: [],
+          dependsOn: [],
+          status: 'pending',
+          kind: 'undecided',
+          children: [],
+          clarifications: [],
+          integrations: {},
+          mergeHeads: [],
+          cost: { modelCalls: 0, workerRuns: 0, tokens: 0, usd: 0 },
+        },
+      },
+      questions: [],
+      eventSeq: 0,
+    };
+    await this.#save();
+    return id;
+  }
+
+  async pendingQuestions(runId: string): Promise<Question[]> {
+    return (await this.getRun(runId)).questions.filter((q) => q.answer === undefined);
+  }
+
+  /**
+   * Records a person's answer. `answer` is an option id, or free text where the question allows it.
+   * Throws a {@link UsageError} naming the valid options when it fits none.
+   */
+  async answer(runId: string, questionId: string, answer: string): Promise<Question> {
+    const run = await this.getRun(runId);
+    const question = answerQuestion(run, questionId, answer, this.#now());
+    await this.#save();
+    this.#emit(run, {
+      type: 'question-answered',
+      questionId,
+      answer: question.answer?.optionId ?? question.answer?.text ?? '',
+    });
+    const waiter = this.#waiters.get(`${runId}/${questionId}`);
+    this.#waiters.delete(`${runId}/${questionId}`);
+    if (question.answer !== undefined) waiter?.resolve(question.answer);
+    return question;
+  }
+
+  /** Drives a run until it is done, vetoed, failed, cancelled or (with `defer`) waiting for a person. */
+  async run(runId: string, options: { signal?: AbortSignal } = {}): Promise<RunOutcome> {
+    const run = await this.getRun(runId);
+    if (run.status === 'done' || run.status === 'vetoed') return outcome(run);
+    const signal = options.signal ?? new AbortController().signal;
+    const resumed = run.nodes[run.rootId]?.baseCommit !== undefined;
+    run.status = 'running';
+    run.error = undefined;
+    await this.#save();
+    this.#emit(run, { type: 'run-start', idea: run.idea, resumed });
+
+    const tasks = new Set<Promise<unknown>>();
+    const spawn: Spawn = (work) => {
+      tasks.add(work);
+      work.then(
+        () => tasks.delete(work),
+        () => tasks.delete(work),
+      );
+      return work;
+    };
+    const semaphore = new Semaphore(run.config.concurrency);
+    const ctx = this.#context(run, signal, semaphore);
+    const onAbort = () => {
+      for (const [key, waiter] of this.#waiters)
+        if (key.startsWith(`${runId}/`)) waiter.reject(new AbortedError(signal.reason));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const root = run.nodes[run.rootId];
+      if (root === undefined)
+        throw new MakerError('state-node-missing', `Run ${runId} has no root node.`);
+      await spawn(processNode(ctx, root, run.baseCommit, spawn));
+      await this.#finish(ctx);
+    } catch (error) {
+      const errors = [error];
+      while (tasks.size > 0) {
+        const settled = await Promise.allSettled([...tasks]);
+        for (const s of settled) if (s.status === 'rejected') errors.push(s.reason);
+      }
+      const hard = errors.find((e) => !(e instanceof QuestionPendingError));
+      if (hard === undefined) run.status = 'awaiting-human';
+      else if (hard instanceof AbortedError || signal.aborted) run.status = 'cancelled';
+      else {
+        run.status = 'failed';
+        run.error = hard instanceof Error ? hard.message : JSON.stringify(hard);
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    await this.#save();
+    this.#emit(run, { type: 'run-end', status: run.status, error: run.error });
+    return outcome(run);
+  }
+
+  /** The final veto, then landing the root's branch on the default branch. */
+  async #finish(ctx: RunContext): Promise<void> {
+    const { run, workspace } = ctx;
+    const root = run.nodes[run.rootId];
+    const rootCommit = root?.commit;
+    if (rootCommit === undefined)
+      throw new MakerError('run-incomplete', 'The root finished without a commit.');
+    const diff = await workspace.diff(run.baseCommit, rootCommit);
+    const files = [...diff.matchAll(/^diff --git a\/(\S+)/gm)].map((m) => m[1]);
+    const answer = await ctx.ask(
+      {
+        id: 'q-root-veto',
+        nodeId: run.rootId,
+        kind: 'veto',
+        prompt: `MAKER finished "${run.idea}" on branch ${branchName(run.id, run.rootId)} (${files.length} file${files.length === 1 ? '' : 's'} changed). Land it on ${run.config.defaultBranch}?`,
+        options: [
+          { id: 'accept', label: `Accept: merge into ${run.config.defaultBranch}` },
+          { id: 'veto', label: `Veto: leave ${run.config.defaultBranch} untouched` },
+        ],
+        context: files.join('\n'),
+      },
+      { optionId: 'accept' },
+    );
+    const treeHash = await workspace.treeOf(rootCommit);
+    if (answer.optionId !== 'accept') {
+      run.status = 'vetoed';
+      run.result = {
+        rootBranch: branchName(run.id, run.rootId),
+        finalCommit: rootCommit,
+        treeHash,
+        landed: false,
+      };
+      return;
+    }
+    const landed = await workspace.land(
+      run.config.defaultBranch,
+      rootCommit,
+      run.baseCommit,
+      `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`,
+      runDate(run),
+    );
+    run.status = 'done';
+    run.result = {
+      rootBranch: branchName(run.id, run.rootId),
+      finalCommit: landed,
+      treeHash,
+      landed: true,
+    };
+  }
+
+  #context(run: Run, signal: AbortSignal, semaphore: Semaphore): RunContext {
+    const state = this.#state as StateFile;
+    return {
+      state,
+      run,
+      workspace: this.#deps.workspace,
+      planner: this.#deps.planner,
+      worker: this.#deps.worker,
+      signal,
+      now: this.#now,
+      save: () => this.#save(),
+      emit: (event) => this.#emit(run, event),
+      paid: (work) => semaphore.run(work, signal),
+      ask: (question, auto) => this.#ask(run, question, auto, signal),
+    };
+  }
+
+  async #ask(
+    run: Run,
+    q: Parameters<RunContext['ask']>[0],
+    auto: Answer,
+    signal: AbortSignal,
+  ): Promise<Answer> {
+    let question = run.questions.find((x) => x.id === q.id);
+    if (question === undefined) {
+      question = { ...q, allowText: q.allowText ?? false, createdAt: this.#now().toISOString() };
+      run.questions.push(question);
+      await this.#save();
+      this.#emit(run, { type: 'question-asked', question });
+    }
+    if (question.answer !== undefined) return question.answer;
+    switch (run.config.hitl) {
+      case 'auto': {
+        await this.answer(run.id, question.id, auto.optionId ?? auto.text ?? '');
+        return question.answer ?? auto;
+      }
+      case 'fail':
+        throw new RunStoppedError(
+          `A person's decision is needed and --hitl is "fail": ${question.prompt} (question ${question.id}).`,
+        );
+      case 'defer':
+        throw new QuestionPendingError(question.id);
+      case 'wait': {
+        if (signal.aborted) throw new AbortedError(signal.reason);
+        const id = question.id;
+        return new Promise<Answer>((resolve, reject) =>
+          this.#waiters.set(`${run.id}/${id}`, { resolve, reject }),
+        );
+      }
+    }
+  }
+
+  #emit(run: Run, event: EngineEventInput): void {
+    run.eventSeq += 1;
+    const stamped = {
+      ...event,
+      seq: run.eventSeq,
+      runId: run.id,
+      at: this.#now().toISOString(),
+    } as EngineEvent;
+    this.#hub.publish(stamped);
+    try {
+      void Promise.resolve(this.#deps.journal?.(stamped)).catch(() => undefined);
+    } catch {
+      // The journal is an observer: it cannot break the run.
+    }
+  }
+
+  /** Saves the whole state; concurrent calls coalesce into one write of the latest state. */
+  #save(): Promise<void> {
+    if (this.#saveQueued !== undefined) return this.#saveQueued;
+    const queued = this.#saving.then(async () => {
+      this.#saveQueued = undefined;
+      await this.#deps.store.save(this.#state as StateFile);
+    });
+    this.#saveQueued = queued;
+    this.#saving = queued.catch(() => undefined);
+    return queued;
+  }
+}
+
+function outcome(run: Run): RunOutcome {
+  return {
+    id: run.id,
+    status: run.status,
+    result: run.result,
+    error: run.error,
+    pending: run.questions.filter((q) => q.answer === undefined),
+  };
+}
+
+function newRunId(now: Date): string {
+  const stamp = now.toISOString().slice(0, 10).replace(/-/g, '');
+  return `r${stamp}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+export { STATE_SCHEMA_VERSION };

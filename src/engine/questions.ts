@@ -1,0 +1,31 @@
+import { UsageError } from '../core/errors.js';
+import type { Question, Run } from '../core/tree/schema.js';
+
+/**
+ * Records a person's answer on a run's question: an option (by id, label or 1-based number), or
+ * free text where the question allows it. Throws a {@link UsageError} naming the valid options.
+ */
+export function answerQuestion(run: Run, questionId: string, answer: string, now: Date): Question {
+  const question = run.questions.find((q) => q.id === questionId);
+  if (question === undefined) {
+    const pending = run.questions.filter((q) => q.answer === undefined).map((q) => q.id);
+    throw new UsageError(
+      `Run ${run.id} has no question "${questionId}". Pending: ${pending.length === 0 ? 'none' : pending.join(', ')}.`,
+    );
+  }
+  if (question.answer !== undefined)
+    throw new UsageError(`Question ${questionId} was already answered.`);
+  const trimmed = answer.trim();
+  const option =
+    question.options.find((o) => o.id === trimmed || o.label === trimmed) ??
+    (/^\d+$/.test(trimmed) ? question.options[Number(trimmed) - 1] : undefined);
+  if (option === undefined && (!question.allowText || trimmed === ''))
+    throw new UsageError(
+      `"${answer}" is not an option of ${questionId}. Options: ${question.options.map((o, i) => `${i + 1} = ${o.id}`).join(', ')}.`,
+    );
+  question.answer = {
+    ...(option === undefined ? { text: trimmed } : { optionId: option.id }),
+    answeredAt: now.toISOString(),
+  };
+  return question;
+}

@@ -1,0 +1,104 @@
+import { MakerError } from '../core/errors.js';
+import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
+import type { NodeContext, Planner } from '../ports/planner.js';
+import type { Worker } from '../ports/worker.js';
+import type { Workspace } from '../ports/workspace.js';
+import type { EngineEventInput } from './events.js';
+
+/** A subtree stopped because a question waits for a person and the run defers (`--hitl defer`). */
+export class QuestionPendingError extends MakerError {
+  override readonly name = 'QuestionPendingError';
+  readonly questionId: string;
+  constructor(questionId: string) {
+    super('question-pending', `Waiting for an answer to question ${questionId}.`);
+    this.questionId = questionId;
+  }
+}
+
+/** The run cannot continue (a person chose to stop it, or `--hitl fail` met a question). */
+export class RunStoppedError extends MakerError {
+  override readonly name = 'RunStoppedError';
+  constructor(message: string) {
+    super('run-stopped', message);
+  }
+}
+
+/** The answer a question got: a chosen option and/or free text. */
+export interface Answer {
+  readonly optionId?: string | undefined;
+  readonly text?: string | undefined;
+}
+
+/** What the step modules need from the engine for one run: its state, its ports, and its services. */
+export interface RunContext {
+  readonly state: StateFile;
+  readonly run: Run;
+  readonly workspace: Workspace;
+  readonly planner: Planner;
+  readonly worker: Worker;
+  readonly signal: AbortSignal;
+  readonly now: () => Date;
+  /** Persists the whole state file; resolves once what was mutated before the call is on disk. */
+  save(): Promise<void>;
+  emit(event: EngineEventInput): void;
+  /** Limits concurrent paid work (model calls and worker runs). */
+  paid<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Asks a question once (by id) and resolves with its answer, following the run's HITL policy:
+   * `auto` answers at once with `auto`, `fail` stops the run, `defer` rejects with
+   * {@link QuestionPendingError}, `wait` waits for {@link MakerEngine.answer}.
+   */
+  ask(
+    question: Omit<Question, 'createdAt' | 'answer' | 'allowText'> & { allowText?: boolean },
+    auto: Answer,
+  ): Promise<Answer>;
+}
+
+export function node(ctx: RunContext, id: string): TreeNode {
+  const found = ctx.run.nodes[id];
+  if (found === undefined)
+    throw new MakerError('state-node-missing', `Run ${ctx.run.id} has no node ${id}.`);
+  return found;
+}
+
+/** The node as the planner and workers see it: its task, its ancestry and every clarification above it. */
+export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
+  const ancestors: string[] = [];
+  const clarifications: { question: string; answer: string }[] = [];
+  for (
+    let p = n.parentId === null ? undefined : ctx.run.nodes[n.parentId];
+    p !== undefined;
+    p = p.parentId === null ? undefined : ctx.run.nodes[p.parentId]
+  ) {
+    ancestors.unshift(p.title);
+    clarifications.unshift(...p.clarifications);
+  }
+  clarifications.push(...n.clarifications);
+  return {
+    runId: ctx.run.id,
+    nodeId: n.id,
+    idea: ctx.run.idea,
+    depth: n.depth,
+    maxDepth: ctx.run.config.maxDepth,
+    task: {
+      title: n.title,
+      description: n.description,
+      acceptance: n.acceptance,
+      files: n.files,
+      dependsOn: n.dependsOn,
+      ...(n.check === undefined ? {} : { check: n.check }),
+    },
+    ancestors,
+    clarifications,
+  };
+}
+
+/** Flat, collision-free branch names: `maker/<run>/n-root`, `maker/<run>/n-0-1`. */
+export function branchName(runId: string, nodeId: string): string {
+  return `maker/${runId}/n-${nodeId}`;
+}
+
+/** Commit date for everything a run writes: fixed, so redoing a commit after a crash yields the same id. */
+export function runDate(run: Run): Date {
+  return new Date(run.createdAt);
+}

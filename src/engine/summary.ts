@@ -1,0 +1,100 @@
+import type { Run, TreeNode, VoteRecord } from '../core/tree/schema.js';
+
+export interface RunSummary {
+  readonly runId: string;
+  readonly status: Run['status'];
+  readonly idea: string;
+  readonly nodes: number;
+  readonly leaves: number;
+  readonly done: number;
+  /** Paid draws (candidates, judge ballots, yes/no votes), flagged ones included. */
+  readonly samples: number;
+  readonly flagged: number;
+  readonly workerRuns: number;
+  readonly modelCalls: number;
+  readonly tokens: number;
+  readonly questions: number;
+  readonly pending: readonly {
+    readonly id: string;
+    readonly kind: string;
+    readonly prompt: string;
+    readonly options: readonly string[];
+  }[];
+  readonly rootBranch: string | null;
+  readonly finalCommit: string | null;
+  readonly treeHash: string | null;
+  readonly landed: boolean;
+  readonly error: string | null;
+}
+
+export function voteRecords(n: TreeNode): VoteRecord[] {
+  return [n.minimal, n.split, n.leaf, ...Object.values(n.integrations)].filter(
+    (r): r is VoteRecord => r !== undefined,
+  );
+}
+
+/** Counters and results of a run, derived from its state (nothing here is stored twice). */
+export function summarise(run: Run): RunSummary {
+  const nodes = Object.values(run.nodes);
+  let samples = 0;
+  let flagged = 0;
+  for (const n of nodes)
+    for (const r of voteRecords(n))
+      for (const d of [...r.draws, ...r.ballots]) {
+        if (d.status === 'started') continue;
+        samples += 1;
+        if (d.status === 'flagged') flagged += 1;
+      }
+  return {
+    runId: run.id,
+    status: run.status,
+    idea: run.idea,
+    nodes: nodes.length,
+    leaves: nodes.filter((n) => n.kind === 'leaf').length,
+    done: nodes.filter((n) => n.status === 'done').length,
+    samples,
+    flagged,
+    workerRuns: nodes.reduce((a, n) => a + n.cost.workerRuns, 0),
+    modelCalls: nodes.reduce((a, n) => a + n.cost.modelCalls, 0),
+    tokens: nodes.reduce((a, n) => a + n.cost.tokens, 0),
+    questions: run.questions.length,
+    pending: run.questions
+      .filter((q) => q.answer === undefined)
+      .map((q) => ({
+        id: q.id,
+        kind: q.kind,
+        prompt: q.prompt,
+        options: q.options.map((o) => o.id),
+      })),
+    rootBranch: run.result?.rootBranch ?? null,
+    finalCommit: run.result?.finalCommit ?? null,
+    treeHash: run.result?.treeHash ?? null,
+    landed: run.result?.landed ?? false,
+    error: run.error ?? null,
+  };
+}
+
+/** The decomposition tree as text: one line per node with status, kind, votes and flags. */
+export function renderTree(run: Run): string {
+  const lines: string[] = [];
+  const walk = (id: string, prefix: string, last: boolean, top: boolean) => {
+    const n = run.nodes[id];
+    if (n === undefined) return;
+    const records = voteRecords(n);
+    const draws = records
+      .flatMap((r) => [...r.draws, ...r.ballots])
+      .filter((d) => d.status !== 'started');
+    const flags = draws.filter((d) => d.status === 'flagged').length;
+    const leaf = n.leaf?.outcome;
+    const votes =
+      leaf === undefined
+        ? ''
+        : ` votes ${leaf.votes}:${leaf.runnerUpVotes}${leaf.status === 'human' ? ' (chosen by a person)' : ''}`;
+    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${draws.length} samples${flags > 0 ? `, ${flags} flagged` : ''}`;
+    lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);
+    const childPrefix = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
+    n.children.forEach((c, i) => walk(c, childPrefix, i === n.children.length - 1, false));
+  };
+  walk(run.rootId, '', true, true);
+  return lines.join('\n');
+}

@@ -1,0 +1,293 @@
+import { hashString, uniform } from '../core/random.js';
+import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
+import type { RedFlag } from '../core/voting/types.js';
+import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
+import { initialCandidates } from '../core/tree/presets.js';
+import type { BallotOption } from '../ports/planner.js';
+import type { RunContext } from './run-context.js';
+
+/** A draw's result before it is recorded. */
+export type DrawResult =
+  | {
+      readonly ok: true;
+      readonly key: string;
+      readonly value: unknown;
+      readonly summary?: string | undefined;
+      readonly externalId?: string | undefined;
+    }
+  | {
+      readonly ok: false;
+      readonly flags: readonly RedFlag[];
+      readonly externalId?: string | undefined;
+    };
+
+/**
+ * Draws one slot of a vote, exactly once across crashes: a finished slot is returned as recorded;
+ * otherwise the slot is recorded as started (and saved) before the paid work is awaited, and its
+ * result is saved the moment it arrives.
+ */
+export async function drawSlot(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  list: Draw[],
+  slot: number,
+  produce: () => Promise<DrawResult>,
+): Promise<Draw> {
+  const existing = list[slot];
+  if (existing !== undefined && existing.status !== 'started') return existing;
+  if (existing === undefined) {
+    list[slot] = { slot, status: 'started', flags: [] };
+    await ctx.save();
+  }
+  const result = await ctx.paid(produce);
+  const draw: Draw = result.ok
+    ? {
+        slot,
+        status: 'valid',
+        key: result.key,
+        value: result.value,
+        flags: [],
+        ...(result.summary === undefined ? {} : { summary: result.summary }),
+        ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
+      }
+    : {
+        slot,
+        status: 'flagged',
+        flags: [...result.flags],
+        ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
+      };
+  list[slot] = draw;
+  await ctx.save();
+  if (draw.status === 'valid')
+    ctx.emit({ type: 'sample-drawn', nodeId: n.id, vote, slot, key: draw.key ?? '' });
+  else ctx.emit({ type: 'sample-flagged', nodeId: n.id, vote, slot, flags: draw.flags });
+  return draw;
+}
+
+/** Runs every draw, waits for all, then rethrows the first failure (no work is left dangling). */
+async function settleAll<T>(work: readonly Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
+export interface ClassTally {
+  readonly key: string;
+  readonly votes: number;
+  /** The first valid draw of the class: its value stands for the class. */
+  readonly representative: Draw;
+}
+
+/** Valid draws grouped by key, most votes first (earliest first among equals). */
+export function tally(draws: readonly (Draw | undefined)[]): ClassTally[] {
+  const classes = new Map<string, { key: string; votes: number; representative: Draw }>();
+  for (const draw of draws) {
+    if (draw?.status !== 'valid' || draw.key === undefined) continue;
+    const entry = classes.get(draw.key);
+    if (entry === undefined)
+      classes.set(draw.key, { key: draw.key, votes: 1, representative: draw });
+    else entry.votes += 1;
+  }
+  return [...classes.values()].sort(
+    (a, b) => b.votes - a.votes || a.representative.slot - b.representative.slot,
+  );
+}
+
+/** A yes/no (or any exact-match) vote: first-to-ahead-by-k over recorded draws, initial batch k. */
+export async function exactVote(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  record: VoteRecord,
+  produce: (slot: number) => Promise<DrawResult>,
+): Promise<VoteOutcome> {
+  if (record.outcome !== undefined) return record.outcome;
+  const { k, maxCandidates } = ctx.run.config;
+  ctx.emit({ type: 'vote-start', nodeId: n.id, vote });
+  const result = await firstToAheadByK({
+    k,
+    maxDraws: maxCandidates * 2,
+    keyOf: (key: string) => key,
+    signal: ctx.signal,
+    sample: async ({ draw }) => {
+      const d = await drawSlot(ctx, n, vote, record.draws, draw, () => produce(draw));
+      return d.status === 'valid'
+        ? { ok: true, value: d.key ?? '' }
+        : { ok: false, flags: d.flags };
+    },
+  });
+  const outcome: VoteOutcome = {
+    status: result.status,
+    ...(result.status === 'decided'
+      ? { key: result.key }
+      : result.leader === undefined
+        ? {}
+        : { key: result.leader.key }),
+    votes: result.status === 'decided' ? result.votes : (result.leader?.votes ?? 0),
+    runnerUpVotes: result.runnerUpVotes,
+    draws: result.draws,
+    flagged: result.flaggedDraws,
+  };
+  return finish(ctx, n, vote, record, outcome);
+}
+
+export interface CandidateVoteOptions {
+  readonly produce: (slot: number) => Promise<DrawResult>;
+  /** What the judges are asked, and how a class is shown to them. */
+  readonly ballot: {
+    readonly question: string;
+    readonly render: (representative: Draw) => string;
+    readonly cast: (options: readonly BallotOption[], slot: number) => Promise<DrawResult>;
+  };
+}
+
+/**
+ * The vote for expensive candidates (patches, splits): 2k − 1 valid candidates drawn in parallel,
+ * flagged ones replaced, up to the cap. If a class leads by k, it wins. Otherwise cheap judge ballots
+ * over the surviving classes (order shuffled per ballot) are counted ahead-by-k. An undecided vote,
+ * or one with a red-flag rate over the preset's limit, comes back `undecided` for a person to settle.
+ */
+export async function candidateVote(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  record: VoteRecord,
+  options: CandidateVoteOptions,
+): Promise<VoteOutcome> {
+  if (record.outcome !== undefined) return record.outcome;
+  const { k, maxCandidates, maxBallots, maxFlagRate } = ctx.run.config;
+  ctx.emit({ type: 'vote-start', nodeId: n.id, vote });
+  const target = initialCandidates(k);
+  for (;;) {
+    const unfinished = record.draws.filter((d) => d.status === 'started').map((d) => d.slot);
+    const valid = record.draws.filter((d) => d.status === 'valid').length;
+    if (unfinished.length === 0 && (valid >= target || record.draws.length >= maxCandidates)) break;
+    const fresh: number[] = [];
+    if (unfinished.length === 0) {
+      const count = Math.min(target - valid, maxCandidates - record.draws.length);
+      for (let i = 0; i < count; i++) fresh.push(record.draws.length + i);
+    }
+    await settleAll(
+      [...unfinished, ...fresh].map((slot) =>
+        drawSlot(ctx, n, vote, record.draws, slot, () => options.produce(slot)),
+      ),
+    );
+  }
+
+  const classes = tally(record.draws);
+  const flagged = record.draws.filter((d) => d.status === 'flagged').length;
+  const flagRate = record.draws.length === 0 ? 0 : flagged / record.draws.length;
+  const leader = classes[0];
+  const runnerUp = classes[1]?.votes ?? 0;
+  const base = { draws: record.draws.length, flagged };
+  if (leader === undefined || flagRate > maxFlagRate) {
+    return finish(ctx, n, vote, record, {
+      status: 'undecided',
+      ...(leader ? { key: leader.key } : {}),
+      votes: leader?.votes ?? 0,
+      runnerUpVotes: runnerUp,
+      ...base,
+    });
+  }
+  if (leader.votes - runnerUp >= k) {
+    return finish(ctx, n, vote, record, {
+      status: 'decided',
+      key: leader.key,
+      votes: leader.votes,
+      runnerUpVotes: runnerUp,
+      ...base,
+    });
+  }
+  if (classes.length < 2) {
+    return finish(ctx, n, vote, record, {
+      status: 'undecided',
+      key: leader.key,
+      votes: leader.votes,
+      runnerUpVotes: runnerUp,
+      ...base,
+    });
+  }
+
+  // Judge ballots over the surviving classes.
+  const salt = hashString(`${n.id}/${vote}/${record.attempt}`);
+  const ballots = await firstToAheadByK({
+    k,
+    maxDraws: maxBallots,
+    keyOf: (key: string) => key,
+    signal: ctx.signal,
+    sample: async ({ draw }) => {
+      const d = await drawSlot(ctx, n, `${vote}-ballot`, record.ballots, draw, () => {
+        const order = shuffle(classes, (i) => uniform(ctx.run.config.seed, salt, draw, i));
+        const labelled = order.map((c, i) => ({
+          label: String.fromCharCode(65 + i),
+          content: options.ballot.render(c.representative),
+          key: c.key,
+        }));
+        return options.ballot
+          .cast(
+            labelled.map(({ label, content }) => ({ label, content })),
+            draw,
+          )
+          .then((r) => {
+            if (!r.ok) return r;
+            const chosen = labelled.find((o) => o.label === r.key);
+            return chosen === undefined
+              ? {
+                  ok: false as const,
+                  flags: [
+                    {
+                      rule: 'ballot-choice',
+                      message: `The judge chose "${r.key}", which is not an option.`,
+                    },
+                  ],
+                }
+              : { ok: true as const, key: chosen.key, value: chosen.label, summary: r.summary };
+          });
+      });
+      return d.status === 'valid'
+        ? { ok: true, value: d.key ?? '' }
+        : { ok: false, flags: d.flags };
+    },
+  });
+  const decided = ballots.status === 'decided';
+  return finish(ctx, n, vote, record, {
+    status: decided ? 'decided' : 'undecided',
+    key: decided ? ballots.key : leader.key,
+    votes: decided ? ballots.votes : leader.votes,
+    runnerUpVotes: ballots.runnerUpVotes,
+    ...base,
+  });
+}
+
+async function finish(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  record: VoteRecord,
+  outcome: VoteOutcome,
+): Promise<VoteOutcome> {
+  record.outcome = outcome;
+  await ctx.save();
+  ctx.emit({
+    type: 'vote-end',
+    nodeId: n.id,
+    vote,
+    status: outcome.status,
+    key: outcome.key,
+    votes: outcome.votes,
+    runnerUpVotes: outcome.runnerUpVotes,
+  });
+  return outcome;
+}
+
+/** Fisher–Yates with a coordinate-keyed random source (deterministic per ballot). */
+function shuffle<T>(items: readonly T[], random: (i: number) => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random(i) * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}

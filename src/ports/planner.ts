@@ -1,0 +1,50 @@
+import type { ModelResponse } from '../core/red-flags.js';
+import type { Subtask } from '../core/tree/schema.js';
+
+/** What the planner and judges know about a node: its task and everything above it. */
+export interface NodeContext {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly idea: string;
+  readonly depth: number;
+  readonly maxDepth: number;
+  readonly task: Subtask;
+  /** Titles from the root down to the parent. */
+  readonly ancestors: readonly string[];
+  /** Clarifications a person gave for this node or its ancestors. */
+  readonly clarifications: readonly { readonly question: string; readonly answer: string }[];
+}
+
+/** One option a judge chooses among, shown with a label the judge answers with. */
+export interface BallotOption {
+  readonly label: string;
+  readonly content: string;
+}
+
+export interface PlannerCall {
+  readonly slot: number;
+  readonly temperature: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * The language-model roles of decomposition and judging (MAD's decomposition agents and
+ * discriminators). Every method returns the raw response: the engine parses and red-flags it, so a
+ * simulated planner and a real one pass through the same checks.
+ *
+ * Expected JSON: `isMinimal` → `{minimal: boolean, reason}`; `proposeSplit` → `{subtasks: Subtask[],
+ * ambiguity?: {question, options[]}}`; `castBallot` → `{choice: label, reason}`; `reviewCandidate` →
+ * `{verdict: "ok" | "suspect", confidence: 0..1, reason}`.
+ */
+export interface Planner {
+  readonly id: string;
+  isMinimal(context: NodeContext, call: PlannerCall): Promise<ModelResponse>;
+  proposeSplit(context: NodeContext, call: PlannerCall): Promise<ModelResponse>;
+  castBallot(
+    context: NodeContext,
+    question: string,
+    options: readonly BallotOption[],
+    call: PlannerCall,
+  ): Promise<ModelResponse>;
+  reviewCandidate(context: NodeContext, diff: string, call: PlannerCall): Promise<ModelResponse>;
+}

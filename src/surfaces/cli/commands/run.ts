@@ -1,0 +1,300 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { UsageError } from '../../../core/errors.js';
+import type { Question, Run, RunConfig } from '../../../core/tree/schema.js';
+import type { Confidence } from '../../../core/tree/presets.js';
+import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
+import { summarise } from '../../../engine/summary.js';
+import { makerStateFile } from '../../../adapters/state/state-file.js';
+import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../../wiring.js';
+import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
+import type { CliIo } from '../io.js';
+
+export const RUN_HELP = `maker run — from an idea to a committed result, with MAKER's voting
+
+Usage:
+  maker run "<idea>" [--dir <repo>] [--worker gemini|sim] [--confidence low|medium|high]
+                     [--k N] [--hitl tty|auto|fail|defer] [--seed S] [--max-depth N]
+                     [--concurrency N] [--model M] [--json]
+  maker resume [--dir <repo>] [--run ID] [--hitl …] [--json]
+  maker demo [--dir D] [--seed S] [--json]
+
+run: splits the idea into a tree of minimal subtasks (splits and "is this
+minimal?" are voted), samples 2k-1 candidate changes per subtask, red-flags
+suspect ones, votes first-to-ahead-by-k, composes the winners bottom-up on
+branches maker/<run>/n-…, and lands the result on the default branch after a
+final veto question. Everything is saved in <repo>/maker-state.json; a crash or
+Ctrl-C loses nothing: run \`maker resume\`.
+
+Options:
+  --dir D          the git repository (created if missing; default: current directory)
+  --worker W       gemini (needs GEMINI_API_KEY) or sim (offline, seeded; default sim)
+  --confidence C   low (k=1), medium (k=2, default) or high (k=3): margin, caps, triggers
+  --k N            override the vote margin
+  --hitl H         how questions are answered: tty (ask here; default on a terminal),
+                   defer (save and exit; default otherwise; answer with \`maker answer\`),
+                   auto (take the leading candidate, accept the result), fail (stop)
+  --seed S         seed of the sim worker (default 1)
+  --max-depth N    deepest decomposition (default 3)
+  --concurrency N  paid calls at once (default 4)
+  --model M        Gemini model (default gemini-2.5-flash)
+  --json           print one JSON summary at the end
+
+demo: the whole pipeline offline on the sim planner and worker in a fresh
+repository (a temp directory unless --dir), questions answered automatically.
+
+Exit status: 0 done or vetoed, 4 waiting for answers, 1 failed, 2 usage error.
+`;
+
+const RUN_OPTIONS = {
+  dir: { type: 'string' },
+  worker: { type: 'string' },
+  confidence: { type: 'string' },
+  k: { type: 'string' },
+  hitl: { type: 'string' },
+  seed: { type: 'string' },
+  'max-depth': { type: 'string' },
+  concurrency: { type: 'string' },
+  model: { type: 'string' },
+  run: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function runCommand(
+  command: 'run' | 'resume' | 'demo',
+  args: readonly string[],
+  io: CliIo,
+  signal?: AbortSignal,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs(command, args, RUN_OPTIONS);
+  if (values.help === true) {
+    io.stdout(RUN_HELP);
+    return 0;
+  }
+  const json = values.json === true;
+  const hitlChoice = values.hitl ?? (command === 'demo' ? 'auto' : io.stdinIsTty ? 'tty' : 'defer');
+  if (!['tty', 'auto', 'fail', 'defer'].includes(hitlChoice))
+    throw new UsageError(`--hitl must be tty, auto, fail or defer (got "${hitlChoice}").`);
+  if (hitlChoice === 'tty' && !io.stdinIsTty)
+    throw new UsageError(
+      '--hitl tty needs a terminal; use --hitl defer (then `maker answer`), auto or fail.',
+    );
+  const hitl: RunConfig['hitl'] = hitlChoice === 'tty' ? 'wait' : (hitlChoice as RunConfig['hitl']);
+
+  let dir: string;
+  let runId: string;
+  let engine: MakerEngine;
+  if (command === 'resume') {
+    rejectPositionals(command, positionals);
+    dir = resolve(values.dir ?? io.cwd);
+    const state = await makerStateFile(dir).load();
+    const run = pickRun(state.runs, values.run, dir);
+    if (values.hitl !== undefined) run.config.hitl = hitl;
+    const workspace = await openWorkspace(dir, false);
+    engine = engineFor(dir, workspace, rolesFor(run.config, workspace, io.env), secretsOf(io.env));
+    runId = run.id;
+    const loaded = await engine.getRun(runId);
+    if (values.hitl !== undefined) loaded.config.hitl = hitl;
+  } else {
+    const idea =
+      command === 'demo'
+        ? (positionals[0] ?? 'a command-line tool that converts CSV files to JSON')
+        : positionals[0];
+    if (idea === undefined || idea.trim() === '')
+      throw new UsageError(
+        'maker run needs an idea: maker run "a CLI that converts CSV to Parquet".',
+      );
+    if (positionals.length > 1)
+      throw new UsageError(
+        `Unexpected argument "${positionals[1]}": quote the idea as one argument.`,
+      );
+    dir = resolve(
+      values.dir ?? (command === 'demo' ? await mkdtemp(join(tmpdir(), 'maker-demo-')) : io.cwd),
+    );
+    const worker = (values.worker ?? 'sim') as RunConfig['worker'];
+    if (!['sim', 'gemini', 'jules'].includes(worker))
+      throw new UsageError(`--worker must be gemini or sim (got "${worker}").`);
+    const confidence = (values.confidence ?? 'medium') as Confidence;
+    if (!['low', 'medium', 'high'].includes(confidence))
+      throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
+    const workspace = await openWorkspace(dir, true);
+    const head = await workspace.currentBranch();
+    const k = numberFlag('k', values.k, { min: 1, max: 20, integer: true });
+    const seed = numberFlag('seed', values.seed, { min: 0, integer: true });
+    const maxDepth = numberFlag('max-depth', values['max-depth'], {
+      min: 0,
+      max: 8,
+      integer: true,
+    });
+    const concurrency = numberFlag('concurrency', values.concurrency, {
+      min: 1,
+      max: 64,
+      integer: true,
+    });
+    const config = runConfig({
+      worker: command === 'demo' ? 'sim' : worker,
+      confidence,
+      hitl,
+      defaultBranch: head,
+      ...(k === undefined ? {} : { k }),
+      ...(seed === undefined ? {} : { seed }),
+      ...(maxDepth === undefined ? {} : { maxDepth }),
+      ...(concurrency === undefined ? {} : { concurrency }),
+      ...(values.model === undefined ? {} : { model: values.model }),
+      ...(command === 'demo' ? { sim: { clarify: true } } : {}),
+    });
+    engine = engineFor(dir, workspace, rolesFor(config, workspace, io.env), secretsOf(io.env));
+    runId = await engine.create(idea, config);
+    if (!json) io.stderr(`maker: run ${runId} in ${dir}\n`);
+  }
+
+  const stopWatching = new AbortController();
+  const watcher = watch(
+    engine,
+    runId,
+    io,
+    { json, ask: hitlChoice === 'tty' },
+    stopWatching.signal,
+  );
+  let outcome: RunOutcome;
+  try {
+    outcome = await engine.run(runId, signal === undefined ? {} : { signal });
+  } finally {
+    stopWatching.abort();
+    await watcher;
+  }
+  const run = await engine.getRun(runId);
+  const summary = { ...summarise(run), dir };
+  if (json) io.stdout(`${JSON.stringify(summary)}\n`);
+  else io.stdout(humanOutcome(run, outcome, dir));
+  return exitCode(outcome.status);
+}
+
+function pickRun(runs: Readonly<Record<string, Run>>, id: string | undefined, dir: string): Run {
+  if (id !== undefined) {
+    const run = runs[id];
+    if (run === undefined)
+      throw new UsageError(
+        `No run "${id}" in ${dir}. Runs: ${Object.keys(runs).join(', ') || 'none'}.`,
+      );
+    return run;
+  }
+  const open = Object.values(runs).filter((r) => r.status !== 'done' && r.status !== 'vetoed');
+  const latest = open.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+  if (latest === undefined) throw new UsageError(`Nothing to resume in ${dir}: no unfinished run.`);
+  return latest;
+}
+
+/** Progress on a terminal, and (with --hitl tty) the questions asked there, one at a time. */
+async function watch(
+  engine: MakerEngine,
+  runId: string,
+  io: CliIo,
+  options: { json: boolean; ask: boolean },
+  signal: AbortSignal,
+): Promise<void> {
+  let asking = Promise.resolve();
+  let done = 0;
+  for await (const event of engine.events(signal)) {
+    if (event.runId !== runId) continue;
+    if (event.type === 'commit-end' || event.type === 'merge-end') done += 1;
+    if (io.stderrIsTty && !options.json && event.type !== 'question-asked')
+      io.stderr(
+        `\r\x1b[2K${event.type.padEnd(15)} ${'nodeId' in event ? event.nodeId : ''} · ${done} commits`,
+      );
+    if (event.type === 'question-asked' && options.ask) {
+      const question = event.question;
+      asking = asking
+        .then(() => askAtTty(engine, runId, question, io))
+        .catch((error: unknown) => io.stderr(`maker: ${(error as Error).message}\n`));
+    }
+  }
+  if (io.stderrIsTty && !options.json) io.stderr('\r\x1b[2K');
+  await asking;
+}
+
+async function askAtTty(
+  engine: MakerEngine,
+  runId: string,
+  question: Question,
+  io: CliIo,
+): Promise<void> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    io.stderr(`\n? ${question.prompt}\n`);
+    question.options.forEach((o, i) =>
+      io.stderr(
+        `  ${i + 1}) ${o.label}${
+          o.detail
+            ? `\n${o.detail
+                .split('\n')
+                .slice(0, 12)
+                .map((l) => `       ${l}`)
+                .join('\n')}`
+            : ''
+        }\n`,
+      ),
+    );
+    for (;;) {
+      const reply = (
+        await rl.question(
+          question.allowText ? 'Choose a number, or type an answer: ' : 'Choose a number: ',
+        )
+      ).trim();
+      const option = question.options[Number(reply) - 1];
+      const answer = option?.id ?? (question.allowText && reply !== '' ? reply : undefined);
+      if (answer !== undefined) {
+        await engine.answer(runId, question.id, answer);
+        return;
+      }
+      io.stderr(`Please answer 1–${question.options.length}.\n`);
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string {
+  const s = summarise(run);
+  const lines = [
+    `Run ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged, ${s.questions} question(s).`,
+  ];
+  if (outcome.status === 'done')
+    lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
+  if (outcome.status === 'vetoed')
+    lines.push(
+      `Vetoed: ${run.config.defaultBranch} is untouched; the result stays on ${s.rootBranch}.`,
+    );
+  if (outcome.status === 'failed')
+    lines.push(`Failed: ${s.error}. Fix the cause, then: maker resume --dir ${dir}`);
+  if (outcome.status === 'cancelled')
+    lines.push(`Cancelled. Continue with: maker resume --dir ${dir}`);
+  if (outcome.status === 'awaiting-human') {
+    lines.push('Waiting for answers:');
+    for (const q of outcome.pending)
+      lines.push(
+        `  ${q.id} (${q.kind}): ${q.prompt}\n    options: ${q.options.map((o) => `${o.id} = ${o.label}`).join('; ')}`,
+      );
+    lines.push(
+      `Answer with: maker answer --dir ${dir} <questionId> <option or text>, then: maker resume --dir ${dir}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function exitCode(status: Run['status']): number {
+  switch (status) {
+    case 'done':
+    case 'vetoed':
+      return 0;
+    case 'awaiting-human':
+      return 4;
+    case 'cancelled':
+      return 130;
+    default:
+      return 1;
+  }
+}

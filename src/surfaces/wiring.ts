@@ -1,0 +1,117 @@
+import { join } from 'node:path';
+import { GeminiModel } from '../adapters/gemini/gemini-model.js';
+import { GitWorkspace } from '../adapters/git/git-workspace.js';
+import { SimPlanner, SimWorker } from '../adapters/sim/project-sim.js';
+import { Journal } from '../adapters/state/journal.js';
+import {
+  JOURNAL_FILE_NAME,
+  STATE_FILE_NAME,
+  makerStateFile,
+} from '../adapters/state/state-file.js';
+import { ConfigError } from '../core/errors.js';
+import { PRESETS, type Confidence } from '../core/tree/presets.js';
+import type { RunConfig } from '../core/tree/schema.js';
+import { LlmPlanner } from '../engine/llm-planner.js';
+import { LlmWorker } from '../engine/llm-worker.js';
+import { MakerEngine } from '../engine/maker-engine.js';
+import type { Planner } from '../ports/planner.js';
+import type { Worker } from '../ports/worker.js';
+
+export const DEFAULT_MODEL = 'gemini-2.5-flash';
+
+/** A run configuration from the few choices a person makes; everything else follows the preset. */
+export function runConfig(choices: {
+  worker: RunConfig['worker'];
+  confidence?: Confidence;
+  k?: number;
+  hitl: RunConfig['hitl'];
+  seed?: number;
+  maxDepth?: number;
+  maxNodes?: number;
+  concurrency?: number;
+  model?: string;
+  defaultBranch: string;
+  sim?: RunConfig['sim'];
+  runChecks?: boolean;
+}): RunConfig {
+  const confidence = choices.confidence ?? 'medium';
+  const preset = PRESETS[confidence];
+  const k = choices.k ?? preset.k;
+  return {
+    worker: choices.worker,
+    planner: choices.worker === 'sim' ? 'sim' : 'gemini',
+    ...(choices.worker === 'sim' ? {} : { model: choices.model ?? DEFAULT_MODEL }),
+    confidence,
+    ...preset,
+    k,
+    maxCandidates: Math.max(preset.maxCandidates, 4 * k),
+    maxBallots: Math.max(preset.maxBallots, 5 * k),
+    maxDepth: choices.maxDepth ?? 3,
+    maxNodes: choices.maxNodes ?? 60,
+    maxChangedLines: 400,
+    concurrency: choices.concurrency ?? 4,
+    seed: choices.seed ?? 1,
+    hitl: choices.hitl,
+    runChecks: choices.runChecks ?? false,
+    defaultBranch: choices.defaultBranch,
+    ...(choices.sim === undefined ? {} : { sim: choices.sim }),
+  };
+}
+
+/** The planner and worker a run's configuration names, built from the environment's keys. */
+export function rolesFor(
+  config: RunConfig,
+  workspace: GitWorkspace,
+  env: Readonly<Record<string, string | undefined>>,
+): { planner: Planner; worker: Worker } {
+  if (config.worker === 'sim') {
+    const options = { seed: config.seed, ...config.sim };
+    return { planner: new SimPlanner(options), worker: new SimWorker(options) };
+  }
+  if (config.worker === 'jules')
+    throw new ConfigError(
+      'The Jules worker is not available yet: use --worker gemini or --worker sim.',
+    );
+  const apiKey = env['GEMINI_API_KEY'] ?? '';
+  if (apiKey === '')
+    throw new ConfigError(
+      '--worker gemini needs GEMINI_API_KEY in the environment (or use --worker sim, which is offline).',
+    );
+  const baseUrl = env['GOOGLE_GEMINI_BASE_URL'];
+  const model = new GeminiModel({
+    model: config.model ?? DEFAULT_MODEL,
+    apiKey,
+    ...(baseUrl ? { baseUrl } : {}),
+  });
+  return { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) };
+}
+
+/** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */
+export async function openWorkspace(dir: string, create: boolean): Promise<GitWorkspace> {
+  const workspace = await GitWorkspace.open(dir, { create });
+  await workspace.excludeLocally([STATE_FILE_NAME, JOURNAL_FILE_NAME, `.${STATE_FILE_NAME}.tmp`]);
+  return workspace;
+}
+
+/** An engine over the repository at `dir`, its state file and journal, with the given roles. */
+export function engineFor(
+  dir: string,
+  workspace: GitWorkspace,
+  roles: { planner: Planner; worker: Worker },
+  secrets: readonly string[],
+): MakerEngine {
+  const journal = new Journal(join(dir, JOURNAL_FILE_NAME), secrets);
+  return new MakerEngine({
+    workspace,
+    ...roles,
+    store: makerStateFile(dir),
+    journal: (event) => journal.append(event),
+  });
+}
+
+/** Secrets in the environment, so logs and journals can redact them. */
+export function secretsOf(env: Readonly<Record<string, string | undefined>>): string[] {
+  return ['GEMINI_API_KEY', 'JULES_API_KEY', 'GITHUB_TOKEN']
+    .map((k) => env[k] ?? '')
+    .filter((v) => v.length >= 4);
+}

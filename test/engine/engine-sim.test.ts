@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import {
+  SimPlanner,
+  SimWorker,
+  type ProjectSimOptions,
+} from '../../src/adapters/sim/project-sim.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import type { RunConfig } from '../../src/core/tree/schema.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import type { EngineEvent } from '../../src/engine/events.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+
+export const baseConfig: RunConfig = {
+  worker: 'sim',
+  planner: 'sim',
+  k: 2,
+  confidence: 'medium',
+  maxDepth: 3,
+  maxNodes: 60,
+  maxCandidates: 8,
+  maxBallots: 10,
+  maxFlagRate: 0.6,
+  maxChangedLines: 400,
+  concurrency: 4,
+  seed: 7,
+  hitl: 'auto',
+  runChecks: false,
+  defaultBranch: 'main',
+};
+
+async function setup(sim: Partial<ProjectSimOptions> = {}, dir?: string) {
+  const repo = dir ?? (await tempDir());
+  const workspace = await openWorkspace(repo, true);
+  const events: EngineEvent[] = [];
+  const engine = new MakerEngine({
+    workspace,
+    planner: new SimPlanner({ seed: 7, ...sim }),
+    worker: new SimWorker({ seed: 7, ...sim }),
+    store: makerStateFile(repo),
+    journal: (event) => void events.push(event),
+  });
+  return { repo, engine, events, workspace };
+}
+
+describe('MakerEngine with the simulated planner and worker', () => {
+  it('decomposes, votes, composes and lands a run on main', async () => {
+    const { repo, engine, events } = await setup();
+    const runId = await engine.create('a CLI that converts CSV to Parquet', baseConfig);
+    const outcome = await engine.run(runId);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.status).toBe('done');
+    expect(outcome.result?.landed).toBe(true);
+    expect(git(repo, 'rev-parse', 'main')).toBe(outcome.result?.finalCommit);
+    expect(git(repo, 'rev-parse', 'main^{tree}')).toBe(outcome.result?.treeHash);
+    const files = git(repo, 'ls-tree', '-r', '--name-only', 'main').split('\n');
+    expect(files.some((f) => f.endsWith('index.md'))).toBe(true);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    const types = new Set(events.map((e) => e.type));
+    for (const t of [
+      'run-start',
+      'node-split',
+      'vote-end',
+      'commit-end',
+      'merge-end',
+      'question-asked',
+      'run-end',
+    ])
+      expect(types).toContain(t);
+    expect(git(repo, 'log', '--format=%B', '-1', `maker/${runId}/n-0-0`)).toMatch(
+      /Maker-Node: 0-0/,
+    );
+  });
+
+  it('gives the same tree for the same seed', async () => {
+    const a = await setup();
+    const b = await setup();
+    const ra = await a.engine.run(await a.engine.create('same idea', baseConfig));
+    const rb = await b.engine.run(await b.engine.create('same idea', baseConfig));
+    expect(ra.result?.treeHash).toBe(rb.result?.treeHash);
+  });
+});
