@@ -13,14 +13,20 @@ const IDEA = 'a CLI that converts CSV to Parquet';
 const RUN_ARGS = ['--worker', 'sim', '--hitl', 'auto', '--seed', '11', '--json'];
 
 /** Runs the CLI; with `killAfterMs`, SIGKILLs it then (if still running). Resolves with its exit and output. */
-function maker(args: string[], killAfterMs?: number): Promise<{ code: number | null; killed: boolean; stdout: string }> {
+function maker(
+  args: string[],
+  killAfterMs?: number,
+): Promise<{ code: number | null; killed: boolean; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let killed = false;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.resume();
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => ((killed = child.kill('SIGKILL')), undefined), killAfterMs);
+    const timer =
+      killAfterMs === undefined
+        ? undefined
+        : setTimeout(() => ((killed = child.kill('SIGKILL')), undefined), killAfterMs);
     child.on('error', reject);
     child.on('exit', (code) => {
       if (timer !== undefined) clearTimeout(timer);
@@ -29,20 +35,28 @@ function maker(args: string[], killAfterMs?: number): Promise<{ code: number | n
   });
 }
 
-const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
 
 describe('kill -9 at any moment, then resume', () => {
   it('ends with the tree an uninterrupted run gives, nothing lost or duplicated', async () => {
     const reference = await tempDir();
     const clean = await maker(['run', IDEA, '--dir', reference, ...RUN_ARGS]);
     expect(clean.code).toBe(0);
-    const expected = JSON.parse(clean.stdout) as { treeHash: string; nodes: number; samples: number };
+    const expected = JSON.parse(clean.stdout) as {
+      treeHash: string;
+      nodes: number;
+      samples: number;
+    };
 
     let kills = 0;
     let resumes = 0;
     for (let trial = 0; trial < 5; trial++) {
       const dir = await tempDir();
-      let result = await maker(['run', IDEA, '--dir', dir, ...RUN_ARGS], 150 + Math.floor(uniform(5, trial, 0) * 1200));
+      let result = await maker(
+        ['run', IDEA, '--dir', dir, ...RUN_ARGS],
+        150 + Math.floor(uniform(5, trial, 0) * 1200),
+      );
       for (let attempt = 1; result.code !== 0; attempt++) {
         if (result.killed) kills += 1;
         expect(attempt).toBeLessThan(12);
@@ -52,16 +66,28 @@ describe('kill -9 at any moment, then resume', () => {
           () => false,
         );
         if (hasRun) resumes += 1;
-        const args = hasRun ? ['resume', '--dir', dir, '--json'] : ['run', IDEA, '--dir', dir, ...RUN_ARGS];
-        result = await maker(args, attempt < 3 ? 200 + Math.floor(uniform(5, trial, attempt) * 900) : undefined);
+        const args = hasRun
+          ? ['resume', '--dir', dir, '--json']
+          : ['run', IDEA, '--dir', dir, ...RUN_ARGS];
+        result = await maker(
+          args,
+          attempt < 3 ? 200 + Math.floor(uniform(5, trial, attempt) * 900) : undefined,
+        );
       }
-      const summary = JSON.parse(result.stdout) as { treeHash: string; nodes: number; samples: number; status: string };
+      const summary = JSON.parse(result.stdout) as {
+        treeHash: string;
+        nodes: number;
+        samples: number;
+        status: string;
+      };
       expect(summary.status).toBe('done');
       expect(summary.treeHash).toBe(expected.treeHash);
       expect(summary.nodes).toBe(expected.nodes);
       expect(summary.samples).toBe(expected.samples);
 
-      const state = stateFileSchema.parse(JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')));
+      const state = stateFileSchema.parse(
+        JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')),
+      );
       const runs = Object.values(state.runs);
       expect(runs).toHaveLength(1);
       const run = runs[0];
@@ -77,7 +103,10 @@ describe('kill -9 at any moment, then resume', () => {
       expect(run.questions.every((q) => q.answer !== undefined)).toBe(true);
       // Each leaf branch is one commit on its base; each merge happened once.
       for (const node of Object.values(run.nodes)) {
-        if (node.kind === 'leaf') expect(git(dir, 'rev-list', '--count', `${node.baseCommit}..maker/${run.id}/n-${node.id}`)).toBe('1');
+        if (node.kind === 'leaf')
+          expect(
+            git(dir, 'rev-list', '--count', `${node.baseCommit}..maker/${run.id}/n-${node.id}`),
+          ).toBe('1');
         if (node.kind === 'branch') expect(node.mergeHeads).toHaveLength(node.children.length + 1);
       }
       expect(git(dir, 'rev-parse', 'main^{tree}')).toBe(expected.treeHash);

@@ -7,7 +7,7 @@ import {
   type ProjectSimOptions,
 } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import type { RunConfig } from '../../src/core/tree/schema.js';
+import { baseConfig } from '../helpers/engine.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -15,24 +15,6 @@ import { useTempDirs } from '../helpers/tmp.js';
 const tempDir = useTempDirs();
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
-
-export const baseConfig: RunConfig = {
-  worker: 'sim',
-  planner: 'sim',
-  k: 2,
-  confidence: 'medium',
-  maxDepth: 3,
-  maxNodes: 60,
-  maxCandidates: 8,
-  maxBallots: 10,
-  maxFlagRate: 0.6,
-  maxChangedLines: 400,
-  concurrency: 4,
-  seed: 7,
-  hitl: 'auto',
-  runChecks: false,
-  defaultBranch: 'main',
-};
 
 async function setup(sim: Partial<ProjectSimOptions> = {}, dir?: string) {
   const repo = dir ?? (await tempDir());

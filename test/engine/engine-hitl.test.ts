@@ -1,0 +1,208 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import {
+  SimPlanner,
+  SimWorker,
+  type ProjectSimOptions,
+} from '../../src/adapters/sim/project-sim.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import type { RunConfig } from '../../src/core/tree/schema.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import type { Worker } from '../../src/ports/worker.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { useTempDirs } from '../helpers/tmp.js';
+import { baseConfig } from '../helpers/engine.js';
+
+const tempDir = useTempDirs();
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+
+async function setup(sim: Partial<ProjectSimOptions>, worker?: Worker, repo?: string) {
+  const dir = repo ?? (await tempDir());
+  const workspace = await openWorkspace(dir, true);
+  const options = { seed: 7, ...sim };
+  const engine = new MakerEngine({
+    workspace,
+    planner: new SimPlanner(options),
+    worker: worker ?? new SimWorker(options),
+    store: makerStateFile(dir),
+  });
+  return { dir, engine, workspace };
+}
+
+const config = (overrides: Partial<RunConfig>): RunConfig => ({ ...baseConfig, ...overrides });
+
+describe('human in the loop', () => {
+  it('defers a clarify question, feeds the answer to the subtree, and a veto leaves main untouched', async () => {
+    const { dir, engine } = await setup({ clarify: true });
+    const mainBefore = git(dir, 'rev-parse', 'main');
+    const runId = await engine.create('a todo app', config({ hitl: 'defer' }));
+    let outcome = await engine.run(runId);
+    expect(outcome.status).toBe('awaiting-human');
+    expect(outcome.pending.map((q) => [q.id, q.kind])).toEqual([['q-root-clarify-0', 'clarify']]);
+    await engine.answer(runId, 'q-root-clarify-0', 'only the command line, no web UI');
+    outcome = await engine.run(runId);
+    expect(outcome.status).toBe('awaiting-human');
+    expect(outcome.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    const run = await engine.getRun(runId);
+    expect(run.nodes['root']?.clarifications).toEqual([
+      {
+        question: expect.stringContaining('a todo app'),
+        answer: 'only the command line, no web UI',
+      },
+    ]);
+    const rootBranch = `maker/${runId}/n-root`;
+    expect(
+      git(dir, 'grep', '-l', 'only the command line, no web UI', rootBranch, '--', 'src'),
+    ).not.toBe('');
+    await engine.answer(runId, 'q-root-veto', 'veto');
+    outcome = await engine.run(runId);
+    expect(outcome.status).toBe('vetoed');
+    expect(git(dir, 'rev-parse', 'main')).toBe(mainBefore);
+    expect(outcome.result?.landed).toBe(false);
+  });
+
+  it('stops with a clear message under --hitl fail', async () => {
+    const { engine } = await setup({ clarify: true });
+    const runId = await engine.create('a todo app', config({ hitl: 'fail' }));
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(/--hitl is "fail".*q-root-clarify-0/);
+  });
+
+  it('turns an unsettled vote into a select question and commits the person’s choice', async () => {
+    const { dir, engine } = await setup({
+      errorRate: 0.45,
+      judgeAccuracy: 0.5,
+      flagRate: 0,
+      failRate: 0,
+      confusedRate: 0,
+      depth: 1,
+    });
+    const runId = await engine.create(
+      'a tiny tool',
+      config({ hitl: 'defer', maxBallots: 2, maxDepth: 1 }),
+    );
+    let selects = 0;
+    const chosen = new Map<string, string>();
+    for (let round = 0; round < 20; round++) {
+      const outcome = await engine.run(runId);
+      if (outcome.status !== 'awaiting-human') break;
+      for (const q of outcome.pending) {
+        if (q.kind === 'select' && q.options.some((o) => o.id === 'candidate-2')) {
+          selects += 1;
+          chosen.set(q.nodeId ?? '', 'candidate-2');
+          await engine.answer(runId, q.id, 'candidate-2');
+        } else await engine.answer(runId, q.id, q.options[0]?.id ?? 'accept');
+      }
+    }
+    expect(selects).toBeGreaterThan(0);
+    const run = await engine.getRun(runId);
+    expect(run.status).toBe('done');
+    for (const nodeId of chosen.keys()) {
+      const node = run.nodes[nodeId];
+      expect(node?.leaf?.outcome?.status).toBe('human');
+      // The committed tree is the second class's tree.
+      expect(git(dir, 'rev-parse', `${node?.commit}^{tree}`)).toBe(node?.leaf?.outcome?.key);
+    }
+  });
+
+  it('waits for an answer given while the run is live (--hitl tty mode)', async () => {
+    const { engine } = await setup({ clarify: true });
+    const runId = await engine.create('a todo app', config({ hitl: 'wait' }));
+    const answered = (async () => {
+      for await (const event of engine.events()) {
+        if (event.type === 'question-asked')
+          await engine.answer(runId, event.question.id, event.question.options[0]?.id ?? 'accept');
+        if (event.type === 'run-end') return;
+      }
+    })();
+    const outcome = await engine.run(runId);
+    engine.close();
+    await answered;
+    expect(outcome.status).toBe('done');
+  });
+
+  it('rejects answers that fit no option, naming the options', async () => {
+    const { engine } = await setup({ clarify: true });
+    const runId = await engine.create('a todo app', config({ hitl: 'defer' }));
+    await engine.run(runId);
+    await engine.answer(runId, 'q-root-clarify-0', '1');
+    await engine.run(runId);
+    await expect(engine.answer(runId, 'q-root-veto', 'maybe')).rejects.toThrow(
+      /Options: 1 = accept, 2 = veto/,
+    );
+    await expect(engine.answer(runId, 'q-nope', 'accept')).rejects.toThrow(/Pending: q-root-veto/);
+  });
+
+  it('cancels on abort and resumes to the same tree', async () => {
+    const reference = await setup({});
+    const refOutcome = await reference.engine.run(
+      await reference.engine.create('same idea', config({})),
+    );
+    const { engine } = await setup({});
+    const runId = await engine.create('same idea', config({}));
+    const controller = new AbortController();
+    let commits = 0;
+    void (async () => {
+      for await (const event of engine.events())
+        if (event.type === 'commit-end' && ++commits === 2) controller.abort(new Error('stop'));
+    })();
+    const stopped = await engine.run(runId, { signal: controller.signal });
+    expect(stopped.status).toBe('cancelled');
+    const resumed = await engine.run(runId);
+    engine.close();
+    expect(resumed.status).toBe('done');
+    expect(resumed.result?.treeHash).toBe(refOutcome.result?.treeHash);
+  });
+});
+
+describe('hostile worker output', () => {
+  it('red-flags escaping paths, .git writes, stale patches and failures, and still finishes', async () => {
+    const sim = new SimWorker({ seed: 7, flagRate: 0, failRate: 0, errorRate: 0, confusedRate: 0 });
+    const hostile: Worker = {
+      id: 'hostile',
+      run: async (task, slot) => {
+        switch (slot % 6) {
+          case 1:
+            return { ok: true, edits: [{ path: '../escape.txt', content: 'x' }] };
+          case 3:
+            return {
+              ok: true,
+              patch:
+                'diff --git a/.git/hooks/post-checkout b/.git/hooks/post-checkout\nnew file mode 100755\n--- /dev/null\n+++ b/.git/hooks/post-checkout\n@@ -0,0 +1 @@\n+rm -rf ~\n',
+            };
+          case 4:
+            return {
+              ok: true,
+              patch:
+                'diff --git a/missing.txt b/missing.txt\n--- a/missing.txt\n+++ b/missing.txt\n@@ -1 +1 @@\n-a\n+b\n',
+            };
+          case 5:
+            return { ok: false, reason: 'session FAILED' };
+          default:
+            return sim.run(task, slot);
+        }
+      },
+    };
+    const { dir, engine } = await setup(
+      { flagRate: 0, failRate: 0, errorRate: 0, confusedRate: 0 },
+      hostile,
+    );
+    const runId = await engine.create(
+      'a small tool',
+      config({ hitl: 'auto', maxCandidates: 12, maxFlagRate: 0.9 }),
+    );
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('done');
+    const run = await engine.getRun(runId);
+    const rules = new Set(
+      Object.values(run.nodes).flatMap((n) =>
+        (n.leaf?.draws ?? []).flatMap((d) => d.flags.map((f) => f.rule)),
+      ),
+    );
+    for (const rule of ['unsafe-path', 'does-not-apply', 'worker-failed'])
+      expect(rules).toContain(rule);
+    expect(git(dir, 'ls-tree', '-r', '--name-only', 'main')).not.toMatch(/escape|hooks/);
+  });
+});
