@@ -45,12 +45,9 @@ describe('human in the loop', () => {
     expect(outcome.status).toBe('awaiting-human');
     expect(outcome.pending.map((q) => q.id)).toEqual(['q-root-veto']);
     const run = await engine.getRun(runId);
-    expect(run.nodes['root']?.clarifications).toEqual([
-      {
-        question: expect.stringContaining('a todo app'),
-        answer: 'only the command line, no web UI',
-      },
-    ]);
+    const clarifications = run.nodes['root']?.clarifications ?? [];
+    expect(clarifications.map((c) => c.answer)).toEqual(['only the command line, no web UI']);
+    expect(clarifications[0]?.question).toContain('a todo app');
     const rootBranch = `maker/${runId}/n-root`;
     expect(
       git(dir, 'grep', '-l', 'only the command line, no web UI', rootBranch, '--', 'src'),
