@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const exec = promisify(execFile);
+const CLI = join(process.cwd(), 'dist', 'maker.js');
+const tempDir = useTempDirs();
+
+async function maker(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('maker demo / run / status / answer / resume', () => {
+  it('demo runs the whole pipeline offline and ends with one JSON object', async () => {
+    const dir = await tempDir();
+    const { code, stdout } = await maker(['demo', '--dir', dir, '--seed', '3', '--json']);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout) as Record<string, unknown>;
+    for (const field of [
+      'runId',
+      'status',
+      'nodes',
+      'leaves',
+      'samples',
+      'flagged',
+      'questions',
+      'rootBranch',
+      'finalCommit',
+      'treeHash',
+    ])
+      expect(result).toHaveProperty(field);
+    expect(result).toMatchObject({ status: 'done', landed: true });
+    expect(result['questions']).toBeGreaterThanOrEqual(2); // the clarify and the final veto, answered automatically
+  });
+
+  it('defers questions headless, takes answers with `maker answer`, and finishes with `maker resume`', async () => {
+    const dir = await tempDir();
+    const first = await maker([
+      'run',
+      'a notes app',
+      '--dir',
+      dir,
+      '--hitl',
+      'defer',
+      '--seed',
+      '5',
+    ]);
+    expect(first.code).toBe(4);
+    expect(first.stdout).toMatch(/Waiting for answers:\n {2}q-root-veto \(veto\)/);
+    const status = await maker(['status', '--dir', dir]);
+    expect(status.stdout).toMatch(/^root \[done, branch\]/m);
+    expect(status.stdout).toMatch(/q-root-veto \(veto\): /);
+    const answered = await maker(['answer', '--dir', dir, 'q-root-veto', 'accept']);
+    expect(answered.code).toBe(0);
+    const resumed = await maker(['resume', '--dir', dir, '--json']);
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'done', landed: true });
+    const trace = await maker(['status', '--dir', dir, '--trace']);
+    expect(trace.stdout).toMatch(/question-answered/);
+    const journal = await readFile(join(dir, 'maker-journal.jsonl'), 'utf8');
+    expect(journal.split('\n').filter(Boolean).length).toBeGreaterThan(20);
+  });
+
+  it('never touches a corrupt, foreign or newer state file, and says which file and why', async () => {
+    for (const [content, message] of [
+      ['{"$schemaVersion": 1, "runs": {', /not valid JSON/],
+      ['{"hello": "world"}', /not a MAKER state file/],
+      ['{"$schemaVersion": 99, "runs": {}}', /newer than this program understands/],
+    ] as const) {
+      const dir = await tempDir();
+      const path = join(dir, 'maker-state.json');
+      await writeFile(path, content);
+      const run = await maker(['run', 'anything', '--dir', dir, '--hitl', 'auto']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(path);
+      expect(run.stderr).toMatch(message);
+      expect(await readFile(path, 'utf8')).toBe(content);
+      const status = await maker(['status', '--dir', dir]);
+      expect(status.stderr).toMatch(message);
+    }
+  });
+
+  it('explains what to do for missing keys and bad flags', async () => {
+    const dir = await tempDir();
+    const noKey = await maker(['run', 'x', '--dir', dir, '--worker', 'gemini', '--hitl', 'auto'], {
+      GEMINI_API_KEY: '',
+    });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/needs GEMINI_API_KEY/);
+    expect((await maker(['run', '--dir', dir])).stderr).toMatch(/needs an idea/);
+    expect((await maker(['run', 'x', '--dir', dir, '--hitl', 'tty'])).stderr).toMatch(
+      /--hitl tty needs a terminal/,
+    );
+    expect((await maker(['resume', '--dir', dir])).stderr).toMatch(
+      /Nothing to resume|No MAKER runs/,
+    );
+  });
+});
