@@ -5,6 +5,7 @@ import { Journal } from '../../../adapters/state/journal.js';
 import { JOURNAL_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { renderTree, summarise } from '../../../engine/summary.js';
 import { answerQuestion } from '../../../engine/questions.js';
+import { secretsOf } from '../../wiring.js';
 import { parseCommandArgs, rejectPositionals } from '../args.js';
 import type { CliIo } from '../io.js';
 
@@ -127,8 +128,19 @@ export async function answerCommand(args: readonly string[], io: CliIo): Promise
       `No pending question "${questionId}" in ${dir}. See: maker status --dir ${dir}`,
     );
   // Answering edits only the state file: no repository, planner or worker is needed.
-  const answered = answerQuestion(run, questionId, text, new Date());
+  const now = new Date();
+  const answered = answerQuestion(run, questionId, text, now);
+  run.eventSeq += 1;
   await store.save(state);
+  const answer = answered.answer?.optionId ?? answered.answer?.text ?? '';
+  await new Journal(join(dir, JOURNAL_FILE_NAME), secretsOf(io.env)).append({
+    type: 'question-answered',
+    questionId,
+    answer,
+    seq: run.eventSeq,
+    runId: run.id,
+    at: now.toISOString(),
+  });
   if (values.json === true) io.stdout(`${JSON.stringify({ runId: run.id, question: answered })}\n`);
   else
     io.stdout(
