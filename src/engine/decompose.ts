@@ -2,7 +2,7 @@ import { canonicalJson } from '../core/voting/equivalence.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import { parseBallot, parseMinimal, parseSplit, type SplitAnswer } from './parse.js';
-import { nodeContext, RunStoppedError, type RunContext } from './run-context.js';
+import { counted, nodeContext, RunStoppedError, type RunContext } from './run-context.js';
 import { candidateVote, exactVote, tally, type DrawResult } from './votes.js';
 
 const temperature = (slot: number) => (slot === 0 ? 0 : 0.1);
@@ -34,11 +34,14 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
     const context = nodeContext(ctx, n);
     const outcome = await exactVote(ctx, n, 'minimal', record, async (slot) => {
       const sample = parseMinimal(
-        await ctx.planner.isMinimal(context, {
-          slot,
-          temperature: temperature(slot),
-          signal: ctx.signal,
-        }),
+        await counted(
+          n,
+          ctx.planner.isMinimal(context, {
+            slot,
+            temperature: temperature(slot),
+            signal: ctx.signal,
+          }),
+        ),
       );
       return sample.ok
         ? {
@@ -71,11 +74,14 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<void> {
   const outcome = await candidateVote(ctx, n, 'split', record, {
     produce: async (slot) => {
       const sample = parseSplit(
-        await ctx.planner.proposeSplit(context, {
-          slot: attempt * 1000 + slot,
-          temperature: temperature(slot),
-          signal: ctx.signal,
-        }),
+        await counted(
+          n,
+          ctx.planner.proposeSplit(context, {
+            slot: attempt * 1000 + slot,
+            temperature: temperature(slot),
+            signal: ctx.signal,
+          }),
+        ),
       );
       return sample.ok
         ? { ok: true, key: canonicalJson(sample.value.subtasks), value: sample.value }
@@ -86,11 +92,14 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<void> {
       render: (draw) => renderSplit(draw.value as SplitAnswer),
       cast: async (options, slot) =>
         ballotDraw(
-          await ctx.planner.castBallot(context, 'Pick the best decomposition.', options, {
-            slot: attempt * 1000 + slot,
-            temperature: temperature(slot),
-            signal: ctx.signal,
-          }),
+          await counted(
+            n,
+            ctx.planner.castBallot(context, 'Pick the best decomposition.', options, {
+              slot: attempt * 1000 + slot,
+              temperature: temperature(slot),
+              signal: ctx.signal,
+            }),
+          ),
         ),
     },
   });

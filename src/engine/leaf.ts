@@ -4,7 +4,7 @@ import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schem
 import type { WorkerTask } from '../ports/worker.js';
 import { ballotDraw } from './decompose.js';
 import { parseReview } from './parse.js';
-import { branchName, nodeContext, runDate, type RunContext } from './run-context.js';
+import { branchName, counted, nodeContext, runDate, type RunContext } from './run-context.js';
 import { candidateVote, tally, type DrawResult } from './votes.js';
 
 /** What a valid code candidate votes with: its patch against the base and the tree it produces. */
@@ -85,13 +85,15 @@ export async function codeCandidate(
       });
   }
   if (flags.length === 0) {
-    n.cost.modelCalls += 1;
     const review = parseReview(
-      await ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
-        slot,
-        temperature: 0,
-        signal: ctx.signal,
-      }),
+      await counted(
+        n,
+        ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
+          slot,
+          temperature: 0,
+          signal: ctx.signal,
+        }),
+      ),
     );
     // A malformed review is ignored, never trusted.
     if (
@@ -137,17 +139,19 @@ export async function voteOnCode(
         question: `Which change best completes "${n.title}"?`,
         render: (draw) => truncate((draw.value as PatchValue).patch, 6000),
         cast: async (options, slot) => {
-          n.cost.modelCalls += 1;
           return ballotDraw(
-            await ctx.planner.castBallot(
-              context,
-              `Which change best completes the subtask "${n.title}"? Prefer the correct, minimal, on-task change.`,
-              options,
-              {
-                slot: attempt * 1000 + slot,
-                temperature: slot === 0 ? 0 : 0.1,
-                signal: ctx.signal,
-              },
+            await counted(
+              n,
+              ctx.planner.castBallot(
+                context,
+                `Which change best completes the subtask "${n.title}"? Prefer the correct, minimal, on-task change.`,
+                options,
+                {
+                  slot: attempt * 1000 + slot,
+                  temperature: slot === 0 ? 0 : 0.1,
+                  signal: ctx.signal,
+                },
+              ),
             ),
           );
         },

@@ -1,4 +1,5 @@
 import { MakerError } from '../core/errors.js';
+import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
 import type { NodeContext, Planner } from '../ports/planner.js';
 import type { Worker } from '../ports/worker.js';
@@ -91,6 +92,17 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
     ancestors,
     clarifications,
   };
+}
+
+/** Counts one model call and its tokens against the node, and passes the response on. */
+export async function counted(
+  n: TreeNode,
+  call: Promise<ModelResponse & { inputTokens?: number | undefined }>,
+): Promise<ModelResponse> {
+  const response = await call;
+  n.cost.modelCalls += 1;
+  n.cost.tokens += (response.outputTokens ?? 0) + (response.inputTokens ?? 0);
+  return response;
 }
 
 /** Flat, collision-free branch names: `maker/<run>/n-root`, `maker/<run>/n-0-1`. */

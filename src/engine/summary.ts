@@ -1,3 +1,4 @@
+import { estimateCostUsd } from '../core/tree/pricing.js';
 import type { Run, TreeNode, VoteRecord } from '../core/tree/schema.js';
 
 export interface RunSummary {
@@ -13,6 +14,8 @@ export interface RunSummary {
   readonly workerRuns: number;
   readonly modelCalls: number;
   readonly tokens: number;
+  /** Estimated spend from tokens and the model's list price; null for unknown models. */
+  readonly estimatedCostUsd: number | null;
   readonly questions: number;
   readonly pending: readonly {
     readonly id: string;
@@ -57,6 +60,10 @@ export function summarise(run: Run): RunSummary {
     workerRuns: nodes.reduce((a, n) => a + n.cost.workerRuns, 0),
     modelCalls: nodes.reduce((a, n) => a + n.cost.modelCalls, 0),
     tokens: nodes.reduce((a, n) => a + n.cost.tokens, 0),
+    estimatedCostUsd: estimateCostUsd(
+      run.config.model,
+      nodes.reduce((a, n) => a + n.cost.tokens, 0),
+    ),
     questions: run.questions.length,
     pending: run.questions
       .filter((q) => q.answer === undefined)

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { summarise } from '../../src/engine/summary.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
@@ -87,9 +90,10 @@ describe('MakerEngine over Gemini (a local fake speaking generateContent)', () =
     fake = await startFakeGemini(projectModel);
     const dir = await tempDir();
     const workspace = await openWorkspace(dir, true);
+    const apiKey = ['AIza', 'K'.repeat(35)].join('');
     const model = new GeminiModel({
       model: 'gemini-2.5-flash',
-      apiKey: 'test-key',
+      apiKey,
       baseUrl: fake.baseUrl,
       attempts: 1,
     });
@@ -115,6 +119,13 @@ describe('MakerEngine over Gemini (a local fake speaking generateContent)', () =
       (n.leaf?.draws ?? []).flatMap((d) => d.flags.map((f) => f.rule)),
     );
     expect(flags).toContain('worker-failed');
+    // Costs are counted; the key reached the API and nowhere else.
+    expect(fake.requests.every((r) => r.apiKey === apiKey)).toBe(true);
+    expect(await readFile(join(dir, 'maker-state.json'), 'utf8')).not.toContain(apiKey);
+    const summary = summarise(run);
+    expect(summary.modelCalls).toBeGreaterThan(5);
+    expect(summary.tokens).toBeGreaterThan(0);
+    expect(summary.estimatedCostUsd).toBeGreaterThan(0);
     expect(fake.requests.every((r) => r.responseMimeType === 'application/json')).toBe(true);
     expect(
       fake.requests.some((r) => r.temperature === 0) &&
