@@ -1,7 +1,7 @@
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
 import { decideMinimal, decideSplit } from './decompose.js';
-import { moveBranch, solveLeaf, voteOnCode, type PatchValue } from './leaf.js';
+import { candidateTree, moveBranch, solveLeaf, voteOnCode } from './leaf.js';
 import { branchName, node, nodeContext, runDate, type RunContext } from './run-context.js';
 
 /**
@@ -149,5 +149,5 @@ async function integrate(
   };
   const winner = await voteOnCode(ctx, n, record, `integrate-${child.id}`, task, conflicts);
   if (winner === 'split') throw new Error('unreachable: integrations cannot be split');
-  return (winner.value as PatchValue).tree;
+  return candidateTree(winner);
 }

@@ -7,10 +7,12 @@ import { parseReview } from './parse.js';
 import { branchName, counted, nodeContext, runDate, type RunContext } from './run-context.js';
 import { candidateVote, tally, type DrawResult } from './votes.js';
 
-/** What a valid code candidate votes with: its patch against the base and the tree it produces. */
-export interface PatchValue {
-  readonly patch: string;
-  readonly tree: string;
+/**
+ * The tree a valid code candidate produces at its base: its vote key, and all the state keeps of it.
+ * git holds the tree, so the diff is derived whenever a judge or a person needs to see it.
+ */
+export function candidateTree(draw: Draw): string {
+  return draw.key ?? '';
 }
 
 const REVIEW_THRESHOLD = 0.8;
@@ -107,11 +109,10 @@ export async function codeCandidate(
       });
   }
   if (flags.length > 0) return { ok: false, flags, ...externalId };
-  const value: PatchValue = { patch, tree };
   return {
     ok: true,
     key: tree,
-    value,
+    value: undefined,
     ...(out.summary === undefined ? {} : { summary: out.summary }),
     ...externalId,
   };
@@ -137,7 +138,8 @@ export async function voteOnCode(
       produce: (slot) => codeCandidate(ctx, n, task, attempt * 1000 + slot, scope),
       ballot: {
         question: `Which change best completes "${n.title}"?`,
-        render: (draw) => truncate((draw.value as PatchValue).patch, 6000),
+        render: async (draw) =>
+          truncate(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000),
         cast: async (options, slot) => {
           return ballotDraw(
             await counted(
@@ -163,6 +165,9 @@ export async function voteOnCode(
       if (winner !== undefined) return winner.representative;
     }
     const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch';
+    const diffs = await Promise.all(
+      classes.map((c) => ctx.workspace.diff(task.baseCommit, candidateTree(c.representative))),
+    );
     const answer = await ctx.ask(
       {
         id: `q-${n.id}-${vote}-${attempt}`,
@@ -176,7 +181,7 @@ export async function voteOnCode(
           ...classes.map((c, i) => ({
             id: `candidate-${i + 1}`,
             label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'})`,
-            detail: truncate((c.representative.value as PatchValue).patch, 3000),
+            detail: truncate(diffs[i] ?? '', 3000),
           })),
           { id: 'veto-resample', label: 'Veto: resample this subtask' },
           ...(canSplit ? [{ id: 'veto-split', label: 'Veto: split this subtask further' }] : []),
@@ -219,7 +224,7 @@ export async function solveLeaf(
     await ctx.save();
     return 'split';
   }
-  const { tree } = winner.value as PatchValue;
+  const tree = candidateTree(winner);
   const valid = record.draws.filter((d) => d.status === 'valid').length;
   const votes = tally(record.draws).find((c) => c.key === winner.key)?.votes ?? 0;
   const trailers = [

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { AbortedError, MakerError, UsageError } from '../core/errors.js';
 import {
   STATE_SCHEMA_VERSION,
@@ -151,6 +152,8 @@ export class MakerEngine {
     const run = await this.getRun(runId);
     if (run.status === 'done' || run.status === 'vetoed') return outcome(run);
     const signal = options.signal ?? new AbortController().signal;
+    // Every waiting paid call listens for cancellation: many listeners are expected.
+    setMaxListeners(0, signal);
     const resumed = run.nodes[run.rootId]?.baseCommit !== undefined;
     run.status = 'running';
     run.error = undefined;

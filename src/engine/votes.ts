@@ -138,7 +138,7 @@ export interface CandidateVoteOptions {
   /** What the judges are asked, and how a class is shown to them. */
   readonly ballot: {
     readonly question: string;
-    readonly render: (representative: Draw) => string;
+    readonly render: (representative: Draw) => string | Promise<string>;
     readonly cast: (options: readonly BallotOption[], slot: number) => Promise<DrawResult>;
   };
 }
@@ -218,13 +218,15 @@ export async function candidateVote(
     keyOf: (key: string) => key,
     signal: ctx.signal,
     sample: async ({ draw }) => {
-      const d = await drawSlot(ctx, n, `${vote}-ballot`, record.ballots, draw, () => {
+      const d = await drawSlot(ctx, n, `${vote}-ballot`, record.ballots, draw, async () => {
         const order = shuffle(classes, (i) => uniform(ctx.run.config.seed, salt, draw, i));
-        const labelled = order.map((c, i) => ({
-          label: String.fromCharCode(65 + i),
-          content: options.ballot.render(c.representative),
-          key: c.key,
-        }));
+        const labelled = await Promise.all(
+          order.map(async (c, i) => ({
+            label: String.fromCharCode(65 + i),
+            content: await options.ballot.render(c.representative),
+            key: c.key,
+          })),
+        );
         return options.ballot
           .cast(
             labelled.map(({ label, content }) => ({ label, content })),

@@ -21,6 +21,33 @@ async function maker(args: string[], env: Record<string, string> = {}) {
   }
 }
 
+describe('maker bench tree', () => {
+  it('measures scheduling against the ideal and the state save', async () => {
+    const { code, stdout } = await maker([
+      'bench',
+      'tree',
+      '--leaves',
+      '12',
+      '--latency-ms',
+      '5',
+      '--state-nodes',
+      '300',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as {
+      leaves: number;
+      status: string;
+      ratio: number;
+      idealMs: number;
+      stateSave: { nodes: number; medianMs: number };
+    };
+    expect(report).toMatchObject({ leaves: 12, status: 'done', stateSave: { nodes: 300 } });
+    expect(report.ratio).toBeGreaterThanOrEqual(0.99); // nothing beats the ideal
+    expect(report.idealMs).toBeGreaterThan(0);
+  });
+});
+
 describe('maker demo / run / status / answer / resume', () => {
   it('demo runs the whole pipeline offline and ends with one JSON object', async () => {
     const dir = await tempDir();

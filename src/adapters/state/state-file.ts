@@ -1,5 +1,10 @@
 import { join } from 'node:path';
-import { STATE_SCHEMA_VERSION, stateFileSchema, type StateFile } from '../../core/tree/schema.js';
+import {
+  STATE_SCHEMA_VERSION,
+  stateFileSchema,
+  type StateFile,
+  type TreeNode,
+} from '../../core/tree/schema.js';
 import { VersionedJsonFile } from './versioned-json-file.js';
 
 export const STATE_FILE_NAME = 'maker-state.json';
@@ -14,5 +19,36 @@ export function makerStateFile(dir: string): VersionedJsonFile<StateFile> {
     migrations: {},
     empty: () => ({ $schemaVersion: STATE_SCHEMA_VERSION, runs: {} }),
     description: 'MAKER state',
+    serialize: stateSerializer(),
   });
+}
+
+/**
+ * Serialises the state, reusing the JSON of nodes that are `done`: a finished node never changes
+ * again (the engine's invariant), so a save costs the size of the live part of the tree plus a copy
+ * of the rest, not a fresh serialisation of every node. Keyed by object identity: a state loaded
+ * anew starts with an empty cache.
+ */
+export function stateSerializer(): (state: StateFile) => string {
+  const cache = new WeakMap<TreeNode, string>();
+  const nodeJson = (node: TreeNode): string => {
+    if (node.status !== 'done') return JSON.stringify(node);
+    let json = cache.get(node);
+    if (json === undefined) {
+      json = JSON.stringify(node);
+      cache.set(node, json);
+    }
+    return json;
+  };
+  return (state) => {
+    const runs = Object.entries(state.runs).map(([id, run]) => {
+      const { nodes, ...rest } = run;
+      const head = JSON.stringify(rest);
+      const body = Object.entries(nodes)
+        .map(([nodeId, node]) => `${JSON.stringify(nodeId)}:${nodeJson(node)}`)
+        .join(',');
+      return `${JSON.stringify(id)}:${head.slice(0, -1)}${head === '{}' ? '' : ','}"nodes":{${body}}}`;
+    });
+    return `{"$schemaVersion":${JSON.stringify(state.$schemaVersion)},"runs":{${runs.join(',')}}}`;
+  };
 }

@@ -33,6 +33,8 @@ export interface VersionedJsonFileOptions<T> {
   readonly empty: () => T;
   /** A word for error messages, e.g. "MAKER state". */
   readonly description?: string;
+  /** Turns the document into JSON text (default `JSON.stringify`); must round-trip through the schema. */
+  readonly serialize?: (document: T) => string;
 }
 
 /**
@@ -140,7 +142,8 @@ export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
         `${this.#options.path}: refusing to write a state file that was not read successfully first.`,
       );
     }
-    await this.#file.write(`${JSON.stringify(document, null, 1)}\n`);
+    const serialize = this.#options.serialize ?? ((d: T) => JSON.stringify(d));
+    await this.#file.write(`${serialize(document)}\n`);
   }
 
   #migrate(document: Record<string, unknown>, from: number): Record<string, unknown> {

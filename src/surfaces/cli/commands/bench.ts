@@ -1,6 +1,7 @@
 import { ConfigError, UsageError } from '../../../core/errors.js';
 import { GeminiModel } from '../../../adapters/gemini/gemini-model.js';
 import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
+import { runTreeBench } from '../../bench/tree-bench.js';
 import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
 import { formatCount, progressLine, type CliIo } from '../io.js';
 
@@ -8,6 +9,8 @@ export const BENCH_HELP = `maker bench — measured benchmarks
 
 Usage:
   maker bench hanoi [options]
+  maker bench tree [--leaves N] [--latency-ms L] [--concurrency C] [--k K]
+                   [--workspace memory|git] [--state-nodes N] [--json]
 
 hanoi: the MAKER paper's benchmark. Towers of Hanoi with one move per agent
 call (m = 1): each step sees only the strategy, the current state and the
@@ -38,6 +41,13 @@ Options:
   --no-reference   sim: skip timing the bare synchronous reference loop
   --json           print one JSON object (progress, if any, goes to stderr)
 
+tree: the engine's scheduling. A run over N minimal subtasks (default 200),
+every paid call (planner, judge, worker) taking L ms (default 50), at most C at
+once (default 8), against the ideal schedule: all paid calls spread evenly over
+the cap, or the critical path, whichever is longer. --workspace git adds real git
+for every candidate tree, commit and merge (default memory). Also times saving a
+state file of --state-nodes nodes (default 10,000).
+
 Exit status: 0 when the puzzle is solved with zero errors, 1 when it is not
 (the report says why), 2 for a usage error.
 
@@ -57,9 +67,10 @@ export async function benchCommand(
     io.stdout(BENCH_HELP);
     return target === undefined ? 2 : 0;
   }
+  if (target === 'tree') return treeBench(rest, io);
   if (target !== 'hanoi')
     throw new UsageError(
-      `Unknown benchmark "${target}". Available: hanoi. See \`maker bench --help\`.`,
+      `Unknown benchmark "${target}". Available: hanoi, tree. See \`maker bench --help\`.`,
     );
   const { values, positionals } = parseCommandArgs('bench hanoi', rest, {
     disks: { type: 'string' },
@@ -186,4 +197,43 @@ function failureReasons(r: HanoiBenchReport): string[] {
     why.push(`stopped at step ${formatCount(r.stoppedEarly.step)}: ${r.stoppedEarly.reason}`);
   if (why.length === 0) why.push('the final state is not the goal');
   return why;
+}
+
+async function treeBench(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('bench tree', args, {
+    leaves: { type: 'string' },
+    'latency-ms': { type: 'string' },
+    concurrency: { type: 'string' },
+    k: { type: 'string' },
+    workspace: { type: 'string' },
+    'state-nodes': { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    io.stdout(BENCH_HELP);
+    return 0;
+  }
+  rejectPositionals('bench tree', positionals);
+  const workspace = values.workspace ?? 'memory';
+  if (workspace !== 'memory' && workspace !== 'git')
+    throw new UsageError(`--workspace must be memory or git (got "${workspace}").`);
+  const report = await runTreeBench({
+    leaves: numberFlag('leaves', values.leaves, { min: 1, max: 5000, integer: true }) ?? 200,
+    latencyMs:
+      numberFlag('latency-ms', values['latency-ms'], { min: 0, max: 10_000, integer: true }) ?? 50,
+    concurrency:
+      numberFlag('concurrency', values.concurrency, { min: 1, max: 256, integer: true }) ?? 8,
+    k: numberFlag('k', values.k, { min: 1, max: 10, integer: true }) ?? 2,
+    workspace,
+    stateNodes:
+      numberFlag('state-nodes', values['state-nodes'], { min: 1, max: 200_000, integer: true }) ??
+      10_000,
+  });
+  io.stdout(
+    values.json === true
+      ? `${JSON.stringify(report)}\n`
+      : `Tree: ${report.leaves} leaves (${report.nodes} nodes), ${report.paidCalls} paid calls of ${report.latencyMs} ms, concurrency ${report.concurrency}, ${report.workspace} workspace: ${report.status}\n  wall ${report.wallMs} ms vs ideal ${report.idealMs} ms: ratio ${report.ratio}\n  state save, ${formatCount(report.stateSave.nodes)} nodes (${formatCount(report.stateSave.bytes)} bytes): ${report.stateSave.medianMs} ms (median of 7)\n`,
+  );
+  return report.status === 'done' ? 0 : 1;
 }

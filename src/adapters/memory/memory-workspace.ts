@@ -1,0 +1,257 @@
+import { createHash } from 'node:crypto';
+import { MakerError } from '../../core/errors.js';
+import type {
+  ApplyResult,
+  CommitRequest,
+  FileEdit,
+  MergeResult,
+  Workspace,
+} from '../../ports/workspace.js';
+
+type Tree = ReadonlyMap<string, string>;
+interface Commit {
+  readonly tree: string;
+  readonly parents: readonly string[];
+}
+
+/**
+ * An in-memory {@link Workspace}: content-addressed trees and commits, branches with
+ * compare-and-swap, three-way merges by whole file. For benchmarks of the engine's scheduling and
+ * for fast tests; it does not run checks. Patches are the whole-file hunks its own `diff` writes,
+ * or ordinary unified diffs whose context matches exactly.
+ */
+export class MemoryWorkspace implements Workspace {
+  readonly #trees = new Map<string, Tree>();
+  readonly #commits = new Map<string, Commit>();
+  readonly #refs = new Map<string, string>();
+
+  constructor(files: Readonly<Record<string, string>> = {}, branch = 'main') {
+    const tree = this.#putTree(new Map(Object.entries(files)));
+    this.#refs.set(branch, this.#putCommit({ tree, parents: [] }, 'Initial commit', 0));
+  }
+
+  resolve(ref: string): Promise<string | undefined> {
+    const name = ref === 'HEAD' ? 'main' : ref;
+    return Promise.resolve(this.#refs.get(name) ?? (this.#commits.has(ref) ? ref : undefined));
+  }
+
+  treeOf(treeish: string): Promise<string> {
+    return Promise.resolve(this.#treeId(treeish));
+  }
+
+  listFiles(treeish: string): Promise<string[]> {
+    return Promise.resolve([...this.#tree(treeish).keys()].sort());
+  }
+
+  readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> {
+    const tree = this.#tree(treeish);
+    return Promise.resolve(paths.map((path) => ({ path, content: tree.get(path) ?? null })));
+  }
+
+  treeWithEdits(base: string, edits: readonly FileEdit[]): Promise<string> {
+    const tree = new Map(this.#tree(base));
+    for (const edit of edits) {
+      if (edit.content === null) tree.delete(edit.path);
+      else tree.set(edit.path, edit.content);
+    }
+    return Promise.resolve(this.#putTree(tree));
+  }
+
+  applyPatch(base: string, patch: string): Promise<ApplyResult> {
+    const tree = new Map(this.#tree(base));
+    const sections = patch.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
+    for (const section of sections) {
+      const lines = section.split('\n');
+      const oldPath = /^--- (?:a\/)?(.+)$/m.exec(section)?.[1];
+      const newPath = /^\+\+\+ (?:b\/)?(.+)$/m.exec(section)?.[1];
+      if (oldPath === undefined || newPath === undefined)
+        return Promise.resolve({ ok: false, reason: 'a file section has no ---/+++ lines' });
+      const before = oldPath === '/dev/null' ? [] : tree.get(oldPath)?.split('\n').slice(0, -1);
+      if (before === undefined)
+        return Promise.resolve({ ok: false, reason: `${oldPath}: No such file` });
+      const after: string[] = [];
+      let cursor = 0;
+      for (let i = 0; i < lines.length; i++) {
+        const hunk = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/.exec(lines[i] as string);
+        if (hunk === null) continue;
+        const start = Math.max(0, Number(hunk[1]) - (hunk[2] === '0' ? 0 : 1));
+        after.push(...before.slice(cursor, start));
+        cursor = start;
+        for (i += 1; i < lines.length && !(lines[i] as string).startsWith('@@'); i++) {
+          const line = lines[i] as string;
+          if (line.startsWith('+')) after.push(line.slice(1));
+          else if (line.startsWith('-') || line.startsWith(' ')) {
+            if (before[cursor] !== line.slice(1))
+              return Promise.resolve({ ok: false, reason: `${oldPath}: patch does not apply` });
+            if (line.startsWith(' ')) after.push(line.slice(1));
+            cursor += 1;
+          }
+        }
+        i -= 1;
+      }
+      after.push(...before.slice(cursor));
+      if (oldPath !== '/dev/null') tree.delete(oldPath);
+      if (newPath !== '/dev/null')
+        tree.set(newPath, after.length === 0 ? '' : `${after.join('\n')}\n`);
+    }
+    return Promise.resolve({ ok: true, tree: this.#putTree(tree) });
+  }
+
+  diff(from: string, to: string): Promise<string> {
+    const a = this.#tree(from);
+    const b = this.#tree(to);
+    const out: string[] = [];
+    for (const path of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+      const x = a.get(path);
+      const y = b.get(path);
+      if (x === y) continue;
+      const xs = x === undefined ? [] : x.split('\n').slice(0, -1);
+      const ys = y === undefined ? [] : y.split('\n').slice(0, -1);
+      out.push(
+        `diff --git a/${path} b/${path}`,
+        ...(x === undefined
+          ? ['new file mode 100644']
+          : y === undefined
+            ? ['deleted file mode 100644']
+            : []),
+        `--- ${x === undefined ? '/dev/null' : `a/${path}`}`,
+        `+++ ${y === undefined ? '/dev/null' : `b/${path}`}`,
+        `@@ -${xs.length === 0 ? 0 : 1},${xs.length} +${ys.length === 0 ? 0 : 1},${ys.length} @@`,
+        ...xs.map((l) => `-${l}`),
+        ...ys.map((l) => `+${l}`),
+      );
+    }
+    return Promise.resolve(out.length === 0 ? '' : `${out.join('\n')}\n`);
+  }
+
+  commit(request: CommitRequest): Promise<string> {
+    return Promise.resolve(
+      this.#putCommit(
+        { tree: request.tree, parents: request.parents },
+        request.message,
+        request.date.getTime(),
+      ),
+    );
+  }
+
+  setBranch(name: string, commit: string, expected?: string | null): Promise<void> {
+    const current = this.#refs.get(name);
+    if (expected !== undefined && (current ?? null) !== expected)
+      return Promise.reject(
+        new MakerError(
+          'git-ref-moved',
+          `Branch ${name} did not point where expected; it was not moved.`,
+        ),
+      );
+    this.#refs.set(name, commit);
+    return Promise.resolve();
+  }
+
+  merge(ours: string, theirs: string): Promise<MergeResult> {
+    const base = this.#mergeBase(ours, theirs);
+    const [o, t, b] = [
+      this.#tree(ours),
+      this.#tree(theirs),
+      base === undefined ? new Map<string, string>() : this.#tree(base),
+    ];
+    const merged = new Map<string, string>();
+    const conflicts: string[] = [];
+    for (const path of [...new Set([...o.keys(), ...t.keys(), ...b.keys()])].sort()) {
+      const [x, y, z] = [o.get(path), t.get(path), b.get(path)];
+      let result: string | undefined;
+      if (x === y || y === z) result = x;
+      else if (x === z) result = y;
+      else {
+        conflicts.push(path);
+        result = `<<<<<<< ours\n${x ?? ''}=======\n${y ?? ''}>>>>>>> theirs\n`;
+      }
+      if (result !== undefined) merged.set(path, result);
+    }
+    const tree = this.#putTree(merged);
+    return Promise.resolve(
+      conflicts.length === 0 ? { ok: true, tree } : { ok: false, tree, conflicts },
+    );
+  }
+
+  async land(
+    target: string,
+    commit: string,
+    expectedHead: string,
+    message: string,
+    date: Date,
+  ): Promise<string> {
+    const head = this.#refs.get(target);
+    if (head === undefined) throw new MakerError('git-land', `Branch ${target} does not exist.`);
+    if (head === commit || this.#ancestors(head).has(commit)) return head;
+    let landed = commit;
+    if (head !== expectedHead) {
+      const merged = await this.merge(head, commit);
+      if (!merged.ok)
+        throw new MakerError(
+          'git-land',
+          `${target} moved and the result conflicts in ${merged.conflicts.join(', ')}.`,
+        );
+      landed = await this.commit({ tree: merged.tree, parents: [head, commit], message, date });
+    }
+    await this.setBranch(target, landed, head);
+    return landed;
+  }
+
+  runCheck(): Promise<{ ok: boolean; output: string }> {
+    return Promise.resolve({ ok: false, output: 'checks need a real repository' });
+  }
+
+  #tree(treeish: string): Tree {
+    const tree = this.#trees.get(this.#treeId(treeish));
+    if (tree === undefined) throw new MakerError('git-object', `No tree ${treeish}.`);
+    return tree;
+  }
+
+  #treeId(treeish: string): string {
+    const ref = this.#refs.get(treeish) ?? treeish;
+    return this.#commits.get(ref)?.tree ?? ref;
+  }
+
+  #putTree(tree: Map<string, string>): string {
+    const sorted = new Map([...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const hash = createHash('sha1');
+    for (const [path, content] of sorted) hash.update(`${path}\0${content.length}\0${content}`);
+    const id = hash.digest('hex');
+    if (!this.#trees.has(id)) this.#trees.set(id, sorted);
+    return id;
+  }
+
+  #putCommit(commit: Commit, message: string, time: number): string {
+    const id = createHash('sha1')
+      .update(`${commit.tree}\0${commit.parents.join(',')}\0${message}\0${time}`)
+      .digest('hex');
+    if (!this.#commits.has(id)) this.#commits.set(id, commit);
+    return id;
+  }
+
+  #ancestors(commit: string): Set<string> {
+    const seen = new Set<string>();
+    const stack = [commit];
+    while (stack.length > 0) {
+      const c = stack.pop() as string;
+      if (seen.has(c)) continue;
+      seen.add(c);
+      stack.push(...(this.#commits.get(c)?.parents ?? []));
+    }
+    return seen;
+  }
+
+  #mergeBase(a: string, b: string): string | undefined {
+    const ancestorsOfA = this.#ancestors(a);
+    const queue = [b];
+    const seen = new Set<string>();
+    while (queue.length > 0) {
+      const c = queue.shift() as string;
+      if (ancestorsOfA.has(c)) return c;
+      if (seen.has(c)) continue;
+      seen.add(c);
+      queue.push(...(this.#commits.get(c)?.parents ?? []));
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryWorkspace } from '../../../src/adapters/memory/memory-workspace.js';
+import { SimPlanner, SimWorker } from '../../../src/adapters/sim/project-sim.js';
+import { MakerEngine } from '../../../src/engine/maker-engine.js';
+import { makerStateFile } from '../../../src/adapters/state/state-file.js';
+import { baseConfig } from '../../helpers/engine.js';
+import { useTempDirs } from '../../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const DATE = new Date(0);
+
+describe('MemoryWorkspace', () => {
+  it('round-trips edits through its diffs and applies ordinary unified diffs', async () => {
+    const ws = new MemoryWorkspace({ 'a.txt': 'one\ntwo\nthree\n' });
+    const base = (await ws.resolve('main')) as string;
+    const edited = await ws.treeWithEdits(base, [
+      { path: 'a.txt', content: 'one\n2\nthree\n' },
+      { path: 'b.txt', content: 'new\n' },
+    ]);
+    expect(await ws.applyPatch(base, await ws.diff(base, edited))).toEqual({
+      ok: true,
+      tree: edited,
+    });
+    const gitStyle =
+      'diff --git a/a.txt b/a.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -2,2 +2,2 @@\n-two\n+2\n three\n';
+    const applied = await ws.applyPatch(base, gitStyle);
+    expect(applied.ok && (await ws.readFiles(applied.tree, ['a.txt']))[0]?.content).toBe(
+      'one\n2\nthree\n',
+    );
+    expect((await ws.applyPatch(base, gitStyle.replace('-two', '-TWO'))).ok).toBe(false);
+  });
+
+  it('merges by file, reports conflicts with markers, and moves branches only from the expected commit', async () => {
+    const ws = new MemoryWorkspace({ 'a.txt': 'base\n' });
+    const base = (await ws.resolve('main')) as string;
+    const commit = async (path: string, content: string) =>
+      ws.commit({
+        tree: await ws.treeWithEdits(base, [{ path, content }]),
+        parents: [base],
+        message: path,
+        date: DATE,
+      });
+    const left = await commit('l.txt', 'L\n');
+    const right = await commit('r.txt', 'R\n');
+    const merged = await ws.merge(left, right);
+    expect(merged.ok && (await ws.listFiles(merged.tree))).toEqual(['a.txt', 'l.txt', 'r.txt']);
+    const clash = await ws.merge(await commit('a.txt', 'x\n'), await commit('a.txt', 'y\n'));
+    expect(clash).toMatchObject({ ok: false, conflicts: ['a.txt'] });
+    await expect(ws.setBranch('main', left, right)).rejects.toThrow(/not point where expected/);
+    expect(await ws.land('main', left, base, 'land', DATE)).toBe(left);
+    expect(await ws.land('main', left, base, 'land', DATE)).toBe(left);
+  });
+
+  it('runs the engine end to end', async () => {
+    const ws = new MemoryWorkspace();
+    const engine = new MakerEngine({
+      workspace: ws,
+      planner: new SimPlanner({ seed: 7 }),
+      worker: new SimWorker({ seed: 7 }),
+      store: makerStateFile(await tempDir()),
+    });
+    const outcome = await engine.run(await engine.create('an idea', baseConfig));
+    expect(outcome.status).toBe('done');
+    expect((await ws.listFiles('main')).some((f) => f.endsWith('index.md'))).toBe(true);
+  });
+});

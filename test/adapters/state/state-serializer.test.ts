@@ -1,0 +1,28 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stateSerializer } from '../../../src/adapters/state/state-file.js';
+import { stateFileSchema } from '../../../src/core/tree/schema.js';
+
+describe('the state serialiser', () => {
+  it('writes exactly what JSON.stringify would, in meaning, and follows changes to live nodes', async () => {
+    const state = stateFileSchema.parse(
+      JSON.parse(await readFile(join('test', 'fixtures', 'state', 'v1-done-run.json'), 'utf8')),
+    );
+    const serialize = stateSerializer();
+    expect(JSON.parse(serialize(state))).toEqual(JSON.parse(JSON.stringify(state)));
+    const run = Object.values(state.runs)[0];
+    const node = run?.nodes['0-0'];
+    if (run === undefined || node === undefined) throw new Error('fixture changed');
+    node.status = 'sampling'; // live again: must be serialised afresh
+    node.title = 'Renamed';
+    run.questions = [];
+    const again = JSON.parse(serialize(state)) as typeof state;
+    expect(again).toEqual(JSON.parse(JSON.stringify(state)));
+    expect(stateFileSchema.parse(again).runs[run.id]?.nodes['0-0']?.title).toBe('Renamed');
+    expect(JSON.parse(serialize({ $schemaVersion: 1, runs: {} }))).toEqual({
+      $schemaVersion: 1,
+      runs: {},
+    });
+  });
+});
