@@ -98,3 +98,19 @@ describe('GitWorkspace', () => {
     expect(marked?.content).toMatch(/^<{7} /m);
   });
 });
+
+describe('GitWorkspace.runCheck', () => {
+  it('runs a command in a scratch checkout of a tree and reports pass, fail and timeout', async () => {
+    const { dir, ws, base } = await repo();
+    const tree = await ws.treeWithEdits(base, [{ path: 'ok.sh', content: 'echo fine\n' }]);
+    expect(await ws.runCheck(tree, 'test -f ok.sh && sh ok.sh', 10_000)).toEqual({
+      ok: true,
+      output: 'fine\n',
+    });
+    const failed = await ws.runCheck(tree, 'echo broken >&2; exit 3', 10_000);
+    expect(failed.ok).toBe(false);
+    expect(failed.output).toContain('broken');
+    expect((await ws.runCheck(tree, 'sleep 5', 200)).output).toMatch(/timed out/);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+});

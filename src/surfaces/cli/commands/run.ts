@@ -40,6 +40,9 @@ Options:
   --max-depth N    deepest decomposition (default 3)
   --concurrency N  paid calls at once (default 4)
   --model M        Gemini model (default gemini-2.5-flash)
+  --run-checks     run each subtask's check command (proposed by the planner) on
+                   every candidate, in a scratch checkout; a failing check is a red
+                   flag. The commands come from the model: off unless asked.
   --json           print one JSON summary at the end
 
 demo: the whole pipeline offline on the sim planner and worker in a fresh
@@ -58,6 +61,7 @@ const RUN_OPTIONS = {
   'max-depth': { type: 'string' },
   concurrency: { type: 'string' },
   model: { type: 'string' },
+  'run-checks': { type: 'boolean' },
   run: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -144,6 +148,7 @@ export async function runCommand(
       ...(maxDepth === undefined ? {} : { maxDepth }),
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(values.model === undefined ? {} : { model: values.model }),
+      runChecks: values['run-checks'] === true,
       ...(command === 'demo' ? { sim: { clarify: true } } : {}),
     });
     engine = engineFor(dir, workspace, rolesFor(config, workspace, io.env), secretsOf(io.env));
