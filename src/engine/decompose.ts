@@ -1,7 +1,14 @@
 import { canonicalJson } from '../core/voting/equivalence.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { ModelResponse } from '../core/red-flags.js';
-import { parseBallot, parseMinimal, parseSplit, type SplitAnswer } from './parse.js';
+import {
+  parseBallot,
+  parseMinimal,
+  parseReview,
+  parseSplit,
+  REVIEW_THRESHOLD,
+  type SplitAnswer,
+} from './parse.js';
 import { counted, nodeContext, RunStoppedError, type RunContext } from './run-context.js';
 import { candidateVote, exactVote, tally, type DrawResult } from './votes.js';
 
@@ -83,9 +90,33 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<void> {
           }),
         ),
       );
-      return sample.ok
-        ? { ok: true, key: canonicalJson(sample.value.subtasks), value: sample.value }
-        : { ok: false, flags: sample.flags };
+      if (!sample.ok) return { ok: false, flags: sample.flags };
+      const review = parseReview(
+        await counted(
+          n,
+          ctx.planner.reviewCandidate(
+            context,
+            `Proposed decomposition:\n${renderSplit(sample.value)}`,
+            { slot: attempt * 1000 + slot, temperature: 0, signal: ctx.signal },
+          ),
+        ),
+      );
+      // A malformed review is ignored, never trusted.
+      if (
+        review.ok &&
+        review.value.verdict === 'suspect' &&
+        review.value.confidence >= REVIEW_THRESHOLD
+      )
+        return {
+          ok: false,
+          flags: [
+            {
+              rule: 'llm-review',
+              message: `Review: ${review.value.reason || 'the decomposition looks off-task or confused.'}`,
+            },
+          ],
+        };
+      return { ok: true, key: canonicalJson(sample.value.subtasks), value: sample.value };
     },
     ballot: {
       question: `Which decomposition of "${n.title}" into subtasks is best: complete, non-overlapping, each subtask small and checkable?`,

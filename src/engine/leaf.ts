@@ -3,7 +3,7 @@ import type { RedFlag } from '../core/voting/types.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
 import { ballotDraw } from './decompose.js';
-import { parseReview } from './parse.js';
+import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { branchName, counted, nodeContext, runDate, type RunContext } from './run-context.js';
 import { candidateVote, tally, type DrawResult } from './votes.js';
 
@@ -15,7 +15,6 @@ export function candidateTree(draw: Draw): string {
   return draw.key ?? '';
 }
 
-const REVIEW_THRESHOLD = 0.8;
 const CHECK_TIMEOUT_MS = 120_000;
 
 /**

@@ -67,9 +67,13 @@ export class LlmPlanner implements Planner {
     );
   }
 
-  reviewCandidate(context: NodeContext, diff: string, call: PlannerCall): Promise<ModelResponse> {
+  reviewCandidate(
+    context: NodeContext,
+    candidate: string,
+    call: PlannerCall,
+  ): Promise<ModelResponse> {
     return this.#ask(
-      `${describeNode(context)}\n\nA coding agent proposed this change:\n\n${diff.slice(0, 20_000)}\n\nIs it a faithful attempt at the task, or off-task, confused or hallucinated (e.g. placeholder code, unrelated files, hedging text)? Reply as JSON {"verdict": "ok" | "suspect", "confidence": 0..1, "reason": string}.`,
+      `${describeNode(context)}\n\nA proposal for this task (a code change or a decomposition):\n\n${candidate.slice(0, 20_000)}\n\nIs it a faithful attempt at the task, or off-task, confused or hallucinated (placeholder code, unrelated files, hedging text, subtasks that do not add up to the task)? Reply as JSON {"verdict": "ok" | "suspect", "confidence": 0..1, "reason": string}.`,
       JSON_SCHEMAS.review,
       call,
     );

@@ -9,6 +9,9 @@ import {
 import { subtaskSchema, type Subtask } from '../core/tree/schema.js';
 import type { Sample } from '../core/voting/types.js';
 
+/** A review flags a candidate only when it is at least this sure. */
+export const REVIEW_THRESHOLD = 0.8;
+
 /** Output cap for planner and judge answers: a longer answer is a confused one. */
 export const PLANNER_MAX_TOKENS = 4096;
 const rules = [tokenCapRule(PLANNER_MAX_TOKENS), abnormalStopRule];

@@ -46,5 +46,10 @@ export interface Planner {
     options: readonly BallotOption[],
     call: PlannerCall,
   ): Promise<ModelResponse>;
-  reviewCandidate(context: NodeContext, diff: string, call: PlannerCall): Promise<ModelResponse>;
+  /** Judges one candidate (a diff, or a rendered decomposition) for the LLM red flag. */
+  reviewCandidate(
+    context: NodeContext,
+    candidate: string,
+    call: PlannerCall,
+  ): Promise<ModelResponse>;
 }

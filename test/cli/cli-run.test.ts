@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +20,49 @@ async function maker(args: string[], env: Record<string, string> = {}) {
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('questions at a terminal (--hitl tty)', () => {
+  it.runIf(hasScript)('asks on the terminal and takes the typed answer', async () => {
+    const dir = await tempDir();
+    // `script` gives the CLI a real pseudo-terminal; "2" is typed at the veto question when it appears.
+    const stdout = await new Promise<string>((resolve, reject) => {
+      const child = spawn('script', [
+        '-qfec',
+        `"${process.execPath}" "${CLI}" run "a todo app" --dir "${dir}" --seed 5 --hitl tty`,
+        '/dev/null',
+      ]);
+      let out = '';
+      let typed = false;
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (!typed && out.includes('Choose a number')) {
+          typed = true;
+          child.stdin.write('2\n');
+        }
+      });
+      child.on('error', reject);
+      child.on('exit', () => {
+        clearTimeout(timer);
+        child.stdin.destroy();
+        resolve(out);
+      });
+    });
+    const screen = stdout.replace(/\r/g, '');
+    expect(screen).toMatch(/\? MAKER finished "a todo app"/);
+    expect(screen).toMatch(/1\) Accept: merge into main/);
+    expect(screen).toMatch(/Vetoed: main is untouched/);
+  });
+});
 
 describe('maker bench tree', () => {
   it('measures scheduling against the ideal and the state save', async () => {

@@ -57,7 +57,7 @@ function projectModel(request: FakeGeminiRequest, index: number): FakeGeminiRepl
       }),
     };
   if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
-  if (p.includes('A coding agent proposed this change'))
+  if (p.includes('A proposal for this task'))
     return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
   if (p.includes('Current files in scope')) {
     // Every fourth worker answer is malformed or cut off: those are red-flagged and replaced.

@@ -157,16 +157,19 @@ export async function runCommand(
   }
 
   const stopWatching = new AbortController();
+  const runControl = new AbortController();
+  signal?.addEventListener('abort', () => runControl.abort(signal.reason), { once: true });
+  const cancel = (reason: Error) => runControl.abort(reason);
   const watcher = watch(
     engine,
     runId,
     io,
-    { json, ask: hitlChoice === 'tty' },
+    { json, ask: hitlChoice === 'tty', cancel },
     stopWatching.signal,
   );
   let outcome: RunOutcome;
   try {
-    outcome = await engine.run(runId, signal === undefined ? {} : { signal });
+    outcome = await engine.run(runId, { signal: runControl.signal });
   } finally {
     stopWatching.abort();
     await watcher;
@@ -198,27 +201,53 @@ async function watch(
   engine: MakerEngine,
   runId: string,
   io: CliIo,
-  options: { json: boolean; ask: boolean },
+  options: { json: boolean; ask: boolean; cancel: (reason: Error) => void },
   signal: AbortSignal,
 ): Promise<void> {
+  // One reader for the whole session, so answers typed ahead are not lost between questions.
+  const rl = options.ask
+    ? createInterface({ input: process.stdin, output: process.stderr, terminal: io.stdinIsTty })
+    : undefined;
+  const lines = rl?.[Symbol.asyncIterator]();
   let asking = Promise.resolve();
-  let done = 0;
-  for await (const event of engine.events(signal)) {
-    if (event.runId !== runId) continue;
-    if (event.type === 'commit-end' || event.type === 'merge-end') done += 1;
-    if (io.stderrIsTty && !options.json && event.type !== 'question-asked')
-      io.stderr(
-        `\r\x1b[2K${event.type.padEnd(15)} ${'nodeId' in event ? event.nodeId : ''} · ${done} commits`,
-      );
-    if (event.type === 'question-asked' && options.ask) {
-      const question = event.question;
-      asking = asking
-        .then(() => askAtTty(engine, runId, question, io))
-        .catch((error: unknown) => io.stderr(`maker: ${(error as Error).message}\n`));
+  let prompting = false;
+  const counts = { samples: 0, flagged: 0, commits: 0, merges: 0 };
+  const showProgress = io.stderrIsTty && !options.json;
+  try {
+    for await (const event of engine.events(signal)) {
+      if (event.runId !== runId) continue;
+      if (event.type === 'sample-drawn') counts.samples += 1;
+      if (event.type === 'sample-flagged') {
+        counts.samples += 1;
+        counts.flagged += 1;
+      }
+      if (event.type === 'commit-end') counts.commits += 1;
+      if (event.type === 'merge-end') counts.merges += 1;
+      if (showProgress && !prompting)
+        io.stderr(
+          `\r\x1b[2Kmaker: ${counts.samples} samples (${counts.flagged} flagged) · ${counts.commits} subtasks committed · ${counts.merges} merges · ${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
+        );
+      if (event.type === 'question-asked' && lines !== undefined) {
+        const question = event.question;
+        asking = asking
+          .then(async () => {
+            prompting = true;
+            if (showProgress) io.stderr('\r\x1b[2K');
+            await askAtTty(engine, runId, question, io, lines);
+          })
+          .catch((error: unknown) => {
+            io.stderr(`maker: ${(error as Error).message}\n`);
+            // Nobody is left to answer: stop the run; the question stays pending in the state file.
+            options.cancel(error as Error);
+          })
+          .finally(() => (prompting = false));
+      }
     }
+    await asking;
+  } finally {
+    if (showProgress) io.stderr('\r\x1b[2K');
+    rl?.close();
   }
-  if (io.stderrIsTty && !options.json) io.stderr('\r\x1b[2K');
-  await asking;
 }
 
 async function askAtTty(
@@ -226,39 +255,36 @@ async function askAtTty(
   runId: string,
   question: Question,
   io: CliIo,
+  lines: AsyncIterator<string>,
 ): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    io.stderr(`\n? ${question.prompt}\n`);
-    question.options.forEach((o, i) =>
-      io.stderr(
-        `  ${i + 1}) ${o.label}${
-          o.detail
-            ? `\n${o.detail
-                .split('\n')
-                .slice(0, 12)
-                .map((l) => `       ${l}`)
-                .join('\n')}`
-            : ''
-        }\n`,
-      ),
-    );
-    for (;;) {
-      const reply = (
-        await rl.question(
-          question.allowText ? 'Choose a number, or type an answer: ' : 'Choose a number: ',
-        )
-      ).trim();
-      const option = question.options[Number(reply) - 1];
-      const answer = option?.id ?? (question.allowText && reply !== '' ? reply : undefined);
-      if (answer !== undefined) {
-        await engine.answer(runId, question.id, answer);
-        return;
-      }
-      io.stderr(`Please answer 1–${question.options.length}.\n`);
+  io.stderr(`\n? ${question.prompt}\n`);
+  question.options.forEach((o, i) =>
+    io.stderr(
+      `  ${i + 1}) ${o.label}${
+        o.detail
+          ? `\n${o.detail
+              .split('\n')
+              .slice(0, 12)
+              .map((l) => `       ${l}`)
+              .join('\n')}`
+          : ''
+      }\n`,
+    ),
+  );
+  for (;;) {
+    io.stderr(question.allowText ? 'Choose a number, or type an answer: ' : 'Choose a number: ');
+    const next = await lines.next();
+    if (next.done === true)
+      throw new Error(
+        `Input ended before question ${question.id} was answered; it stays pending (maker answer, then maker resume).`,
+      );
+    const reply = next.value.trim();
+    try {
+      await engine.answer(runId, question.id, reply);
+      return;
+    } catch (error) {
+      io.stderr(`${(error as Error).message}\n`);
     }
-  } finally {
-    rl.close();
   }
 }
 
