@@ -1,4 +1,5 @@
 import { canonicalJson } from '../core/voting/equivalence.js';
+import { newNode } from '../core/tree/nodes.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import {
@@ -197,23 +198,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<void> {
   const prefix = n.parentId === null ? '' : `${n.id}-`;
   n.children = winner.subtasks.map((subtask, index) => {
     const id = `${prefix}${index}`;
-    ctx.run.nodes[id] = {
-      id,
-      parentId: n.id,
-      depth: n.depth + 1,
-      index,
-      ...subtask,
-      acceptance: [...subtask.acceptance],
-      files: [...subtask.files],
-      dependsOn: [...subtask.dependsOn],
-      status: 'pending',
-      kind: 'undecided',
-      children: [],
-      clarifications: [],
-      integrations: {},
-      mergeHeads: [],
-      cost: { modelCalls: 0, workerRuns: 0, tokens: 0, usd: 0 },
-    };
+    ctx.run.nodes[id] = newNode(id, n.id, n.depth + 1, index, subtask);
     return id;
   });
   await ctx.save();

@@ -11,6 +11,7 @@ import type { Planner } from '../ports/planner.js';
 import type { StateStore } from '../ports/state-store.js';
 import type { Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
+import { newNode } from '../core/tree/nodes.js';
 import { processNode, type Spawn } from './compose.js';
 import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
@@ -98,24 +99,13 @@ export class MakerEngine {
       baseCommit,
       rootId: 'root',
       nodes: {
-        root: {
-          id: 'root',
-          parentId: null,
-          depth: 0,
-          index: 0,
+        root: newNode('root', null, 0, 0, {
           title: idea.trim().slice(0, 200),
           description: idea.trim(),
           acceptance: [],
           files: [],
           dependsOn: [],
-          status: 'pending',
-          kind: 'undecided',
-          children: [],
-          clarifications: [],
-          integrations: {},
-          mergeHeads: [],
-          cost: { modelCalls: 0, workerRuns: 0, tokens: 0, usd: 0 },
-        },
+        }),
       },
       questions: [],
       eventSeq: 0,
@@ -227,30 +217,22 @@ export class MakerEngine {
       { optionId: 'accept' },
     );
     const treeHash = await workspace.treeOf(rootCommit);
+    const rootBranch = branchName(run.id, run.rootId);
     if (answer.optionId !== 'accept') {
       run.status = 'vetoed';
-      run.result = {
-        rootBranch: branchName(run.id, run.rootId),
-        finalCommit: rootCommit,
-        treeHash,
-        landed: false,
-      };
+      run.result = { rootBranch, finalCommit: rootCommit, treeHash, landed: false };
       return;
     }
+    const message = `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`;
     const landed = await workspace.land(
       run.config.defaultBranch,
       rootCommit,
       run.baseCommit,
-      `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`,
+      message,
       runDate(run),
     );
     run.status = 'done';
-    run.result = {
-      rootBranch: branchName(run.id, run.rootId),
-      finalCommit: landed,
-      treeHash,
-      landed: true,
-    };
+    run.result = { rootBranch, finalCommit: landed, treeHash, landed: true };
   }
 
   #context(run: Run, signal: AbortSignal, semaphore: Semaphore): RunContext {

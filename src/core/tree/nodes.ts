@@ -1,0 +1,30 @@
+import type { Subtask, TreeNode } from './schema.js';
+
+/** A fresh, undecided node for a subtask. */
+export function newNode(
+  id: string,
+  parentId: string | null,
+  depth: number,
+  index: number,
+  subtask: Subtask,
+): TreeNode {
+  return {
+    id,
+    parentId,
+    depth,
+    index,
+    title: subtask.title,
+    description: subtask.description,
+    acceptance: [...subtask.acceptance],
+    files: [...subtask.files],
+    dependsOn: [...subtask.dependsOn],
+    ...(subtask.check === undefined ? {} : { check: subtask.check }),
+    status: 'pending',
+    kind: 'undecided',
+    children: [],
+    clarifications: [],
+    integrations: {},
+    mergeHeads: [],
+    cost: { modelCalls: 0, workerRuns: 0, tokens: 0, usd: 0 },
+  };
+}
