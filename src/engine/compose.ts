@@ -2,7 +2,14 @@ import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
 import { decideMinimal, decideSplit } from './decompose.js';
 import { candidateTree, moveBranch, solveLeaf, voteOnCode } from './leaf.js';
-import { branchName, node, nodeContext, runDate, type RunContext } from './run-context.js';
+import {
+  branchName,
+  node,
+  nodeContext,
+  runDate,
+  RunStoppedError,
+  type RunContext,
+} from './run-context.js';
 
 /**
  * Brings a node to `done` from `base`: decide whether it is minimal; a leaf is sampled, voted and
@@ -30,7 +37,11 @@ export async function processNode(
     if ((await solveLeaf(ctx, n, from)) === 'done') return;
   }
   n.status = 'splitting';
-  await decideSplit(ctx, n);
+  if ((await decideSplit(ctx, n)) === 'leaf') {
+    n.status = 'sampling';
+    if ((await solveLeaf(ctx, n, from)) === 'done') return;
+    throw new RunStoppedError(`Node ${n.id} is at the node bound and cannot be split further.`);
+  }
   n.status = 'composing';
   await composeChildren(ctx, n, spawn);
 }

@@ -74,8 +74,8 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
  * the judges cannot settle it. An ambiguity the winning split reports becomes a clarify question
  * whose answer is fed to this subtree's prompts, and the split is voted again with it.
  */
-export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<void> {
-  if (n.children.length > 0) return;
+export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split' | 'leaf'> {
+  if (n.children.length > 0) return 'split';
   const record = (n.split ??= { attempt: 0, draws: [], ballots: [] });
   const context = nodeContext(ctx, n);
   const attempt = record.attempt;
@@ -191,10 +191,15 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<void> {
     n.clarifications.push({ question: winner.ambiguity.question, answer: text });
     n.split = { attempt: attempt + 1, draws: [], ballots: [] };
     await ctx.save();
-    await decideSplit(ctx, n);
-    return;
+    return decideSplit(ctx, n);
   }
 
+  if (Object.keys(ctx.run.nodes).length + winner.subtasks.length > ctx.run.config.maxNodes) {
+    // The tree is at its node bound: this node is solved whole instead.
+    n.kind = 'leaf';
+    await ctx.save();
+    return 'leaf';
+  }
   const prefix = n.parentId === null ? '' : `${n.id}-`;
   n.children = winner.subtasks.map((subtask, index) => {
     const id = `${prefix}${index}`;
@@ -203,6 +208,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<void> {
   });
   await ctx.save();
   ctx.emit({ type: 'node-split', nodeId: n.id, children: n.children });
+  return 'split';
 }
 
 export function renderSplit(split: SplitAnswer): string {

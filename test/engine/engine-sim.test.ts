@@ -66,4 +66,23 @@ describe('MakerEngine with the simulated planner and worker', () => {
     const rb = await b.engine.run(await b.engine.create('same idea', baseConfig));
     expect(ra.result?.treeHash).toBe(rb.result?.treeHash);
   });
+
+  it('bounds the tree by depth and node count', async () => {
+    const { engine } = await setup({ depth: 5 });
+    const runId = await engine.create('a sprawling idea', {
+      ...baseConfig,
+      maxDepth: 4,
+      maxNodes: 6,
+    });
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('done');
+    const run = await engine.getRun(runId);
+    expect(Object.keys(run.nodes).length).toBeLessThanOrEqual(6);
+    const shallow = await setup({ depth: 5 });
+    const id = await shallow.engine.create('a sprawling idea', { ...baseConfig, maxDepth: 1 });
+    await shallow.engine.run(id);
+    expect(
+      Math.max(...Object.values((await shallow.engine.getRun(id)).nodes).map((n) => n.depth)),
+    ).toBe(1);
+  });
 });
