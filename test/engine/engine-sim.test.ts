@@ -85,4 +85,29 @@ describe('MakerEngine with the simulated planner and worker', () => {
       Math.max(...Object.values((await shallow.engine.getRun(id)).nodes).map((n) => n.depth)),
     ).toBe(1);
   });
+
+  it('turns merge conflicts into voted integrations that keep both sides', async () => {
+    const { repo, engine, events } = await setup({
+      conflictRate: 1,
+      depth: 1,
+      errorRate: 0,
+      flagRate: 0,
+      failRate: 0,
+      confusedRate: 0,
+    });
+    const runId = await engine.create('a conflicting idea', { ...baseConfig, maxDepth: 1 });
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('done');
+    const conflicts = events.filter((e) => e.type === 'merge-conflict');
+    expect(conflicts.length).toBeGreaterThan(0);
+    const notes = git(repo, 'show', 'main:src/NOTES.md');
+    expect(notes).not.toMatch(/<{7}|>{7}|={7}/);
+    const run = await engine.getRun(runId);
+    const root = run.nodes['root'];
+    const integrated = Object.keys(root?.integrations ?? {});
+    expect(integrated.length).toBe(conflicts.length);
+    // Every child whose merge conflicted still has its line in the shared notes.
+    for (const index of integrated) expect(notes).toContain(run.nodes[index]?.title ?? '?');
+    expect(git(repo, 'log', '--format=%s', '-20', 'main')).toMatch(/Merge \d: /);
+  });
 });
