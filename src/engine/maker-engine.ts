@@ -27,13 +27,18 @@ import { Semaphore } from './semaphore.js';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
-  readonly planner: Planner;
-  readonly worker: Worker;
+  /** The planner and worker a run uses: fixed, or chosen from the run's configuration. */
+  readonly roles: Roles | ((config: RunConfig) => Roles);
   readonly store: StateStore<StateFile>;
   /** Receives every event (the JSONL journal); failures are ignored. */
   readonly journal?: (event: EngineEvent) => Promise<void> | void;
   readonly now?: () => Date;
   readonly newRunId?: () => string;
+}
+
+export interface Roles {
+  readonly planner: Planner;
+  readonly worker: Worker;
 }
 
 export type RunOutcome = Pick<Run, 'id' | 'status' | 'result' | 'error'> & {
@@ -241,8 +246,7 @@ export class MakerEngine {
       state,
       run,
       workspace: this.#deps.workspace,
-      planner: this.#deps.planner,
-      worker: this.#deps.worker,
+      ...(typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config) : this.#deps.roles),
       signal,
       now: this.#now,
       save: () => this.#save(),

@@ -103,7 +103,7 @@ export function engineFor(
   const journal = new Journal(join(dir, JOURNAL_FILE_NAME), secrets);
   return new MakerEngine({
     workspace,
-    ...roles,
+    roles,
     store: makerStateFile(dir),
     journal: (event) => journal.append(event),
   });

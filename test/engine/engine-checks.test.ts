@@ -41,8 +41,7 @@ describe('subtask checks', () => {
     const sim = { seed: 7, errorRate: 0.3, depth: 1 };
     const engine = new MakerEngine({
       workspace,
-      planner: withChecks(new SimPlanner(sim)),
-      worker: new SimWorker(sim),
+      roles: { planner: withChecks(new SimPlanner(sim)), worker: new SimWorker(sim) },
       store: makerStateFile(dir),
     });
     const runId = await engine.create('a checked idea', {

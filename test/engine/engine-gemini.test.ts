@@ -99,8 +99,7 @@ describe('MakerEngine over Gemini (a local fake speaking generateContent)', () =
     });
     const engine = new MakerEngine({
       workspace,
-      planner: new LlmPlanner(model),
-      worker: new LlmWorker(model, workspace),
+      roles: { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) },
       store: makerStateFile(dir),
     });
     const runId = await engine.create('a CLI that converts CSV to JSON', {

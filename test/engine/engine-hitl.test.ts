@@ -23,8 +23,7 @@ async function setup(sim: Partial<ProjectSimOptions>, worker?: Worker, repo?: st
   const options = { seed: 7, ...sim };
   const engine = new MakerEngine({
     workspace,
-    planner: new SimPlanner(options),
-    worker: worker ?? new SimWorker(options),
+    roles: { planner: new SimPlanner(options), worker: worker ?? new SimWorker(options) },
     store: makerStateFile(dir),
   });
   return { dir, engine, workspace };

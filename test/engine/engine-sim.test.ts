@@ -22,8 +22,10 @@ async function setup(sim: Partial<ProjectSimOptions> = {}, dir?: string) {
   const events: EngineEvent[] = [];
   const engine = new MakerEngine({
     workspace,
-    planner: new SimPlanner({ seed: 7, ...sim }),
-    worker: new SimWorker({ seed: 7, ...sim }),
+    roles: {
+      planner: new SimPlanner({ seed: 7, ...sim }),
+      worker: new SimWorker({ seed: 7, ...sim }),
+    },
     store: makerStateFile(repo),
     journal: (event) => void events.push(event),
   });

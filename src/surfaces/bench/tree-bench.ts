@@ -138,7 +138,11 @@ export async function runTreeBench(options: TreeBenchOptions) {
       }),
       options.latencyMs,
     );
-    const engine = new MakerEngine({ workspace, planner, worker, store: makerStateFile(dir) });
+    const engine = new MakerEngine({
+      workspace,
+      roles: { planner, worker },
+      store: makerStateFile(dir),
+    });
     const config = runConfig({
       worker: 'sim',
       k: options.k,

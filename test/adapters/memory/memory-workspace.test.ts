@@ -55,8 +55,7 @@ describe('MemoryWorkspace', () => {
     const ws = new MemoryWorkspace();
     const engine = new MakerEngine({
       workspace: ws,
-      planner: new SimPlanner({ seed: 7 }),
-      worker: new SimWorker({ seed: 7 }),
+      roles: { planner: new SimPlanner({ seed: 7 }), worker: new SimWorker({ seed: 7 }) },
       store: makerStateFile(await tempDir()),
     });
     const outcome = await engine.run(await engine.create('an idea', baseConfig));
