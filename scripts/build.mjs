@@ -3,7 +3,10 @@ import { build } from 'esbuild';
 import { chmod, readFile } from 'node:fs/promises';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-const entries = [{ in: 'src/surfaces/cli/bin.ts', out: 'maker' }];
+const entries = [
+  { in: 'src/surfaces/cli/bin.ts', out: 'maker' },
+  { in: 'src/surfaces/mcp/bin.ts', out: 'maker-mcp' },
+];
 
 await build({
   entryPoints: entries,

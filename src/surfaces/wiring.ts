@@ -13,7 +13,7 @@ import { PRESETS, type Confidence } from '../core/tree/presets.js';
 import type { RunConfig } from '../core/tree/schema.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
 import { LlmWorker } from '../engine/llm-worker.js';
-import { MakerEngine } from '../engine/maker-engine.js';
+import { MakerEngine, type Roles } from '../engine/maker-engine.js';
 import type { Planner } from '../ports/planner.js';
 import type { Worker } from '../ports/worker.js';
 
@@ -97,7 +97,7 @@ export async function openWorkspace(dir: string, create: boolean): Promise<GitWo
 export function engineFor(
   dir: string,
   workspace: GitWorkspace,
-  roles: { planner: Planner; worker: Worker },
+  roles: Roles | ((config: RunConfig) => Roles),
   secrets: readonly string[],
 ): MakerEngine {
   const journal = new Journal(join(dir, JOURNAL_FILE_NAME), secrets);

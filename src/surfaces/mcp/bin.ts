@@ -1,0 +1,24 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { RunManager } from './run-manager.js';
+import { createMakerServer } from './server.js';
+
+declare const MAKER_VERSION: string | undefined;
+
+// stdout carries the MCP protocol alone: everything else goes to stderr.
+const runs = new RunManager({
+  workspaceDir: process.env['MAKER_WORKSPACE'] || process.cwd(),
+  env: process.env,
+});
+const server = createMakerServer(
+  runs,
+  typeof MAKER_VERSION === 'string' ? MAKER_VERSION : '0.0.0-dev',
+);
+const shutdown = async () => {
+  await runs.close().catch(() => undefined);
+  await server.close().catch(() => undefined);
+  process.exit(0);
+};
+process.once('SIGTERM', () => void shutdown());
+process.once('SIGINT', () => void shutdown());
+process.stdin.once('end', () => void shutdown());
+await server.connect(new StdioServerTransport());

@@ -1,0 +1,196 @@
+import { resolve } from 'node:path';
+import { join } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import type { Run } from '../../core/tree/schema.js';
+import type { Confidence } from '../../core/tree/presets.js';
+import type { EngineEvent } from '../../engine/events.js';
+import type { MakerEngine } from '../../engine/maker-engine.js';
+import { WorkspaceLock } from '../../adapters/state/lock.js';
+import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
+import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../wiring.js';
+
+export interface StartInput {
+  readonly idea: string;
+  readonly repo?: string | undefined;
+  readonly worker?: 'gemini' | 'sim' | undefined;
+  readonly confidence?: Confidence | undefined;
+  readonly k?: number | undefined;
+  readonly maxDepth?: number | undefined;
+}
+
+interface Workspace {
+  readonly dir: string;
+  readonly engine: MakerEngine;
+  readonly lock: WorkspaceLock;
+}
+
+/**
+ * The runs of one MCP server process: one engine per repository (so one writer per state file, with
+ * a lock against other processes), runs driven in the background, waits that end on a question,
+ * the end of the run, or a timeout.
+ */
+export class RunManager {
+  readonly #defaultDir: string;
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #workspaces = new Map<string, Promise<Workspace>>();
+  readonly #runDirs = new Map<string, string>();
+  readonly #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+
+  constructor(options: {
+    workspaceDir: string;
+    env: Readonly<Record<string, string | undefined>>;
+  }) {
+    this.#defaultDir = resolve(options.workspaceDir);
+    this.#env = options.env;
+  }
+
+  async start(input: StartInput): Promise<{ runId: string; dir: string }> {
+    const dir = resolve(this.#defaultDir, input.repo ?? '.');
+    const workspace = await this.#workspace(dir, true);
+    const git = await openWorkspace(dir, true);
+    const config = runConfig({
+      worker: input.worker ?? 'gemini',
+      hitl: 'wait',
+      defaultBranch: await git.currentBranch(),
+      ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
+      ...(input.k === undefined ? {} : { k: input.k }),
+      ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
+    });
+    rolesFor(config, git, this.#env); // fails fast, with the setting to set, when a key is missing
+    const runId = await workspace.engine.create(input.idea, config);
+    this.#runDirs.set(runId, dir);
+    this.#drive(runId, workspace);
+    return { runId, dir };
+  }
+
+  /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
+  async resume(runId?: string): Promise<Run> {
+    const workspace = await this.#workspace(this.#defaultDir, false);
+    const state = await workspace.engine.state();
+    const run =
+      runId === undefined
+        ? Object.values(state.runs)
+            .filter((r) => r.status !== 'done' && r.status !== 'vetoed')
+            .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+            .at(-1)
+        : state.runs[runId];
+    if (run === undefined)
+      throw new UsageError(
+        runId === undefined
+          ? `No unfinished run in ${this.#defaultDir}.`
+          : `No run "${runId}" in ${this.#defaultDir}.`,
+      );
+    this.#runDirs.set(run.id, workspace.dir);
+    run.config.hitl = 'wait';
+    this.#drive(run.id, workspace);
+    return run;
+  }
+
+  async run(runId?: string): Promise<{ run: Run; engine: MakerEngine; active: boolean }> {
+    const dir =
+      runId === undefined ? this.#defaultDir : (this.#runDirs.get(runId) ?? this.#defaultDir);
+    const workspace = await this.#workspace(dir, false);
+    const state = await workspace.engine.state();
+    const run =
+      runId === undefined
+        ? Object.values(state.runs)
+            .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+            .at(-1)
+        : state.runs[runId];
+    if (run === undefined)
+      throw new UsageError(
+        runId === undefined
+          ? `No runs in ${dir}. Start one with maker_start.`
+          : `No run "${runId}" in ${dir}.`,
+      );
+    return { run, engine: workspace.engine, active: this.#active.has(run.id) };
+  }
+
+  async answer(runId: string, questionId: string, answer: string) {
+    const { engine } = await this.run(runId);
+    return engine.answer(runId, questionId, answer);
+  }
+
+  async cancel(runId: string): Promise<Run> {
+    const active = this.#active.get(runId);
+    active?.controller.abort(new Error('Cancelled with maker_cancel.'));
+    await active?.done;
+    return (await this.run(runId)).run;
+  }
+
+  /**
+   * Waits until the run asks a question, ends, or `seconds` pass; reports each event to `onEvent`.
+   * Returns at once when a question is already pending or the run is not running.
+   */
+  async wait(
+    runId: string,
+    seconds: number,
+    onEvent: (event: EngineEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<Run> {
+    const { run, engine, active } = await this.run(runId);
+    if (!active || run.questions.some((q) => q.answer === undefined)) return run;
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), seconds * 1000);
+    signal?.addEventListener('abort', () => stop.abort(), { once: true });
+    try {
+      for await (const event of engine.events(stop.signal)) {
+        if (event.runId !== runId) continue;
+        onEvent(event);
+        if (event.type === 'question-asked' || event.type === 'run-end') break;
+      }
+    } finally {
+      clearTimeout(timer);
+      stop.abort();
+    }
+    return run;
+  }
+
+  /** Stops every run (their state is saved) and releases the workspace locks. */
+  async close(): Promise<void> {
+    for (const { controller } of this.#active.values())
+      controller.abort(new Error('The maker server is shutting down.'));
+    await Promise.all([...this.#active.values()].map((a) => a.done));
+    for (const workspace of this.#workspaces.values()) {
+      const ws = await workspace.catch(() => undefined);
+      ws?.engine.close();
+      await ws?.lock.release();
+    }
+  }
+
+  #drive(runId: string, workspace: Workspace): void {
+    if (this.#active.has(runId)) return;
+    const controller = new AbortController();
+    const done = workspace.engine
+      .run(runId, { signal: controller.signal })
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          process.stderr.write(
+            `maker: run ${runId} stopped: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
+        },
+      )
+      .finally(() => {
+        this.#active.delete(runId);
+      });
+    this.#active.set(runId, { controller, done });
+  }
+
+  #workspace(dir: string, create: boolean): Promise<Workspace> {
+    let entry = this.#workspaces.get(dir);
+    if (entry === undefined) {
+      entry = (async () => {
+        const git = await openWorkspace(dir, create);
+        const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`));
+        await lock.acquire();
+        const env = this.#env;
+        const engine = engineFor(dir, git, (config) => rolesFor(config, git, env), secretsOf(env));
+        return { dir, engine, lock };
+      })();
+      this.#workspaces.set(dir, entry);
+      entry.catch(() => this.#workspaces.delete(dir));
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,258 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MakerError } from '../../core/errors.js';
+import { estimate } from '../../core/math.js';
+import type { Run } from '../../core/tree/schema.js';
+import { renderTree, summarise } from '../../engine/summary.js';
+import type { RunManager } from './run-manager.js';
+
+export const SERVER_NAME = 'maker';
+
+const INSTRUCTIONS = `MAKER builds software from an idea with voting and red-flagging. Start with maker_start, then call maker_wait (passing back the cursor it returns) until the run is done. When a run has pending questions, ask the person (never answer for them) and pass their answer to maker_answer.`;
+
+/** Builds the MCP server over a run manager. Every failure is an isError result saying what to do next. */
+export function createMakerServer(runs: RunManager, version: string): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version }, { instructions: INSTRUCTIONS });
+
+  server.registerTool(
+    'maker_start',
+    {
+      description:
+        'Start a MAKER run that turns an idea into committed code in a git repository. Returns a run id at once; the run works in the background. Follow it with maker_wait.',
+      inputSchema: {
+        idea: z.string().min(1).describe('What to build, in the person’s words'),
+        repo: z
+          .string()
+          .optional()
+          .describe(
+            'Repository directory, relative to the workspace (default: the workspace); created if missing',
+          ),
+        worker: z
+          .enum(['gemini', 'sim'])
+          .optional()
+          .describe(
+            'gemini (default; needs GEMINI_API_KEY) or sim (offline simulation, no key, no model calls)',
+          ),
+        confidence: z
+          .enum(['low', 'medium', 'high'])
+          .optional()
+          .describe('Vote margin k = 1, 2 or 3 and matching caps (default medium)'),
+        k: z.number().int().min(1).max(10).optional().describe('Override the vote margin'),
+        maxDepth: z
+          .number()
+          .int()
+          .min(0)
+          .max(6)
+          .optional()
+          .describe('Deepest decomposition (default 3)'),
+      },
+    },
+    (input) =>
+      guard(async () => {
+        const { runId, dir } = await runs.start(input);
+        return result(
+          `Started run ${runId} in ${dir}. Now call maker_wait with runId="${runId}" and cursor=0.`,
+          { runId, dir, status: 'running' },
+        );
+      }),
+  );
+
+  server.registerTool(
+    'maker_wait',
+    {
+      description:
+        'Wait (at most `seconds`) until the run asks a question or ends. Pass the cursor from the previous maker_wait or maker_start so consecutive calls differ.',
+      inputSchema: {
+        runId: z.string().min(1),
+        cursor: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe('The cursor the previous call returned'),
+        seconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(240)
+          .optional()
+          .describe('Longest wait (default 120, at most 240)'),
+      },
+    },
+    ({ runId, seconds }, extra) =>
+      guard(async () => {
+        const progressToken = extra._meta?.progressToken;
+        const run = await runs.wait(
+          runId,
+          seconds ?? 120,
+          (event) => {
+            if (progressToken === undefined) return;
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: {
+                  progressToken,
+                  progress: event.seq,
+                  message: `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
+                },
+              })
+              .catch(() => undefined);
+          },
+          extra.signal,
+        );
+        return runResult(run, await runs.run(run.id).then((r) => r.active));
+      }),
+  );
+
+  server.registerTool(
+    'maker_status',
+    {
+      description:
+        'The run’s decomposition tree, progress, cost and pending questions (the latest run by default).',
+      inputSchema: { runId: z.string().optional() },
+    },
+    ({ runId }) =>
+      guard(async () => {
+        const { run, active } = await runs.run(runId);
+        return runResult(run, active, true);
+      }),
+  );
+
+  server.registerTool(
+    'maker_answer',
+    {
+      description:
+        'Record the person’s answer to a pending question: an option id (or its number), or their own words for a clarify question. Only pass what the person chose.',
+      inputSchema: {
+        runId: z.string().min(1),
+        questionId: z.string().min(1),
+        answer: z.string().min(1),
+      },
+    },
+    ({ runId, questionId, answer }) =>
+      guard(async () => {
+        const question = await runs.answer(runId, questionId, answer);
+        const { run, active } = await runs.run(runId);
+        if (!active) await runs.resume(runId);
+        return result(
+          `Recorded ${questionId} = ${question.answer?.optionId ?? question.answer?.text}. Call maker_wait with runId="${runId}" and cursor=${run.eventSeq}.`,
+          { runId, questionId, answer: question.answer ?? null },
+        );
+      }),
+  );
+
+  server.registerTool(
+    'maker_resume',
+    {
+      description:
+        'Continue an unfinished run from maker-state.json (after Gemini CLI or this server restarted). The latest unfinished run by default.',
+      inputSchema: { runId: z.string().optional() },
+    },
+    ({ runId }) =>
+      guard(async () => {
+        const run = await runs.resume(runId);
+        return result(
+          `Resumed run ${run.id} ("${run.idea}"). Call maker_wait with runId="${run.id}" and cursor=${run.eventSeq}.`,
+          { runId: run.id, status: run.status },
+        );
+      }),
+  );
+
+  server.registerTool(
+    'maker_cancel',
+    {
+      description: 'Stop a running run; its state is kept and maker_resume continues it later.',
+      inputSchema: { runId: z.string().min(1) },
+    },
+    ({ runId }) =>
+      guard(async () => {
+        const run = await runs.cancel(runId);
+        return result(`Run ${runId} is ${run.status}. maker_resume continues it.`, {
+          runId,
+          status: run.status,
+        });
+      }),
+  );
+
+  server.registerTool(
+    'maker_estimate',
+    {
+      description:
+        'The MAKER paper’s scaling laws: the vote margin k needed for a target success rate, and the expected samples and cost.',
+      inputSchema: {
+        p: z.number().gt(0).max(1).describe('Per-step success probability of one sample'),
+        steps: z.number().int().min(1),
+        target: z.number().gt(0).lt(1).describe('Wanted probability that every step is right'),
+        v: z.number().gt(0).max(1).optional().describe('Share of samples that pass red-flagging'),
+        m: z.number().int().min(1).optional(),
+        costPerSample: z.number().min(0).optional(),
+      },
+    },
+    (input) =>
+      guard(() => {
+        const e = estimate(input);
+        const cost =
+          e.expectedCost === undefined ? '' : `, expected cost ${e.expectedCost.toFixed(2)}`;
+        return Promise.resolve(
+          result(
+            `k_min = ${e.kMin}: P(one step right) = ${e.pSub.toPrecision(10)}, P(all right) = ${e.pFull.toPrecision(6)}, ${e.expectedDrawsPerStep.toFixed(3)} samples per step, ${Math.round(e.expectedDraws)} in all${cost}.`,
+            { ...e, expectedCost: e.expectedCost ?? null },
+          ),
+        );
+      }),
+  );
+
+  return server;
+}
+
+function result(text: string, structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/** Turns failures into isError results a person (or the model) can act on. Programming errors still say what happened. */
+async function guard(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await work();
+  } catch (error) {
+    const message =
+      error instanceof MakerError
+        ? error.message
+        : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+    return { isError: true, content: [{ type: 'text', text: message }] };
+  }
+}
+
+/** The text the model sees (it never sees structuredContent): status, ids, options and the next step. */
+function runResult(run: Run, active: boolean, withTree = false): CallToolResult {
+  const s = summarise(run);
+  const lines = [
+    `Run ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged), ${s.questions} question(s).`,
+  ];
+  if (withTree) lines.push('', renderTree(run), '');
+  const pending = run.questions.filter((q) => q.answer === undefined);
+  if (pending.length > 0) {
+    lines.push('Pending questions — ask the person, then call maker_answer with their choice:');
+    for (const q of pending) {
+      lines.push(`- questionId="${q.id}" (${q.kind}): ${q.prompt}`);
+      for (const [i, o] of q.options.entries())
+        lines.push(
+          `  ${i + 1}. option "${o.id}": ${o.label}${o.detail ? ` — ${o.detail.split('\n').slice(0, 6).join(' ⏎ ')}` : ''}`,
+        );
+      if (q.allowText) lines.push('  (or the person’s own words)');
+    }
+  }
+  if (run.result !== undefined)
+    lines.push(
+      run.result.landed
+        ? `Result landed on ${run.config.defaultBranch} as ${run.result.finalCommit}.`
+        : `Result left on branch ${run.result.rootBranch}; ${run.config.defaultBranch} is untouched.`,
+    );
+  if (run.error !== undefined) lines.push(`Error: ${run.error}`);
+  if (run.status === 'running' && pending.length === 0)
+    lines.push(`Next: call maker_wait with runId="${run.id}" and cursor=${run.eventSeq}.`);
+  return {
+    content: [{ type: 'text', text: lines.join('\n') }],
+    structuredContent: { ...s, cursor: run.eventSeq, active },
+  };
+}

@@ -1,0 +1,149 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
+import { createMakerServer } from '../../src/surfaces/mcp/server.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function connect(dir: string, env: Record<string, string | undefined> = {}) {
+  const runs = new RunManager({ workspaceDir: dir, env });
+  const server = createMakerServer(runs, '0.0.0-test');
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1' });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  closers.push(async () => {
+    await client.close();
+    await runs.close();
+  });
+  const call = async (name: string, args: Record<string, unknown>, onProgress?: () => void) =>
+    (await client.callTool(
+      { name, arguments: args },
+      undefined,
+      onProgress === undefined ? undefined : { onprogress: onProgress },
+    )) as CallToolResult;
+  return { client, call, runs };
+}
+
+const text = (r: CallToolResult) =>
+  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+describe('the maker MCP server', () => {
+  it('lists its tools with schemas', async () => {
+    const { client } = await connect(await tempDir());
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'maker_answer',
+      'maker_cancel',
+      'maker_estimate',
+      'maker_resume',
+      'maker_start',
+      'maker_status',
+      'maker_wait',
+    ]);
+    expect(tools.find((t) => t.name === 'maker_start')?.inputSchema.required).toEqual(['idea']);
+  });
+
+  it('runs a sim run to the veto question, relays it in text, and lands it on the answer', async () => {
+    const dir = await tempDir();
+    const { call } = await connect(dir);
+    const started = await call('maker_start', { idea: 'a CSV to JSON converter', worker: 'sim' });
+    expect(started.isError).toBeFalsy();
+    const runId = (started.structuredContent as { runId: string }).runId;
+    expect(text(started)).toContain(`runId="${runId}"`);
+    let progress = 0;
+    let waited = await call('maker_wait', { runId, cursor: 0, seconds: 60 }, () => (progress += 1));
+    for (let i = 0; i < 5 && !text(waited).includes('q-root-veto'); i++)
+      waited = await call(
+        'maker_wait',
+        { runId, cursor: (waited.structuredContent as { cursor: number }).cursor, seconds: 60 },
+        () => (progress += 1),
+      );
+    expect(progress).toBeGreaterThan(0);
+    expect(text(waited)).toMatch(/questionId="q-root-veto" \(veto\)/);
+    expect(text(waited)).toMatch(/option "accept"/);
+    const answered = await call('maker_answer', {
+      runId,
+      questionId: 'q-root-veto',
+      answer: 'accept',
+    });
+    expect(answered.isError).toBeFalsy();
+    for (let i = 0; i < 5 && !text(waited).includes(': done'); i++)
+      waited = await call('maker_wait', { runId, cursor: 1, seconds: 60 });
+    expect(text(waited)).toMatch(/: done\./);
+    expect(text(waited)).toMatch(/Result landed on main/);
+    expect(
+      execFileSync('git', ['log', '--oneline', '-1', 'main'], { cwd: dir, encoding: 'utf8' }),
+    ).toMatch(/Merge|MAKER/);
+    const status = await call('maker_status', { runId });
+    expect(text(status)).toMatch(/^root \[done, branch\]/m);
+  });
+
+  it('says what to do when something is wrong, as isError results', async () => {
+    const dir = await tempDir();
+    const { call } = await connect(dir, { GEMINI_API_KEY: '' });
+    const noKey = await call('maker_start', { idea: 'x' });
+    expect(noKey.isError).toBe(true);
+    expect(text(noKey)).toMatch(/GEMINI_API_KEY/);
+    const unknown = await call('maker_status', { runId: 'r-nope' });
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toMatch(/No run "r-nope"/);
+    const badArgs = await call('maker_wait', { runId: 5 });
+    expect(badArgs.isError).toBe(true);
+    const impossible = await call('maker_estimate', { p: 0.4, steps: 10, target: 0.9 });
+    expect(impossible.isError).toBe(true);
+    expect(text(impossible)).toMatch(/No k reaches the target/);
+    const estimate = await call('maker_estimate', { p: 0.9978, steps: 1048575, target: 0.95 });
+    expect(text(estimate)).toMatch(/^k_min = 3/);
+  });
+
+  it('keeps a second server off a workspace another live process owns', async () => {
+    const dir = await tempDir();
+    const first = await connect(dir);
+    await first.call('maker_start', { idea: 'first', worker: 'sim' });
+    // A second server in another process would see a live pid; simulate with a lock held by our parent.
+    const { writeFile } = await import('node:fs/promises');
+    const other = await tempDir();
+    await writeFile(join(other, 'maker-state.json.lock'), `${process.ppid}\n`);
+    const second = await connect(other);
+    const refused = await second.call('maker_start', { idea: 'second', worker: 'sim' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/Another maker process \(pid \d+\) is working on this workspace/);
+  });
+
+  it('speaks only MCP on stdout as a bundled stdio server', async () => {
+    const dir = await tempDir();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(process.cwd(), 'dist', 'maker-mcp.js')],
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', MAKER_WORKSPACE: dir },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(transport);
+    closers.push(() => client.close());
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(7);
+    const started = (await client.callTool({
+      name: 'maker_start',
+      arguments: { idea: 'stdio run', worker: 'sim' },
+    })) as CallToolResult;
+    expect(started.isError).toBeFalsy();
+    const runId = (started.structuredContent as { runId: string }).runId;
+    const waited = (await client.callTool({
+      name: 'maker_wait',
+      arguments: { runId, cursor: 0, seconds: 60 },
+    })) as CallToolResult;
+    expect(text(waited)).toMatch(/q-root-veto|running/);
+  });
+});
