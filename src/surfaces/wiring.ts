@@ -89,7 +89,12 @@ export function rolesFor(
 /** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */
 export async function openWorkspace(dir: string, create: boolean): Promise<GitWorkspace> {
   const workspace = await GitWorkspace.open(dir, { create });
-  await workspace.excludeLocally([STATE_FILE_NAME, JOURNAL_FILE_NAME, `.${STATE_FILE_NAME}.tmp`]);
+  await workspace.excludeLocally([
+    STATE_FILE_NAME,
+    JOURNAL_FILE_NAME,
+    `.${STATE_FILE_NAME}.tmp`,
+    `${STATE_FILE_NAME}.lock`,
+  ]);
   return workspace;
 }
 

@@ -161,6 +161,20 @@ describe('maker demo / run / status / answer / resume', () => {
     }
   });
 
+  it('refuses a workspace another live maker process owns, and takes over a dead one’s lock', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'maker-state.json.lock'), `${process.pid}\n`);
+    const refused = await maker(['run', 'x', '--dir', dir, '--hitl', 'auto']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /Another maker process \(pid \d+\) is working on this workspace/,
+    );
+    await writeFile(join(dir, 'maker-state.json.lock'), '999999\n');
+    const taken = await maker(['run', 'x', '--dir', dir, '--hitl', 'auto', '--json']);
+    expect(taken.code).toBe(0);
+    await expect(readFile(join(dir, 'maker-state.json.lock'), 'utf8')).rejects.toThrow();
+  });
+
   it('explains what to do for missing keys and bad flags', async () => {
     const dir = await tempDir();
     const noKey = await maker(['run', 'x', '--dir', dir, '--worker', 'gemini', '--hitl', 'auto'], {

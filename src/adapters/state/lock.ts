@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import { MakerError } from '../../core/errors.js';
 
@@ -35,6 +36,14 @@ export class WorkspaceLock {
       }
     }
     throw new MakerError('workspace-locked', `Could not take the workspace lock ${this.path}.`);
+  }
+
+  /** Acquires the lock for the rest of this process: it is removed when the process exits. */
+  async holdUntilExit(): Promise<void> {
+    await this.acquire();
+    process.once('exit', () => {
+      if (this.#held) rmSync(this.path, { force: true });
+    });
   }
 
   async release(): Promise<void> {

@@ -7,7 +7,8 @@ import type { Question, Run, RunConfig } from '../../../core/tree/schema.js';
 import type { Confidence } from '../../../core/tree/presets.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import { summarise } from '../../../engine/summary.js';
-import { makerStateFile } from '../../../adapters/state/state-file.js';
+import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
+import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../../wiring.js';
 import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
 import type { CliIo } from '../io.js';
@@ -94,6 +95,7 @@ export async function runCommand(
   if (command === 'resume') {
     rejectPositionals(command, positionals);
     dir = resolve(values.dir ?? io.cwd);
+    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
     const state = await makerStateFile(dir).load();
     const run = pickRun(state.runs, values.run, dir);
     if (values.hitl !== undefined) run.config.hitl = hitl;
@@ -125,6 +127,7 @@ export async function runCommand(
     if (!['low', 'medium', 'high'].includes(confidence))
       throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
     const workspace = await openWorkspace(dir, true);
+    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
     const head = await workspace.currentBranch();
     const k = numberFlag('k', values.k, { min: 1, max: 20, integer: true });
     const seed = numberFlag('seed', values.seed, { min: 0, integer: true });

@@ -2,7 +2,12 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
 import { Journal } from '../../../adapters/state/journal.js';
-import { JOURNAL_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
+import {
+  JOURNAL_FILE_NAME,
+  STATE_FILE_NAME,
+  makerStateFile,
+} from '../../../adapters/state/state-file.js';
+import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { renderTree, summarise } from '../../../engine/summary.js';
 import { answerQuestion } from '../../../engine/questions.js';
 import { secretsOf } from '../../wiring.js';
@@ -115,6 +120,7 @@ export async function answerCommand(args: readonly string[], io: CliIo): Promise
       'maker answer needs a question id and an answer: maker answer q-root-veto accept',
     );
   const dir = resolve(values.dir ?? io.cwd);
+  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
   const store = makerStateFile(dir);
   const state = await store.load();
   const run =
