@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'scripts/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'scripts/', 'release/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -72,12 +72,12 @@ export function rolesFor(
     throw new ConfigError(
       'The Jules worker is not available yet: use --worker gemini or --worker sim.',
     );
-  const apiKey = env['GEMINI_API_KEY'] ?? '';
+  const apiKey = envValue(env, 'GEMINI_API_KEY');
   if (apiKey === '')
     throw new ConfigError(
       '--worker gemini needs GEMINI_API_KEY in the environment (or use --worker sim, which is offline).',
     );
-  const baseUrl = env['GOOGLE_GEMINI_BASE_URL'];
+  const baseUrl = envValue(env, 'GOOGLE_GEMINI_BASE_URL') || undefined;
   const model = new GeminiModel({
     model: config.model ?? DEFAULT_MODEL,
     apiKey,
@@ -117,6 +117,15 @@ export function engineFor(
 /** Secrets in the environment, so logs and journals can redact them. */
 export function secretsOf(env: Readonly<Record<string, string | undefined>>): string[] {
   return ['GEMINI_API_KEY', 'JULES_API_KEY', 'GITHUB_TOKEN']
-    .map((k) => env[k] ?? '')
+    .map((k) => envValue(env, k))
     .filter((v) => v.length >= 4);
+}
+
+/**
+ * An environment variable, treating an unexpanded reference (`${NAME}` or `$NAME`, which Gemini CLI
+ * leaves when a setting is unset) as unset.
+ */
+export function envValue(env: Readonly<Record<string, string | undefined>>, name: string): string {
+  const value = (env[name] ?? '').trim();
+  return /^\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}?$/.test(value) ? '' : value;
 }

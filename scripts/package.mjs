@@ -1,0 +1,31 @@
+// Makes the release archive `gemini extensions install` accepts: the manifest, context, commands and
+// the bundled server, with no node_modules (Gemini CLI never runs npm install).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+
+const files = [
+  'gemini-extension.json',
+  'GEMINI.md',
+  'README.md',
+  'commands',
+  'dist/maker-mcp.js',
+  'dist/maker.js',
+];
+for (const file of files) {
+  if (!existsSync(file)) {
+    console.error(`package: ${file} is missing (run npm run build first).`);
+    process.exit(1);
+  }
+}
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+const manifest = JSON.parse(readFileSync('gemini-extension.json', 'utf8'));
+if (manifest.version !== version) {
+  console.error(
+    `package: gemini-extension.json is version ${manifest.version} but package.json is ${version}.`,
+  );
+  process.exit(1);
+}
+mkdirSync('release', { recursive: true });
+const archive = 'release/maker-extension.tar.gz';
+execFileSync('tar', ['-czf', archive, ...files]);
+console.error(`package: wrote ${archive} (maker ${version})`);
