@@ -12,6 +12,12 @@ export interface FakeGeminiRequest {
   readonly temperature: number | undefined;
   readonly maxOutputTokens: number | undefined;
   readonly responseMimeType: string | undefined;
+  /** `generateContent` or `streamGenerateContent` (answered as server-sent events). */
+  readonly method: 'generateContent' | 'streamGenerateContent';
+  /** Names of the functions (tools) the request declares. */
+  readonly tools: readonly string[];
+  /** The function response in the last turn, if the last turn is one: the tool's name and its output as text. */
+  readonly functionResponse: { readonly name: string; readonly text: string } | undefined;
   /** The whole request body, for assertions on anything else. */
   readonly body: unknown;
 }
@@ -20,6 +26,11 @@ export interface FakeGeminiRequest {
 export type FakeGeminiReply =
   | {
       readonly text: string;
+      /** Function calls to make instead of (or after) the text. */
+      readonly functionCalls?: readonly {
+        readonly name: string;
+        readonly args: Readonly<Record<string, unknown>>;
+      }[];
       readonly finishReason?: string;
       readonly outputTokens?: number;
       readonly inputTokens?: number;
@@ -69,7 +80,7 @@ const requestSchema = z
   })
   .loose();
 
-const ROUTE = /^\/(v1beta|v1)\/models\/([^/:]+):generateContent$/;
+const ROUTE = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
 /**
  * A local stand-in for the Gemini API on 127.0.0.1 that speaks its real wire format for
@@ -107,6 +118,11 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
     }
     const body = parsed.data;
     const lastTurn = body.contents[body.contents.length - 1];
+    const responsePart = lastTurn?.parts.find((p) => 'functionResponse' in p) as
+      { functionResponse?: { name?: string; response?: unknown } } | undefined;
+    const declared = (
+      (json as { tools?: { functionDeclarations?: { name?: string }[] }[] }).tools ?? []
+    ).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name ?? ''));
     const request: FakeGeminiRequest = {
       model: route[2] as string,
       apiKey: header(req, 'x-goog-api-key') ?? url.searchParams.get('key') ?? undefined,
@@ -115,6 +131,15 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
       temperature: body.generationConfig?.temperature,
       maxOutputTokens: body.generationConfig?.maxOutputTokens,
       responseMimeType: body.generationConfig?.responseMimeType,
+      method: route[3] as FakeGeminiRequest['method'],
+      tools: declared,
+      functionResponse:
+        responsePart?.functionResponse === undefined
+          ? undefined
+          : {
+              name: responsePart.functionResponse.name ?? '',
+              text: responseText(responsePart.functionResponse.response),
+            },
       body: json,
     };
     const index = requests.length;
@@ -126,10 +151,16 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
     }
     const outputTokens = reply.outputTokens ?? Math.ceil(reply.text.length / 4);
     const inputTokens = reply.inputTokens ?? Math.ceil(request.prompt.length / 4);
-    sendJson(res, 200, {
+    const parts = [
+      ...(reply.text === '' ? [] : [{ text: reply.text }]),
+      ...(reply.functionCalls ?? []).map((call) => ({
+        functionCall: { name: call.name, args: call.args },
+      })),
+    ];
+    const payload = {
       candidates: [
         {
-          content: { role: 'model', parts: [{ text: reply.text }] },
+          content: { role: 'model', parts },
           finishReason: reply.finishReason ?? 'STOP',
           index: 0,
         },
@@ -141,7 +172,11 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
       },
       modelVersion: request.model,
       responseId: `fake-${index}`,
-    });
+    };
+    if (request.method === 'streamGenerateContent') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${JSON.stringify(payload)}\r\n\r\n`);
+    } else sendJson(res, 200, payload);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -204,4 +239,10 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** A function response's text: Gemini CLI sends `{output: "..."}`; anything else as JSON. */
+function responseText(response: unknown): string {
+  const output = (response as { output?: unknown } | null)?.output;
+  return typeof output === 'string' ? output : JSON.stringify(response ?? null);
 }

@@ -16,6 +16,16 @@ export interface StartInput {
   readonly confidence?: Confidence | undefined;
   readonly k?: number | undefined;
   readonly maxDepth?: number | undefined;
+  /** Simulated runs: the sim's seed and rates (clarify defaults to true, so a demo shows a question). */
+  readonly sim?:
+    | {
+        seed?: number | undefined;
+        clarify?: boolean | undefined;
+        errorRate?: number | undefined;
+        judgeAccuracy?: number | undefined;
+        flagRate?: number | undefined;
+      }
+    | undefined;
 }
 
 interface Workspace {
@@ -55,6 +65,10 @@ export class RunManager {
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
+      ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),
+      ...((input.worker ?? 'gemini') === 'sim'
+        ? { sim: { clarify: true, ...withoutUndefined({ ...input.sim, seed: undefined }) } }
+        : {}),
     });
     rolesFor(config, git, this.#env); // fails fast, with the setting to set, when a key is missing
     const runId = await workspace.engine.create(input.idea, config);
@@ -193,4 +207,8 @@ export class RunManager {
     }
     return entry;
   }
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -46,6 +46,19 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
           .max(6)
           .optional()
           .describe('Deepest decomposition (default 3)'),
+        sim: z
+          .object({
+            seed: z.number().int().min(0).optional(),
+            clarify: z
+              .boolean()
+              .optional()
+              .describe('Ask a clarify question at the root (default true)'),
+            errorRate: z.number().min(0).max(1).optional(),
+            judgeAccuracy: z.number().min(0).max(1).optional(),
+            flagRate: z.number().min(0).max(1).optional(),
+          })
+          .optional()
+          .describe('Only with worker "sim": the simulation’s seed and rates'),
       },
     },
     (input) =>
