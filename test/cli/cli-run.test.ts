@@ -64,6 +64,16 @@ describe('questions at a terminal (--hitl tty)', () => {
   });
 });
 
+describe('maker bench mcp-start', () => {
+  it('times cold starts of the bundled server to tools/list', async () => {
+    const { code, stdout } = await maker(['bench', 'mcp-start', '--runs', '2', '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as { runs: number; medianMs: number };
+    expect(report.runs).toBe(2);
+    expect(report.medianMs).toBeGreaterThan(0);
+  });
+});
+
 describe('maker bench tree', () => {
   it('measures scheduling against the ideal and the state save', async () => {
     const { code, stdout } = await maker([

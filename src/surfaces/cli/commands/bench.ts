@@ -2,6 +2,10 @@ import { ConfigError, UsageError } from '../../../core/errors.js';
 import { GeminiModel } from '../../../adapters/gemini/gemini-model.js';
 import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
 import { runTreeBench } from '../../bench/tree-bench.js';
+import { runMcpStartBench } from '../../bench/mcp-start-bench.js';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
 import { formatCount, progressLine, type CliIo } from '../io.js';
 
@@ -11,6 +15,7 @@ Usage:
   maker bench hanoi [options]
   maker bench tree [--leaves N] [--latency-ms L] [--concurrency C] [--k K]
                    [--workspace memory|git] [--state-nodes N] [--json]
+  maker bench mcp-start [--runs N] [--json]
 
 hanoi: the MAKER paper's benchmark. Towers of Hanoi with one move per agent
 call (m = 1): each step sees only the strategy, the current state and the
@@ -48,6 +53,9 @@ the cap, or the critical path, whichever is longer. --workspace git adds real gi
 for every candidate tree, commit and merge (default memory). Also times saving a
 state file of --state-nodes nodes (default 10,000).
 
+mcp-start: cold starts of the bundled MCP server (dist/maker-mcp.js next to
+this file), from spawning node to the answer of tools/list, N times (default 10).
+
 Exit status: 0 when the puzzle is solved with zero errors, 1 when it is not
 (the report says why), 2 for a usage error.
 
@@ -68,9 +76,10 @@ export async function benchCommand(
     return target === undefined ? 2 : 0;
   }
   if (target === 'tree') return treeBench(rest, io);
+  if (target === 'mcp-start') return mcpStartBench(rest, io);
   if (target !== 'hanoi')
     throw new UsageError(
-      `Unknown benchmark "${target}". Available: hanoi, tree. See \`maker bench --help\`.`,
+      `Unknown benchmark "${target}". Available: hanoi, tree, mcp-start. See \`maker bench --help\`.`,
     );
   const { values, positionals } = parseCommandArgs('bench hanoi', rest, {
     disks: { type: 'string' },
@@ -236,4 +245,30 @@ async function treeBench(args: readonly string[], io: CliIo): Promise<number> {
       : `Tree: ${report.leaves} leaves (${report.nodes} nodes), ${report.paidCalls} paid calls of ${report.latencyMs} ms, concurrency ${report.concurrency}, ${report.workspace} workspace: ${report.status}\n  wall ${report.wallMs} ms vs ideal ${report.idealMs} ms: ratio ${report.ratio}\n  state save, ${formatCount(report.stateSave.nodes)} nodes (${formatCount(report.stateSave.bytes)} bytes): ${report.stateSave.medianMs} ms (median of 7)\n`,
   );
   return report.status === 'done' ? 0 : 1;
+}
+
+async function mcpStartBench(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('bench mcp-start', args, {
+    runs: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    io.stdout(BENCH_HELP);
+    return 0;
+  }
+  rejectPositionals('bench mcp-start', positionals);
+  const serverPath = join(dirname(fileURLToPath(import.meta.url)), 'maker-mcp.js');
+  if (!existsSync(serverPath))
+    throw new UsageError(`No bundled server at ${serverPath}: run npm run build.`);
+  const report = await runMcpStartBench({
+    serverPath,
+    runs: numberFlag('runs', values.runs, { min: 1, max: 200, integer: true }) ?? 10,
+  });
+  io.stdout(
+    values.json === true
+      ? `${JSON.stringify(report)}\n`
+      : `MCP server cold start to tools/list, ${report.runs} runs: median ${report.medianMs} ms, p90 ${report.p90Ms} ms (min ${report.minMs}, max ${report.maxMs})\n`,
+  );
+  return 0;
 }
