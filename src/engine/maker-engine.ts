@@ -58,6 +58,7 @@ export class MakerEngine {
     { resolve: (answer: Answer) => void; reject: (error: unknown) => void }
   >();
   #state: StateFile | undefined;
+  #loading: Promise<StateFile> | undefined;
   #saveQueued: Promise<void> | undefined;
   #saving: Promise<void> = Promise.resolve();
 
@@ -75,8 +76,10 @@ export class MakerEngine {
     this.#hub.close();
   }
 
+  /** The state file's document, loaded once: concurrent first callers share one load. */
   async state(): Promise<StateFile> {
-    return (this.#state ??= await this.#deps.store.load());
+    this.#loading ??= this.#deps.store.load().then((state) => (this.#state = state));
+    return this.#loading;
   }
 
   async getRun(runId: string): Promise<Run> {

@@ -75,7 +75,7 @@ export function rolesFor(
   const apiKey = envValue(env, 'GEMINI_API_KEY');
   if (apiKey === '')
     throw new ConfigError(
-      '--worker gemini needs GEMINI_API_KEY in the environment (or use --worker sim, which is offline).',
+      'The gemini worker needs GEMINI_API_KEY. In a terminal: export GEMINI_API_KEY=…; in Gemini CLI: gemini extensions config maker "Gemini API key". Or use the sim worker, which is offline.',
     );
   const baseUrl = envValue(env, 'GOOGLE_GEMINI_BASE_URL') || undefined;
   const model = new GeminiModel({

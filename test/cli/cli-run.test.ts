@@ -191,7 +191,7 @@ describe('maker demo / run / status / answer / resume', () => {
       GEMINI_API_KEY: '',
     });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toMatch(/needs GEMINI_API_KEY/);
+    expect(noKey.stderr).toMatch(/gemini worker needs GEMINI_API_KEY/);
     expect((await maker(['run', '--dir', dir])).stderr).toMatch(/needs an idea/);
     expect((await maker(['run', 'x', '--dir', dir, '--hitl', 'tty'])).stderr).toMatch(
       /--hitl tty needs a terminal/,

@@ -205,6 +205,15 @@ async function state(workspace: string) {
 }
 
 describe('MAKER inside the real Gemini CLI', () => {
+  it('passes gemini extensions validate', async () => {
+    const home = await tempDir();
+    const { stdout, stderr } = await run(GEMINI, ['extensions', 'validate', process.cwd()], {
+      env: { ...process.env, GEMINI_CLI_HOME: home },
+      timeout: 60_000,
+    });
+    expect(`${stdout}${stderr}`).not.toMatch(/error|invalid|warning/i);
+  }, 60_000);
+
   it('/maker idea-to-product runs a sim run, relays the clarify question through maker_answer, and reports the result', async () => {
     const answered: Pending[] = [];
     fake = await startFakeGemini(

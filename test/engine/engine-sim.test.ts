@@ -112,4 +112,13 @@ describe('MakerEngine with the simulated planner and worker', () => {
     for (const index of integrated) expect(notes).toContain(run.nodes[index]?.title ?? '?');
     expect(git(repo, 'log', '--format=%s', '-20', 'main')).toMatch(/Merge \d: /);
   });
+
+  it('keeps every run created at once (one shared state load)', async () => {
+    const { engine } = await setup();
+    const ids = await Promise.all(
+      ['one', 'two', 'three'].map((idea) => engine.create(idea, baseConfig)),
+    );
+    const state = await engine.state();
+    expect(Object.keys(state.runs).sort()).toEqual([...ids].sort());
+  });
 });

@@ -147,3 +147,76 @@ describe('the maker MCP server', () => {
     expect(text(waited)).toMatch(/q-root-veto|running/);
   });
 });
+
+describe('the maker MCP server, more', () => {
+  it('drives several runs at once in one process', async () => {
+    const dir = await tempDir();
+    const { call } = await connect(dir);
+    const ids = await Promise.all(
+      ['first idea', 'second idea'].map(async (idea, i) => {
+        const started = await call('maker_start', {
+          idea,
+          repo: i === 0 ? '.' : 'other',
+          worker: 'sim',
+          sim: { seed: i + 1, clarify: false },
+        });
+        return (started.structuredContent as { runId: string }).runId;
+      }),
+    );
+    expect(new Set(ids).size).toBe(2);
+    const finish = async (runId: string) => {
+      for (let i = 0; i < 10; i++) {
+        const waited = await call('maker_wait', { runId, cursor: i, seconds: 60 });
+        for (const [, id] of text(waited).matchAll(/questionId="([^"]+)"/g))
+          await call('maker_answer', { runId, questionId: id, answer: 'accept' });
+        if (/: (done|vetoed|failed)\./.test(text(waited))) return text(waited);
+      }
+      return 'unfinished';
+    };
+    const [a, b] = await Promise.all(ids.map(finish));
+    // Both landed, each in its repository (runs created at the same moment share one state load).
+    expect(`${a}\n${b}`.match(/: done\./g)).toHaveLength(2);
+  });
+
+  it('writes nothing but JSON-RPC to stdout, even while a run works', async () => {
+    const dir = await tempDir();
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [join(process.cwd(), 'dist', 'maker-mcp.js')], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', MAKER_WORKSPACE: dir },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.resume();
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'maker_start', arguments: { idea: 'noisy?', worker: 'sim' } },
+    });
+    send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'maker_wait', arguments: { runId: 'x', seconds: 1 } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.on('exit', resolve));
+    const lines = out.split('\n').filter((l) => l !== '');
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+  });
+});
