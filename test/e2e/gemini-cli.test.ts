@@ -310,6 +310,35 @@ describe('MAKER inside the real Gemini CLI', () => {
     );
   }, 180_000);
 
+  it('installs from the npm run package archive (no npm install) and runs from there', async () => {
+    execFileSync(process.execPath, ['scripts/package.mjs'], { stdio: 'ignore' });
+    const unpacked = await tempDir();
+    execFileSync('tar', ['-xzf', 'release/maker-extension.tar.gz', '-C', unpacked]);
+    const home = await tempDir();
+    await mkdir(join(home, '.gemini'), { recursive: true });
+    await writeFile(
+      join(home, '.gemini', 'settings.json'),
+      JSON.stringify({
+        security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+      }),
+    );
+    await run(GEMINI, ['extensions', 'install', unpacked, '--consent', '--skip-settings'], {
+      env: { ...process.env, GEMINI_CLI_HOME: home },
+      timeout: 60_000,
+    });
+    expect(existsSync(join(home, '.gemini', 'extensions', 'maker', 'dist', 'maker-mcp.js'))).toBe(
+      true,
+    );
+    expect(existsSync(join(home, '.gemini', 'extensions', 'maker', 'node_modules'))).toBe(false);
+    fake = await startFakeGemini(
+      assistant({ first: start({ clarify: false }), answer: () => 'accept' }),
+    );
+    const workspace = await tempDir();
+    await gemini(home, workspace, '/maker:idea-to-product a CLI that converts CSV to JSON');
+    expect(Object.values((await state(workspace)).runs)[0]?.status).toBe('done');
+  }, 180_000);
+
   it('after the MCP server is killed mid-run, /maker resume finishes the run', async () => {
     const workspace = await tempDir();
     let killed = false;

@@ -220,3 +220,34 @@ describe('the maker MCP server, more', () => {
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
   });
 });
+
+describe('maker_cancel and maker_resume', () => {
+  it('cancels a run, keeps its state, and resumes it to the end', async () => {
+    const dir = await tempDir();
+    const { call } = await connect(dir);
+    const started = await call('maker_start', { idea: 'cancel me', worker: 'sim' });
+    const runId = (started.structuredContent as { runId: string }).runId;
+    const waited = await call('maker_wait', { runId, cursor: 0, seconds: 60 });
+    expect(text(waited)).toMatch(/questionId="q-root-clarify-0"/);
+    const cancelled = await call('maker_cancel', { runId });
+    expect(text(cancelled)).toMatch(/is cancelled\. maker_resume continues it/);
+    const status = await call('maker_status', { runId });
+    expect(text(status)).toMatch(/: cancelled/);
+    const resumed = await call('maker_resume', { runId });
+    expect(resumed.isError).toBeFalsy();
+    let last = resumed;
+    for (let i = 1; i < 10 && !/: done\./.test(text(last)); i++) {
+      last = await call('maker_wait', { runId, cursor: i, seconds: 60 });
+      for (const [, id, kind] of text(last).matchAll(/questionId="([^"]+)" \((\w+)\)/g))
+        await call('maker_answer', {
+          runId,
+          questionId: id,
+          answer: kind === 'clarify' ? '1' : 'accept',
+        });
+    }
+    expect(text(last)).toMatch(/: done\./);
+    const nothing = await call('maker_resume', {});
+    expect(nothing.isError).toBe(true);
+    expect(text(nothing)).toMatch(/No unfinished run/);
+  });
+});
