@@ -37,7 +37,7 @@ export class ConfigError extends MakerError {
 
 /** A call to an external service failed. `status` is the HTTP status when there was one. */
 export class ApiCallError extends MakerError {
-  override readonly name = 'ApiCallError';
+  override readonly name: string = 'ApiCallError';
   readonly service: string;
   readonly status: number | undefined;
 

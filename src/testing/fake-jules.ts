@@ -1,0 +1,495 @@
+import { execFileSync } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A repository the fake knows as a Jules source, backed by a real git repository (bare or not). */
+export interface FakeJulesSource {
+  readonly owner: string;
+  readonly repo: string;
+  readonly gitDir: string;
+  readonly defaultBranch?: string;
+}
+
+/** What the fake agent does in one session, decided when the session is created. */
+export interface FakeAgentScript {
+  /** The changeSet's unified diff (against the starting branch's head), or none. */
+  readonly patch?: string;
+  /** Fail the session with this reason instead. */
+  readonly fail?: string;
+  /** Stop in AWAITING_USER_FEEDBACK with this question until a message arrives. */
+  readonly askFeedback?: string;
+  /** Put the patch only in an activity artifact, not in `outputs`. */
+  readonly patchOnlyInActivities?: boolean;
+}
+
+export interface FakeAgentContext {
+  readonly id: string;
+  readonly title: string;
+  readonly prompt: string;
+  readonly source: string;
+  readonly startingBranch: string;
+  readonly baseCommit: string;
+  /** Messages sent to the session so far. */
+  readonly messages: readonly string[];
+}
+
+/** A fault to inject before answering: an HTTP status (with an optional Retry-After), or nothing. */
+export type FakeFault = { readonly status: number; readonly retryAfter?: string } | undefined;
+
+interface Session {
+  readonly id: string;
+  readonly body: Record<string, unknown>;
+  readonly context: FakeAgentContext;
+  script: FakeAgentScript;
+  state: string;
+  step: number;
+  planApproved: boolean;
+  readonly messages: string[];
+  readonly activities: Record<string, unknown>[];
+  readonly createdAt: number;
+  activityReads: number;
+}
+
+export interface FakeJules {
+  /** Pass as the client's base URL (it ends in /v1alpha). */
+  readonly baseUrl: string;
+  /** Every request: method and path. */
+  readonly requests: readonly { readonly method: string; readonly path: string }[];
+  /** Sessions by id, for assertions. */
+  readonly sessions: ReadonlyMap<string, { readonly title: string; readonly state: string }>;
+  close(): Promise<void>;
+}
+
+const STATUS_NAMES: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+const AUTOMATION_MODES = new Set(['AUTOMATION_MODE_UNSPECIFIED', 'AUTO_CREATE_PR']);
+const EPOCH = Date.parse('2026-03-01T10:00:00Z');
+
+/**
+ * A local Jules v1alpha server on 127.0.0.1 with the real routes (colon custom methods included),
+ * JSON shapes and Google error envelope. Sessions walk QUEUED → PLANNING → [AWAITING_PLAN_APPROVAL]
+ * → IN_PROGRESS → [AWAITING_USER_FEEDBACK] → COMPLETED | FAILED, one step per `sessions.get`, on a
+ * deterministic clock; base commits are read from the real git repository behind each source.
+ */
+export async function startFakeJules(options: {
+  apiKey: string;
+  sources: readonly FakeJulesSource[];
+  agent: (context: FakeAgentContext) => FakeAgentScript;
+  fault?: (request: { method: string; path: string; count: number }) => FakeFault;
+  /** Answer the first activities read of each session with 404, as Jules may right after create. */
+  activities404AfterCreate?: boolean;
+}): Promise<FakeJules> {
+  const requests: { method: string; path: string }[] = [];
+  const sessions = new Map<string, Session>();
+  let tick = 0;
+  const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
+  const sourceName = (s: FakeJulesSource) => `sources/github/${s.owner}/${s.repo}`;
+  const sourceJson = (s: FakeJulesSource) => ({
+    name: sourceName(s),
+    id: `github/${s.owner}/${s.repo}`,
+    githubRepo: {
+      owner: s.owner,
+      repo: s.repo,
+      isPrivate: false,
+      defaultBranch: { displayName: s.defaultBranch ?? 'main' },
+      branches: branches(s).map((b) => ({ displayName: b })),
+    },
+  });
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) =>
+      send(res, 500, envelope(500, `fake jules: ${(error as Error).message}`)),
+    );
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = req.method ?? 'GET';
+    const path = decodeURIComponent(url.pathname);
+    requests.push({ method, path });
+    const fault = options.fault?.({ method, path, count: requests.length });
+    if (fault !== undefined) {
+      send(
+        res,
+        fault.status,
+        envelope(fault.status, 'injected fault'),
+        fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter },
+      );
+      return;
+    }
+    const key = req.headers['x-goog-api-key'];
+    if (key !== options.apiKey) {
+      send(res, 401, envelope(401, 'Request had invalid authentication credentials.'));
+      return;
+    }
+    const body = method === 'POST' ? await readJson(req) : undefined;
+    if (body === null) {
+      send(res, 400, envelope(400, 'Invalid JSON payload received.'));
+      return;
+    }
+    const page = (items: unknown[], field: string, defaultSize: number) => {
+      const size = Math.min(
+        100,
+        Math.max(1, Number(url.searchParams.get('pageSize') ?? defaultSize)),
+      );
+      const start = Number(url.searchParams.get('pageToken') ?? '0');
+      const slice = items.slice(start, start + size);
+      return {
+        [field]: slice,
+        ...(start + size < items.length ? { nextPageToken: String(start + size) } : {}),
+      };
+    };
+    let m: RegExpExecArray | null;
+    if (method === 'GET' && path === '/v1alpha/sources')
+      return send(res, 200, page(options.sources.map(sourceJson), 'sources', 30));
+    if (method === 'GET' && (m = /^\/v1alpha\/sources\/(.+)$/.exec(path)) !== null) {
+      const found = options.sources.find((s) => sourceName(s) === `sources/${m?.[1]}`);
+      return found === undefined
+        ? send(res, 404, envelope(404, `Source sources/${m[1]} not found.`))
+        : send(res, 200, sourceJson(found));
+    }
+    if (method === 'POST' && path === '/v1alpha/sessions')
+      return create(res, body as Record<string, unknown>);
+    if (method === 'GET' && path === '/v1alpha/sessions')
+      return send(res, 200, page([...sessions.values()].map(sessionJson), 'sessions', 30));
+    if (
+      (m = /^\/v1alpha\/sessions\/(\d+)(?::(approvePlan|sendMessage|archive|unarchive))?$/.exec(
+        path,
+      )) !== null
+    ) {
+      const session = sessions.get(m[1] as string);
+      if (session === undefined)
+        return send(res, 404, envelope(404, `Session sessions/${m[1]} not found.`));
+      if (method === 'GET' && m[2] === undefined) {
+        advance(session);
+        return send(res, 200, sessionJson(session));
+      }
+      if (method === 'POST' && m[2] === 'approvePlan') {
+        if (session.state !== 'AWAITING_PLAN_APPROVAL')
+          return send(res, 400, envelope(400, 'The session is not awaiting plan approval.'));
+        session.planApproved = true;
+        session.activities.push(
+          activity(session, 'user', { planApproved: { planId: `plan-${session.id}` } }),
+        );
+        session.state = 'IN_PROGRESS';
+        return send(res, 200, {});
+      }
+      if (method === 'POST' && m[2] === 'sendMessage') {
+        const prompt = (body as { prompt?: unknown }).prompt;
+        if (typeof prompt !== 'string' || prompt === '')
+          return send(
+            res,
+            400,
+            envelope(400, 'prompt is required.', [{ field: 'prompt', description: 'required' }]),
+          );
+        session.messages.push(prompt);
+        session.activities.push(
+          activity(session, 'user', { userMessaged: { userMessage: prompt } }),
+        );
+        if (session.state === 'AWAITING_USER_FEEDBACK') {
+          session.script = options.agent({ ...session.context, messages: [...session.messages] });
+          session.state = 'IN_PROGRESS';
+        }
+        return send(res, 200, {});
+      }
+      if (method === 'POST') return send(res, 200, {});
+    }
+    if (method === 'GET' && (m = /^\/v1alpha\/sessions\/(\d+)\/activities$/.exec(path)) !== null) {
+      const session = sessions.get(m[1] as string);
+      if (session === undefined)
+        return send(res, 404, envelope(404, `Session sessions/${m[1]} not found.`));
+      session.activityReads += 1;
+      if (options.activities404AfterCreate === true && session.activityReads === 1)
+        return send(res, 404, envelope(404, 'Session activities not found.'));
+      return send(res, 200, page(session.activities, 'activities', 50));
+    }
+    send(res, 404, envelope(404, `No route for ${method} ${path}.`));
+  }
+
+  function create(res: ServerResponse, body: Record<string, unknown>): void {
+    const mode = body['automationMode'];
+    if (mode !== undefined && (typeof mode !== 'string' || !AUTOMATION_MODES.has(mode)))
+      return send(
+        res,
+        400,
+        envelope(
+          400,
+          `Invalid value at 'session.automation_mode' (type.googleapis.com/google.labs.jules.v1alpha.AutomationMode), ${JSON.stringify(mode)}`,
+          [
+            {
+              field: 'session.automation_mode',
+              description: `Invalid value ${JSON.stringify(mode)}`,
+            },
+          ],
+        ),
+      );
+    if (typeof body['prompt'] !== 'string' || body['prompt'] === '')
+      return send(
+        res,
+        400,
+        envelope(400, 'prompt is required.', [
+          { field: 'session.prompt', description: 'required' },
+        ]),
+      );
+    const context = body['sourceContext'] as
+      { source?: string; githubRepoContext?: { startingBranch?: string } } | undefined;
+    const source = options.sources.find((s) => sourceName(s) === context?.source);
+    if (source === undefined)
+      return send(
+        res,
+        400,
+        envelope(400, `Source ${String(context?.source)} is not connected to Jules.`, [
+          { field: 'session.source_context.source', description: 'not found' },
+        ]),
+      );
+    const startingBranch =
+      context?.githubRepoContext?.startingBranch ?? source.defaultBranch ?? 'main';
+    const baseCommit = revParse(source.gitDir, startingBranch);
+    if (baseCommit === undefined)
+      return send(
+        res,
+        400,
+        envelope(400, `Branch ${startingBranch} not found in ${sourceName(source)}.`, [
+          {
+            field: 'session.source_context.github_repo_context.starting_branch',
+            description: 'not found',
+          },
+        ]),
+      );
+    const id = `15481661885092${String(594092 + sessions.size).padStart(6, '0')}`;
+    const agentContext: FakeAgentContext = {
+      id,
+      title: String(body['title'] ?? ''),
+      prompt: body['prompt'],
+      source: sourceName(source),
+      startingBranch,
+      baseCommit,
+      messages: [],
+    };
+    const session: Session = {
+      id,
+      body,
+      context: agentContext,
+      script: options.agent(agentContext),
+      state: 'QUEUED',
+      step: 0,
+      planApproved: body['requirePlanApproval'] !== true,
+      messages: [],
+      activities: [],
+      createdAt: tick,
+      activityReads: 0,
+    };
+    sessions.set(id, session);
+    send(res, 200, sessionJson(session));
+  }
+
+  /** One step of the session's life per read. */
+  function advance(session: Session): void {
+    const script = session.script;
+    switch (session.state) {
+      case 'QUEUED':
+        session.state = 'PLANNING';
+        return;
+      case 'PLANNING':
+        session.activities.push(
+          activity(session, 'agent', {
+            planGenerated: {
+              plan: {
+                id: `plan-${session.id}`,
+                createTime: time(),
+                steps: [
+                  {
+                    id: 's1',
+                    index: 0,
+                    title: session.context.title,
+                    description: session.context.prompt.slice(0, 200),
+                  },
+                ],
+              },
+            },
+          }),
+        );
+        session.state = session.planApproved ? 'IN_PROGRESS' : 'AWAITING_PLAN_APPROVAL';
+        return;
+      case 'IN_PROGRESS':
+        if (script.askFeedback !== undefined && session.messages.length === 0) {
+          session.activities.push(
+            activity(session, 'agent', { agentMessaged: { agentMessage: script.askFeedback } }),
+          );
+          session.state = 'AWAITING_USER_FEEDBACK';
+          return;
+        }
+        if (script.fail !== undefined) {
+          session.activities.push(
+            activity(session, 'system', { sessionFailed: { reason: script.fail } }),
+          );
+          session.state = 'FAILED';
+          return;
+        }
+        if (script.patch !== undefined)
+          session.activities.push(
+            activity(
+              session,
+              'agent',
+              { progressUpdated: { title: 'Code changes ready', description: '' } },
+              [{ changeSet: changeSet(session) }],
+            ),
+          );
+        session.activities.push(activity(session, 'system', { sessionCompleted: {} }));
+        session.state = 'COMPLETED';
+        return;
+      default:
+        return;
+    }
+  }
+
+  function changeSet(session: Session) {
+    return {
+      source: session.context.source,
+      gitPatch: {
+        unidiffPatch: session.script.patch,
+        baseCommitId: session.context.baseCommit,
+        suggestedCommitMessage: session.context.title,
+      },
+    };
+  }
+
+  function sessionJson(session: Session) {
+    const done =
+      session.state === 'COMPLETED' &&
+      session.script.patch !== undefined &&
+      session.script.patchOnlyInActivities !== true;
+    return {
+      name: `sessions/${session.id}`,
+      id: session.id,
+      prompt: session.context.prompt,
+      title: session.context.title,
+      sourceContext: {
+        source: session.context.source,
+        githubRepoContext: { startingBranch: session.context.startingBranch },
+      },
+      state: session.state,
+      url: `https://jules.google.com/session/${session.id}`,
+      createTime: new Date(EPOCH + session.createdAt * 1000).toISOString(),
+      updateTime: time(),
+      ...(done ? { outputs: [{ changeSet: changeSet(session) }] } : {}),
+    };
+  }
+
+  function activity(
+    session: Session,
+    originator: string,
+    member: Record<string, unknown>,
+    artifacts?: unknown[],
+  ) {
+    const id = `a${session.activities.length + 1}`;
+    return {
+      name: `sessions/${session.id}/activities/${id}`,
+      id,
+      createTime: time(),
+      originator,
+      description: Object.keys(member)[0] ?? '',
+      ...member,
+      ...(artifacts === undefined ? {} : { artifacts }),
+    };
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1alpha`,
+    requests,
+    get sessions() {
+      return new Map(
+        [...sessions].map(([id, s]) => [id, { title: s.context.title, state: s.state }]),
+      );
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+function revParse(gitDir: string, branch: string): string | undefined {
+  try {
+    return (
+      execFileSync(
+        'git',
+        ['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`],
+        { encoding: 'utf8' },
+      ).trim() || undefined
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+function branches(source: FakeJulesSource): string[] {
+  try {
+    return execFileSync(
+      'git',
+      ['--git-dir', source.gitDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads'],
+      { encoding: 'utf8' },
+    )
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+function envelope(
+  status: number,
+  message: string,
+  violations: { field: string; description: string }[] = [],
+) {
+  return {
+    error: {
+      code: status,
+      message,
+      status: STATUS_NAMES[status] ?? 'UNKNOWN',
+      ...(violations.length === 0
+        ? {}
+        : {
+            details: [
+              { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations },
+            ],
+          }),
+    },
+  };
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve(text === '' ? {} : JSON.parse(text));
+      } catch {
+        resolve(null);
+      }
+    });
+    req.on('error', reject);
+  });
+}
