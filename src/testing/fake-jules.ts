@@ -266,7 +266,7 @@ export async function startFakeJules(options: {
     const id = `15481661885092${String(594092 + sessions.size).padStart(6, '0')}`;
     const agentContext: FakeAgentContext = {
       id,
-      title: String(body['title'] ?? ''),
+      title: typeof body['title'] === 'string' ? body['title'] : '',
       prompt: body['prompt'],
       source: sourceName(source),
       startingBranch,
