@@ -1,7 +1,7 @@
 import { patchRedFlags, unsafePathReason } from '../core/patch.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
-import type { WorkerTask } from '../ports/worker.js';
+import type { WorkerHooks, WorkerTask } from '../ports/worker.js';
 import { ballotDraw } from './decompose.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { branchName, counted, nodeContext, runDate, type RunContext } from './run-context.js';
@@ -28,10 +28,11 @@ export async function codeCandidate(
   task: WorkerTask,
   slot: number,
   scope: readonly string[],
+  hooks: WorkerHooks = {},
 ): Promise<DrawResult> {
   const { workspace: ws } = ctx;
   n.cost.workerRuns += 1;
-  const out = await ctx.worker.run(task, slot, ctx.signal);
+  const out = await ctx.worker.run(task, slot, ctx.signal, hooks);
   const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
   if (!out.ok)
     return { ok: false, flags: [{ rule: 'worker-failed', message: out.reason }], ...externalId };
@@ -134,7 +135,14 @@ export async function voteOnCode(
     const attempt = record.attempt;
     const context = task.context;
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
-      produce: (slot) => codeCandidate(ctx, n, task, attempt * 1000 + slot, scope),
+      produce: (slot, started) =>
+        codeCandidate(ctx, n, task, attempt * 1000 + slot, scope, {
+          ...(started.externalId === undefined ? {} : { externalId: started.externalId }),
+          recordExternalId: async (id) => {
+            started.externalId = id;
+            await ctx.save();
+          },
+        }),
       ballot: {
         question: `Which change best completes "${n.title}"?`,
         render: async (draw) =>

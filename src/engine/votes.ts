@@ -32,15 +32,16 @@ export async function drawSlot(
   vote: string,
   list: Draw[],
   slot: number,
-  produce: () => Promise<DrawResult>,
+  produce: (started: Draw) => Promise<DrawResult>,
 ): Promise<Draw> {
   const existing = list[slot];
   if (existing !== undefined && existing.status !== 'started') return existing;
+  const started: Draw = existing ?? { slot, status: 'started', flags: [] };
   if (existing === undefined) {
-    list[slot] = { slot, status: 'started', flags: [] };
+    list[slot] = started;
     await ctx.save();
   }
-  const result = await ctx.paid(produce);
+  const result = await ctx.paid(() => produce(started));
   const draw: Draw = result.ok
     ? {
         slot,
@@ -134,7 +135,8 @@ export async function exactVote(
 }
 
 export interface CandidateVoteOptions {
-  readonly produce: (slot: number) => Promise<DrawResult>;
+  /** Produces the draw for `slot`; `started` is its record, where write-ahead ids go. */
+  readonly produce: (slot: number, started: Draw) => Promise<DrawResult>;
   /** What the judges are asked, and how a class is shown to them. */
   readonly ballot: {
     readonly question: string;
@@ -171,7 +173,7 @@ export async function candidateVote(
     }
     await settleAll(
       [...unfinished, ...fresh].map((slot) =>
-        drawSlot(ctx, n, vote, record.draws, slot, () => options.produce(slot)),
+        drawSlot(ctx, n, vote, record.draws, slot, (started) => options.produce(slot, started)),
       ),
     );
   }

@@ -29,6 +29,14 @@ export type WorkerOutput =
     }
   | { readonly ok: false; readonly reason: string; readonly externalId?: string };
 
+/** Write-ahead for paid external work (a Jules session): record its id the moment it exists; find it again after a crash. */
+export interface WorkerHooks {
+  /** The external id an earlier, interrupted attempt at this slot recorded. */
+  readonly externalId?: string;
+  /** Records an external id in the state file before the work is awaited. */
+  readonly recordExternalId?: (id: string) => Promise<void>;
+}
+
 /**
  * Produces candidate changes for minimal subtasks. `slot` numbers the candidates of one vote; a
  * worker whose answers depend only on (task, slot) makes resumed runs reproduce uninterrupted ones.
@@ -36,5 +44,10 @@ export type WorkerOutput =
  */
 export interface Worker {
   readonly id: string;
-  run(task: WorkerTask, slot: number, signal?: AbortSignal): Promise<WorkerOutput>;
+  run(
+    task: WorkerTask,
+    slot: number,
+    signal?: AbortSignal,
+    hooks?: WorkerHooks,
+  ): Promise<WorkerOutput>;
 }

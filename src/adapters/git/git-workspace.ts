@@ -99,6 +99,11 @@ export class GitWorkspace implements Workspace {
     return ref;
   }
 
+  /** Makes `branch` exist on `remote` at `commit` (never forced: a branch already there elsewhere is an error). */
+  async publishBranch(branch: string, commit: string, remote = 'origin'): Promise<void> {
+    await this.#git().raw(['push', '--quiet', remote, `${commit}:refs/heads/${branch}`]);
+  }
+
   async listFiles(treeish: string): Promise<string[]> {
     const out = await this.#git().raw(['ls-tree', '-r', '-z', '--name-only', treeish]);
     return out.split('\0').filter((p) => p !== '');

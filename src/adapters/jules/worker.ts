@@ -1,0 +1,258 @@
+import { AbortedError } from '../../core/errors.js';
+import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
+import { JulesError, sessionPatch, type JulesClient } from './client.js';
+import type { JulesActivity, JulesSession } from './schemas.js';
+
+export interface JulesWorkerOptions {
+  readonly client: JulesClient;
+  /** The repository as a Jules source, e.g. `sources/github/owner/repo`. */
+  readonly source: string;
+  /** Makes `branch` exist on the remote Jules reads, at `commit` (a push to origin). */
+  readonly publishBranch: (branch: string, commit: string) => Promise<void>;
+  /** Sessions at once (the plan's concurrent-task limit: 3 free, 15 Pro, 60 Ultra). */
+  readonly concurrency?: number;
+  /** First poll delay and its cap, in ms (backoff ×1.5 per poll). */
+  readonly pollMs?: { readonly initial: number; readonly max: number };
+  /** Give up on a session after this long (ms); the candidate is then red-flagged. */
+  readonly timeoutMs?: number;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly now?: () => number;
+}
+
+/**
+ * Jules as a MAKER worker: each candidate slot is one Jules session started on the leaf's branch
+ * (published to the remote at the leaf's base), polled with backoff to a terminal state, its
+ * changeSet the candidate. The session id is recorded the moment it exists; after a crash the slot
+ * re-attaches by that id, or by its title (`maker <run> n-<node> cand-<slot>`) when the id was not
+ * saved yet, so no slot ever pays for two sessions. Plans are approved automatically; a failed,
+ * stalled, questioning or patch-less session is a red-flagged candidate.
+ */
+export class JulesWorker implements Worker {
+  readonly id = 'jules';
+  readonly #o: JulesWorkerOptions;
+  #active = 0;
+  readonly #waiting: (() => void)[] = [];
+  /** Branch publications under way or done: the candidates of one leaf share one push. */
+  readonly #published = new Map<string, Promise<void>>();
+
+  constructor(options: JulesWorkerOptions) {
+    this.#o = options;
+  }
+
+  async run(
+    task: WorkerTask,
+    slot: number,
+    signal?: AbortSignal,
+    hooks: WorkerHooks = {},
+  ): Promise<WorkerOutput> {
+    if (task.integration !== undefined)
+      return {
+        ok: false,
+        reason:
+          'The Jules worker does not resolve merge conflicts; use the gemini worker for integrations.',
+      };
+    await this.#acquire(signal);
+    try {
+      return await this.#run(task, slot, signal, hooks);
+    } catch (error) {
+      if (error instanceof AbortedError || !(error instanceof JulesError) || error.kind === 'auth')
+        throw error;
+      return {
+        ok: false,
+        reason: `Jules: ${error.message}`,
+        ...(hooks.externalId === undefined ? {} : { externalId: hooks.externalId }),
+      };
+    } finally {
+      this.#release();
+    }
+  }
+
+  async #run(
+    task: WorkerTask,
+    slot: number,
+    signal: AbortSignal | undefined,
+    hooks: WorkerHooks,
+  ): Promise<WorkerOutput> {
+    const { client } = this.#o;
+    const title = `maker ${task.context.runId} n-${task.context.nodeId} cand-${slot}`;
+    let id = hooks.externalId ?? (await this.#findByTitle(title, signal));
+    if (id === undefined) {
+      await this.#publish(task.branch, task.baseCommit);
+      const session = await client.createSession(
+        {
+          prompt: prompt(task),
+          title,
+          source: this.#o.source,
+          startingBranch: task.branch,
+          requirePlanApproval: false,
+        },
+        signal,
+      );
+      id = session.id;
+    }
+    if (id !== hooks.externalId) await hooks.recordExternalId?.(id);
+    const externalId = id;
+    const now = this.#o.now ?? Date.now;
+    const deadline = now() + (this.#o.timeoutMs ?? 45 * 60_000);
+    let delay = this.#o.pollMs?.initial ?? 5000;
+    for (;;) {
+      const session = await client.getSession(id, signal);
+      switch (session.state) {
+        case 'COMPLETED':
+          return this.#candidate(session, await this.#activities(id, signal), task, externalId);
+        case 'FAILED': {
+          const reason = (await this.#activities(id, signal))
+            .map((a) => a.sessionFailed?.reason)
+            .find(Boolean);
+          return {
+            ok: false,
+            reason: `The Jules session failed${reason ? `: ${reason}` : ''}.`,
+            externalId,
+          };
+        }
+        case 'AWAITING_PLAN_APPROVAL':
+          await client.approvePlan(id, signal);
+          break;
+        case 'AWAITING_USER_FEEDBACK': {
+          const question = (await this.#activities(id, signal))
+            .map((a) => a.agentMessaged?.agentMessage)
+            .filter(Boolean)
+            .at(-1);
+          return {
+            ok: false,
+            reason: `The Jules agent stopped to ask${question ? `: "${question}"` : ''}; a candidate that needs help is discarded.`,
+            externalId,
+          };
+        }
+        default:
+          break;
+      }
+      if (now() > deadline)
+        return {
+          ok: false,
+          reason: `The Jules session ${id} did not finish in time (state ${session.state ?? 'unknown'}).`,
+          externalId,
+        };
+      await (this.#o.sleep ?? sleep)(delay, signal);
+      delay = Math.min(Math.round(delay * 1.5), this.#o.pollMs?.max ?? 60_000);
+    }
+  }
+
+  #candidate(
+    session: JulesSession,
+    activities: readonly JulesActivity[],
+    task: WorkerTask,
+    externalId: string,
+  ): WorkerOutput {
+    const change = sessionPatch(session, activities);
+    if (change === undefined)
+      return { ok: false, reason: 'The Jules session finished without a changeSet.', externalId };
+    if (change.baseCommitId !== undefined && change.baseCommitId !== task.baseCommit)
+      return {
+        ok: false,
+        reason: `The Jules patch is based on ${change.baseCommitId}, not the subtask's base ${task.baseCommit}.`,
+        externalId,
+      };
+    return {
+      ok: true,
+      patch: change.patch,
+      ...(change.message === undefined ? {} : { summary: change.message }),
+      externalId,
+    };
+  }
+
+  #publish(branch: string, commit: string): Promise<void> {
+    const key = `${branch}@${commit}`;
+    let pending = this.#published.get(key);
+    if (pending === undefined) {
+      pending = this.#o.publishBranch(branch, commit);
+      this.#published.set(key, pending);
+      pending.catch(() => this.#published.delete(key));
+    }
+    return pending;
+  }
+
+  async #activities(id: string, signal: AbortSignal | undefined): Promise<JulesActivity[]> {
+    const all: JulesActivity[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await this.#o.client.listActivities(
+        id,
+        { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
+        signal === undefined ? {} : { signal },
+      );
+      all.push(...page.items);
+      pageToken = page.nextPageToken;
+    } while (pageToken !== undefined);
+    return all;
+  }
+
+  async #findByTitle(title: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+    let pageToken: string | undefined;
+    do {
+      const page = await this.#o.client.listSessions(
+        { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
+        signal,
+      );
+      const found = page.items.find((s) => s.title === title);
+      if (found !== undefined) return found.id;
+      pageToken = page.nextPageToken;
+    } while (pageToken !== undefined);
+    return undefined;
+  }
+
+  async #acquire(signal?: AbortSignal): Promise<void> {
+    if (this.#active < (this.#o.concurrency ?? 3)) {
+      this.#active += 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const grant = () => resolve();
+      this.#waiting.push(grant);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const at = this.#waiting.indexOf(grant);
+          if (at >= 0) this.#waiting.splice(at, 1);
+          reject(new AbortedError(signal.reason));
+        },
+        { once: true },
+      );
+    });
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next !== undefined) next();
+    else this.#active -= 1;
+  }
+}
+
+function prompt(task: WorkerTask): string {
+  const { context } = task;
+  const t = context.task;
+  return [
+    `Overall project: ${context.idea}`,
+    ...(context.ancestors.length > 0 ? [`Part of: ${context.ancestors.join(' › ')}`] : []),
+    `Task: ${t.title}`,
+    t.description,
+    ...(t.acceptance.length > 0 ? ['Done when:', ...t.acceptance.map((a) => `- ${a}`)] : []),
+    ...(t.files.length > 0 ? [`Files: ${t.files.join(', ')}`, 'Touch only these files.'] : []),
+    ...context.clarifications.map((c) => `Clarified: ${c.question} → ${c.answer}`),
+    'Make exactly this change and nothing else. Do not open a pull request.',
+  ].join('\n');
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new AbortedError(signal.reason));
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JulesClient } from '../../src/adapters/jules/client.js';
+import { JulesWorker } from '../../src/adapters/jules/worker.js';
+import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
+import type { WorkerTask } from '../../src/ports/worker.js';
+import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+let fake: FakeJules | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+const PATCH =
+  'diff --git a/a.txt b/a.txt\nnew file mode 100644\n--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n';
+
+async function setup(
+  script: Parameters<typeof startFakeJules>[0]['agent'] = () => ({ patch: PATCH }),
+) {
+  const dir = await tempDir();
+  const ws = await GitWorkspace.open(dir, { create: true });
+  const base = (await ws.resolve('main')) as string;
+  const apiKey = 'jules-worker-key-0123456789';
+  fake = await startFakeJules({
+    apiKey,
+    sources: [{ owner: 'me', repo: 'app', gitDir: `${dir}/.git` }],
+    agent: script,
+  });
+  const published: string[] = [];
+  const worker = new JulesWorker({
+    client: new JulesClient({ apiKey, baseUrl: fake.baseUrl, sleep: () => Promise.resolve() }),
+    source: 'sources/github/me/app',
+    publishBranch: (branch, commit) => {
+      published.push(branch);
+      // A commit this repository does not have (the stale-base case) leaves the branch at main.
+      const exists = (() => {
+        try {
+          execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], {
+            cwd: dir,
+            stdio: 'ignore',
+          });
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      execFileSync('git', ['branch', '-f', branch, exists ? commit : 'main'], { cwd: dir });
+      return Promise.resolve();
+    },
+    sleep: () => Promise.resolve(),
+  });
+  const task: WorkerTask = {
+    context: {
+      runId: 'r1',
+      nodeId: '0-1',
+      idea: 'idea',
+      depth: 1,
+      maxDepth: 2,
+      task: {
+        title: 'Add a',
+        description: 'Add a.txt',
+        acceptance: [],
+        files: ['a.txt'],
+        dependsOn: [],
+      },
+      ancestors: ['idea'],
+      clarifications: [],
+    },
+    baseCommit: base,
+    branch: 'maker/r1/n-0-1',
+  };
+  return { worker, task, published, fake };
+}
+
+describe('JulesWorker', () => {
+  it('creates one session per slot, records its id before waiting, and returns the changeSet', async () => {
+    const { worker, task, published, fake: server } = await setup();
+    const recorded: string[] = [];
+    const out = await worker.run(task, 4, undefined, {
+      recordExternalId: (id) => (recorded.push(id), Promise.resolve()),
+    });
+    expect(out).toMatchObject({ ok: true, patch: PATCH, externalId: recorded[0] });
+    expect([...server.sessions.values()].map((s) => s.title)).toEqual(['maker r1 n-0-1 cand-4']);
+    expect(published).toEqual(['maker/r1/n-0-1']);
+  });
+
+  it('re-attaches by recorded id, or by title when the id was lost in a crash; never a second session', async () => {
+    const { worker, task, fake: server } = await setup();
+    const first = await worker.run(task, 0);
+    expect(first.ok).toBe(true);
+    const byId = await worker.run(task, 0, undefined, {
+      externalId: first.ok ? (first.externalId ?? '') : '',
+    });
+    expect(byId.ok && byId.externalId).toBe(first.ok && first.externalId);
+    const recorded: string[] = [];
+    const byTitle = await worker.run(task, 0, undefined, {
+      recordExternalId: (id) => (recorded.push(id), Promise.resolve()),
+    });
+    expect(recorded).toEqual([first.ok ? first.externalId : '']);
+    expect(byTitle.ok).toBe(true);
+    expect(server.sessions.size).toBe(1);
+  });
+
+  it('turns failures, questions, missing and stale patches into red-flag reasons', async () => {
+    const cases: [Parameters<typeof startFakeJules>[0]['agent'], RegExp][] = [
+      [() => ({ fail: 'boom' }), /failed: boom/],
+      [() => ({ askFeedback: 'Which color?' }), /stopped to ask: "Which color\?"/],
+      [() => ({}), /without a changeSet/],
+    ];
+    for (const [script, reason] of cases) {
+      const { worker, task } = await setup(script);
+      const out = await worker.run(task, 0);
+      expect(out.ok).toBe(false);
+      expect(!out.ok && out.reason).toMatch(reason);
+      await fake?.close();
+      fake = undefined;
+    }
+    const { worker, task } = await setup();
+    const stale = await worker.run({ ...task, baseCommit: 'f'.repeat(40) }, 0);
+    expect(!stale.ok && stale.reason).toMatch(
+      /based on [0-9a-f]{40}, not the subtask's base f{40}/,
+    );
+  });
+});
