@@ -12,6 +12,8 @@ import { ConfigError } from '../core/errors.js';
 import { PRESETS, type Confidence } from '../core/tree/presets.js';
 import type { RunConfig } from '../core/tree/schema.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
+import { JulesClient } from '../adapters/jules/client.js';
+import { JulesWorker } from '../adapters/jules/worker.js';
 import { LlmWorker } from '../engine/llm-worker.js';
 import { MakerEngine, type Roles } from '../engine/maker-engine.js';
 import type { Planner } from '../ports/planner.js';
@@ -68,10 +70,6 @@ export function rolesFor(
     const options = { seed: config.seed, ...config.sim };
     return { planner: new SimPlanner(options), worker: new SimWorker(options) };
   }
-  if (config.worker === 'jules')
-    throw new ConfigError(
-      'The Jules worker is not available yet: use --worker gemini or --worker sim.',
-    );
   const apiKey = envValue(env, 'GEMINI_API_KEY');
   if (apiKey === '')
     throw new ConfigError(
@@ -83,7 +81,35 @@ export function rolesFor(
     apiKey,
     ...(baseUrl ? { baseUrl } : {}),
   });
-  return { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) };
+  const planner = new LlmPlanner(model);
+  if (config.worker !== 'jules') return { planner, worker: new LlmWorker(model, workspace) };
+  const julesKey = envValue(env, 'JULES_API_KEY');
+  if (julesKey === '')
+    throw new ConfigError(
+      'The jules worker needs JULES_API_KEY (from the Jules settings page). In Gemini CLI: gemini extensions config maker "Jules API key".',
+    );
+  const julesBaseUrl = envValue(env, 'JULES_BASE_URL');
+  const override = envValue(env, 'JULES_SOURCE');
+  const worker = new JulesWorker({
+    client: new JulesClient({
+      apiKey: julesKey,
+      ...(julesBaseUrl === '' ? {} : { baseUrl: julesBaseUrl }),
+    }),
+    source: async () => override || julesSourceOf(await workspace.remoteUrl('origin')),
+    publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
+    concurrency: Number(envValue(env, 'JULES_CONCURRENCY')) || 3,
+  });
+  return { planner, worker };
+}
+
+/** The Jules source of a GitHub remote URL (https or ssh), e.g. `sources/github/owner/repo`. */
+export function julesSourceOf(remoteUrl: string | undefined): string {
+  const match = /github\.com[:/]([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(remoteUrl ?? '');
+  if (match === null)
+    throw new ConfigError(
+      `The jules worker needs the repository on GitHub: its origin remote (${remoteUrl ?? 'none'}) is not a GitHub URL. Add one with git remote add origin https://github.com/<owner>/<repo>, or set JULES_SOURCE=sources/github/<owner>/<repo>.`,
+    );
+  return `sources/github/${match[1]}/${match[2]}`;
 }
 
 /** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */

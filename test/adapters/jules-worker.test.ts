@@ -6,6 +6,7 @@ import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import type { WorkerTask } from '../../src/ports/worker.js';
 import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { julesSourceOf } from '../../src/surfaces/wiring.js';
 
 const tempDir = useTempDirs();
 let fake: FakeJules | undefined;
@@ -122,5 +123,30 @@ describe('JulesWorker', () => {
     expect(!stale.ok && stale.reason).toMatch(
       /based on [0-9a-f]{40}, not the subtask's base f{40}/,
     );
+  });
+});
+
+describe('Jules sources', () => {
+  it('stops with how to connect a repository Jules cannot see', async () => {
+    const { task } = await setup();
+    const worker = new JulesWorker({
+      client: new JulesClient({
+        apiKey: 'jules-worker-key-0123456789',
+        baseUrl: fake?.baseUrl ?? '',
+        sleep: () => Promise.resolve(),
+      }),
+      source: () => Promise.resolve('sources/github/me/unconnected'),
+      publishBranch: () => Promise.resolve(),
+    });
+    await expect(worker.run(task, 0)).rejects.toThrow(
+      /Jules cannot see sources\/github\/me\/unconnected: connect the repository at https:\/\/jules\.google\.com/,
+    );
+  });
+
+  it('derives the source from a GitHub remote', () => {
+    expect(julesSourceOf('https://github.com/me/app.git')).toBe('sources/github/me/app');
+    expect(julesSourceOf('git@github.com:me/app.git')).toBe('sources/github/me/app');
+    expect(julesSourceOf('https://github.com/me/app')).toBe('sources/github/me/app');
+    expect(() => julesSourceOf('/srv/git/app.git')).toThrow(/not a GitHub URL.*JULES_SOURCE/);
   });
 });

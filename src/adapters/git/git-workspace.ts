@@ -99,6 +99,16 @@ export class GitWorkspace implements Workspace {
     return ref;
   }
 
+  /** The URL of a remote, or undefined when there is none. */
+  async remoteUrl(name: string): Promise<string | undefined> {
+    const url = (
+      await this.#git()
+        .raw(['remote', 'get-url', name])
+        .catch(() => '')
+    ).trim();
+    return url === '' ? undefined : url;
+  }
+
   /** Makes `branch` exist on `remote` at `commit` (never forced: a branch already there elsewhere is an error). */
   async publishBranch(branch: string, commit: string, remote = 'origin'): Promise<void> {
     await this.#git().raw(['push', '--quiet', remote, `${commit}:refs/heads/${branch}`]);

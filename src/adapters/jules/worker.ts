@@ -1,12 +1,12 @@
-import { AbortedError } from '../../core/errors.js';
+import { AbortedError, ConfigError } from '../../core/errors.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
 import { JulesError, sessionPatch, type JulesClient } from './client.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
 
 export interface JulesWorkerOptions {
   readonly client: JulesClient;
-  /** The repository as a Jules source, e.g. `sources/github/owner/repo`. */
-  readonly source: string;
+  /** The repository as a Jules source, e.g. `sources/github/owner/repo` (or how to find it). */
+  readonly source: string | (() => Promise<string>);
   /** Makes `branch` exist on the remote Jules reads, at `commit` (a push to origin). */
   readonly publishBranch: (branch: string, commit: string) => Promise<void>;
   /** Sessions at once (the plan's concurrent-task limit: 3 free, 15 Pro, 60 Ultra). */
@@ -34,6 +34,7 @@ export class JulesWorker implements Worker {
   readonly #waiting: (() => void)[] = [];
   /** Branch publications under way or done: the candidates of one leaf share one push. */
   readonly #published = new Map<string, Promise<void>>();
+  #source: Promise<string> | undefined;
 
   constructor(options: JulesWorkerOptions) {
     this.#o = options;
@@ -74,6 +75,7 @@ export class JulesWorker implements Worker {
     hooks: WorkerHooks,
   ): Promise<WorkerOutput> {
     const { client } = this.#o;
+    const source = await this.#checkedSource(signal);
     const title = `maker ${task.context.runId} n-${task.context.nodeId} cand-${slot}`;
     let id = hooks.externalId ?? (await this.#findByTitle(title, signal));
     if (id === undefined) {
@@ -82,7 +84,7 @@ export class JulesWorker implements Worker {
         {
           prompt: prompt(task),
           title,
-          source: this.#o.source,
+          source,
           startingBranch: task.branch,
           requirePlanApproval: false,
         },
@@ -159,6 +161,25 @@ export class JulesWorker implements Worker {
       ...(change.message === undefined ? {} : { summary: change.message }),
       externalId,
     };
+  }
+
+  /** The source, checked once: a repository Jules cannot see stops the run with how to connect it. */
+  #checkedSource(signal: AbortSignal | undefined): Promise<string> {
+    this.#source ??= (async () => {
+      const name = typeof this.#o.source === 'string' ? this.#o.source : await this.#o.source();
+      try {
+        await this.#o.client.getSource(name, signal);
+      } catch (error) {
+        if (error instanceof JulesError && error.kind === 'not-found')
+          throw new ConfigError(
+            `Jules cannot see ${name}: connect the repository at https://jules.google.com (install the Jules GitHub app for it), then run maker resume.`,
+          );
+        throw error;
+      }
+      return name;
+    })();
+    this.#source.catch(() => (this.#source = undefined));
+    return this.#source;
   }
 
   #publish(branch: string, commit: string): Promise<void> {

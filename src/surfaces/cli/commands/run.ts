@@ -16,7 +16,7 @@ import type { CliIo } from '../io.js';
 export const RUN_HELP = `maker run — from an idea to a committed result, with MAKER's voting
 
 Usage:
-  maker run "<idea>" [--dir <repo>] [--worker gemini|sim] [--confidence low|medium|high]
+  maker run "<idea>" [--dir <repo>] [--worker gemini|jules|sim] [--confidence low|medium|high]
                      [--k N] [--hitl tty|auto|fail|defer] [--seed S] [--max-depth N]
                      [--concurrency N] [--model M] [--json]
   maker resume [--dir <repo>] [--run ID] [--hitl …] [--json]
@@ -31,7 +31,11 @@ Ctrl-C loses nothing: run \`maker resume\`.
 
 Options:
   --dir D          the git repository (created if missing; default: current directory)
-  --worker W       gemini (needs GEMINI_API_KEY) or sim (offline, seeded; default sim)
+  --worker W       gemini (needs GEMINI_API_KEY), jules (Jules sessions write the code;
+                   needs JULES_API_KEY and GEMINI_API_KEY for planning and judging, a
+                   GitHub origin connected to Jules, JULES_SOURCE to override it,
+                   JULES_CONCURRENCY for the plan's limit, default 3) or sim
+                   (offline, seeded; default sim)
   --confidence C   low (k=1), medium (k=2, default) or high (k=3): margin, caps, triggers
   --k N            override the vote margin
   --hitl H         how questions are answered: tty (ask here; default on a terminal),
@@ -122,7 +126,7 @@ export async function runCommand(
     );
     const worker = (values.worker ?? 'sim') as RunConfig['worker'];
     if (!['sim', 'gemini', 'jules'].includes(worker))
-      throw new UsageError(`--worker must be gemini or sim (got "${worker}").`);
+      throw new UsageError(`--worker must be gemini, jules or sim (got "${worker}").`);
     const confidence = (values.confidence ?? 'medium') as Confidence;
     if (!['low', 'medium', 'high'].includes(confidence))
       throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
