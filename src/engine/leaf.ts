@@ -142,6 +142,21 @@ export async function voteOnCode(
             started.externalId = id;
             await ctx.save();
           },
+          ask: async (question) => {
+            const answer = await ctx.ask(
+              {
+                id: `q-${n.id}-${vote}-${attempt}-worker-${slot}`,
+                nodeId: n.id,
+                kind: 'clarify',
+                prompt: question,
+                options: [],
+                allowText: true,
+                context: `The ${ctx.worker.id} worker asked this while working on "${n.title}".`,
+              },
+              { text: 'No preference: use your best judgement and keep to the subtask.' },
+            );
+            return answer.text ?? answer.optionId ?? '';
+          },
         }),
       ballot: {
         question: `Which change best completes "${n.title}"?`,

@@ -35,6 +35,11 @@ export interface WorkerHooks {
   readonly externalId?: string;
   /** Records an external id in the state file before the work is awaited. */
   readonly recordExternalId?: (id: string) => Promise<void>;
+  /**
+   * Asks the person a clarify question on the worker's behalf (a coding agent that stopped to ask);
+   * resolves with their answer. May reject when the run defers questions: the work is then resumed later.
+   */
+  readonly ask?: (question: string) => Promise<string>;
 }
 
 /**

@@ -150,3 +150,28 @@ describe('Jules sources', () => {
     expect(() => julesSourceOf('/srv/git/app.git')).toThrow(/not a GitHub URL.*JULES_SOURCE/);
   });
 });
+
+describe('a Jules agent that asks', () => {
+  it('relays the question to the person and sends their answer back with :sendMessage', async () => {
+    const {
+      worker,
+      task,
+      fake: server,
+    } = await setup((context) =>
+      context.messages.length === 0
+        ? { askFeedback: 'Upper or lower case?' }
+        : {
+            patch: `diff --git a/a.txt b/a.txt\nnew file mode 100644\n--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+${context.messages[0] ?? ''}\n`,
+          },
+    );
+    const asked: string[] = [];
+    const out = await worker.run(task, 0, undefined, {
+      ask: (q) => (asked.push(q), Promise.resolve('lower')),
+    });
+    expect(asked).toEqual(['Upper or lower case?']);
+    expect(out.ok && out.patch).toContain('+lower');
+    expect(
+      server.requests.some((r) => r.method === 'POST' && r.path.endsWith(':sendMessage')),
+    ).toBe(true);
+  });
+});

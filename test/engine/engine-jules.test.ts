@@ -41,39 +41,48 @@ function agent(context: FakeAgentContext): FakeAgentScript {
   };
 }
 
+async function julesEngine(
+  script: (context: FakeAgentContext) => FakeAgentScript,
+  hitl: 'auto' | 'defer' = 'auto',
+) {
+  const dir = await tempDir();
+  const origin = join(await tempDir(), 'origin.git');
+  const workspace = await openWorkspace(dir, true);
+  git(dir, 'init', '--bare', origin);
+  git(dir, 'remote', 'add', 'origin', origin);
+  git(dir, 'push', '--quiet', 'origin', 'main');
+  const apiKey = 'jules-test-key-0123456789';
+  fake = await startFakeJules({
+    apiKey,
+    sources: [{ owner: 'me', repo: 'app', gitDir: origin }],
+    agent: script,
+  });
+  const worker = new JulesWorker({
+    client: new JulesClient({ apiKey, baseUrl: fake.baseUrl, sleep: () => Promise.resolve() }),
+    source: 'sources/github/me/app',
+    publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
+    sleep: () => Promise.resolve(),
+    concurrency: 3,
+  });
+  const engine = new MakerEngine({
+    workspace,
+    roles: { planner: new SimPlanner({ seed: 7, depth: 1, errorRate: 0, flagRate: 0 }), worker },
+    store: makerStateFile(dir),
+  });
+  const runId = await engine.create('a tiny tool', {
+    ...baseConfig,
+    hitl,
+    worker: 'jules',
+    maxDepth: 1,
+    maxCandidates: 8,
+    maxFlagRate: 0.8,
+  });
+  return { dir, origin, engine, runId, fake };
+}
+
 describe('MakerEngine with the Jules worker (against the fake Jules server)', () => {
   it('samples sessions on pushed leaf branches, flags failed and stale ones, votes, commits and composes', async () => {
-    const dir = await tempDir();
-    const origin = join(await tempDir(), 'origin.git');
-    const workspace = await openWorkspace(dir, true);
-    git(dir, 'init', '--bare', origin);
-    git(dir, 'remote', 'add', 'origin', origin);
-    git(dir, 'push', '--quiet', 'origin', 'main');
-    const apiKey = 'jules-test-key-0123456789';
-    fake = await startFakeJules({
-      apiKey,
-      sources: [{ owner: 'me', repo: 'app', gitDir: origin }],
-      agent,
-    });
-    const worker = new JulesWorker({
-      client: new JulesClient({ apiKey, baseUrl: fake.baseUrl, sleep: () => Promise.resolve() }),
-      source: 'sources/github/me/app',
-      publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
-      sleep: () => Promise.resolve(),
-      concurrency: 3,
-    });
-    const engine = new MakerEngine({
-      workspace,
-      roles: { planner: new SimPlanner({ seed: 7, depth: 1, errorRate: 0, flagRate: 0 }), worker },
-      store: makerStateFile(dir),
-    });
-    const runId = await engine.create('a tiny tool', {
-      ...baseConfig,
-      worker: 'jules',
-      maxDepth: 1,
-      maxCandidates: 8,
-      maxFlagRate: 0.8,
-    });
+    const { dir, origin, engine, runId, fake } = await julesEngine(agent);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
     expect(outcome.status).toBe('done');
@@ -98,5 +107,38 @@ describe('MakerEngine with the Jules worker (against the fake Jules server)', ()
     const sessions = leaves.reduce((sum, leaf) => sum + (leaf.leaf?.draws.length ?? 0), 0);
     expect(fake.sessions.size).toBe(sessions);
     expect(git(dir, 'ls-tree', '-r', '--name-only', 'main')).toMatch(/index\.md/);
+  });
+
+  it('turns an agent’s question into a clarify question, deferred, answered, and resumed without new sessions', async () => {
+    const asking = (context: FakeAgentContext): FakeAgentScript =>
+      context.messages.length === 0 && /cand-0$/.test(context.title)
+        ? { askFeedback: 'Markdown or plain text?' }
+        : agent(context);
+    const { engine, runId, fake } = await julesEngine(asking, 'defer');
+    let outcome = await engine.run(runId);
+    expect(outcome.status).toBe('awaiting-human');
+    const questions = outcome.pending.filter((q) => q.prompt === 'Markdown or plain text?');
+    expect(questions.length).toBeGreaterThan(0);
+    const sessionsBefore = fake.sessions.size;
+    for (let round = 0; round < 10 && outcome.status === 'awaiting-human'; round++) {
+      for (const q of outcome.pending)
+        await engine.answer(
+          runId,
+          q.id,
+          q.kind === 'veto' ? 'accept' : q.allowText ? 'Markdown' : (q.options[0]?.id ?? ''),
+        );
+      outcome = await engine.run(runId);
+    }
+    expect(outcome.status).toBe('done');
+    // The question slots re-attached to their sessions: every session belongs to exactly one slot.
+    const run = await engine.getRun(runId);
+    const slots = Object.values(run.nodes).flatMap((n) => n.leaf?.draws ?? []);
+    expect(new Set(slots.map((d) => d.externalId)).size).toBe(slots.length);
+    expect(fake.sessions.size).toBe(slots.length);
+    expect(fake.sessions.size).toBeGreaterThanOrEqual(sessionsBefore);
+    const asked = run.questions.filter((q) => q.prompt === 'Markdown or plain text?');
+    expect(asked.length).toBeGreaterThanOrEqual(questions.length);
+    expect(asked.every((q) => q.answer?.text === 'Markdown')).toBe(true);
+    expect(fake.requests.filter((r) => r.path.endsWith(':sendMessage')).length).toBe(asked.length);
   });
 });

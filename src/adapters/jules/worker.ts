@@ -120,6 +120,11 @@ export class JulesWorker implements Worker {
             .map((a) => a.agentMessaged?.agentMessage)
             .filter(Boolean)
             .at(-1);
+          if (hooks.ask !== undefined && question) {
+            // The person answers (now, or after a deferred run resumes and re-attaches here).
+            await client.sendMessage(id, await hooks.ask(question), signal);
+            break;
+          }
           return {
             ok: false,
             reason: `The Jules agent stopped to ask${question ? `: "${question}"` : ''}; a candidate that needs help is discarded.`,
