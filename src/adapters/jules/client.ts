@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import { AbortedError, ApiCallError, redactSecrets } from '../../core/errors.js';
+import { abortableSleep } from '../../core/sleep.js';
 import {
   activitiesPageSchema,
   errorEnvelopeSchema,
@@ -299,18 +300,7 @@ export class JulesClient {
   }
 
   #sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (this.#o.sleep !== undefined) return this.#o.sleep(ms, signal);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          reject(new AbortedError(signal.reason));
-        },
-        { once: true },
-      );
-    });
+    return (this.#o.sleep ?? abortableSleep)(ms, signal);
   }
 
   #redact(text: string): string {

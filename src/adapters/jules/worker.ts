@@ -1,4 +1,5 @@
 import { AbortedError, ConfigError } from '../../core/errors.js';
+import { abortableSleep } from '../../core/sleep.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
 import { JulesError, sessionPatch, type JulesClient } from './client.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
@@ -140,7 +141,7 @@ export class JulesWorker implements Worker {
           reason: `The Jules session ${id} did not finish in time (state ${session.state ?? 'unknown'}).`,
           externalId,
         };
-      await (this.#o.sleep ?? sleep)(delay, signal);
+      await (this.#o.sleep ?? abortableSleep)(delay, signal);
       delay = Math.min(Math.round(delay * 1.5), this.#o.pollMs?.max ?? 60_000);
     }
   }
@@ -267,18 +268,4 @@ function prompt(task: WorkerTask): string {
     ...context.clarifications.map((c) => `Clarified: ${c.question} → ${c.answer}`),
     'Make exactly this change and nothing else. Do not open a pull request.',
   ].join('\n');
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(new AbortedError(signal.reason));
-      },
-      { once: true },
-    );
-  });
 }
