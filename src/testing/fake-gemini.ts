@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { errorEnvelope, readBody, sendJson } from './google-http.js';
 
 /** One `generateContent` call as the fake saw it. */
 export interface FakeGeminiRequest {
@@ -192,53 +193,18 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
   };
 }
 
-const STATUS_NAMES: Readonly<Record<number, string>> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-};
-
 function sendError(
   res: ServerResponse,
   status: number,
   message: string,
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  sendJson(
-    res,
-    status,
-    { error: { code: status, message, status: STATUS_NAMES[status] ?? 'UNKNOWN' } },
-    headers,
-  );
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Readonly<Record<string, string>> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
-  res.end(text);
+  sendJson(res, status, errorEnvelope(status, message), headers);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /** A function response's text: Gemini CLI sends `{output: "..."}`; anything else as JSON. */

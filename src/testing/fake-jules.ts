@@ -1,40 +1,23 @@
-import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorEnvelope, readBody, sendJson } from './google-http.js';
+import {
+  branches,
+  revParse,
+  type FakeAgentContext,
+  type FakeAgentScript,
+  type FakeFault,
+  type FakeJules,
+  type FakeJulesSource,
+} from './fake-jules-model.js';
 
-/** A repository the fake knows as a Jules source, backed by a real git repository (bare or not). */
-export interface FakeJulesSource {
-  readonly owner: string;
-  readonly repo: string;
-  readonly gitDir: string;
-  readonly defaultBranch?: string;
-}
-
-/** What the fake agent does in one session, decided when the session is created. */
-export interface FakeAgentScript {
-  /** The changeSet's unified diff (against the starting branch's head), or none. */
-  readonly patch?: string;
-  /** Fail the session with this reason instead. */
-  readonly fail?: string;
-  /** Stop in AWAITING_USER_FEEDBACK with this question until a message arrives. */
-  readonly askFeedback?: string;
-  /** Put the patch only in an activity artifact, not in `outputs`. */
-  readonly patchOnlyInActivities?: boolean;
-}
-
-export interface FakeAgentContext {
-  readonly id: string;
-  readonly title: string;
-  readonly prompt: string;
-  readonly source: string;
-  readonly startingBranch: string;
-  readonly baseCommit: string;
-  /** Messages sent to the session so far. */
-  readonly messages: readonly string[];
-}
-
-/** A fault to inject before answering: an HTTP status (with an optional Retry-After), or nothing. */
-export type FakeFault = { readonly status: number; readonly retryAfter?: string } | undefined;
+export type {
+  FakeAgentContext,
+  FakeAgentScript,
+  FakeFault,
+  FakeJules,
+  FakeJulesSource,
+} from './fake-jules-model.js';
 
 interface Session {
   readonly id: string;
@@ -50,25 +33,6 @@ interface Session {
   activityReads: number;
 }
 
-export interface FakeJules {
-  /** Pass as the client's base URL (it ends in /v1alpha). */
-  readonly baseUrl: string;
-  /** Every request: method and path. */
-  readonly requests: readonly { readonly method: string; readonly path: string }[];
-  /** Sessions by id, for assertions. */
-  readonly sessions: ReadonlyMap<string, { readonly title: string; readonly state: string }>;
-  close(): Promise<void>;
-}
-
-const STATUS_NAMES: Readonly<Record<number, string>> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-};
 const AUTOMATION_MODES = new Set(['AUTOMATION_MODE_UNSPECIFIED', 'AUTO_CREATE_PR']);
 const EPOCH = Date.parse('2026-03-01T10:00:00Z');
 
@@ -105,7 +69,7 @@ export async function startFakeJules(options: {
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) =>
-      send(res, 500, envelope(500, `fake jules: ${(error as Error).message}`)),
+      sendJson(res, 500, errorEnvelope(500, `fake jules: ${(error as Error).message}`)),
     );
   });
 
@@ -116,22 +80,22 @@ export async function startFakeJules(options: {
     requests.push({ method, path });
     const fault = options.fault?.({ method, path, count: requests.length });
     if (fault !== undefined) {
-      send(
+      sendJson(
         res,
         fault.status,
-        envelope(fault.status, 'injected fault'),
+        errorEnvelope(fault.status, 'injected fault'),
         fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter },
       );
       return;
     }
     const key = req.headers['x-goog-api-key'];
     if (key !== options.apiKey) {
-      send(res, 401, envelope(401, 'Request had invalid authentication credentials.'));
+      sendJson(res, 401, errorEnvelope(401, 'Request had invalid authentication credentials.'));
       return;
     }
     const body = method === 'POST' ? await readJson(req) : undefined;
     if (body === null) {
-      send(res, 400, envelope(400, 'Invalid JSON payload received.'));
+      sendJson(res, 400, errorEnvelope(400, 'Invalid JSON payload received.'));
       return;
     }
     const page = (items: unknown[], field: string, defaultSize: number) => {
@@ -148,17 +112,17 @@ export async function startFakeJules(options: {
     };
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/v1alpha/sources')
-      return send(res, 200, page(options.sources.map(sourceJson), 'sources', 30));
+      return sendJson(res, 200, page(options.sources.map(sourceJson), 'sources', 30));
     if (method === 'GET' && (m = /^\/v1alpha\/sources\/(.+)$/.exec(path)) !== null) {
       const found = options.sources.find((s) => sourceName(s) === `sources/${m?.[1]}`);
       return found === undefined
-        ? send(res, 404, envelope(404, `Source sources/${m[1]} not found.`))
-        : send(res, 200, sourceJson(found));
+        ? sendJson(res, 404, errorEnvelope(404, `Source sources/${m[1]} not found.`))
+        : sendJson(res, 200, sourceJson(found));
     }
     if (method === 'POST' && path === '/v1alpha/sessions')
       return create(res, body as Record<string, unknown>);
     if (method === 'GET' && path === '/v1alpha/sessions')
-      return send(res, 200, page([...sessions.values()].map(sessionJson), 'sessions', 30));
+      return sendJson(res, 200, page([...sessions.values()].map(sessionJson), 'sessions', 30));
     if (
       (m = /^\/v1alpha\/sessions\/(\d+)(?::(approvePlan|sendMessage|archive|unarchive))?$/.exec(
         path,
@@ -166,28 +130,34 @@ export async function startFakeJules(options: {
     ) {
       const session = sessions.get(m[1] as string);
       if (session === undefined)
-        return send(res, 404, envelope(404, `Session sessions/${m[1]} not found.`));
+        return sendJson(res, 404, errorEnvelope(404, `Session sessions/${m[1]} not found.`));
       if (method === 'GET' && m[2] === undefined) {
         advance(session);
-        return send(res, 200, sessionJson(session));
+        return sendJson(res, 200, sessionJson(session));
       }
       if (method === 'POST' && m[2] === 'approvePlan') {
         if (session.state !== 'AWAITING_PLAN_APPROVAL')
-          return send(res, 400, envelope(400, 'The session is not awaiting plan approval.'));
+          return sendJson(
+            res,
+            400,
+            errorEnvelope(400, 'The session is not awaiting plan approval.'),
+          );
         session.planApproved = true;
         session.activities.push(
           activity(session, 'user', { planApproved: { planId: `plan-${session.id}` } }),
         );
         session.state = 'IN_PROGRESS';
-        return send(res, 200, {});
+        return sendJson(res, 200, {});
       }
       if (method === 'POST' && m[2] === 'sendMessage') {
         const prompt = (body as { prompt?: unknown }).prompt;
         if (typeof prompt !== 'string' || prompt === '')
-          return send(
+          return sendJson(
             res,
             400,
-            envelope(400, 'prompt is required.', [{ field: 'prompt', description: 'required' }]),
+            errorEnvelope(400, 'prompt is required.', [
+              { field: 'prompt', description: 'required' },
+            ]),
           );
         session.messages.push(prompt);
         session.activities.push(
@@ -197,29 +167,29 @@ export async function startFakeJules(options: {
           session.script = options.agent({ ...session.context, messages: [...session.messages] });
           session.state = 'IN_PROGRESS';
         }
-        return send(res, 200, {});
+        return sendJson(res, 200, {});
       }
-      if (method === 'POST') return send(res, 200, {});
+      if (method === 'POST') return sendJson(res, 200, {});
     }
     if (method === 'GET' && (m = /^\/v1alpha\/sessions\/(\d+)\/activities$/.exec(path)) !== null) {
       const session = sessions.get(m[1] as string);
       if (session === undefined)
-        return send(res, 404, envelope(404, `Session sessions/${m[1]} not found.`));
+        return sendJson(res, 404, errorEnvelope(404, `Session sessions/${m[1]} not found.`));
       session.activityReads += 1;
       if (options.activities404AfterCreate === true && session.activityReads === 1)
-        return send(res, 404, envelope(404, 'Session activities not found.'));
-      return send(res, 200, page(session.activities, 'activities', 50));
+        return sendJson(res, 404, errorEnvelope(404, 'Session activities not found.'));
+      return sendJson(res, 200, page(session.activities, 'activities', 50));
     }
-    send(res, 404, envelope(404, `No route for ${method} ${path}.`));
+    sendJson(res, 404, errorEnvelope(404, `No route for ${method} ${path}.`));
   }
 
   function create(res: ServerResponse, body: Record<string, unknown>): void {
     const mode = body['automationMode'];
     if (mode !== undefined && (typeof mode !== 'string' || !AUTOMATION_MODES.has(mode)))
-      return send(
+      return sendJson(
         res,
         400,
-        envelope(
+        errorEnvelope(
           400,
           `Invalid value at 'session.automation_mode' (type.googleapis.com/google.labs.jules.v1alpha.AutomationMode), ${JSON.stringify(mode)}`,
           [
@@ -231,10 +201,10 @@ export async function startFakeJules(options: {
         ),
       );
     if (typeof body['prompt'] !== 'string' || body['prompt'] === '')
-      return send(
+      return sendJson(
         res,
         400,
-        envelope(400, 'prompt is required.', [
+        errorEnvelope(400, 'prompt is required.', [
           { field: 'session.prompt', description: 'required' },
         ]),
       );
@@ -242,10 +212,10 @@ export async function startFakeJules(options: {
       { source?: string; githubRepoContext?: { startingBranch?: string } } | undefined;
     const source = options.sources.find((s) => sourceName(s) === context?.source);
     if (source === undefined)
-      return send(
+      return sendJson(
         res,
         400,
-        envelope(400, `Source ${String(context?.source)} is not connected to Jules.`, [
+        errorEnvelope(400, `Source ${String(context?.source)} is not connected to Jules.`, [
           { field: 'session.source_context.source', description: 'not found' },
         ]),
       );
@@ -253,10 +223,10 @@ export async function startFakeJules(options: {
       context?.githubRepoContext?.startingBranch ?? source.defaultBranch ?? 'main';
     const baseCommit = revParse(source.gitDir, startingBranch);
     if (baseCommit === undefined)
-      return send(
+      return sendJson(
         res,
         400,
-        envelope(400, `Branch ${startingBranch} not found in ${sourceName(source)}.`, [
+        errorEnvelope(400, `Branch ${startingBranch} not found in ${sourceName(source)}.`, [
           {
             field: 'session.source_context.github_repo_context.starting_branch',
             description: 'not found',
@@ -287,7 +257,7 @@ export async function startFakeJules(options: {
       activityReads: 0,
     };
     sessions.set(id, session);
-    send(res, 200, sessionJson(session));
+    sendJson(res, 200, sessionJson(session));
   }
 
   /** One step of the session's life per read. */
@@ -419,77 +389,11 @@ export async function startFakeJules(options: {
   };
 }
 
-function revParse(gitDir: string, branch: string): string | undefined {
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const text = await readBody(req);
   try {
-    return (
-      execFileSync(
-        'git',
-        ['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`],
-        { encoding: 'utf8' },
-      ).trim() || undefined
-    );
+    return text === '' ? {} : JSON.parse(text);
   } catch {
-    return undefined;
+    return null;
   }
-}
-
-function branches(source: FakeJulesSource): string[] {
-  try {
-    return execFileSync(
-      'git',
-      ['--git-dir', source.gitDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads'],
-      { encoding: 'utf8' },
-    )
-      .split('\n')
-      .filter(Boolean);
-  } catch {
-    return [];
-  }
-}
-
-function envelope(
-  status: number,
-  message: string,
-  violations: { field: string; description: string }[] = [],
-) {
-  return {
-    error: {
-      code: status,
-      message,
-      status: STATUS_NAMES[status] ?? 'UNKNOWN',
-      ...(violations.length === 0
-        ? {}
-        : {
-            details: [
-              { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations },
-            ],
-          }),
-    },
-  };
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', ...headers });
-  res.end(JSON.stringify(body));
-}
-
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve(text === '' ? {} : JSON.parse(text));
-      } catch {
-        resolve(null);
-      }
-    });
-    req.on('error', reject);
-  });
 }

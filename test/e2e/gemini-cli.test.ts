@@ -128,8 +128,11 @@ const start =
     ],
   });
 
-/** A fresh Gemini CLI home with the extension linked (answering each settings prompt as it appears). */
-async function geminiHome(): Promise<string> {
+/**
+ * A fresh Gemini CLI home whose settings pin API-key auth (the base-URL auth bug), trust the folder
+ * and turn off telemetry and update checks.
+ */
+async function settingsHome(): Promise<string> {
   const home = await tempDir();
   await mkdir(join(home, '.gemini'), { recursive: true });
   await writeFile(
@@ -140,6 +143,12 @@ async function geminiHome(): Promise<string> {
       general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
     }),
   );
+  return home;
+}
+
+/** A fresh Gemini CLI home with the extension linked (answering each settings prompt as it appears). */
+async function geminiHome(): Promise<string> {
+  const home = await settingsHome();
   await new Promise<void>((resolve, reject) => {
     const child = spawn(GEMINI, ['extensions', 'link', process.cwd(), '--consent'], {
       env: { ...process.env, GEMINI_CLI_HOME: home },
@@ -314,15 +323,7 @@ describe('MAKER inside the real Gemini CLI', () => {
     execFileSync(process.execPath, ['scripts/package.mjs'], { stdio: 'ignore' });
     const unpacked = await tempDir();
     execFileSync('tar', ['-xzf', 'release/maker-extension.tar.gz', '-C', unpacked]);
-    const home = await tempDir();
-    await mkdir(join(home, '.gemini'), { recursive: true });
-    await writeFile(
-      join(home, '.gemini', 'settings.json'),
-      JSON.stringify({
-        security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
-        privacy: { usageStatisticsEnabled: false },
-      }),
-    );
+    const home = await settingsHome();
     await run(GEMINI, ['extensions', 'install', unpacked, '--consent', '--skip-settings'], {
       env: { ...process.env, GEMINI_CLI_HOME: home },
       timeout: 60_000,

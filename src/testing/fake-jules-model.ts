@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process';
+
+/** The fake Jules server's public shapes, and the git reads behind its sources. */
+
+/** A repository the fake knows as a Jules source, backed by a real git repository (bare or not). */
+export interface FakeJulesSource {
+  readonly owner: string;
+  readonly repo: string;
+  readonly gitDir: string;
+  readonly defaultBranch?: string;
+}
+
+/** What the fake agent does in one session, decided when the session is created. */
+export interface FakeAgentScript {
+  /** The changeSet's unified diff (against the starting branch's head), or none. */
+  readonly patch?: string;
+  /** Fail the session with this reason instead. */
+  readonly fail?: string;
+  /** Stop in AWAITING_USER_FEEDBACK with this question until a message arrives. */
+  readonly askFeedback?: string;
+  /** Put the patch only in an activity artifact, not in `outputs`. */
+  readonly patchOnlyInActivities?: boolean;
+}
+
+export interface FakeAgentContext {
+  readonly id: string;
+  readonly title: string;
+  readonly prompt: string;
+  readonly source: string;
+  readonly startingBranch: string;
+  readonly baseCommit: string;
+  /** Messages sent to the session so far. */
+  readonly messages: readonly string[];
+}
+
+/** A fault to inject before answering: an HTTP status (with an optional Retry-After), or nothing. */
+export type FakeFault = { readonly status: number; readonly retryAfter?: string } | undefined;
+
+export interface FakeJules {
+  /** Pass as the client's base URL (it ends in /v1alpha). */
+  readonly baseUrl: string;
+  /** Every request: method and path. */
+  readonly requests: readonly { readonly method: string; readonly path: string }[];
+  /** Sessions by id, for assertions. */
+  readonly sessions: ReadonlyMap<string, { readonly title: string; readonly state: string }>;
+  close(): Promise<void>;
+}
+
+export function revParse(gitDir: string, branch: string): string | undefined {
+  try {
+    return (
+      execFileSync(
+        'git',
+        ['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`],
+        { encoding: 'utf8' },
+      ).trim() || undefined
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+export function branches(source: FakeJulesSource): string[] {
+  try {
+    return execFileSync(
+      'git',
+      ['--git-dir', source.gitDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads'],
+      { encoding: 'utf8' },
+    )
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    return [];
+  }
+}
