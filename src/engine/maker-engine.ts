@@ -1,12 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { AbortedError, MakerError, UsageError } from '../core/errors.js';
-import {
-  STATE_SCHEMA_VERSION,
-  type Question,
-  type Run,
-  type RunConfig,
-  type StateFile,
-} from '../core/tree/schema.js';
+import { type Question, type Run, type RunConfig, type StateFile } from '../core/tree/schema.js';
 import type { Planner } from '../ports/planner.js';
 import type { StateStore } from '../ports/state-store.js';
 import type { Worker } from '../ports/worker.js';
@@ -337,5 +331,3 @@ function newRunId(now: Date): string {
   const stamp = now.toISOString().slice(0, 10).replace(/-/g, '');
   return `r${stamp}-${Math.random().toString(36).slice(2, 7)}`;
 }
-
-export { STATE_SCHEMA_VERSION };
