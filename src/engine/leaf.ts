@@ -4,7 +4,14 @@ import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schem
 import type { WorkerHooks, WorkerTask } from '../ports/worker.js';
 import { ballotDraw } from './decompose.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
-import { branchName, counted, nodeContext, runDate, type RunContext } from './run-context.js';
+import {
+  branchName,
+  counted,
+  nodeContext,
+  reserveSession,
+  runDate,
+  type RunContext,
+} from './run-context.js';
 import { candidateVote, tally, type DrawResult } from './votes.js';
 
 /**
@@ -135,9 +142,10 @@ export async function voteOnCode(
     const attempt = record.attempt;
     const context = task.context;
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
-      produce: (slot, started) =>
+      produce: (slot, started, resumed) =>
         codeCandidate(ctx, n, task, attempt * 1000 + slot, scope, {
           ...(started.externalId === undefined ? {} : { externalId: started.externalId }),
+          resumed,
           recordExternalId: async (id) => {
             started.externalId = id;
             await ctx.save();
@@ -157,6 +165,26 @@ export async function voteOnCode(
             );
             return answer.text ?? answer.optionId ?? '';
           },
+          choose: async (choice) => {
+            const answer = await ctx.ask(
+              {
+                id:
+                  choice.scope === 'run'
+                    ? `q-${ctx.worker.id}-${choice.id}`
+                    : `q-${n.id}-${vote}-${attempt}-worker-${slot}-${choice.id}`,
+                nodeId: choice.scope === 'run' ? null : n.id,
+                kind: choice.kind,
+                prompt: choice.prompt,
+                options: choice.options.map((o, i) =>
+                  i === 0 && choice.detail !== undefined ? { ...o, detail: choice.detail } : o,
+                ),
+                context: `The ${ctx.worker.id} worker asks this while working on "${n.title}".`,
+              },
+              { optionId: choice.auto },
+            );
+            return answer.optionId ?? choice.auto;
+          },
+          reserveSession: (budget) => reserveSession(ctx, ctx.worker.id, budget),
         }),
       ballot: {
         question: `Which change best completes "${n.title}"?`,

@@ -2,7 +2,7 @@ import { MakerError } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
 import type { NodeContext, Planner } from '../ports/planner.js';
-import type { Worker } from '../ports/worker.js';
+import type { Reservation, SessionBudget, Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import type { EngineEventInput } from './events.js';
 
@@ -92,6 +92,31 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
     ancestors,
     clarifications,
   };
+}
+
+/**
+ * Counts one session of `workerId` in the workspace's ledger (shared by every run in the state
+ * file), unless `budget.limit` sessions already started within `budget.windowMs`. The ledger keeps
+ * only the window, and is saved before the session is created: a crash can only over-count.
+ */
+export async function reserveSession(
+  ctx: Pick<RunContext, 'state' | 'now' | 'save'>,
+  workerId: string,
+  budget: SessionBudget,
+): Promise<Reservation> {
+  const ledger = (ctx.state.ledger ??= { sessionStarts: {} });
+  const now = ctx.now().getTime();
+  const recent = (ledger.sessionStarts[workerId] ?? [])
+    .filter((t) => now - Date.parse(t) < budget.windowMs)
+    .sort();
+  if (recent.length >= budget.limit) {
+    const oldest = Date.parse(recent[recent.length - budget.limit] ?? new Date(now).toISOString());
+    return { ok: false, used: recent.length, nextAt: new Date(oldest + budget.windowMs) };
+  }
+  recent.push(new Date(now).toISOString());
+  ledger.sessionStarts[workerId] = recent;
+  await ctx.save();
+  return { ok: true };
 }
 
 /** Counts one model call and its tokens against the node, and passes the response on. */

@@ -32,7 +32,7 @@ export async function drawSlot(
   vote: string,
   list: Draw[],
   slot: number,
-  produce: (started: Draw) => Promise<DrawResult>,
+  produce: (started: Draw, resumed: boolean) => Promise<DrawResult>,
 ): Promise<Draw> {
   const existing = list[slot];
   if (existing !== undefined && existing.status !== 'started') return existing;
@@ -41,7 +41,7 @@ export async function drawSlot(
     list[slot] = started;
     await ctx.save();
   }
-  const result = await ctx.paid(() => produce(started));
+  const result = await ctx.paid(() => produce(started, existing !== undefined));
   const draw: Draw = result.ok
     ? {
         slot,
@@ -135,8 +135,11 @@ export async function exactVote(
 }
 
 export interface CandidateVoteOptions {
-  /** Produces the draw for `slot`; `started` is its record, where write-ahead ids go. */
-  readonly produce: (slot: number, started: Draw) => Promise<DrawResult>;
+  /**
+   * Produces the draw for `slot`; `started` is its record, where write-ahead ids go; `resumed` says
+   * an earlier attempt started it (and may have paid for work whose id it did not record).
+   */
+  readonly produce: (slot: number, started: Draw, resumed: boolean) => Promise<DrawResult>;
   /** What the judges are asked, and how a class is shown to them. */
   readonly ballot: {
     readonly question: string;
@@ -173,7 +176,9 @@ export async function candidateVote(
     }
     await settleAll(
       [...unfinished, ...fresh].map((slot) =>
-        drawSlot(ctx, n, vote, record.draws, slot, (started) => options.produce(slot, started)),
+        drawSlot(ctx, n, vote, record.draws, slot, (started, resumed) =>
+          options.produce(slot, started, resumed),
+        ),
       ),
     );
   }

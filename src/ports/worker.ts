@@ -29,10 +29,38 @@ export type WorkerOutput =
     }
   | { readonly ok: false; readonly reason: string; readonly externalId?: string };
 
+/** A choice a worker asks a person to make on its behalf (a coding agent's plan to approve or veto). */
+export interface WorkerChoice {
+  /** Stable within the slot (or within the run, with `scope: 'run'`), so a resumed slot finds its answer. */
+  readonly id: string;
+  readonly scope?: 'slot' | 'run';
+  readonly kind: 'select' | 'veto';
+  readonly prompt: string;
+  readonly detail?: string;
+  readonly options: readonly { readonly id: string; readonly label: string }[];
+  /** The option taken when questions are answered automatically. */
+  readonly auto: string;
+}
+
+/** A budget of paid external sessions: at most `limit` started in any `windowMs`. */
+export interface SessionBudget {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** A reservation: granted, or refused with the count in the window and when the next one frees up. */
+export type Reservation =
+  { readonly ok: true } | { readonly ok: false; readonly used: number; readonly nextAt: Date };
+
 /** Write-ahead for paid external work (a Jules session): record its id the moment it exists; find it again after a crash. */
 export interface WorkerHooks {
   /** The external id an earlier, interrupted attempt at this slot recorded. */
   readonly externalId?: string;
+  /**
+   * The slot was started by an earlier process that may have died between creating external work
+   * and recording its id: look for it before creating anything.
+   */
+  readonly resumed?: boolean;
   /** Records an external id in the state file before the work is awaited. */
   readonly recordExternalId?: (id: string) => Promise<void>;
   /**
@@ -40,6 +68,13 @@ export interface WorkerHooks {
    * resolves with their answer. May reject when the run defers questions: the work is then resumed later.
    */
   readonly ask?: (question: string) => Promise<string>;
+  /** Asks the person to choose; resolves with the option id. May reject as `ask` does. */
+  readonly choose?: (choice: WorkerChoice) => Promise<string>;
+  /**
+   * Counts one paid session against `budget` in the workspace's persisted ledger, before it is
+   * created; refused (and nothing counted) when the window is full.
+   */
+  readonly reserveSession?: (budget: SessionBudget) => Promise<Reservation>;
 }
 
 /**

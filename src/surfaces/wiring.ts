@@ -10,14 +10,13 @@ import {
 } from '../adapters/state/state-file.js';
 import { ConfigError } from '../core/errors.js';
 import { PRESETS, type Confidence } from '../core/tree/presets.js';
-import type { RunConfig } from '../core/tree/schema.js';
+import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
-import { JulesClient } from '../adapters/jules/client.js';
-import { JulesWorker } from '../adapters/jules/worker.js';
 import { LlmWorker } from '../engine/llm-worker.js';
 import { MakerEngine, type Roles } from '../engine/maker-engine.js';
 import type { Planner } from '../ports/planner.js';
 import type { Worker } from '../ports/worker.js';
+import { fakeJulesWorker, julesConfig, julesWorker } from './jules-wiring.js';
 
 export const DEFAULT_MODEL = 'gemini-2.5-flash';
 
@@ -35,14 +34,24 @@ export function runConfig(choices: {
   defaultBranch: string;
   sim?: RunConfig['sim'];
   runChecks?: boolean;
+  /** Jules runs: the plan's limits and plan review (default: the free plan's). */
+  jules?: JulesConfig;
 }): RunConfig {
   const confidence = choices.confidence ?? 'medium';
   const preset = PRESETS[confidence];
   const k = choices.k ?? preset.k;
+  const offline = choices.worker === 'sim' || choices.worker === 'jules-fake';
+  // A fake server has no plan to respect: its default is wide, so demos show the pipeline.
+  const jules =
+    choices.worker === 'jules'
+      ? (choices.jules ?? julesConfig({}))
+      : choices.worker === 'jules-fake'
+        ? (choices.jules ?? julesConfig({ plan: 'pro', dailySessions: 10_000 }))
+        : undefined;
   return {
     worker: choices.worker,
-    planner: choices.worker === 'sim' ? 'sim' : 'gemini',
-    ...(choices.worker === 'sim' ? {} : { model: choices.model ?? DEFAULT_MODEL }),
+    planner: offline ? 'sim' : 'gemini',
+    ...(offline ? {} : { model: choices.model ?? DEFAULT_MODEL }),
     confidence,
     ...preset,
     k,
@@ -51,12 +60,14 @@ export function runConfig(choices: {
     maxDepth: choices.maxDepth ?? 3,
     maxNodes: choices.maxNodes ?? 60,
     maxChangedLines: 400,
-    concurrency: choices.concurrency ?? 4,
+    // Sessions hold a paid slot while they run: leave room for the planner's and judges' calls.
+    concurrency: choices.concurrency ?? (jules === undefined ? 4 : jules.concurrency + 2),
     seed: choices.seed ?? 1,
     hitl: choices.hitl,
     runChecks: choices.runChecks ?? false,
     defaultBranch: choices.defaultBranch,
     ...(choices.sim === undefined ? {} : { sim: choices.sim }),
+    ...(jules === undefined ? {} : { jules }),
   };
 }
 
@@ -65,10 +76,13 @@ export function rolesFor(
   config: RunConfig,
   workspace: GitWorkspace,
   env: Readonly<Record<string, string | undefined>>,
-): { planner: Planner; worker: Worker } {
-  if (config.worker === 'sim') {
+): { planner: Planner; worker: Worker; close?: () => Promise<void> } {
+  if (config.worker === 'sim' || config.worker === 'jules-fake') {
     const options = { seed: config.seed, ...config.sim };
-    return { planner: new SimPlanner(options), worker: new SimWorker(options) };
+    const planner = new SimPlanner(options);
+    if (config.worker === 'sim') return { planner, worker: new SimWorker(options) };
+    const { worker, close } = fakeJulesWorker(config, workspace, new SimWorker(options));
+    return { planner, worker, close };
   }
   const apiKey = envValue(env, 'GEMINI_API_KEY');
   if (apiKey === '')
@@ -82,34 +96,27 @@ export function rolesFor(
     ...(baseUrl ? { baseUrl } : {}),
   });
   const planner = new LlmPlanner(model);
-  if (config.worker !== 'jules') return { planner, worker: new LlmWorker(model, workspace) };
+  const llmWorker = new LlmWorker(model, workspace);
+  if (config.worker !== 'jules') return { planner, worker: llmWorker };
   const julesKey = envValue(env, 'JULES_API_KEY');
   if (julesKey === '')
     throw new ConfigError(
       'The jules worker needs JULES_API_KEY (from the Jules settings page). In Gemini CLI: gemini extensions config maker "Jules API key".',
     );
   const julesBaseUrl = envValue(env, 'JULES_BASE_URL');
-  const override = envValue(env, 'JULES_SOURCE');
-  const worker = new JulesWorker({
-    client: new JulesClient({
+  const source = envValue(env, 'JULES_SOURCE');
+  const worker = julesWorker(
+    config,
+    workspace,
+    {
       apiKey: julesKey,
       ...(julesBaseUrl === '' ? {} : { baseUrl: julesBaseUrl }),
-    }),
-    source: async () => override || julesSourceOf(await workspace.remoteUrl('origin')),
-    publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
-    concurrency: Number(envValue(env, 'JULES_CONCURRENCY')) || 3,
-  });
+      ...(source === '' ? {} : { source }),
+    },
+    // Merge conflicts are integrated by the model: Jules is not asked to resolve them.
+    llmWorker,
+  );
   return { planner, worker };
-}
-
-/** The Jules source of a GitHub remote URL (https or ssh), e.g. `sources/github/owner/repo`. */
-export function julesSourceOf(remoteUrl: string | undefined): string {
-  const match = /github\.com[:/]([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(remoteUrl ?? '');
-  if (match === null)
-    throw new ConfigError(
-      `The jules worker needs the repository on GitHub: its origin remote (${remoteUrl ?? 'none'}) is not a GitHub URL. Add one with git remote add origin https://github.com/<owner>/<repo>, or set JULES_SOURCE=sources/github/<owner>/<repo>.`,
-    );
-  return `sources/github/${match[1]}/${match[2]}`;
 }
 
 /** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */

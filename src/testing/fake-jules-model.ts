@@ -20,6 +20,8 @@ export interface FakeAgentScript {
   readonly askFeedback?: string;
   /** Put the patch only in an activity artifact, not in `outputs`. */
   readonly patchOnlyInActivities?: boolean;
+  /** Report this `baseCommitId` (a stale patch, made against another commit). */
+  readonly baseCommitId?: string;
 }
 
 export interface FakeAgentContext {
@@ -41,6 +43,8 @@ export interface FakeJules {
   readonly baseUrl: string;
   /** Every request: method and path. */
   readonly requests: readonly { readonly method: string; readonly path: string }[];
+  /** Connects another repository (as a person does in the Jules web app). */
+  addSource(source: FakeJulesSource): void;
   /** Sessions by id, for assertions. */
   readonly sessions: ReadonlyMap<string, { readonly title: string; readonly state: string }>;
   close(): Promise<void>;

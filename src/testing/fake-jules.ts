@@ -30,6 +30,8 @@ interface Session {
   readonly messages: string[];
   readonly activities: Record<string, unknown>[];
   readonly createdAt: number;
+  /** `clock()` at creation, for simulated work. */
+  readonly startedAt: number;
   activityReads: number;
 }
 
@@ -49,10 +51,21 @@ export async function startFakeJules(options: {
   fault?: (request: { method: string; path: string; count: number }) => FakeFault;
   /** Answer the first activities read of each session with 404, as Jules may right after create. */
   activities404AfterCreate?: boolean;
+  /**
+   * Simulated work: a session finishes only once this many ms of `clock` have passed since it was
+   * created (default 0: one state step per read).
+   */
+  workMs?: number;
+  /** The clock simulated work is measured on (default `performance.now`). */
+  clock?: () => number;
+  /** Called when a session exists, before the create call is answered (a test may crash the client here). */
+  onSessionCreated?: (session: { id: string; title: string }, count: number) => void;
 }): Promise<FakeJules> {
   const requests: { method: string; path: string }[] = [];
+  const sources = [...options.sources];
   const sessions = new Map<string, Session>();
   let tick = 0;
+  const clock = options.clock ?? (() => performance.now());
   const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
   const sourceName = (s: FakeJulesSource) => `sources/github/${s.owner}/${s.repo}`;
   const sourceJson = (s: FakeJulesSource) => ({
@@ -112,9 +125,9 @@ export async function startFakeJules(options: {
     };
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/v1alpha/sources')
-      return sendJson(res, 200, page(options.sources.map(sourceJson), 'sources', 30));
+      return sendJson(res, 200, page(sources.map(sourceJson), 'sources', 30));
     if (method === 'GET' && (m = /^\/v1alpha\/sources\/(.+)$/.exec(path)) !== null) {
-      const found = options.sources.find((s) => sourceName(s) === `sources/${m?.[1]}`);
+      const found = sources.find((s) => sourceName(s) === `sources/${m?.[1]}`);
       return found === undefined
         ? sendJson(res, 404, errorEnvelope(404, `Source sources/${m[1]} not found.`))
         : sendJson(res, 200, sourceJson(found));
@@ -210,7 +223,7 @@ export async function startFakeJules(options: {
       );
     const context = body['sourceContext'] as
       { source?: string; githubRepoContext?: { startingBranch?: string } } | undefined;
-    const source = options.sources.find((s) => sourceName(s) === context?.source);
+    const source = sources.find((s) => sourceName(s) === context?.source);
     if (source === undefined)
       return sendJson(
         res,
@@ -254,9 +267,11 @@ export async function startFakeJules(options: {
       messages: [],
       activities: [],
       createdAt: tick,
+      startedAt: clock(),
       activityReads: 0,
     };
     sessions.set(id, session);
+    options.onSessionCreated?.({ id, title: agentContext.title }, sessions.size);
     sendJson(res, 200, sessionJson(session));
   }
 
@@ -289,6 +304,7 @@ export async function startFakeJules(options: {
         session.state = session.planApproved ? 'IN_PROGRESS' : 'AWAITING_PLAN_APPROVAL';
         return;
       case 'IN_PROGRESS':
+        if (clock() - session.startedAt < (options.workMs ?? 0)) return;
         if (script.askFeedback !== undefined && session.messages.length === 0) {
           session.activities.push(
             activity(session, 'agent', { agentMessaged: { agentMessage: script.askFeedback } }),
@@ -325,7 +341,7 @@ export async function startFakeJules(options: {
       source: session.context.source,
       gitPatch: {
         unidiffPatch: session.script.patch,
-        baseCommitId: session.context.baseCommit,
+        baseCommitId: session.script.baseCommitId ?? session.context.baseCommit,
         suggestedCommitMessage: session.context.title,
       },
     };
@@ -376,6 +392,7 @@ export async function startFakeJules(options: {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1alpha`,
     requests,
+    addSource: (source) => void sources.push(source),
     get sessions() {
       return new Map(
         [...sessions].map(([id, s]) => [id, { title: s.context.title, state: s.state }]),

@@ -6,7 +6,7 @@ import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import type { WorkerTask } from '../../src/ports/worker.js';
 import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { julesSourceOf } from '../../src/surfaces/wiring.js';
+import { julesSourceOf } from '../../src/surfaces/jules-wiring.js';
 
 const tempDir = useTempDirs();
 let fake: FakeJules | undefined;
@@ -72,7 +72,7 @@ async function setup(
     baseCommit: base,
     branch: 'maker/r1/n-0-1',
   };
-  return { worker, task, published, fake };
+  return { worker, task, published, fake, gitDir: `${dir}/.git` };
 }
 
 describe('JulesWorker', () => {
@@ -97,6 +97,7 @@ describe('JulesWorker', () => {
     expect(byId.ok && byId.externalId).toBe(first.ok && first.externalId);
     const recorded: string[] = [];
     const byTitle = await worker.run(task, 0, undefined, {
+      resumed: true,
       recordExternalId: (id) => (recorded.push(id), Promise.resolve()),
     });
     expect(recorded).toEqual([first.ok ? first.externalId : '']);
@@ -127,20 +128,56 @@ describe('JulesWorker', () => {
 });
 
 describe('Jules sources', () => {
-  it('stops with how to connect a repository Jules cannot see', async () => {
-    const { task } = await setup();
-    const worker = new JulesWorker({
+  function unconnected(source: string, gitDir?: string) {
+    return new JulesWorker({
       client: new JulesClient({
         apiKey: 'jules-worker-key-0123456789',
         baseUrl: fake?.baseUrl ?? '',
         sleep: () => Promise.resolve(),
       }),
-      source: () => Promise.resolve('sources/github/me/unconnected'),
-      publishBranch: () => Promise.resolve(),
+      source: () => Promise.resolve(source),
+      publishBranch: (branch, commit) => {
+        execFileSync('git', ['--git-dir', gitDir ?? '', 'branch', '-f', branch, commit]);
+        return Promise.resolve();
+      },
+      sleep: () => Promise.resolve(),
     });
-    await expect(worker.run(task, 0)).rejects.toThrow(
-      /Jules cannot see sources\/github\/me\/unconnected: connect the repository at https:\/\/jules\.google\.com/,
+  }
+
+  it('without a way to ask, stops with how to connect a repository Jules cannot see', async () => {
+    const { task } = await setup();
+    await expect(unconnected('sources/github/me/unconnected').run(task, 0)).rejects.toThrow(
+      /Jules cannot see me\/unconnected \(sources\/github\/me\/unconnected\)\. Connect it: open https:\/\/jules\.google\.com.*maker resume/,
     );
+  });
+
+  it('asks the person to connect it, checks again on each answer, and goes on once it appears', async () => {
+    const { task, fake: server, gitDir } = await setup();
+    const worker = unconnected('sources/github/me/later', gitDir);
+    const asked: { id: string; scope: string | undefined; prompt: string }[] = [];
+    const out = await worker.run(task, 0, undefined, {
+      choose: (choice) => {
+        asked.push({ id: choice.id, scope: choice.scope, prompt: choice.prompt });
+        // The person connects the repository only while the second question is open.
+        if (asked.length === 2) server.addSource({ owner: 'me', repo: 'later', gitDir });
+        return Promise.resolve('connected');
+      },
+    });
+    expect(asked.map((q) => [q.id, q.scope])).toEqual([
+      ['source-0', 'run'],
+      ['source-1', 'run'],
+    ]);
+    expect(asked[0]?.prompt).toMatch(/Jules cannot see me\/later.*https:\/\/jules\.google\.com/);
+    expect(out.ok).toBe(true);
+    expect([...server.sessions.values()].map((s) => s.title)).toEqual(['maker r1 n-0-1 cand-0']);
+  });
+
+  it('stops the run when the person chooses to', async () => {
+    const { task } = await setup();
+    const worker = unconnected('sources/github/me/never');
+    await expect(
+      worker.run(task, 0, undefined, { choose: () => Promise.resolve('stop') }),
+    ).rejects.toThrow(/Jules cannot see me\/never.*maker resume/);
   });
 
   it('derives the source from a GitHub remote', () => {

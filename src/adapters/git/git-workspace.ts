@@ -68,12 +68,15 @@ export class GitWorkspace implements Workspace {
     return workspace;
   }
 
+  /** The repository's (common) git directory, absolute. */
+  async gitDir(): Promise<string> {
+    const gitDir = (await this.#git().raw(['rev-parse', '--git-common-dir'])).trim();
+    return isAbsolute(gitDir) ? gitDir : join(this.dir, gitDir);
+  }
+
   /** Adds patterns to `.git/info/exclude` (the repository's private ignore list) unless present. */
   async excludeLocally(patterns: readonly string[]): Promise<void> {
-    const gitDir = (await this.#git().raw(['rev-parse', '--git-common-dir'])).trim();
-    const file = isAbsolute(gitDir)
-      ? join(gitDir, 'info', 'exclude')
-      : join(this.dir, gitDir, 'info', 'exclude');
+    const file = join(await this.gitDir(), 'info', 'exclude');
     const current = await readFile(file, 'utf8').catch(() => '');
     const missing = patterns.filter((p) => !current.split('\n').includes(p));
     if (missing.length === 0) return;
@@ -107,6 +110,13 @@ export class GitWorkspace implements Workspace {
         .catch(() => '')
     ).trim();
     return url === '' ? undefined : url;
+  }
+
+  /** Creates a bare repository at `path`, makes it `origin`, and pushes the current branch there. */
+  async addBareOrigin(path: string): Promise<void> {
+    await simpleGit().raw(['init', '--quiet', '--bare', path]);
+    await this.#git().raw(['remote', 'add', 'origin', path]);
+    await this.#git().raw(['push', '--quiet', 'origin', await this.currentBranch()]);
   }
 
   /** Makes `branch` exist on `remote` at `commit` (never forced: a branch already there elsewhere is an error). */

@@ -1,4 +1,4 @@
-import { AbortedError, ConfigError } from '../../core/errors.js';
+import { AbortedError, ConfigError, MakerError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
 import { JulesError, sessionPatch, type JulesClient } from './client.js';
@@ -12,13 +12,36 @@ export interface JulesWorkerOptions {
   readonly publishBranch: (branch: string, commit: string) => Promise<void>;
   /** Sessions at once (the plan's concurrent-task limit: 3 free, 15 Pro, 60 Ultra). */
   readonly concurrency?: number;
-  /** First poll delay and its cap, in ms (backoff ×1.5 per poll). */
-  readonly pollMs?: { readonly initial: number; readonly max: number };
+  /**
+   * Sessions created in any 24 hours (the plan's task limit: 15 free, 100 Pro, 300 Ultra), counted
+   * through the engine's persisted ledger across runs. Unlimited when absent.
+   */
+  readonly dailySessions?: number;
+  /** Ask a person to approve or veto each plan (select/veto question) instead of approving it. */
+  readonly planReview?: boolean;
+  /** Merge-conflict integrations (which Jules is not asked to do) go to this worker. */
+  readonly integrations?: Worker;
+  /** First poll delay, its growth per poll and its cap (default 5 s, ×1.5, 60 s). */
+  readonly pollMs?: { readonly initial: number; readonly max: number; readonly factor?: number };
+  /** Re-check delay while waiting for the repository to be connected to Jules (default 15 s, doubling to 5 min). */
+  readonly sourceRetryMs?: number;
   /** Give up on a session after this long (ms); the candidate is then red-flagged. */
   readonly timeoutMs?: number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly now?: () => number;
 }
+
+/** The day's (24 hours') Jules session budget is spent; the run can resume once a slot frees up. */
+export class SessionBudgetError extends MakerError {
+  override readonly name = 'SessionBudgetError';
+  readonly nextAt: Date;
+  constructor(message: string, nextAt: Date) {
+    super('session-budget', message);
+    this.nextAt = nextAt;
+  }
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Jules as a MAKER worker: each candidate slot is one Jules session started on the leaf's branch
@@ -48,11 +71,14 @@ export class JulesWorker implements Worker {
     hooks: WorkerHooks = {},
   ): Promise<WorkerOutput> {
     if (task.integration !== undefined)
-      return {
-        ok: false,
-        reason:
-          'The Jules worker does not resolve merge conflicts; use the gemini worker for integrations.',
-      };
+      return (
+        this.#o.integrations?.run(task, slot, signal, hooks) ??
+        Promise.resolve({
+          ok: false,
+          reason:
+            'The Jules worker does not resolve merge conflicts and has no integration worker (the gemini worker does them).',
+        })
+      );
     await this.#acquire(signal);
     try {
       return await this.#run(task, slot, signal, hooks);
@@ -76,18 +102,21 @@ export class JulesWorker implements Worker {
     hooks: WorkerHooks,
   ): Promise<WorkerOutput> {
     const { client } = this.#o;
-    const source = await this.#checkedSource(signal);
-    const title = `maker ${task.context.runId} n-${task.context.nodeId} cand-${slot}`;
-    let id = hooks.externalId ?? (await this.#findByTitle(title, signal));
+    const source = await this.#checkedSource(signal, hooks);
+    const title = sessionTitle(task, slot);
+    let id =
+      hooks.externalId ??
+      (hooks.resumed === true ? await this.#findByTitle(title, signal) : undefined);
     if (id === undefined) {
       await this.#publish(task.branch, task.baseCommit);
+      await this.#reserve(hooks);
       const session = await client.createSession(
         {
           prompt: prompt(task),
           title,
           source,
           startingBranch: task.branch,
-          requirePlanApproval: false,
+          requirePlanApproval: this.#o.planReview === true,
         },
         signal,
       );
@@ -113,9 +142,30 @@ export class JulesWorker implements Worker {
             externalId,
           };
         }
-        case 'AWAITING_PLAN_APPROVAL':
+        case 'AWAITING_PLAN_APPROVAL': {
+          if (this.#o.planReview === true && hooks.choose !== undefined) {
+            const plan = planText(await this.#activities(id, signal));
+            const choice = await hooks.choose({
+              id: 'plan',
+              kind: 'veto',
+              prompt: `Jules proposes a plan for "${task.context.task.title}" (candidate ${slot}, session ${id}). Let it carry the plan out?`,
+              ...(plan === undefined ? {} : { detail: plan }),
+              options: [
+                { id: 'approve', label: 'Approve: let Jules carry out this plan' },
+                { id: 'veto', label: 'Veto: discard this candidate' },
+              ],
+              auto: 'approve',
+            });
+            if (choice !== 'approve')
+              return {
+                ok: false,
+                reason: `A person vetoed the plan of Jules session ${id}.`,
+                externalId,
+              };
+          }
           await client.approvePlan(id, signal);
           break;
+        }
         case 'AWAITING_USER_FEEDBACK': {
           const question = (await this.#activities(id, signal))
             .map((a) => a.agentMessaged?.agentMessage)
@@ -142,7 +192,10 @@ export class JulesWorker implements Worker {
           externalId,
         };
       await (this.#o.sleep ?? abortableSleep)(delay, signal);
-      delay = Math.min(Math.round(delay * 1.5), this.#o.pollMs?.max ?? 60_000);
+      delay = Math.min(
+        Math.round(delay * (this.#o.pollMs?.factor ?? 1.5)),
+        this.#o.pollMs?.max ?? 60_000,
+      );
     }
   }
 
@@ -169,20 +222,53 @@ export class JulesWorker implements Worker {
     };
   }
 
-  /** The source, checked once: a repository Jules cannot see stops the run with how to connect it. */
-  #checkedSource(signal: AbortSignal | undefined): Promise<string> {
+  /** Counts the session against the daily budget before it is created; a spent budget stops the run. */
+  async #reserve(hooks: WorkerHooks): Promise<void> {
+    const limit = this.#o.dailySessions;
+    if (limit === undefined || hooks.reserveSession === undefined) return;
+    const granted = await hooks.reserveSession({ limit, windowMs: DAY_MS });
+    if (!granted.ok)
+      throw new SessionBudgetError(
+        `The Jules session budget is spent: ${granted.used} sessions started in the last 24 hours (budget ${limit}). The next can start at ${granted.nextAt.toISOString()}; run maker resume then, or raise the budget to what your plan allows (--jules-daily-sessions, or --jules-plan pro|ultra).`,
+        granted.nextAt,
+      );
+  }
+
+  /**
+   * The source, checked once. A repository Jules cannot see becomes a question: connect it (at the
+   * URL given), then MAKER checks again, waiting with backoff until it appears or the person stops.
+   */
+  #checkedSource(signal: AbortSignal | undefined, hooks: WorkerHooks): Promise<string> {
     this.#source ??= (async () => {
       const name = typeof this.#o.source === 'string' ? this.#o.source : await this.#o.source();
-      try {
-        await this.#o.client.getSource(name, signal);
-      } catch (error) {
-        if (error instanceof JulesError && error.kind === 'not-found')
-          throw new ConfigError(
-            `Jules cannot see ${name}: connect the repository at https://jules.google.com (install the Jules GitHub app for it), then run maker resume.`,
+      const repo = name.replace(/^sources\/github\//, '');
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.#o.client.getSource(name, signal);
+          return name;
+        } catch (error) {
+          if (!(error instanceof JulesError && error.kind === 'not-found')) throw error;
+        }
+        const how = `Jules cannot see ${repo} (${name}). Connect it: open https://jules.google.com, add the repository (install the Jules GitHub app on it at https://github.com/apps/google-labs-jules), then continue.`;
+        if (hooks.choose === undefined) throw new ConfigError(`${how} Then run maker resume.`);
+        const choice = await hooks.choose({
+          id: `source-${attempt}`,
+          scope: 'run',
+          kind: 'select',
+          prompt: how,
+          options: [
+            { id: 'connected', label: 'Connected: check again and continue' },
+            { id: 'stop', label: 'Stop the run' },
+          ],
+          auto: 'connected',
+        });
+        if (choice !== 'connected') throw new ConfigError(`${how} Then run maker resume.`);
+        if (attempt > 0)
+          await (this.#o.sleep ?? abortableSleep)(
+            Math.min((this.#o.sourceRetryMs ?? 15_000) * 2 ** (attempt - 1), 5 * 60_000),
+            signal,
           );
-        throw error;
       }
-      return name;
     })();
     this.#source.catch(() => (this.#source = undefined));
     return this.#source;
@@ -253,6 +339,27 @@ export class JulesWorker implements Worker {
     if (next !== undefined) next();
     else this.#active -= 1;
   }
+}
+
+/** The title that names a candidate slot's session, so a crashed run can find it again. */
+export function sessionTitle(task: WorkerTask, slot: number): string {
+  return `maker ${task.context.runId} n-${task.context.nodeId} cand-${slot}`;
+}
+
+/** The latest plan a session generated, as numbered steps. */
+function planText(activities: readonly JulesActivity[]): string | undefined {
+  const plan = activities
+    .map((a) => a.planGenerated?.plan)
+    .filter(Boolean)
+    .at(-1);
+  const steps = plan?.steps ?? [];
+  if (steps.length === 0) return undefined;
+  return steps
+    .map(
+      (step, i) =>
+        `${i + 1}. ${step.title ?? ''}${step.description ? ` — ${step.description}` : ''}`,
+    )
+    .join('\n');
 }
 
 function prompt(task: WorkerTask): string {

@@ -49,6 +49,7 @@ export function stateSerializer(): (state: StateFile) => string {
         .join(',');
       return `${JSON.stringify(id)}:${head.slice(0, -1)}${head === '{}' ? '' : ','}"nodes":{${body}}}`;
     });
-    return `{"$schemaVersion":${JSON.stringify(state.$schemaVersion)},"runs":{${runs.join(',')}}}`;
+    const ledger = state.ledger === undefined ? '' : `,"ledger":${JSON.stringify(state.ledger)}`;
+    return `{"$schemaVersion":${JSON.stringify(state.$schemaVersion)},"runs":{${runs.join(',')}}${ledger}}`;
   };
 }

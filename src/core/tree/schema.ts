@@ -107,8 +107,18 @@ export const questionSchema = z.object({
     .optional(),
 });
 
+export const julesConfigSchema = z.object({
+  /** Sessions running at once (the plan's limit: 3 free, 15 Pro, 60 Ultra). */
+  concurrency: z.number().int().min(1).max(100),
+  /** Sessions created in any 24 hours, across every run in the workspace (15 / 100 / 300). */
+  dailySessions: z.number().int().min(1).max(10_000),
+  /** Ask a person to approve or veto each session's plan instead of approving it automatically. */
+  planReview: z.boolean().default(false),
+});
+
 export const runConfigSchema = z.object({
-  worker: z.enum(['sim', 'gemini', 'jules']),
+  /** `jules-fake` is Jules' protocol against a local fake server with a simulated agent (demos). */
+  worker: z.enum(['sim', 'gemini', 'jules', 'jules-fake']),
   planner: z.enum(['sim', 'gemini']),
   model: z.string().optional(),
   k: z.number().int().min(1),
@@ -135,6 +145,8 @@ export const runConfigSchema = z.object({
       clarify: z.boolean().optional(),
     })
     .optional(),
+  /** Jules sessions: the plan's concurrent-session cap, its 24-hour session budget, plan review. */
+  jules: julesConfigSchema.optional(),
   /** Run subtasks' `check` commands on candidates. They come from the model, so this is opt-in. */
   runChecks: z.boolean().default(false),
   defaultBranch: z.string(),
@@ -171,9 +183,18 @@ export const runSchema = z.object({
   error: z.string().optional(),
 });
 
+/**
+ * Paid external work shared by every run of the workspace: when each worker's sessions started
+ * (ISO times, the last 24 hours kept), so a daily session budget holds across runs and restarts.
+ */
+export const ledgerSchema = z.object({
+  sessionStarts: z.record(z.string(), z.array(z.string())).default({}),
+});
+
 export const stateFileSchema = z.object({
   $schemaVersion: z.literal(STATE_SCHEMA_VERSION),
   runs: z.record(z.string(), runSchema),
+  ledger: ledgerSchema.optional(),
 });
 
 export type RedFlagData = z.infer<typeof redFlagSchema>;
@@ -185,6 +206,8 @@ export type TreeNode = z.infer<typeof nodeSchema>;
 export type NodeStatus = z.infer<typeof nodeStatusSchema>;
 export type Question = z.infer<typeof questionSchema>;
 export type RunConfig = z.infer<typeof runConfigSchema>;
+export type JulesConfig = z.infer<typeof julesConfigSchema>;
+export type Ledger = z.infer<typeof ledgerSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
 export type Run = z.infer<typeof runSchema>;
 export type StateFile = z.infer<typeof stateFileSchema>;

@@ -10,17 +10,20 @@ import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../../wiring.js';
+import { JULES_PLANS, julesConfig, type JulesPlan } from '../../jules-wiring.js';
 import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
 import type { CliIo } from '../io.js';
 
 export const RUN_HELP = `maker run — from an idea to a committed result, with MAKER's voting
 
 Usage:
-  maker run "<idea>" [--dir <repo>] [--worker gemini|jules|sim] [--confidence low|medium|high]
-                     [--k N] [--hitl tty|auto|fail|defer] [--seed S] [--max-depth N]
-                     [--concurrency N] [--model M] [--json]
+  maker run "<idea>" [--dir <repo>] [--worker gemini|jules|jules-fake|sim]
+                     [--confidence low|medium|high] [--k N] [--hitl tty|auto|fail|defer]
+                     [--seed S] [--max-depth N] [--concurrency N] [--model M]
+                     [--jules-plan free|pro|ultra] [--jules-concurrency N]
+                     [--jules-daily-sessions N] [--jules-plan-review] [--json]
   maker resume [--dir <repo>] [--run ID] [--hitl …] [--json]
-  maker demo [--dir D] [--seed S] [--json]
+  maker demo [--dir D] [--worker sim|jules-fake] [--seed S] [--json]
 
 run: splits the idea into a tree of minimal subtasks (splits and "is this
 minimal?" are voted), samples 2k-1 candidate changes per subtask, red-flags
@@ -32,10 +35,11 @@ Ctrl-C loses nothing: run \`maker resume\`.
 Options:
   --dir D          the git repository (created if missing; default: current directory)
   --worker W       gemini (needs GEMINI_API_KEY), jules (Jules sessions write the code;
-                   needs JULES_API_KEY and GEMINI_API_KEY for planning and judging, a
-                   GitHub origin connected to Jules, JULES_SOURCE to override it,
-                   JULES_CONCURRENCY for the plan's limit, default 3) or sim
-                   (offline, seeded; default sim)
+                   needs JULES_API_KEY and GEMINI_API_KEY for planning, judging and merge
+                   conflicts, and a GitHub origin connected to Jules, or JULES_SOURCE=
+                   sources/github/<owner>/<repo>), jules-fake (the Jules protocol against
+                   a local fake server with a simulated agent; offline) or sim (offline,
+                   seeded; default sim)
   --confidence C   low (k=1), medium (k=2, default) or high (k=3): margin, caps, triggers
   --k N            override the vote margin
   --hitl H         how questions are answered: tty (ask here; default on a terminal),
@@ -50,8 +54,21 @@ Options:
                    flag. The commands come from the model: off unless asked.
   --json           print one JSON summary at the end
 
-demo: the whole pipeline offline on the sim planner and worker in a fresh
-repository (a temp directory unless --dir), questions answered automatically.
+Jules (with --worker jules or jules-fake; kept in the state file, so a resume
+keeps them):
+  --jules-plan P             free (3 sessions at once, 15 per 24 h; default), pro
+                             (15, 100) or ultra (60, 300): your plan's limits
+  --jules-concurrency N      sessions at once (overrides the plan's)
+  --jules-daily-sessions N   sessions started in any 24 hours, across every run in
+                             this repository (overrides the plan's); when spent, the
+                             run stops and says when \`maker resume\` can go on
+  --jules-plan-review        ask you to approve or veto each session's plan
+                             (default: plans are approved automatically)
+
+demo: the whole pipeline offline on the sim planner in a fresh repository (a
+temp directory unless --dir), questions answered automatically. --worker
+jules-fake sends every candidate through the Jules REST protocol to a local fake
+Jules server (with a local origin repository the leaf branches are pushed to).
 
 Exit status: 0 done or vetoed, 4 waiting for answers, 1 failed, 2 usage error.
 `;
@@ -67,6 +84,10 @@ const RUN_OPTIONS = {
   concurrency: { type: 'string' },
   model: { type: 'string' },
   'run-checks': { type: 'boolean' },
+  'jules-plan': { type: 'string' },
+  'jules-concurrency': { type: 'string' },
+  'jules-daily-sessions': { type: 'string' },
+  'jules-plan-review': { type: 'boolean' },
   run: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -96,6 +117,7 @@ export async function runCommand(
   let dir: string;
   let runId: string;
   let engine: MakerEngine;
+  let roles: ReturnType<typeof rolesFor>;
   if (command === 'resume') {
     rejectPositionals(command, positionals);
     dir = resolve(values.dir ?? io.cwd);
@@ -104,7 +126,8 @@ export async function runCommand(
     const run = pickRun(state.runs, values.run, dir);
     if (values.hitl !== undefined) run.config.hitl = hitl;
     const workspace = await openWorkspace(dir, false);
-    engine = engineFor(dir, workspace, rolesFor(run.config, workspace, io.env), secretsOf(io.env));
+    roles = rolesFor(run.config, workspace, io.env);
+    engine = engineFor(dir, workspace, roles, secretsOf(io.env));
     runId = run.id;
     const loaded = await engine.getRun(runId);
     if (values.hitl !== undefined) loaded.config.hitl = hitl;
@@ -125,13 +148,17 @@ export async function runCommand(
       values.dir ?? (command === 'demo' ? await mkdtemp(join(tmpdir(), 'maker-demo-')) : io.cwd),
     );
     const worker = (values.worker ?? 'sim') as RunConfig['worker'];
-    if (!['sim', 'gemini', 'jules'].includes(worker))
-      throw new UsageError(`--worker must be gemini, jules or sim (got "${worker}").`);
+    const workers =
+      command === 'demo' ? ['sim', 'jules-fake'] : ['sim', 'gemini', 'jules', 'jules-fake'];
+    if (!workers.includes(worker))
+      throw new UsageError(`--worker must be ${workers.join(', ')} (got "${worker}").`);
     const confidence = (values.confidence ?? 'medium') as Confidence;
     if (!['low', 'medium', 'high'].includes(confidence))
       throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
+    const jules = julesChoices(values);
     const workspace = await openWorkspace(dir, true);
     await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
+    if (command === 'demo' && worker === 'jules-fake') await addLocalOrigin(workspace);
     const head = await workspace.currentBranch();
     const k = numberFlag('k', values.k, { min: 1, max: 20, integer: true });
     const seed = numberFlag('seed', values.seed, { min: 0, integer: true });
@@ -146,7 +173,8 @@ export async function runCommand(
       integer: true,
     });
     const config = runConfig({
-      worker: command === 'demo' ? 'sim' : worker,
+      worker,
+      ...(jules === undefined ? {} : { jules }),
       confidence,
       hitl,
       defaultBranch: head,
@@ -158,7 +186,8 @@ export async function runCommand(
       runChecks: values['run-checks'] === true,
       ...(command === 'demo' ? { sim: { clarify: true } } : {}),
     });
-    engine = engineFor(dir, workspace, rolesFor(config, workspace, io.env), secretsOf(io.env));
+    roles = rolesFor(config, workspace, io.env);
+    engine = engineFor(dir, workspace, roles, secretsOf(io.env));
     runId = await engine.create(idea, config);
     if (!json) io.stderr(`maker: run ${runId} in ${dir}\n`);
   }
@@ -180,12 +209,55 @@ export async function runCommand(
   } finally {
     stopWatching.abort();
     await watcher;
+    await roles.close?.();
   }
   const run = await engine.getRun(runId);
   const summary = { ...summarise(run), dir };
   if (json) io.stdout(`${JSON.stringify(summary)}\n`);
   else io.stdout(humanOutcome(run, outcome, dir));
   return exitCode(outcome.status);
+}
+
+/** The Jules settings the flags ask for, or undefined when none is given (the plan's defaults). */
+function julesChoices(values: {
+  'jules-plan'?: string | undefined;
+  'jules-concurrency'?: string | undefined;
+  'jules-daily-sessions'?: string | undefined;
+  'jules-plan-review'?: boolean | undefined;
+}) {
+  const plan = values['jules-plan'];
+  if (plan !== undefined && !(plan in JULES_PLANS))
+    throw new UsageError(`--jules-plan must be free, pro or ultra (got "${plan}").`);
+  const concurrency = numberFlag('jules-concurrency', values['jules-concurrency'], {
+    min: 1,
+    max: 100,
+    integer: true,
+  });
+  const dailySessions = numberFlag('jules-daily-sessions', values['jules-daily-sessions'], {
+    min: 1,
+    max: 10_000,
+    integer: true,
+  });
+  if (
+    plan === undefined &&
+    concurrency === undefined &&
+    dailySessions === undefined &&
+    values['jules-plan-review'] !== true
+  )
+    return undefined;
+  return julesConfig({
+    ...(plan === undefined ? {} : { plan: plan as JulesPlan }),
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(dailySessions === undefined ? {} : { dailySessions }),
+    planReview: values['jules-plan-review'] === true,
+  });
+}
+
+/** A local bare repository as `origin` (the demo's stand-in for GitHub), with the default branch pushed. */
+async function addLocalOrigin(workspace: Awaited<ReturnType<typeof openWorkspace>>): Promise<void> {
+  if ((await workspace.remoteUrl('origin')) !== undefined) return;
+  const origin = join(await workspace.gitDir(), 'maker-demo-origin.git');
+  await workspace.addBareOrigin(origin);
 }
 
 function pickRun(runs: Readonly<Record<string, Run>>, id: string | undefined, dir: string): Run {

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { JulesClient } from '../adapters/jules/client.js';
+import { JulesWorker } from '../adapters/jules/worker.js';
+import type { GitWorkspace } from '../adapters/git/git-workspace.js';
+import { ConfigError } from '../core/errors.js';
+import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
+import type { Worker } from '../ports/worker.js';
+import { startFakeJules, type FakeJules } from '../testing/fake-jules.js';
+import { simJulesAgent } from '../testing/sim-jules-agent.js';
+
+/** What each Jules plan allows: sessions at once, and sessions per 24 hours. */
+export const JULES_PLANS = {
+  free: { concurrency: 3, dailySessions: 15 },
+  pro: { concurrency: 15, dailySessions: 100 },
+  ultra: { concurrency: 60, dailySessions: 300 },
+} as const satisfies Record<string, Omit<JulesConfig, 'planReview'>>;
+
+export type JulesPlan = keyof typeof JULES_PLANS;
+
+/** A run's Jules settings: the plan's limits, with explicit overrides. */
+export function julesConfig(choices: {
+  plan?: JulesPlan;
+  concurrency?: number;
+  dailySessions?: number;
+  planReview?: boolean;
+}): JulesConfig {
+  const plan = JULES_PLANS[choices.plan ?? 'free'];
+  return {
+    concurrency: choices.concurrency ?? plan.concurrency,
+    dailySessions: choices.dailySessions ?? plan.dailySessions,
+    planReview: choices.planReview ?? false,
+  };
+}
+
+/** The Jules worker against the real API (`JULES_API_KEY`), on the workspace's GitHub origin. */
+export function julesWorker(
+  config: RunConfig,
+  workspace: GitWorkspace,
+  settings: { apiKey: string; baseUrl?: string; source?: string },
+  integrations: Worker,
+): JulesWorker {
+  const jules = config.jules ?? julesConfig({});
+  return new JulesWorker({
+    client: new JulesClient({
+      apiKey: settings.apiKey,
+      ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+    }),
+    source: async () => settings.source ?? julesSourceOf(await workspace.remoteUrl('origin')),
+    publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
+    concurrency: jules.concurrency,
+    dailySessions: jules.dailySessions,
+    planReview: jules.planReview,
+    integrations,
+  });
+}
+
+/** The Jules source of a GitHub remote URL (https or ssh), e.g. `sources/github/owner/repo`. */
+export function julesSourceOf(remoteUrl: string | undefined): string {
+  const match = /github\.com[:/]([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(remoteUrl ?? '');
+  if (match === null)
+    throw new ConfigError(
+      `The jules worker needs the repository on GitHub: its origin remote (${remoteUrl ?? 'none'}) is not a GitHub URL. Add one with git remote add origin https://github.com/<owner>/<repo>, or set JULES_SOURCE=sources/github/<owner>/<repo>.`,
+    );
+  return `sources/github/${match[1]}/${match[2]}`;
+}
+
+/**
+ * `--worker jules-fake`: the real Jules worker and client against the local fake Jules server (on
+ * 127.0.0.1, started on first use) with a simulated agent. The fake reads the repository behind the
+ * workspace's origin when that is a local repository (branches are pushed there, as to GitHub),
+ * otherwise the workspace's own repository (branches are created locally); nothing leaves the machine.
+ */
+export function fakeJulesWorker(
+  config: RunConfig,
+  workspace: GitWorkspace,
+  integrations: Worker,
+): { worker: JulesWorker; close: () => Promise<void> } {
+  const apiKey = `fake-${randomBytes(12).toString('hex')}`;
+  const placeholder = 'http://jules.fake.invalid/v1alpha';
+  let host: Promise<{ fake: FakeJules; origin: boolean }> | undefined;
+  const start = () =>
+    (host ??= (async () => {
+      const originDir = localRepository(await workspace.remoteUrl('origin'), workspace.dir);
+      const gitDir = originDir ?? (await workspace.gitDir());
+      const fake = await startFakeJules({
+        apiKey,
+        sources: [{ owner: 'local', repo: sourceRepo(workspace.dir), gitDir }],
+        agent: simJulesAgent({
+          seed: config.seed,
+          gitDir,
+          ...(config.sim?.failRate === undefined ? {} : { failRate: config.sim.failRate }),
+          ...(config.sim?.errorRate === undefined ? {} : { errorRate: config.sim.errorRate }),
+          askRate: config.sim?.clarify === true ? 0.05 : 0,
+        }),
+      });
+      return { fake, origin: originDir !== undefined };
+    })());
+  const worker = new JulesWorker({
+    client: new JulesClient({
+      apiKey,
+      baseUrl: placeholder,
+      fetch: async (input, init) =>
+        fetch(
+          (typeof input === 'string'
+            ? input
+            : input instanceof URL
+              ? input.href
+              : input.url
+          ).replace(placeholder, (await start()).fake.baseUrl),
+          init,
+        ),
+    }),
+    source: () => Promise.resolve(`sources/github/local/${sourceRepo(workspace.dir)}`),
+    publishBranch: async (branch, commit) => {
+      if ((await start()).origin) return workspace.publishBranch(branch, commit);
+      // As a push that is never forced: create the branch, or find it already there.
+      if ((await workspace.resolve(branch)) === undefined)
+        await workspace.setBranch(branch, commit, null);
+    },
+    concurrency: (config.jules ?? julesConfig({})).concurrency,
+    ...(config.jules === undefined
+      ? {}
+      : { dailySessions: config.jules.dailySessions, planReview: config.jules.planReview }),
+    integrations,
+    pollMs: { initial: 1, max: 20 },
+  });
+  return {
+    worker,
+    close: async () => {
+      if (host !== undefined) await (await host).fake.close();
+    },
+  };
+}
+
+/** A remote URL that is a repository on this machine (a path or file: URL), as an absolute path. */
+function localRepository(url: string | undefined, dir: string): string | undefined {
+  if (url === undefined) return undefined;
+  const path = url.startsWith('file://')
+    ? fileURLToPath(url)
+    : /^[a-z][a-z0-9+.-]*:\/\/|^[^/]+@[^:]+:/i.test(url)
+      ? undefined
+      : isAbsolute(url)
+        ? url
+        : resolve(dir, url);
+  return path !== undefined && existsSync(path) ? path : undefined;
+}
+
+function sourceRepo(dir: string): string {
+  return basename(dir).replace(/[^A-Za-z0-9._-]/g, '-') || 'repo';
+}

@@ -1,0 +1,150 @@
+import { execFileSync } from 'node:child_process';
+import { hashString, uniform } from '../core/random.js';
+import type { FakeAgentContext, FakeAgentScript } from './fake-jules-model.js';
+
+/** Rates of the simulated Jules agent; every answer depends only on (seed, session title, messages). */
+export interface SimJulesAgentOptions {
+  readonly seed: number;
+  /** The git repository behind the source (to read the files a patch replaces). */
+  readonly gitDir: string;
+  /** Sessions that fail outright (default 0.05). */
+  readonly failRate?: number;
+  /** Patches made against another commit (stale; default 0.05). */
+  readonly staleRate?: number;
+  /** Patches that do the wrong thing (default 0.1). */
+  readonly errorRate?: number;
+  /** Sessions that stop to ask a question first (default 0). */
+  readonly askRate?: number;
+}
+
+const WRONG = 'TODO: this does not do what the subtask asks';
+
+/**
+ * A simulated coding agent for the fake Jules server (`--worker jules-fake`): from the prompt MAKER
+ * sends it writes the subtask's `index.md` (and shared notes) in the first folder the prompt names,
+ * as a real unified diff against the starting branch, with seeded failures, stale patches, wrong
+ * answers and questions. Correct sessions of one subtask agree byte for byte, so votes can decide.
+ */
+export function simJulesAgent(
+  options: SimJulesAgentOptions,
+): (context: FakeAgentContext) => FakeAgentScript {
+  return (context) => {
+    const task = parsePrompt(context.prompt);
+    const slot = Number(/cand-(\d+)$/.exec(context.title)?.[1] ?? '0');
+    const node = /n-(\S+) cand-/.exec(context.title)?.[1] ?? context.title;
+    const u = (stream: number) =>
+      uniform(
+        options.seed,
+        hashString(`${node}/jules`),
+        slot,
+        stream + 10 * context.messages.length,
+      );
+    if (context.messages.length === 0 && u(1) < (options.askRate ?? 0))
+      return {
+        askFeedback: `Should "${task.title}" also cover edge cases, or only the main path?`,
+      };
+    if (u(2) < (options.failRate ?? 0.05))
+      return { fail: 'The environment could not be set up (simulated).' };
+    const wrong = u(3) < (options.errorRate ?? 0.1);
+    const body = [
+      `# ${task.title}`,
+      '',
+      task.description,
+      '',
+      'Done when:',
+      ...task.acceptance.map((a) => `- ${a}`),
+      ...(context.messages.length > 0 ? ['', `Notes: ${context.messages.join(' / ')}`] : []),
+      ...(wrong ? ['', WRONG] : []),
+      '',
+    ].join('\n');
+    const dir = task.files.find((f) => f.endsWith('/')) ?? 'src/';
+    const edits = [{ path: `${dir}index.md`, content: body }];
+    const notes = task.files.find((f) => f.endsWith('NOTES.md'));
+    if (notes !== undefined) edits.push({ path: notes, content: `- ${task.title}\n` });
+    const patch = edits
+      .map((e) =>
+        wholeFileDiff(e.path, readAt(options.gitDir, context.baseCommit, e.path), e.content),
+      )
+      .join('');
+    if (u(4) < (options.staleRate ?? 0.05)) {
+      const older = parentOf(options.gitDir, context.baseCommit);
+      if (older !== undefined) return { patch, baseCommitId: older };
+    }
+    return { patch };
+  };
+}
+
+/** The task fields of a MAKER Jules prompt (see the Jules worker's `prompt`). */
+export function parsePrompt(prompt: string): {
+  title: string;
+  description: string;
+  acceptance: string[];
+  files: string[];
+} {
+  const lines = prompt.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('Task: '));
+  const title = at >= 0 ? (lines[at] as string).slice(6) : 'task';
+  const description = at >= 0 ? (lines[at + 1] ?? '') : '';
+  const acceptance: string[] = [];
+  const done = lines.indexOf('Done when:');
+  if (done >= 0)
+    for (const line of lines.slice(done + 1)) {
+      if (!line.startsWith('- ')) break;
+      acceptance.push(line.slice(2));
+    }
+  const files = (lines.find((l) => l.startsWith('Files: ')) ?? '')
+    .slice(7)
+    .split(', ')
+    .filter(Boolean);
+  return { title, description, acceptance, files };
+}
+
+/** A unified diff replacing `path`'s whole content (`before` undefined: a new file). */
+export function wholeFileDiff(path: string, before: string | undefined, after: string): string {
+  if (before === after) return '';
+  const split = (text: string) => {
+    const lines = text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    return lines;
+  };
+  const old = before === undefined ? [] : split(before);
+  const next = split(after);
+  const range = (n: number) => (n === 0 ? '0,0' : `1,${n}`);
+  return [
+    `diff --git a/${path} b/${path}\n`,
+    before === undefined ? 'new file mode 100644\n' : '',
+    `--- ${before === undefined ? '/dev/null' : `a/${path}`}\n`,
+    `+++ b/${path}\n`,
+    `@@ -${range(old.length)} +${range(next.length)} @@\n`,
+    ...old.map((l) => `-${l}\n`),
+    before !== undefined && before !== '' && !before.endsWith('\n')
+      ? '\\ No newline at end of file\n'
+      : '',
+    ...next.map((l) => `+${l}\n`),
+    after !== '' && !after.endsWith('\n') ? '\\ No newline at end of file\n' : '',
+  ].join('');
+}
+
+function readAt(gitDir: string, commit: string, path: string): string | undefined {
+  try {
+    return execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+function parentOf(gitDir: string, commit: string): string | undefined {
+  try {
+    return (
+      execFileSync('git', ['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${commit}^`], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || undefined
+    );
+  } catch {
+    return undefined;
+  }
+}
