@@ -39,7 +39,12 @@ export function julesConfig(choices: {
 export function julesWorker(
   config: RunConfig,
   workspace: GitWorkspace,
-  settings: { apiKey: string; baseUrl?: string; source?: string },
+  settings: {
+    apiKey: string;
+    baseUrl?: string;
+    source?: string;
+    pollMs?: { initial: number; max: number };
+  },
   integrations: Worker,
 ): JulesWorker {
   const jules = config.jules ?? julesConfig({});
@@ -54,7 +59,22 @@ export function julesWorker(
     dailySessions: jules.dailySessions,
     planReview: jules.planReview,
     integrations,
+    ...(settings.pollMs === undefined ? {} : { pollMs: settings.pollMs }),
   });
+}
+
+/** `JULES_POLL_MS` = `first` or `first:cap`, in ms (default 5000:60000). */
+export function pollSetting(raw: string): { initial: number; max: number } | undefined {
+  if (raw === '') return undefined;
+  const [first, cap] = raw.split(':').map(Number);
+  if (first === undefined || !Number.isInteger(first) || first < 1)
+    throw new ConfigError(
+      `JULES_POLL_MS must be the first poll delay in ms, optionally :cap (e.g. 5000:60000); got "${raw}".`,
+    );
+  return {
+    initial: first,
+    max: cap !== undefined && Number.isInteger(cap) && cap >= first ? cap : Math.max(first, 60_000),
+  };
 }
 
 /** The Jules source of a GitHub remote URL (https or ssh), e.g. `sources/github/owner/repo`. */

@@ -16,7 +16,7 @@ import { LlmWorker } from '../engine/llm-worker.js';
 import { MakerEngine, type Roles } from '../engine/maker-engine.js';
 import type { Planner } from '../ports/planner.js';
 import type { Worker } from '../ports/worker.js';
-import { fakeJulesWorker, julesConfig, julesWorker } from './jules-wiring.js';
+import { fakeJulesWorker, julesConfig, julesWorker, pollSetting } from './jules-wiring.js';
 
 export const DEFAULT_MODEL = 'gemini-2.5-flash';
 
@@ -105,6 +105,7 @@ export function rolesFor(
     );
   const julesBaseUrl = envValue(env, 'JULES_BASE_URL');
   const source = envValue(env, 'JULES_SOURCE');
+  const pollMs = pollSetting(envValue(env, 'JULES_POLL_MS'));
   const worker = julesWorker(
     config,
     workspace,
@@ -112,6 +113,7 @@ export function rolesFor(
       apiKey: julesKey,
       ...(julesBaseUrl === '' ? {} : { baseUrl: julesBaseUrl }),
       ...(source === '' ? {} : { source }),
+      ...(pollMs === undefined ? {} : { pollMs }),
     },
     // Merge conflicts are integrated by the model: Jules is not asked to resolve them.
     llmWorker,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JulesClient } from '../../src/adapters/jules/client.js';
-import { JulesWorker } from '../../src/adapters/jules/worker.js';
+import { JulesWorker, SessionBudgetError } from '../../src/adapters/jules/worker.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import type { WorkerTask } from '../../src/ports/worker.js';
 import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
@@ -210,5 +210,113 @@ describe('a Jules agent that asks', () => {
     expect(
       server.requests.some((r) => r.method === 'POST' && r.path.endsWith(':sendMessage')),
     ).toBe(true);
+  });
+});
+
+describe('plan review', () => {
+  async function reviewing(answer: string) {
+    const { task, fake: server, gitDir } = await setup();
+    const choices: { id: string; kind: string; detail: string | undefined }[] = [];
+    const worker = new JulesWorker({
+      client: new JulesClient({
+        apiKey: 'jules-worker-key-0123456789',
+        baseUrl: server.baseUrl,
+        sleep: () => Promise.resolve(),
+      }),
+      source: 'sources/github/me/app',
+      publishBranch: (branch, commit) => {
+        execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
+        return Promise.resolve();
+      },
+      sleep: () => Promise.resolve(),
+      planReview: true,
+    });
+    const out = await worker.run(task, 2, undefined, {
+      choose: (choice) => {
+        choices.push({ id: choice.id, kind: choice.kind, detail: choice.detail });
+        return Promise.resolve(answer);
+      },
+    });
+    return { out, choices, server };
+  }
+
+  it('asks to approve the plan (requirePlanApproval), then approves it and takes the patch', async () => {
+    const { out, choices, server } = await reviewing('approve');
+    expect(choices).toEqual([
+      { id: 'plan', kind: 'veto', detail: expect.stringMatching(/^1\. maker r1 n-0-1 cand-2/) },
+    ]);
+    expect(out).toMatchObject({ ok: true, patch: PATCH });
+    expect(server.requests.filter((r) => r.path.endsWith(':approvePlan'))).toHaveLength(1);
+  });
+
+  it('a vetoed plan is a red-flagged candidate, and the plan is never approved', async () => {
+    const { out, server } = await reviewing('veto');
+    expect(out.ok).toBe(false);
+    expect(!out.ok && out.reason).toMatch(/vetoed the plan of Jules session \d+/);
+    expect(server.requests.some((r) => r.path.endsWith(':approvePlan'))).toBe(false);
+  });
+});
+
+describe('the session budget and integrations', () => {
+  it('reserves each new session against the daily budget before creating it; a refusal creates nothing', async () => {
+    const { task, fake: server, gitDir } = await setup();
+    const budgets: number[] = [];
+    let left = 1;
+    const worker = new JulesWorker({
+      client: new JulesClient({
+        apiKey: 'jules-worker-key-0123456789',
+        baseUrl: server.baseUrl,
+        sleep: () => Promise.resolve(),
+      }),
+      source: 'sources/github/me/app',
+      publishBranch: (branch, commit) => {
+        execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
+        return Promise.resolve();
+      },
+      sleep: () => Promise.resolve(),
+      dailySessions: 7,
+    });
+    const reserveSession = (budget: { limit: number; windowMs: number }) => {
+      budgets.push(budget.limit, budget.windowMs);
+      return Promise.resolve(
+        left-- > 0
+          ? { ok: true as const }
+          : { ok: false as const, used: 7, nextAt: new Date('2026-11-24T08:00:00Z') },
+      );
+    };
+    const first = await worker.run(task, 0, undefined, { reserveSession });
+    expect(first.ok).toBe(true);
+    const error = await worker.run(task, 1, undefined, { reserveSession }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionBudgetError);
+    expect((error as Error).message).toMatch(
+      /7 sessions started in the last 24 hours \(budget 7\)\. The next can start at 2026-11-24T08:00:00\.000Z; run maker resume then/,
+    );
+    expect(budgets).toEqual([7, 86_400_000, 7, 86_400_000]);
+    expect(server.sessions.size).toBe(1);
+    // A re-attach by recorded id creates nothing, so it reserves nothing.
+    const again = await worker.run(task, 0, undefined, {
+      reserveSession,
+      externalId: first.ok ? (first.externalId ?? '') : '',
+    });
+    expect(again.ok).toBe(true);
+    expect(budgets).toHaveLength(4);
+  });
+
+  it('hands merge-conflict integrations to its integration worker instead of Jules', async () => {
+    const { task, fake: server } = await setup();
+    const seen: number[] = [];
+    const worker = new JulesWorker({
+      client: new JulesClient({ apiKey: 'k', baseUrl: server.baseUrl }),
+      source: 'sources/github/me/app',
+      publishBranch: () => Promise.resolve(),
+      integrations: {
+        id: 'stand-in',
+        run: (_task, slot) => (seen.push(slot), Promise.resolve({ ok: true, edits: [] })),
+      },
+    });
+    const integration = { ...task, integration: { conflicts: ['a.txt'], ours: [], theirs: [] } };
+    expect(await worker.run(integration, 3)).toEqual({ ok: true, edits: [] });
+    expect(seen).toEqual([3]);
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -9,12 +9,8 @@ import { LlmPlanner } from '../../src/engine/llm-planner.js';
 import { LlmWorker } from '../../src/engine/llm-worker.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
-import {
-  startFakeGemini,
-  type FakeGemini,
-  type FakeGeminiReply,
-  type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
+import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { projectModel } from '../helpers/project-model.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -26,64 +22,6 @@ afterEach(async () => {
 });
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
-
-/** A scripted model playing every MAKER role, recognised by the prompt it gets. */
-function projectModel(request: FakeGeminiRequest, index: number): FakeGeminiReply {
-  const p = request.prompt;
-  if (p.includes('Is this task minimal'))
-    return {
-      text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
-    };
-  if (p.includes('Split this task'))
-    return {
-      text: JSON.stringify({
-        subtasks: [
-          {
-            title: 'Write the converter',
-            description: 'A Python script that converts CSV to JSON.',
-            acceptance: ['converts'],
-            files: ['src/convert.py'],
-            dependsOn: [],
-          },
-          {
-            title: 'Write the README',
-            description: 'Explain usage.',
-            acceptance: ['documents usage'],
-            files: ['README.md'],
-            dependsOn: [0],
-          },
-        ],
-        ambiguity: null,
-      }),
-    };
-  if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
-  if (p.includes('A proposal for this task'))
-    return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-  if (p.includes('Current files in scope')) {
-    // Every fourth worker answer is malformed or cut off: those are red-flagged and replaced.
-    if (index % 4 === 3)
-      return {
-        text: '{"files": [{"path": "src/convert.py", "content": "impo',
-        finishReason: 'MAX_TOKENS',
-      };
-    const converter = p.includes('Task: Write the converter');
-    return {
-      text: JSON.stringify({
-        files: [
-          converter
-            ? {
-                path: 'src/convert.py',
-                content:
-                  'import csv, json, sys\nprint(json.dumps(list(csv.DictReader(sys.stdin))))\n',
-              }
-            : { path: 'README.md', content: '# csv2json\n\n`python src/convert.py < in.csv`\n' },
-        ],
-        summary: converter ? 'Add the converter' : 'Document usage',
-      }),
-    };
-  }
-  return { status: 400, message: `unexpected prompt: ${p.slice(0, 80)}` };
-}
 
 describe('MakerEngine over Gemini (a local fake speaking generateContent)', () => {
   it('plans, writes, votes and lands through the real @google/genai client', async () => {

@@ -64,6 +64,9 @@ keeps them):
                              run stops and says when \`maker resume\` can go on
   --jules-plan-review        ask you to approve or veto each session's plan
                              (default: plans are approved automatically)
+Environment: JULES_API_KEY; JULES_SOURCE (the Jules source, when origin is not
+the GitHub repository); JULES_BASE_URL (API endpoint); JULES_POLL_MS (first poll
+delay and cap in ms, default 5000:60000).
 
 demo: the whole pipeline offline on the sim planner in a fresh repository (a
 temp directory unless --dir), questions answered automatically. --worker

@@ -1,0 +1,192 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stateFileSchema, type Run } from '../../src/core/tree/schema.js';
+import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import {
+  startFakeJules,
+  type FakeAgentContext,
+  type FakeAgentScript,
+  type FakeJules,
+} from '../../src/testing/fake-jules.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { projectModel } from '../helpers/project-model.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const CLI = join(process.cwd(), 'dist', 'maker.js');
+const GEMINI_KEY = ['AIza', 'G'.repeat(35)].join('');
+const JULES_KEY = 'jules-cli-key-0123456789abcdef';
+let gemini: FakeGemini | undefined;
+let jules: FakeJules | undefined;
+let child: ChildProcess | undefined;
+afterEach(async () => {
+  child?.kill('SIGKILL');
+  child = undefined;
+  await jules?.close();
+  await gemini?.close();
+  jules = undefined;
+  gemini = undefined;
+});
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+
+/**
+ * A Jules agent writing the first file the prompt names; by slot: 1 fails, 2 answers against
+ * another commit (stale), 3 sends a patch that does not apply; the others agree.
+ */
+function agent(context: FakeAgentContext): FakeAgentScript {
+  const file = /^Files: ([^,\n]+)/m.exec(context.prompt)?.[1] ?? 'NOTES.md';
+  const title = /^Task: (.+)$/m.exec(context.prompt)?.[1] ?? 'task';
+  const slot = Number(/cand-(\d+)$/.exec(context.title)?.[1] ?? '0');
+  const patch = `diff --git a/${file} b/${file}\nnew file mode 100644\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1 @@\n+# ${title}\n`;
+  if (slot === 1) return { fail: 'The environment could not be set up.' };
+  if (slot === 2) return { patch, baseCommitId: 'b'.repeat(40) };
+  if (slot === 3)
+    return {
+      patch: `diff --git a/${file} b/${file}\n--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-old\n+new\n`,
+    };
+  return { patch };
+}
+
+/** A repository whose origin is a local bare repository Jules (the fake) reads; both fakes up. */
+async function setup(onSessionCreated?: (count: number) => void) {
+  const dir = await tempDir();
+  const origin = join(await tempDir(), 'origin.git');
+  await openWorkspace(dir, true);
+  git(dir, 'init', '--quiet', '--bare', origin);
+  git(dir, 'remote', 'add', 'origin', origin);
+  git(dir, 'push', '--quiet', 'origin', 'main');
+  gemini = await startFakeGemini(projectModel);
+  jules = await startFakeJules({
+    apiKey: JULES_KEY,
+    sources: [{ owner: 'me', repo: 'app', gitDir: origin }],
+    agent,
+    ...(onSessionCreated === undefined
+      ? {}
+      : { onSessionCreated: (_session, count) => onSessionCreated(count) }),
+  });
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: process.env['HOME'] ?? '',
+    GEMINI_API_KEY: GEMINI_KEY,
+    GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
+    JULES_API_KEY: JULES_KEY,
+    JULES_BASE_URL: jules.baseUrl,
+    JULES_SOURCE: 'sources/github/me/app',
+    JULES_POLL_MS: '2:40',
+  };
+  return { dir, origin, env, fake: jules };
+}
+
+function maker(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [CLI, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    proc.on('error', reject);
+    proc.on('exit', (code, signal) => {
+      if (child === proc) child = undefined;
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const RUN = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--json'];
+
+async function loadRun(dir: string): Promise<Run> {
+  const state = stateFileSchema.parse(
+    JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')),
+  );
+  const run = Object.values(state.runs)[0];
+  if (run === undefined) throw new Error('no run');
+  return run;
+}
+
+/** Every Jules session belongs to exactly one candidate slot, and every slot to one session. */
+function expectOneSessionPerSlot(run: Run, fake: FakeJules): void {
+  const slots = Object.values(run.nodes).flatMap((n) =>
+    (n.leaf?.draws ?? []).map((d) => ({
+      id: d.externalId,
+      title: `maker ${run.id} n-${n.id} cand-${(n.leaf?.attempt ?? 0) * 1000 + d.slot}`,
+    })),
+  );
+  const sessions = [...fake.sessions].map(([id, s]) => ({ id, title: s.title }));
+  expect(new Set(sessions.map((s) => s.title)).size).toBe(sessions.length);
+  expect(slots.every((s) => s.id !== undefined)).toBe(true);
+  expect([...slots].sort((a, b) => a.title.localeCompare(b.title))).toEqual(
+    [...sessions].sort((a, b) => a.title.localeCompare(b.title)),
+  );
+}
+
+describe('maker run --worker jules (against the fake Jules and Gemini servers)', () => {
+  it('samples sessions, flags failed and stale ones, votes, commits, composes and lands', async () => {
+    const { dir, origin, env, fake } = await setup();
+    const result = await maker(['run', 'a csv to json converter', '--dir', dir, ...RUN], env);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', landed: true });
+    const run = await loadRun(dir);
+    expect(run.config.jules).toEqual({ concurrency: 15, dailySessions: 100, planReview: false });
+    const leaves = Object.values(run.nodes).filter((n) => n.kind === 'leaf');
+    expect(leaves).toHaveLength(2);
+    for (const leaf of leaves) {
+      const flags = (leaf.leaf?.draws ?? []).flatMap((d) => d.flags);
+      expect(flags.map((f) => f.rule)).toEqual(
+        expect.arrayContaining(['worker-failed', 'does-not-apply']),
+      );
+      expect(flags.map((f) => f.message).join('\n')).toMatch(/Jules session failed/);
+      expect(flags.map((f) => f.message).join('\n')).toMatch(/based on b{40}, not the subtask/);
+      expect(leaf.leaf?.outcome?.status).toBe('decided');
+      // The leaf branch was pushed to origin at the leaf's base, for Jules to start from.
+      expect(git(origin, 'rev-parse', `refs/heads/maker/${run.id}/n-${leaf.id}`)).toBe(
+        leaf.baseCommit,
+      );
+      expect(git(dir, 'log', '-1', '--format=%B', `maker/${run.id}/n-${leaf.id}`)).toMatch(
+        /Maker-Worker: jules session \d{19,20}/,
+      );
+    }
+    expectOneSessionPerSlot(run, fake);
+    expect(git(dir, 'show', 'main:src/convert.py')).toBe('# Write the converter');
+    expect(git(dir, 'show', 'main:README.md')).toBe('# Write the README');
+    // The Jules key reaches neither the state file nor the journal.
+    for (const file of ['maker-state.json', 'maker-journal.jsonl'])
+      expect(await readFile(join(dir, file), 'utf8')).not.toContain(JULES_KEY);
+  }, 60_000);
+
+  it('killed while sessions are being created, resumes with exactly one session per candidate slot', async () => {
+    // Crash points: right after a session exists, before its id reaches the client (so only its
+    // title can find it again), at the start of sampling and in the middle of the second leaf.
+    for (const killAt of [1, 4, 7]) {
+      let killed = false;
+      const { dir, env, fake } = await setup((count) => {
+        if (count === killAt && child !== undefined) killed = child.kill('SIGKILL');
+      });
+      const first = await maker(['run', 'a csv to json converter', '--dir', dir, ...RUN], env);
+      expect(killed).toBe(true);
+      expect(first.signal).toBe('SIGKILL');
+      const before = await loadRun(dir);
+      expect(before.status).toBe('running');
+      const resumed = await maker(['resume', '--dir', dir, '--json'], env);
+      expect(resumed.code).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'done' });
+      const run = await loadRun(dir);
+      expectOneSessionPerSlot(run, fake);
+      expect(fake.sessions.size).toBeGreaterThanOrEqual(killAt);
+      await jules?.close();
+      await gemini?.close();
+      jules = undefined;
+      gemini = undefined;
+    }
+  }, 120_000);
+});
