@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JulesClient } from '../../src/adapters/jules/client.js';
 import { JulesWorker } from '../../src/adapters/jules/worker.js';
 import { SimPlanner } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { MakerEngine, type RunOutcome } from '../../src/engine/maker-engine.js';
+import type { Question } from '../../src/core/tree/schema.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
 import {
   startFakeJules,
@@ -44,6 +46,7 @@ function agent(context: FakeAgentContext): FakeAgentScript {
 async function julesEngine(
   script: (context: FakeAgentContext) => FakeAgentScript,
   hitl: 'auto' | 'defer' = 'auto',
+  options: { planReview?: boolean; dailySessions?: number; now?: () => Date; source?: string } = {},
 ) {
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
@@ -59,15 +62,18 @@ async function julesEngine(
   });
   const worker = new JulesWorker({
     client: new JulesClient({ apiKey, baseUrl: fake.baseUrl, sleep: () => Promise.resolve() }),
-    source: 'sources/github/me/app',
+    source: options.source ?? 'sources/github/me/app',
     publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
     sleep: () => Promise.resolve(),
     concurrency: 3,
+    ...(options.planReview === undefined ? {} : { planReview: options.planReview }),
+    ...(options.dailySessions === undefined ? {} : { dailySessions: options.dailySessions }),
   });
   const engine = new MakerEngine({
     workspace,
     roles: { planner: new SimPlanner({ seed: 7, depth: 1, errorRate: 0, flagRate: 0 }), worker },
     store: makerStateFile(dir),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const runId = await engine.create('a tiny tool', {
     ...baseConfig,
@@ -77,7 +83,21 @@ async function julesEngine(
     maxCandidates: 8,
     maxFlagRate: 0.8,
   });
-  return { dir, origin, engine, runId, fake };
+  return { dir, origin, engine, runId, fake, worker };
+}
+
+/** Answers every pending question with `pick`, and resumes, until the run is no longer waiting. */
+async function answerAll(
+  engine: MakerEngine,
+  runId: string,
+  pick: (q: Question) => string,
+): Promise<RunOutcome> {
+  let outcome = await engine.run(runId);
+  for (let round = 0; round < 20 && outcome.status === 'awaiting-human'; round++) {
+    for (const q of outcome.pending) await engine.answer(runId, q.id, pick(q));
+    outcome = await engine.run(runId);
+  }
+  return outcome;
 }
 
 describe('MakerEngine with the Jules worker (against the fake Jules server)', () => {
@@ -140,5 +160,95 @@ describe('MakerEngine with the Jules worker (against the fake Jules server)', ()
     expect(asked.length).toBeGreaterThanOrEqual(questions.length);
     expect(asked.every((q) => q.answer?.text === 'Markdown')).toBe(true);
     expect(fake.requests.filter((r) => r.path.endsWith(':sendMessage')).length).toBe(asked.length);
+  });
+
+  it('with plan review, each session’s plan is a veto question: approved plans go on, vetoed ones are red flags', async () => {
+    const { engine, runId, fake } = await julesEngine(agent, 'defer', { planReview: true });
+    const outcome = await answerAll(engine, runId, (q) =>
+      q.kind !== 'veto' || q.id === 'q-root-veto'
+        ? q.kind === 'veto'
+          ? 'accept'
+          : (q.options[0]?.id ?? 'x')
+        : /worker-4-plan$/.test(q.id)
+          ? 'veto'
+          : 'approve',
+    );
+    expect(outcome.status).toBe('done');
+    const run = await engine.getRun(runId);
+    const plans = run.questions.filter((q) => q.id.endsWith('-plan'));
+    expect(plans.length).toBeGreaterThan(0);
+    for (const q of plans) {
+      expect(q.kind).toBe('veto');
+      expect(q.options.map((o) => o.id)).toEqual(['approve', 'veto']);
+      expect(q.options[0]?.detail).toMatch(/^1\. maker r/);
+    }
+    const approved = plans.filter((q) => q.answer?.optionId === 'approve').length;
+    const vetoed = plans.filter((q) => q.answer?.optionId === 'veto').length;
+    expect(vetoed).toBeGreaterThan(0);
+    expect(fake.requests.filter((r) => r.path.endsWith(':approvePlan'))).toHaveLength(approved);
+    const messages = Object.values(run.nodes)
+      .flatMap((n) => n.leaf?.draws ?? [])
+      .flatMap((d) => d.flags.map((f) => f.message));
+    expect(messages.filter((m) => /vetoed the plan/.test(m))).toHaveLength(vetoed);
+    // Deferred plan questions re-attached to their sessions: one session per slot.
+    const slots = Object.values(run.nodes).flatMap((n) => n.leaf?.draws ?? []);
+    expect(fake.sessions.size).toBe(slots.length);
+  });
+
+  it('keeps a 24-hour session budget across runs in the state file, stops when it is spent, and goes on a day later', async () => {
+    let now = new Date('2026-11-23T09:00:00Z');
+    const { dir, engine, runId, fake } = await julesEngine(agent, 'auto', {
+      dailySessions: 6,
+      now: () => now,
+    });
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(
+      /Jules session budget is spent: 6 sessions started in the last 24 hours \(budget 6\)\. The next can start at 2026-11-24T09:00:00\.000Z/,
+    );
+    expect(fake.sessions.size).toBe(6);
+    const saved = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
+      ledger: { sessionStarts: Record<string, string[]> };
+    };
+    expect(saved.ledger.sessionStarts['jules']).toHaveLength(6);
+    // A second run in the same workspace shares the spent budget.
+    const second = await engine.create('another tool', (await engine.getRun(runId)).config);
+    expect((await engine.run(second)).error).toMatch(/budget is spent/);
+    expect(fake.sessions.size).toBe(6);
+    // Each day a new budget: the run goes on, never more than 6 sessions a day.
+    let days = 0;
+    let outcome2 = outcome;
+    while (outcome2.status === 'failed') {
+      expect(outcome2.error).toMatch(/budget is spent/);
+      expect(fake.sessions.size).toBe(6 * (days + 1));
+      days += 1;
+      now = new Date(Date.parse('2026-11-23T09:00:01Z') + days * 86_400_000);
+      outcome2 = await engine.run(runId);
+    }
+    expect(outcome2.status).toBe('done');
+    expect(days).toBeGreaterThanOrEqual(1);
+    const ledger = (await engine.state()).ledger?.sessionStarts['jules'] ?? [];
+    expect(ledger.length).toBe(fake.sessions.size - 6 * days);
+    expect(ledger.length).toBeLessThanOrEqual(6);
+  });
+
+  it('asks to connect a repository Jules cannot see, and continues once it is connected', async () => {
+    const { engine, runId, fake, origin } = await julesEngine(agent, 'defer', {
+      source: 'sources/github/me/later',
+    });
+    let outcome = await engine.run(runId);
+    expect(outcome.status).toBe('awaiting-human');
+    expect(outcome.pending.map((q) => [q.id, q.kind, q.nodeId])).toEqual([
+      ['q-jules-source-0', 'select', null],
+    ]);
+    expect(outcome.pending[0]?.prompt).toMatch(/Jules cannot see me\/later.*jules\.google\.com/);
+    expect(fake.sessions.size).toBe(0);
+    fake.addSource({ owner: 'me', repo: 'later', gitDir: origin });
+    await engine.answer(runId, 'q-jules-source-0', 'connected');
+    outcome = await answerAll(engine, runId, (q) =>
+      q.kind === 'veto' ? 'accept' : (q.options[0]?.id ?? 'x'),
+    );
+    expect(outcome.status).toBe('done');
+    expect(fake.sessions.size).toBeGreaterThan(0);
   });
 });
