@@ -33,6 +33,8 @@ export interface MakerEngineDeps {
 export interface Roles {
   readonly planner: Planner;
   readonly worker: Worker;
+  /** Releases what the roles hold (a local server); called at the end of a run whose roles the engine made. */
+  readonly close?: () => Promise<void>;
 }
 
 export type RunOutcome = Pick<Run, 'id' | 'status' | 'result' | 'error'> & {
@@ -162,7 +164,10 @@ export class MakerEngine {
       return work;
     };
     const semaphore = new Semaphore(run.config.concurrency);
-    const ctx = this.#context(run, signal, semaphore);
+    const made = typeof this.#deps.roles === 'function';
+    const roles =
+      typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config) : this.#deps.roles;
+    const ctx = this.#context(run, roles, signal, semaphore);
     const onAbort = () => {
       for (const [key, waiter] of this.#waiters)
         if (key.startsWith(`${runId}/`)) waiter.reject(new AbortedError(signal.reason));
@@ -189,6 +194,7 @@ export class MakerEngine {
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
+      if (made) await roles.close?.().catch(() => undefined);
     }
     await this.#save();
     this.#emit(run, { type: 'run-end', status: run.status, error: run.error });
@@ -237,13 +243,14 @@ export class MakerEngine {
     run.result = { rootBranch, finalCommit: landed, treeHash, landed: true };
   }
 
-  #context(run: Run, signal: AbortSignal, semaphore: Semaphore): RunContext {
+  #context(run: Run, roles: Roles, signal: AbortSignal, semaphore: Semaphore): RunContext {
     const state = this.#state as StateFile;
     return {
       state,
       run,
       workspace: this.#deps.workspace,
-      ...(typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config) : this.#deps.roles),
+      planner: roles.planner,
+      worker: roles.worker,
       signal,
       now: this.#now,
       save: () => this.#save(),

@@ -12,6 +12,8 @@ export interface RunSummary {
   readonly samples: number;
   readonly flagged: number;
   readonly workerRuns: number;
+  /** Paid external sessions (Jules), each counted once however often it was re-attached. */
+  readonly sessions: number;
   readonly modelCalls: number;
   readonly tokens: number;
   /** Estimated spend from tokens and the model's list price; null for unknown models. */
@@ -58,6 +60,11 @@ export function summarise(run: Run): RunSummary {
     samples,
     flagged,
     workerRuns: nodes.reduce((a, n) => a + n.cost.workerRuns, 0),
+    sessions: new Set(
+      nodes.flatMap((n) =>
+        voteRecords(n).flatMap((r) => r.draws.map((d) => d.externalId).filter(Boolean)),
+      ),
+    ).size,
     modelCalls: nodes.reduce((a, n) => a + n.cost.modelCalls, 0),
     tokens: nodes.reduce((a, n) => a + n.cost.tokens, 0),
     estimatedCostUsd: estimateCostUsd(

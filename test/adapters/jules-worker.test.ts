@@ -288,7 +288,7 @@ describe('the session budget and integrations', () => {
     const error = await worker.run(task, 1, undefined, { reserveSession }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionBudgetError);
     expect((error as Error).message).toMatch(
-      /7 sessions started in the last 24 hours \(budget 7\)\. The next can start at 2026-11-24T08:00:00\.000Z; run maker resume then/,
+      /7 sessions started in the last 24 hours \(budget 7\)\. The next can start at 2026-11-24T08:00:00\.000Z: resume the run then, or now with a larger budget/,
     );
     expect(budgets).toEqual([7, 86_400_000, 7, 86_400_000]);
     expect(server.sessions.size).toBe(1);

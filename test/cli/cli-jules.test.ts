@@ -189,4 +189,27 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
       gemini = undefined;
     }
   }, 120_000);
+
+  it('stops when the 24-hour session budget is spent, and resumes with a larger one', async () => {
+    const { dir, env, fake } = await setup();
+    const args = ['--worker', 'jules', '--jules-daily-sessions', '4', '--hitl', 'auto'];
+    const first = await maker(['run', 'a csv to json converter', '--dir', dir, ...args], env);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toMatch(
+      /Failed: The Jules session budget is spent: 4 sessions started in the last 24 hours \(budget 4\)\..*maker resume --jules-plan pro\|ultra or --jules-daily-sessions N/,
+    );
+    expect(fake.sessions.size).toBe(4);
+    const resumed = await maker(
+      ['resume', '--dir', dir, '--jules-daily-sessions', '50', '--json'],
+      env,
+    );
+    expect(resumed.code).toBe(0);
+    const run = await loadRun(dir);
+    expect(run.config.jules).toEqual({ concurrency: 3, dailySessions: 50, planReview: false });
+    expect(run.status).toBe('done');
+    expectOneSessionPerSlot(run, fake);
+    const usage = await maker(['resume', '--dir', dir, '--jules-plan', 'gold'], env);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/--jules-plan must be free, pro or ultra \(got "gold"\)/);
+  }, 60_000);
 });

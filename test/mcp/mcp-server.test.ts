@@ -88,6 +88,40 @@ describe('the maker MCP server', () => {
     expect(text(status)).toMatch(/^root \[done, branch\]/m);
   });
 
+  it('runs a Jules run over the Jules protocol (jules-fake) with the plan’s limits kept in the run', async () => {
+    const dir = await tempDir();
+    const { call } = await connect(dir);
+    const started = await call('maker_start', {
+      idea: 'a CSV to JSON converter',
+      worker: 'jules-fake',
+      jules: { plan: 'free', planReview: false },
+      sim: { clarify: false },
+    });
+    expect(started.isError).toBeFalsy();
+    const runId = (started.structuredContent as { runId: string }).runId;
+    let cursor = 0;
+    let waited = started;
+    for (let i = 0; i < 12 && !/: (done|vetoed|failed)\./.test(text(waited)); i++) {
+      waited = await call('maker_wait', { runId, cursor, seconds: 60 });
+      cursor = (waited.structuredContent as { cursor: number }).cursor;
+      for (const [, id] of text(waited).matchAll(/questionId="([^"]+)" \((\w+)\)/g))
+        await call('maker_answer', { runId, questionId: id, answer: '1' });
+    }
+    // The free plan's 15 sessions a day run out before this tree is done: the run says so.
+    expect(text(waited)).toMatch(/: failed\./);
+    expect(text(waited)).toMatch(/, 15 jules-fake sessions,/);
+    expect(text(waited)).toMatch(/Jules session budget is spent: 15 sessions.*maker resume/);
+  });
+
+  it('says what the jules worker needs when its key is missing', async () => {
+    const { call } = await connect(await tempDir(), {
+      GEMINI_API_KEY: 'AIza-test-key-long-enough',
+    });
+    const noKey = await call('maker_start', { idea: 'x', worker: 'jules' });
+    expect(noKey.isError).toBe(true);
+    expect(text(noKey)).toMatch(/JULES_API_KEY.*gemini extensions config maker "Jules API key"/);
+  });
+
   it('says what to do when something is wrong, as isError results', async () => {
     const dir = await tempDir();
     const { call } = await connect(dir, { GEMINI_API_KEY: '' });

@@ -229,7 +229,7 @@ export class JulesWorker implements Worker {
     const granted = await hooks.reserveSession({ limit, windowMs: DAY_MS });
     if (!granted.ok)
       throw new SessionBudgetError(
-        `The Jules session budget is spent: ${granted.used} sessions started in the last 24 hours (budget ${limit}). The next can start at ${granted.nextAt.toISOString()}; run maker resume then, or raise the budget to what your plan allows (--jules-daily-sessions, or --jules-plan pro|ultra).`,
+        `The Jules session budget is spent: ${granted.used} sessions started in the last 24 hours (budget ${limit}). The next can start at ${granted.nextAt.toISOString()}: resume the run then, or now with a larger budget if your Jules plan allows more (maker resume --jules-plan pro|ultra or --jules-daily-sessions N).`,
         granted.nextAt,
       );
   }

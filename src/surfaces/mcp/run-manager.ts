@@ -8,11 +8,21 @@ import type { MakerEngine } from '../../engine/maker-engine.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
 import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../wiring.js';
+import { julesConfig, type JulesPlan } from '../jules-wiring.js';
 
 export interface StartInput {
   readonly idea: string;
   readonly repo?: string | undefined;
-  readonly worker?: 'gemini' | 'sim' | undefined;
+  readonly worker?: 'gemini' | 'sim' | 'jules' | 'jules-fake' | undefined;
+  /** Jules runs: the plan's limits (free, pro, ultra), overrides, and plan review. */
+  readonly jules?:
+    | {
+        plan?: JulesPlan | undefined;
+        concurrency?: number | undefined;
+        dailySessions?: number | undefined;
+        planReview?: boolean | undefined;
+      }
+    | undefined;
   readonly confidence?: Confidence | undefined;
   readonly k?: number | undefined;
   readonly maxDepth?: number | undefined;
@@ -58,15 +68,17 @@ export class RunManager {
     const dir = resolve(this.#defaultDir, input.repo ?? '.');
     const workspace = await this.#workspace(dir, true);
     const git = await openWorkspace(dir, true);
+    const worker = input.worker ?? 'gemini';
     const config = runConfig({
-      worker: input.worker ?? 'gemini',
+      worker,
+      ...(input.jules === undefined ? {} : { jules: julesConfig(withoutUndefined(input.jules)) }),
       hitl: 'wait',
       defaultBranch: await git.currentBranch(),
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
       ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),
-      ...((input.worker ?? 'gemini') === 'sim'
+      ...(worker === 'sim' || worker === 'jules-fake'
         ? { sim: { clarify: true, ...withoutUndefined({ ...input.sim, seed: undefined }) } }
         : {}),
     });

@@ -29,11 +29,28 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
             'Repository directory, relative to the workspace (default: the workspace); created if missing',
           ),
         worker: z
-          .enum(['gemini', 'sim'])
+          .enum(['gemini', 'jules', 'sim', 'jules-fake'])
           .optional()
           .describe(
-            'gemini (default; needs GEMINI_API_KEY) or sim (offline simulation, no key, no model calls)',
+            'gemini (default; needs GEMINI_API_KEY), jules (Jules sessions write each candidate; needs JULES_API_KEY and GEMINI_API_KEY, and the repository on GitHub connected to Jules), sim (offline simulation, no key, no model calls) or jules-fake (offline: the Jules protocol against a local fake server)',
           ),
+        jules: z
+          .object({
+            plan: z
+              .enum(['free', 'pro', 'ultra'])
+              .optional()
+              .describe(
+                'The person’s Jules plan: sessions at once 3 / 15 / 60, per 24 hours 15 / 100 / 300 (default free)',
+              ),
+            concurrency: z.number().int().min(1).max(100).optional(),
+            dailySessions: z.number().int().min(1).max(10_000).optional(),
+            planReview: z
+              .boolean()
+              .optional()
+              .describe('Ask the person to approve or veto each Jules plan (default false)'),
+          })
+          .optional()
+          .describe('Only with worker "jules" or "jules-fake"'),
         confidence: z
           .enum(['low', 'medium', 'high'])
           .optional()
@@ -58,7 +75,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
             flagRate: z.number().min(0).max(1).optional(),
           })
           .optional()
-          .describe('Only with worker "sim": the simulation’s seed and rates'),
+          .describe('Only with worker "sim" or "jules-fake": the simulation’s seed and rates'),
       },
     },
     (input) =>
@@ -240,7 +257,7 @@ async function guard(work: () => Promise<CallToolResult>): Promise<CallToolResul
 function runResult(run: Run, active: boolean, withTree = false): CallToolResult {
   const s = summarise(run);
   const lines = [
-    `Run ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged), ${s.questions} question(s).`,
+    `Run ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).${run.error === undefined ? '' : ` Error: ${run.error}`}`,
   ];
   if (withTree) lines.push('', renderTree(run), '');
   const pending = run.questions.filter((q) => q.answer === undefined);

@@ -11,6 +11,7 @@ import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-f
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../../wiring.js';
 import { JULES_PLANS, julesConfig, type JulesPlan } from '../../jules-wiring.js';
+import type { JulesConfig } from '../../../core/tree/schema.js';
 import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
 import type { CliIo } from '../io.js';
 
@@ -22,7 +23,7 @@ Usage:
                      [--seed S] [--max-depth N] [--concurrency N] [--model M]
                      [--jules-plan free|pro|ultra] [--jules-concurrency N]
                      [--jules-daily-sessions N] [--jules-plan-review] [--json]
-  maker resume [--dir <repo>] [--run ID] [--hitl …] [--json]
+  maker resume [--dir <repo>] [--run ID] [--hitl …] [--jules-… (raise the limits)] [--json]
   maker demo [--dir D] [--worker sim|jules-fake] [--seed S] [--json]
 
 run: splits the idea into a tree of minimal subtasks (splits and "is this
@@ -116,6 +117,7 @@ export async function runCommand(
       '--hitl tty needs a terminal; use --hitl defer (then `maker answer`), auto or fail.',
     );
   const hitl: RunConfig['hitl'] = hitlChoice === 'tty' ? 'wait' : (hitlChoice as RunConfig['hitl']);
+  const julesFlags = julesChoices(values);
 
   let dir: string;
   let runId: string;
@@ -128,12 +130,21 @@ export async function runCommand(
     const state = await makerStateFile(dir).load();
     const run = pickRun(state.runs, values.run, dir);
     if (values.hitl !== undefined) run.config.hitl = hitl;
+    const jules = julesFlags;
+    if (jules !== undefined) {
+      if (run.config.worker !== 'jules' && run.config.worker !== 'jules-fake')
+        throw new UsageError(
+          `Run ${run.id} does not use the jules worker: --jules-… flags do not apply.`,
+        );
+      run.config.jules = { ...(run.config.jules ?? julesConfig({})), ...jules };
+    }
     const workspace = await openWorkspace(dir, false);
     roles = rolesFor(run.config, workspace, io.env);
     engine = engineFor(dir, workspace, roles, secretsOf(io.env));
     runId = run.id;
     const loaded = await engine.getRun(runId);
     if (values.hitl !== undefined) loaded.config.hitl = hitl;
+    if (jules !== undefined) loaded.config.jules = run.config.jules;
   } else {
     const idea =
       command === 'demo'
@@ -158,7 +169,10 @@ export async function runCommand(
     const confidence = (values.confidence ?? 'medium') as Confidence;
     if (!['low', 'medium', 'high'].includes(confidence))
       throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
-    const jules = julesChoices(values);
+    const jules =
+      julesFlags === undefined
+        ? undefined
+        : { ...julesConfig({}), planReview: false, ...julesFlags };
     const workspace = await openWorkspace(dir, true);
     await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
     if (command === 'demo' && worker === 'jules-fake') await addLocalOrigin(workspace);
@@ -221,13 +235,13 @@ export async function runCommand(
   return exitCode(outcome.status);
 }
 
-/** The Jules settings the flags ask for, or undefined when none is given (the plan's defaults). */
+/** The Jules settings the flags ask for: a plan's limits and explicit overrides; none when no flag is given. */
 function julesChoices(values: {
   'jules-plan'?: string | undefined;
   'jules-concurrency'?: string | undefined;
   'jules-daily-sessions'?: string | undefined;
   'jules-plan-review'?: boolean | undefined;
-}) {
+}): Partial<JulesConfig> | undefined {
   const plan = values['jules-plan'];
   if (plan !== undefined && !(plan in JULES_PLANS))
     throw new UsageError(`--jules-plan must be free, pro or ultra (got "${plan}").`);
@@ -241,19 +255,14 @@ function julesChoices(values: {
     max: 10_000,
     integer: true,
   });
-  if (
-    plan === undefined &&
-    concurrency === undefined &&
-    dailySessions === undefined &&
-    values['jules-plan-review'] !== true
-  )
-    return undefined;
-  return julesConfig({
-    ...(plan === undefined ? {} : { plan: plan as JulesPlan }),
+  const limits = plan === undefined ? {} : JULES_PLANS[plan as JulesPlan];
+  const choices: Partial<JulesConfig> = {
+    ...limits,
     ...(concurrency === undefined ? {} : { concurrency }),
     ...(dailySessions === undefined ? {} : { dailySessions }),
-    planReview: values['jules-plan-review'] === true,
-  });
+    ...(values['jules-plan-review'] === true ? { planReview: true } : {}),
+  };
+  return Object.keys(choices).length === 0 ? undefined : choices;
 }
 
 /** A local bare repository as `origin` (the demo's stand-in for GitHub), with the default branch pushed. */

@@ -70,7 +70,7 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
   const s = summarise(run);
   const lines = [
     `Run ${run.id} — ${run.status} — "${run.idea}"`,
-    `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
+    `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
     '',
     renderTree(run),
   ];
