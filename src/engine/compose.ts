@@ -31,6 +31,11 @@ export async function processNode(
     ctx.emit({ type: 'node-start', nodeId: n.id, title: n.title });
   }
   const from = n.baseCommit;
+  if (n.kind !== 'branch' && ctx.worker.prepare !== undefined)
+    // In the background: a failure here shows up, if it matters, when the leaf is sampled.
+    ctx.worker
+      .prepare({ branch: n.branch ?? branchName(ctx.run.id, n.id), baseCommit: from })
+      .catch(() => undefined);
   if (n.kind === 'undecided') await decideMinimal(ctx, n);
   if (n.kind === 'leaf') {
     n.status = 'sampling';

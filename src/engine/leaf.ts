@@ -307,7 +307,12 @@ export async function moveBranch(
 ): Promise<void> {
   const current = await ctx.workspace.resolve(branch);
   if (current === to) return;
-  await ctx.workspace.setBranch(branch, to, current === undefined ? null : from);
+  try {
+    await ctx.workspace.setBranch(branch, to, current === undefined ? null : from);
+  } catch (error) {
+    // Someone else (a worker publishing the same branch) may have put it exactly there meanwhile.
+    if ((await ctx.workspace.resolve(branch)) !== to) throw error;
+  }
 }
 
 function summariseFlags(draws: readonly Draw[]): string {

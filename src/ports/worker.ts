@@ -84,6 +84,12 @@ export interface WorkerHooks {
  */
 export interface Worker {
   readonly id: string;
+  /**
+   * Called when a node starts, before anyone knows whether it is a leaf: the worker may get ready
+   * in the background (Jules: publish the branch its sessions would start from, overlapping the
+   * push with the "is this minimal?" vote). Failures are ignored; `run` must not depend on it.
+   */
+  prepare?(task: Pick<WorkerTask, 'branch' | 'baseCommit'>): Promise<void>;
   run(
     task: WorkerTask,
     slot: number,

@@ -55,6 +55,7 @@ export function julesWorker(
     }),
     source: async () => settings.source ?? julesSourceOf(await workspace.remoteUrl('origin')),
     publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
+    publishBranches: (refs) => workspace.publishBranches(refs),
     concurrency: jules.concurrency,
     dailySessions: jules.dailySessions,
     planReview: jules.planReview,
@@ -138,7 +139,10 @@ export function fakeJulesWorker(
       if ((await start()).origin) return workspace.publishBranch(branch, commit);
       // As a push that is never forced: create the branch, or find it already there.
       if ((await workspace.resolve(branch)) === undefined)
-        await workspace.setBranch(branch, commit, null);
+        await workspace.setBranch(branch, commit, null).catch(async (error: unknown) => {
+          // Created meanwhile (by the engine, at the same base): that is what was wanted.
+          if ((await workspace.resolve(branch)) === undefined) throw error;
+        });
     },
     concurrency: (config.jules ?? julesConfig({})).concurrency,
     ...(config.jules === undefined

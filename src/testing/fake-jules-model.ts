@@ -1,4 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 /** The fake Jules server's public shapes, and the git reads behind its sources. */
 
@@ -50,29 +55,36 @@ export interface FakeJules {
   close(): Promise<void>;
 }
 
-export function revParse(gitDir: string, branch: string): string | undefined {
+/** The commit `branch` points to in `gitDir`, or undefined (asynchronous: the fake never blocks its clients). */
+export async function revParse(gitDir: string, branch: string): Promise<string | undefined> {
+  // A loose ref (what a push writes) is a file holding the id; anything else asks git.
+  const loose = await readFile(join(gitDir, 'refs', 'heads', branch), 'utf8').catch(() => '');
+  if (/^[0-9a-f]{40}\n?$/.test(loose)) return loose.trim();
   try {
-    return (
-      execFileSync(
-        'git',
-        ['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`],
-        { encoding: 'utf8' },
-      ).trim() || undefined
-    );
+    const { stdout } = await execFileAsync('git', [
+      '--git-dir',
+      gitDir,
+      'rev-parse',
+      '--verify',
+      '--quiet',
+      `refs/heads/${branch}^{commit}`,
+    ]);
+    return stdout.trim() || undefined;
   } catch {
     return undefined;
   }
 }
 
-export function branches(source: FakeJulesSource): string[] {
+export async function branches(source: FakeJulesSource): Promise<string[]> {
   try {
-    return execFileSync(
-      'git',
-      ['--git-dir', source.gitDir, 'for-each-ref', '--format=%(refname:short)', 'refs/heads'],
-      { encoding: 'utf8' },
-    )
-      .split('\n')
-      .filter(Boolean);
+    const { stdout } = await execFileAsync('git', [
+      '--git-dir',
+      source.gitDir,
+      'for-each-ref',
+      '--format=%(refname:short)',
+      'refs/heads',
+    ]);
+    return stdout.split('\n').filter(Boolean);
   } catch {
     return [];
   }

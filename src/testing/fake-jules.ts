@@ -68,7 +68,7 @@ export async function startFakeJules(options: {
   const clock = options.clock ?? (() => performance.now());
   const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
   const sourceName = (s: FakeJulesSource) => `sources/github/${s.owner}/${s.repo}`;
-  const sourceJson = (s: FakeJulesSource) => ({
+  const sourceJson = async (s: FakeJulesSource) => ({
     name: sourceName(s),
     id: `github/${s.owner}/${s.repo}`,
     githubRepo: {
@@ -76,7 +76,7 @@ export async function startFakeJules(options: {
       repo: s.repo,
       isPrivate: false,
       defaultBranch: { displayName: s.defaultBranch ?? 'main' },
-      branches: branches(s).map((b) => ({ displayName: b })),
+      branches: (await branches(s)).map((b) => ({ displayName: b })),
     },
   });
 
@@ -125,12 +125,12 @@ export async function startFakeJules(options: {
     };
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/v1alpha/sources')
-      return sendJson(res, 200, page(sources.map(sourceJson), 'sources', 30));
+      return sendJson(res, 200, page(await Promise.all(sources.map(sourceJson)), 'sources', 30));
     if (method === 'GET' && (m = /^\/v1alpha\/sources\/(.+)$/.exec(path)) !== null) {
       const found = sources.find((s) => sourceName(s) === `sources/${m?.[1]}`);
       return found === undefined
         ? sendJson(res, 404, errorEnvelope(404, `Source sources/${m[1]} not found.`))
-        : sendJson(res, 200, sourceJson(found));
+        : sendJson(res, 200, await sourceJson(found));
     }
     if (method === 'POST' && path === '/v1alpha/sessions')
       return create(res, body as Record<string, unknown>);
@@ -196,7 +196,7 @@ export async function startFakeJules(options: {
     sendJson(res, 404, errorEnvelope(404, `No route for ${method} ${path}.`));
   }
 
-  function create(res: ServerResponse, body: Record<string, unknown>): void {
+  async function create(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
     const mode = body['automationMode'];
     if (mode !== undefined && (typeof mode !== 'string' || !AUTOMATION_MODES.has(mode)))
       return sendJson(
@@ -234,7 +234,7 @@ export async function startFakeJules(options: {
       );
     const startingBranch =
       context?.githubRepoContext?.startingBranch ?? source.defaultBranch ?? 'main';
-    const baseCommit = revParse(source.gitDir, startingBranch);
+    const baseCommit = await revParse(source.gitDir, startingBranch);
     if (baseCommit === undefined)
       return sendJson(
         res,

@@ -137,7 +137,8 @@ describe('Jules sources', () => {
       }),
       source: () => Promise.resolve(source),
       publishBranch: (branch, commit) => {
-        execFileSync('git', ['--git-dir', gitDir ?? '', 'branch', '-f', branch, commit]);
+        if (gitDir !== undefined)
+          execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
         return Promise.resolve();
       },
       sleep: () => Promise.resolve(),

@@ -121,7 +121,20 @@ export class GitWorkspace implements Workspace {
 
   /** Makes `branch` exist on `remote` at `commit` (never forced: a branch already there elsewhere is an error). */
   async publishBranch(branch: string, commit: string, remote = 'origin'): Promise<void> {
-    await this.#git().raw(['push', '--quiet', remote, `${commit}:refs/heads/${branch}`]);
+    await this.publishBranches([{ branch, commit }], remote);
+  }
+
+  /** {@link publishBranch} for several branches in one push. */
+  async publishBranches(
+    refs: readonly { branch: string; commit: string }[],
+    remote = 'origin',
+  ): Promise<void> {
+    await this.#git().raw([
+      'push',
+      '--quiet',
+      remote,
+      ...refs.map(({ branch, commit }) => `${commit}:refs/heads/${branch}`),
+    ]);
   }
 
   async listFiles(treeish: string): Promise<string[]> {

@@ -10,6 +10,8 @@ export interface JulesWorkerOptions {
   readonly source: string | (() => Promise<string>);
   /** Makes `branch` exist on the remote Jules reads, at `commit` (a push to origin). */
   readonly publishBranch: (branch: string, commit: string) => Promise<void>;
+  /** Publishes several branches in one push; branches asked for at the same moment are batched. */
+  readonly publishBranches?: (refs: readonly { branch: string; commit: string }[]) => Promise<void>;
   /** Sessions at once (the plan's concurrent-task limit: 3 free, 15 Pro, 60 Ultra). */
   readonly concurrency?: number;
   /**
@@ -58,10 +60,36 @@ export class JulesWorker implements Worker {
   readonly #waiting: (() => void)[] = [];
   /** Branch publications under way or done: the candidates of one leaf share one push. */
   readonly #published = new Map<string, Promise<void>>();
+  /** Publications waiting for the current batch to be pushed. */
+  #batch: { branch: string; commit: string; done: Deferred }[] = [];
   #source: Promise<string> | undefined;
+  /** A plain check started ahead of sampling (by `prepare`); `#source` takes its answer. */
+  #probe: Promise<string> | undefined;
 
   constructor(options: JulesWorkerOptions) {
     this.#o = options;
+  }
+
+  /**
+   * Ahead of sampling: publishes the branch a leaf's sessions would start from, and checks the
+   * source once (a source Jules cannot see is left for `run`, which can ask about it).
+   */
+  async prepare(task: Pick<WorkerTask, 'branch' | 'baseCommit'>): Promise<void> {
+    await Promise.all([this.#publish(task.branch, task.baseCommit), this.#probeSource()]);
+  }
+
+  async #probeSource(): Promise<void> {
+    if (this.#source !== undefined || this.#probe !== undefined) return;
+    const probe = (async () => {
+      const name = typeof this.#o.source === 'string' ? this.#o.source : await this.#o.source();
+      await this.#o.client.getSource(name);
+      return name;
+    })();
+    this.#probe = probe;
+    probe.catch(() => {
+      if (this.#probe === probe) this.#probe = undefined;
+    });
+    await probe;
   }
 
   async run(
@@ -102,13 +130,16 @@ export class JulesWorker implements Worker {
     hooks: WorkerHooks,
   ): Promise<WorkerOutput> {
     const { client } = this.#o;
-    const source = await this.#checkedSource(signal, hooks);
     const title = sessionTitle(task, slot);
     let id =
       hooks.externalId ??
       (hooks.resumed === true ? await this.#findByTitle(title, signal) : undefined);
+    // The source check and the branch push run side by side; both must succeed before a session.
     if (id === undefined) {
-      await this.#publish(task.branch, task.baseCommit);
+      const [source] = await Promise.all([
+        this.#checkedSource(signal, hooks),
+        this.#publish(task.branch, task.baseCommit),
+      ]);
       await this.#reserve(hooks);
       const session = await client.createSession(
         {
@@ -240,6 +271,8 @@ export class JulesWorker implements Worker {
    */
   #checkedSource(signal: AbortSignal | undefined, hooks: WorkerHooks): Promise<string> {
     this.#source ??= (async () => {
+      const probed = await this.#probe?.catch(() => undefined);
+      if (probed !== undefined) return probed;
       const name = typeof this.#o.source === 'string' ? this.#o.source : await this.#o.source();
       const repo = name.replace(/^sources\/github\//, '');
       for (let attempt = 0; ; attempt++) {
@@ -278,11 +311,44 @@ export class JulesWorker implements Worker {
     const key = `${branch}@${commit}`;
     let pending = this.#published.get(key);
     if (pending === undefined) {
-      pending = this.#o.publishBranch(branch, commit);
+      pending =
+        this.#o.publishBranches === undefined
+          ? this.#o.publishBranch(branch, commit)
+          : this.#enqueue(branch, commit);
       this.#published.set(key, pending);
       pending.catch(() => this.#published.delete(key));
     }
     return pending;
+  }
+
+  /** Joins the batch of this moment; the first to join pushes the batch once the moment has passed. */
+  #enqueue(branch: string, commit: string): Promise<void> {
+    const done = deferred();
+    this.#batch.push({ branch, commit, done });
+    if (this.#batch.length === 1)
+      setImmediate(() => {
+        const batch = this.#batch;
+        this.#batch = [];
+        void this.#pushBatch(batch);
+      });
+    return done.promise;
+  }
+
+  async #pushBatch(
+    batch: readonly { branch: string; commit: string; done: Deferred }[],
+  ): Promise<void> {
+    try {
+      if (batch.length === 1) throw new Error('one branch: pushed on its own');
+      await this.#o.publishBranches?.(batch.map(({ branch, commit }) => ({ branch, commit })));
+      for (const item of batch) item.done.resolve();
+    } catch {
+      // Alone, or after a batch failed: each branch on its own, so each error reaches its leaf.
+      await Promise.all(
+        batch.map(({ branch, commit, done }) =>
+          this.#o.publishBranch(branch, commit).then(done.resolve, done.reject),
+        ),
+      );
+    }
   }
 
   async #activities(id: string, signal: AbortSignal | undefined): Promise<JulesActivity[]> {
@@ -339,6 +405,23 @@ export class JulesWorker implements Worker {
     if (next !== undefined) next();
     else this.#active -= 1;
   }
+}
+
+interface Deferred {
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** A promise with its settle functions (Node 20 has no `Promise.withResolvers`). */
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
 }
 
 /** The title that names a candidate slot's session, so a crashed run can find it again. */

@@ -3,6 +3,7 @@ import { GeminiModel } from '../../../adapters/gemini/gemini-model.js';
 import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
 import { runTreeBench } from '../../bench/tree-bench.js';
 import { runMcpStartBench } from '../../bench/mcp-start-bench.js';
+import { runJulesBench } from '../../bench/jules-bench.js';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,8 @@ Usage:
   maker bench tree [--leaves N] [--latency-ms L] [--concurrency C] [--k K]
                    [--workspace memory|git] [--state-nodes N] [--json]
   maker bench mcp-start [--runs N] [--json]
+  maker bench jules [--leaves N] [--candidates N] [--work-ms W] [--concurrency C]
+                    [--poll-ms P] [--poll-factor F] [--poll-max M] [--repeats R] [--json]
 
 hanoi: the MAKER paper's benchmark. Towers of Hanoi with one move per agent
 call (m = 1): each step sees only the strategy, the current state and the
@@ -53,6 +56,17 @@ the cap, or the critical path, whichever is longer. --workspace git adds real gi
 for every candidate tree, commit and merge (default memory). Also times saving a
 state file of --state-nodes nodes (default 10,000).
 
+jules: the Jules worker's overhead. N leaves (default 3) x N candidates (default
+5) sampled at once through the real worker and client against the local fake
+Jules server, each session taking W ms of simulated work (default 100), at most
+C sessions at once (default 15). The leaves' branches are pushed to a real bare
+origin first, as the engine does when a node starts (timed apart). Reports the
+median wall time of sampling over R repeats (default 5) against the ideal,
+ceil(sessions / C) x W, the same with the push (cold), and the HTTP requests per
+session. Sessions are polled from P ms after creation (default 40), the delay growing by F per poll
+(default 1.5) up to M ms (default 1000): the production schedule is 15 s, x1.5,
+60 s (JULES_POLL_MS), for sessions that take minutes.
+
 mcp-start: cold starts of the bundled MCP server (dist/maker-mcp.js next to
 this file), from spawning node to the answer of tools/list, N times (default 10).
 
@@ -77,6 +91,7 @@ export async function benchCommand(
   }
   if (target === 'tree') return treeBench(rest, io);
   if (target === 'mcp-start') return mcpStartBench(rest, io);
+  if (target === 'jules') return julesBench(rest, io);
   if (target !== 'hanoi')
     throw new UsageError(
       `Unknown benchmark "${target}". Available: hanoi, tree, mcp-start. See \`maker bench --help\`.`,
@@ -245,6 +260,50 @@ async function treeBench(args: readonly string[], io: CliIo): Promise<number> {
       : `Tree: ${report.leaves} leaves (${report.nodes} nodes), ${report.paidCalls} paid calls of ${report.latencyMs} ms, concurrency ${report.concurrency}, ${report.workspace} workspace: ${report.status}\n  wall ${report.wallMs} ms vs ideal ${report.idealMs} ms: ratio ${report.ratio}\n  state save, ${formatCount(report.stateSave.nodes)} nodes (${formatCount(report.stateSave.bytes)} bytes): ${report.stateSave.medianMs} ms (median of 7)\n`,
   );
   return report.status === 'done' ? 0 : 1;
+}
+
+async function julesBench(args: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('bench jules', args, {
+    leaves: { type: 'string' },
+    candidates: { type: 'string' },
+    'work-ms': { type: 'string' },
+    concurrency: { type: 'string' },
+    'poll-ms': { type: 'string' },
+    'poll-factor': { type: 'string' },
+    'poll-max': { type: 'string' },
+    repeats: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    io.stdout(BENCH_HELP);
+    return 0;
+  }
+  rejectPositionals('bench jules', positionals);
+  const int = (name: string, raw: string | undefined, min: number, max: number, dflt: number) =>
+    numberFlag(name, raw, { min, max, integer: true }) ?? dflt;
+  const report = await runJulesBench({
+    leaves: int('leaves', values.leaves, 1, 50, 3),
+    candidates: int('candidates', values.candidates, 1, 20, 5),
+    workMs: int('work-ms', values['work-ms'], 0, 60_000, 100),
+    concurrency: int('concurrency', values.concurrency, 1, 100, 15),
+    poll: {
+      initial: int('poll-ms', values['poll-ms'], 1, 60_000, 40),
+      factor: numberFlag('poll-factor', values['poll-factor'], { min: 1, max: 4 }) ?? 1.5,
+      max: int('poll-max', values['poll-max'], 1, 600_000, 1000),
+    },
+    repeats: int('repeats', values.repeats, 1, 100, 5),
+  });
+  io.stdout(
+    values.json === true
+      ? `${JSON.stringify(report)}\n`
+      : `Jules: ${report.leaves} leaves x ${report.candidates} candidates = ${report.sessions} sessions of ${report.workMs} ms, cap ${report.concurrency}, first poll ${report.poll.initial} ms x${report.poll.factor}\n  wall ${report.wallMs.median} ms (median of ${report.repeats}; ${report.wallMs.min}-${report.wallMs.max}) vs ideal ${report.idealMs} ms: ratio ${report.ratio}\n  branches published in ${report.publishMs} ms beforehand (with them: ratio ${report.coldRatio})\n  ${report.requestsPerSession} requests per session: ${Object.entries(
+          report.requestsByKind,
+        )
+          .map(([kind, n]) => `${kind} x${n}`)
+          .join(', ')}\n`,
+  );
+  return report.candidatesValid ? 0 : 1;
 }
 
 async function mcpStartBench(args: readonly string[], io: CliIo): Promise<number> {
