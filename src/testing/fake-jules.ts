@@ -58,6 +58,8 @@ export async function startFakeJules(options: {
   workMs?: number;
   /** The clock simulated work is measured on (default `performance.now`). */
   clock?: () => number;
+  /** Port to listen on (default: any free one). */
+  port?: number;
   /** Called when a session exists, before the create call is answered (a test may crash the client here). */
   onSessionCreated?: (session: { id: string; title: string }, count: number) => void;
 }): Promise<FakeJules> {
@@ -90,6 +92,8 @@ export async function startFakeJules(options: {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
     const path = decodeURIComponent(url.pathname);
+    // Test control, outside the API: what this server answered so far.
+    if (path === '/_fake/requests') return sendJson(res, 200, { requests });
     requests.push({ method, path });
     const fault = options.fault?.({ method, path, count: requests.length });
     if (fault !== undefined) {
@@ -387,7 +391,7 @@ export async function startFakeJules(options: {
     };
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1alpha`,

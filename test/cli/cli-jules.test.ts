@@ -1,5 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stateFileSchema, type Run } from '../../src/core/tree/schema.js';
@@ -212,4 +214,55 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--jules-plan must be free, pro or ultra \(got "gold"\)/);
   }, 60_000);
+
+  it('maker fake-jules serves the Jules API from its own process until its input closes', async () => {
+    const { origin, env } = await setup();
+    const proc = spawn(
+      process.execPath,
+      [CLI, 'fake-jules', '--source', `me/app=${origin}`, '--api-key', 'k-123', '--agent', 'touch'],
+      { env, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    child = proc;
+    const [line] = (await once(createInterface({ input: proc.stdout }), 'line')) as [string];
+    const { baseUrl } = JSON.parse(line) as { baseUrl: string };
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1alpha$/);
+    const source = await fetch(`${baseUrl}/sources/github/me/app`, {
+      headers: { 'X-Goog-Api-Key': 'k-123' },
+    });
+    expect(await source.json()).toMatchObject({
+      name: 'sources/github/me/app',
+      githubRepo: { owner: 'me', repo: 'app', defaultBranch: { displayName: 'main' } },
+    });
+    const denied = await fetch(`${baseUrl}/sessions`, { headers: { 'X-Goog-Api-Key': 'nope' } });
+    expect(denied.status).toBe(401);
+    const exited = once(proc, 'exit');
+    proc.stdin.end();
+    expect((await exited)[0]).toBe(0);
+  });
+
+  it('maker bench jules reports wall time against the ideal and requests per session', async () => {
+    const result = await maker(
+      [
+        'bench',
+        'jules',
+        '--leaves',
+        '2',
+        '--candidates',
+        '2',
+        '--work-ms',
+        '30',
+        '--repeats',
+        '1',
+        '--json',
+      ],
+      { PATH: process.env['PATH'] ?? '' },
+    );
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(report).toMatchObject({ sessions: 4, idealMs: 30, candidatesValid: true });
+    expect(report['ratio']).toBeGreaterThanOrEqual(1);
+    // create, polls with backoff, one activities read (and a share of the one source read)
+    expect(report['requestsPerSession']).toBeGreaterThanOrEqual(3);
+    expect(report['requestsPerSession']).toBeLessThanOrEqual(10);
+  });
 });

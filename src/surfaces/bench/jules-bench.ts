@@ -1,4 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +8,10 @@ import { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { JulesClient } from '../../adapters/jules/client.js';
 import { JulesWorker } from '../../adapters/jules/worker.js';
 import type { WorkerTask } from '../../ports/worker.js';
-import { startFakeJules } from '../../testing/fake-jules.js';
 
 export interface JulesBenchOptions {
+  /** The bundled CLI, whose `fake-jules` command serves the fake in its own process (as Jules is remote). */
+  readonly cliPath: string;
   readonly leaves: number;
   readonly candidates: number;
   /** Simulated work per session, in ms of real time. */
@@ -73,14 +76,7 @@ async function trial(options: JulesBenchOptions) {
     execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: dir });
     const base = (await workspace.resolve('main')) as string;
     const apiKey = 'bench-jules-key-0123456789';
-    const fake = await startFakeJules({
-      apiKey,
-      sources: [{ owner: 'bench', repo: 'app', gitDir: origin }],
-      workMs: options.workMs,
-      agent: (context) => ({
-        patch: `diff --git a/${context.startingBranch}.txt b/${context.startingBranch}.txt\nnew file mode 100644\n--- /dev/null\n+++ b/${context.startingBranch}.txt\n@@ -0,0 +1 @@\n+done\n`,
-      }),
-    });
+    const fake = await startFakeProcess(options, origin, apiKey);
     try {
       const worker = new JulesWorker({
         client: new JulesClient({ apiKey, baseUrl: fake.baseUrl }),
@@ -108,8 +104,9 @@ async function trial(options: JulesBenchOptions) {
         ).flat(),
       );
       const wallMs = performance.now() - started;
+      const requests = await fake.requests();
       const byKind: Record<string, number> = {};
-      for (const r of fake.requests) {
+      for (const r of requests) {
         const kind = `${r.method} ${r.path
           .replace(/\/sessions\/\d+/, '/sessions/{id}')
           .replace(/\/sources\/.+/, '/sources/{name}')}`;
@@ -118,7 +115,7 @@ async function trial(options: JulesBenchOptions) {
       return {
         wallMs,
         publishMs,
-        requests: fake.requests.length,
+        requests: requests.length,
         byKind,
         valid: outputs.filter((o) => o.ok).length,
       };
@@ -128,6 +125,49 @@ async function trial(options: JulesBenchOptions) {
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** `maker fake-jules` in a child process: its base URL, its request log, and a way to stop it. */
+async function startFakeProcess(options: JulesBenchOptions, origin: string, apiKey: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      options.cliPath,
+      'fake-jules',
+      '--source',
+      `bench/app=${origin}`,
+      '--agent',
+      'touch',
+      '--work-ms',
+      String(options.workMs),
+      '--api-key',
+      apiKey,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout });
+  const [line] = (await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(() => {
+      throw new Error('maker fake-jules exited before it was ready.');
+    }),
+  ])) as [string];
+  lines.close();
+  const { baseUrl } = JSON.parse(line) as { baseUrl: string };
+  return {
+    baseUrl,
+    requests: async () =>
+      (
+        (await (await fetch(baseUrl.replace(/\/v1alpha$/, '/_fake/requests'))).json()) as {
+          requests: { method: string; path: string }[];
+        }
+      ).requests,
+    close: async () => {
+      const exited = once(child, 'exit');
+      child.stdin.end();
+      await exited;
+    },
+  };
 }
 
 function task(leaf: number, base: string): WorkerTask {

@@ -1,6 +1,7 @@
 import { MakerError } from '../../core/errors.js';
 import { benchCommand, BENCH_HELP } from './commands/bench.js';
 import { estimateCommand, ESTIMATE_HELP } from './commands/estimate.js';
+import { fakeJulesCommand, FAKE_JULES_HELP } from './commands/fake-jules.js';
 import { runCommand, RUN_HELP } from './commands/run.js';
 import { answerCommand, statusCommand, STATUS_HELP } from './commands/status.js';
 import { processIo, type CliIo } from './io.js';
@@ -23,6 +24,7 @@ Commands:
   demo          the whole pipeline offline on the simulated model and worker
   bench hanoi   the paper's million-step Towers of Hanoi benchmark (offline by default)
   estimate      advise k and predict samples and cost from a measured success rate
+  fake-jules    a local fake Jules API server (for trying --worker jules offline)
   help [cmd]    show help for a command
 
 Options:
@@ -36,6 +38,7 @@ Start with:  maker demo    or    maker bench hanoi --disks 20
 const HELP: Readonly<Record<string, string>> = {
   bench: BENCH_HELP,
   estimate: ESTIMATE_HELP,
+  'fake-jules': FAKE_JULES_HELP,
   run: RUN_HELP,
   resume: RUN_HELP,
   demo: RUN_HELP,
@@ -70,6 +73,8 @@ export async function main(
         return await benchCommand(rest, io, signal);
       case 'estimate':
         return estimateCommand(rest, io);
+      case 'fake-jules':
+        return await fakeJulesCommand(rest, io, signal);
       case 'run':
       case 'resume':
       case 'demo':

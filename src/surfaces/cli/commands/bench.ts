@@ -282,7 +282,11 @@ async function julesBench(args: readonly string[], io: CliIo): Promise<number> {
   rejectPositionals('bench jules', positionals);
   const int = (name: string, raw: string | undefined, min: number, max: number, dflt: number) =>
     numberFlag(name, raw, { min, max, integer: true }) ?? dflt;
+  const cliPath = join(dirname(fileURLToPath(import.meta.url)), 'maker.js');
+  if (!existsSync(cliPath))
+    throw new UsageError(`No bundled CLI at ${cliPath}: run npm run build.`);
   const report = await runJulesBench({
+    cliPath,
     leaves: int('leaves', values.leaves, 1, 50, 3),
     candidates: int('candidates', values.candidates, 1, 20, 5),
     workMs: int('work-ms', values['work-ms'], 0, 60_000, 100),
