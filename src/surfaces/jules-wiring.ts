@@ -64,13 +64,13 @@ export function julesWorker(
   });
 }
 
-/** `JULES_POLL_MS` = `first` or `first:cap`, in ms (default 5000:60000). */
+/** `JULES_POLL_MS` = `first` or `first:cap`, in ms (default 15000:60000). */
 export function pollSetting(raw: string): { initial: number; max: number } | undefined {
   if (raw === '') return undefined;
   const [first, cap] = raw.split(':').map(Number);
   if (first === undefined || !Number.isInteger(first) || first < 1)
     throw new ConfigError(
-      `JULES_POLL_MS must be the first poll delay in ms, optionally :cap (e.g. 5000:60000); got "${raw}".`,
+      `JULES_POLL_MS must be the first poll delay in ms, optionally :cap (e.g. 15000:60000); got "${raw}".`,
     );
   return {
     initial: first,

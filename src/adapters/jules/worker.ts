@@ -23,7 +23,7 @@ export interface JulesWorkerOptions {
   readonly planReview?: boolean;
   /** Merge-conflict integrations (which Jules is not asked to do) go to this worker. */
   readonly integrations?: Worker;
-  /** First poll delay, its growth per poll and its cap (default 5 s, ×1.5, 60 s). */
+  /** First poll delay, its growth per poll and its cap (default 15 s, ×1.5, 60 s: sessions take minutes). */
   readonly pollMs?: { readonly initial: number; readonly max: number; readonly factor?: number };
   /** Re-check delay while waiting for the repository to be connected to Jules (default 15 s, doubling to 5 min). */
   readonly sourceRetryMs?: number;
@@ -157,7 +157,7 @@ export class JulesWorker implements Worker {
     const externalId = id;
     const now = this.#o.now ?? Date.now;
     const deadline = now() + (this.#o.timeoutMs ?? 45 * 60_000);
-    let delay = this.#o.pollMs?.initial ?? 5000;
+    let delay = this.#o.pollMs?.initial ?? 15_000;
     for (;;) {
       const session = await client.getSession(id, signal);
       switch (session.state) {

@@ -67,7 +67,7 @@ keeps them):
                              (default: plans are approved automatically)
 Environment: JULES_API_KEY; JULES_SOURCE (the Jules source, when origin is not
 the GitHub repository); JULES_BASE_URL (API endpoint); JULES_POLL_MS (first poll
-delay and cap in ms, default 5000:60000).
+delay and cap in ms, default 15000:60000).
 
 demo: the whole pipeline offline on the sim planner in a fresh repository (a
 temp directory unless --dir), questions answered automatically. --worker
