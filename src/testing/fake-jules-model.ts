@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { errorEnvelope } from './google-http.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -88,4 +89,56 @@ export async function branches(source: FakeJulesSource): Promise<string[]> {
   } catch {
     return [];
   }
+}
+
+export function sourceName(source: FakeJulesSource): string {
+  return `sources/github/${source.owner}/${source.repo}`;
+}
+
+const AUTOMATION_MODES = new Set(['AUTOMATION_MODE_UNSPECIFIED', 'AUTO_CREATE_PR']);
+
+/**
+ * A `sessions.create` body checked as Jules checks it: the automation mode enum, a prompt, a
+ * connected source and an existing starting branch; or the 400 it answers, with field violations.
+ */
+export async function checkCreate(
+  body: Record<string, unknown>,
+  sources: readonly FakeJulesSource[],
+): Promise<
+  | { source: FakeJulesSource; startingBranch: string; baseCommit: string; prompt: string }
+  | { status: 400; envelope: unknown }
+> {
+  const invalid = (message: string, field: string, description: string) => ({
+    status: 400 as const,
+    envelope: errorEnvelope(400, message, [{ field, description }]),
+  });
+  const mode = body['automationMode'];
+  if (mode !== undefined && (typeof mode !== 'string' || !AUTOMATION_MODES.has(mode)))
+    return invalid(
+      `Invalid value at 'session.automation_mode' (type.googleapis.com/google.labs.jules.v1alpha.AutomationMode), ${JSON.stringify(mode)}`,
+      'session.automation_mode',
+      `Invalid value ${JSON.stringify(mode)}`,
+    );
+  const prompt = body['prompt'];
+  if (typeof prompt !== 'string' || prompt === '')
+    return invalid('prompt is required.', 'session.prompt', 'required');
+  const context = body['sourceContext'] as
+    { source?: string; githubRepoContext?: { startingBranch?: string } } | undefined;
+  const source = sources.find((s) => sourceName(s) === context?.source);
+  if (source === undefined)
+    return invalid(
+      `Source ${String(context?.source)} is not connected to Jules.`,
+      'session.source_context.source',
+      'not found',
+    );
+  const startingBranch =
+    context?.githubRepoContext?.startingBranch ?? source.defaultBranch ?? 'main';
+  const baseCommit = await revParse(source.gitDir, startingBranch);
+  if (baseCommit === undefined)
+    return invalid(
+      `Branch ${startingBranch} not found in ${sourceName(source)}.`,
+      'session.source_context.github_repo_context.starting_branch',
+      'not found',
+    );
+  return { source, startingBranch, baseCommit, prompt };
 }

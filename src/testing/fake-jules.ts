@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { errorEnvelope, readBody, sendJson } from './google-http.js';
 import {
   branches,
-  revParse,
+  checkCreate,
+  sourceName,
   type FakeAgentContext,
   type FakeAgentScript,
   type FakeFault,
@@ -35,7 +36,6 @@ interface Session {
   activityReads: number;
 }
 
-const AUTOMATION_MODES = new Set(['AUTOMATION_MODE_UNSPECIFIED', 'AUTO_CREATE_PR']);
 const EPOCH = Date.parse('2026-03-01T10:00:00Z');
 
 /**
@@ -69,7 +69,6 @@ export async function startFakeJules(options: {
   let tick = 0;
   const clock = options.clock ?? (() => performance.now());
   const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
-  const sourceName = (s: FakeJulesSource) => `sources/github/${s.owner}/${s.repo}`;
   const sourceJson = async (s: FakeJulesSource) => ({
     name: sourceName(s),
     id: `github/${s.owner}/${s.repo}`,
@@ -201,60 +200,14 @@ export async function startFakeJules(options: {
   }
 
   async function create(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
-    const mode = body['automationMode'];
-    if (mode !== undefined && (typeof mode !== 'string' || !AUTOMATION_MODES.has(mode)))
-      return sendJson(
-        res,
-        400,
-        errorEnvelope(
-          400,
-          `Invalid value at 'session.automation_mode' (type.googleapis.com/google.labs.jules.v1alpha.AutomationMode), ${JSON.stringify(mode)}`,
-          [
-            {
-              field: 'session.automation_mode',
-              description: `Invalid value ${JSON.stringify(mode)}`,
-            },
-          ],
-        ),
-      );
-    if (typeof body['prompt'] !== 'string' || body['prompt'] === '')
-      return sendJson(
-        res,
-        400,
-        errorEnvelope(400, 'prompt is required.', [
-          { field: 'session.prompt', description: 'required' },
-        ]),
-      );
-    const context = body['sourceContext'] as
-      { source?: string; githubRepoContext?: { startingBranch?: string } } | undefined;
-    const source = sources.find((s) => sourceName(s) === context?.source);
-    if (source === undefined)
-      return sendJson(
-        res,
-        400,
-        errorEnvelope(400, `Source ${String(context?.source)} is not connected to Jules.`, [
-          { field: 'session.source_context.source', description: 'not found' },
-        ]),
-      );
-    const startingBranch =
-      context?.githubRepoContext?.startingBranch ?? source.defaultBranch ?? 'main';
-    const baseCommit = await revParse(source.gitDir, startingBranch);
-    if (baseCommit === undefined)
-      return sendJson(
-        res,
-        400,
-        errorEnvelope(400, `Branch ${startingBranch} not found in ${sourceName(source)}.`, [
-          {
-            field: 'session.source_context.github_repo_context.starting_branch',
-            description: 'not found',
-          },
-        ]),
-      );
+    const checked = await checkCreate(body, sources);
+    if ('status' in checked) return sendJson(res, checked.status, checked.envelope);
+    const { source, startingBranch, baseCommit, prompt } = checked;
     const id = `15481661885092${String(594092 + sessions.size).padStart(6, '0')}`;
     const agentContext: FakeAgentContext = {
       id,
       title: typeof body['title'] === 'string' ? body['title'] : '',
-      prompt: body['prompt'],
+      prompt,
       source: sourceName(source),
       startingBranch,
       baseCommit,

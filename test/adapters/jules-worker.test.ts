@@ -214,24 +214,33 @@ describe('a Jules agent that asks', () => {
   });
 });
 
+/** A worker on the fake's me/app source whose branches are created in `gitDir`, with `extra` options. */
+function workerOn(
+  server: FakeJules,
+  gitDir: string,
+  extra: Partial<ConstructorParameters<typeof JulesWorker>[0]>,
+): JulesWorker {
+  return new JulesWorker({
+    client: new JulesClient({
+      apiKey: 'jules-worker-key-0123456789',
+      baseUrl: server.baseUrl,
+      sleep: () => Promise.resolve(),
+    }),
+    source: 'sources/github/me/app',
+    publishBranch: (branch, commit) => {
+      execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
+      return Promise.resolve();
+    },
+    sleep: () => Promise.resolve(),
+    ...extra,
+  });
+}
+
 describe('plan review', () => {
   async function reviewing(answer: string) {
     const { task, fake: server, gitDir } = await setup();
     const choices: { id: string; kind: string; detail: string | undefined }[] = [];
-    const worker = new JulesWorker({
-      client: new JulesClient({
-        apiKey: 'jules-worker-key-0123456789',
-        baseUrl: server.baseUrl,
-        sleep: () => Promise.resolve(),
-      }),
-      source: 'sources/github/me/app',
-      publishBranch: (branch, commit) => {
-        execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
-        return Promise.resolve();
-      },
-      sleep: () => Promise.resolve(),
-      planReview: true,
-    });
+    const worker = workerOn(server, gitDir, { planReview: true });
     const out = await worker.run(task, 2, undefined, {
       choose: (choice) => {
         choices.push({ id: choice.id, kind: choice.kind, detail: choice.detail });
@@ -262,20 +271,7 @@ describe('the session budget and integrations', () => {
     const { task, fake: server, gitDir } = await setup();
     const budgets: number[] = [];
     let left = 1;
-    const worker = new JulesWorker({
-      client: new JulesClient({
-        apiKey: 'jules-worker-key-0123456789',
-        baseUrl: server.baseUrl,
-        sleep: () => Promise.resolve(),
-      }),
-      source: 'sources/github/me/app',
-      publishBranch: (branch, commit) => {
-        execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
-        return Promise.resolve();
-      },
-      sleep: () => Promise.resolve(),
-      dailySessions: 7,
-    });
+    const worker = workerOn(server, gitDir, { dailySessions: 7 });
     const reserveSession = (budget: { limit: number; windowMs: number }) => {
       budgets.push(budget.limit, budget.windowMs);
       return Promise.resolve(

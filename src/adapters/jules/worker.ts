@@ -3,6 +3,8 @@ import { abortableSleep } from '../../core/sleep.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
 import { JulesError, sessionPatch, type JulesClient } from './client.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
+import { BranchPublisher } from './publisher.js';
+import { planText, prompt, sessionTitle } from './prompt.js';
 
 export interface JulesWorkerOptions {
   readonly client: JulesClient;
@@ -59,15 +61,14 @@ export class JulesWorker implements Worker {
   #active = 0;
   readonly #waiting: (() => void)[] = [];
   /** Branch publications under way or done: the candidates of one leaf share one push. */
-  readonly #published = new Map<string, Promise<void>>();
-  /** Publications waiting for the current batch to be pushed. */
-  #batch: { branch: string; commit: string; done: Deferred }[] = [];
+  readonly #publisher: BranchPublisher;
   #source: Promise<string> | undefined;
   /** A plain check started ahead of sampling (by `prepare`); `#source` takes its answer. */
   #probe: Promise<string> | undefined;
 
   constructor(options: JulesWorkerOptions) {
     this.#o = options;
+    this.#publisher = new BranchPublisher(options.publishBranch, options.publishBranches);
   }
 
   /**
@@ -75,7 +76,7 @@ export class JulesWorker implements Worker {
    * source once (a source Jules cannot see is left for `run`, which can ask about it).
    */
   async prepare(task: Pick<WorkerTask, 'branch' | 'baseCommit'>): Promise<void> {
-    await Promise.all([this.#publish(task.branch, task.baseCommit), this.#probeSource()]);
+    await Promise.all([this.#publisher.publish(task.branch, task.baseCommit), this.#probeSource()]);
   }
 
   async #probeSource(): Promise<void> {
@@ -138,7 +139,7 @@ export class JulesWorker implements Worker {
     if (id === undefined) {
       const [source] = await Promise.all([
         this.#checkedSource(signal, hooks),
-        this.#publish(task.branch, task.baseCommit),
+        this.#publisher.publish(task.branch, task.baseCommit),
       ]);
       await this.#reserve(hooks);
       const session = await client.createSession(
@@ -307,50 +308,6 @@ export class JulesWorker implements Worker {
     return this.#source;
   }
 
-  #publish(branch: string, commit: string): Promise<void> {
-    const key = `${branch}@${commit}`;
-    let pending = this.#published.get(key);
-    if (pending === undefined) {
-      pending =
-        this.#o.publishBranches === undefined
-          ? this.#o.publishBranch(branch, commit)
-          : this.#enqueue(branch, commit);
-      this.#published.set(key, pending);
-      pending.catch(() => this.#published.delete(key));
-    }
-    return pending;
-  }
-
-  /** Joins the batch of this moment; the first to join pushes the batch once the moment has passed. */
-  #enqueue(branch: string, commit: string): Promise<void> {
-    const done = deferred();
-    this.#batch.push({ branch, commit, done });
-    if (this.#batch.length === 1)
-      setImmediate(() => {
-        const batch = this.#batch;
-        this.#batch = [];
-        void this.#pushBatch(batch);
-      });
-    return done.promise;
-  }
-
-  async #pushBatch(
-    batch: readonly { branch: string; commit: string; done: Deferred }[],
-  ): Promise<void> {
-    try {
-      if (batch.length === 1) throw new Error('one branch: pushed on its own');
-      await this.#o.publishBranches?.(batch.map(({ branch, commit }) => ({ branch, commit })));
-      for (const item of batch) item.done.resolve();
-    } catch {
-      // Alone, or after a batch failed: each branch on its own, so each error reaches its leaf.
-      await Promise.all(
-        batch.map(({ branch, commit, done }) =>
-          this.#o.publishBranch(branch, commit).then(done.resolve, done.reject),
-        ),
-      );
-    }
-  }
-
   async #activities(id: string, signal: AbortSignal | undefined): Promise<JulesActivity[]> {
     const all: JulesActivity[] = [];
     let pageToken: string | undefined;
@@ -405,57 +362,4 @@ export class JulesWorker implements Worker {
     if (next !== undefined) next();
     else this.#active -= 1;
   }
-}
-
-interface Deferred {
-  readonly promise: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
-
-/** A promise with its settle functions (Node 20 has no `Promise.withResolvers`). */
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((yes, no) => {
-    resolve = yes;
-    reject = no;
-  });
-  return { promise, resolve, reject };
-}
-
-/** The title that names a candidate slot's session, so a crashed run can find it again. */
-export function sessionTitle(task: WorkerTask, slot: number): string {
-  return `maker ${task.context.runId} n-${task.context.nodeId} cand-${slot}`;
-}
-
-/** The latest plan a session generated, as numbered steps. */
-function planText(activities: readonly JulesActivity[]): string | undefined {
-  const plan = activities
-    .map((a) => a.planGenerated?.plan)
-    .filter(Boolean)
-    .at(-1);
-  const steps = plan?.steps ?? [];
-  if (steps.length === 0) return undefined;
-  return steps
-    .map(
-      (step, i) =>
-        `${i + 1}. ${step.title ?? ''}${step.description ? ` — ${step.description}` : ''}`,
-    )
-    .join('\n');
-}
-
-function prompt(task: WorkerTask): string {
-  const { context } = task;
-  const t = context.task;
-  return [
-    `Overall project: ${context.idea}`,
-    ...(context.ancestors.length > 0 ? [`Part of: ${context.ancestors.join(' › ')}`] : []),
-    `Task: ${t.title}`,
-    t.description,
-    ...(t.acceptance.length > 0 ? ['Done when:', ...t.acceptance.map((a) => `- ${a}`)] : []),
-    ...(t.files.length > 0 ? [`Files: ${t.files.join(', ')}`, 'Touch only these files.'] : []),
-    ...context.clarifications.map((c) => `Clarified: ${c.question} → ${c.answer}`),
-    'Make exactly this change and nothing else. Do not open a pull request.',
-  ].join('\n');
 }

@@ -10,8 +10,8 @@ import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../../wiring.js';
-import { JULES_PLANS, julesConfig, type JulesPlan } from '../../jules-wiring.js';
-import type { JulesConfig } from '../../../core/tree/schema.js';
+import { julesConfig } from '../../jules-wiring.js';
+import { addLocalOrigin, julesChoices } from '../jules-flags.js';
 import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
 import type { CliIo } from '../io.js';
 
@@ -233,43 +233,6 @@ export async function runCommand(
   if (json) io.stdout(`${JSON.stringify(summary)}\n`);
   else io.stdout(humanOutcome(run, outcome, dir));
   return exitCode(outcome.status);
-}
-
-/** The Jules settings the flags ask for: a plan's limits and explicit overrides; none when no flag is given. */
-function julesChoices(values: {
-  'jules-plan'?: string | undefined;
-  'jules-concurrency'?: string | undefined;
-  'jules-daily-sessions'?: string | undefined;
-  'jules-plan-review'?: boolean | undefined;
-}): Partial<JulesConfig> | undefined {
-  const plan = values['jules-plan'];
-  if (plan !== undefined && !(plan in JULES_PLANS))
-    throw new UsageError(`--jules-plan must be free, pro or ultra (got "${plan}").`);
-  const concurrency = numberFlag('jules-concurrency', values['jules-concurrency'], {
-    min: 1,
-    max: 100,
-    integer: true,
-  });
-  const dailySessions = numberFlag('jules-daily-sessions', values['jules-daily-sessions'], {
-    min: 1,
-    max: 10_000,
-    integer: true,
-  });
-  const limits = plan === undefined ? {} : JULES_PLANS[plan as JulesPlan];
-  const choices: Partial<JulesConfig> = {
-    ...limits,
-    ...(concurrency === undefined ? {} : { concurrency }),
-    ...(dailySessions === undefined ? {} : { dailySessions }),
-    ...(values['jules-plan-review'] === true ? { planReview: true } : {}),
-  };
-  return Object.keys(choices).length === 0 ? undefined : choices;
-}
-
-/** A local bare repository as `origin` (the demo's stand-in for GitHub), with the default branch pushed. */
-async function addLocalOrigin(workspace: Awaited<ReturnType<typeof openWorkspace>>): Promise<void> {
-  if ((await workspace.remoteUrl('origin')) !== undefined) return;
-  const origin = join(await workspace.gitDir(), 'maker-demo-origin.git');
-  await workspace.addBareOrigin(origin);
 }
 
 function pickRun(runs: Readonly<Record<string, Run>>, id: string | undefined, dir: string): Run {

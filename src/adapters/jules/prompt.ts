@@ -1,0 +1,38 @@
+import type { WorkerTask } from '../../ports/worker.js';
+import type { JulesActivity } from './schemas.js';
+
+/** The title that names a candidate slot's session, so a crashed run can find it again. */
+export function sessionTitle(task: WorkerTask, slot: number): string {
+  return `maker ${task.context.runId} n-${task.context.nodeId} cand-${slot}`;
+}
+
+/** The latest plan a session generated, as numbered steps. */
+export function planText(activities: readonly JulesActivity[]): string | undefined {
+  const plan = activities
+    .map((a) => a.planGenerated?.plan)
+    .filter(Boolean)
+    .at(-1);
+  const steps = plan?.steps ?? [];
+  if (steps.length === 0) return undefined;
+  return steps
+    .map(
+      (step, i) =>
+        `${i + 1}. ${step.title ?? ''}${step.description ? ` — ${step.description}` : ''}`,
+    )
+    .join('\n');
+}
+
+export function prompt(task: WorkerTask): string {
+  const { context } = task;
+  const t = context.task;
+  return [
+    `Overall project: ${context.idea}`,
+    ...(context.ancestors.length > 0 ? [`Part of: ${context.ancestors.join(' › ')}`] : []),
+    `Task: ${t.title}`,
+    t.description,
+    ...(t.acceptance.length > 0 ? ['Done when:', ...t.acceptance.map((a) => `- ${a}`)] : []),
+    ...(t.files.length > 0 ? [`Files: ${t.files.join(', ')}`, 'Touch only these files.'] : []),
+    ...context.clarifications.map((c) => `Clarified: ${c.question} → ${c.answer}`),
+    'Make exactly this change and nothing else. Do not open a pull request.',
+  ].join('\n');
+}
