@@ -265,4 +265,31 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(report['requestsPerSession']).toBeGreaterThanOrEqual(3);
     expect(report['requestsPerSession']).toBeLessThanOrEqual(10);
   });
+
+  it('maker demo --worker jules-fake sends every candidate through the Jules protocol, offline', async () => {
+    const dir = await tempDir();
+    const result = await maker(['demo', '--worker', 'jules-fake', '--dir', dir, '--json'], {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+    });
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as {
+      status: string;
+      sessions: number;
+      leaves: number;
+    };
+    expect(summary.status).toBe('done');
+    expect(summary.sessions).toBeGreaterThanOrEqual(3 * summary.leaves);
+    const run = await loadRun(dir);
+    expect(run.config.worker).toBe('jules-fake');
+    // The leaves' branches went to the demo's local origin, as they would go to GitHub.
+    const origin = git(dir, 'remote', 'get-url', 'origin');
+    const leaf = Object.values(run.nodes).find((n) => n.kind === 'leaf');
+    expect(
+      git(dir, '--git-dir', origin, 'rev-parse', `refs/heads/maker/${run.id}/n-${leaf?.id}`),
+    ).toBe(leaf?.baseCommit);
+    expect(git(dir, 'log', '-1', '--format=%B', `maker/${run.id}/n-${leaf?.id}`)).toMatch(
+      /Maker-Worker: jules session \d+/,
+    );
+  }, 60_000);
 });

@@ -276,12 +276,24 @@ export class JulesWorker implements Worker {
       if (probed !== undefined) return probed;
       const name = typeof this.#o.source === 'string' ? this.#o.source : await this.#o.source();
       const repo = name.replace(/^sources\/github\//, '');
-      for (let attempt = 0; ; attempt++) {
+      const visible = async () => {
         try {
           await this.#o.client.getSource(name, signal);
-          return name;
+          return true;
         } catch (error) {
-          if (!(error instanceof JulesError && error.kind === 'not-found')) throw error;
+          if (error instanceof JulesError && error.kind === 'not-found') return false;
+          throw error;
+        }
+      };
+      for (let attempt = 0; ; attempt++) {
+        if (await visible()) return name;
+        // After "connected": a second look a little later (new repositories take a while to show).
+        if (attempt > 0) {
+          await (this.#o.sleep ?? abortableSleep)(
+            Math.min((this.#o.sourceRetryMs ?? 15_000) * 2 ** (attempt - 1), 5 * 60_000),
+            signal,
+          );
+          if (await visible()) return name;
         }
         const how = `Jules cannot see ${repo} (${name}). Connect it: open https://jules.google.com, add the repository (install the Jules GitHub app on it at https://github.com/apps/google-labs-jules), then continue.`;
         if (hooks.choose === undefined) throw new ConfigError(`${how} Then run maker resume.`);
@@ -297,11 +309,6 @@ export class JulesWorker implements Worker {
           auto: 'connected',
         });
         if (choice !== 'connected') throw new ConfigError(`${how} Then run maker resume.`);
-        if (attempt > 0)
-          await (this.#o.sleep ?? abortableSleep)(
-            Math.min((this.#o.sourceRetryMs ?? 15_000) * 2 ** (attempt - 1), 5 * 60_000),
-            signal,
-          );
       }
     })();
     this.#source.catch(() => (this.#source = undefined));
