@@ -16,7 +16,13 @@ import { LlmWorker } from '../engine/llm-worker.js';
 import { MakerEngine, type Roles } from '../engine/maker-engine.js';
 import type { Planner } from '../ports/planner.js';
 import type { Worker } from '../ports/worker.js';
-import { fakeJulesWorker, julesConfig, julesWorker, pollSetting } from './jules-wiring.js';
+import {
+  fakeJulesWorker,
+  julesConfig,
+  julesSourceOf,
+  julesWorker,
+  pollSetting,
+} from './jules-wiring.js';
 
 export const DEFAULT_MODEL = 'gemini-2.5-flash';
 
@@ -119,6 +125,20 @@ export function rolesFor(
     llmWorker,
   );
   return { planner, worker };
+}
+
+/**
+ * Checks, before a run is created, what its roles will need from the repository: the jules worker
+ * needs a Jules source (a GitHub origin, or JULES_SOURCE). Throws an actionable {@link ConfigError}.
+ */
+export async function preflight(
+  config: RunConfig,
+  workspace: GitWorkspace,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<void> {
+  rolesFor(config, workspace, env);
+  if (config.worker === 'jules' && envValue(env, 'JULES_SOURCE') === '')
+    julesSourceOf(await workspace.remoteUrl('origin'));
 }
 
 /** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */

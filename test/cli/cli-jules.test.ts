@@ -292,4 +292,15 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
       /Maker-Worker: jules session \d+/,
     );
   }, 60_000);
+
+  it('refuses to start a jules run without a Jules source, saying how to give one', async () => {
+    const { dir, env } = await setup();
+    const withoutSource: Record<string, string> = { ...env };
+    delete withoutSource['JULES_SOURCE'];
+    const result = await maker(['run', 'x', '--dir', dir, '--worker', 'jules'], withoutSource);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /needs the repository on GitHub: its origin remote \(\/.+origin\.git\) is not a GitHub URL.*JULES_SOURCE=sources\/github\/<owner>\/<repo>/,
+    );
+  });
 });

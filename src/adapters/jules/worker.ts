@@ -135,12 +135,10 @@ export class JulesWorker implements Worker {
     let id =
       hooks.externalId ??
       (hooks.resumed === true ? await this.#findByTitle(title, signal) : undefined);
-    // The source check and the branch push run side by side; both must succeed before a session.
     if (id === undefined) {
-      const [source] = await Promise.all([
-        this.#checkedSource(signal, hooks),
-        this.#publisher.publish(task.branch, task.baseCommit),
-      ]);
+      // Usually both are done already (`prepare`); the source first, for its actionable errors.
+      const source = await this.#checkedSource(signal, hooks);
+      await this.#publisher.publish(task.branch, task.baseCommit);
       await this.#reserve(hooks);
       const session = await client.createSession(
         {

@@ -7,7 +7,7 @@ import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
-import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../wiring.js';
+import { engineFor, openWorkspace, preflight, rolesFor, runConfig, secretsOf } from '../wiring.js';
 import { julesConfig, type JulesPlan } from '../jules-wiring.js';
 
 export interface StartInput {
@@ -82,7 +82,8 @@ export class RunManager {
         ? { sim: { clarify: true, ...withoutUndefined({ ...input.sim, seed: undefined }) } }
         : {}),
     });
-    rolesFor(config, git, this.#env); // fails fast, with the setting to set, when a key is missing
+    // Fails fast, with the setting to set, when a key or the Jules source is missing.
+    await preflight(config, git, this.#env);
     const runId = await workspace.engine.create(input.idea, config);
     this.#runDirs.set(runId, dir);
     this.#drive(runId, workspace);

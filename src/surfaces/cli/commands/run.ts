@@ -9,7 +9,14 @@ import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
-import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../../wiring.js';
+import {
+  engineFor,
+  openWorkspace,
+  preflight,
+  rolesFor,
+  runConfig,
+  secretsOf,
+} from '../../wiring.js';
 import { julesConfig } from '../../jules-wiring.js';
 import { addLocalOrigin, julesChoices } from '../jules-flags.js';
 import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
@@ -48,7 +55,8 @@ Options:
                    auto (take the leading candidate, accept the result), fail (stop)
   --seed S         seed of the sim worker (default 1)
   --max-depth N    deepest decomposition (default 3)
-  --concurrency N  paid calls at once (default 4)
+  --concurrency N  paid calls at once (default 4; with Jules, the session cap + 2,
+                   as a session holds a slot while it runs)
   --model M        Gemini model (default gemini-2.5-flash)
   --run-checks     run each subtask's check command (proposed by the planner) on
                    every candidate, in a scratch checkout; a failing check is a red
@@ -203,6 +211,7 @@ export async function runCommand(
       runChecks: values['run-checks'] === true,
       ...(command === 'demo' ? { sim: { clarify: true } } : {}),
     });
+    await preflight(config, workspace, io.env);
     roles = rolesFor(config, workspace, io.env);
     engine = engineFor(dir, workspace, roles, secretsOf(io.env));
     runId = await engine.create(idea, config);
@@ -345,7 +354,7 @@ async function askAtTty(
 function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string {
   const s = summarise(run);
   const lines = [
-    `Run ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged, ${s.questions} question(s).`,
+    `Run ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged${s.sessions > 0 ? `, ${s.sessions} Jules sessions` : ''}, ${s.questions} question(s).`,
   ];
   if (outcome.status === 'done')
     lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
