@@ -257,7 +257,7 @@ async function guard(work: () => Promise<CallToolResult>): Promise<CallToolResul
 function runResult(run: Run, active: boolean, withTree = false): CallToolResult {
   const s = summarise(run);
   const lines = [
-    `Run ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).${run.error === undefined ? '' : ` Error: ${run.error}`}`,
+    `Run ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
   ];
   if (withTree) lines.push('', renderTree(run), '');
   const pending = run.questions.filter((q) => q.answer === undefined);
