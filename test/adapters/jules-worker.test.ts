@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JulesClient } from '../../src/adapters/jules/client.js';
+import { JulesClient, JulesError } from '../../src/adapters/jules/client.js';
 import { JulesWorker, SessionBudgetError } from '../../src/adapters/jules/worker.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import type { WorkerTask } from '../../src/ports/worker.js';
@@ -103,6 +103,25 @@ describe('JulesWorker', () => {
     expect(recorded).toEqual([first.ok ? first.externalId : '']);
     expect(byTitle.ok).toBe(true);
     expect(server.sessions.size).toBe(1);
+  });
+
+  it('takes the patch from the session outputs, and from the last changeSet activity only when outputs lack it', async () => {
+    for (const onlyInActivities of [false, true]) {
+      const {
+        worker,
+        task,
+        fake: server,
+      } = await setup(() => ({
+        patch: PATCH,
+        patchOnlyInActivities: onlyInActivities,
+      }));
+      const out = await worker.run(task, 0);
+      expect(out).toMatchObject({ ok: true, patch: PATCH });
+      const reads = server.requests.filter((r) => r.path.endsWith('/activities')).length;
+      expect(reads).toBe(onlyInActivities ? 1 : 0);
+      await fake?.close();
+      fake = undefined;
+    }
   });
 
   it('turns failures, questions, missing and stale patches into red-flag reasons', async () => {
@@ -296,6 +315,27 @@ describe('the session budget and integrations', () => {
     });
     expect(again.ok).toBe(true);
     expect(budgets).toHaveLength(4);
+  });
+
+  it('stops (rather than flagging the candidate) when Jules keeps answering 429 to a new session', async () => {
+    const { task, gitDir } = await setup();
+    await fake?.close();
+    fake = await startFakeJules({
+      apiKey: 'jules-worker-key-0123456789',
+      sources: [{ owner: 'me', repo: 'app', gitDir }],
+      agent: () => ({ patch: PATCH }),
+      fault: ({ method, path }) =>
+        method === 'POST' && path === '/v1alpha/sessions'
+          ? { status: 429, retryAfter: '0' }
+          : undefined,
+    });
+    const error = await workerOn(fake, gitDir, {})
+      .run(task, 0)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JulesError);
+    expect((error as JulesError).kind).toBe('quota');
+    expect((error as Error).message).toMatch(/task limit or rate limit was hit/);
+    expect(fake.sessions.size).toBe(0);
   });
 
   it('hands merge-conflict integrations to its integration worker instead of Jules', async () => {

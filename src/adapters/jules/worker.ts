@@ -112,7 +112,14 @@ export class JulesWorker implements Worker {
     try {
       return await this.#run(task, slot, signal, hooks);
     } catch (error) {
-      if (error instanceof AbortedError || !(error instanceof JulesError) || error.kind === 'auth')
+      // A wrong key or a spent plan limit is the run's problem, not this candidate's: stop (the
+      // slot keeps its session id, so a resume re-attaches). Anything else flags the candidate.
+      if (
+        error instanceof AbortedError ||
+        !(error instanceof JulesError) ||
+        error.kind === 'auth' ||
+        error.kind === 'quota'
+      )
         throw error;
       return {
         ok: false,
@@ -161,7 +168,13 @@ export class JulesWorker implements Worker {
       const session = await client.getSession(id, signal);
       switch (session.state) {
         case 'COMPLETED':
-          return this.#candidate(session, await this.#activities(id, signal), task, externalId);
+          // The session's outputs carry its changeSet; the activities are read only when they do not.
+          return this.#candidate(
+            session,
+            sessionPatch(session, []) === undefined ? await this.#activities(id, signal) : [],
+            task,
+            externalId,
+          );
         case 'FAILED': {
           const reason = (await this.#activities(id, signal))
             .map((a) => a.sessionFailed?.reason)
