@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { z } from 'zod';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,15 +154,13 @@ async function startFakeProcess(options: JulesBenchOptions, origin: string, apiK
     }),
   ])) as [string];
   lines.close();
-  const { baseUrl } = JSON.parse(line) as { baseUrl: string };
+  const { baseUrl } = z.object({ baseUrl: z.string() }).parse(JSON.parse(line));
+  const log = z.object({ requests: z.array(z.object({ method: z.string(), path: z.string() })) });
   return {
     baseUrl,
     requests: async () =>
-      (
-        (await (await fetch(baseUrl.replace(/\/v1alpha$/, '/_fake/requests'))).json()) as {
-          requests: { method: string; path: string }[];
-        }
-      ).requests,
+      log.parse(await (await fetch(baseUrl.replace(/\/v1alpha$/, '/_fake/requests'))).json())
+        .requests,
     close: async () => {
       const exited = once(child, 'exit');
       child.stdin.end();
