@@ -112,3 +112,55 @@ export function renderTree(run: Run): string {
   walk(run.rootId, '', true, true);
   return lines.join('\n');
 }
+
+/**
+ * One node in detail: its task, and every draw of its votes (slot, verdict, red flags, external
+ * session), with `sessionUrl` turning a session id into a link.
+ */
+export function renderNode(
+  run: Run,
+  nodeId: string,
+  sessionUrl: (id: string) => string | undefined = () => undefined,
+): string | undefined {
+  const n = run.nodes[nodeId];
+  if (n === undefined) return undefined;
+  const lines = [
+    `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}`,
+    `  ${n.description}`,
+    ...(n.files.length > 0 ? [`  files: ${n.files.join(', ')}`] : []),
+    ...(n.branch === undefined
+      ? []
+      : [`  branch: ${n.branch}${n.commit ? ` at ${n.commit}` : ''}`]),
+  ];
+  const records: [string, VoteRecord | undefined][] = [
+    ['minimal?', n.minimal],
+    ['split', n.split],
+    ['candidates', n.leaf],
+    ...Object.entries(n.integrations).map(([i, r]): [string, VoteRecord] => [
+      `integration ${i}`,
+      r,
+    ]),
+  ];
+  for (const [name, record] of records) {
+    if (record === undefined) continue;
+    const outcome = record.outcome;
+    lines.push(
+      `  ${name}${record.attempt > 0 ? ` (attempt ${record.attempt + 1})` : ''}: ${outcome === undefined ? 'in progress' : `${outcome.status}, ${outcome.votes}:${outcome.runnerUpVotes}`}`,
+    );
+    const draws = record.draws.map((d) => ['', d] as const);
+    const ballots = record.ballots.map((d) => ['judge ', d] as const);
+    for (const [who, d] of [...draws, ...ballots]) {
+      const url = d.externalId === undefined ? undefined : sessionUrl(d.externalId);
+      const session =
+        d.externalId === undefined ? '' : ` · session ${d.externalId}${url ? ` ${url}` : ''}`;
+      const verdict =
+        d.status === 'flagged'
+          ? `flagged: ${d.flags.map((f) => `${f.rule}: ${f.message}`).join('; ')}`
+          : d.status === 'valid'
+            ? `valid${d.key === undefined ? '' : ` ${d.key.slice(0, 12)}`}${d.key !== undefined && d.key === outcome?.key ? ' (winner)' : ''}`
+            : 'started';
+      lines.push(`    ${who}#${d.slot} ${verdict}${session}`);
+    }
+  }
+  return lines.join('\n');
+}

@@ -159,6 +159,15 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
       );
     }
     expectOneSessionPerSlot(run, fake);
+    // status --node lists each candidate with its verdict, flags and Jules session link.
+    const leaf = leaves[0];
+    const detail = await maker(['status', '--dir', dir, '--node', leaf?.id ?? ''], env);
+    expect(detail.code).toBe(0);
+    expect(detail.stdout).toMatch(/candidates: decided/);
+    expect(detail.stdout).toMatch(
+      /#1 flagged: worker-failed: The Jules session failed: The environment could not be set up\. · session \d+ https:\/\/jules\.google\.com\/session\/\d+/,
+    );
+    expect(detail.stdout).toMatch(/#0 valid [0-9a-f]{12} \(winner\) · session \d+/);
     expect(git(dir, 'show', 'main:src/convert.py')).toBe('# Write the converter');
     expect(git(dir, 'show', 'main:README.md')).toBe('# Write the README');
     // The Jules key reaches neither the state file nor the journal.

@@ -181,7 +181,7 @@ export class JulesWorker implements Worker {
             .find(Boolean);
           return {
             ok: false,
-            reason: `The Jules session failed${reason ? `: ${reason}` : ''}.`,
+            reason: `The Jules session failed${reason ? `: ${reason.replace(/\.$/, '')}` : ''}.`,
             externalId,
           };
         }

@@ -8,7 +8,7 @@ import {
   makerStateFile,
 } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
-import { renderTree, summarise } from '../../../engine/summary.js';
+import { renderNode, renderTree, summarise } from '../../../engine/summary.js';
 import { answerQuestion } from '../../../engine/questions.js';
 import { secretsOf } from '../../wiring.js';
 import { parseCommandArgs, rejectPositionals } from '../args.js';
@@ -17,12 +17,14 @@ import type { CliIo } from '../io.js';
 export const STATUS_HELP = `maker status — where a run stands
 
 Usage:
-  maker status [--dir <repo>] [--run ID] [--json] [--trace]
+  maker status [--dir <repo>] [--run ID] [--node ID] [--json] [--trace]
   maker answer [--dir <repo>] [--run ID] <questionId> <option id, number or text>
 
 status prints the decomposition tree (status, kind, votes, samples and red
 flags per node), the counters, and any pending questions; --trace adds the
-event journal; --json prints the summary and the run's nodes as JSON.
+event journal; --node ID shows one node in detail: its task and every candidate,
+ballot and vote with its red flags and (with Jules) its session and link;
+--json prints the summary and the run's nodes as JSON.
 
 answer records a person's answer to a pending question (as printed by status
 or run); continue the run with \`maker resume\`.
@@ -33,6 +35,7 @@ const OPTIONS = {
   run: { type: 'string' },
   json: { type: 'boolean' },
   trace: { type: 'boolean' },
+  node: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -55,6 +58,18 @@ export async function statusCommand(args: readonly string[], io: CliIo): Promise
     throw new UsageError(
       `No run "${values.run}" in ${dir}. Runs: ${runs.map((r) => r.id).join(', ')}.`,
     );
+  if (values.node !== undefined) {
+    const jules = run.config.worker === 'jules';
+    const text = renderNode(run, values.node, (id) =>
+      jules ? `https://jules.google.com/session/${id}` : undefined,
+    );
+    if (text === undefined)
+      throw new UsageError(
+        `Run ${run.id} has no node "${values.node}". Nodes: ${Object.keys(run.nodes).join(', ')}.`,
+      );
+    io.stdout(`${text}\n`);
+    return 0;
+  }
   const trace =
     values.trace === true
       ? (await new Journal(join(dir, JOURNAL_FILE_NAME)).read()).filter(
