@@ -46,7 +46,14 @@ function agent(context: FakeAgentContext): FakeAgentScript {
 async function julesEngine(
   script: (context: FakeAgentContext) => FakeAgentScript,
   hitl: 'auto' | 'defer' = 'auto',
-  options: { planReview?: boolean; dailySessions?: number; now?: () => Date; source?: string } = {},
+  options: {
+    planReview?: boolean;
+    dailySessions?: number;
+    now?: () => Date;
+    source?: string;
+    /** Simulated work per session, measured on `clock`. */
+    work?: { ms: number; clock: () => number };
+  } = {},
 ) {
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
@@ -59,6 +66,7 @@ async function julesEngine(
     apiKey,
     sources: [{ owner: 'me', repo: 'app', gitDir: origin }],
     agent: script,
+    ...(options.work === undefined ? {} : { workMs: options.work.ms, clock: options.work.clock }),
   });
   const worker = new JulesWorker({
     client: new JulesClient({ apiKey, baseUrl: fake.baseUrl, sleep: () => Promise.resolve() }),
@@ -250,5 +258,41 @@ describe('MakerEngine with the Jules worker (against the fake Jules server)', ()
     );
     expect(outcome.status).toBe('done');
     expect(fake.sessions.size).toBeGreaterThan(0);
+  });
+
+  it('stops every slot at once when the budget is spent, and a resume re-attaches the sessions in flight', async () => {
+    let now = new Date('2026-11-23T09:00:00Z');
+    let frozen = true;
+    let julesTime = 0;
+    const { engine, runId, fake } = await julesEngine(agent, 'auto', {
+      dailySessions: 2,
+      now: () => now,
+      // Sessions stay in progress while Jules' clock is frozen; then each read moves it 600 ms.
+      work: { ms: 1000, clock: () => (frozen ? julesTime : (julesTime += 600)) },
+    });
+    const stopped = await engine.run(runId);
+    expect(stopped.status).toBe('failed');
+    expect(stopped.error).toMatch(/budget is spent: 2 sessions/);
+    expect(fake.sessions.size).toBe(2);
+    expect([...fake.sessions.values()].every((s) => s.state !== 'COMPLETED')).toBe(true);
+    const inFlight = Object.values((await engine.getRun(runId)).nodes)
+      .flatMap((n) => n.leaf?.draws ?? [])
+      .filter((d) => d.status === 'started' && d.externalId !== undefined);
+    expect(inFlight.map((d) => d.externalId).sort()).toEqual([...fake.sessions.keys()].sort());
+    frozen = false;
+    now = new Date('2026-11-24T09:00:01Z');
+    let outcome = await engine.run(runId);
+    for (let day = 2; outcome.status === 'failed' && day < 10; day++) {
+      now = new Date(Date.parse('2026-11-23T09:00:01Z') + day * 86_400_000);
+      outcome = await engine.run(runId);
+    }
+    expect(outcome.status).toBe('done');
+    const slots = Object.values((await engine.getRun(runId)).nodes).flatMap(
+      (n) => n.leaf?.draws ?? [],
+    );
+    // The sessions in flight at the stop were re-attached, never created again.
+    for (const d of inFlight)
+      expect(slots.filter((x) => x.externalId === d.externalId)).toHaveLength(1);
+    expect(fake.sessions.size).toBe(slots.length);
   });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { AbortedError, ConfigError, MakerError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
@@ -47,6 +48,13 @@ export class SessionBudgetError extends MakerError {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Every waiting slot listens to it: many listeners are expected. */
+function haltController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 /**
  * Jules as a MAKER worker: each candidate slot is one Jules session started on the leaf's branch
  * (published to the remote at the leaf's base), polled with backoff to a terminal state, its
@@ -60,6 +68,9 @@ export class JulesWorker implements Worker {
   readonly #o: JulesWorkerOptions;
   #active = 0;
   readonly #waiting: (() => void)[] = [];
+  /** Why every slot stopped (a spent budget, a refused key); cleared once the worker is idle. */
+  #halted: Error | undefined;
+  #halt = haltController();
   /** Branch publications under way or done: the candidates of one leaf share one push. */
   readonly #publisher: BranchPublisher;
   #source: Promise<string> | undefined;
@@ -110,17 +121,23 @@ export class JulesWorker implements Worker {
       );
     await this.#acquire(signal);
     try {
-      return await this.#run(task, slot, signal, hooks);
+      if (this.#halted !== undefined) throw this.#halted;
+      return await this.#run(task, slot, signal, this.#haltable(signal), hooks);
     } catch (error) {
-      // A wrong key or a spent plan limit is the run's problem, not this candidate's: stop (the
-      // slot keeps its session id, so a resume re-attaches). Anything else flags the candidate.
-      if (
-        error instanceof AbortedError ||
-        !(error instanceof JulesError) ||
-        error.kind === 'auth' ||
-        error.kind === 'quota'
-      )
-        throw error;
+      // Halted meanwhile: the sibling's reason, not the interrupted sleep, is what stops the run.
+      if (error instanceof AbortedError && this.#halted !== undefined && signal?.aborted !== true)
+        throw this.#halted;
+      // A wrong key or a spent plan limit is the run's problem, not this candidate's: every slot
+      // stops now (each keeps its session id, so a resume re-attaches). Anything else flags the
+      // candidate.
+      const stops =
+        error instanceof SessionBudgetError ||
+        (error instanceof JulesError && (error.kind === 'auth' || error.kind === 'quota'));
+      if (stops) {
+        this.#halted ??= error;
+        this.#halt.abort(error);
+      }
+      if (stops || error instanceof AbortedError || !(error instanceof JulesError)) throw error;
       return {
         ok: false,
         reason: `Jules: ${error.message}`,
@@ -131,10 +148,16 @@ export class JulesWorker implements Worker {
     }
   }
 
+  /** The run's signal joined with this worker's halt, for the waits between polls. */
+  #haltable(signal: AbortSignal | undefined): AbortSignal {
+    return signal === undefined ? this.#halt.signal : AbortSignal.any([signal, this.#halt.signal]);
+  }
+
   async #run(
     task: WorkerTask,
     slot: number,
     signal: AbortSignal | undefined,
+    waits: AbortSignal,
     hooks: WorkerHooks,
   ): Promise<WorkerOutput> {
     const { client } = this.#o;
@@ -234,7 +257,8 @@ export class JulesWorker implements Worker {
           reason: `The Jules session ${id} did not finish in time (state ${session.state ?? 'unknown'}).`,
           externalId,
         };
-      await (this.#o.sleep ?? abortableSleep)(delay, signal);
+      if (this.#halted !== undefined) throw this.#halted;
+      await (this.#o.sleep ?? abortableSleep)(delay, waits);
       delay = Math.min(
         Math.round(delay * (this.#o.pollMs?.factor ?? 1.5)),
         this.#o.pollMs?.max ?? 60_000,
@@ -379,5 +403,10 @@ export class JulesWorker implements Worker {
     const next = this.#waiting.shift();
     if (next !== undefined) next();
     else this.#active -= 1;
+    if (this.#active === 0 && this.#halted !== undefined) {
+      // Every slot has stopped: a later run (a resume) starts afresh.
+      this.#halted = undefined;
+      this.#halt = haltController();
+    }
   }
 }
