@@ -150,7 +150,11 @@ export class JulesWorker implements Worker {
 
   /** The run's signal joined with this worker's halt, for the waits between polls. */
   #haltable(signal: AbortSignal | undefined): AbortSignal {
-    return signal === undefined ? this.#halt.signal : AbortSignal.any([signal, this.#halt.signal]);
+    if (signal === undefined) return this.#halt.signal;
+    // AbortSignal.any is Node ≥ 20.3; before it, a halt is seen at the next poll instead.
+    return typeof AbortSignal.any === 'function'
+      ? AbortSignal.any([signal, this.#halt.signal])
+      : signal;
   }
 
   async #run(
