@@ -232,14 +232,26 @@ export async function startFakeJules(options: {
     sendJson(res, 200, sessionJson(session));
   }
 
-  /** One step of the session's life per read. */
+  /**
+   * The session's life as of this read: one step per read by default; with simulated work, every
+   * step whose time has come (queued for the first 10% of the work, planning until 20%).
+   */
   function advance(session: Session): void {
+    if ((options.workMs ?? 0) === 0) step(session);
+    else while (step(session));
+  }
+
+  /** One step of the session's life, if its time has come; false when it stays where it is. */
+  function step(session: Session): boolean {
     const script = session.script;
+    const due = (share: number) => clock() - session.startedAt >= share * (options.workMs ?? 0);
     switch (session.state) {
       case 'QUEUED':
+        if (!due(0.1)) return false;
         session.state = 'PLANNING';
-        return;
+        return true;
       case 'PLANNING':
+        if (!due(0.2)) return false;
         session.activities.push(
           activity(session, 'agent', {
             planGenerated: {
@@ -259,22 +271,22 @@ export async function startFakeJules(options: {
           }),
         );
         session.state = session.planApproved ? 'IN_PROGRESS' : 'AWAITING_PLAN_APPROVAL';
-        return;
+        return true;
       case 'IN_PROGRESS':
-        if (clock() - session.startedAt < (options.workMs ?? 0)) return;
+        if (!due(1)) return false;
         if (script.askFeedback !== undefined && session.messages.length === 0) {
           session.activities.push(
             activity(session, 'agent', { agentMessaged: { agentMessage: script.askFeedback } }),
           );
           session.state = 'AWAITING_USER_FEEDBACK';
-          return;
+          return true;
         }
         if (script.fail !== undefined) {
           session.activities.push(
             activity(session, 'system', { sessionFailed: { reason: script.fail } }),
           );
           session.state = 'FAILED';
-          return;
+          return true;
         }
         if (script.patch !== undefined)
           session.activities.push(
@@ -287,9 +299,9 @@ export async function startFakeJules(options: {
           );
         session.activities.push(activity(session, 'system', { sessionCompleted: {} }));
         session.state = 'COMPLETED';
-        return;
+        return true;
       default:
-        return;
+        return false;
     }
   }
 

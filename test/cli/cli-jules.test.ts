@@ -270,8 +270,8 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(report).toMatchObject({ sessions: 4, idealMs: 30, candidatesValid: true });
     expect(report['ratio']).toBeGreaterThanOrEqual(1);
-    // create, polls with backoff, one activities read (and a share of the one source read)
-    expect(report['requestsPerSession']).toBeGreaterThanOrEqual(3);
+    // a create and at least one poll (and a share of the one source read)
+    expect(report['requestsPerSession']).toBeGreaterThanOrEqual(2);
     expect(report['requestsPerSession']).toBeLessThanOrEqual(10);
   });
 

@@ -191,7 +191,19 @@ export class JulesWorker implements Worker {
     const now = this.#o.now ?? Date.now;
     const deadline = now() + (this.#o.timeoutMs ?? 45 * 60_000);
     let delay = this.#o.pollMs?.initial ?? 15_000;
+    // A session created a moment ago is still queued: the first look waits one delay. A session
+    // re-attached after a restart may have finished long ago: look at once.
+    let wait = id !== hooks.externalId && hooks.resumed !== true;
     for (;;) {
+      if (wait) {
+        if (this.#halted !== undefined) throw this.#halted;
+        await (this.#o.sleep ?? abortableSleep)(delay, waits);
+        delay = Math.min(
+          Math.round(delay * (this.#o.pollMs?.factor ?? 1.5)),
+          this.#o.pollMs?.max ?? 60_000,
+        );
+      }
+      wait = true;
       const session = await client.getSession(id, signal);
       switch (session.state) {
         case 'COMPLETED':
@@ -261,12 +273,6 @@ export class JulesWorker implements Worker {
           reason: `The Jules session ${id} did not finish in time (state ${session.state ?? 'unknown'}).`,
           externalId,
         };
-      if (this.#halted !== undefined) throw this.#halted;
-      await (this.#o.sleep ?? abortableSleep)(delay, waits);
-      delay = Math.min(
-        Math.round(delay * (this.#o.pollMs?.factor ?? 1.5)),
-        this.#o.pollMs?.max ?? 60_000,
-      );
     }
   }
 
