@@ -1,11 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { AbortedError, ConfigError, MakerError } from '../../core/errors.js';
+import { AbortedError, MakerError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
 import { JulesError, sessionPatch, type JulesClient } from './client.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
 import { BranchPublisher } from './publisher.js';
 import { planText, prompt, sessionTitle } from './prompt.js';
+import { SourceGate } from './source.js';
 
 export interface JulesWorkerOptions {
   readonly client: JulesClient;
@@ -73,13 +74,15 @@ export class JulesWorker implements Worker {
   #halt = haltController();
   /** Branch publications under way or done: the candidates of one leaf share one push. */
   readonly #publisher: BranchPublisher;
-  #source: Promise<string> | undefined;
-  /** A plain check started ahead of sampling (by `prepare`); `#source` takes its answer. */
-  #probe: Promise<string> | undefined;
+  readonly #source: SourceGate;
 
   constructor(options: JulesWorkerOptions) {
     this.#o = options;
     this.#publisher = new BranchPublisher(options.publishBranch, options.publishBranches);
+    this.#source = new SourceGate(options.client, options.source, {
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+      ...(options.sourceRetryMs === undefined ? {} : { retryMs: options.sourceRetryMs }),
+    });
   }
 
   /**
@@ -87,21 +90,10 @@ export class JulesWorker implements Worker {
    * source once (a source Jules cannot see is left for `run`, which can ask about it).
    */
   async prepare(task: Pick<WorkerTask, 'branch' | 'baseCommit'>): Promise<void> {
-    await Promise.all([this.#publisher.publish(task.branch, task.baseCommit), this.#probeSource()]);
-  }
-
-  async #probeSource(): Promise<void> {
-    if (this.#source !== undefined || this.#probe !== undefined) return;
-    const probe = (async () => {
-      const name = typeof this.#o.source === 'string' ? this.#o.source : await this.#o.source();
-      await this.#o.client.getSource(name);
-      return name;
-    })();
-    this.#probe = probe;
-    probe.catch(() => {
-      if (this.#probe === probe) this.#probe = undefined;
-    });
-    await probe;
+    await Promise.all([
+      this.#publisher.publish(task.branch, task.baseCommit),
+      this.#source.probe(),
+    ]);
   }
 
   async run(
@@ -171,7 +163,7 @@ export class JulesWorker implements Worker {
       (hooks.resumed === true ? await this.#findByTitle(title, signal) : undefined);
     if (id === undefined) {
       // Usually both are done already (`prepare`); the source first, for its actionable errors.
-      const source = await this.#checkedSource(signal, hooks);
+      const source = await this.#source.checked(signal, hooks);
       await this.#publisher.publish(task.branch, task.baseCommit);
       await this.#reserve(hooks);
       const session = await client.createSession(
@@ -309,55 +301,6 @@ export class JulesWorker implements Worker {
         `The Jules session budget is spent: ${granted.used} sessions started in the last 24 hours (budget ${limit}). The next can start at ${granted.nextAt.toISOString()}: resume the run then, or now with a larger budget if your Jules plan allows more (maker resume --jules-plan pro|ultra or --jules-daily-sessions N).`,
         granted.nextAt,
       );
-  }
-
-  /**
-   * The source, checked once. A repository Jules cannot see becomes a question: connect it (at the
-   * URL given), then MAKER checks again, waiting with backoff until it appears or the person stops.
-   */
-  #checkedSource(signal: AbortSignal | undefined, hooks: WorkerHooks): Promise<string> {
-    this.#source ??= (async () => {
-      const probed = await this.#probe?.catch(() => undefined);
-      if (probed !== undefined) return probed;
-      const name = typeof this.#o.source === 'string' ? this.#o.source : await this.#o.source();
-      const repo = name.replace(/^sources\/github\//, '');
-      const visible = async () => {
-        try {
-          await this.#o.client.getSource(name, signal);
-          return true;
-        } catch (error) {
-          if (error instanceof JulesError && error.kind === 'not-found') return false;
-          throw error;
-        }
-      };
-      for (let attempt = 0; ; attempt++) {
-        if (await visible()) return name;
-        // After "connected": a second look a little later (new repositories take a while to show).
-        if (attempt > 0) {
-          await (this.#o.sleep ?? abortableSleep)(
-            Math.min((this.#o.sourceRetryMs ?? 15_000) * 2 ** (attempt - 1), 5 * 60_000),
-            signal,
-          );
-          if (await visible()) return name;
-        }
-        const how = `Jules cannot see ${repo} (${name}). Connect it: open https://jules.google.com, add the repository (install the Jules GitHub app on it at https://github.com/apps/google-labs-jules), then continue.`;
-        if (hooks.choose === undefined) throw new ConfigError(`${how} Then run maker resume.`);
-        const choice = await hooks.choose({
-          id: `source-${attempt}`,
-          scope: 'run',
-          kind: 'select',
-          prompt: how,
-          options: [
-            { id: 'connected', label: 'Connected: check again and continue' },
-            { id: 'stop', label: 'Stop the run' },
-          ],
-          auto: 'connected',
-        });
-        if (choice !== 'connected') throw new ConfigError(`${how} Then run maker resume.`);
-      }
-    })();
-    this.#source.catch(() => (this.#source = undefined));
-    return this.#source;
   }
 
   async #activities(id: string, signal: AbortSignal | undefined): Promise<JulesActivity[]> {

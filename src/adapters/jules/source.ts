@@ -1,0 +1,94 @@
+import { ConfigError } from '../../core/errors.js';
+import { abortableSleep } from '../../core/sleep.js';
+import type { WorkerHooks } from '../../ports/worker.js';
+import { JulesError, type JulesClient } from './client.js';
+
+/**
+ * The repository as a Jules source, checked once per worker. A repository Jules cannot see becomes a
+ * question (connect it, at the URL given, or stop); MAKER then looks again, waiting with backoff.
+ */
+export class SourceGate {
+  readonly #client: JulesClient;
+  readonly #name: string | (() => Promise<string>);
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #retryMs: number;
+  #source: Promise<string> | undefined;
+  /** A plain check started ahead of sampling (by `probe`); `checked` takes its answer. */
+  #probe: Promise<string> | undefined;
+
+  constructor(
+    client: JulesClient,
+    name: string | (() => Promise<string>),
+    options: { sleep?: (ms: number, signal?: AbortSignal) => Promise<void>; retryMs?: number } = {},
+  ) {
+    this.#client = client;
+    this.#name = name;
+    this.#sleep = options.sleep ?? abortableSleep;
+    this.#retryMs = options.retryMs ?? 15_000;
+  }
+
+  #resolveName(): Promise<string> {
+    return typeof this.#name === 'string' ? Promise.resolve(this.#name) : this.#name();
+  }
+
+  /** A plain check ahead of sampling (no questions): a success spares `checked` the request. */
+  async probe(): Promise<void> {
+    if (this.#source !== undefined || this.#probe !== undefined) return;
+    const probe = (async () => {
+      const name = await this.#resolveName();
+      await this.#client.getSource(name);
+      return name;
+    })();
+    this.#probe = probe;
+    probe.catch(() => {
+      if (this.#probe === probe) this.#probe = undefined;
+    });
+    await probe;
+  }
+
+  /**
+   * The source, checked once. A repository Jules cannot see becomes a question: connect it (at the
+   * URL given), then MAKER checks again, waiting with backoff until it appears or the person stops.
+   */
+  checked(signal: AbortSignal | undefined, hooks: WorkerHooks): Promise<string> {
+    this.#source ??= (async () => {
+      const probed = await this.#probe?.catch(() => undefined);
+      if (probed !== undefined) return probed;
+      const name = await this.#resolveName();
+      const repo = name.replace(/^sources\/github\//, '');
+      const visible = async () => {
+        try {
+          await this.#client.getSource(name, signal);
+          return true;
+        } catch (error) {
+          if (error instanceof JulesError && error.kind === 'not-found') return false;
+          throw error;
+        }
+      };
+      for (let attempt = 0; ; attempt++) {
+        if (await visible()) return name;
+        // After "connected": a second look a little later (new repositories take a while to show).
+        if (attempt > 0) {
+          await this.#sleep(Math.min(this.#retryMs * 2 ** (attempt - 1), 5 * 60_000), signal);
+          if (await visible()) return name;
+        }
+        const how = `Jules cannot see ${repo} (${name}). Connect it: open https://jules.google.com, add the repository (install the Jules GitHub app on it at https://github.com/apps/google-labs-jules), then continue.`;
+        if (hooks.choose === undefined) throw new ConfigError(`${how} Then run maker resume.`);
+        const choice = await hooks.choose({
+          id: `source-${attempt}`,
+          scope: 'run',
+          kind: 'select',
+          prompt: how,
+          options: [
+            { id: 'connected', label: 'Connected: check again and continue' },
+            { id: 'stop', label: 'Stop the run' },
+          ],
+          auto: 'connected',
+        });
+        if (choice !== 'connected') throw new ConfigError(`${how} Then run maker resume.`);
+      }
+    })();
+    this.#source.catch(() => (this.#source = undefined));
+    return this.#source;
+  }
+}
