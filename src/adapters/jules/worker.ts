@@ -161,6 +161,7 @@ export class JulesWorker implements Worker {
     let id =
       hooks.externalId ??
       (hooks.resumed === true ? await this.#findByTitle(title, signal) : undefined);
+    const created = id === undefined;
     if (id === undefined) {
       // Usually both are done already (`prepare`); the source first, for its actionable errors.
       const source = await this.#source.checked(signal, hooks);
@@ -185,7 +186,7 @@ export class JulesWorker implements Worker {
     let delay = this.#o.pollMs?.initial ?? 15_000;
     // A session created a moment ago is still queued: the first look waits one delay. A session
     // re-attached after a restart may have finished long ago: look at once.
-    let wait = id !== hooks.externalId && hooks.resumed !== true;
+    let wait = created;
     for (;;) {
       if (wait) {
         if (this.#halted !== undefined) throw this.#halted;
