@@ -20,18 +20,44 @@ export const JULES_PLANS = {
 
 export type JulesPlan = keyof typeof JULES_PLANS;
 
-/** A run's Jules settings: the plan's limits, with explicit overrides. */
-export function julesConfig(choices: {
-  plan?: JulesPlan;
-  concurrency?: number;
-  dailySessions?: number;
-  planReview?: boolean;
-}): JulesConfig {
-  const plan = JULES_PLANS[choices.plan ?? 'free'];
+/** What a person asks of Jules: a plan's limits, and explicit overrides of them. */
+export interface JulesChoices {
+  readonly plan?: JulesPlan | undefined;
+  readonly concurrency?: number | undefined;
+  readonly dailySessions?: number | undefined;
+  readonly planReview?: boolean | undefined;
+}
+
+/** Only what was chosen: the named plan's limits, then the explicit values over them. */
+export function julesOverrides(choices: JulesChoices): Partial<JulesConfig> {
   return {
-    concurrency: choices.concurrency ?? plan.concurrency,
-    dailySessions: choices.dailySessions ?? plan.dailySessions,
-    planReview: choices.planReview ?? false,
+    ...(choices.plan === undefined ? {} : JULES_PLANS[choices.plan]),
+    ...(choices.concurrency === undefined ? {} : { concurrency: choices.concurrency }),
+    ...(choices.dailySessions === undefined ? {} : { dailySessions: choices.dailySessions }),
+    ...(choices.planReview === undefined ? {} : { planReview: choices.planReview }),
+  };
+}
+
+/**
+ * A run's Jules settings: the chosen ones over the worker's defaults (the free plan for Jules; for
+ * the fake, which has no plan to respect, wide limits so demos show the pipeline).
+ */
+export function julesConfig(
+  worker: 'jules' | 'jules-fake',
+  chosen: Partial<JulesConfig> = {},
+): JulesConfig {
+  const base =
+    worker === 'jules' ? JULES_PLANS.free : { ...JULES_PLANS.pro, dailySessions: 10_000 };
+  return { ...base, planReview: false, ...chosen };
+}
+
+/** The settings a Jules worker takes from a run's configuration. */
+function limitsOf(config: RunConfig) {
+  const jules = config.jules ?? julesConfig('jules');
+  return {
+    concurrency: jules.concurrency,
+    dailySessions: jules.dailySessions,
+    planReview: jules.planReview,
   };
 }
 
@@ -47,7 +73,6 @@ export function julesWorker(
   },
   integrations: Worker,
 ): JulesWorker {
-  const jules = config.jules ?? julesConfig({});
   return new JulesWorker({
     client: new JulesClient({
       apiKey: settings.apiKey,
@@ -56,9 +81,7 @@ export function julesWorker(
     source: async () => settings.source ?? julesSourceOf(await workspace.remoteUrl('origin')),
     publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
     publishBranches: (refs) => workspace.publishBranches(refs),
-    concurrency: jules.concurrency,
-    dailySessions: jules.dailySessions,
-    planReview: jules.planReview,
+    ...limitsOf(config),
     integrations,
     ...(settings.pollMs === undefined ? {} : { pollMs: settings.pollMs }),
   });
@@ -144,10 +167,7 @@ export function fakeJulesWorker(
           if ((await workspace.resolve(branch)) === undefined) throw error;
         });
     },
-    concurrency: (config.jules ?? julesConfig({})).concurrency,
-    ...(config.jules === undefined
-      ? {}
-      : { dailySessions: config.jules.dailySessions, planReview: config.jules.planReview }),
+    ...limitsOf(config),
     integrations,
     pollMs: { initial: 1, max: 20 },
   });

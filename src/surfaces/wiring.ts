@@ -8,7 +8,7 @@ import {
   STATE_FILE_NAME,
   makerStateFile,
 } from '../adapters/state/state-file.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, UsageError } from '../core/errors.js';
 import { PRESETS, type Confidence } from '../core/tree/presets.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
@@ -40,20 +40,21 @@ export function runConfig(choices: {
   defaultBranch: string;
   sim?: RunConfig['sim'];
   runChecks?: boolean;
-  /** Jules runs: the plan's limits and plan review (default: the free plan's). */
-  jules?: JulesConfig;
+  /** Jules runs: settings chosen over the worker's defaults (see {@link julesConfig}). */
+  jules?: Partial<JulesConfig>;
 }): RunConfig {
   const confidence = choices.confidence ?? 'medium';
   const preset = PRESETS[confidence];
   const k = choices.k ?? preset.k;
   const offline = choices.worker === 'sim' || choices.worker === 'jules-fake';
-  // A fake server has no plan to respect: its default is wide, so demos show the pipeline.
   const jules =
-    choices.worker === 'jules'
-      ? (choices.jules ?? julesConfig({}))
-      : choices.worker === 'jules-fake'
-        ? (choices.jules ?? julesConfig({ plan: 'pro', dailySessions: 10_000 }))
-        : undefined;
+    choices.worker === 'jules' || choices.worker === 'jules-fake'
+      ? julesConfig(choices.worker, choices.jules)
+      : undefined;
+  if (jules === undefined && choices.jules !== undefined && Object.keys(choices.jules).length > 0)
+    throw new UsageError(
+      `Jules settings apply to the jules and jules-fake workers only, not to ${choices.worker}.`,
+    );
   return {
     worker: choices.worker,
     planner: offline ? 'sim' : 'gemini',
@@ -128,15 +129,14 @@ export function rolesFor(
 }
 
 /**
- * Checks, before a run is created, what its roles will need from the repository: the jules worker
- * needs a Jules source (a GitHub origin, or JULES_SOURCE). Throws an actionable {@link ConfigError}.
+ * Checks, before a run is created, what its roles need from the repository (keys are checked by
+ * {@link rolesFor}): the jules worker needs a Jules source (a GitHub origin, or JULES_SOURCE). Throws an actionable {@link ConfigError}.
  */
 export async function preflight(
   config: RunConfig,
   workspace: GitWorkspace,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<void> {
-  rolesFor(config, workspace, env);
   if (config.worker === 'jules' && envValue(env, 'JULES_SOURCE') === '')
     julesSourceOf(await workspace.remoteUrl('origin'));
 }

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -311,5 +312,11 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(result.stderr).toMatch(
       /needs the repository on GitHub: its origin remote \(\/.+origin\.git\) is not a GitHub URL.*JULES_SOURCE=sources\/github\/<owner>\/<repo>/,
     );
+    // Jules flags on another worker are refused before anything is created.
+    const elsewhere = join(await tempDir(), 'not-created');
+    const misplaced = await maker(['run', 'x', '--dir', elsewhere, '--jules-plan', 'pro'], env);
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toMatch(/--jules-… flags need --worker jules or jules-fake/);
+    expect(existsSync(elsewhere)).toBe(false);
   });
 });

@@ -120,6 +120,15 @@ describe('the maker MCP server', () => {
     const noKey = await call('maker_start', { idea: 'x', worker: 'jules' });
     expect(noKey.isError).toBe(true);
     expect(text(noKey)).toMatch(/JULES_API_KEY.*gemini extensions config maker "Jules API key"/);
+    const misplaced = await call('maker_start', {
+      idea: 'x',
+      worker: 'sim',
+      jules: { plan: 'pro' },
+    });
+    expect(misplaced.isError).toBe(true);
+    expect(text(misplaced)).toMatch(
+      /Jules settings apply to the jules and jules-fake workers only/,
+    );
   });
 
   it('says what to do when something is wrong, as isError results', async () => {

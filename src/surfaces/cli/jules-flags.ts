@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { UsageError } from '../../core/errors.js';
 import type { JulesConfig } from '../../core/tree/schema.js';
-import { JULES_PLANS, type JulesPlan } from '../jules-wiring.js';
+import { JULES_PLANS, julesOverrides, type JulesPlan } from '../jules-wiring.js';
 import { numberFlag } from './args.js';
 
 /** The Jules settings the flags ask for: a plan's limits and explicit overrides; none when no flag is given. */
@@ -25,13 +25,12 @@ export function julesChoices(values: {
     max: 10_000,
     integer: true,
   });
-  const limits = plan === undefined ? {} : JULES_PLANS[plan as JulesPlan];
-  const choices: Partial<JulesConfig> = {
-    ...limits,
-    ...(concurrency === undefined ? {} : { concurrency }),
-    ...(dailySessions === undefined ? {} : { dailySessions }),
+  const choices = julesOverrides({
+    ...(plan === undefined ? {} : { plan: plan as JulesPlan }),
+    concurrency,
+    dailySessions,
     ...(values['jules-plan-review'] === true ? { planReview: true } : {}),
-  };
+  });
   return Object.keys(choices).length === 0 ? undefined : choices;
 }
 

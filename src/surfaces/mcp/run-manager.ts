@@ -8,21 +8,14 @@ import type { MakerEngine } from '../../engine/maker-engine.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
 import { engineFor, openWorkspace, preflight, rolesFor, runConfig, secretsOf } from '../wiring.js';
-import { julesConfig, type JulesPlan } from '../jules-wiring.js';
+import { julesOverrides, type JulesChoices } from '../jules-wiring.js';
 
 export interface StartInput {
   readonly idea: string;
   readonly repo?: string | undefined;
   readonly worker?: 'gemini' | 'sim' | 'jules' | 'jules-fake' | undefined;
   /** Jules runs: the plan's limits (free, pro, ultra), overrides, and plan review. */
-  readonly jules?:
-    | {
-        plan?: JulesPlan | undefined;
-        concurrency?: number | undefined;
-        dailySessions?: number | undefined;
-        planReview?: boolean | undefined;
-      }
-    | undefined;
+  readonly jules?: JulesChoices | undefined;
   readonly confidence?: Confidence | undefined;
   readonly k?: number | undefined;
   readonly maxDepth?: number | undefined;
@@ -71,7 +64,7 @@ export class RunManager {
     const worker = input.worker ?? 'gemini';
     const config = runConfig({
       worker,
-      ...(input.jules === undefined ? {} : { jules: julesConfig(withoutUndefined(input.jules)) }),
+      ...(input.jules === undefined ? {} : { jules: julesOverrides(input.jules) }),
       hitl: 'wait',
       defaultBranch: await git.currentBranch(),
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
@@ -83,6 +76,7 @@ export class RunManager {
         : {}),
     });
     // Fails fast, with the setting to set, when a key or the Jules source is missing.
+    rolesFor(config, git, this.#env);
     await preflight(config, git, this.#env);
     const runId = await workspace.engine.create(input.idea, config);
     this.#runDirs.set(runId, dir);

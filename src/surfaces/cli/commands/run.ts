@@ -138,13 +138,15 @@ export async function runCommand(
     const state = await makerStateFile(dir).load();
     const run = pickRun(state.runs, values.run, dir);
     if (values.hitl !== undefined) run.config.hitl = hitl;
-    const jules = julesFlags;
-    if (jules !== undefined) {
+    if (julesFlags !== undefined) {
       if (run.config.worker !== 'jules' && run.config.worker !== 'jules-fake')
         throw new UsageError(
           `Run ${run.id} does not use the jules worker: --jules-… flags do not apply.`,
         );
-      run.config.jules = { ...(run.config.jules ?? julesConfig({})), ...jules };
+      run.config.jules = {
+        ...(run.config.jules ?? julesConfig(run.config.worker)),
+        ...julesFlags,
+      };
     }
     const workspace = await openWorkspace(dir, false);
     roles = rolesFor(run.config, workspace, io.env);
@@ -152,7 +154,7 @@ export async function runCommand(
     runId = run.id;
     const loaded = await engine.getRun(runId);
     if (values.hitl !== undefined) loaded.config.hitl = hitl;
-    if (jules !== undefined) loaded.config.jules = run.config.jules;
+    if (julesFlags !== undefined) loaded.config.jules = run.config.jules;
   } else {
     const idea =
       command === 'demo'
@@ -174,13 +176,11 @@ export async function runCommand(
       command === 'demo' ? ['sim', 'jules-fake'] : ['sim', 'gemini', 'jules', 'jules-fake'];
     if (!workers.includes(worker))
       throw new UsageError(`--worker must be ${workers.join(', ')} (got "${worker}").`);
+    if (julesFlags !== undefined && worker !== 'jules' && worker !== 'jules-fake')
+      throw new UsageError('The --jules-… flags need --worker jules or jules-fake.');
     const confidence = (values.confidence ?? 'medium') as Confidence;
     if (!['low', 'medium', 'high'].includes(confidence))
       throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
-    const jules =
-      julesFlags === undefined
-        ? undefined
-        : { ...julesConfig({}), planReview: false, ...julesFlags };
     const workspace = await openWorkspace(dir, true);
     await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
     if (command === 'demo' && worker === 'jules-fake') await addLocalOrigin(workspace);
@@ -199,7 +199,7 @@ export async function runCommand(
     });
     const config = runConfig({
       worker,
-      ...(jules === undefined ? {} : { jules }),
+      ...(julesFlags === undefined ? {} : { jules: julesFlags }),
       confidence,
       hitl,
       defaultBranch: head,
