@@ -47,7 +47,7 @@ const EPOCH = Date.parse('2026-03-01T10:00:00Z');
 export async function startFakeJules(options: {
   apiKey: string;
   sources: readonly FakeJulesSource[];
-  agent: (context: FakeAgentContext) => FakeAgentScript;
+  agent: (context: FakeAgentContext) => FakeAgentScript | Promise<FakeAgentScript>;
   fault?: (request: { method: string; path: string; count: number }) => FakeFault;
   /** Answer the first activities read of each session with 404, as Jules may right after create. */
   activities404AfterCreate?: boolean;
@@ -66,6 +66,7 @@ export async function startFakeJules(options: {
   const requests: { method: string; path: string }[] = [];
   const sources = [...options.sources];
   const sessions = new Map<string, Session>();
+  let created = 0;
   let tick = 0;
   const clock = options.clock ?? (() => performance.now());
   const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
@@ -180,7 +181,10 @@ export async function startFakeJules(options: {
           activity(session, 'user', { userMessaged: { userMessage: prompt } }),
         );
         if (session.state === 'AWAITING_USER_FEEDBACK') {
-          session.script = options.agent({ ...session.context, messages: [...session.messages] });
+          session.script = await options.agent({
+            ...session.context,
+            messages: [...session.messages],
+          });
           session.state = 'IN_PROGRESS';
         }
         return sendJson(res, 200, {});
@@ -203,7 +207,8 @@ export async function startFakeJules(options: {
     const checked = await checkCreate(body, sources);
     if ('status' in checked) return sendJson(res, checked.status, checked.envelope);
     const { source, startingBranch, baseCommit, prompt } = checked;
-    const id = `15481661885092${String(594092 + sessions.size).padStart(6, '0')}`;
+    // Numbered before anything is awaited, so concurrent creates never share an id.
+    const id = `15481661885092${String(594092 + created++).padStart(6, '0')}`;
     const agentContext: FakeAgentContext = {
       id,
       title: typeof body['title'] === 'string' ? body['title'] : '',
@@ -217,7 +222,7 @@ export async function startFakeJules(options: {
       id,
       body,
       context: agentContext,
-      script: options.agent(agentContext),
+      script: await options.agent(agentContext),
       state: 'QUEUED',
       step: 0,
       planApproved: body['requirePlanApproval'] !== true,

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { hashString, uniform } from '../core/random.js';
 import type { FakeAgentContext, FakeAgentScript } from './fake-jules-model.js';
 
@@ -17,6 +18,7 @@ export interface SimJulesAgentOptions {
   readonly askRate?: number;
 }
 
+const execFileAsync = promisify(execFile);
 const WRONG = 'TODO: this does not do what the subtask asks';
 
 /**
@@ -27,8 +29,8 @@ const WRONG = 'TODO: this does not do what the subtask asks';
  */
 export function simJulesAgent(
   options: SimJulesAgentOptions,
-): (context: FakeAgentContext) => FakeAgentScript {
-  return (context) => {
+): (context: FakeAgentContext) => Promise<FakeAgentScript> {
+  return async (context) => {
     const task = parsePrompt(context.prompt);
     const slot = Number(/cand-(\d+)$/.exec(context.title)?.[1] ?? '0');
     const node = /n-(\S+) cand-/.exec(context.title)?.[1] ?? context.title;
@@ -61,13 +63,15 @@ export function simJulesAgent(
     const edits = [{ path: `${dir}index.md`, content: body }];
     const notes = task.files.find((f) => f.endsWith('NOTES.md'));
     if (notes !== undefined) edits.push({ path: notes, content: `- ${task.title}\n` });
-    const patch = edits
-      .map((e) =>
-        wholeFileDiff(e.path, readAt(options.gitDir, context.baseCommit, e.path), e.content),
-      )
-      .join('');
+    const before = await Promise.all(
+      edits.map((e) => git(options.gitDir, 'show', `${context.baseCommit}:${e.path}`)),
+    );
+    const patch = edits.map((e, i) => wholeFileDiff(e.path, before[i], e.content)).join('');
     if (u(4) < (options.staleRate ?? 0.05)) {
-      const older = parentOf(options.gitDir, context.baseCommit);
+      const older =
+        (
+          await git(options.gitDir, 'rev-parse', '--verify', '--quiet', `${context.baseCommit}^`)
+        )?.trim() || undefined;
       if (older !== undefined) return { patch, baseCommitId: older };
     }
     return { patch };
@@ -125,25 +129,10 @@ export function wholeFileDiff(path: string, before: string | undefined, after: s
   ].join('');
 }
 
-function readAt(gitDir: string, commit: string, path: string): string | undefined {
+/** A git command's output, or undefined when it fails (asynchronous: the fake never blocks). */
+async function git(gitDir: string, ...args: string[]): Promise<string | undefined> {
   try {
-    return execFileSync('git', ['--git-dir', gitDir, 'show', `${commit}:${path}`], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-  } catch {
-    return undefined;
-  }
-}
-
-function parentOf(gitDir: string, commit: string): string | undefined {
-  try {
-    return (
-      execFileSync('git', ['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${commit}^`], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }).trim() || undefined
-    );
+    return (await execFileAsync('git', ['--git-dir', gitDir, ...args])).stdout;
   } catch {
     return undefined;
   }
