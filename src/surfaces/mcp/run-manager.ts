@@ -203,7 +203,7 @@ export class RunManager {
     if (entry === undefined) {
       entry = (async () => {
         const git = await openWorkspace(dir, create);
-        const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`));
+        const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
         await lock.acquire();
         const env = this.#env;
         const engine = engineFor(dir, git, (config) => rolesFor(config, git, env), secretsOf(env));

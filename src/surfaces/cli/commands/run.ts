@@ -134,7 +134,7 @@ export async function runCommand(
   if (command === 'resume') {
     rejectPositionals(command, positionals);
     dir = resolve(values.dir ?? io.cwd);
-    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
+    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command }).holdUntilExit();
     const state = await makerStateFile(dir).load();
     const run = pickRun(state.runs, values.run, dir);
     if (values.hitl !== undefined) run.config.hitl = hitl;
@@ -182,7 +182,7 @@ export async function runCommand(
     if (!['low', 'medium', 'high'].includes(confidence))
       throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
     const workspace = await openWorkspace(dir, true);
-    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
+    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command }).holdUntilExit();
     if (command === 'demo' && worker === 'jules-fake') await addLocalOrigin(workspace);
     const head = await workspace.currentBranch();
     const k = numberFlag('k', values.k, { min: 1, max: 20, integer: true });

@@ -135,7 +135,9 @@ export async function answerCommand(args: readonly string[], io: CliIo): Promise
       'maker answer needs a question id and an answer: maker answer q-root-veto accept',
     );
   const dir = resolve(values.dir ?? io.cwd);
-  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`)).holdUntilExit();
+  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+    command: 'answer',
+  }).holdUntilExit();
   const store = makerStateFile(dir);
   const state = await store.load();
   const run =
