@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inScope, unsafePathReason } from './paths.js';
 import type { RedFlag } from './voting/types.js';
 
 /**
@@ -75,44 +76,6 @@ export function touchedPaths(files: readonly PatchFile[]): string[] {
       files.flatMap((f) => [f.oldPath, f.newPath]).filter((p): p is string => p !== undefined),
     ),
   ];
-}
-
-/** Why a path is unsafe to write, or undefined: absolute, escaping with `..`, or inside `.git`. */
-export function unsafePathReason(path: string): string | undefined {
-  if (path === '' || path.includes('\0')) return 'an empty or binary-garbled path';
-  if (path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path)) return 'an absolute path';
-  const segments = path.split(/[\\/]/);
-  if (segments.includes('..')) return 'a path that climbs out of the repository';
-  if (segments.some((s) => s.toLowerCase() === '.git')) return 'a path inside .git';
-  return undefined;
-}
-
-/**
- * Whether `path` is inside the declared scope: an entry matches exactly, as a directory prefix
- * (`src/` or `src`), or as a glob (`*` within a segment, `**` across segments).
- */
-export function inScope(path: string, scope: readonly string[]): boolean {
-  return scope.some((entry) => {
-    const pattern = entry.replace(/^\.\//, '');
-    if (pattern === path || pattern === '.' || pattern === '**') return true;
-    if (!/[*?]/.test(pattern))
-      return path.startsWith(pattern.endsWith('/') ? pattern : `${pattern}/`);
-    return globToRegExp(pattern).test(path);
-  });
-}
-
-function globToRegExp(glob: string): RegExp {
-  let out = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === '*' && glob[i + 1] === '*') {
-      out += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
-      i += glob[i + 2] === '/' ? 2 : 1;
-    } else if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`);
 }
 
 const SECRET_LINE: readonly RegExp[] = [

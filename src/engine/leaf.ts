@@ -1,4 +1,5 @@
-import { patchRedFlags, unsafePathReason } from '../core/patch.js';
+import { patchRedFlags } from '../core/patch.js';
+import { unsafePathReason } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerTask } from '../ports/worker.js';

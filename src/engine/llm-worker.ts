@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { inScope } from '../core/patch.js';
+import { inScope } from '../core/paths.js';
 import type { LanguageModel } from '../ports/language-model.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';

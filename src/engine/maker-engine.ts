@@ -5,6 +5,7 @@ import type { Planner } from '../ports/planner.js';
 import type { StateStore } from '../ports/state-store.js';
 import type { Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
+import { LIMITS } from '../core/limits.js';
 import { newNode } from '../core/tree/nodes.js';
 import { processNode, type Spawn } from './compose.js';
 import { answerQuestion } from './questions.js';
@@ -87,6 +88,10 @@ export class MakerEngine {
   /** Creates a run (root node, base commit) and saves it; `run` then drives it. */
   async create(idea: string, config: RunConfig): Promise<string> {
     if (idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
+    if (idea.length > LIMITS.ideaChars)
+      throw new UsageError(
+        `The idea is ${idea.length} characters long; at most ${LIMITS.ideaChars} are taken. Say what to build in fewer words: MAKER asks when it needs detail.`,
+      );
     const state = await this.state();
     const baseCommit = await this.#deps.workspace.resolve(config.defaultBranch);
     if (baseCommit === undefined)

@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import type { Question, Run } from '../core/tree/schema.js';
 
 /**
@@ -16,6 +17,10 @@ export function answerQuestion(run: Run, questionId: string, answer: string, now
   if (question.answer !== undefined)
     throw new UsageError(`Question ${questionId} was already answered.`);
   const trimmed = answer.trim();
+  if (trimmed.length > LIMITS.answerChars)
+    throw new UsageError(
+      `The answer is ${trimmed.length} characters long; at most ${LIMITS.answerChars} are taken.`,
+    );
   const option =
     question.options.find((o) => o.id === trimmed || o.label === trimmed) ??
     (/^\d+$/.test(trimmed) ? question.options[Number(trimmed) - 1] : undefined);

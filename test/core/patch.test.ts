@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  inScope,
-  normalizedPatchKey,
-  parsePatch,
-  patchRedFlags,
-  unsafePathReason,
-} from '../../src/core/patch.js';
+import { normalizedPatchKey, parsePatch, patchRedFlags } from '../../src/core/patch.js';
+import { inScope, unsafePathReason } from '../../src/core/paths.js';
 
 const addFile = (path: string, lines: string[]) =>
   `diff --git a/${path} b/${path}\nnew file mode 100644\nindex 0000000..e69de29\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join('\n')}\n`;

@@ -42,8 +42,8 @@ export const voteRecordSchema = z.object({
 export const subtaskSchema = z.object({
   title: z.string().min(1).max(200),
   description: z.string().min(1).max(4000),
-  acceptance: z.array(z.string().min(1)).max(20).default([]),
-  files: z.array(z.string().min(1)).max(50).default([]),
+  acceptance: z.array(z.string().min(1).max(1000)).max(20).default([]),
+  files: z.array(z.string().min(1).max(512)).max(50).default([]),
   /** Indices of earlier siblings this one builds on. */
   dependsOn: z.array(z.number().int().nonnegative()).default([]),
   /** A shell command that must pass on a candidate (optional). */

@@ -1,5 +1,5 @@
-import { resolve } from 'node:path';
-import { join } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { Confidence } from '../../core/tree/presets.js';
@@ -9,6 +9,7 @@ import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
 import { engineFor, openWorkspace, preflight, rolesFor, runConfig, secretsOf } from '../wiring.js';
 import { julesOverrides, type JulesChoices } from '../jules-wiring.js';
+import { confineRepo, findRunDir } from './confine.js';
 
 export interface StartInput {
   readonly idea: string;
@@ -53,12 +54,14 @@ export class RunManager {
     workspaceDir: string;
     env: Readonly<Record<string, string | undefined>>;
   }) {
-    this.#defaultDir = resolve(options.workspaceDir);
+    const dir = resolve(options.workspaceDir);
+    // The real path: runs are keyed by it, so a symlinked spelling never makes a second engine.
+    this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
     this.#env = options.env;
   }
 
   async start(input: StartInput): Promise<{ runId: string; dir: string }> {
-    const dir = resolve(this.#defaultDir, input.repo ?? '.');
+    const dir = await confineRepo(this.#defaultDir, input.repo);
     const workspace = await this.#workspace(dir, true);
     const git = await openWorkspace(dir, true);
     const worker = input.worker ?? 'gemini';
@@ -86,7 +89,7 @@ export class RunManager {
 
   /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
   async resume(runId?: string): Promise<Run> {
-    const workspace = await this.#workspace(this.#defaultDir, false);
+    const workspace = await this.#workspace(await this.#dirOf(runId), false);
     const state = await workspace.engine.state();
     const run =
       runId === undefined
@@ -108,8 +111,7 @@ export class RunManager {
   }
 
   async run(runId?: string): Promise<{ run: Run; engine: MakerEngine; active: boolean }> {
-    const dir =
-      runId === undefined ? this.#defaultDir : (this.#runDirs.get(runId) ?? this.#defaultDir);
+    const dir = await this.#dirOf(runId);
     const workspace = await this.#workspace(dir, false);
     const state = await workspace.engine.state();
     const run =
@@ -196,6 +198,16 @@ export class RunManager {
         this.#active.delete(runId);
       });
     this.#active.set(runId, { controller, done });
+  }
+
+  /** The repository a run lives in: remembered, or found under the workspace (after a restart). */
+  async #dirOf(runId: string | undefined): Promise<string> {
+    if (runId === undefined) return this.#defaultDir;
+    const known = this.#runDirs.get(runId);
+    if (known !== undefined) return known;
+    const found = await findRunDir(this.#defaultDir, runId);
+    if (found !== undefined) this.#runDirs.set(runId, found);
+    return found ?? this.#defaultDir;
   }
 
   #workspace(dir: string, create: boolean): Promise<Workspace> {

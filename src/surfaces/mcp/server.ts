@@ -2,12 +2,20 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MakerError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import { estimate } from '../../core/math.js';
 import type { Run } from '../../core/tree/schema.js';
 import { renderTree, summarise } from '../../engine/summary.js';
 import type { RunManager } from './run-manager.js';
 
 export const SERVER_NAME = 'maker';
+
+/** Run ids as the state file spells them; anything else is refused before it reaches a path or a lookup. */
+const runIdSchema = z
+  .string()
+  .min(1)
+  .max(LIMITS.idChars)
+  .regex(/^[a-z0-9-]+$/, 'a run id is lower-case letters, digits and dashes');
 
 const INSTRUCTIONS = `MAKER builds software from an idea with voting and red-flagging. Start with maker_start, then call maker_wait (passing back the cursor it returns) until the run is done. When a run has pending questions, ask the person (never answer for them) and pass their answer to maker_answer.`;
 
@@ -21,9 +29,14 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
       description:
         'Start a MAKER run that turns an idea into committed code in a git repository. Returns a run id at once; the run works in the background. Follow it with maker_wait.',
       inputSchema: {
-        idea: z.string().min(1).describe('What to build, in the person’s words'),
+        idea: z
+          .string()
+          .min(1)
+          .max(LIMITS.ideaChars)
+          .describe('What to build, in the person’s words'),
         repo: z
           .string()
+          .max(LIMITS.pathChars)
           .optional()
           .describe(
             'Repository directory, relative to the workspace (default: the workspace); created if missing',
@@ -94,7 +107,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
       description:
         'Wait (at most `seconds`) until the run asks a question or ends. Pass the cursor from the previous maker_wait or maker_start so consecutive calls differ.',
       inputSchema: {
-        runId: z.string().min(1),
+        runId: runIdSchema,
         cursor: z
           .number()
           .int()
@@ -140,7 +153,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'The run’s decomposition tree, progress, cost and pending questions (the latest run by default).',
-      inputSchema: { runId: z.string().optional() },
+      inputSchema: { runId: runIdSchema.optional() },
     },
     ({ runId }) =>
       guard(async () => {
@@ -155,9 +168,9 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
       description:
         'Record the person’s answer to a pending question: an option id (or its number), or their own words for a clarify question. Only pass what the person chose.',
       inputSchema: {
-        runId: z.string().min(1),
-        questionId: z.string().min(1),
-        answer: z.string().min(1),
+        runId: runIdSchema,
+        questionId: z.string().min(1).max(LIMITS.idChars),
+        answer: z.string().min(1).max(LIMITS.answerChars),
       },
     },
     ({ runId, questionId, answer }) =>
@@ -177,7 +190,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'Continue an unfinished run from maker-state.json (after Gemini CLI or this server restarted). The latest unfinished run by default.',
-      inputSchema: { runId: z.string().optional() },
+      inputSchema: { runId: runIdSchema.optional() },
     },
     ({ runId }) =>
       guard(async () => {
@@ -193,7 +206,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     'maker_cancel',
     {
       description: 'Stop a running run; its state is kept and maker_resume continues it later.',
-      inputSchema: { runId: z.string().min(1) },
+      inputSchema: { runId: runIdSchema },
     },
     ({ runId }) =>
       guard(async () => {

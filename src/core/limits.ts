@@ -1,0 +1,23 @@
+/**
+ * Sizes a person, a model or a tool argument may hand MAKER. Everything here is kept in the state
+ * file and goes into prompts, so it is bounded where it enters, with a message saying the bound.
+ */
+export const LIMITS = {
+  /** The idea a run starts from. */
+  ideaChars: 8_000,
+  /** A person's free-text answer (it becomes a clarification in every prompt below its node). */
+  answerChars: 4_000,
+  /** Ids passed in (run, question, option). */
+  idChars: 128,
+  /** A repository path passed in. */
+  pathChars: 1_024,
+  /** A question a worker asks on an agent's behalf (an agent's message). */
+  workerQuestionChars: 4_000,
+} as const;
+
+/** `text` cut to `max` characters, saying how much was left out. */
+export function clip(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+}

@@ -1,0 +1,83 @@
+/**
+ * Repository-relative paths as untrusted input (a model's edits, a tool argument): what is
+ * normalised, and what is refused. Pure functions; the one place this policy lives.
+ */
+
+/** `.git` as git and the file systems it runs on may spell it: any case, trailing dots or spaces, NTFS `GIT~1`. */
+export function isGitDirName(segment: string): boolean {
+  const s = segment.toLowerCase().replace(/[. ]+$/, '');
+  return s === '.git' || /^git~\d+$/.test(s);
+}
+
+/** C0 and C1 control characters, and Unicode's bidirectional controls (which can disguise a name). */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+const MAX_SEGMENT_BYTES = 255;
+const MAX_PATH_BYTES = 4096;
+
+/**
+ * A repository-relative path with the harmless spellings models produce made canonical: a leading
+ * `./`, doubled slashes and `.` segments. Returns the reason instead when the path is unsafe:
+ * empty, absolute, climbing out with `..`, into a `.git` directory, with a backslash, a control or
+ * bidi character, or too long.
+ */
+export function normalizeRepoPath(
+  raw: string,
+): { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string } {
+  if (raw.includes('\0')) return { ok: false, reason: 'a path with a NUL byte' };
+  if (INVISIBLE.test(raw))
+    return { ok: false, reason: 'a path with a control or bidirectional-text character' };
+  if (raw.includes('\\'))
+    return { ok: false, reason: 'a path with a backslash (not a portable separator)' };
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw))
+    return { ok: false, reason: 'an absolute path' };
+  const segments = raw.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.length === 0) return { ok: false, reason: 'an empty path' };
+  if (raw.endsWith('/')) return { ok: false, reason: 'a directory, not a file' };
+  if (segments.includes('..'))
+    return { ok: false, reason: 'a path that climbs out of the repository' };
+  if (segments.some(isGitDirName)) return { ok: false, reason: 'a path inside .git' };
+  const path = segments.join('/');
+  if (segments.some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES))
+    return { ok: false, reason: `a file name over ${MAX_SEGMENT_BYTES} bytes` };
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES)
+    return { ok: false, reason: `a path over ${MAX_PATH_BYTES} bytes` };
+  return { ok: true, path };
+}
+
+/** Why a path (as git stores it, already canonical) is unsafe to write, or undefined. */
+export function unsafePathReason(path: string): string | undefined {
+  const normal = normalizeRepoPath(path);
+  if (!normal.ok) return normal.reason;
+  if (normal.path !== path) return 'a path that is not in canonical form';
+  return undefined;
+}
+
+/**
+ * Whether `path` is inside the declared scope: an entry matches exactly, as a directory prefix
+ * (`src/` or `src`), or as a glob (`*` within a segment, `**` across segments).
+ */
+export function inScope(path: string, scope: readonly string[]): boolean {
+  return scope.some((entry) => {
+    const pattern = entry.replace(/^\.\//, '');
+    if (pattern === path || pattern === '.' || pattern === '**') return true;
+    if (!/[*?]/.test(pattern))
+      return path.startsWith(pattern.endsWith('/') ? pattern : `${pattern}/`);
+    return globToRegExp(pattern).test(path);
+  });
+}
+
+function globToRegExp(glob: string): RegExp {
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '*' && glob[i + 1] === '*') {
+      out += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
+      i += glob[i + 2] === '/' ? 2 : 1;
+    } else if (c === '*') out += '[^/]*';
+    else if (c === '?') out += '[^/]';
+    else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}

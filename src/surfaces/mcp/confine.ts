@@ -1,0 +1,72 @@
+import { readFile, readdir, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { isGitDirName, normalizeRepoPath } from '../../core/paths.js';
+import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
+
+/**
+ * The repository directory a tool argument names, confined to the workspace: a relative path, no
+ * `..` escape, nothing inside a `.git` directory, judged after symlinks are resolved. Returns the
+ * real path (so two spellings of one directory are one workspace). The directory may not exist yet.
+ */
+export async function confineRepo(workspace: string, repo: string | undefined): Promise<string> {
+  const root = await realpath(workspace).catch(() => {
+    throw new UsageError(`The workspace ${workspace} does not exist.`);
+  });
+  const spec = (repo ?? '.').replace(/\/+$/, '') || '.';
+  if (spec === '.') return root;
+  const normal = normalizeRepoPath(spec);
+  if (!normal.ok)
+    throw new UsageError(
+      `repo must be a directory inside the workspace (${root}): ${JSON.stringify(repo)} is ${normal.reason}.`,
+    );
+  const real = await resolveExisting(join(root, normal.path));
+  const inside = relative(root, real);
+  if (inside.startsWith('..') || isAbsolute(inside))
+    throw new UsageError(
+      `repo ${JSON.stringify(repo)} leads outside the workspace (${root}) through a symbolic link.`,
+    );
+  if (inside.split(sep).some(isGitDirName))
+    throw new UsageError(`repo ${JSON.stringify(repo)} leads into a .git directory.`);
+  return real;
+}
+
+/** `path` with every existing leading component's symlinks resolved; the missing rest appended. */
+async function resolveExisting(path: string): Promise<string> {
+  const parts = path.split(sep);
+  for (let i = parts.length; i > 0; i--) {
+    const head = parts.slice(0, i).join(sep) || sep;
+    const real = await realpath(head).catch(() => undefined);
+    if (real !== undefined) return join(real, ...parts.slice(i));
+  }
+  return path;
+}
+
+const SKIP = new Set(['node_modules', 'dist', 'build', 'target', 'vendor']);
+
+/**
+ * The directory under `root` (itself included, at most `depth` levels down, symlinks not followed,
+ * hidden and dependency folders skipped) whose state file holds run `runId`; undefined if none.
+ */
+export async function findRunDir(
+  root: string,
+  runId: string,
+  depth = 3,
+): Promise<string | undefined> {
+  const needle = `${JSON.stringify(runId)}:`;
+  const holds = async (dir: string) =>
+    (await readFile(join(dir, STATE_FILE_NAME), 'utf8').catch(() => '')).includes(needle);
+  let level = [root];
+  for (let d = 0; d <= depth && level.length > 0; d++) {
+    for (const dir of level) if (await holds(dir)) return dir;
+    const next: string[] = [];
+    for (const dir of level) {
+      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries)
+        if (e.isDirectory() && !e.name.startsWith('.') && !SKIP.has(e.name))
+          next.push(join(dir, e.name));
+    }
+    level = next;
+  }
+  return undefined;
+}

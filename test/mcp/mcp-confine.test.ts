@@ -1,0 +1,114 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
+import { createMakerServer } from '../../src/surfaces/mcp/server.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function connect(dir: string) {
+  const runs = new RunManager({ workspaceDir: dir, env: {} });
+  const server = createMakerServer(runs, '0.0.0-test');
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1' });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await client.close();
+    await runs.close();
+  };
+  closers.push(close);
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  return { call, close };
+}
+
+const text = (r: CallToolResult) =>
+  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+describe('maker_start confines repo to the workspace', () => {
+  it.each([
+    ['../x', /climbs out of the repository/],
+    ['/tmp/abs', /absolute path/],
+    ['.git/hooks', /inside \.git/],
+    ['sub/.GIT', /inside \.git/],
+    ['a/../../b', /climbs out/],
+    ['sub\\..\\..', /backslash/],
+  ])('refuses %s and creates nothing', async (repo, reason) => {
+    const parent = await tempDir();
+    const workspace = join(parent, 'ws');
+    await mkdir(workspace);
+    const { call } = await connect(workspace);
+    const refused = await call('maker_start', { idea: 'x', worker: 'sim', repo });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(reason);
+    expect(await readdir(workspace)).toEqual([]);
+    expect(await readdir(parent)).toEqual(['ws']);
+    expect(existsSync('/tmp/abs')).toBe(false);
+  });
+
+  it('refuses a symlink that leads outside the workspace or into .git', async () => {
+    const parent = await tempDir();
+    const workspace = join(parent, 'ws');
+    await mkdir(join(workspace, 'repo', '.git'), { recursive: true });
+    await symlink(parent, join(workspace, 'out'));
+    await symlink(join(workspace, 'repo', '.git'), join(workspace, 'hooks'));
+    const { call } = await connect(workspace);
+    const out = await call('maker_start', { idea: 'x', worker: 'sim', repo: 'out/elsewhere' });
+    expect(text(out)).toMatch(/outside the workspace/);
+    const git = await call('maker_start', { idea: 'x', worker: 'sim', repo: 'hooks' });
+    expect(text(git)).toMatch(/into a \.git directory/);
+    expect(existsSync(join(parent, 'elsewhere'))).toBe(false);
+  });
+
+  it('treats a symlinked spelling of a repository as the same one, and resumes runs in sub-repositories after a restart', async () => {
+    const workspace = await tempDir();
+    await mkdir(join(workspace, 'app'));
+    await symlink(join(workspace, 'app'), join(workspace, 'alias'));
+    const first = await connect(workspace);
+    const a = await first.call('maker_start', { idea: 'first', worker: 'sim', repo: 'app' });
+    const b = await first.call('maker_start', { idea: 'second', worker: 'sim', repo: 'alias' });
+    expect(a.isError).toBeFalsy();
+    expect(b.isError).toBeFalsy();
+    const runId = (a.structuredContent as { runId: string }).runId;
+    await first.call('maker_cancel', { runId });
+    await first.call('maker_cancel', { runId: (b.structuredContent as { runId: string }).runId });
+    await first.close();
+
+    const second = await connect(workspace);
+    const resumed = await second.call('maker_resume', { runId });
+    expect(resumed.isError).toBeFalsy();
+    expect(text(resumed)).toContain(runId);
+    const status = await second.call('maker_status', { runId });
+    expect(text(status)).toContain('"first"');
+  });
+});
+
+describe('tool arguments are bounded', () => {
+  it('refuses a 5 MB idea, an over-long answer and a malformed run id, and writes nothing', async () => {
+    const workspace = await tempDir();
+    const { call } = await connect(workspace);
+    const huge = await call('maker_start', { idea: 'x'.repeat(5_000_000), worker: 'sim' });
+    expect(huge.isError).toBe(true);
+    expect(await readdir(workspace)).toEqual([]);
+    const badId = await call('maker_status', { runId: '../../etc' });
+    expect(badId.isError).toBe(true);
+    const long = await call('maker_answer', {
+      runId: 'r1',
+      questionId: 'q',
+      answer: 'y'.repeat(10_000),
+    });
+    expect(long.isError).toBe(true);
+  });
+});
