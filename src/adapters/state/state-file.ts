@@ -5,18 +5,19 @@ import {
   type StateFile,
   type TreeNode,
 } from '../../core/tree/schema.js';
+import { STATE_MIGRATIONS } from './migrations.js';
 import { VersionedJsonFile } from './versioned-json-file.js';
 
 export const STATE_FILE_NAME = 'maker-state.json';
 export const JOURNAL_FILE_NAME = 'maker-journal.jsonl';
 
-/** The workspace's `maker-state.json`: schema version 1, validated on every load. */
+/** The workspace's `maker-state.json`: validated on every load, older versions migrated. */
 export function makerStateFile(dir: string): VersionedJsonFile<StateFile> {
   return new VersionedJsonFile<StateFile>({
     path: join(dir, STATE_FILE_NAME),
     schema: stateFileSchema,
     currentVersion: STATE_SCHEMA_VERSION,
-    migrations: {},
+    migrations: STATE_MIGRATIONS,
     empty: () => ({ $schemaVersion: STATE_SCHEMA_VERSION, runs: {} }),
     description: 'MAKER state',
     serialize: stateSerializer(),

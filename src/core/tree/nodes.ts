@@ -25,6 +25,6 @@ export function newNode(
     clarifications: [],
     integrations: {},
     mergeHeads: [],
-    cost: { modelCalls: 0, workerRuns: 0, tokens: 0, usd: 0 },
+    cost: { modelCalls: 0, workerRuns: 0, tokens: 0 },
   };
 }

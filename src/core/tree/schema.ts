@@ -1,10 +1,11 @@
 import { z } from 'zod';
 
 /**
- * The persisted shape of MAKER runs (`maker-state.json`), schema version 1. Everything a run needs
- * to resume is here; no secret ever is. Node lifecycles are discriminated by `status`.
+ * The persisted shape of MAKER runs (`maker-state.json`), schema version 2. Everything a run needs
+ * to resume is here; no secret ever is. Node lifecycles are discriminated by `status`. Version 1
+ * files are migrated on load (`src/adapters/state/migrations.ts`).
  */
-export const STATE_SCHEMA_VERSION = 1;
+export const STATE_SCHEMA_VERSION = 2;
 
 export const redFlagSchema = z.object({ rule: z.string(), message: z.string() });
 
@@ -84,8 +85,8 @@ export const nodeSchema = z.object({
   commit: z.string().optional(),
   error: z.string().optional(),
   cost: z
-    .object({ modelCalls: z.number(), workerRuns: z.number(), tokens: z.number(), usd: z.number() })
-    .default({ modelCalls: 0, workerRuns: 0, tokens: 0, usd: 0 }),
+    .object({ modelCalls: z.number(), workerRuns: z.number(), tokens: z.number() })
+    .default({ modelCalls: 0, workerRuns: 0, tokens: 0 }),
 });
 
 export const questionSchema = z.object({
@@ -172,6 +173,14 @@ export const runSchema = z.object({
   nodes: z.record(z.string(), nodeSchema),
   questions: z.array(questionSchema).default([]),
   eventSeq: z.number().int().nonnegative().default(0),
+  /**
+   * A landing under way, recorded before the first step that touches the default branch or the
+   * working tree: move `target` from `from` to `to` (the root's commit, or a merge of it). A resume
+   * finishes it from wherever it stopped.
+   */
+  landing: z
+    .object({ target: z.string(), from: z.string(), to: z.string(), startedAt: z.string() })
+    .optional(),
   result: z
     .object({
       rootBranch: z.string(),

@@ -231,7 +231,7 @@ async function measureStateSave(dir: string, count: number) {
       baseCommit: 'a'.repeat(40),
       mergeHeads: [],
       commit: 'b'.repeat(40),
-      cost: { modelCalls: 3, workerRuns: 3, tokens: 300, usd: 0 },
+      cost: { modelCalls: 3, workerRuns: 3, tokens: 300 },
     };
   }
   state.runs['r-bench'] = {

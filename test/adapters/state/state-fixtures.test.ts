@@ -17,6 +17,12 @@ describe('maker-state.json history', () => {
     expect(run?.status).toBe('done');
     expect(run?.nodes['root']?.children).toEqual(['0']);
     expect(run?.questions.every((q) => q.answer !== undefined)).toBe(true);
+    // 1 → 2 dropped the never-written cost.usd.
+    expect(run?.nodes['root']?.cost).toEqual({
+      modelCalls: expect.any(Number) as number,
+      workerRuns: expect.any(Number) as number,
+      tokens: expect.any(Number) as number,
+    });
   });
 
   it('never holds a secret', async () => {

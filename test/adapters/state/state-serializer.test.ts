@@ -1,14 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { STATE_MIGRATIONS } from '../../../src/adapters/state/migrations.js';
 import { stateSerializer } from '../../../src/adapters/state/state-file.js';
 import { stateFileSchema } from '../../../src/core/tree/schema.js';
 
 describe('the state serialiser', () => {
   it('writes exactly what JSON.stringify would, in meaning, and follows changes to live nodes', async () => {
-    const state = stateFileSchema.parse(
-      JSON.parse(await readFile(join('test', 'fixtures', 'state', 'v1-done-run.json'), 'utf8')),
-    );
+    const v1 = JSON.parse(
+      await readFile(join('test', 'fixtures', 'state', 'v1-done-run.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const state = stateFileSchema.parse({ ...STATE_MIGRATIONS[1]?.(v1), $schemaVersion: 2 });
     const serialize = stateSerializer();
     expect(JSON.parse(serialize(state))).toEqual(JSON.parse(JSON.stringify(state)));
     const run = Object.values(state.runs)[0];
@@ -20,8 +22,8 @@ describe('the state serialiser', () => {
     const again = JSON.parse(serialize(state)) as typeof state;
     expect(again).toEqual(JSON.parse(JSON.stringify(state)));
     expect(stateFileSchema.parse(again).runs[run.id]?.nodes['0-0']?.title).toBe('Renamed');
-    expect(JSON.parse(serialize({ $schemaVersion: 1, runs: {} }))).toEqual({
-      $schemaVersion: 1,
+    expect(JSON.parse(serialize({ $schemaVersion: 2, runs: {} }))).toEqual({
+      $schemaVersion: 2,
       runs: {},
     });
   });
