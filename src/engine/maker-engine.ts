@@ -29,6 +29,8 @@ export interface MakerEngineDeps {
   readonly journal?: (event: EngineEvent) => Promise<void> | void;
   readonly now?: () => Date;
   readonly newRunId?: () => string;
+  /** Called before each step of a multi-step operation (landing), by name: the seam crash tests kill through. */
+  readonly checkpoint?: (step: string) => void | Promise<void>;
 }
 
 export interface Roles {
@@ -236,16 +238,43 @@ export class MakerEngine {
       run.result = { rootBranch, finalCommit: rootCommit, treeHash, landed: false };
       return;
     }
-    const message = `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`;
-    const landed = await workspace.land(
-      run.config.defaultBranch,
-      rootCommit,
-      run.baseCommit,
-      message,
-      runDate(run),
-    );
+    const landed = await this.#land(ctx, rootCommit);
     run.status = 'done';
     run.result = { rootBranch, finalCommit: landed, treeHash, landed: true };
+    run.landing = undefined;
+  }
+
+  /**
+   * Lands the root's commit on the default branch, restartably: the intent (from which head to which
+   * commit) is saved before anything touches the branch or the working tree, so a resume finishes a
+   * landing a crash interrupted. A default branch that moved meanwhile gets a fresh plan (a merge).
+   */
+  async #land(ctx: RunContext, rootCommit: string): Promise<string> {
+    const { run, workspace } = ctx;
+    const target = run.config.defaultBranch;
+    for (let attempt = 0; ; attempt++) {
+      if (run.landing === undefined || run.landing.target !== target) {
+        const message = `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`;
+        const plan = await workspace.planLanding(
+          target,
+          rootCommit,
+          run.baseCommit,
+          message,
+          runDate(run),
+        );
+        run.landing = { target, ...plan, startedAt: this.#now().toISOString() };
+        await this.#save();
+        await this.#deps.checkpoint?.('land:intent-saved');
+      }
+      try {
+        await workspace.completeLanding(target, run.landing.from, run.landing.to);
+        return run.landing.to;
+      } catch (error) {
+        if (!(error instanceof MakerError && error.code === 'git-land-moved') || attempt >= 3)
+          throw error;
+        run.landing = undefined; // the branch moved on: plan again from where it is now
+      }
+    }
   }
 
   #context(run: Run, roles: Roles, signal: AbortSignal, semaphore: Semaphore): RunContext {

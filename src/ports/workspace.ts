@@ -45,17 +45,25 @@ export interface Workspace {
   /** Contents of `paths` at a commit or tree (`null` where a path does not exist). */
   readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]>;
   /**
-   * Lands `commit` on branch `target`, which must still be at `expectedHead` (fast-forward) or
-   * merges cleanly (a merge commit). If `target` is checked out, the working tree follows, and a
-   * dirty working tree refuses the landing rather than losing changes.
+   * The commit that lands `commit` on branch `target`: `commit` itself when `target` is still at
+   * `expectedHead` (a fast-forward), or a merge of the two (fixed `date`, so computing it again
+   * gives the same commit). Changes no ref. Throws `git-land` when the merge conflicts.
    */
-  land(
+  planLanding(
     target: string,
     commit: string,
     expectedHead: string,
     message: string,
     date: Date,
-  ): Promise<string>;
+  ): Promise<{ readonly from: string; readonly to: string }>;
+  /**
+   * Moves `target` from `from` to `to`; if `target` is checked out, the working tree and index
+   * follow first. Restartable at every step: a working tree and index found exactly at `from`, at
+   * `to`, or part-way between them after a crash are finished; anything else (a person's own
+   * changes) refuses with `git-land-dirty` and touches nothing. A `target` already at `to` is done;
+   * at neither `from` nor `to`, throws `git-land-moved` (plan again).
+   */
+  completeLanding(target: string, from: string, to: string): Promise<void>;
   /** Runs `command` in a scratch checkout of `treeish`; resolves with its exit code and output tail. */
   runCheck(
     treeish: string,

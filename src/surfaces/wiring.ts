@@ -142,8 +142,16 @@ export async function preflight(
 }
 
 /** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */
-export async function openWorkspace(dir: string, create: boolean): Promise<GitWorkspace> {
-  const workspace = await GitWorkspace.open(dir, { create });
+export async function openWorkspace(
+  dir: string,
+  create: boolean,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<GitWorkspace> {
+  const checkpoint = crashSeam(env);
+  const workspace = await GitWorkspace.open(dir, {
+    create,
+    ...(checkpoint === undefined ? {} : { checkpoint }),
+  });
   await workspace.excludeLocally([
     STATE_FILE_NAME,
     JOURNAL_FILE_NAME,
@@ -159,14 +167,38 @@ export function engineFor(
   workspace: GitWorkspace,
   roles: Roles | ((config: RunConfig) => Roles),
   secrets: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): MakerEngine {
   const journal = new Journal(join(dir, JOURNAL_FILE_NAME), secrets);
+  const checkpoint = crashSeam(env);
   return new MakerEngine({
     workspace,
     roles,
     store: makerStateFile(dir),
     journal: (event) => journal.append(event),
+    ...(checkpoint === undefined ? {} : { checkpoint }),
   });
+}
+
+/**
+ * Crash tests only: `MAKER_CRASH_AT=<step>` (e.g. `land:read-tree`) makes this process SIGKILL itself
+ * when it reaches that checkpoint; `<step>@<n>` at its nth time; `*@<n>` at the nth checkpoint of any
+ * name. Checkpoints sit between the steps of multi-step operations, so a test reaches each of them
+ * exactly, not by timing. Unset, it does nothing.
+ */
+export function crashSeam(
+  env: Readonly<Record<string, string | undefined>>,
+): ((step: string) => void) | undefined {
+  const spec = envValue(env, 'MAKER_CRASH_AT');
+  if (spec === '') return undefined;
+  const [name, nth] = spec.split('@');
+  let seen = 0;
+  const at = Number(nth ?? '1');
+  return (step) => {
+    if (name !== '*' && name !== step) return;
+    seen += 1;
+    if (seen === at) process.kill(process.pid, 'SIGKILL');
+  };
 }
 
 /** Secrets in the environment, so logs and journals can redact them. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { CheckRepoActions, simpleGit, type SimpleGit } from 'simple-git';
 import { MakerError } from '../../core/errors.js';
+import { syncWorkTree, type LandingGit } from './landing.js';
 import type {
   ApplyResult,
   CommitRequest,
@@ -34,16 +35,28 @@ const ALLOWED_GIT_ENV = [
  */
 export class GitWorkspace implements Workspace {
   readonly dir: string;
+  readonly #checkpoint: (step: string) => Promise<void>;
 
-  constructor(dir: string) {
+  /**
+   * `checkpoint` is called before each step of a multi-step operation (landing), by name: the
+   * seam crash tests kill the process through. It must not change anything.
+   */
+  constructor(dir: string, options: { checkpoint?: (step: string) => void | Promise<void> } = {}) {
     this.dir = dir;
+    const checkpoint = options.checkpoint;
+    this.#checkpoint = async (step) => {
+      await checkpoint?.(step);
+    };
   }
 
   /**
    * Opens the repository at `dir`; with `create`, makes one (branch `main`) if there is none. An
    * empty repository gets one empty initial commit, so a run always has a base commit.
    */
-  static async open(dir: string, options: { create?: boolean } = {}): Promise<GitWorkspace> {
+  static async open(
+    dir: string,
+    options: { create?: boolean; checkpoint?: (step: string) => void | Promise<void> } = {},
+  ): Promise<GitWorkspace> {
     if (options.create === true) await mkdir(dir, { recursive: true });
     const git = simpleGit({ baseDir: dir, allowEnvironment: ALLOWED_GIT_ENV });
     const isRepo = await git.checkIsRepo(CheckRepoActions.IS_REPO_ROOT).catch(() => false);
@@ -52,7 +65,10 @@ export class GitWorkspace implements Workspace {
         throw new MakerError('git-not-a-repo', `${dir} is not a git repository.`);
       await git.init(['--initial-branch=main']);
     }
-    const workspace = new GitWorkspace(dir);
+    const workspace = new GitWorkspace(
+      dir,
+      options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint },
+    );
     if ((await workspace.resolve('HEAD')) === undefined) {
       // An empty repository: give it a root commit so runs have a base to branch from.
       const branch = (await workspace.#git().raw(['symbolic-ref', 'HEAD'])).trim();
@@ -259,44 +275,40 @@ export class GitWorkspace implements Workspace {
     return out;
   }
 
-  async land(
+  async planLanding(
     target: string,
     commit: string,
     expectedHead: string,
     message: string,
     date: Date,
-  ): Promise<string> {
+  ): Promise<{ from: string; to: string }> {
     const head = await this.resolve(target);
     if (head === undefined) throw new MakerError('git-land', `Branch ${target} does not exist.`);
-    if (head === commit || (await this.#isAncestor(commit, head))) return head; // landed before a crash
-    let landed = commit;
-    if (head !== expectedHead) {
-      const merged = await this.merge(head, commit);
-      if (!merged.ok)
-        throw new MakerError(
-          'git-land',
-          `${target} moved since the run started and merging the result conflicts in ${merged.conflicts.join(', ')}. Merge branch ${commit} by hand.`,
-        );
-      landed = await this.commit({ tree: merged.tree, parents: [head, commit], message, date });
-    }
-    const checkedOut = (
-      await this.#git()
-        .raw(['symbolic-ref', '-q', 'HEAD'])
-        .catch(() => '')
-    ).trim();
-    if (checkedOut === `refs/heads/${target}`) {
-      const dirty = (
-        await this.#git().raw(['status', '--porcelain', '--untracked-files=no'])
-      ).trim();
-      if (dirty !== '')
-        throw new MakerError(
-          'git-land',
-          `${target} is checked out with uncommitted changes; commit or stash them, then resume to land the result.`,
-        );
-      await this.#git().raw(['read-tree', '-m', '-u', head, landed]);
-    }
-    await this.setBranch(target, landed, head);
-    return landed;
+    if (head === commit || (await this.#isAncestor(commit, head))) return { from: head, to: head };
+    if (head === expectedHead) return { from: head, to: commit };
+    const merged = await this.merge(head, commit);
+    if (!merged.ok)
+      throw new MakerError(
+        'git-land',
+        `${target} moved since the run started and merging the result conflicts in ${merged.conflicts.join(', ')}. Merge branch ${commit} by hand.`,
+      );
+    await this.#checkpoint('land:merge-commit');
+    const to = await this.commit({ tree: merged.tree, parents: [head, commit], message, date });
+    return { from: head, to };
+  }
+
+  async completeLanding(target: string, from: string, to: string): Promise<void> {
+    const head = await this.resolve(target);
+    if (head === to) return;
+    if (head !== from)
+      throw new MakerError(
+        'git-land-moved',
+        `${target} moved (to ${head ?? 'nothing'}) since the landing was planned.`,
+      );
+    if ((await this.#checkedOutBranch()) === target)
+      await syncWorkTree(this.#landingGit(), target, from, to);
+    await this.#checkpoint('land:update-ref');
+    await this.setBranch(target, to, from);
   }
 
   async runCheck(
@@ -330,18 +342,36 @@ export class GitWorkspace implements Workspace {
     }
   }
 
-  async #isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    // The answer is the exit status alone, which simple-git does not report for silent commands.
-    return execFileAsync(
-      'git',
-      ['-C', this.dir, 'merge-base', '--is-ancestor', ancestor, descendant],
-      {
-        env: { PATH: process.env['PATH'] ?? '', LC_ALL: 'C' },
-      },
-    ).then(
+  #isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return this.#ok(['merge-base', '--is-ancestor', ancestor, descendant]);
+  }
+
+  /** Whether a git command exits 0: the answer of commands that answer by status alone (simple-git does not report it). */
+  #ok(args: readonly string[]): Promise<boolean> {
+    return execFileAsync('git', ['-C', this.dir, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LC_ALL: 'C' },
+    }).then(
       () => true,
       () => false,
     );
+  }
+
+  async #checkedOutBranch(): Promise<string | undefined> {
+    const ref = (
+      await this.#git()
+        .raw(['symbolic-ref', '-q', 'HEAD'])
+        .catch(() => '')
+    ).trim();
+    return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+  }
+
+  #landingGit(): LandingGit {
+    return {
+      dir: this.dir,
+      raw: (args) => this.#git().raw([...args]),
+      ok: (args) => this.#ok(args),
+      checkpoint: this.#checkpoint,
+    };
   }
 
   async treeOf(commit: string): Promise<string> {

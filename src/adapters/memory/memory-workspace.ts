@@ -173,28 +173,33 @@ export class MemoryWorkspace implements Workspace {
     );
   }
 
-  async land(
+  async planLanding(
     target: string,
     commit: string,
     expectedHead: string,
     message: string,
     date: Date,
-  ): Promise<string> {
+  ): Promise<{ from: string; to: string }> {
     const head = this.#refs.get(target);
     if (head === undefined) throw new MakerError('git-land', `Branch ${target} does not exist.`);
-    if (head === commit || this.#ancestors(head).has(commit)) return head;
-    let landed = commit;
-    if (head !== expectedHead) {
-      const merged = await this.merge(head, commit);
-      if (!merged.ok)
-        throw new MakerError(
-          'git-land',
-          `${target} moved and the result conflicts in ${merged.conflicts.join(', ')}.`,
-        );
-      landed = await this.commit({ tree: merged.tree, parents: [head, commit], message, date });
-    }
-    await this.setBranch(target, landed, head);
-    return landed;
+    if (head === commit || this.#ancestors(head).has(commit)) return { from: head, to: head };
+    if (head === expectedHead) return { from: head, to: commit };
+    const merged = await this.merge(head, commit);
+    if (!merged.ok)
+      throw new MakerError(
+        'git-land',
+        `${target} moved and the result conflicts in ${merged.conflicts.join(', ')}.`,
+      );
+    const to = await this.commit({ tree: merged.tree, parents: [head, commit], message, date });
+    return { from: head, to };
+  }
+
+  async completeLanding(target: string, from: string, to: string): Promise<void> {
+    const head = this.#refs.get(target);
+    if (head === to) return;
+    if (head !== from)
+      throw new MakerError('git-land-moved', `${target} moved since the landing was planned.`);
+    await this.setBranch(target, to, from);
   }
 
   runCheck(): Promise<{ ok: boolean; output: string }> {

@@ -214,11 +214,17 @@ export class RunManager {
     let entry = this.#workspaces.get(dir);
     if (entry === undefined) {
       entry = (async () => {
-        const git = await openWorkspace(dir, create);
+        const git = await openWorkspace(dir, create, this.#env);
         const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
         await lock.acquire();
         const env = this.#env;
-        const engine = engineFor(dir, git, (config) => rolesFor(config, git, env), secretsOf(env));
+        const engine = engineFor(
+          dir,
+          git,
+          (config) => rolesFor(config, git, env),
+          secretsOf(env),
+          env,
+        );
         return { dir, engine, lock };
       })();
       this.#workspaces.set(dir, entry);

@@ -47,8 +47,15 @@ describe('MemoryWorkspace', () => {
     const clash = await ws.merge(await commit('a.txt', 'x\n'), await commit('a.txt', 'y\n'));
     expect(clash).toMatchObject({ ok: false, conflicts: ['a.txt'] });
     await expect(ws.setBranch('main', left, right)).rejects.toThrow(/not point where expected/);
-    expect(await ws.land('main', left, base, 'land', DATE)).toBe(left);
-    expect(await ws.land('main', left, base, 'land', DATE)).toBe(left);
+    const plan = await ws.planLanding('main', left, base, 'land', DATE);
+    expect(plan).toEqual({ from: base, to: left });
+    await ws.completeLanding('main', plan.from, plan.to);
+    await ws.completeLanding('main', plan.from, plan.to); // again after a crash: done already
+    expect(await ws.resolve('main')).toBe(left);
+    expect(await ws.planLanding('main', left, base, 'land', DATE)).toEqual({
+      from: left,
+      to: left,
+    });
   });
 
   it('runs the engine end to end', async () => {

@@ -148,9 +148,9 @@ export async function runCommand(
         ...julesFlags,
       };
     }
-    const workspace = await openWorkspace(dir, false);
+    const workspace = await openWorkspace(dir, false, io.env);
     roles = rolesFor(run.config, workspace, io.env);
-    engine = engineFor(dir, workspace, roles, secretsOf(io.env));
+    engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
     runId = run.id;
     const loaded = await engine.getRun(runId);
     if (values.hitl !== undefined) loaded.config.hitl = hitl;
@@ -181,7 +181,7 @@ export async function runCommand(
     const confidence = (values.confidence ?? 'medium') as Confidence;
     if (!['low', 'medium', 'high'].includes(confidence))
       throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, io.env);
     await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command }).holdUntilExit();
     if (command === 'demo' && worker === 'jules-fake') await addLocalOrigin(workspace);
     const head = await workspace.currentBranch();
@@ -213,7 +213,7 @@ export async function runCommand(
     });
     await preflight(config, workspace, io.env);
     roles = rolesFor(config, workspace, io.env);
-    engine = engineFor(dir, workspace, roles, secretsOf(io.env));
+    engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
     runId = await engine.create(idea, config);
     if (!json) io.stderr(`maker: run ${runId} in ${dir}\n`);
   }
