@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
-import { inScope, unsafePathReason } from './paths.js';
 import type { RedFlag } from './voting/types.js';
 
-/**
- * Unified-diff facts and the code-candidate red flags of ARCHITECTURE.md §4: empty patch, paths
- * outside the repository or into `.git/`, files outside the leaf's declared scope, oversized
- * diffs, likely secrets. Pure functions over patch text.
- */
+/** Unified-diff facts: the files a patch touches, its size, a layout-free key. Pure functions over patch text. */
 
 export interface PatchFile {
   /** Path before the change (undefined when the file is created). */
@@ -78,67 +73,29 @@ export function touchedPaths(files: readonly PatchFile[]): string[] {
   ];
 }
 
-const SECRET_LINE: readonly RegExp[] = [
-  /AIza[0-9A-Za-z_-]{35}/,
-  /gh[pousr]_[0-9A-Za-z]{36}/,
-  /github_pat_[0-9A-Za-z_]{40,}/,
-  /AKIA[0-9A-Z]{16}/,
-  /-----BEGIN (?:RSA |EC |OPENSSH |DSA )?PRIVATE KEY-----/,
-  /xox[baprs]-[0-9A-Za-z-]{10,}/,
-];
-
 export interface PatchRuleOptions {
-  /** Paths the leaf may touch; empty or undefined means anywhere in the repository. */
-  readonly scope?: readonly string[];
   /** Most changed lines (added + removed) a minimal subtask's patch may have. */
   readonly maxChangedLines?: number;
 }
 
-/** Every rule-based red flag for a patch; empty when it is clean. Whether it applies is checked by the workspace. */
+/**
+ * The red flags a patch's text decides: an empty patch, and one over the changed-line limit. Paths,
+ * modes, scope and contents are judged on the tree the candidate produces
+ * (`candidate-policy.ts`), never on a diff's headers.
+ */
 export function patchRedFlags(patch: string, options: PatchRuleOptions = {}): RedFlag[] {
   const files = parsePatch(patch);
   if (files.length === 0)
     return [{ rule: 'empty-patch', message: 'The candidate changes nothing.' }];
-  const flags: RedFlag[] = [];
-  const paths = touchedPaths(files);
-  for (const path of paths) {
-    const reason = unsafePathReason(path);
-    if (reason !== undefined)
-      flags.push({
-        rule: 'unsafe-path',
-        message: `The patch writes ${JSON.stringify(path)}: ${reason}.`,
-      });
-  }
-  const scope = options.scope ?? [];
-  if (scope.length > 0) {
-    const outside = paths.filter((p) => unsafePathReason(p) === undefined && !inScope(p, scope));
-    if (outside.length > 0)
-      flags.push({
-        rule: 'out-of-scope',
-        message: `The patch touches ${outside.slice(0, 5).join(', ')}, outside the subtask's files (${scope.join(', ')}).`,
-      });
-  }
   const changed = files.reduce((n, f) => n + f.added.length + f.removed, 0);
   if (options.maxChangedLines !== undefined && changed > options.maxChangedLines)
-    flags.push({
-      rule: 'oversized',
-      message: `The patch changes ${changed} lines, over the limit of ${options.maxChangedLines} for one minimal subtask.`,
-    });
-  const marked = files.find((f) => f.added.some((line) => /^(<{7}|>{7})( |$)/.test(line)));
-  if (marked !== undefined)
-    flags.push({
-      rule: 'conflict-markers',
-      message: `The patch leaves conflict markers in ${marked.newPath ?? 'a file'}.`,
-    });
-  const secretFile = files.find((f) =>
-    f.added.some((line) => SECRET_LINE.some((re) => re.test(line))),
-  );
-  if (secretFile !== undefined)
-    flags.push({
-      rule: 'secret',
-      message: `The patch adds what looks like a credential to ${secretFile.newPath ?? secretFile.oldPath ?? 'a file'}.`,
-    });
-  return flags;
+    return [
+      {
+        rule: 'oversized',
+        message: `The patch changes ${changed} lines, over the limit of ${options.maxChangedLines} for one minimal subtask.`,
+      },
+    ];
+  return [];
 }
 
 /**

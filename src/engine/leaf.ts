@@ -1,19 +1,18 @@
-import { patchRedFlags } from '../core/patch.js';
-import { unsafePathReason } from '../core/paths.js';
-import type { RedFlag } from '../core/voting/types.js';
+import { clip, LIMITS } from '../core/limits.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
-import type { WorkerHooks, WorkerTask } from '../ports/worker.js';
+import type { WorkerTask } from '../ports/worker.js';
+import { codeCandidate } from './candidate.js';
 import { ballotDraw } from './decompose.js';
-import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import {
   branchName,
   counted,
   nodeContext,
   reserveSession,
   runDate,
+  scopeOf,
   type RunContext,
 } from './run-context.js';
-import { candidateVote, tally, type DrawResult } from './votes.js';
+import { candidateVote, tally } from './votes.js';
 
 /**
  * The tree a valid code candidate produces at its base: its vote key, and all the state keeps of it.
@@ -21,109 +20,6 @@ import { candidateVote, tally, type DrawResult } from './votes.js';
  */
 export function candidateTree(draw: Draw): string {
   return draw.key ?? '';
-}
-
-const CHECK_TIMEOUT_MS = 120_000;
-
-/**
- * One code candidate, red-flagged: the worker's output becomes a tree at `task.baseCommit` (its
- * vote key); failure, truncation, unsafe or out-of-scope paths, an empty, oversized, secret-bearing
- * or non-applying patch, a failing check, or a confident "suspect" from the LLM review discard it.
- */
-export async function codeCandidate(
-  ctx: RunContext,
-  n: TreeNode,
-  task: WorkerTask,
-  slot: number,
-  scope: readonly string[],
-  hooks: WorkerHooks = {},
-): Promise<DrawResult> {
-  const { workspace: ws } = ctx;
-  n.cost.workerRuns += 1;
-  const out = await ctx.worker.run(task, slot, ctx.signal, hooks);
-  const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
-  if (!out.ok)
-    return { ok: false, flags: [{ rule: 'worker-failed', message: out.reason }], ...externalId };
-  if (out.tokens !== undefined) n.cost.tokens += out.tokens;
-  const flags: RedFlag[] = [];
-  if (out.finishReason === 'length')
-    flags.push({ rule: 'truncated', message: 'The worker stopped at its output cap.' });
-  let tree: string;
-  let patch: string;
-  if (out.edits !== undefined) {
-    const unsafe = out.edits
-      .map((e) => [e.path, unsafePathReason(e.path)] as const)
-      .find(([, reason]) => reason !== undefined);
-    if (unsafe !== undefined)
-      return {
-        ok: false,
-        flags: [
-          ...flags,
-          {
-            rule: 'unsafe-path',
-            message: `The candidate writes ${JSON.stringify(unsafe[0])}: ${unsafe[1]}.`,
-          },
-        ],
-        ...externalId,
-      };
-    tree = await ws.treeWithEdits(task.baseCommit, out.edits);
-    patch = await ws.diff(task.baseCommit, tree);
-  } else {
-    patch = out.patch ?? '';
-    const applied = await ws.applyPatch(task.baseCommit, patch);
-    if (!applied.ok)
-      return {
-        ok: false,
-        flags: [
-          ...flags,
-          {
-            rule: 'does-not-apply',
-            message: `The patch does not apply at its base: ${applied.reason}`,
-          },
-        ],
-        ...externalId,
-      };
-    tree = applied.tree;
-  }
-  flags.push(...patchRedFlags(patch, { scope, maxChangedLines: ctx.run.config.maxChangedLines }));
-  if (flags.length === 0 && ctx.run.config.runChecks && n.check !== undefined) {
-    const check = await ws.runCheck(tree, n.check, CHECK_TIMEOUT_MS);
-    if (!check.ok)
-      flags.push({
-        rule: 'check-failed',
-        message: `\`${n.check}\` failed: ${check.output.slice(-300)}`,
-      });
-  }
-  if (flags.length === 0) {
-    const review = parseReview(
-      await counted(
-        n,
-        ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
-          slot,
-          temperature: 0,
-          signal: ctx.signal,
-        }),
-      ),
-    );
-    // A malformed review is ignored, never trusted.
-    if (
-      review.ok &&
-      review.value.verdict === 'suspect' &&
-      review.value.confidence >= REVIEW_THRESHOLD
-    )
-      flags.push({
-        rule: 'llm-review',
-        message: `Review: ${review.value.reason || 'the change looks off-task or confused.'}`,
-      });
-  }
-  if (flags.length > 0) return { ok: false, flags, ...externalId };
-  return {
-    ok: true,
-    key: tree,
-    value: undefined,
-    ...(out.summary === undefined ? {} : { summary: out.summary }),
-    ...externalId,
-  };
 }
 
 /**
@@ -157,7 +53,7 @@ export async function voteOnCode(
                 id: `q-${n.id}-${vote}-${attempt}-worker-${slot}`,
                 nodeId: n.id,
                 kind: 'clarify',
-                prompt: question,
+                prompt: clip(question, LIMITS.workerQuestionChars),
                 options: [],
                 allowText: true,
                 context: `The ${ctx.worker.id} worker asked this while working on "${n.title}".`,
@@ -190,7 +86,7 @@ export async function voteOnCode(
       ballot: {
         question: `Which change best completes "${n.title}"?`,
         render: async (draw) =>
-          truncate(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000),
+          clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000),
         cast: async (options, slot) => {
           return ballotDraw(
             await counted(
@@ -232,7 +128,7 @@ export async function voteOnCode(
           ...classes.map((c, i) => ({
             id: `candidate-${i + 1}`,
             label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'})`,
-            detail: truncate(diffs[i] ?? '', 3000),
+            detail: clip(diffs[i] ?? '', 3000),
           })),
           { id: 'veto-resample', label: 'Veto: resample this subtask' },
           ...(canSplit ? [{ id: 'veto-split', label: 'Veto: split this subtask further' }] : []),
@@ -268,7 +164,7 @@ export async function solveLeaf(
   const branch = branchName(ctx.run.id, n.id);
   const task: WorkerTask = { context: nodeContext(ctx, n), baseCommit: base, branch };
   const record = (n.leaf ??= { attempt: 0, draws: [], ballots: [] });
-  const winner = await voteOnCode(ctx, n, record, 'patch', task, n.files);
+  const winner = await voteOnCode(ctx, n, record, 'patch', task, scopeOf(ctx, n));
   if (winner === 'split') {
     n.kind = 'branch';
     n.leaf = undefined;
@@ -320,10 +216,4 @@ function summariseFlags(draws: readonly Draw[]): string {
   const counts = new Map<string, number>();
   for (const d of draws) for (const f of d.flags) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
   return counts.size === 0 ? 'none' : [...counts].map(([rule, n]) => `${rule} ×${n}`).join(', ');
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max
-    ? text
-    : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
 }

@@ -29,6 +29,8 @@ export interface MakerEngineDeps {
   readonly journal?: (event: EngineEvent) => Promise<void> | void;
   readonly now?: () => Date;
   readonly newRunId?: () => string;
+  /** The configured keys and tokens (never saved): candidates that write one are red-flagged. */
+  readonly secrets?: readonly string[];
   /** Called before each step of a multi-step operation (landing), by name: the seam crash tests kill through. */
   readonly checkpoint?: (step: string) => void | Promise<void>;
 }
@@ -287,6 +289,7 @@ export class MakerEngine {
       worker: roles.worker,
       signal,
       now: this.#now,
+      secrets: this.#deps.secrets ?? [],
       save: () => this.#save(),
       emit: (event) => this.#emit(run, event),
       paid: (work) => semaphore.run(work, signal),

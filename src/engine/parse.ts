@@ -23,11 +23,15 @@ export const minimalAnswerSchema = z.object({
 
 export const splitAnswerSchema = z
   .object({
-    subtasks: z.array(subtaskSchema).min(2).max(8),
+    // Every subtask declares the files it may touch: candidates are held to them.
+    subtasks: z
+      .array(subtaskSchema.extend({ files: subtaskSchema.shape.files.unwrap().min(1) }))
+      .min(2)
+      .max(8),
     ambiguity: z
       .object({
-        question: z.string().min(1),
-        options: z.array(z.string().min(1)).max(5).default([]),
+        question: z.string().min(1).max(1000),
+        options: z.array(z.string().min(1).max(300)).max(5).default([]),
       })
       .nullish(),
   })

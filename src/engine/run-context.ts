@@ -39,6 +39,8 @@ export interface RunContext {
   readonly worker: Worker;
   readonly signal: AbortSignal;
   readonly now: () => Date;
+  /** The configured keys and tokens: a candidate that writes one is red-flagged. Never saved. */
+  readonly secrets: readonly string[];
   /** Persists the whole state file; resolves once what was mutated before the call is on disk. */
   save(): Promise<void>;
   emit(event: EngineEventInput): void;
@@ -60,6 +62,20 @@ export function node(ctx: RunContext, id: string): TreeNode {
   if (found === undefined)
     throw new MakerError('state-node-missing', `Run ${ctx.run.id} has no node ${id}.`);
   return found;
+}
+
+/**
+ * The paths a leaf's candidates may touch: its own `files`, else its nearest ancestor's (a
+ * subtask inherits its parent's bounds). Empty only for a root solved whole: the repository.
+ */
+export function scopeOf(ctx: Pick<RunContext, 'run'>, n: TreeNode): readonly string[] {
+  for (
+    let p: TreeNode | undefined = n;
+    p !== undefined;
+    p = p.parentId === null ? undefined : ctx.run.nodes[p.parentId]
+  )
+    if (p.files.length > 0) return p.files;
+  return [];
 }
 
 /** The node as the planner and workers see it: its task, its ancestry and every clarification above it. */

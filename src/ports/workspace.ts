@@ -1,3 +1,5 @@
+import type { TreeChange } from '../core/candidate-policy.js';
+
 /** A file's new content in a candidate change; `null` deletes it. */
 export interface FileEdit {
   readonly path: string;
@@ -42,6 +44,12 @@ export interface Workspace {
   setBranch(name: string, commit: string, expected?: string | null): Promise<void>;
   /** Three-way merge of two commits into a tree, or the conflicting paths. */
   merge(ours: string, theirs: string): Promise<MergeResult>;
+  /** The entries that differ between two trees (or commits), recursively, with modes, blobs and new sizes. */
+  changes(from: string, to: string): Promise<TreeChange[]>;
+  /** Blob contents by id, byte for byte (binary safe); ids that are not blobs are left out. */
+  readBlobs(ids: readonly string[]): Promise<Map<string, Uint8Array>>;
+  /** The git mode of each of `paths` that exists in a tree (e.g. `120000` for a symlink). */
+  modes(treeish: string, paths: readonly string[]): Promise<Map<string, string>>;
   /** Contents of `paths` at a commit or tree (`null` where a path does not exist). */
   readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]>;
   /**

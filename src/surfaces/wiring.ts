@@ -40,6 +40,9 @@ export function runConfig(choices: {
   defaultBranch: string;
   sim?: RunConfig['sim'];
   runChecks?: boolean;
+  /** What candidates may do beyond the defaults (executables, symlinks, CI workflows). */
+  allow?: Partial<RunConfig['allow']>;
+  maxFileBytes?: number;
   /** Jules runs: settings chosen over the worker's defaults (see {@link julesConfig}). */
   jules?: Partial<JulesConfig>;
 }): RunConfig {
@@ -72,6 +75,8 @@ export function runConfig(choices: {
     seed: choices.seed ?? 1,
     hitl: choices.hitl,
     runChecks: choices.runChecks ?? false,
+    allow: { executables: [], symlinks: [], workflows: false, ...choices.allow },
+    maxFileBytes: choices.maxFileBytes ?? 1_000_000,
     defaultBranch: choices.defaultBranch,
     ...(choices.sim === undefined ? {} : { sim: choices.sim }),
     ...(jules === undefined ? {} : { jules }),
@@ -176,6 +181,7 @@ export function engineFor(
     roles,
     store: makerStateFile(dir),
     journal: (event) => journal.append(event),
+    secrets,
     ...(checkpoint === undefined ? {} : { checkpoint }),
   });
 }

@@ -24,9 +24,13 @@ describe('patches', () => {
     ['src/../../x', /climbs out/],
     ['.git/hooks/pre-commit', /inside \.git/],
     ['sub/.GIT/config', /inside \.git/],
+    ['.git./config', /inside \.git/],
+    ['GIT~1/config', /inside \.git/],
+    ['a\nb', /control/],
+    ['evil\u202etxt.exe', /bidirectional/],
+    ['./a.ts', /canonical/],
   ])('refuses %s', (path, reason) => {
     expect(unsafePathReason(path)).toMatch(reason);
-    expect(patchRedFlags(addFile(path, ['x'])).map((f) => f.rule)).toContain('unsafe-path');
   });
 
   it('matches scope exactly, by directory and by glob', () => {
@@ -39,19 +43,14 @@ describe('patches', () => {
     expect(inScope('src/a.test.ts', ['src/**/*.test.ts'])).toBe(true);
   });
 
-  it('flags empty, out-of-scope, oversized and secret-bearing patches, all at once', () => {
+  it('flags an empty patch, and one over the changed-line limit', () => {
     expect(patchRedFlags('')).toEqual([
       { rule: 'empty-patch', message: 'The candidate changes nothing.' },
     ]);
-    const key = ['ghp', '_', 'x'.repeat(36)].join('');
-    const flags = patchRedFlags(addFile('lib/b.ts', [`const token = "${key}";`, 'a', 'b']), {
-      scope: ['src/'],
-      maxChangedLines: 2,
-    });
-    expect(flags.map((f) => f.rule)).toEqual(['out-of-scope', 'oversized', 'secret']);
-    expect(
-      patchRedFlags(addFile('src/ok.ts', ['fine']), { scope: ['src/'], maxChangedLines: 5 }),
-    ).toEqual([]);
+    expect(patchRedFlags(addFile('lib/b.ts', ['a', 'b', 'c']), { maxChangedLines: 2 })).toEqual([
+      expect.objectContaining({ rule: 'oversized' }),
+    ]);
+    expect(patchRedFlags(addFile('src/ok.ts', ['fine']), { maxChangedLines: 5 })).toEqual([]);
   });
 
   it('keys patches by content, not layout', () => {

@@ -16,5 +16,7 @@ export const baseConfig: RunConfig = {
   seed: 7,
   hitl: 'auto',
   runChecks: false,
+  allow: { executables: [], symlinks: [], workflows: false },
+  maxFileBytes: 1_000_000,
   defaultBranch: 'main',
 };

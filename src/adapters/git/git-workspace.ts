@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { CheckRepoActions, simpleGit, type SimpleGit } from 'simple-git';
 import { MakerError } from '../../core/errors.js';
+import type { TreeChange } from '../../core/candidate-policy.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
+import { parseCatFileBatch, runGit } from './run-git.js';
 import type {
   ApplyResult,
   CommitRequest,
@@ -183,20 +185,109 @@ export class GitWorkspace implements Workspace {
     });
   }
 
+  /**
+   * Whole-file edits on `base` in a private index, in a handful of git processes whatever the
+   * number of files: one `hash-object --stdin-paths`, then `update-index` (git itself refuses
+   * invalid paths and a file under a file). A file keeps its executable bit when rewritten.
+   */
   async treeWithEdits(base: string, edits: readonly FileEdit[]): Promise<string> {
     return this.#withIndex(base, async (git, scratch) => {
-      for (const [i, edit] of edits.entries()) {
-        if (edit.content === null) {
-          await git.raw(['update-index', '--force-remove', '--', edit.path]);
-          continue;
-        }
-        const file = join(scratch, `blob-${i}`);
-        await writeFile(file, edit.content);
-        const blob = (await git.raw(['hash-object', '-w', '--', file])).trim();
-        await git.raw(['update-index', '--add', '--cacheinfo', `100644,${blob},${edit.path}`]);
-      }
+      const writes = edits.filter((e): e is FileEdit & { content: string } => e.content !== null);
+      const removals = edits.filter((e) => e.content === null).map((e) => e.path);
+      if (removals.length > 0) await git.raw(['update-index', '--force-remove', '--', ...removals]);
+      if (writes.length === 0) return (await git.raw(['write-tree'])).trim();
+      const files = await Promise.all(
+        writes.map(async (edit, i) => {
+          const file = join(scratch, `blob-${i}`);
+          await writeFile(file, edit.content);
+          return file;
+        }),
+      );
+      const blobs = (
+        await runGit(this.dir, ['hash-object', '-w', '--stdin-paths'], {
+          input: `${files.join('\n')}\n`,
+        })
+      )
+        .toString('utf8')
+        .trim()
+        .split('\n');
+      const modes = await this.modes(
+        base,
+        writes.map((e) => e.path),
+      );
+      await git.raw([
+        'update-index',
+        '--add',
+        ...writes.flatMap((e, i) => [
+          '--cacheinfo',
+          `${modes.get(e.path) === '100755' ? '100755' : '100644'},${blobs[i] ?? ''},${e.path}`,
+        ]),
+      ]);
       return (await git.raw(['write-tree'])).trim();
     });
+  }
+
+  async changes(from: string, to: string): Promise<TreeChange[]> {
+    const out = await runGit(this.dir, ['diff-tree', '-r', '-z', '--no-renames', from, to]);
+    const parts = out.toString('utf8').split('\0');
+    const changes: TreeChange[] = [];
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const [oldMode, newMode, oldBlob, newBlob, status] = (parts[i] as string).slice(1).split(' ');
+      const path = parts[i + 1] as string;
+      const kind =
+        status === 'A'
+          ? 'added'
+          : status === 'D'
+            ? 'deleted'
+            : status === 'T'
+              ? 'type-changed'
+              : 'modified';
+      changes.push({
+        path,
+        status: kind,
+        ...(kind === 'added' ? {} : { oldMode, oldBlob }),
+        ...(kind === 'deleted' ? {} : { newMode, newBlob }),
+      });
+    }
+    const sized = changes.filter((c) => c.newBlob !== undefined && c.newMode !== '160000');
+    if (sized.length === 0) return changes;
+    const sizes = new Map(
+      (
+        await runGit(this.dir, ['cat-file', '--batch-check'], {
+          input: `${sized.map((c) => c.newBlob).join('\n')}\n`,
+        })
+      )
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' '))
+        .map(([id, , size]) => [id, Number(size)] as const),
+    );
+    return changes.map((c) =>
+      c.newBlob !== undefined && sizes.has(c.newBlob) ? { ...c, newSize: sizes.get(c.newBlob) } : c,
+    );
+  }
+
+  async readBlobs(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
+    if (ids.length === 0) return new Map();
+    const out = await runGit(this.dir, ['cat-file', '--batch'], { input: `${ids.join('\n')}\n` });
+    const blobs = new Map<string, Uint8Array>();
+    for (const [id, object] of parseCatFileBatch(out))
+      if (object.type === 'blob') blobs.set(id, object.content);
+    return blobs;
+  }
+
+  async modes(treeish: string, paths: readonly string[]): Promise<Map<string, string>> {
+    if (paths.length === 0) return new Map();
+    const out = await runGit(this.dir, ['ls-tree', '-z', treeish, '--', ...paths], {
+      env: { GIT_LITERAL_PATHSPECS: '1' },
+    });
+    const modes = new Map<string, string>();
+    for (const entry of out.toString('utf8').split('\0')) {
+      const tab = entry.indexOf('\t');
+      if (tab > 0) modes.set(entry.slice(tab + 1), entry.slice(0, entry.indexOf(' ')));
+    }
+    return modes;
   }
 
   async diff(from: string, to: string): Promise<string> {

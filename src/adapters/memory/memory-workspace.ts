@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { TreeChange } from '../../core/candidate-policy.js';
 import { MakerError } from '../../core/errors.js';
 import type {
   ApplyResult,
@@ -24,6 +25,7 @@ export class MemoryWorkspace implements Workspace {
   readonly #trees = new Map<string, Tree>();
   readonly #commits = new Map<string, Commit>();
   readonly #refs = new Map<string, string>();
+  readonly #blobs = new Map<string, string>();
 
   constructor(files: Readonly<Record<string, string>> = {}, branch = 'main') {
     const tree = this.#putTree(new Map(Object.entries(files)));
@@ -202,6 +204,45 @@ export class MemoryWorkspace implements Workspace {
     await this.setBranch(target, to, from);
   }
 
+  changes(from: string, to: string): Promise<TreeChange[]> {
+    const before = this.#tree(from);
+    const after = this.#tree(to);
+    const changes: TreeChange[] = [];
+    for (const path of new Set([...before.keys(), ...after.keys()])) {
+      const old = before.get(path);
+      const now = after.get(path);
+      if (old === now) continue;
+      changes.push({
+        path,
+        status: old === undefined ? 'added' : now === undefined ? 'deleted' : 'modified',
+        ...(old === undefined ? {} : { oldMode: '100644', oldBlob: this.#putBlob(old) }),
+        ...(now === undefined
+          ? {}
+          : { newMode: '100644', newBlob: this.#putBlob(now), newSize: Buffer.byteLength(now) }),
+      });
+    }
+    return Promise.resolve(changes.sort((a, b) => (a.path < b.path ? -1 : 1)));
+  }
+
+  readBlobs(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    for (const id of ids) {
+      const content = this.#blobs.get(id);
+      if (content !== undefined) out.set(id, Buffer.from(content));
+    }
+    return Promise.resolve(out);
+  }
+
+  modes(treeish: string, paths: readonly string[]): Promise<Map<string, string>> {
+    const tree = this.#tree(treeish);
+    const modes = new Map<string, string>();
+    for (const path of paths) {
+      if (tree.has(path)) modes.set(path, '100644');
+      else if ([...tree.keys()].some((p) => p.startsWith(`${path}/`))) modes.set(path, '040000');
+    }
+    return Promise.resolve(modes);
+  }
+
   runCheck(): Promise<{ ok: boolean; output: string }> {
     return Promise.resolve({ ok: false, output: 'checks need a real repository' });
   }
@@ -223,6 +264,14 @@ export class MemoryWorkspace implements Workspace {
     for (const [path, content] of sorted) hash.update(`${path}\0${content.length}\0${content}`);
     const id = hash.digest('hex');
     if (!this.#trees.has(id)) this.#trees.set(id, sorted);
+    return id;
+  }
+
+  #putBlob(content: string): string {
+    const id = createHash('sha1')
+      .update(`blob ${Buffer.byteLength(content)}\0${content}`)
+      .digest('hex');
+    this.#blobs.set(id, content);
     return id;
   }
 

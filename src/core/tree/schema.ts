@@ -148,6 +148,19 @@ export const runConfigSchema = z.object({
     .optional(),
   /** Jules sessions: the plan's concurrent-session cap, its 24-hour session budget, plan review. */
   jules: julesConfigSchema.optional(),
+  /** What candidates may do beyond the defaults (`src/core/candidate-policy.ts`). */
+  allow: z
+    .object({
+      /** Globs of paths a candidate may make executable. */
+      executables: z.array(z.string().min(1).max(512)).max(50).default([]),
+      /** Globs of paths a candidate may make symbolic links. */
+      symlinks: z.array(z.string().min(1).max(512)).max(50).default([]),
+      /** Whether candidates may write CI workflows (they run with the repository's secrets). */
+      workflows: z.boolean().default(false),
+    })
+    .default({ executables: [], symlinks: [], workflows: false }),
+  /** Largest file a candidate may write, in bytes. */
+  maxFileBytes: z.number().int().min(1).default(1_000_000),
   /** Run subtasks' `check` commands on candidates. They come from the model, so this is opt-in. */
   runChecks: z.boolean().default(false),
   defaultBranch: z.string(),

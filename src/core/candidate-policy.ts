@@ -1,0 +1,222 @@
+import { inScope, normalizeRepoPath } from './paths.js';
+import type { RedFlag } from './voting/types.js';
+
+/**
+ * What a code candidate may change, decided once, on the tree the candidate produces (never on a
+ * diff's headers, which a hostile or confused patch can misstate). Pure functions over the
+ * changes git reports between the base and the candidate's tree, and over the new contents.
+ */
+
+/** One path whose entry differs between the base tree and the candidate's tree. */
+export interface TreeChange {
+  readonly path: string;
+  readonly status: 'added' | 'modified' | 'deleted' | 'type-changed';
+  /** git modes: 100644 file, 100755 executable, 120000 symlink, 160000 submodule (gitlink). */
+  readonly oldMode?: string | undefined;
+  readonly newMode?: string | undefined;
+  readonly oldBlob?: string | undefined;
+  readonly newBlob?: string | undefined;
+  /** Size in bytes of the new blob. */
+  readonly newSize?: number | undefined;
+}
+
+/** What a run allows beyond the defaults, for subtasks that legitimately need it. */
+export interface PolicyAllowances {
+  /** Globs of paths that may be (or become) executable. */
+  readonly executables?: readonly string[] | undefined;
+  /** Globs of paths that may be symbolic links. */
+  readonly symlinks?: readonly string[] | undefined;
+  /** Whether CI workflows (`.github/workflows/`) may be written: they run with the repository's secrets. */
+  readonly workflows?: boolean | undefined;
+}
+
+export interface CandidatePolicy {
+  /** Paths the subtask may touch; empty means the whole repository. */
+  readonly scope: readonly string[];
+  readonly allow?: PolicyAllowances | undefined;
+  /** Largest file a candidate may write, in bytes. */
+  readonly maxFileBytes: number;
+}
+
+/** MAKER's own files in a workspace: never written by a candidate (landing would overwrite them). */
+export const MAKER_FILES: readonly string[] = [
+  'maker-state.json',
+  'maker-state.json.bak',
+  'maker-state.json.lock',
+  'maker-journal.jsonl',
+  '.maker-state.json.tmp',
+];
+
+const isMakerFile = (path: string) =>
+  MAKER_FILES.includes(path) || /^\.?maker-(state|journal)[^/]*$/.test(path);
+
+/**
+ * Red flags for the changes a candidate's tree makes: unsafe or non-canonical names, MAKER's own
+ * files, submodules, symlinks and new executables (unless allowed), writes through a symlink the
+ * base has, CI workflows (unless allowed), `.gitmodules`, oversized files, and paths outside the
+ * subtask's scope — renames and deletions included, since both ends are changes of the tree.
+ * `baseSymlinks` are the symlinks of the base tree among the changed paths' ancestors.
+ */
+export function treeRedFlags(
+  changes: readonly TreeChange[],
+  policy: CandidatePolicy,
+  baseSymlinks: ReadonlySet<string> = new Set(),
+): RedFlag[] {
+  if (changes.length === 0)
+    return [{ rule: 'empty-patch', message: 'The candidate changes nothing.' }];
+  const flags: RedFlag[] = [];
+  const flag = (rule: string, paths: readonly string[], why: string) => {
+    if (paths.length > 0)
+      flags.push({
+        rule,
+        message: `The candidate ${why}: ${paths.slice(0, 5).map(show).join(', ')}${paths.length > 5 ? ` and ${paths.length - 5} more` : ''}.`,
+      });
+  };
+  const allow = policy.allow ?? {};
+  const unsafe = changes.filter((c) => {
+    const normal = normalizeRepoPath(c.path);
+    return !normal.ok || normal.path !== c.path;
+  });
+  for (const c of unsafe) {
+    const normal = normalizeRepoPath(c.path);
+    flags.push({
+      rule: 'unsafe-path',
+      message: `The candidate writes ${show(c.path)}: ${normal.ok ? 'a path that is not in canonical form' : normal.reason}.`,
+    });
+  }
+  const safe = changes.filter((c) => !unsafe.includes(c));
+  const written = safe.filter((c) => c.status !== 'deleted');
+  flag(
+    'maker-file',
+    safe.filter((c) => isMakerFile(c.path)).map((c) => c.path),
+    "writes MAKER's own state files",
+  );
+  flag(
+    'submodule',
+    written.filter((c) => c.newMode === '160000').map((c) => c.path),
+    'adds a submodule (gitlink)',
+  );
+  flag(
+    'submodule',
+    safe
+      .filter((c) => c.path === '.gitmodules' || c.path.endsWith('/.gitmodules'))
+      .map((c) => c.path),
+    'writes submodule configuration',
+  );
+  flag(
+    'symlink',
+    written
+      .filter((c) => c.newMode === '120000' && !matches(c.path, allow.symlinks))
+      .map((c) => c.path),
+    'adds a symbolic link (allow it with the run’s symlink allowance)',
+  );
+  flag(
+    'executable',
+    written
+      .filter(
+        (c) =>
+          c.newMode === '100755' && c.oldMode !== '100755' && !matches(c.path, allow.executables),
+      )
+      .map((c) => c.path),
+    'makes a file executable that the run does not allow (allow it with the run’s executable allowance)',
+  );
+  flag(
+    'through-symlink',
+    safe.filter((c) => ancestors(c.path).some((a) => baseSymlinks.has(a))).map((c) => c.path),
+    'writes through a symbolic link the repository has',
+  );
+  if (allow.workflows !== true)
+    flag(
+      'ci-workflow',
+      safe.filter((c) => c.path.startsWith('.github/workflows/')).map((c) => c.path),
+      'writes CI workflows, which run with the repository’s secrets (allow them for the run if the task needs it)',
+    );
+  flag(
+    'oversized-file',
+    written
+      .filter((c) => c.newSize !== undefined && c.newSize > policy.maxFileBytes)
+      .map((c) => `${c.path} (${c.newSize} bytes)`),
+    `writes files over ${policy.maxFileBytes} bytes`,
+  );
+  if (policy.scope.length > 0)
+    flag(
+      'out-of-scope',
+      safe.filter((c) => !inScope(c.path, policy.scope)).map((c) => c.path),
+      `touches paths outside the subtask's files (${policy.scope.join(', ')})`,
+    );
+  return flags;
+}
+
+/** Every proper ancestor directory of a path: `a/b/c` → `a`, `a/b`. */
+export function ancestors(path: string): string[] {
+  const parts = path.split('/');
+  return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
+}
+
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /AIza[0-9A-Za-z_-]{35}/g,
+  /gh[pousr]_[0-9A-Za-z]{36}/g,
+  /github_pat_[0-9A-Za-z_]{40,}/g,
+  /AKIA[0-9A-Z]{16}/g,
+  /-----BEGIN (?:RSA |EC |OPENSSH |DSA |ENCRYPTED )?PRIVATE KEY-----/g,
+  /xox[baprs]-[0-9A-Za-z-]{10,}/g,
+];
+
+/** A written file's new content, and the old one when it existed (so only what the candidate adds counts). */
+export interface WrittenContent {
+  readonly path: string;
+  readonly before?: Uint8Array | undefined;
+  readonly after: Uint8Array;
+}
+
+/**
+ * Red flags on what a candidate writes, binary files included: credentials (known formats, and
+ * the run's own configured keys, whatever their length) the old content did not already hold, and
+ * conflict markers.
+ */
+export function contentRedFlags(
+  files: readonly WrittenContent[],
+  secrets: readonly string[] = [],
+): RedFlag[] {
+  const flags: RedFlag[] = [];
+  // Latin-1 maps every byte to one character: binary content is scanned byte for byte.
+  const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1');
+  const keys = secrets.filter((s) => s !== '').map((s) => Buffer.from(s).toString('latin1'));
+  const found = (content: string) => {
+    const hits = new Set<string>();
+    for (const re of SECRET_PATTERNS) for (const m of content.matchAll(re)) hits.add(m[0]);
+    for (const key of keys) if (content.includes(key)) hits.add(key);
+    return hits;
+  };
+  const leaking = files.filter((f) => {
+    const before = f.before === undefined ? new Set<string>() : found(text(f.before));
+    return [...found(text(f.after))].some((hit) => !before.has(hit));
+  });
+  if (leaking.length > 0)
+    flags.push({
+      rule: 'secret',
+      message: `The candidate adds what looks like a credential to ${leaking
+        .map((f) => show(f.path))
+        .slice(0, 5)
+        .join(', ')}.`,
+    });
+  const marked = files.find((f) => /^(<{7}|>{7})( |$)/m.test(text(f.after)));
+  if (marked !== undefined)
+    flags.push({
+      rule: 'conflict-markers',
+      message: `The candidate leaves conflict markers in ${show(marked.path)}.`,
+    });
+  return flags;
+}
+
+function matches(path: string, globs: readonly string[] | undefined): boolean {
+  return globs !== undefined && globs.length > 0 && inScope(path, globs);
+}
+
+/** A path as it can be shown safely: control and bidi characters escaped. */
+function show(path: string): string {
+  return JSON.stringify(path).replace(
+    /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

@@ -1,0 +1,181 @@
+import {
+  ancestors,
+  contentRedFlags,
+  treeRedFlags,
+  type TreeChange,
+} from '../core/candidate-policy.js';
+import { patchRedFlags } from '../core/patch.js';
+import { normalizeRepoPath } from '../core/paths.js';
+import type { RedFlag } from '../core/voting/types.js';
+import type { TreeNode } from '../core/tree/schema.js';
+import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
+import type { FileEdit } from '../ports/workspace.js';
+import { parseReview, REVIEW_THRESHOLD } from './parse.js';
+import { counted, nodeContext, type RunContext } from './run-context.js';
+import type { DrawResult } from './votes.js';
+
+const CHECK_TIMEOUT_MS = 120_000;
+
+/**
+ * One code candidate, red-flagged. The worker's output becomes a tree at `task.baseCommit` (its
+ * vote key), and everything is judged on that tree: any failure to build it, unsafe names, MAKER's
+ * own files, modes, symlinks, sizes, scope and contents (`candidate-policy.ts`), then the size of
+ * the change, an opt-in check, and a confident "suspect" from the LLM review. A candidate is data:
+ * nothing here throws for what the worker produced.
+ */
+export async function codeCandidate(
+  ctx: RunContext,
+  n: TreeNode,
+  task: WorkerTask,
+  slot: number,
+  scope: readonly string[],
+  hooks: WorkerHooks = {},
+): Promise<DrawResult> {
+  n.cost.workerRuns += 1;
+  const out = await ctx.worker.run(task, slot, ctx.signal, hooks);
+  const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
+  const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
+  if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
+  if (out.tokens !== undefined) n.cost.tokens += out.tokens;
+  const flags: RedFlag[] = [];
+  if (out.finishReason === 'length')
+    flags.push({ rule: 'truncated', message: 'The worker stopped at its output cap.' });
+  const built = await buildTree(ctx, task.baseCommit, out);
+  if (!built.ok) return flagged([...flags, ...built.flags]);
+  const { tree } = built;
+  flags.push(...(await policyFlags(ctx, task.baseCommit, tree, scope)));
+  if (flags.length > 0) return flagged(flags);
+  const patch = await ctx.workspace.diff(task.baseCommit, tree);
+  flags.push(...patchRedFlags(patch, { maxChangedLines: ctx.run.config.maxChangedLines }));
+  if (flags.length === 0 && ctx.run.config.runChecks && n.check !== undefined) {
+    const check = await ctx.workspace.runCheck(tree, n.check, CHECK_TIMEOUT_MS);
+    if (!check.ok)
+      flags.push({
+        rule: 'check-failed',
+        message: `\`${n.check}\` failed: ${check.output.slice(-300)}`,
+      });
+  }
+  if (flags.length === 0) {
+    const review = parseReview(
+      await counted(
+        n,
+        ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
+          slot,
+          temperature: 0,
+          signal: ctx.signal,
+        }),
+      ),
+    );
+    // A malformed review is ignored, never trusted.
+    if (
+      review.ok &&
+      review.value.verdict === 'suspect' &&
+      review.value.confidence >= REVIEW_THRESHOLD
+    )
+      flags.push({
+        rule: 'llm-review',
+        message: `Review: ${review.value.reason || 'the change looks off-task or confused.'}`,
+      });
+  }
+  if (flags.length > 0) return flagged(flags);
+  return {
+    ok: true,
+    key: tree,
+    value: undefined,
+    ...(out.summary === undefined ? {} : { summary: out.summary }),
+    ...externalId,
+  };
+}
+
+/**
+ * The tree a worker's output produces at `base`, or why there is none. Edit paths in the harmless
+ * spellings models write (`./a`, `a//b`, `a/./b`) are made canonical; unsafe or repeated ones,
+ * a patch that does not apply, and anything git refuses are red flags.
+ */
+async function buildTree(
+  ctx: RunContext,
+  base: string,
+  out: Extract<WorkerOutput, { ok: true }>,
+): Promise<{ ok: true; tree: string } | { ok: false; flags: RedFlag[] }> {
+  try {
+    if (out.edits === undefined) {
+      const applied = await ctx.workspace.applyPatch(base, out.patch ?? '');
+      return applied.ok
+        ? applied
+        : {
+            ok: false,
+            flags: [
+              {
+                rule: 'does-not-apply',
+                message: `The patch does not apply at its base: ${applied.reason}`,
+              },
+            ],
+          };
+    }
+    const edits: FileEdit[] = [];
+    const problems: RedFlag[] = [];
+    const seen = new Set<string>();
+    for (const edit of out.edits) {
+      const normal = normalizeRepoPath(edit.path);
+      if (!normal.ok)
+        problems.push({
+          rule: 'unsafe-path',
+          message: `The candidate writes ${JSON.stringify(edit.path)}: ${normal.reason}.`,
+        });
+      else if (seen.has(normal.path))
+        problems.push({
+          rule: 'duplicate-path',
+          message: `The candidate writes ${JSON.stringify(normal.path)} more than once.`,
+        });
+      else {
+        seen.add(normal.path);
+        edits.push({ path: normal.path, content: edit.content });
+      }
+    }
+    if (problems.length > 0) return { ok: false, flags: problems };
+    return { ok: true, tree: await ctx.workspace.treeWithEdits(base, edits) };
+  } catch (error) {
+    return {
+      ok: false,
+      flags: [
+        {
+          rule: 'tree-build-failed',
+          message: `The candidate's files could not be turned into a tree: ${(error as Error).message}`,
+        },
+      ],
+    };
+  }
+}
+
+/** The tree and content red flags of `candidate-policy.ts`, on what git reports between base and tree. */
+async function policyFlags(
+  ctx: RunContext,
+  base: string,
+  tree: string,
+  scope: readonly string[],
+): Promise<RedFlag[]> {
+  const ws = ctx.workspace;
+  const { allow, maxFileBytes } = ctx.run.config;
+  const changes = await ws.changes(base, tree);
+  const dirs = [...new Set(changes.flatMap((c) => ancestors(c.path)))];
+  const baseModes = await ws.modes(base, dirs);
+  const baseSymlinks = new Set(dirs.filter((d) => baseModes.get(d) === '120000'));
+  const flags = treeRedFlags(changes, { scope, allow, maxFileBytes }, baseSymlinks);
+  const written = changes.filter(
+    (c): c is TreeChange & { newBlob: string } =>
+      c.newBlob !== undefined &&
+      c.newMode !== '160000' &&
+      (c.newSize === undefined || c.newSize <= maxFileBytes),
+  );
+  if (written.length === 0) return flags;
+  const blobs = await ws.readBlobs([
+    ...written.map((c) => c.newBlob),
+    ...written.flatMap((c) => (c.oldBlob === undefined ? [] : [c.oldBlob])),
+  ]);
+  const contents = written.map((c) => ({
+    path: c.path,
+    before: c.oldBlob === undefined ? undefined : blobs.get(c.oldBlob),
+    after: blobs.get(c.newBlob) ?? new Uint8Array(),
+  }));
+  return [...flags, ...contentRedFlags(contents, ctx.secrets)];
+}
