@@ -70,14 +70,43 @@ export function isRetryableStatus(status: number | undefined): boolean {
   return status === 408 || status === 429 || (status !== undefined && status >= 500);
 }
 
-const SECRET_PATTERNS: readonly RegExp[] = [
+/** Credentials by their published formats: Google API keys, GitHub tokens. */
+const KEY_FORMATS: readonly RegExp[] = [
   /AIza[0-9A-Za-z_-]{20,}/g,
   /gh[pousr]_[0-9A-Za-z]{20,}/g,
   /github_pat_[0-9A-Za-z_]{20,}/g,
+];
+
+const SECRET_PATTERNS: readonly RegExp[] = [
+  ...KEY_FORMATS,
   /((?:key|token|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?:Bearer\s+)?[^\s"'&,}]{8,}/gi,
 ];
 
-/** Replaces anything that looks like an API key or token with `[redacted]`. */
+/** Redacts text on its way out of MAKER. */
+export type Redactor = (text: string) => string;
+
+/**
+ * The one redactor every outward text passes (the state file, the journal, CLI output, MCP
+ * results): the configured keys' values, whatever their format, and keys of known formats. It
+ * leaves structure alone (a JSON field named `key` holding a tree hash stays), so it is safe on
+ * serialised state.
+ */
+export function makeRedactor(secrets: readonly string[]): Redactor {
+  const values = [...new Set(secrets.filter((s) => s.length >= 4))].sort(
+    (a, b) => b.length - a.length,
+  );
+  return (text) => {
+    let out = text;
+    for (const value of values) if (out.includes(value)) out = out.split(value).join('[redacted]');
+    for (const pattern of KEY_FORMATS) out = out.replace(pattern, '[redacted]');
+    return out;
+  };
+}
+
+/**
+ * Replaces anything that looks like an API key or token with `[redacted]`, including `key=…`
+ * shapes: for free-text messages from services (never for structured data, see {@link makeRedactor}).
+ */
 export function redactSecrets(text: string, extraSecrets: readonly string[] = []): string {
   let out = text;
   for (const secret of extraSecrets) {

@@ -8,7 +8,7 @@ import {
   STATE_FILE_NAME,
   makerStateFile,
 } from '../adapters/state/state-file.js';
-import { ConfigError, UsageError } from '../core/errors.js';
+import { ConfigError, makeRedactor, UsageError } from '../core/errors.js';
 import { PRESETS, type Confidence } from '../core/tree/presets.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
@@ -161,7 +161,10 @@ export async function openWorkspace(
     STATE_FILE_NAME,
     JOURNAL_FILE_NAME,
     `.${STATE_FILE_NAME}.tmp`,
+    `${STATE_FILE_NAME}.bak`,
+    `${STATE_FILE_NAME}.bak.tmp`,
     `${STATE_FILE_NAME}.lock`,
+    `${STATE_FILE_NAME}.lock.*`,
   ]);
   return workspace;
 }
@@ -179,7 +182,7 @@ export function engineFor(
   return new MakerEngine({
     workspace,
     roles,
-    store: makerStateFile(dir),
+    store: makerStateFile(dir, makeRedactor(secrets)),
     journal: (event) => journal.append(event),
     secrets,
     ...(checkpoint === undefined ? {} : { checkpoint }),

@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { CheckRepoActions, simpleGit, type SimpleGit } from 'simple-git';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
+import { runCheckIn } from './git-check.js';
+import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
+import { scratchDir, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
-import { parseCatFileBatch, runGit } from './run-git.js';
+import { runGit } from './run-git.js';
 import type {
   ApplyResult,
   CommitRequest,
@@ -74,7 +77,10 @@ export class GitWorkspace implements Workspace {
     if ((await workspace.resolve('HEAD')) === undefined) {
       // An empty repository: give it a root commit so runs have a base to branch from.
       const branch = (await workspace.#git().raw(['symbolic-ref', 'HEAD'])).trim();
-      const tree = (await workspace.#git().raw(['hash-object', '-t', 'tree', '/dev/null'])).trim();
+      // Written (-w), so the repository's first commit points at a tree it holds (git fsck passes).
+      const tree = (
+        await workspace.#git().raw(['hash-object', '-w', '-t', 'tree', '/dev/null'])
+      ).trim();
       const commit = await workspace.commit({
         tree,
         parents: [],
@@ -83,6 +89,8 @@ export class GitWorkspace implements Workspace {
       });
       await workspace.#git().raw(['update-ref', branch, commit]);
     }
+    await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
+    await sweepScratch(tmpdir());
     return workspace;
   }
 
@@ -227,67 +235,30 @@ export class GitWorkspace implements Workspace {
     });
   }
 
-  async changes(from: string, to: string): Promise<TreeChange[]> {
-    const out = await runGit(this.dir, ['diff-tree', '-r', '-z', '--no-renames', from, to]);
-    const parts = out.toString('utf8').split('\0');
-    const changes: TreeChange[] = [];
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const [oldMode, newMode, oldBlob, newBlob, status] = (parts[i] as string).slice(1).split(' ');
-      const path = parts[i + 1] as string;
-      const kind =
-        status === 'A'
-          ? 'added'
-          : status === 'D'
-            ? 'deleted'
-            : status === 'T'
-              ? 'type-changed'
-              : 'modified';
-      changes.push({
-        path,
-        status: kind,
-        ...(kind === 'added' ? {} : { oldMode, oldBlob }),
-        ...(kind === 'deleted' ? {} : { newMode, newBlob }),
-      });
-    }
-    const sized = changes.filter((c) => c.newBlob !== undefined && c.newMode !== '160000');
-    if (sized.length === 0) return changes;
-    const sizes = new Map(
-      (
-        await runGit(this.dir, ['cat-file', '--batch-check'], {
-          input: `${sized.map((c) => c.newBlob).join('\n')}\n`,
-        })
-      )
-        .toString('utf8')
-        .trim()
-        .split('\n')
-        .map((line) => line.split(' '))
-        .map(([id, , size]) => [id, Number(size)] as const),
-    );
-    return changes.map((c) =>
-      c.newBlob !== undefined && sizes.has(c.newBlob) ? { ...c, newSize: sizes.get(c.newBlob) } : c,
-    );
+  changes(from: string, to: string): Promise<TreeChange[]> {
+    return readChanges(this.dir, from, to);
   }
 
-  async readBlobs(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
-    if (ids.length === 0) return new Map();
-    const out = await runGit(this.dir, ['cat-file', '--batch'], { input: `${ids.join('\n')}\n` });
-    const blobs = new Map<string, Uint8Array>();
-    for (const [id, object] of parseCatFileBatch(out))
-      if (object.type === 'blob') blobs.set(id, object.content);
-    return blobs;
+  readBlobs(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
+    return readBlobs(this.dir, ids);
   }
 
-  async modes(treeish: string, paths: readonly string[]): Promise<Map<string, string>> {
-    if (paths.length === 0) return new Map();
-    const out = await runGit(this.dir, ['ls-tree', '-z', treeish, '--', ...paths], {
-      env: { GIT_LITERAL_PATHSPECS: '1' },
+  modes(treeish: string, paths: readonly string[]): Promise<Map<string, string>> {
+    return readModes(this.dir, treeish, paths);
+  }
+
+  /** Contents of `paths` at a commit or tree, in two git processes whatever their number. */
+  async readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> {
+    const ids = await readEntries(this.dir, treeish, paths);
+    const blobs = await readBlobs(
+      this.dir,
+      [...ids.values()].map((e) => e.id),
+    );
+    return paths.map((path) => {
+      const id = ids.get(path)?.id;
+      const blob = id === undefined ? undefined : blobs.get(id);
+      return { path, content: blob === undefined ? null : Buffer.from(blob).toString('utf8') };
     });
-    const modes = new Map<string, string>();
-    for (const entry of out.toString('utf8').split('\0')) {
-      const tab = entry.indexOf('\t');
-      if (tab > 0) modes.set(entry.slice(tab + 1), entry.slice(0, entry.indexOf(' ')));
-    }
-    return modes;
   }
 
   async diff(from: string, to: string): Promise<string> {
@@ -354,18 +325,6 @@ export class GitWorkspace implements Workspace {
       : { ok: false, tree, conflicts: [...new Set(lines.slice(1))] };
   }
 
-  async readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> {
-    const out: FileEdit[] = [];
-    for (const path of paths) {
-      try {
-        out.push({ path, content: await this.#git().show([`${treeish}:${path}`]) });
-      } catch {
-        out.push({ path, content: null });
-      }
-    }
-    return out;
-  }
-
   async planLanding(
     target: string,
     commit: string,
@@ -407,27 +366,9 @@ export class GitWorkspace implements Workspace {
     command: string,
     timeoutMs: number,
   ): Promise<{ ok: boolean; output: string }> {
-    const scratch = await mkdtemp(join(tmpdir(), 'maker-check-'));
+    const scratch = await scratchDir(tmpdir(), 'check');
     try {
-      await execFileAsync('sh', [
-        '-c',
-        `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`,
-        'sh',
-        this.dir,
-        treeish,
-        scratch,
-      ]);
-      const result = await execFileAsync('sh', ['-c', command], {
-        cwd: scratch,
-        timeout: timeoutMs,
-        maxBuffer: 4 * 1024 * 1024,
-      })
-        .then((r) => ({ ok: true, output: r.stdout + r.stderr }))
-        .catch((error: { stdout?: string; stderr?: string; killed?: boolean }) => ({
-          ok: false,
-          output: `${error.killed === true ? `timed out after ${timeoutMs} ms\n` : ''}${error.stdout ?? ''}${error.stderr ?? ''}`,
-        }));
-      return { ok: result.ok, output: result.output.slice(-2000) };
+      return await runCheckIn(this.dir, scratch, treeish, command, timeoutMs);
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
@@ -474,7 +415,7 @@ export class GitWorkspace implements Workspace {
     base: string,
     work: (git: SimpleGit, scratch: string) => Promise<T>,
   ): Promise<T> {
-    const scratch = await mkdtemp(join(tmpdir(), 'maker-index-'));
+    const scratch = await scratchDir(join(await this.gitDir(), 'maker-tmp'), 'index');
     try {
       const git = this.#git({ GIT_INDEX_FILE: join(scratch, 'index') });
       await git.raw(['read-tree', base]);

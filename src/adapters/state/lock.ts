@@ -4,7 +4,7 @@ import { link, open, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
-import { currentProcess, processIdentity, type ProcessIdentity } from './process-identity.js';
+import { currentProcess, processIdentity, type ProcessIdentity } from '../os/process-identity.js';
 
 /** Who holds a workspace lock, as recorded in the lock file. */
 export interface LockOwner extends ProcessIdentity {

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { TextFile } from 'lowdb/node';
+import { readFile, stat } from 'node:fs/promises';
 import type { ZodType } from 'zod';
 import { MakerError } from '../../core/errors.js';
+import { DurableFile } from './durable-file.js';
 
 /** Why a state file could not be used. The file is never written after any of these. */
 export type StateFileProblem = 'unreadable' | 'corrupt' | 'foreign' | 'newer' | 'invalid';
@@ -12,10 +12,23 @@ export class StateFileError extends MakerError {
   readonly path: string;
   readonly problem: StateFileProblem;
 
-  constructor(path: string, problem: StateFileProblem, detail: string, cause?: unknown) {
-    super(`state-${problem}`, `${path}: ${detail} The file was left untouched.`, { cause });
+  readonly detail: string;
+
+  constructor(
+    path: string,
+    problem: StateFileProblem,
+    detail: string,
+    cause?: unknown,
+    hint?: string,
+  ) {
+    super(
+      `state-${problem}`,
+      `${path}: ${detail} The file was left untouched.${hint === undefined ? '' : ` ${hint}`}`,
+      { cause },
+    );
     this.path = path;
     this.problem = problem;
+    this.detail = detail;
   }
 }
 
@@ -38,20 +51,21 @@ export interface VersionedJsonFileOptions<T> {
 }
 
 /**
- * A JSON document on disk with a `$schemaVersion`, read through zod and written atomically (temp
- * file and rename, via lowdb's steno writer, so a crash leaves the old or the new file, never half
- * of one). A file that cannot be parsed, is not ours, is from a newer version, or does not fit the
- * schema is refused with a {@link StateFileError} and never overwritten: `save` is only allowed
- * after a successful `load`.
+ * A JSON document on disk with a `$schemaVersion`, read through zod and written durably (see
+ * {@link DurableFile}: a crash or power loss leaves the old or the new file, never half of one, and
+ * the previous version stays as `<path>.bak`). A file that cannot be parsed, is not ours, is from a
+ * newer version, or does not fit the schema is refused with a {@link StateFileError}, which names
+ * the backup when it reads correctly, and is never overwritten: `save` is only allowed after a
+ * successful `load`.
  */
 export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
   readonly #options: VersionedJsonFileOptions<T>;
-  readonly #file: TextFile;
+  readonly #file: DurableFile;
   #loaded = false;
 
   constructor(options: VersionedJsonFileOptions<T>) {
     this.#options = options;
-    this.#file = new TextFile(options.path);
+    this.#file = new DurableFile(options.path);
   }
 
   get path(): string {
@@ -60,6 +74,38 @@ export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
 
   /** Reads, migrates and validates the file; a missing file gives `empty()`. */
   async load(): Promise<T> {
+    try {
+      return await this.#load();
+    } catch (error) {
+      if (!(error instanceof StateFileError) || error.problem === 'newer') throw error;
+      const hint = await this.#backupHint();
+      if (hint === undefined) throw error;
+      throw new StateFileError(error.path, error.problem, error.detail, error.cause, hint);
+    }
+  }
+
+  /** Where a usable previous version is, and how to restore it; undefined when there is none. */
+  async #backupHint(): Promise<string | undefined> {
+    const backup = this.#file.backupPath;
+    const text = await readFile(backup, 'utf8').catch(() => undefined);
+    if (text === undefined) return undefined;
+    try {
+      const json: unknown = JSON.parse(text);
+      const version = (json as { $schemaVersion?: unknown }).$schemaVersion;
+      if (typeof version !== 'number' || version > this.#options.currentVersion) return undefined;
+      if (
+        !this.#options.schema.safeParse(this.#migrate(json as Record<string, unknown>, version))
+          .success
+      )
+        return undefined;
+    } catch {
+      return undefined;
+    }
+    const when = (await stat(backup)).mtime.toISOString();
+    return `The previous version (${backup}, saved ${when}) reads correctly: restore it with  mv "${backup}" "${this.#options.path}"  and resume.`;
+  }
+
+  async #load(): Promise<T> {
     const { path, schema, currentVersion } = this.#options;
     const what = this.#options.description ?? 'state';
     let text: string;

@@ -1,4 +1,5 @@
-import { MakerError } from '../../core/errors.js';
+import { makeRedactor, MakerError } from '../../core/errors.js';
+import { secretsOf } from '../wiring.js';
 import { benchCommand, BENCH_HELP } from './commands/bench.js';
 import { estimateCommand, ESTIMATE_HELP } from './commands/estimate.js';
 import { fakeJulesCommand, FAKE_JULES_HELP } from './commands/fake-jules.js';
@@ -49,9 +50,16 @@ const HELP: Readonly<Record<string, string>> = {
 /** Runs one CLI invocation and returns its exit status. Errors a person can fix exit 2 with a message, never a stack. */
 export async function main(
   argv: readonly string[],
-  io: CliIo,
+  rawIo: CliIo,
   signal?: AbortSignal,
 ): Promise<number> {
+  // Every word the CLI prints passes the one redactor that knows the configured keys.
+  const redact = makeRedactor(secretsOf(rawIo.env));
+  const io: CliIo = {
+    ...rawIo,
+    stdout: (text) => rawIo.stdout(redact(text)),
+    stderr: (text) => rawIo.stderr(redact(text)),
+  };
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -104,7 +112,9 @@ export async function runFromProcess(): Promise<void> {
     process.exitCode = await main(process.argv.slice(2), processIo(), controller.signal);
   } catch (error) {
     process.stderr.write(
-      `maker: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      makeRedactor(secretsOf(process.env))(
+        `maker: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      ),
     );
     process.exitCode = 1;
   }

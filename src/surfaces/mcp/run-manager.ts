@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../../core/errors.js';
+import { makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { Confidence } from '../../core/tree/presets.js';
 import type { EngineEvent } from '../../engine/events.js';
@@ -50,10 +50,14 @@ export class RunManager {
   readonly #runDirs = new Map<string, string>();
   readonly #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
+  /** The one redactor for what the server sends back: the configured keys never leave it. */
+  readonly redact: Redactor;
+
   constructor(options: {
     workspaceDir: string;
     env: Readonly<Record<string, string | undefined>>;
   }) {
+    this.redact = makeRedactor(secretsOf(options.env));
     const dir = resolve(options.workspaceDir);
     // The real path: runs are keyed by it, so a symlinked spelling never makes a second engine.
     this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
@@ -190,7 +194,9 @@ export class RunManager {
         () => undefined,
         (error: unknown) => {
           process.stderr.write(
-            `maker: run ${runId} stopped: ${error instanceof Error ? error.message : String(error)}\n`,
+            this.redact(
+              `maker: run ${runId} stopped: ${error instanceof Error ? error.message : String(error)}\n`,
+            ),
           );
         },
       )

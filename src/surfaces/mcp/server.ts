@@ -22,6 +22,9 @@ const INSTRUCTIONS = `MAKER builds software from an idea with voting and red-fla
 /** Builds the MCP server over a run manager. Every failure is an isError result saying what to do next. */
 export function createMakerServer(runs: RunManager, version: string): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version }, { instructions: INSTRUCTIONS });
+  // Every result passes the one redactor before it leaves the server.
+  const guard = (work: () => Promise<CallToolResult>) =>
+    guarded(work).then((r) => redactResult(r, runs.redact));
 
   server.registerTool(
     'maker_start',
@@ -253,8 +256,23 @@ function result(text: string, structured: Record<string, unknown>): CallToolResu
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
+function redactResult(result: CallToolResult, redact: (text: string) => string): CallToolResult {
+  return {
+    ...result,
+    content: result.content.map((c) => (c.type === 'text' ? { ...c, text: redact(c.text) } : c)),
+    ...(result.structuredContent === undefined
+      ? {}
+      : {
+          structuredContent: JSON.parse(redact(JSON.stringify(result.structuredContent))) as Record<
+            string,
+            unknown
+          >,
+        }),
+  };
+}
+
 /** Turns failures into isError results a person (or the model) can act on. Programming errors still say what happened. */
-async function guard(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
+async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await work();
   } catch (error) {

@@ -31,6 +31,17 @@ describe('GitWorkspace', () => {
     expect(git(nested, 'rev-parse', '--show-toplevel')).toBe(nested);
   });
 
+  it('makes repositories git fsck accepts, and sweeps scratch directories a killed process left', async () => {
+    const { dir } = await repo();
+    expect(() => git(dir, 'fsck', '--strict')).not.toThrow();
+    const { mkdir, readdir } = await import('node:fs/promises');
+    const scratch = `${dir}/.git/maker-tmp`;
+    await mkdir(`${scratch}/maker-index-999999-5-abc`, { recursive: true });
+    await mkdir(`${scratch}/maker-check-${process.ppid}-1-abc`, { recursive: true }); // pid reused: gone too
+    await GitWorkspace.open(dir);
+    expect(await readdir(scratch)).toEqual([]);
+  });
+
   it('builds trees from edits and patches without touching the working tree, with layout-independent identity', async () => {
     const { dir, ws, base } = await repo();
     const edited = await ws.treeWithEdits(base, [{ path: 'src/a.txt', content: 'hello\n' }]);

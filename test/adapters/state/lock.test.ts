@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { WorkspaceLock } from '../../../src/adapters/state/lock.js';
-import { currentProcess } from '../../../src/adapters/state/process-identity.js';
+import { currentProcess } from '../../../src/adapters/os/process-identity.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -58,6 +58,33 @@ describe('VersionedJsonFile', () => {
     expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ $schemaVersion: 2 });
   });
 
+  it('keeps the previous version as .bak, and offers it when the file is torn', async () => {
+    const dir = await tempDir();
+    const { store, path } = await fileIn(dir);
+    await store.load();
+    await store.save({ $schemaVersion: 2, runs: { r1: { idea: 'first', k: 2 } } });
+    await store.save({ $schemaVersion: 2, runs: { r1: { idea: 'second', k: 2 } } });
+    expect((await readdir(dir)).sort()).toEqual(['maker-state.json', 'maker-state.json.bak']);
+    expect(JSON.parse(await readFile(`${path}.bak`, 'utf8'))).toMatchObject({
+      runs: { r1: { idea: 'first' } },
+    });
+    // A power loss mid-write on a file system without ordering: a torn file.
+    const torn = (await readFile(path, 'utf8')).slice(0, 20);
+    await writeFile(path, torn);
+    const error = await (await fileIn(dir)).store.load().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `not valid JSON.*left untouched\\. The previous version \\(${path.replace(/[.]/g, '\\.')}\\.bak, saved .*\\) reads correctly: restore it with  mv`,
+      ),
+    );
+    expect(await readFile(path, 'utf8')).toBe(torn);
+    // An unusable backup is not offered.
+    await writeFile(`${path}.bak`, '{');
+    const plain = await (await fileIn(dir)).store.load().catch((e: unknown) => e);
+    expect((plain as Error).message).not.toMatch(/previous version/);
+  });
+
   it('migrates an older version on load', async () => {
     const dir = await tempDir();
     const { store } = await fileIn(
@@ -108,5 +135,18 @@ describe('Journal', () => {
     expect(records.map((r) => r['seq'])).toEqual([1, 2, 3, 4]);
     expect(await readFile(journal.path, 'utf8')).not.toContain(secret);
     expect(records[3]?.['message']).toBe('key [redacted] rejected');
+  });
+
+  it('starts the next process’s first record on a fresh line after a torn one, and leaves tree hashes alone', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'maker-journal.jsonl');
+    await writeFile(path, '{"seq": 1}\n{"seq": 2, "ty');
+    const next = new Journal(path, ['some-configured-key']);
+    const key = 'a'.repeat(40);
+    await next.append({ seq: 3, type: 'sample-drawn', key });
+    await next.append({ seq: 4, type: 'vote-end' });
+    const records = await next.read();
+    expect(records.map((r) => r['seq'])).toEqual([1, 3, 4]);
+    expect(records[1]?.['key']).toBe(key);
   });
 });

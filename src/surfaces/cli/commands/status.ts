@@ -11,6 +11,7 @@ import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { renderNode, renderTree, summarise } from '../../../engine/summary.js';
 import { answerQuestion } from '../../../engine/questions.js';
 import { secretsOf } from '../../wiring.js';
+import { makeRedactor } from '../../../core/errors.js';
 import { parseCommandArgs, rejectPositionals } from '../args.js';
 import type { CliIo } from '../io.js';
 
@@ -138,7 +139,7 @@ export async function answerCommand(args: readonly string[], io: CliIo): Promise
   await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: 'answer',
   }).holdUntilExit();
-  const store = makerStateFile(dir);
+  const store = makerStateFile(dir, makeRedactor(secretsOf(io.env)));
   const state = await store.load();
   const run =
     values.run !== undefined

@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
 import { createMakerServer } from '../../src/surfaces/mcp/server.js';
+import { startFakeGemini } from '../../src/testing/fake-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -15,8 +16,8 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function connect(dir: string) {
-  const runs = new RunManager({ workspaceDir: dir, env: {} });
+async function connect(dir: string, env: Record<string, string> = {}) {
+  const runs = new RunManager({ workspaceDir: dir, env });
   const server = createMakerServer(runs, '0.0.0-test');
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'test', version: '1' });
@@ -110,5 +111,26 @@ describe('tool arguments are bounded', () => {
       answer: 'y'.repeat(10_000),
     });
     expect(long.isError).toBe(true);
+  });
+});
+
+describe('what the server sends back', () => {
+  it('never carries a configured key, even when a service quotes it', async () => {
+    const keys = { GEMINI_API_KEY: 'gem-key-mcp-0001', JULES_API_KEY: 'jules-key-mcp-0002' };
+    const fake = await startFakeGemini(() => ({
+      status: 400,
+      message: `refused; saw ${keys.GEMINI_API_KEY} and ${keys.JULES_API_KEY}`,
+    }));
+    closers.push(() => fake.close());
+    const workspace = await tempDir();
+    const { call } = await connect(workspace, { ...keys, GOOGLE_GEMINI_BASE_URL: fake.baseUrl });
+    const started = await call('maker_start', { idea: 'x', worker: 'gemini' });
+    const runId = (started.structuredContent as { runId: string }).runId;
+    let waited = started;
+    for (let i = 0; i < 5 && !/: failed\./.test(text(waited)); i++)
+      waited = await call('maker_wait', { runId, seconds: 30 });
+    expect(text(waited)).toMatch(/refused; saw \[redacted\] and \[redacted\]/);
+    const all = JSON.stringify([waited, await call('maker_status', { runId })]);
+    for (const key of Object.values(keys)) expect(all).not.toContain(key);
   });
 });

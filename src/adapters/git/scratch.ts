@@ -1,0 +1,25 @@
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { currentProcess, processIdentity } from '../os/process-identity.js';
+
+/**
+ * A fresh scratch directory under `root`, named after this process (`<kind>-<pid>-<start>-…`), so
+ * one left behind by a killed process is recognised — its owner is gone — and swept later.
+ */
+export async function scratchDir(root: string, kind: string): Promise<string> {
+  await mkdir(root, { recursive: true });
+  const { pid, startTime } = currentProcess();
+  return mkdtemp(join(root, `maker-${kind}-${pid}-${startTime ?? '0'}-`));
+}
+
+/** Removes the scratch directories under `root` whose process is gone (a SIGKILL leaves them). */
+export async function sweepScratch(root: string): Promise<void> {
+  const entries = await readdir(root).catch(() => []);
+  for (const name of entries) {
+    const match = /^maker-[a-z]+-(\d+)-([^-]+)-/.exec(name);
+    if (match === null) continue;
+    const owner = processIdentity(Number(match[1]));
+    if (owner === undefined || (match[2] !== '0' && owner.startTime !== match[2]))
+      await rm(join(root, name), { recursive: true, force: true });
+  }
+}

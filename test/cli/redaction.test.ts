@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const run = promisify(execFile);
+const tempDir = useTempDirs();
+const CLI = join(process.cwd(), 'dist', 'maker.js');
+let fake: FakeGemini | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+/** Keys of no known format: only the one redactor that knows the configured values can catch them. */
+const KEYS = {
+  GEMINI_API_KEY: 'gem-key-for-tests-001',
+  JULES_API_KEY: 'jules-key-for-tests-002',
+  GITHUB_TOKEN: 'gh-token-for-tests-003',
+};
+
+describe('one redactor for everything written outward', () => {
+  it('keeps every configured key out of state, backup, journal, output and git when a service quotes them', async () => {
+    // The model service fails with a message quoting every key (a proxy echoing headers, say).
+    fake = await startFakeGemini(() => ({
+      status: 400,
+      message: `bad request; saw ${Object.values(KEYS).join(', ')}`,
+    }));
+    const dir = await tempDir();
+    const result = await run(
+      process.execPath,
+      [CLI, 'run', 'a csv tool', '--dir', dir, '--worker', 'gemini', '--hitl', 'auto'],
+      {
+        env: { PATH: process.env['PATH'] ?? '', ...KEYS, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
+      },
+    ).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    expect(result.stdout + result.stderr).toMatch(/bad request; saw \[redacted\]/);
+    const written = [result.stdout, result.stderr];
+    for (const file of await readdir(dir)) {
+      if (file === '.git') continue;
+      written.push(await readFile(join(dir, file), 'utf8'));
+    }
+    written.push(await readFile(join(dir, '.git', 'config'), 'utf8'));
+    const state = await readFile(join(dir, 'maker-state.json'), 'utf8');
+    expect(state).toMatch(/\[redacted\]/); // the run's error was saved, redacted
+    for (const text of written)
+      for (const key of Object.values(KEYS)) expect(text).not.toContain(key);
+  });
+});
