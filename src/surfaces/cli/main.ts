@@ -1,53 +1,127 @@
+import { Command, CommanderError } from 'commander';
 import { makeRedactor, MakerError } from '../../core/errors.js';
 import { secretsOf } from '../wiring.js';
-import { benchCommand, BENCH_HELP } from './commands/bench.js';
-import { estimateCommand, ESTIMATE_HELP } from './commands/estimate.js';
-import { fakeJulesCommand, FAKE_JULES_HELP } from './commands/fake-jules.js';
-import { runCommand, RUN_HELP } from './commands/run.js';
-import { answerCommand, statusCommand, STATUS_HELP } from './commands/status.js';
+import { answerCommand } from './commands/answer.js';
+import { benchGroup } from './commands/bench.js';
+import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
+import { estimateCommand } from './commands/estimate.js';
+import { fakeJulesCommand } from './commands/fake-jules.js';
+import { demoCommand, resumeCommand, runCommand } from './commands/run.js';
+import { statusCommand } from './commands/status.js';
+import {
+  configure,
+  exitText,
+  setTerm,
+  toCommander,
+  type AnyCommandSpec,
+  type CliContext,
+  type GroupSpec,
+} from './define.js';
 import { processIo, type CliIo } from './io.js';
 
 declare const MAKER_VERSION: string | undefined;
 const VERSION = typeof MAKER_VERSION === 'string' ? MAKER_VERSION : '0.0.0-dev';
 
-export const MAIN_HELP = `maker — MAKER for Gemini CLI: reliable multi-step work by maximal
-decomposition, first-to-ahead-by-k voting and red-flagging (Meyerson et al.,
-"Solving a Million-Step LLM Task with Zero Errors", arXiv:2511.09030).
+/** Every command, in the order `maker --help` lists them. */
+export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
+  runCommand,
+  resumeCommand,
+  statusCommand,
+  answerCommand,
+  demoCommand,
+  benchGroup,
+  estimateCommand,
+  fakeJulesCommand,
+];
 
-Usage:
-  maker <command> [options]
+export const EXIT_STATUSES = [
+  [0, 'success (a run: landed or vetoed; a benchmark: solved)'],
+  [1, 'failure (a run failed, a benchmark missed, a file could not be read)'],
+  USAGE_EXIT,
+  [4, 'a run waits for answers (--hitl defer): `maker answer`, then `maker resume`'],
+  INTERRUPTED_EXIT,
+] as const;
 
-Commands:
-  run "<idea>"  decompose, vote and compose an idea into a git repository
-  resume        continue an unfinished run from maker-state.json
-  status        the run's tree, votes, flags, cost and pending questions
-  answer        answer a pending question (clarify, select or veto)
-  demo          the whole pipeline offline on the simulated model and worker
-  bench hanoi   the paper's million-step Towers of Hanoi benchmark (offline by default)
-  estimate      advise k and predict samples and cost from a measured success rate
-  fake-jules    a local fake Jules API server (for trying --worker jules offline)
-  help [cmd]    show help for a command
+const INTRO = `MAKER for Gemini CLI: reliable multi-step work by maximal decomposition,
+first-to-ahead-by-k voting and red-flagging (Meyerson et al., "Solving a
+Million-Step LLM Task with Zero Errors", arXiv:2511.09030).`;
 
-Options:
-  --version     print the version
-  -h, --help    show this help
+function isGroup(spec: AnyCommandSpec | GroupSpec): spec is GroupSpec {
+  return 'commands' in spec;
+}
 
-Every command takes --json for scripts and --help for its options.
-Start with:  maker demo    or    maker bench hanoi --disks 20
-`;
+/** The whole command tree, fresh for one invocation; `done` receives the exit status. */
+export function buildProgram(ctx: CliContext, done: (status: number) => void): Command {
+  const program = configure(new Command('maker'), ctx.io)
+    .description(INTRO)
+    .usage('<command> [options]')
+    .version(VERSION, '-v, --version', 'print the version')
+    .addHelpText(
+      'after',
+      `\nEvery command has --help; \`maker help <command>\` shows the same page.\nStart with:  maker demo    or    maker bench hanoi --disks 20\n\n${exitText(EXIT_STATUSES)}`,
+    );
+  for (const spec of COMMANDS) {
+    if (!isGroup(spec)) {
+      program.addCommand(toCommander(spec, '', ctx, done));
+      continue;
+    }
+    const group = setTerm(configure(new Command(spec.name), ctx.io), `${spec.name} <benchmark>`)
+      .summary(spec.summary)
+      .description(spec.description ?? spec.summary)
+      .usage('<benchmark> [options]')
+      .addHelpText('after', `\n${exitText(EXIT_STATUSES)}`);
+    for (const sub of spec.commands) group.addCommand(toCommander(sub, spec.name, ctx, done));
+    program.addCommand(group);
+  }
+  program
+    .command('help')
+    .summary('show the help of a command')
+    .argument('[command...]', 'a command, e.g. run or bench hanoi')
+    .action((path: string[]) => {
+      let target: Command = program;
+      for (const name of path) {
+        const next = target.commands.find((c) => c.name() === name);
+        if (next === undefined) throw unknownCommand(path.join(' '));
+        target = next;
+      }
+      target.outputHelp();
+      done(0);
+    });
+  return program;
+}
 
-const HELP: Readonly<Record<string, string>> = {
-  bench: BENCH_HELP,
-  estimate: ESTIMATE_HELP,
-  'fake-jules': FAKE_JULES_HELP,
-  run: RUN_HELP,
-  resume: RUN_HELP,
-  demo: RUN_HELP,
-  status: STATUS_HELP,
-  answer: STATUS_HELP,
-};
+function unknownCommand(name: string): MakerError {
+  return new MakerError('usage', `unknown command "${name}". Run \`maker --help\` for the list.`);
+}
 
-/** Runs one CLI invocation and returns its exit status. Errors a person can fix exit 2 with a message, never a stack. */
+/** The command path the arguments name (`bench hanoi`), for pointing at its help. */
+function commandPath(program: Command, argv: readonly string[]): string {
+  const path: string[] = [];
+  let at = program;
+  for (const word of argv) {
+    const next = at.commands.find((c) => c.name() === word);
+    if (next === undefined) break;
+    path.push(word);
+    at = next;
+  }
+  return path.join(' ');
+}
+
+/** Commander's complaint, as maker says it. */
+function usageMessage(error: CommanderError, path: string): string {
+  const text = error.message.replace(/^error: /, '');
+  if (error.code === 'commander.unknownCommand')
+    return `${text.replace(/^unknown command '([^']*)'\.?/, 'unknown command "$1".')} Run \`maker ${path === '' ? '' : `${path} `}--help\` for the list.`;
+  const said = text
+    .replace(/^option '([^']+)' argument missing$/, "option '$1' needs a value.")
+    .replace(/^unknown option/, 'Unknown option');
+  return `${said}${/[.)]$/.test(said) ? '' : '.'} See \`maker ${path === '' ? '' : `${path} `}--help\`.`;
+}
+
+/**
+ * Runs one CLI invocation and returns its exit status. A usage error exits 2 with a message, never
+ * a stack; an interrupt exits 130. Anything else unexpected is thrown, for {@link runFromProcess}.
+ */
 export async function main(
   argv: readonly string[],
   rawIo: CliIo,
@@ -60,48 +134,41 @@ export async function main(
     stdout: (text) => rawIo.stdout(redact(text)),
     stderr: (text) => rawIo.stderr(redact(text)),
   };
-  const [command, ...rest] = argv;
+  let status = 0;
+  const program = buildProgram({ io, signal }, (s) => (status = s));
+  if (argv.length === 0) {
+    program.outputHelp({ error: true });
+    return 2;
+  }
   try {
-    switch (command) {
-      case undefined:
-      case '-h':
-      case '--help':
-        io.stdout(MAIN_HELP);
-        return command === undefined ? 2 : 0;
-      case 'help': {
-        const topic = rest[0];
-        io.stdout(topic !== undefined && HELP[topic] !== undefined ? HELP[topic] : MAIN_HELP);
-        return 0;
-      }
-      case '--version':
-      case '-v':
-        io.stdout(`${VERSION}\n`);
-        return 0;
-      case 'bench':
-        return await benchCommand(rest, io, signal);
-      case 'estimate':
-        return estimateCommand(rest, io);
-      case 'fake-jules':
-        return await fakeJulesCommand(rest, io, signal);
-      case 'run':
-      case 'resume':
-      case 'demo':
-        return await runCommand(command, rest, io, signal);
-      case 'status':
-        return await statusCommand(rest, io);
-      case 'answer':
-        return await answerCommand(rest, io);
-      default:
-        io.stderr(`maker: unknown command "${command}". Run \`maker --help\` for the list.\n`);
-        return 2;
-    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return status;
   } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (error.code === 'commander.help') return error.exitCode === 0 ? 0 : 2;
+      io.stderr(`maker: ${usageMessage(error, commandPath(program, argv))}\n`);
+      return 2;
+    }
+    if (signal?.aborted === true || (error instanceof MakerError && error.code === 'aborted')) {
+      io.stderr('maker: interrupted.\n');
+      return 130;
+    }
     if (error instanceof MakerError) {
       io.stderr(`maker: ${error.message}\n`);
       return error.code === 'usage' || error.code === 'config' ? 2 : 1;
     }
+    if (isSystemError(error)) {
+      // The machine refused (permissions, disk full…): the person's to fix, not a bug.
+      io.stderr(`maker: ${error.message}\n`);
+      return 1;
+    }
     throw error;
   }
+}
+
+function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 /** Process entry: wires real I/O and Ctrl-C to cancellation. */
@@ -113,7 +180,7 @@ export async function runFromProcess(): Promise<void> {
   } catch (error) {
     process.stderr.write(
       makeRedactor(secretsOf(process.env))(
-        `maker: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        `maker: unexpected error — this is a bug in maker ${VERSION}. Please report it as an issue on the project's repository, with the command you ran and the text below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
       ),
     );
     process.exitCode = 1;

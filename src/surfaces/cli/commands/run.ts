@@ -1,10 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { UsageError } from '../../../core/errors.js';
-import type { Question, Run, RunConfig } from '../../../core/tree/schema.js';
-import type { Confidence } from '../../../core/tree/presets.js';
+import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
@@ -18,229 +16,280 @@ import {
   secretsOf,
 } from '../../wiring.js';
 import { julesConfig } from '../../jules-wiring.js';
+import { defineCommand, option, type CliContext } from '../define.js';
+import { oneOf } from '../values.js';
 import { addLocalOrigin, julesChoices } from '../jules-flags.js';
-import { numberFlag, parseCommandArgs, rejectPositionals } from '../args.js';
 import type { CliIo } from '../io.js';
+import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption, runOption } from './common.js';
+import { JULES_NOTES, RUN_OPTIONS as O } from './run-options.js';
+import { exitCode, humanOutcome, watch } from './run-watch.js';
 
-export const RUN_HELP = `maker run — from an idea to a committed result, with MAKER's voting
+const RUN_EXITS = [
+  [0, 'done (landed) or vetoed'],
+  [1, 'failed (the summary says why; `maker resume` continues after the cause is fixed)'],
+  USAGE_EXIT,
+  [4, 'waiting for answers (--hitl defer): `maker answer`, then `maker resume`'],
+  INTERRUPTED_EXIT,
+] as const;
 
-Usage:
-  maker run "<idea>" [--dir <repo>] [--worker gemini|jules|jules-fake|sim]
-                     [--confidence low|medium|high] [--k N] [--hitl tty|auto|fail|defer]
-                     [--seed S] [--max-depth N] [--concurrency N] [--model M]
-                     [--jules-plan free|pro|ultra] [--jules-concurrency N]
-                     [--jules-daily-sessions N] [--jules-plan-review] [--json]
-  maker resume [--dir <repo>] [--run ID] [--hitl …] [--jules-… (raise the limits)] [--json]
-  maker demo [--dir D] [--worker sim|jules-fake] [--seed S] [--json]
+type Hitl = 'tty' | 'defer' | 'auto' | 'fail';
 
-run: splits the idea into a tree of minimal subtasks (splits and "is this
-minimal?" are voted), samples 2k-1 candidate changes per subtask, red-flags
-suspect ones, votes first-to-ahead-by-k, composes the winners bottom-up on
-branches maker/<run>/n-…, and lands the result on the default branch after a
-final veto question. Everything is saved in <repo>/maker-state.json; a crash or
-Ctrl-C loses nothing: run \`maker resume\`.
-
-Options:
-  --dir D          the git repository (created if missing; default: current directory)
-  --worker W       gemini (needs GEMINI_API_KEY), jules (Jules sessions write the code;
-                   needs JULES_API_KEY and GEMINI_API_KEY for planning, judging and merge
-                   conflicts, and a GitHub origin connected to Jules, or JULES_SOURCE=
-                   sources/github/<owner>/<repo>), jules-fake (the Jules protocol against
-                   a local fake server with a simulated agent; offline) or sim (offline,
-                   seeded; default sim)
-  --confidence C   low (k=1), medium (k=2, default) or high (k=3): margin, caps, triggers
-  --k N            override the vote margin
-  --hitl H         how questions are answered: tty (ask here; default on a terminal),
-                   defer (save and exit; default otherwise; answer with \`maker answer\`),
-                   auto (take the leading candidate, accept the result), fail (stop)
-  --seed S         seed of the sim worker (default 1)
-  --max-depth N    deepest decomposition (default 3)
-  --concurrency N  paid calls at once (default 4; with Jules, the session cap + 2,
-                   as a session holds a slot while it runs)
-  --model M        Gemini model (default gemini-2.5-flash)
-  --run-checks     run each subtask's check command (proposed by the planner) on
-                   every candidate, in a scratch checkout; a failing check is a red
-                   flag. The commands come from the model: off unless asked.
-  --json           print one JSON summary at the end
-
-Jules (with --worker jules or jules-fake; kept in the state file, so a resume
-keeps them):
-  --jules-plan P             free (3 sessions at once, 15 per 24 h; default), pro
-                             (15, 100) or ultra (60, 300): your plan's limits
-  --jules-concurrency N      sessions at once (overrides the plan's)
-  --jules-daily-sessions N   sessions started in any 24 hours, across every run in
-                             this repository (overrides the plan's); when spent, the
-                             run stops and says when \`maker resume\` can go on
-  --jules-plan-review        ask you to approve or veto each session's plan
-                             (default: plans are approved automatically)
-Environment: JULES_API_KEY; JULES_SOURCE (the Jules source, when origin is not
-the GitHub repository); JULES_BASE_URL (API endpoint); JULES_POLL_MS (first poll
-delay and cap in ms, default 15000:60000).
-
-demo: the whole pipeline offline on the sim planner in a fresh repository (a
-temp directory unless --dir), questions answered automatically. --worker
-jules-fake sends every candidate through the Jules REST protocol to a local fake
-Jules server (with a local origin repository the leaf branches are pushed to).
-
-Exit status: 0 done or vetoed, 4 waiting for answers, 1 failed, 2 usage error.
-`;
-
-const RUN_OPTIONS = {
-  dir: { type: 'string' },
-  worker: { type: 'string' },
-  confidence: { type: 'string' },
-  k: { type: 'string' },
-  hitl: { type: 'string' },
-  seed: { type: 'string' },
-  'max-depth': { type: 'string' },
-  concurrency: { type: 'string' },
-  model: { type: 'string' },
-  'run-checks': { type: 'boolean' },
-  'jules-plan': { type: 'string' },
-  'jules-concurrency': { type: 'string' },
-  'jules-daily-sessions': { type: 'string' },
-  'jules-plan-review': { type: 'boolean' },
-  run: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-export async function runCommand(
-  command: 'run' | 'resume' | 'demo',
-  args: readonly string[],
-  io: CliIo,
-  signal?: AbortSignal,
-): Promise<number> {
-  const { values, positionals } = parseCommandArgs(command, args, RUN_OPTIONS);
-  if (values.help === true) {
-    io.stdout(RUN_HELP);
-    return 0;
-  }
-  const json = values.json === true;
-  const hitlChoice = values.hitl ?? (command === 'demo' ? 'auto' : io.stdinIsTty ? 'tty' : 'defer');
-  if (!['tty', 'auto', 'fail', 'defer'].includes(hitlChoice))
-    throw new UsageError(`--hitl must be tty, auto, fail or defer (got "${hitlChoice}").`);
-  if (hitlChoice === 'tty' && !io.stdinIsTty)
+/** The engine's HITL policy for a --hitl choice; `tty` needs a terminal. */
+function hitlPolicy(choice: Hitl, io: CliIo): RunConfig['hitl'] {
+  if (choice === 'tty' && !io.stdinIsTty)
     throw new UsageError(
       '--hitl tty needs a terminal; use --hitl defer (then `maker answer`), auto or fail.',
     );
-  const hitl: RunConfig['hitl'] = hitlChoice === 'tty' ? 'wait' : (hitlChoice as RunConfig['hitl']);
-  const julesFlags = julesChoices(values);
+  return choice === 'tty' ? 'wait' : choice;
+}
 
-  let dir: string;
-  let runId: string;
-  let engine: MakerEngine;
-  let roles: ReturnType<typeof rolesFor>;
-  if (command === 'resume') {
-    rejectPositionals(command, positionals);
-    dir = resolve(values.dir ?? io.cwd);
-    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command }).holdUntilExit();
+export const runCommand = defineCommand({
+  name: 'run',
+  summary: 'decompose, vote and compose an idea into a git repository',
+  description: `From an idea to a committed result, with MAKER's voting.
+
+Splits the idea into a tree of minimal subtasks (splits and "is this minimal?"
+are voted), samples 2k-1 candidate changes per subtask, red-flags suspect ones,
+votes first-to-ahead-by-k, composes the winners bottom-up on branches
+maker/<run>/n-…, and lands the result on the default branch after a final veto
+question. Everything is saved in <repo>/maker-state.json; a crash or Ctrl-C
+loses nothing: run \`maker resume\`.`,
+  args: [
+    {
+      name: 'idea',
+      help: 'what to build, quoted as one argument',
+      required: true,
+      missing: 'maker run needs an idea: maker run "a CLI that converts CSV to Parquet".',
+    },
+  ],
+  excess: 'maker run takes one idea: quote it as one argument, e.g. maker run "a todo list CLI".',
+  options: {
+    dir: {
+      ...dirOption,
+      help: 'the git repository (created if missing; default: the current directory)',
+    },
+    worker: O.worker,
+    confidence: O.confidence,
+    k: O.k,
+    hitl: O.hitl,
+    seed: O.seed,
+    maxDepth: O.maxDepth,
+    concurrency: O.concurrency,
+    model: O.model,
+    runChecks: O.runChecks,
+    julesPlan: O.julesPlan,
+    julesConcurrency: O.julesConcurrency,
+    julesDailySessions: O.julesDailySessions,
+    julesPlanReview: O.julesPlanReview,
+    json: O.json,
+  },
+  notes: JULES_NOTES,
+  exits: RUN_EXITS,
+  run: async ({ args, options: o }, ctx) => {
+    const idea = args[0] as string;
+    const hitlChoice = o.hitl ?? (ctx.io.stdinIsTty ? 'tty' : 'defer');
+    return start(ctx, {
+      idea,
+      dir: resolve(o.dir ?? ctx.io.cwd),
+      hitlChoice,
+      json: o.json === true,
+      choices: {
+        worker: o.worker ?? 'sim',
+        confidence: o.confidence ?? 'medium',
+        hitl: hitlPolicy(hitlChoice, ctx.io),
+        runChecks: o.runChecks === true,
+        ...defined({
+          k: o.k,
+          seed: o.seed,
+          maxDepth: o.maxDepth,
+          concurrency: o.concurrency,
+          model: o.model,
+          jules: julesChoices(o),
+        }),
+      },
+    });
+  },
+});
+
+export const demoCommand = defineCommand({
+  name: 'demo',
+  summary: 'the whole pipeline offline on the simulated model and worker',
+  description: `The whole pipeline offline on the simulated planner in a fresh repository (a
+temp directory unless --dir), questions answered automatically. Every candidate
+is simulated: nothing it writes is real work. --worker jules-fake sends every
+candidate through the Jules REST protocol to a local fake Jules server (with a
+local origin repository the leaf branches are pushed to).`,
+  args: [
+    {
+      name: 'idea',
+      help: 'what to pretend to build (default: a command-line tool that converts CSV files to JSON)',
+    },
+  ],
+  options: {
+    dir: {
+      ...dirOption,
+      help: 'the repository (created if missing; default: a new temp directory)',
+    },
+    worker: option(
+      '--worker <kind>',
+      'sim (default) or jules-fake (every candidate through the Jules protocol, against a local fake)',
+      oneOf(['sim', 'jules-fake']),
+    ),
+    seed: O.seed,
+    json: { ...O.json, help: 'print one JSON summary at the end' },
+  },
+  exits: [[0, 'done'], [1, 'failed'], USAGE_EXIT, INTERRUPTED_EXIT],
+  run: async ({ args, options: o }, ctx) => {
+    const worker = o.worker ?? 'sim';
+    return start(ctx, {
+      idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
+      dir: resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-')))),
+      hitlChoice: 'auto',
+      json: o.json === true,
+      demo: true,
+      choices: {
+        worker,
+        hitl: 'auto',
+        sim: { clarify: true },
+        ...defined({ seed: o.seed }),
+      },
+    });
+  },
+});
+
+export const resumeCommand = defineCommand({
+  name: 'resume',
+  summary: 'continue an unfinished run from maker-state.json',
+  description: `Continues an unfinished run (the latest one unless --run) from the state file,
+exactly where it stopped: finished work is never paid for twice.`,
+  options: {
+    dir: dirOption,
+    run: { ...runOption, help: 'the run (default: the latest unfinished one)' },
+    hitl: O.hitl,
+    julesPlan: O.julesPlan,
+    julesConcurrency: O.julesConcurrency,
+    julesDailySessions: O.julesDailySessions,
+    julesPlanReview: O.julesPlanReview,
+    json: O.json,
+  },
+  notes: 'The --jules-… options raise (or lower) the limits the run was started with.\n',
+  exits: RUN_EXITS,
+  run: async ({ options: o }, ctx) => {
+    const { io } = ctx;
+    const hitlChoice = o.hitl ?? (io.stdinIsTty ? 'tty' : 'defer');
+    const hitl = hitlPolicy(hitlChoice, io);
+    const julesFlags = julesChoices(o);
+    const dir = resolve(o.dir ?? io.cwd);
+    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+      command: 'resume',
+    }).holdUntilExit();
     const state = await makerStateFile(dir).load();
-    const run = pickRun(state.runs, values.run, dir);
-    if (values.hitl !== undefined) run.config.hitl = hitl;
-    if (julesFlags !== undefined) {
-      if (run.config.worker !== 'jules' && run.config.worker !== 'jules-fake')
-        throw new UsageError(
-          `Run ${run.id} does not use the jules worker: --jules-… flags do not apply.`,
-        );
-      run.config.jules = {
-        ...(run.config.jules ?? julesConfig(run.config.worker)),
-        ...julesFlags,
-      };
-    }
+    const run = pickRun(state.runs, o.run, dir);
+    if (
+      julesFlags !== undefined &&
+      run.config.worker !== 'jules' &&
+      run.config.worker !== 'jules-fake'
+    )
+      throw new UsageError(
+        `Run ${run.id} does not use the jules worker: --jules-… flags do not apply.`,
+      );
     const workspace = await openWorkspace(dir, false, io.env);
-    roles = rolesFor(run.config, workspace, io.env);
-    engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
-    runId = run.id;
-    const loaded = await engine.getRun(runId);
-    if (values.hitl !== undefined) loaded.config.hitl = hitl;
-    if (julesFlags !== undefined) loaded.config.jules = run.config.jules;
-  } else {
-    const idea =
-      command === 'demo'
-        ? (positionals[0] ?? 'a command-line tool that converts CSV files to JSON')
-        : positionals[0];
-    if (idea === undefined || idea.trim() === '')
-      throw new UsageError(
-        'maker run needs an idea: maker run "a CLI that converts CSV to Parquet".',
-      );
-    if (positionals.length > 1)
-      throw new UsageError(
-        `Unexpected argument "${positionals[1]}": quote the idea as one argument.`,
-      );
-    dir = resolve(
-      values.dir ?? (command === 'demo' ? await mkdtemp(join(tmpdir(), 'maker-demo-')) : io.cwd),
-    );
-    const worker = (values.worker ?? 'sim') as RunConfig['worker'];
-    const workers =
-      command === 'demo' ? ['sim', 'jules-fake'] : ['sim', 'gemini', 'jules', 'jules-fake'];
-    if (!workers.includes(worker))
-      throw new UsageError(`--worker must be ${workers.join(', ')} (got "${worker}").`);
-    if (julesFlags !== undefined && worker !== 'jules' && worker !== 'jules-fake')
-      throw new UsageError('The --jules-… flags need --worker jules or jules-fake.');
-    const confidence = (values.confidence ?? 'medium') as Confidence;
-    if (!['low', 'medium', 'high'].includes(confidence))
-      throw new UsageError(`--confidence must be low, medium or high (got "${confidence}").`);
-    const workspace = await openWorkspace(dir, true, io.env);
-    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command }).holdUntilExit();
-    if (command === 'demo' && worker === 'jules-fake') await addLocalOrigin(workspace);
-    const head = await workspace.currentBranch();
-    const k = numberFlag('k', values.k, { min: 1, max: 20, integer: true });
-    const seed = numberFlag('seed', values.seed, { min: 0, integer: true });
-    const maxDepth = numberFlag('max-depth', values['max-depth'], {
-      min: 0,
-      max: 8,
-      integer: true,
-    });
-    const concurrency = numberFlag('concurrency', values.concurrency, {
-      min: 1,
-      max: 64,
-      integer: true,
-    });
-    const config = runConfig({
-      worker,
-      ...(julesFlags === undefined ? {} : { jules: julesFlags }),
-      confidence,
-      hitl,
-      defaultBranch: head,
-      ...(k === undefined ? {} : { k }),
-      ...(seed === undefined ? {} : { seed }),
-      ...(maxDepth === undefined ? {} : { maxDepth }),
-      ...(concurrency === undefined ? {} : { concurrency }),
-      ...(values.model === undefined ? {} : { model: values.model }),
-      runChecks: values['run-checks'] === true,
-      ...(command === 'demo' ? { sim: { clarify: true } } : {}),
-    });
-    await preflight(config, workspace, io.env);
-    roles = rolesFor(config, workspace, io.env);
-    engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
-    runId = await engine.create(idea, config);
-    if (!json) io.stderr(`maker: run ${runId} in ${dir}\n`);
-  }
+    const jules =
+      julesFlags === undefined
+        ? run.config.jules
+        : {
+            ...(run.config.jules ?? julesConfig(run.config.worker as 'jules' | 'jules-fake')),
+            ...julesFlags,
+          };
+    const config: RunConfig = {
+      ...run.config,
+      ...(o.hitl === undefined ? {} : { hitl }),
+      ...(jules === undefined ? {} : { jules }),
+    };
+    const roles = rolesFor(config, workspace, io.env);
+    const engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
+    const loaded = await engine.getRun(run.id);
+    loaded.config = config;
+    return drive(ctx, { engine, runId: run.id, dir, hitlChoice, json: o.json === true, roles });
+  },
+});
 
+function defined<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
+}
+
+/** Creates a run (after every check) and drives it. */
+async function start(
+  ctx: CliContext,
+  plan: {
+    idea: string;
+    dir: string;
+    hitlChoice: Hitl;
+    json: boolean;
+    demo?: boolean;
+    choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch'>;
+  },
+): Promise<number> {
+  const { io } = ctx;
+  const { worker } = plan.choices;
+  if (plan.choices.jules !== undefined && worker !== 'jules' && worker !== 'jules-fake')
+    throw new UsageError('The --jules-… flags need --worker jules or jules-fake.');
+  const workspace = await openWorkspace(plan.dir, true, io.env);
+  await new WorkspaceLock(join(plan.dir, `${STATE_FILE_NAME}.lock`), {
+    command: plan.demo === true ? 'demo' : 'run',
+  }).holdUntilExit();
+  if (plan.demo === true && worker === 'jules-fake') await addLocalOrigin(workspace);
+  const config = runConfig({ ...plan.choices, defaultBranch: await workspace.currentBranch() });
+  await preflight(config, workspace, io.env);
+  const roles = rolesFor(config, workspace, io.env);
+  const engine = engineFor(plan.dir, workspace, roles, secretsOf(io.env), io.env);
+  const runId = await engine.create(plan.idea, config);
+  if (!plan.json) io.stderr(`maker: run ${runId} in ${plan.dir}\n`);
+  return drive(ctx, {
+    engine,
+    runId,
+    dir: plan.dir,
+    hitlChoice: plan.hitlChoice,
+    json: plan.json,
+    roles,
+  });
+}
+
+/** Runs the engine with progress (and questions at a terminal), then prints the outcome. */
+async function drive(
+  { io, signal }: CliContext,
+  r: {
+    engine: MakerEngine;
+    runId: string;
+    dir: string;
+    hitlChoice: Hitl;
+    json: boolean;
+    roles: { close?: () => Promise<void> };
+  },
+): Promise<number> {
   const stopWatching = new AbortController();
   const runControl = new AbortController();
   signal?.addEventListener('abort', () => runControl.abort(signal.reason), { once: true });
-  const cancel = (reason: Error) => runControl.abort(reason);
   const watcher = watch(
-    engine,
-    runId,
+    r.engine,
+    r.runId,
     io,
-    { json, ask: hitlChoice === 'tty', cancel },
+    { json: r.json, ask: r.hitlChoice === 'tty', cancel: (reason) => runControl.abort(reason) },
     stopWatching.signal,
   );
   let outcome: RunOutcome;
   try {
-    outcome = await engine.run(runId, { signal: runControl.signal });
+    outcome = await r.engine.run(r.runId, { signal: runControl.signal });
   } finally {
     stopWatching.abort();
     await watcher;
-    await roles.close?.();
+    await r.roles.close?.();
   }
-  const run = await engine.getRun(runId);
-  const summary = { ...summarise(run), dir };
-  if (json) io.stdout(`${JSON.stringify(summary)}\n`);
-  else io.stdout(humanOutcome(run, outcome, dir));
+  const run = await r.engine.getRun(r.runId);
+  if (r.json) io.stdout(`${JSON.stringify({ ...summarise(run), dir: r.dir })}\n`);
+  else io.stdout(humanOutcome(run, outcome, r.dir));
   return exitCode(outcome.status);
 }
 
@@ -257,138 +306,4 @@ function pickRun(runs: Readonly<Record<string, Run>>, id: string | undefined, di
   const latest = open.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
   if (latest === undefined) throw new UsageError(`Nothing to resume in ${dir}: no unfinished run.`);
   return latest;
-}
-
-/** Progress on a terminal, and (with --hitl tty) the questions asked there, one at a time. */
-async function watch(
-  engine: MakerEngine,
-  runId: string,
-  io: CliIo,
-  options: { json: boolean; ask: boolean; cancel: (reason: Error) => void },
-  signal: AbortSignal,
-): Promise<void> {
-  // One reader for the whole session, so answers typed ahead are not lost between questions.
-  const rl = options.ask
-    ? createInterface({ input: process.stdin, output: process.stderr, terminal: io.stdinIsTty })
-    : undefined;
-  const lines = rl?.[Symbol.asyncIterator]();
-  let asking = Promise.resolve();
-  let prompting = false;
-  const counts = { samples: 0, flagged: 0, commits: 0, merges: 0 };
-  const showProgress = io.stderrIsTty && !options.json;
-  try {
-    for await (const event of engine.events(signal)) {
-      if (event.runId !== runId) continue;
-      if (event.type === 'sample-drawn') counts.samples += 1;
-      if (event.type === 'sample-flagged') {
-        counts.samples += 1;
-        counts.flagged += 1;
-      }
-      if (event.type === 'commit-end') counts.commits += 1;
-      if (event.type === 'merge-end') counts.merges += 1;
-      if (showProgress && !prompting)
-        io.stderr(
-          `\r\x1b[2Kmaker: ${counts.samples} samples (${counts.flagged} flagged) · ${counts.commits} subtasks committed · ${counts.merges} merges · ${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
-        );
-      if (event.type === 'question-asked' && lines !== undefined) {
-        const question = event.question;
-        asking = asking
-          .then(async () => {
-            prompting = true;
-            if (showProgress) io.stderr('\r\x1b[2K');
-            await askAtTty(engine, runId, question, io, lines);
-          })
-          .catch((error: unknown) => {
-            io.stderr(`maker: ${(error as Error).message}\n`);
-            // Nobody is left to answer: stop the run; the question stays pending in the state file.
-            options.cancel(error as Error);
-          })
-          .finally(() => (prompting = false));
-      }
-    }
-    await asking;
-  } finally {
-    if (showProgress) io.stderr('\r\x1b[2K');
-    rl?.close();
-  }
-}
-
-async function askAtTty(
-  engine: MakerEngine,
-  runId: string,
-  question: Question,
-  io: CliIo,
-  lines: AsyncIterator<string>,
-): Promise<void> {
-  io.stderr(`\n? ${question.prompt}\n`);
-  question.options.forEach((o, i) =>
-    io.stderr(
-      `  ${i + 1}) ${o.label}${
-        o.detail
-          ? `\n${o.detail
-              .split('\n')
-              .slice(0, 12)
-              .map((l) => `       ${l}`)
-              .join('\n')}`
-          : ''
-      }\n`,
-    ),
-  );
-  for (;;) {
-    io.stderr(question.allowText ? 'Choose a number, or type an answer: ' : 'Choose a number: ');
-    const next = await lines.next();
-    if (next.done === true)
-      throw new Error(
-        `Input ended before question ${question.id} was answered; it stays pending (maker answer, then maker resume).`,
-      );
-    const reply = next.value.trim();
-    try {
-      await engine.answer(runId, question.id, reply);
-      return;
-    } catch (error) {
-      io.stderr(`${(error as Error).message}\n`);
-    }
-  }
-}
-
-function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string {
-  const s = summarise(run);
-  const lines = [
-    `Run ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged${s.sessions > 0 ? `, ${s.sessions} Jules sessions` : ''}, ${s.questions} question(s).`,
-  ];
-  if (outcome.status === 'done')
-    lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
-  if (outcome.status === 'vetoed')
-    lines.push(
-      `Vetoed: ${run.config.defaultBranch} is untouched; the result stays on ${s.rootBranch}.`,
-    );
-  if (outcome.status === 'failed')
-    lines.push(`Failed: ${s.error}. Fix the cause, then: maker resume --dir ${dir}`);
-  if (outcome.status === 'cancelled')
-    lines.push(`Cancelled. Continue with: maker resume --dir ${dir}`);
-  if (outcome.status === 'awaiting-human') {
-    lines.push('Waiting for answers:');
-    for (const q of outcome.pending)
-      lines.push(
-        `  ${q.id} (${q.kind}): ${q.prompt}\n    options: ${q.options.map((o) => `${o.id} = ${o.label}`).join('; ')}`,
-      );
-    lines.push(
-      `Answer with: maker answer --dir ${dir} <questionId> <option or text>, then: maker resume --dir ${dir}`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-export function exitCode(status: Run['status']): number {
-  switch (status) {
-    case 'done':
-    case 'vetoed':
-      return 0;
-    case 'awaiting-human':
-      return 4;
-    case 'cancelled':
-      return 130;
-    default:
-      return 1;
-  }
 }

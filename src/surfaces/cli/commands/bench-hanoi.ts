@@ -1,0 +1,170 @@
+import { ConfigError } from '../../../core/errors.js';
+import { GeminiModel } from '../../../adapters/gemini/gemini-model.js';
+import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
+import { envValue } from '../../wiring.js';
+import { defineCommand, flag, option } from '../define.js';
+import { formatCount, progressLine, type CliIo } from '../io.js';
+import { decimal, text, wholeNumber } from '../values.js';
+
+export const benchHanoiCommand = defineCommand({
+  name: 'hanoi',
+  summary: "the paper's million-step Towers of Hanoi benchmark (offline by default)",
+  description: `The MAKER paper's benchmark: Towers of Hanoi with one move per agent call
+(m = 1). Each step sees only the strategy, the current state and the previous
+move, answers "move = [disk, from, to]" and "next_state = [[...]]", is
+red-flagged by the 750-token cap and the paper's strict parser, and is decided
+by first-to-ahead-by-k voting on the (move, next_state) pair. The winner's
+next_state feeds the next step. An oracle scores every step, so "errors: 0" is
+checked, not assumed. 20 disks = 1,048,575 steps.`,
+  options: {
+    disks: option('--disks <n>', 'number of disks (default 20)', wholeNumber({ min: 1, max: 30 })),
+    k: option(
+      '--k <k>',
+      "vote margin (default 3, the paper's k_min for this run)",
+      wholeNumber({ min: 1, max: 1000 }),
+    ),
+    initial: option(
+      '--initial <b>',
+      'first batch per step: a number, "k" (default) or "2k-1"',
+      text('a whole number ≥ 1, "k" or "2k-1"', /^(k|2k[-−]1|[1-9]\d*)$/),
+    ),
+    maxDraws: option(
+      '--max-draws <n>',
+      'per-step cap on draws; an undecided step stops the run',
+      wholeNumber({ min: 1 }),
+    ),
+    model: option(
+      '--model <model>',
+      '"sim" (default, offline and seeded) or a Gemini model such as gemini-2.5-flash (needs GEMINI_API_KEY; costs money: start with --disks 3 or --steps 10; GOOGLE_GEMINI_BASE_URL overrides the API address)',
+      text('"sim" or a Gemini model name such as gemini-2.5-flash', /^(sim|gemini-[\w.-]+)$/),
+    ),
+    p: option(
+      '--p <p>',
+      "sim: per-sample success on ordinary steps (default 0.9978, gpt-4.1-mini's measured rate)",
+      decimal({ min: 0, max: 1 }),
+    ),
+    v: option(
+      '--v <v>',
+      'sim: share of samples that pass red-flagging (default 0.995)',
+      decimal({ min: 0, max: 1, exclusiveMin: true }),
+    ),
+    seed: option(
+      '--seed <s>',
+      'sim: seed (default 1); the same seed gives the same run',
+      wholeNumber({ min: 0, max: 2 ** 32 - 1 }),
+    ),
+    steps: option(
+      '--steps <n>',
+      'stop after N steps (default: all 2^disks - 1)',
+      wholeNumber({ min: 0 }),
+    ),
+    thinkingBudget: option(
+      '--thinking-budget <n>',
+      "Gemini thinking models: hidden-reasoning tokens per call. Thinking counts against the 750-token cap, so use 0 (off, like the paper's gpt-4.1-mini) where the model allows it",
+      wholeNumber({ min: 0 }),
+    ),
+    reference: flag('--no-reference', 'sim: skip timing the bare synchronous reference loop'),
+    json: flag('--json', 'print one JSON object (progress, if any, goes to stderr)'),
+  },
+  notes: `Examples:
+  maker bench hanoi --disks 20                 # the million-step run, simulated
+  maker bench hanoi --disks 20 --k 2 --json    # usually fails: k = 2 is too small
+  GEMINI_API_KEY=... maker bench hanoi --model gemini-2.5-flash --disks 3
+`,
+  exits: [
+    [0, 'solved with zero errors'],
+    [1, 'not solved (the report says why)'],
+    [2, 'usage error'],
+    [130, 'interrupted'],
+  ],
+  run: async ({ options: o }, { io, signal }) => {
+    const k = o.k ?? 3;
+    const initialBatch =
+      o.initial === undefined || o.initial === 'k'
+        ? k
+        : /^2k/.test(o.initial)
+          ? 2 * k - 1
+          : Number(o.initial);
+    const modelName = o.model ?? 'sim';
+    const model = modelName === 'sim' ? ('sim' as const) : geminiModel(modelName, io);
+    const progress = progressLine(io, 'hanoi: step');
+    const report = await runHanoiBench({
+      disks: o.disks ?? 20,
+      k,
+      model,
+      p: o.p ?? 0.9978,
+      v: o.v ?? 0.995,
+      seed: o.seed ?? 1,
+      initialBatch,
+      ...(o.maxDraws === undefined ? {} : { maxDraws: o.maxDraws }),
+      ...(o.steps === undefined ? {} : { steps: o.steps }),
+      ...(o.thinkingBudget === undefined ? {} : { thinkingBudget: o.thinkingBudget }),
+      reference: o.reference !== false,
+      ...(signal === undefined ? {} : { signal }),
+      onProgress: (done, total) => progress.update(done, total),
+    });
+    progress.done();
+    io.stdout(o.json === true ? `${JSON.stringify(report)}\n` : humanReport(report));
+    return report.solved ? 0 : 1;
+  },
+});
+
+function geminiModel(name: string, io: CliIo): GeminiModel {
+  const apiKey = envValue(io.env, 'GEMINI_API_KEY');
+  if (apiKey === '')
+    throw new ConfigError(
+      `--model ${name} needs GEMINI_API_KEY in the environment (or use --model sim, which is offline).`,
+    );
+  const baseUrl = envValue(io.env, 'GOOGLE_GEMINI_BASE_URL');
+  return new GeminiModel({ model: name, apiKey, ...(baseUrl ? { baseUrl } : {}) });
+}
+
+function humanReport(r: HanoiBenchReport): string {
+  const lines: string[] = [];
+  const model = r.model === 'sim' ? `sim (p = ${r.p}, v = ${r.v}, seed ${r.seed})` : r.model;
+  lines.push(
+    `Towers of Hanoi, ${r.disks} disks: ${formatCount(r.steps)} steps, k = ${r.k}, first batch ${r.initialBatch}, model ${model}`,
+  );
+  if (r.solved) lines.push('Solved with zero errors.');
+  else lines.push(`NOT solved: ${failureReasons(r).join('; then ')}.`);
+  lines.push(
+    `  samples           ${formatCount(r.samples)} (${formatCount(r.validSamples)} valid, ${formatCount(r.flagged)} red-flagged)`,
+  );
+  const theory =
+    r.theory === null
+      ? ''
+      : ` (theory ${r.theory.validVotesPerStep}, ratio ${r.validVotesVsTheory})`;
+  lines.push(`  valid votes/step  ${r.validVotesPerStep}${theory}`);
+  lines.push(`  max draws/step    ${r.maxDrawsPerStep} (max rounds ${r.maxRoundsPerStep})`);
+  lines.push(
+    `  collisions        ${formatCount(r.collisions)} step(s) whose first two valid votes were both wrong`,
+  );
+  if (r.undecidedAfterRound.length > 0)
+    lines.push(
+      `  undecided after round: ${r.undecidedAfterRound
+        .slice(0, 12)
+        .map((n, i) => `${i + 1}: ${formatCount(n)}`)
+        .join('  ')}${r.undecidedAfterRound.length > 12 ? '  …' : ''}`,
+    );
+  lines.push(
+    `  wall              ${(r.wallMs / 1000).toFixed(2)} s, ${formatCount(r.samplesPerSecond)} samples/s, peak RSS ${r.peakRssMb} MB`,
+  );
+  if (r.reference !== null)
+    lines.push(
+      `  reference loop    ${(r.reference.wallMs / 1000).toFixed(2)} s (voter overhead ratio ${r.reference.ratio})`,
+    );
+  if (r.theory !== null) lines.push(`  theory: P(solved) = ${r.theory.pFull} at this p and k`);
+  return `${lines.join('\n')}\n`;
+}
+
+function failureReasons(r: HanoiBenchReport): string[] {
+  const why: string[] = [];
+  if (r.errors > 0)
+    why.push(
+      `${formatCount(r.errors)} step(s) decided wrongly (first at step ${formatCount(r.errorSteps[0] ?? 0)})`,
+    );
+  if (r.stoppedEarly !== undefined)
+    why.push(`stopped at step ${formatCount(r.stoppedEarly.step)}: ${r.stoppedEarly.reason}`);
+  if (why.length === 0) why.push('the final state is not the goal');
+  return why;
+}

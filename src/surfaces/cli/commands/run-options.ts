@@ -1,0 +1,73 @@
+import { flag, option } from '../define.js';
+import { oneOf, text, wholeNumber } from '../values.js';
+import { jsonFlag } from './common.js';
+
+/** The options of run, resume and demo, each defined once; every command picks its own. */
+export const RUN_OPTIONS = {
+  worker: option(
+    '--worker <kind>',
+    'gemini (needs GEMINI_API_KEY), jules (Jules sessions write the code; needs JULES_API_KEY and GEMINI_API_KEY for planning, judging and merge conflicts, and a GitHub origin connected to Jules, or JULES_SOURCE=sources/github/<owner>/<repo>), jules-fake (the Jules protocol against a local fake server with a simulated agent; offline) or sim (offline, seeded; default sim)',
+    oneOf(['gemini', 'jules', 'jules-fake', 'sim']),
+  ),
+  confidence: option(
+    '--confidence <level>',
+    'low (k=1), medium (k=2, default) or high (k=3): margin, caps, triggers',
+    oneOf(['low', 'medium', 'high']),
+  ),
+  k: option('--k <n>', 'override the vote margin', wholeNumber({ min: 1, max: 20 })),
+  hitl: option(
+    '--hitl <mode>',
+    'how questions are answered: tty (ask here; default on a terminal), defer (save and exit with status 4; default otherwise; answer with `maker answer`), auto (take the leading candidate, accept the result), fail (stop)',
+    oneOf(['tty', 'defer', 'auto', 'fail']),
+  ),
+  seed: option(
+    '--seed <n>',
+    'seed of the simulated planner and worker (default 1)',
+    wholeNumber({ min: 0 }),
+  ),
+  maxDepth: option(
+    '--max-depth <n>',
+    'deepest decomposition (default 3)',
+    wholeNumber({ min: 0, max: 8 }),
+  ),
+  concurrency: option(
+    '--concurrency <n>',
+    'paid calls at once (default 4; with Jules, the session cap + 2, as a session holds a slot while it runs)',
+    wholeNumber({ min: 1, max: 64 }),
+  ),
+  model: option(
+    '--model <name>',
+    'Gemini model (default gemini-2.5-flash)',
+    text('a Gemini model name'),
+  ),
+  runChecks: flag(
+    '--run-checks',
+    "run each subtask's check command (proposed by the planner) on every candidate, in a scratch checkout; a failing check is a red flag. The commands come from the model: off unless asked",
+  ),
+  julesPlan: option(
+    '--jules-plan <plan>',
+    "free (3 sessions at once, 15 per 24 h; default), pro (15, 100) or ultra (60, 300): your plan's limits",
+    oneOf(['free', 'pro', 'ultra']),
+  ),
+  julesConcurrency: option(
+    '--jules-concurrency <n>',
+    "Jules sessions at once (overrides the plan's)",
+    wholeNumber({ min: 1, max: 100 }),
+  ),
+  julesDailySessions: option(
+    '--jules-daily-sessions <n>',
+    "Jules sessions started in any 24 hours, across every run in this repository (overrides the plan's); when spent, the run stops and says when `maker resume` can go on",
+    wholeNumber({ min: 1, max: 10_000 }),
+  ),
+  julesPlanReview: flag(
+    '--jules-plan-review',
+    "ask you to approve or veto each Jules session's plan (default: plans are approved automatically)",
+  ),
+  json: { ...jsonFlag, help: 'print one JSON summary at the end' },
+};
+
+export const JULES_NOTES = `Jules settings (--jules-…) are kept in the run's state, so a resume keeps them.
+Environment: GEMINI_API_KEY; JULES_API_KEY; JULES_SOURCE (the Jules source,
+when origin is not the GitHub repository); JULES_BASE_URL (API endpoint);
+JULES_POLL_MS (first poll delay and cap in ms, default 15000:60000).
+`;

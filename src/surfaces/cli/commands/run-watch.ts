@@ -1,0 +1,139 @@
+import { createInterface } from 'node:readline/promises';
+import type { Question, Run } from '../../../core/tree/schema.js';
+import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
+import { summarise } from '../../../engine/summary.js';
+import type { CliIo } from '../io.js';
+
+/** Progress on a terminal, and (with --hitl tty) the questions asked there, one at a time. */
+export async function watch(
+  engine: MakerEngine,
+  runId: string,
+  io: CliIo,
+  options: { json: boolean; ask: boolean; cancel: (reason: Error) => void },
+  signal: AbortSignal,
+): Promise<void> {
+  // One reader for the whole session, so answers typed ahead are not lost between questions.
+  const rl = options.ask
+    ? createInterface({ input: process.stdin, output: process.stderr, terminal: io.stdinIsTty })
+    : undefined;
+  const lines = rl?.[Symbol.asyncIterator]();
+  let asking = Promise.resolve();
+  let prompting = false;
+  const counts = { samples: 0, flagged: 0, commits: 0, merges: 0 };
+  const showProgress = io.stderrIsTty && !options.json;
+  try {
+    for await (const event of engine.events(signal)) {
+      if (event.runId !== runId) continue;
+      if (event.type === 'sample-drawn') counts.samples += 1;
+      if (event.type === 'sample-flagged') {
+        counts.samples += 1;
+        counts.flagged += 1;
+      }
+      if (event.type === 'commit-end') counts.commits += 1;
+      if (event.type === 'merge-end') counts.merges += 1;
+      if (showProgress && !prompting)
+        io.stderr(
+          `\r\x1b[2Kmaker: ${counts.samples} samples (${counts.flagged} flagged) · ${counts.commits} subtasks committed · ${counts.merges} merges · ${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
+        );
+      if (event.type === 'question-asked' && lines !== undefined) {
+        const question = event.question;
+        asking = asking
+          .then(async () => {
+            prompting = true;
+            if (showProgress) io.stderr('\r\x1b[2K');
+            await askAtTty(engine, runId, question, io, lines);
+          })
+          .catch((error: unknown) => {
+            io.stderr(`maker: ${(error as Error).message}\n`);
+            // Nobody is left to answer: stop the run; the question stays pending in the state file.
+            options.cancel(error as Error);
+          })
+          .finally(() => (prompting = false));
+      }
+    }
+    await asking;
+  } finally {
+    if (showProgress) io.stderr('\r\x1b[2K');
+    rl?.close();
+  }
+}
+
+async function askAtTty(
+  engine: MakerEngine,
+  runId: string,
+  question: Question,
+  io: CliIo,
+  lines: AsyncIterator<string>,
+): Promise<void> {
+  io.stderr(`\n? ${question.prompt}\n`);
+  question.options.forEach((o, i) =>
+    io.stderr(
+      `  ${i + 1}) ${o.label}${
+        o.detail
+          ? `\n${o.detail
+              .split('\n')
+              .slice(0, 12)
+              .map((l) => `       ${l}`)
+              .join('\n')}`
+          : ''
+      }\n`,
+    ),
+  );
+  for (;;) {
+    io.stderr(question.allowText ? 'Choose a number, or type an answer: ' : 'Choose a number: ');
+    const next = await lines.next();
+    if (next.done === true)
+      throw new Error(
+        `Input ended before question ${question.id} was answered; it stays pending (maker answer, then maker resume).`,
+      );
+    const reply = next.value.trim();
+    try {
+      await engine.answer(runId, question.id, reply);
+      return;
+    } catch (error) {
+      io.stderr(`${(error as Error).message}\n`);
+    }
+  }
+}
+
+export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string {
+  const s = summarise(run);
+  const lines = [
+    `Run ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged${s.sessions > 0 ? `, ${s.sessions} Jules sessions` : ''}, ${s.questions} question(s).`,
+  ];
+  if (outcome.status === 'done')
+    lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
+  if (outcome.status === 'vetoed')
+    lines.push(
+      `Vetoed: ${run.config.defaultBranch} is untouched; the result stays on ${s.rootBranch}.`,
+    );
+  if (outcome.status === 'failed')
+    lines.push(`Failed: ${s.error}. Fix the cause, then: maker resume --dir ${dir}`);
+  if (outcome.status === 'cancelled')
+    lines.push(`Cancelled. Continue with: maker resume --dir ${dir}`);
+  if (outcome.status === 'awaiting-human') {
+    lines.push('Waiting for answers:');
+    for (const q of outcome.pending)
+      lines.push(
+        `  ${q.id} (${q.kind}): ${q.prompt}\n    options: ${q.options.map((o) => `${o.id} = ${o.label}`).join('; ')}`,
+      );
+    lines.push(
+      `Answer with: maker answer --dir ${dir} <questionId> <option or text>, then: maker resume --dir ${dir}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function exitCode(status: Run['status']): number {
+  switch (status) {
+    case 'done':
+    case 'vetoed':
+      return 0;
+    case 'awaiting-human':
+      return 4;
+    case 'cancelled':
+      return 130;
+    default:
+      return 1;
+  }
+}

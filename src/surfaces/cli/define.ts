@@ -1,0 +1,236 @@
+import { Command, Option } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import type { CliIo } from './io.js';
+import type { ValueKind } from './values.js';
+
+/**
+ * One definition per command: its arguments and options (each with its help and the zod value kind
+ * that validates it). The command's help page, usage line, parsing, validation and error messages
+ * are all derived from it by {@link toCommander}.
+ */
+
+/** An option: a switch (`flag`), a value (`option`) or a repeatable value (`list`). */
+export interface OptionSpec<T> {
+  /**
+   * Commander flags, e.g. `--max-depth <n>`; the key it is defined under must be its camel-case
+   * name (`maxDepth`; `reference` for `--no-reference`, which reads false when given).
+   */
+  readonly flags: string;
+  readonly help: string;
+  readonly kind?: ValueKind<unknown>;
+  readonly repeatable?: boolean;
+  /** Only for typing: the value the command receives. */
+  readonly _value?: T;
+}
+
+export function flag(flags: string, help: string): OptionSpec<boolean> {
+  return { flags, help };
+}
+
+export function option<T>(flags: string, help: string, kind: ValueKind<T>): OptionSpec<T> {
+  return { flags, help, kind };
+}
+
+export function list<T>(flags: string, help: string, kind: ValueKind<T>): OptionSpec<T[]> {
+  return { flags, help, kind, repeatable: true };
+}
+
+export interface ArgSpec {
+  readonly name: string;
+  readonly help: string;
+  readonly required?: boolean;
+  /** Takes every remaining argument. */
+  readonly variadic?: boolean;
+  /** The message when a required argument is missing (default: names it). */
+  readonly missing?: string;
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec<unknown>>>;
+export type Values<O extends OptionSpecs> = {
+  [K in keyof O]?: O[K] extends OptionSpec<infer T> ? T : never;
+};
+
+export interface CliContext {
+  readonly io: CliIo;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface CommandSpec<O extends OptionSpecs> {
+  readonly name: string;
+  /** One line, for the list of commands. */
+  readonly summary: string;
+  /** The command's page, between its usage line and its arguments. */
+  readonly description?: string;
+  readonly args?: readonly ArgSpec[];
+  readonly options: O;
+  /** Text after the options (environment, examples). */
+  readonly notes?: string;
+  /** Exit statuses and their meaning for this command. */
+  readonly exits: readonly (readonly [number, string])[];
+  /** The message when more arguments are given than `args` takes. */
+  readonly excess?: string;
+  readonly run: (
+    input: { readonly args: readonly string[]; readonly options: Values<O> },
+    ctx: CliContext,
+  ) => Promise<number> | number;
+}
+
+/** Helps type inference: `defineCommand({...})` keeps the option keys. */
+export function defineCommand<O extends OptionSpecs>(spec: CommandSpec<O>): CommandSpec<O> {
+  return spec;
+}
+
+/** A group of subcommands (`maker bench hanoi`). */
+export interface GroupSpec {
+  readonly name: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly commands: readonly AnyCommandSpec[];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of commands with different option types
+export type AnyCommandSpec = CommandSpec<any>;
+
+const HELP_FLAGS = '-h, --help';
+
+/** How a command is listed in its parent's help: its name and arguments (`run <idea>`). */
+const TERMS = new WeakMap<Command, string>();
+
+export function setTerm(command: Command, term: string): Command {
+  TERMS.set(command, term);
+  return command;
+}
+
+/** Where commander writes, and the settings every command shares. */
+export function configure(command: Command, io: CliIo): Command {
+  return command
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: () => undefined })
+    .helpOption(HELP_FLAGS, 'show this help')
+    .configureHelp({ subcommandTerm: (c) => TERMS.get(c) ?? c.name() })
+    .helpCommand(false)
+    .allowExcessArguments(true)
+    .showSuggestionAfterError(true);
+}
+
+/** The full usage line: every argument and every option, wrapped under the command's name. */
+export function usageLine(path: string, spec: AnyCommandSpec): string {
+  const parts = [
+    ...argTerms(spec),
+    ...Object.values(spec.options as OptionSpecs).map((o) => `[${o.flags}]`),
+  ];
+  const lead = `Usage: maker ${path} `;
+  const lines: string[] = [];
+  let line = '';
+  for (const part of parts) {
+    if (line !== '' && lead.length + line.length + part.length + 1 > 80) {
+      lines.push(line);
+      line = '';
+    }
+    line = line === '' ? part : `${line} ${part}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines.join(`\n${' '.repeat(lead.length)}`);
+}
+
+function argTerms(spec: AnyCommandSpec): string[] {
+  return (spec.args ?? []).map((a) => {
+    const name = `${a.name}${a.variadic === true ? '...' : ''}`;
+    return a.required === true ? `<${name}>` : `[${name}]`;
+  });
+}
+
+export function exitText(exits: readonly (readonly [number, string])[]): string {
+  return `Exit status:\n${exits.map(([code, meaning]) => `  ${String(code).padEnd(4)} ${meaning}`).join('\n')}\n`;
+}
+
+/**
+ * The commander command for a definition: it parses, checks every option against its value kind
+ * (reporting every bad one at once, as a {@link UsageError}), checks the arguments, then runs.
+ * `done` receives the exit status.
+ */
+export function toCommander(
+  spec: AnyCommandSpec,
+  parentPath: string,
+  ctx: CliContext,
+  done: (status: number) => void,
+): Command {
+  const path = parentPath === '' ? spec.name : `${parentPath} ${spec.name}`;
+  const command = configure(new Command(spec.name), ctx.io)
+    .summary(spec.summary)
+    .description(spec.description ?? spec.summary)
+    .usage(usageLine(path, spec));
+  setTerm(command, [spec.name, ...argTerms(spec)].join(' '));
+  for (const arg of spec.args ?? [])
+    // Always optional for commander: a missing one gets this command's own message below.
+    command.argument(`[${arg.name}${arg.variadic === true ? '...' : ''}]`, arg.help);
+  const specs = spec.options as OptionSpecs;
+  for (const [key, optionSpec] of Object.entries(specs)) {
+    const o = new Option(optionSpec.flags, optionSpec.help);
+    if (o.attributeName() !== key)
+      throw new Error(`Option ${optionSpec.flags} must be defined as "${o.attributeName()}".`);
+    if (optionSpec.repeatable === true)
+      o.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+    command.addOption(o);
+  }
+  const notes = [spec.notes, exitText(spec.exits)].filter(Boolean).join('\n');
+  command.addHelpText('after', `\n${notes}`);
+  command.action(async (...received: unknown[]) => {
+    const self = received[received.length - 1] as Command;
+    const options = validate(path, specs, self.opts());
+    const args = checkArgs(path, spec, self.args);
+    done(await spec.run({ args, options }, ctx));
+  });
+  return command;
+}
+
+/** Every option's raw text through its value kind; every problem reported at once. */
+function validate(
+  path: string,
+  specs: OptionSpecs,
+  raw: Record<string, unknown>,
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, spec] of Object.entries(specs)) {
+    const given = raw[key];
+    if (given === undefined) continue;
+    const name = spec.flags.split(/[ ,]/).find((f) => f.startsWith('--')) ?? spec.flags;
+    if (spec.kind === undefined) {
+      // A `--no-x` switch reads true until given; only its use is reported (as false).
+      if (!(new Option(spec.flags).negate && given === true)) values[key] = given === true;
+      continue;
+    }
+    const parse = (text: string) => {
+      const parsed = spec.kind?.schema.safeParse(text);
+      if (parsed?.success === true) return parsed.data;
+      problems.push(`${name} must be ${spec.kind?.expected} (got ${JSON.stringify(text)}).`);
+      return undefined;
+    };
+    // Commander hands over the raw text (a list of texts for a repeatable option).
+    values[key] = Array.isArray(given)
+      ? (given as string[]).map((g) => parse(g))
+      : parse(given as string);
+  }
+  if (problems.length > 0)
+    throw new UsageError(`${problems.join('\n')}\nSee \`maker ${path} --help\`.`);
+  return values;
+}
+
+function checkArgs(path: string, spec: AnyCommandSpec, given: readonly string[]): string[] {
+  const args = spec.args ?? [];
+  const variadic = args.some((a) => a.variadic === true);
+  if (!variadic && given.length > args.length)
+    throw new UsageError(
+      spec.excess ??
+        `Unexpected argument ${JSON.stringify(given[args.length])}. See \`maker ${path} --help\`.`,
+    );
+  for (const [i, arg] of args.entries()) {
+    const present = arg.variadic === true ? given.length > i : given[i] !== undefined;
+    if (arg.required === true && (!present || (given[i] ?? '').trim() === ''))
+      throw new UsageError(
+        arg.missing ?? `maker ${path} needs <${arg.name}>. See \`maker ${path} --help\`.`,
+      );
+  }
+  return [...given];
+}

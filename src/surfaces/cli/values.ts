@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/**
+ * What an option's text may be: a zod schema from the raw text to the value, and the words an
+ * error uses for a valid value ("a whole number from 1 to 20").
+ */
+export interface ValueKind<T> {
+  readonly schema: z.ZodType<T, string>;
+  readonly expected: string;
+}
+
+function bounds(min?: number, max?: number, exclusiveMin = false): string {
+  if (min !== undefined && max !== undefined && !exclusiveMin) return ` from ${min} to ${max}`;
+  const parts = [
+    min === undefined ? '' : `${exclusiveMin ? '>' : '≥'} ${min}`,
+    max === undefined ? '' : `≤ ${max}`,
+  ].filter(Boolean);
+  return parts.length === 0 ? '' : ` ${parts.join(' and ')}`;
+}
+
+/** An integer in [min, max]. Signs are allowed, so "-1" is refused by range, not mistaken for a flag. */
+export function wholeNumber(range: { min?: number; max?: number } = {}): ValueKind<number> {
+  let n = z.number().int();
+  if (range.min !== undefined) n = n.gte(range.min);
+  if (range.max !== undefined) n = n.lte(range.max);
+  return {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[+-]?\d+$/)
+      .transform(Number)
+      .pipe(n),
+    expected: `a whole number${bounds(range.min, range.max)}`,
+  };
+}
+
+/** A finite number in the range (`exclusiveMin`: strictly above `min`). */
+export function decimal(
+  range: { min?: number; max?: number; exclusiveMin?: boolean } = {},
+): ValueKind<number> {
+  let n = z.number().finite();
+  if (range.min !== undefined) n = range.exclusiveMin === true ? n.gt(range.min) : n.gte(range.min);
+  if (range.max !== undefined) n = n.lte(range.max);
+  return {
+    schema: z
+      .string()
+      .trim()
+      .regex(/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i)
+      .transform(Number)
+      .pipe(n),
+    expected: `a number${bounds(range.min, range.max, range.exclusiveMin)}`,
+  };
+}
+
+/** One of a fixed set of words. */
+export function oneOf<const T extends readonly [string, ...string[]]>(
+  choices: T,
+): ValueKind<T[number]> {
+  const list =
+    choices.length === 1
+      ? choices[0]
+      : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
+  return { schema: z.enum(choices), expected: list };
+}
+
+/** Any non-empty text matching `pattern` (anything non-empty when omitted). */
+export function text(expected = 'a non-empty text', pattern?: RegExp): ValueKind<string> {
+  const base = z.string().trim().min(1);
+  return { schema: pattern === undefined ? base : base.regex(pattern), expected };
+}
