@@ -10,11 +10,10 @@ import type { RedFlag } from '../core/voting/types.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
+import { runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { counted, nodeContext, type RunContext } from './run-context.js';
 import type { DrawResult } from './votes.js';
-
-const CHECK_TIMEOUT_MS = 120_000;
 
 /**
  * One code candidate, red-flagged. The worker's output becomes a tree at `task.baseCommit` (its
@@ -47,14 +46,16 @@ export async function codeCandidate(
   if (flags.length > 0) return flagged(flags);
   const patch = await ctx.workspace.diff(task.baseCommit, tree);
   flags.push(...patchRedFlags(patch, { maxChangedLines: ctx.run.config.maxChangedLines }));
+  let check: CheckResult | undefined;
   if (flags.length === 0 && ctx.run.config.runChecks && n.check !== undefined) {
-    const check = await ctx.workspace.runCheck(tree, n.check, CHECK_TIMEOUT_MS);
+    check = await runCheck(ctx, tree, n.check);
     if (!check.ok)
       flags.push({
         rule: 'check-failed',
         message: `\`${n.check}\` failed: ${check.output.slice(-300)}`,
       });
   }
+  const checked = check === undefined ? {} : { check };
   if (flags.length === 0) {
     const review = parseReview(
       await counted(
@@ -77,13 +78,14 @@ export async function codeCandidate(
         message: `Review: ${review.value.reason || 'the change looks off-task or confused.'}`,
       });
   }
-  if (flags.length > 0) return flagged(flags);
+  if (flags.length > 0) return { ...flagged(flags), ...checked };
   return {
     ok: true,
     key: tree,
     value: undefined,
     ...(out.summary === undefined ? {} : { summary: out.summary }),
     ...externalId,
+    ...checked,
   };
 }
 

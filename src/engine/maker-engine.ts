@@ -8,6 +8,7 @@ import type { Workspace } from '../ports/workspace.js';
 import { LIMITS } from '../core/limits.js';
 import { newNode } from '../core/tree/nodes.js';
 import { processNode, type Spawn } from './compose.js';
+import { checkSummary, finalCheck } from './checks.js';
 import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
 import {
@@ -89,8 +90,11 @@ export class MakerEngine {
     return run;
   }
 
-  /** Creates a run (root node, base commit) and saves it; `run` then drives it. */
-  async create(idea: string, config: RunConfig): Promise<string> {
+  /**
+   * Creates a run (root node, base commit) and saves it; `run` then drives it. `check` is the
+   * person's overall check, run (sandboxed) on the composed result before the final veto.
+   */
+  async create(idea: string, config: RunConfig, options: { check?: string } = {}): Promise<string> {
     if (idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
     if (idea.length > LIMITS.ideaChars)
       throw new UsageError(
@@ -118,6 +122,7 @@ export class MakerEngine {
           acceptance: [],
           files: [],
           dependsOn: [],
+          ...(options.check === undefined ? {} : { check: options.check }),
         }),
       },
       questions: [],
@@ -219,12 +224,14 @@ export class MakerEngine {
       throw new MakerError('run-incomplete', 'The root finished without a commit.');
     const diff = await workspace.diff(run.baseCommit, rootCommit);
     const files = [...diff.matchAll(/^diff --git a\/(\S+)/gm)].map((m) => m[1]);
+    if (root !== undefined) await finalCheck(ctx, root, rootCommit);
+    const checks = checkSummary(run);
     const answer = await ctx.ask(
       {
         id: 'q-root-veto',
         nodeId: run.rootId,
         kind: 'veto',
-        prompt: `MAKER finished "${run.idea}" on branch ${branchName(run.id, run.rootId)} (${files.length} file${files.length === 1 ? '' : 's'} changed). Land it on ${run.config.defaultBranch}?`,
+        prompt: `MAKER finished "${run.idea}" on branch ${branchName(run.id, run.rootId)} (${files.length} file${files.length === 1 ? '' : 's'} changed).${checks === undefined ? '' : ` ${checks}`} Land it on ${run.config.defaultBranch}?`,
         options: [
           { id: 'accept', label: `Accept: merge into ${run.config.defaultBranch}` },
           { id: 'veto', label: `Veto: leave ${run.config.defaultBranch} untouched` },

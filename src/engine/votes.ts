@@ -4,6 +4,7 @@ import type { RedFlag } from '../core/voting/types.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import { initialCandidates } from '../core/tree/presets.js';
 import type { BallotOption } from '../ports/planner.js';
+import type { CheckResult } from './checks.js';
 import type { RunContext } from './run-context.js';
 
 /** A draw's result before it is recorded. */
@@ -14,11 +15,13 @@ export type DrawResult =
       readonly value: unknown;
       readonly summary?: string | undefined;
       readonly externalId?: string | undefined;
+      readonly check?: CheckResult | undefined;
     }
   | {
       readonly ok: false;
       readonly flags: readonly RedFlag[];
       readonly externalId?: string | undefined;
+      readonly check?: CheckResult | undefined;
     };
 
 /**
@@ -51,12 +54,14 @@ export async function drawSlot(
         flags: [],
         ...(result.summary === undefined ? {} : { summary: result.summary }),
         ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
+        ...(result.check === undefined ? {} : { check: result.check }),
       }
     : {
         slot,
         status: 'flagged',
         flags: [...result.flags],
         ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
+        ...(result.check === undefined ? {} : { check: result.check }),
       };
   list[slot] = draw;
   await ctx.save();

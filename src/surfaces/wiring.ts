@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { GeminiModel } from '../adapters/gemini/gemini-model.js';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
+import { findSandbox, NO_SANDBOX } from '../adapters/sandbox/bwrap.js';
 import { SimPlanner, SimWorker } from '../adapters/sim/project-sim.js';
 import { Journal } from '../adapters/state/journal.js';
 import {
@@ -141,9 +142,15 @@ export async function preflight(
   config: RunConfig,
   workspace: GitWorkspace,
   env: Readonly<Record<string, string | undefined>>,
+  options: { check?: string | undefined } = {},
 ): Promise<void> {
   if (config.worker === 'jules' && envValue(env, 'JULES_SOURCE') === '')
     julesSourceOf(await workspace.remoteUrl('origin'));
+  if (
+    (config.runChecks || options.check !== undefined) &&
+    (await findSandbox(env['PATH'] ?? '')) === undefined
+  )
+    throw new ConfigError(NO_SANDBOX);
 }
 
 /** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */

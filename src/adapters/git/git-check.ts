@@ -1,11 +1,15 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { CheckSandbox } from '../sandbox/bwrap.js';
 
 const execFileAsync = promisify(execFile);
 
+/** Only what a build needs from the environment: no keys or tokens reach a check. */
+const PASSED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM'];
+
 /**
- * Runs `command` in `scratch`, a checkout of `treeish` from the repository at `dir`, with a
- * timeout; resolves with whether it passed and the tail of its output.
+ * Runs `command` confined by `sandbox` in `scratch`, a fresh checkout of `treeish` from the
+ * repository at `dir`, with a timeout; resolves with whether it passed and the tail of its output.
  */
 export async function runCheckIn(
   dir: string,
@@ -13,6 +17,7 @@ export async function runCheckIn(
   treeish: string,
   command: string,
   timeoutMs: number,
+  sandbox: CheckSandbox,
 ): Promise<{ ok: boolean; output: string }> {
   await execFileAsync('sh', [
     '-c',
@@ -22,9 +27,15 @@ export async function runCheckIn(
     treeish,
     scratch,
   ]);
-  const result = await execFileAsync('sh', ['-c', command], {
+  const env = Object.fromEntries(
+    PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
+  ) as Record<string, string>;
+  const [file, ...args] = sandbox.argv(command, scratch);
+  const result = await execFileAsync(file as string, args, {
     cwd: scratch,
+    env,
     timeout: timeoutMs,
+    killSignal: 'SIGKILL',
     maxBuffer: 4 * 1024 * 1024,
   })
     .then((r) => ({ ok: true, output: r.stdout + r.stderr }))

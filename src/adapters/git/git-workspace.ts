@@ -6,6 +6,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { CheckRepoActions, simpleGit, type SimpleGit } from 'simple-git';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
+import { findSandbox, NO_SANDBOX } from '../sandbox/bwrap.js';
 import { runCheckIn } from './git-check.js';
 import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
 import { scratchDir, sweepScratch } from './scratch.js';
@@ -366,9 +367,11 @@ export class GitWorkspace implements Workspace {
     command: string,
     timeoutMs: number,
   ): Promise<{ ok: boolean; output: string }> {
+    const sandbox = await findSandbox();
+    if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
     const scratch = await scratchDir(tmpdir(), 'check');
     try {
-      return await runCheckIn(this.dir, scratch, treeish, command, timeoutMs);
+      return await runCheckIn(this.dir, scratch, treeish, command, timeoutMs, sandbox);
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }

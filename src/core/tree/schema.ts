@@ -21,6 +21,8 @@ export const drawSchema = z.object({
   /** External id (a Jules session) so a resume re-attaches instead of paying again. */
   externalId: z.string().optional(),
   summary: z.string().optional(),
+  /** The subtask's check, when it ran on this candidate (a failing one is also a red flag). */
+  check: z.object({ command: z.string(), ok: z.boolean(), output: z.string() }).optional(),
 });
 
 export const voteOutcomeSchema = z.object({
@@ -193,6 +195,10 @@ export const runSchema = z.object({
    */
   landing: z
     .object({ target: z.string(), from: z.string(), to: z.string(), startedAt: z.string() })
+    .optional(),
+  /** The root's overall check on the composed result (`maker run --check`), run before the veto. */
+  finalCheck: z
+    .object({ command: z.string(), ok: z.boolean(), output: z.string(), commit: z.string() })
     .optional(),
   result: z
     .object({

@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import { newNode } from '../../src/core/tree/nodes.js';
+import type { Run } from '../../src/core/tree/schema.js';
+import { codeCandidate } from '../../src/engine/candidate.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import type { RunContext } from '../../src/engine/run-context.js';
+import { openWorkspace, preflight } from '../../src/surfaces/wiring.js';
+import { baseConfig } from '../helpers/engine.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const sandbox = await findSandbox();
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
+
+describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
+  async function candidateWithCheck(check: string) {
+    const dir = await tempDir();
+    const ws = await openWorkspace(dir, true, {});
+    const base = (await ws.resolve('main')) as string;
+    const node = newNode('0', null, 0, 0, {
+      title: 'Add a file',
+      description: 'Add src/a.txt.',
+      acceptance: [],
+      files: ['src/'],
+      dependsOn: [],
+      check,
+    });
+    const run: Run = {
+      id: 'r-check',
+      idea: 'x',
+      createdAt: new Date(0).toISOString(),
+      status: 'running',
+      config: { ...baseConfig, runChecks: true },
+      baseCommit: base,
+      rootId: '0',
+      nodes: { '0': node },
+      questions: [],
+      eventSeq: 0,
+    };
+    const ctx: RunContext = {
+      state: { $schemaVersion: 2, runs: { [run.id]: run } },
+      run,
+      workspace: ws,
+      planner: new SimPlanner({ seed: 1 }),
+      worker: {
+        id: 'scripted',
+        run: () => Promise.resolve({ ok: true, edits: [{ path: 'src/a.txt', content: 'a\n' }] }),
+      },
+      signal: new AbortController().signal,
+      now: () => new Date(0),
+      secrets: [],
+      save: () => Promise.resolve(),
+      emit: () => undefined,
+      paid: (work) => work(),
+      ask: () => Promise.reject(new Error('no questions')),
+    };
+    return codeCandidate(ctx, node, { context: {} as never, baseCommit: base, branch: 'b' }, 0, [
+      'src/',
+    ]);
+  }
+
+  it('records a check that passes, on the candidate', async () => {
+    const result = await candidateWithCheck('test -f src/a.txt && echo fine');
+    expect(result).toMatchObject({
+      ok: true,
+      check: { command: 'test -f src/a.txt && echo fine', ok: true, output: 'fine\n' },
+    });
+  });
+
+  it('fails and flags a check that reaches for the network, which it cannot', async () => {
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits += 1;
+      res.end('reached');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const script = `require('http').get('http://127.0.0.1:${port}/', (r) => process.exit(0)).on('error', () => process.exit(1))`;
+      const result = await candidateWithCheck(`"${process.execPath}" -e "${script}"`);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.flags.map((f) => f.rule)).toEqual(['check-failed']);
+      expect(hits).toBe(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('fails and flags a check that writes outside its checkout, which it cannot', async () => {
+    // Outside /tmp (read-only in the sandbox) and inside it (the sandbox has a private /tmp).
+    const cache = join(process.cwd(), 'node_modules', '.cache');
+    await mkdir(cache, { recursive: true });
+    const persistent = await mkdtemp(join(cache, 'maker-outside-'));
+    try {
+      for (const [outside, why] of [
+        [persistent, /Read-only file system/],
+        [await tempDir(), /nonexistent|No such file/],
+      ] as const) {
+        const result = await candidateWithCheck(`echo pwned > ${outside}/pwned`);
+        expect(result.ok).toBe(false);
+        if (!result.ok) expect(result.flags[0]?.message).toMatch(why);
+        expect(existsSync(join(outside, 'pwned'))).toBe(false);
+      }
+    } finally {
+      await rm(persistent, { recursive: true, force: true });
+    }
+  });
+
+  it('runs the overall check on the result before the veto, and shows it there', async () => {
+    const dir = await tempDir();
+    const workspace = await openWorkspace(dir, true, {});
+    const sim = { seed: 3, depth: 1 };
+    const engine = new MakerEngine({
+      workspace,
+      roles: { planner: new SimPlanner(sim), worker: new SimWorker(sim) },
+      store: makerStateFile(dir),
+    });
+    const runId = await engine.create(
+      'a checked idea',
+      { ...baseConfig, maxDepth: 1, hitl: 'defer' },
+      { check: 'ls src && echo overall-ok' },
+    );
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('awaiting-human');
+    const veto = outcome.pending.find((q) => q.id === 'q-root-veto');
+    expect(veto?.prompt).toMatch(/Checks: the overall check `ls src && echo overall-ok` passed\./);
+    expect((await engine.getRun(runId)).finalCheck).toMatchObject({ ok: true });
+  });
+});
+
+describe('without a sandbox', () => {
+  it('refuses checks before anything runs, saying how to get one', async () => {
+    const bin = await tempDir();
+    for (const tool of ['git', 'sh', 'tar'])
+      await symlink(
+        execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(),
+        join(bin, tool),
+      );
+    const dir = await tempDir();
+    await mkdir(join(dir, 'x'));
+    await writeFile(join(dir, 'x', 'f'), 'f');
+    git(dir, 'init', '-q', '-b', 'main');
+    const workspace = await openWorkspace(dir, false, {});
+    await expect(
+      preflight({ ...baseConfig, runChecks: true }, workspace, { PATH: bin }),
+    ).rejects.toThrow(
+      /only inside a sandbox.*apt-get install bubblewrap.*or run without --run-checks/,
+    );
+    await expect(
+      preflight({ ...baseConfig }, workspace, { PATH: bin }, { check: 'true' }),
+    ).rejects.toThrow(/bubblewrap/);
+    await expect(preflight({ ...baseConfig }, workspace, { PATH: bin })).resolves.toBeUndefined();
+  });
+});
