@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// The crash campaign: SIGKILL `maker demo` (sim and jules-fake) at random moments — by time, and at
+// the named checkpoints between the steps of landing — then `maker resume` until it finishes, and
+// compare every final tree with an uninterrupted run's. Prints one JSON summary; exit 0 when every
+// trial lands on its reference tree.
+//
+//   npm run crash-campaign -- [--trials 50] [--seed 1] [--workers sim,jules-fake]
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    trials: { type: 'string', default: '50' },
+    seed: { type: 'string', default: '1' },
+    workers: { type: 'string', default: 'sim,jules-fake' },
+  },
+});
+const TRIALS = Number(values.trials);
+const workers = values.workers.split(',');
+const CLI = join(import.meta.dirname, '..', 'dist', 'maker.js');
+// The steps of a demo's landing (a demo's default branch never moves, so there is no merge commit).
+const LANDING_STEPS = ['land:intent-saved', 'land:read-tree', 'land:update-ref'];
+
+// A small seeded generator, so a campaign can be repeated exactly.
+let state = Number(values.seed) >>> 0 || 1;
+const random = () => {
+  state ^= state << 13;
+  state ^= state >>> 17;
+  state ^= state << 5;
+  return (state >>> 0) / 2 ** 32;
+};
+
+function maker(args, { killAfterMs, env = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer =
+      killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const treeOfMain = (dir) =>
+  execFileSync('git', ['-C', dir, 'rev-parse', 'main^{tree}'], { encoding: 'utf8' }).trim();
+const clean = (dir) =>
+  execFileSync('git', ['-C', dir, 'status', '--porcelain'], { encoding: 'utf8' }).trim() === '';
+
+const references = new Map();
+async function reference(worker, seed) {
+  const key = `${worker}/${seed}`;
+  if (!references.has(key)) {
+    const dir = await mkdtemp(join(tmpdir(), 'maker-crash-ref-'));
+    const t0 = performance.now();
+    const run = await maker([
+      'demo',
+      '--dir',
+      dir,
+      '--worker',
+      worker,
+      '--seed',
+      String(seed),
+      '--json',
+    ]);
+    if (run.code !== 0) throw new Error(`reference run failed: ${run.stderr}`);
+    references.set(key, { tree: treeOfMain(dir), wallMs: performance.now() - t0 });
+    await rm(dir, { recursive: true, force: true });
+  }
+  return references.get(key);
+}
+
+const results = [];
+const started = performance.now();
+for (let trial = 0; trial < TRIALS; trial++) {
+  const worker = workers[trial % workers.length];
+  const seed = 1 + Math.floor(random() * 5);
+  const { tree: expected, wallMs } = await reference(worker, seed);
+  const dir = await mkdtemp(join(tmpdir(), 'maker-crash-'));
+  // A third of the kills land between the steps of landing; the rest at a random moment.
+  const atStep =
+    random() < 1 / 3 ? LANDING_STEPS[Math.floor(random() * LANDING_STEPS.length)] : undefined;
+  // Anywhere in the run: a uniform share of an uninterrupted run's wall time.
+  const killAfterMs =
+    atStep === undefined ? Math.floor((0.03 + 0.94 * random()) * wallMs) : undefined;
+  const first = await maker(
+    ['demo', '--dir', dir, '--worker', worker, '--seed', String(seed), '--json'],
+    atStep === undefined ? { killAfterMs } : { env: { MAKER_CRASH_AT: atStep } },
+  );
+  const killed = first.signal === 'SIGKILL';
+  let resumes = 0;
+  let last = first;
+  while (last.code !== 0 && resumes < 5) {
+    resumes += 1;
+    last = await maker(['resume', '--dir', dir, '--json']);
+  }
+  const tree = last.code === 0 ? treeOfMain(dir) : undefined;
+  const ok = tree === expected && clean(dir);
+  results.push({
+    trial,
+    worker,
+    seed,
+    kill: atStep ?? `${killAfterMs} ms`,
+    killed,
+    resumes,
+    ok,
+    ...(ok ? {} : { error: (last.stderr || last.stdout).slice(-300) }),
+  });
+  if (ok) await rm(dir, { recursive: true, force: true });
+  process.stderr.write(`${ok ? '.' : 'x'}`);
+}
+process.stderr.write('\n');
+const summary = {
+  trials: results.length,
+  killed: results.filter((r) => r.killed).length,
+  killedAtLandingSteps: results.filter((r) => r.killed && r.kill.startsWith('land:')).length,
+  landedOnReference: results.filter((r) => r.ok).length,
+  byWorker: Object.fromEntries(
+    workers.map((w) => [
+      w,
+      {
+        trials: results.filter((r) => r.worker === w).length,
+        ok: results.filter((r) => r.worker === w && r.ok).length,
+      },
+    ]),
+  ),
+  wallSeconds: Math.round((performance.now() - started) / 1000),
+  failures: results.filter((r) => !r.ok),
+};
+process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+process.exitCode = summary.landedOnReference === summary.trials ? 0 : 1;
