@@ -1,6 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { gitHubApiUrl } from '../../src/adapters/github/octokit.js';
 import { resolveGitHubToken } from '../../src/adapters/github/token.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -64,5 +65,25 @@ describe('resolveGitHubToken', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(reason);
     expect((error as Error).message).toMatch(/Set GITHUB_TOKEN .* or run `gh auth login`/);
+  });
+});
+
+describe('gitHubApiUrl', () => {
+  it.each([
+    [undefined, 'https://api.github.com'],
+    ['', 'https://api.github.com'],
+    ['https://ghe.example.com/api/v3/', 'https://ghe.example.com/api/v3'],
+    ['http://127.0.0.1:4321', 'http://127.0.0.1:4321'],
+    ['http://localhost:4321/', 'http://localhost:4321'],
+  ])('GITHUB_API_URL=%s is %s', (raw, url) => {
+    expect(gitHubApiUrl({ GITHUB_API_URL: raw })).toBe(url);
+  });
+
+  it.each([
+    ['not a url', /is not a URL/],
+    ['http://api.example.com', /must be https/],
+    ['https://user:pass@api.example.com', /must not carry credentials/],
+  ])('refuses GITHUB_API_URL=%s', (raw, message) => {
+    expect(() => gitHubApiUrl({ GITHUB_API_URL: raw })).toThrow(message);
   });
 });

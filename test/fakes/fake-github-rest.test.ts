@@ -288,6 +288,23 @@ describe('fake GitHub: pull requests', () => {
     expect((await octokit.rest.pulls.list({ ...o })).data).toEqual([]);
   });
 
+  it('pages lists with a Link header octokit follows', async () => {
+    const { octokit } = await repoWithFeature();
+    const o = { owner: 'alice', repo: 'app' };
+    await octokit.rest.pulls.create({ ...o, head: 'feature', base: 'main', title: 'F' });
+    for (const body of ['a', 'b', 'c', 'd', 'e'])
+      await octokit.rest.issues.createComment({ ...o, issue_number: 1, body });
+    const first = await octokit.rest.issues.listComments({ ...o, issue_number: 1, per_page: 2 });
+    expect(first.data.map((c) => c.body)).toEqual(['a', 'b']);
+    expect(first.headers.link).toMatch(/page=2>; rel="next".*page=3>; rel="last"/);
+    const all = await octokit.paginate(octokit.rest.issues.listComments, {
+      ...o,
+      issue_number: 1,
+      per_page: 2,
+    });
+    expect(all.map((c) => c.body)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
   it('merges for real with the expected head sha: 409 on a moved head, 405 once merged', async () => {
     const { fake, octokit, work, url } = await repoWithFeature();
     const o = { owner: 'alice', repo: 'app' };
