@@ -1,5 +1,4 @@
 import type { Octokit } from 'octokit';
-import type { ZodType } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import type {
@@ -12,18 +11,21 @@ import type {
   RepositorySpec,
 } from '../../ports/repo-host.js';
 import {
-  GitHubError,
   isRequestError,
   isUnknownOutcome,
   toGitHubError,
   validationMessages,
   type GitHubPermission,
 } from './errors.js';
+import { createOnce, type CreateOp } from './create-once.js';
 import { createOctokit, type OctokitOptions } from './octokit.js';
 import {
   commentSchema,
   mergeSchema,
+  parse,
+  pullInfo,
   pullSchema,
+  repositoryInfo,
   repositorySchema,
   userSchema,
   type GitHubPull,
@@ -301,36 +303,8 @@ export class GitHubHost implements RepoHost {
     });
   }
 
-  /**
-   * Sends a create without automatic retries. When its outcome is unknown, or GitHub says it
-   * already exists, `lookup` decides; only when the lookup finds nothing is it sent again.
-   */
-  async #createOnce<T>(op: {
-    action: string;
-    needs: GitHubPermission;
-    repoSeen: boolean;
-    create: () => Promise<T>;
-    /** Finds what an earlier attempt may have made; `exists` says GitHub reported it as already there. */
-    lookup: (exists: boolean) => Promise<T | undefined>;
-    exists: (messages: readonly string[]) => boolean;
-    /** The message when GitHub says it exists and the lookup cannot find it. */
-    hidden: string;
-  }): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await op.create();
-      } catch (error) {
-        const exists =
-          isRequestError(error) && error.status === 422 && op.exists(validationMessages(error));
-        if (!exists && !isUnknownOutcome(error))
-          throw toGitHubError(error, { ...op, token: this.#token });
-        const found = await op.lookup(exists);
-        if (found !== undefined) return found;
-        if (exists) throw new GitHubError('permission', op.hidden, { status: 422, cause: error });
-        if (attempt >= this.#attempts) throw toGitHubError(error, { ...op, token: this.#token });
-        await this.#sleep(500 * attempt);
-      }
-    }
+  #createOnce<T>(op: CreateOp<T>): Promise<T> {
+    return createOnce(op, { token: this.#token, attempts: this.#attempts, sleep: this.#sleep });
   }
 
   async #findRepository(ref: RepoRef): Promise<GitHubRepository | undefined> {
@@ -404,44 +378,6 @@ function settledOutcome(pr: GitHubPull, expectedHead: string): MergeOutcome | un
   if (pr.state === 'closed') return { status: 'closed' };
   if (pr.head.sha !== expectedHead) return { status: 'head-moved', headSha: pr.head.sha };
   return undefined;
-}
-
-function repositoryInfo(repo: GitHubRepository, created: boolean): RepositoryInfo {
-  return {
-    owner: repo.owner.login,
-    name: repo.name,
-    id: repo.id,
-    defaultBranch: repo.default_branch,
-    private: repo.private,
-    htmlUrl: repo.html_url,
-    cloneUrl: repo.clone_url,
-    created,
-  };
-}
-
-function pullInfo(pr: GitHubPull): PullRequestInfo {
-  const merged = pr.merged === true || (pr.merged_at ?? null) !== null;
-  return {
-    number: pr.number,
-    url: pr.html_url,
-    state: merged ? 'merged' : pr.state,
-    headRef: pr.head.ref,
-    headSha: pr.head.sha,
-    baseRef: pr.base.ref,
-    title: pr.title,
-    body: pr.body ?? '',
-    ...(merged && pr.merge_commit_sha != null ? { mergeCommitSha: pr.merge_commit_sha } : {}),
-  };
-}
-
-function parse<T>(schema: ZodType<T>, data: unknown, action: string): T {
-  const result = schema.safeParse(data);
-  if (!result.success)
-    throw new GitHubError(
-      'protocol',
-      `GitHub's answer to "${action}" was not what the API documents: ${result.error.issues[0]?.message ?? 'invalid'}.`,
-    );
-  return result.data;
 }
 
 /** A {@link GitHubHost} over a MAKER-configured octokit (see {@link createOctokit}). */

@@ -1,4 +1,6 @@
-import { z } from 'zod';
+import { z, type ZodType } from 'zod';
+import type { PullRequestInfo, RepositoryInfo } from '../../ports/repo-host.js';
+import { GitHubError } from './errors.js';
 
 /** GitHub's answers, only the fields MAKER reads (extra fields are tolerated). */
 
@@ -42,3 +44,42 @@ export const commentSchema = z.object({
 });
 
 export const mergeSchema = z.object({ sha: z.string(), merged: z.boolean() });
+
+export function repositoryInfo(repo: GitHubRepository, created: boolean): RepositoryInfo {
+  return {
+    owner: repo.owner.login,
+    name: repo.name,
+    id: repo.id,
+    defaultBranch: repo.default_branch,
+    private: repo.private,
+    htmlUrl: repo.html_url,
+    cloneUrl: repo.clone_url,
+    created,
+  };
+}
+
+export function pullInfo(pr: GitHubPull): PullRequestInfo {
+  const merged = pr.merged === true || (pr.merged_at ?? null) !== null;
+  return {
+    number: pr.number,
+    url: pr.html_url,
+    state: merged ? 'merged' : pr.state,
+    headRef: pr.head.ref,
+    headSha: pr.head.sha,
+    baseRef: pr.base.ref,
+    title: pr.title,
+    body: pr.body ?? '',
+    ...(merged && pr.merge_commit_sha != null ? { mergeCommitSha: pr.merge_commit_sha } : {}),
+  };
+}
+
+/** GitHub's answer checked against its schema; a mismatch is a `protocol` error naming the action. */
+export function parse<T>(schema: ZodType<T>, data: unknown, action: string): T {
+  const result = schema.safeParse(data);
+  if (!result.success)
+    throw new GitHubError(
+      'protocol',
+      `GitHub's answer to "${action}" was not what the API documents: ${result.error.issues[0]?.message ?? 'invalid'}.`,
+    );
+  return result.data;
+}
