@@ -115,7 +115,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       'x-ratelimit-resource': 'core',
       'x-github-api-version-selected': '2022-11-28',
     };
-    const fault = faults.take(method, path);
+    const fault = who === 'bad' ? undefined : faults.take(method, path);
     const nowSeconds = Math.floor(world.now().getTime() / 1000);
     let reply: Reply | undefined;
     if (who === 'bad') reply = errorReply(401, 'Bad credentials');

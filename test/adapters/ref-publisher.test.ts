@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gitAuthEnv } from '../../src/adapters/git/git-auth.js';
@@ -198,6 +199,32 @@ describe('BatchRefPublisher', () => {
         expect((await readFile(file)).includes(secret), file).toBe(false);
     }
     expect((await git(dir, ['remote', 'get-url', 'origin'])).stdout.trim()).toBe(url);
+  });
+
+  it('stops a push that hangs, failing its refs with a retryable error', async () => {
+    const { dir, commits } = await setup();
+    // A server that accepts connections and never answers.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/alice/app.git`;
+      const p = new BatchRefPublisher({
+        cwd: dir,
+        remoteUrl: url,
+        env: () => gitAuthEnv(url, TOKENS.full, {}),
+        timeoutMs: 500,
+        secrets: [TOKENS.full],
+      });
+      const error = await p.publish('maker/r1/n-0', commits[0] as string).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiCallError);
+      expect(error).toMatchObject({ isRetryable: true });
+      expect((error as Error).message).toMatch(/git push to .* failed: .*timed out/);
+      expect(p.leases()).toEqual({});
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('refuses what is not a branch name or a commit id', async () => {

@@ -17,6 +17,8 @@ export interface BatchRefPublisherOptions {
    */
   readonly onLeases?: (leases: Readonly<Record<string, string>>) => void | Promise<void>;
   readonly git?: GitRunner;
+  /** A push (or `ls-remote`) still running after this long is stopped and fails (default 10 min). */
+  readonly timeoutMs?: number;
   /** Strings (a token) no error may contain. */
   readonly secrets?: readonly string[];
 }
@@ -119,7 +121,7 @@ export class BatchRefPublisher implements RefPublisher {
 
     const outcomes = new Map<string, Error | null>();
     try {
-      const run = await this.#git(args, { cwd: this.#o.cwd, env });
+      const run = await this.#git(args, { cwd: this.#o.cwd, env, timeoutMs: this.#timeout() });
       const lines = parsePorcelain(run.stdout);
       const stale: string[] = [];
       for (const [branch, { sha }] of batch) {
@@ -166,7 +168,7 @@ export class BatchRefPublisher implements RefPublisher {
   ): Promise<void> {
     const run = await this.#git(
       ['ls-remote', this.#o.remoteUrl, ...stale.map((b) => `refs/heads/${b}`)],
-      { cwd: this.#o.cwd, env },
+      { cwd: this.#o.cwd, env, timeoutMs: this.#timeout() },
     );
     if (run.code !== 0) {
       for (const branch of stale) outcomes.set(branch, this.#pushFailure(run.stderr, stale));
@@ -185,6 +187,10 @@ export class BatchRefPublisher implements RefPublisher {
         outcomes.set(branch, null);
       } else outcomes.set(branch, new RefMovedError(branch, this.#leases.get(branch) ?? null, now));
     }
+  }
+
+  #timeout(): number {
+    return this.#o.timeoutMs ?? 600_000;
   }
 
   #setLease(branch: string, sha: string | null): void {
