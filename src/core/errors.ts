@@ -121,3 +121,32 @@ export function redactSecrets(text: string, extraSecrets: readonly string[] = []
   }
   return out;
 }
+
+/**
+ * A branch on the remote is not where maker last left it: someone else moved (or deleted, or
+ * created) it, so maker's push was refused and nothing of theirs was overwritten.
+ */
+export class RefMovedError extends MakerError {
+  override readonly name = 'RefMovedError';
+  readonly branch: string;
+  /** What maker last pushed there (null: maker never pushed it). */
+  readonly expected: string | null;
+  /** Where it is now, when known (null: it does not exist). */
+  readonly actual: string | null | undefined;
+
+  constructor(branch: string, expected: string | null, actual: string | null | undefined) {
+    const now =
+      actual === undefined
+        ? 'moved'
+        : actual === null
+          ? 'was deleted'
+          : `is at ${actual.slice(0, 12)}`;
+    super(
+      'ref-moved',
+      `Branch ${branch} was changed by someone else: maker last pushed ${expected === null ? 'nothing there' : expected.slice(0, 12)}, and it ${now}. Nothing was overwritten.`,
+    );
+    this.branch = branch;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}

@@ -27,6 +27,7 @@ const COMMANDS = [
   'bench hanoi',
   'bench tree',
   'bench jules',
+  'bench github',
   'bench mcp-start',
 ];
 

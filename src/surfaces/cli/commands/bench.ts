@@ -8,6 +8,7 @@ import { runTreeBench } from '../../bench/tree-bench.js';
 import { defineCommand, flag, option, type GroupSpec } from '../define.js';
 import { formatCount } from '../io.js';
 import { decimal, oneOf, wholeNumber } from '../values.js';
+import { benchGitHubCommand } from './bench-github.js';
 import { benchHanoiCommand } from './bench-hanoi.js';
 
 const json = flag('--json', 'print one JSON object');
@@ -177,7 +178,7 @@ from spawning node to the answer of tools/list, N times.`,
 
 export const benchGroup: GroupSpec = {
   name: 'bench',
-  summary: 'measured benchmarks: hanoi (the paper), tree, jules, mcp-start',
+  summary: 'measured benchmarks: hanoi (the paper), tree, jules, github, mcp-start',
   description: 'Measured benchmarks. Each prints a report, or one JSON object with --json.',
-  commands: [benchHanoiCommand, treeCommand, julesCommand, mcpStartCommand],
+  commands: [benchHanoiCommand, treeCommand, julesCommand, benchGitHubCommand, mcpStartCommand],
 };

@@ -1,0 +1,111 @@
+import { Octokit } from 'octokit';
+import { ConfigError } from '../../core/errors.js';
+
+export const GITHUB_API_URL = 'https://api.github.com';
+
+/**
+ * The REST API's base URL: `GITHUB_API_URL` (GitHub Enterprise: `https://<host>/api/v3`; a local
+ * fake: `http://127.0.0.1:<port>`), default https://api.github.com. Plain http is accepted only
+ * for a loopback host, since the token travels with every request.
+ */
+export function gitHubApiUrl(env: Readonly<Record<string, string | undefined>>): string {
+  const raw = env['GITHUB_API_URL']?.trim() ?? '';
+  if (raw === '') return GITHUB_API_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`GITHUB_API_URL is not a URL: "${raw}".`);
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
+    throw new ConfigError(
+      `GITHUB_API_URL must be https (plain http only on this machine: 127.0.0.1 or localhost), got "${raw}".`,
+    );
+  if (url.username !== '' || url.password !== '' || url.search !== '')
+    throw new ConfigError('GITHUB_API_URL must not carry credentials or a query.');
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** A wait for GitHub's rate limit, reported before it starts. */
+export interface RateLimitWait {
+  readonly reason: 'rate-limit' | 'secondary-rate-limit';
+  readonly until: Date;
+}
+
+export interface OctokitOptions {
+  readonly token: string;
+  /** The REST API's base URL (default https://api.github.com; `GITHUB_API_URL`). */
+  readonly baseUrl?: string;
+  /**
+   * Rate-limit handling by `@octokit/plugin-throttling` (default on). Tests turn it off, except
+   * the tests of throttling, which shrink its time unit (`retryAfterBaseValue`, ms per second of
+   * `retry-after`).
+   */
+  readonly throttle?:
+    | false
+    | { readonly retryAfterBaseValue?: number; readonly fallbackSecondaryRateRetryAfter?: number };
+  /** The longest single wait for a rate limit (default 60 s); past it the call fails, saying when to resume. */
+  readonly maxWaitMs?: number;
+  /** Told of each rate-limit wait before it starts. */
+  readonly onWait?: (wait: RateLimitWait) => void;
+  /** `@octokit/plugin-retry`'s time unit for 5xx retries of reads (default 1000 ms; tests shrink it). */
+  readonly retryAfterBaseValue?: number;
+  /** A request with no answer after this long fails (default 60 s): its outcome is then unknown. */
+  readonly requestTimeoutMs?: number;
+  readonly fetch?: typeof fetch;
+  readonly now?: () => number;
+}
+
+/** Statuses never retried: a 405 (not mergeable) or 409 (head moved) will not change by asking again. */
+export const DO_NOT_RETRY = [400, 401, 403, 404, 405, 409, 410, 422, 451];
+
+/** At most this many waits per request for a rate limit. */
+const MAX_RATE_LIMIT_RETRIES = 3;
+
+/**
+ * The `octokit` client (with its retry and throttling plugins) as MAKER configures it: 405/409
+ * never retried; rate limits waited out up to a cap, each wait reported through `onWait`; its log
+ * silenced (stdout belongs to the MCP protocol).
+ */
+export function createOctokit(options: OctokitOptions): Octokit {
+  const maxWaitMs = options.maxWaitMs ?? 60_000;
+  const now = options.now ?? Date.now;
+  const decide =
+    (reason: RateLimitWait['reason']) =>
+    (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number): boolean => {
+      const waitMs = retryAfter * 1000;
+      if (waitMs > maxWaitMs || retryCount >= MAX_RATE_LIMIT_RETRIES) return false;
+      options.onWait?.({ reason, until: new Date(now() + waitMs) });
+      return true;
+    };
+  const silent = () => undefined;
+  const baseFetch = options.fetch ?? fetch;
+  const timeoutMs = options.requestTimeoutMs ?? 60_000;
+  const timedFetch: typeof fetch = (input, init) =>
+    baseFetch(input, {
+      ...init,
+      signal: init?.signal ?? AbortSignal.timeout(timeoutMs),
+    });
+  return new Octokit({
+    auth: options.token,
+    baseUrl: (options.baseUrl ?? GITHUB_API_URL).replace(/\/+$/, ''),
+    userAgent: 'maker-gemini-cli',
+    log: { debug: silent, info: silent, warn: silent, error: silent },
+    retry: {
+      doNotRetry: DO_NOT_RETRY,
+      ...(options.retryAfterBaseValue === undefined
+        ? {}
+        : { retryAfterBaseValue: options.retryAfterBaseValue }),
+    },
+    throttle:
+      options.throttle === false
+        ? { enabled: false }
+        : {
+            onRateLimit: decide('rate-limit'),
+            onSecondaryRateLimit: decide('secondary-rate-limit'),
+            ...options.throttle,
+          },
+    request: { fetch: timedFetch },
+  });
+}
