@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JulesClient, JulesError } from '../../src/adapters/jules/client.js';
 import { JulesWorker, SessionBudgetError } from '../../src/adapters/jules/worker.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
+import { abortableSleep } from '../../src/core/sleep.js';
 import type { WorkerTask } from '../../src/ports/worker.js';
 import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -354,5 +355,41 @@ describe('the session budget and integrations', () => {
     expect(await worker.run(integration, 3)).toEqual({ ok: true, edits: [] });
     expect(seen).toEqual([3]);
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('long sessions', () => {
+  it('polls one session 100 times under one run signal without a MaxListenersExceededWarning', async () => {
+    const { task, gitDir } = await setup();
+    await fake?.close();
+    let polls = 0;
+    fake = await startFakeJules({
+      apiKey: 'jules-worker-key-0123456789',
+      sources: [{ owner: 'me', repo: 'app', gitDir }],
+      agent: () => ({ patch: PATCH }),
+      // The session's work is measured in polls: it completes at the 100th.
+      workMs: 100,
+      clock: () => polls,
+      fault: ({ method, path }) => {
+        if (method === 'GET' && /^\/v1alpha\/sessions\/\d+$/.test(path)) polls += 1;
+        return undefined;
+      },
+    });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const worker = workerOn(fake, gitDir, {
+        sleep: abortableSleep,
+        pollMs: { initial: 1, max: 1 },
+      });
+      const out = await worker.run(task, 0, new AbortController().signal);
+      expect(out.ok).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(polls).toBeGreaterThanOrEqual(100);
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
   });
 });
