@@ -41,8 +41,56 @@ export interface FakeAgentContext {
   readonly messages: readonly string[];
 }
 
-/** A fault to inject before answering: an HTTP status (with an optional Retry-After), or nothing. */
-export type FakeFault = { readonly status: number; readonly retryAfter?: string } | undefined;
+/**
+ * A fault to inject before answering: an HTTP status (with an optional Retry-After, message and
+ * extra error details), or nothing.
+ */
+export type FakeFault =
+  | {
+      readonly status: number;
+      readonly retryAfter?: string;
+      readonly message?: string;
+      readonly details?: readonly Record<string, unknown>[];
+    }
+  | undefined;
+
+/**
+ * The 429 Jules answers when a plan limit stops a new session. The concurrent-task message is the
+ * one Jules is documented to show ("You are currently at your concurrent task limit"); the daily
+ * one is inferred. Both are `RESOURCE_EXHAUSTED` with a `QuotaFailure` detail naming the limit; the
+ * daily one also says, in a `RetryInfo` detail and `Retry-After`, when the quota frees up.
+ */
+export function julesQuotaFault(
+  limit: 'concurrent' | 'daily',
+  options: { limit?: number; retryAfterS?: number } = {},
+): NonNullable<FakeFault> {
+  const concurrent = limit === 'concurrent';
+  const subject = concurrent ? 'concurrent_tasks' : 'daily_tasks';
+  const retryAfterS = Math.max(1, Math.ceil(options.retryAfterS ?? 86_400));
+  return {
+    status: 429,
+    message: concurrent
+      ? 'You are currently at your concurrent task limit. Wait for a running task to finish.'
+      : 'You have reached your daily task limit. Try again later.',
+    details: [
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [
+          {
+            subject,
+            description: concurrent
+              ? `Concurrent task limit${options.limit === undefined ? '' : ` of ${options.limit}`} reached.`
+              : `Daily task limit${options.limit === undefined ? '' : ` of ${options.limit}`} reached.`,
+          },
+        ],
+      },
+      ...(concurrent
+        ? []
+        : [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfterS}s` }]),
+    ],
+    ...(concurrent ? {} : { retryAfter: String(retryAfterS) }),
+  };
+}
 
 export interface FakeJules {
   /** Pass as the client's base URL (it ends in /v1alpha). */

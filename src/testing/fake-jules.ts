@@ -10,8 +10,10 @@ import {
   type FakeFault,
   type FakeJules,
   type FakeJulesSource,
+  julesQuotaFault,
 } from './fake-jules-model.js';
 
+export { julesQuotaFault } from './fake-jules-model.js';
 export type {
   FakeAgentContext,
   FakeAgentScript,
@@ -37,6 +39,7 @@ interface Session {
 }
 
 const EPOCH = Date.parse('2026-03-01T10:00:00Z');
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * A local Jules v1alpha server on 127.0.0.1 with the real routes (colon custom methods included),
@@ -60,6 +63,12 @@ export async function startFakeJules(options: {
   clock?: () => number;
   /** Port to listen on (default: any free one). */
   port?: number;
+  /**
+   * The plan's limits, enforced as Jules does (429 `RESOURCE_EXHAUSTED`, see {@link julesQuotaFault}):
+   * sessions not yet COMPLETED or FAILED at once, and sessions created in any 24 hours of `clock`.
+   */
+  concurrentLimit?: number;
+  dailyLimit?: number;
   /** Called when a session exists, before the create call is answered (a test may crash the client here). */
   onSessionCreated?: (session: { id: string; title: string }, count: number) => void;
 }): Promise<FakeJules> {
@@ -67,6 +76,8 @@ export async function startFakeJules(options: {
   const sources = [...options.sources];
   const sessions = new Map<string, Session>();
   let created = 0;
+  /** Start times of sessions being created (their agent not answered yet). */
+  const creating: number[] = [];
   let tick = 0;
   const clock = options.clock ?? (() => performance.now());
   const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
@@ -96,15 +107,7 @@ export async function startFakeJules(options: {
     if (path === '/_fake/requests') return sendJson(res, 200, { requests });
     requests.push({ method, path });
     const fault = options.fault?.({ method, path, count: requests.length });
-    if (fault !== undefined) {
-      sendJson(
-        res,
-        fault.status,
-        errorEnvelope(fault.status, 'injected fault'),
-        fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter },
-      );
-      return;
-    }
+    if (fault !== undefined) return sendFault(res, fault);
     const key = req.headers['x-goog-api-key'];
     if (key !== options.apiKey) {
       sendJson(res, 401, errorEnvelope(401, 'Request had invalid authentication credentials.'));
@@ -203,9 +206,43 @@ export async function startFakeJules(options: {
     sendJson(res, 404, errorEnvelope(404, `No route for ${method} ${path}.`));
   }
 
+  function sendFault(res: ServerResponse, fault: NonNullable<FakeFault>): void {
+    sendJson(
+      res,
+      fault.status,
+      errorEnvelope(fault.status, fault.message ?? 'injected fault', [], fault.details),
+      fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter },
+    );
+  }
+
+  /** The plan limit a new session would exceed now, as Jules answers it; undefined when none. */
+  function overLimit(): FakeFault {
+    const running =
+      creating.length +
+      [...sessions.values()].filter((s) => s.state !== 'COMPLETED' && s.state !== 'FAILED').length;
+    if (options.concurrentLimit !== undefined && running >= options.concurrentLimit)
+      return julesQuotaFault('concurrent', { limit: options.concurrentLimit });
+    if (options.dailyLimit === undefined) return undefined;
+    const now = clock();
+    const recent = [...[...sessions.values()].map((s) => s.startedAt), ...creating]
+      .filter((t) => now - t < DAY_MS)
+      .sort((a, b) => a - b);
+    if (recent.length < options.dailyLimit) return undefined;
+    const frees = (recent[recent.length - options.dailyLimit] ?? now) + DAY_MS;
+    return julesQuotaFault('daily', {
+      limit: options.dailyLimit,
+      retryAfterS: (frees - now) / 1000,
+    });
+  }
+
   async function create(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
     const checked = await checkCreate(body, sources);
     if ('status' in checked) return sendJson(res, checked.status, checked.envelope);
+    const limited = overLimit();
+    if (limited !== undefined) return sendFault(res, limited);
+    // Counted against the limits from here, before anything is awaited.
+    const startedAt = clock();
+    creating.push(startedAt);
     const { source, startingBranch, baseCommit, prompt } = checked;
     // Numbered before anything is awaited, so concurrent creates never share an id.
     const id = `15481661885092${String(594092 + created++).padStart(6, '0')}`;
@@ -229,9 +266,10 @@ export async function startFakeJules(options: {
       messages: [],
       activities: [],
       createdAt: tick,
-      startedAt: clock(),
+      startedAt,
       activityReads: 0,
     };
+    creating.splice(creating.indexOf(startedAt), 1);
     sessions.set(id, session);
     options.onSessionCreated?.({ id, title: agentContext.title }, sessions.size);
     sendJson(res, 200, sessionJson(session));
