@@ -11,9 +11,11 @@ import { processNode, type Spawn } from './compose.js';
 import { checkSummary, finalCheck } from './checks.js';
 import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
+import type { ServiceWait } from '../ports/waits.js';
 import {
   QuestionPendingError,
   RunStoppedError,
+  VISIBLE_WAIT_MS,
   branchName,
   runDate,
   type Answer,
@@ -63,6 +65,7 @@ export class MakerEngine {
   #loading: Promise<StateFile> | undefined;
   #saveQueued: Promise<void> | undefined;
   #saving: Promise<void> = Promise.resolve();
+  #waitSeq = 0;
 
   constructor(deps: MakerEngineDeps) {
     this.#deps = deps;
@@ -165,6 +168,8 @@ export class MakerEngine {
     const resumed = run.nodes[run.rootId]?.baseCommit !== undefined;
     run.status = 'running';
     run.error = undefined;
+    // Waits a killed process left behind are over.
+    run.waits = undefined;
     await this.#save();
     this.#emit(run, { type: 'run-start', idea: run.idea, resumed });
 
@@ -210,6 +215,7 @@ export class MakerEngine {
       signal.removeEventListener('abort', onAbort);
       if (made) await roles.close?.().catch(() => undefined);
     }
+    run.waits = undefined;
     await this.#save();
     this.#emit(run, { type: 'run-end', status: run.status, error: run.error });
     return outcome(run);
@@ -300,7 +306,42 @@ export class MakerEngine {
       save: () => this.#save(),
       emit: (event) => this.#emit(run, event),
       paid: (work) => semaphore.run(work, signal),
+      wait: (wait) => this.#wait(run, wait),
       ask: (question, auto) => this.#ask(run, question, auto, signal),
+    };
+  }
+
+  /** Records a wait long enough to notice on the run (saved, announced) until the returned function ends it. */
+  #wait(run: Run, wait: ServiceWait): () => void {
+    const since = this.#now();
+    if (wait.until.getTime() - since.getTime() < VISIBLE_WAIT_MS) return () => undefined;
+    const id = `${wait.service}-${++this.#waitSeq}`;
+    run.waits = [
+      ...(run.waits ?? []),
+      {
+        id,
+        service: wait.service,
+        reason: wait.reason,
+        since: since.toISOString(),
+        until: wait.until.toISOString(),
+      },
+    ];
+    void this.#save().catch(() => undefined);
+    this.#emit(run, {
+      type: 'wait-start',
+      waitId: id,
+      service: wait.service,
+      reason: wait.reason,
+      until: wait.until.toISOString(),
+    });
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const rest = (run.waits ?? []).filter((w) => w.id !== id);
+      run.waits = rest.length === 0 ? undefined : rest;
+      void this.#save().catch(() => undefined);
+      this.#emit(run, { type: 'wait-end', waitId: id, service: wait.service });
     };
   }
 

@@ -167,22 +167,11 @@ describe('JulesClient against the fake Jules server', () => {
     expect(String((auth as Error).message)).not.toContain('jules-wrong-key-123456789');
     const missing = await client.getSession('123').catch((e: unknown) => e);
     expect(missing).toMatchObject({ kind: 'not-found', status: 404 });
-    await fake?.close();
-    const limited = await setup(undefined, { fault: () => ({ status: 429 }) });
-    const exhausted = await new JulesClient({
-      apiKey: KEY,
-      baseUrl: limited.fake.baseUrl,
-      maxAttempts: 2,
-      sleep: () => Promise.resolve(),
-    })
-      .listSources()
-      .catch((e: unknown) => e);
-    expect(exhausted).toMatchObject({ kind: 'quota', status: 429 });
   });
 
   it('honours AbortSignal', async () => {
     const { client } = await setup();
-    await expect(client.listSources({}, AbortSignal.abort())).rejects.toThrow(/abort/i);
+    await expect(client.listSources({}, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {

@@ -48,7 +48,6 @@ export function treeShape(run: Run) {
       id: n.id,
       kind: n.kind,
       status: n.status,
-      commit: n.commit,
       draws: (n.leaf?.draws ?? []).map(
         (d) => `${d.status}:${d.flags.map((f) => f.rule).join(',')}`,
       ),
