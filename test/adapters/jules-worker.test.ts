@@ -398,6 +398,33 @@ describe('the session budget and integrations', () => {
   });
 });
 
+describe('a session whose later call fails', () => {
+  it('keeps the session id on the flagged candidate, so the run counts and can re-attach it', async () => {
+    const { task, gitDir } = await setup();
+    await fake?.close();
+    fake = await startFakeJules({
+      apiKey: 'jules-worker-key-0123456789',
+      sources: [{ owner: 'me', repo: 'app', gitDir }],
+      agent: () => ({ patch: PATCH }),
+      fault: ({ method, path }) =>
+        method === 'GET' && /^\/v1alpha\/sessions\/\d+$/.test(path)
+          ? { status: 400, message: 'Request contains an invalid argument.' }
+          : undefined,
+    });
+    const recorded: string[] = [];
+    const out = await workerOn(fake, gitDir, {}).run(task, 0, undefined, {
+      recordExternalId: (id) => (recorded.push(id), Promise.resolve()),
+    });
+    expect(fake.sessions.size).toBe(1);
+    expect(recorded).toEqual([...fake.sessions.keys()]);
+    expect(out).toEqual({
+      ok: false,
+      externalId: recorded[0],
+      reason: `Jules: Jules GET /sessions/${recorded[0]} failed with 400: Request contains an invalid argument.`,
+    });
+  });
+});
+
 describe('long sessions', () => {
   it('polls one session 100 times under one run signal without a MaxListenersExceededWarning', async () => {
     const { task, gitDir } = await setup();
