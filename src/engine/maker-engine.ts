@@ -11,17 +11,16 @@ import { processNode, type Spawn } from './compose.js';
 import { checkSummary, finalCheck } from './checks.js';
 import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
-import type { ServiceWait } from '../ports/waits.js';
 import {
   QuestionPendingError,
   RunStoppedError,
-  VISIBLE_WAIT_MS,
   branchName,
   runDate,
   type Answer,
   type RunContext,
 } from './run-context.js';
 import { Semaphore } from './semaphore.js';
+import { showWait } from './waits.js';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
@@ -306,42 +305,14 @@ export class MakerEngine {
       save: () => this.#save(),
       emit: (event) => this.#emit(run, event),
       paid: (work) => semaphore.run(work, signal),
-      wait: (wait) => this.#wait(run, wait),
+      wait: (wait) =>
+        showWait(run, wait, {
+          now: this.#now,
+          id: () => `${wait.service}-${++this.#waitSeq}`,
+          save: () => void this.#save().catch(() => undefined),
+          emit: (event) => this.#emit(run, event),
+        }),
       ask: (question, auto) => this.#ask(run, question, auto, signal),
-    };
-  }
-
-  /** Records a wait long enough to notice on the run (saved, announced) until the returned function ends it. */
-  #wait(run: Run, wait: ServiceWait): () => void {
-    const since = this.#now();
-    if (wait.until.getTime() - since.getTime() < VISIBLE_WAIT_MS) return () => undefined;
-    const id = `${wait.service}-${++this.#waitSeq}`;
-    run.waits = [
-      ...(run.waits ?? []),
-      {
-        id,
-        service: wait.service,
-        reason: wait.reason,
-        since: since.toISOString(),
-        until: wait.until.toISOString(),
-      },
-    ];
-    void this.#save().catch(() => undefined);
-    this.#emit(run, {
-      type: 'wait-start',
-      waitId: id,
-      service: wait.service,
-      reason: wait.reason,
-      until: wait.until.toISOString(),
-    });
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      const rest = (run.waits ?? []).filter((w) => w.id !== id);
-      run.waits = rest.length === 0 ? undefined : rest;
-      void this.#save().catch(() => undefined);
-      this.#emit(run, { type: 'wait-end', waitId: id, service: wait.service });
     };
   }
 

@@ -11,6 +11,7 @@ import {
   readErrorAnswer,
   type ErrorAnswer,
 } from './errors.js';
+import { describe, request } from './http.js';
 import { OutageClock } from './outage.js';
 import {
   activitiesPageSchema,
@@ -24,6 +25,7 @@ import {
 } from './schemas.js';
 
 export { JulesError, retryAfterMs, type JulesErrorKind } from './errors.js';
+export { sessionPatch } from './outputs.js';
 
 export const JULES_BASE_URL = 'https://jules.googleapis.com/v1alpha';
 
@@ -234,7 +236,12 @@ export class JulesClient {
       let text: string;
       let retryAfter: string | null;
       try {
-        ({ status, text, retryAfter } = await this.#fetch(method, path, body, requestSignal));
+        ({ status, text, retryAfter } = await request(
+          this.#o.fetch ?? fetch,
+          `${this.#o.baseUrl}${path}`,
+          { method, apiKey: this.#o.apiKey, body, timeoutMs: this.#o.requestTimeoutMs },
+          requestSignal,
+        ));
       } catch (error) {
         if (requestSignal?.aborted) throw new AbortedError(requestSignal.reason);
         const failure = this.#redact(`no answer (${describe(error)})`);
@@ -272,42 +279,6 @@ export class JulesClient {
       }
       this.#outage.ok();
       throw answerError(status, answer, what, [this.#o.apiKey]);
-    }
-  }
-
-  /** One request with a timeout; throws when no complete answer arrived. */
-  async #fetch(
-    method: string,
-    path: string,
-    body: unknown,
-    signal: AbortSignal | undefined,
-  ): Promise<{ status: number; text: string; retryAfter: string | null }> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(
-      () => controller.abort(new Error(`no answer in ${duration(this.#o.requestTimeoutMs)}`)),
-      this.#o.requestTimeoutMs,
-    );
-    try {
-      const response = await (this.#o.fetch ?? fetch)(`${this.#o.baseUrl}${path}`, {
-        method,
-        headers: {
-          'X-Goog-Api-Key': this.#o.apiKey,
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: controller.signal,
-      });
-      const text = await response.text();
-      return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
-    } catch (error) {
-      throw controller.signal.aborted && !(signal?.aborted ?? false)
-        ? (controller.signal.reason as Error)
-        : error;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -401,41 +372,10 @@ export class JulesClient {
   }
 }
 
-/** The candidate a finished session offers: its changeSet from `outputs`, else the last changeSet artifact. */
-export function sessionPatch(
-  session: JulesSession,
-  activities: readonly JulesActivity[],
-): { patch: string; baseCommitId: string | undefined; message: string | undefined } | undefined {
-  const fromOutputs = session.outputs
-    ?.map((o) => o.changeSet)
-    .find((c) => c?.gitPatch?.unidiffPatch);
-  const fromActivities = activities
-    .flatMap((a) => a.artifacts ?? [])
-    .map((a) => a.changeSet)
-    .filter((c) => c?.gitPatch?.unidiffPatch)
-    .at(-1);
-  const changeSet = fromOutputs ?? fromActivities;
-  const patch = changeSet?.gitPatch?.unidiffPatch;
-  if (patch === undefined || patch === null || patch === '') return undefined;
-  return {
-    patch,
-    baseCommitId: changeSet?.gitPatch?.baseCommitId ?? undefined,
-    message: changeSet?.gitPatch?.suggestedCommitMessage ?? undefined,
-  };
-}
-
 function query(page: { pageSize?: number; pageToken?: string }): string {
   const params = new URLSearchParams();
   if (page.pageSize !== undefined) params.set('pageSize', String(page.pageSize));
   if (page.pageToken !== undefined) params.set('pageToken', page.pageToken);
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
-}
-
-/** A transport failure in a few words: the cause's code when there is one (ECONNRESET, …). */
-function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  const code = typeof cause?.code === 'string' ? cause.code : undefined;
-  const message = error instanceof Error ? error.message : String(error);
-  return code === undefined ? message : `${message}: ${code}`;
 }

@@ -1,11 +1,12 @@
-import { setMaxListeners } from 'node:events';
 import { AbortedError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import { clause, sentences } from '../../core/text.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
-import { JulesError, sessionPatch, type CallOptions, type JulesClient } from './client.js';
+import { JulesError, type CallOptions, type JulesClient } from './client.js';
+import { sessionPatch } from './outputs.js';
 import { RunningSessions, createSessionOnce, findByTitle } from './create.js';
 import { SessionBudgetError } from './errors.js';
+import { Slots } from './slots.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
 import { BranchPublisher } from './publisher.js';
 import { planText, prompt, sessionTitle } from './prompt.js';
@@ -58,13 +59,6 @@ function stopsRun(error: unknown): boolean {
   return !['bad-request', 'protocol', 'not-found'].includes(error.kind);
 }
 
-/** Every waiting slot listens to it: many listeners are expected. */
-function haltController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
-}
-
 /**
  * Jules as a MAKER worker: each candidate slot is one Jules session started on the leaf's branch
  * (published to the remote at the leaf's base), polled with backoff to a terminal state, its
@@ -79,14 +73,7 @@ function haltController(): AbortController {
 export class JulesWorker implements Worker {
   readonly id = 'jules';
   readonly #o: JulesWorkerOptions;
-  #active = 0;
-  readonly #waiting: (() => void)[] = [];
-  /**
-   * Why every slot of one run (its signal) stopped; a call under another signal (a resume) starts
-   * afresh. Calls without a signal share one halt, cleared once the worker is idle.
-   */
-  #halted: { readonly error: Error; readonly signal: AbortSignal | undefined } | undefined;
-  #halt = haltController();
+  readonly #slots: Slots;
   readonly #running = new RunningSessions();
   /** Branch publications under way or done: the candidates of one leaf share one push. */
   readonly #publisher: BranchPublisher;
@@ -94,6 +81,7 @@ export class JulesWorker implements Worker {
 
   constructor(options: JulesWorkerOptions) {
     this.#o = options;
+    this.#slots = new Slots(options.concurrency ?? 3);
     this.#publisher = new BranchPublisher(options.publishBranch, options.publishBranches);
     this.#source = new SourceGate(options.client, options.source, {
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
@@ -127,21 +115,19 @@ export class JulesWorker implements Worker {
             'The Jules worker does not resolve merge conflicts and has no integration worker (the gemini worker does them).',
         })
       );
-    await this.#acquire(signal);
+    await this.#slots.acquire(signal);
     /** The slot's session, once known: kept on whatever this slot returns. */
     const known: { id: string | undefined } = { id: hooks.externalId };
     try {
-      this.#throwIfHalted(signal);
-      return await this.#run(task, slot, signal, this.#haltable(signal), hooks, known);
+      this.#slots.throwIfHalted(signal);
+      return await this.#run(task, slot, signal, this.#slots.haltable(signal), hooks, known);
     } catch (error) {
       // Halted meanwhile: the sibling's reason, not the interrupted wait, is what stops the run.
-      if (error instanceof AbortedError && this.#halted !== undefined && signal?.aborted !== true)
-        throw this.#halted.error;
+      const halted = this.#slots.halted;
+      if (error instanceof AbortedError && halted !== undefined && signal?.aborted !== true)
+        throw halted;
       if (stopsRun(error)) {
-        if (this.#halted === undefined) {
-          this.#halted = { error: error as Error, signal };
-          this.#halt.abort(error);
-        }
+        this.#slots.halt(error as Error, signal);
         throw error;
       }
       if (error instanceof AbortedError || !(error instanceof JulesError)) throw error;
@@ -151,28 +137,8 @@ export class JulesWorker implements Worker {
         ...(known.id === undefined ? {} : { externalId: known.id }),
       };
     } finally {
-      this.#release();
+      this.#slots.release();
     }
-  }
-
-  #throwIfHalted(signal: AbortSignal | undefined): void {
-    const halted = this.#halted;
-    if (halted === undefined) return;
-    if (halted.signal === signal) throw halted.error;
-    if (signal !== undefined) {
-      // Another run (a resume) under this worker: it starts afresh.
-      this.#halted = undefined;
-      this.#halt = haltController();
-    }
-  }
-
-  /** The run's signal joined with this worker's halt, for the waits between polls. */
-  #haltable(signal: AbortSignal | undefined): AbortSignal {
-    if (signal === undefined) return this.#halt.signal;
-    // AbortSignal.any is Node ≥ 20.3; before it, a halt is seen at the next poll instead.
-    return typeof AbortSignal.any === 'function'
-      ? AbortSignal.any([signal, this.#halt.signal])
-      : signal;
   }
 
   async #run(
@@ -246,7 +212,8 @@ export class JulesWorker implements Worker {
     let wait = created;
     for (;;) {
       if (wait) {
-        if (this.#halted !== undefined) throw this.#halted.error;
+        const halted = this.#slots.halted;
+        if (halted !== undefined) throw halted;
         await this.#sleep(delay, signal);
         delay = Math.min(
           Math.round(delay * (this.#o.pollMs?.factor ?? 1.5)),
@@ -399,35 +366,4 @@ export class JulesWorker implements Worker {
     (this.#o.sleep ?? abortableSleep)(ms, signal);
 
   readonly #now = (): number => (this.#o.now ?? Date.now)();
-
-  async #acquire(signal?: AbortSignal): Promise<void> {
-    if (this.#active < (this.#o.concurrency ?? 3)) {
-      this.#active += 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const grant = () => resolve();
-      this.#waiting.push(grant);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const at = this.#waiting.indexOf(grant);
-          if (at >= 0) this.#waiting.splice(at, 1);
-          reject(new AbortedError(signal.reason));
-        },
-        { once: true },
-      );
-    });
-  }
-
-  #release(): void {
-    const next = this.#waiting.shift();
-    if (next !== undefined) next();
-    else this.#active -= 1;
-    if (this.#active === 0 && this.#halted !== undefined && this.#halted.signal === undefined) {
-      // Every slot has stopped: a later call starts afresh.
-      this.#halted = undefined;
-      this.#halt = haltController();
-    }
-  }
 }
