@@ -110,16 +110,22 @@ function distinctWaits(run: Run): Wait[] {
   return [...byReason.values()];
 }
 
+const STALE_WAIT_MS = 60_000;
+
 /**
  * The run's waits on external services as lines for people: "Waiting for jules until 10:12:03 UTC
  * (in 45 s): <reason>". Empty when nothing is waited for.
  */
 export function describeWaits(run: Run, now: Date = new Date()): string[] {
-  return distinctWaits(run).map((wait) => {
-    const until = new Date(wait.until);
-    const left = Math.max(0, Math.round((until.getTime() - now.getTime()) / 1000));
-    return `Waiting for ${wait.service} until ${until.toISOString().slice(11, 19)} UTC (in ${left} s): ${wait.reason}`;
-  });
+  // A wait long past its end was left by a process that died (the next run clears it): not shown.
+  const stale = now.getTime() - STALE_WAIT_MS;
+  return distinctWaits(run)
+    .filter((wait) => Date.parse(wait.until) >= stale)
+    .map((wait) => {
+      const until = new Date(wait.until);
+      const left = Math.max(0, Math.round((until.getTime() - now.getTime()) / 1000));
+      return `Waiting for ${wait.service} until ${until.toISOString().slice(11, 19)} UTC (in ${left} s): ${wait.reason}`;
+    });
 }
 
 /** The decomposition tree as text: one line per node with status, kind, votes and flags. */

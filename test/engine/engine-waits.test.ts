@@ -71,6 +71,8 @@ describe('waits on a service, as data', () => {
     expect(describeWaits(saved, now)).toEqual([
       'Waiting for jules until 09:01:30 UTC (in 90 s): Jules is failing (503) since 09:00:00Z; retrying.',
     ]);
+    // Left by a process that died long ago: not shown.
+    expect(describeWaits(saved, new Date('2026-11-23T09:03:00Z'))).toEqual([]);
     expect(summarise(saved).waits).toEqual([
       {
         service: 'jules',

@@ -80,9 +80,16 @@ export async function createSessionOnce(
     } catch (error) {
       if (!(error instanceof JulesError)) throw error;
       if (error.outcomeUnknown) {
+        unconfirmedSince ??= now();
+        // A session Jules did create may take a moment to be listed: wait, then look for it.
+        await wait(
+          deps,
+          call,
+          Math.min(30_000, 1000 * 2 ** attempt),
+          `Jules did not confirm a new session (${clause(error.message)}); looking it up by its title before asking again`,
+        );
         const found = await findByTitle(client, request.title, waitsOnly(call));
         if (found !== undefined) return found;
-        unconfirmedSince ??= now();
         if (now() - unconfirmedSince >= client.outageMs)
           throw new JulesError(
             'unavailable',
@@ -91,12 +98,6 @@ export async function createSessionOnce(
               'The state is saved; run maker resume when Jules is back: it re-attaches every session',
             ),
           );
-        await wait(
-          deps,
-          call,
-          Math.min(30_000, 1000 * 2 ** attempt),
-          `Jules did not confirm a new session (${clause(error.message)}); none was created, so MAKER asks again`,
-        );
         continue;
       }
       if (error.kind === 'daily-limit') throw dailyLimit(error, now());
