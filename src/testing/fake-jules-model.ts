@@ -190,3 +190,30 @@ export async function checkCreate(
     );
   return { source, startingBranch, baseCommit, prompt };
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The plan limit a new session would exceed, as Jules answers it (undefined when none): sessions
+ * not yet COMPLETED or FAILED (and those being created) against `limits.concurrent`, sessions
+ * started in the last 24 hours of the clock against `limits.daily`.
+ */
+export function planLimitFault(
+  sessions: readonly { readonly state: string; readonly startedAt: number }[],
+  creating: readonly number[],
+  limits: { readonly concurrent?: number | undefined; readonly daily?: number | undefined },
+  now: number,
+): FakeFault {
+  const running =
+    creating.length +
+    sessions.filter((s) => s.state !== 'COMPLETED' && s.state !== 'FAILED').length;
+  if (limits.concurrent !== undefined && running >= limits.concurrent)
+    return julesQuotaFault('concurrent', { limit: limits.concurrent });
+  if (limits.daily === undefined) return undefined;
+  const recent = [...sessions.map((s) => s.startedAt), ...creating]
+    .filter((t) => now - t < DAY_MS)
+    .sort((a, b) => a - b);
+  if (recent.length < limits.daily) return undefined;
+  const frees = (recent[recent.length - limits.daily] ?? now) + DAY_MS;
+  return julesQuotaFault('daily', { limit: limits.daily, retryAfterS: (frees - now) / 1000 });
+}

@@ -10,7 +10,7 @@ import {
   type FakeFault,
   type FakeJules,
   type FakeJulesSource,
-  julesQuotaFault,
+  planLimitFault,
 } from './fake-jules-model.js';
 
 export { julesQuotaFault } from './fake-jules-model.js';
@@ -39,7 +39,6 @@ interface Session {
 }
 
 const EPOCH = Date.parse('2026-03-01T10:00:00Z');
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * A local Jules v1alpha server on 127.0.0.1 with the real routes (colon custom methods included),
@@ -216,24 +215,13 @@ export async function startFakeJules(options: {
   }
 
   /** The plan limit a new session would exceed now, as Jules answers it; undefined when none. */
-  function overLimit(): FakeFault {
-    const running =
-      creating.length +
-      [...sessions.values()].filter((s) => s.state !== 'COMPLETED' && s.state !== 'FAILED').length;
-    if (options.concurrentLimit !== undefined && running >= options.concurrentLimit)
-      return julesQuotaFault('concurrent', { limit: options.concurrentLimit });
-    if (options.dailyLimit === undefined) return undefined;
-    const now = clock();
-    const recent = [...[...sessions.values()].map((s) => s.startedAt), ...creating]
-      .filter((t) => now - t < DAY_MS)
-      .sort((a, b) => a - b);
-    if (recent.length < options.dailyLimit) return undefined;
-    const frees = (recent[recent.length - options.dailyLimit] ?? now) + DAY_MS;
-    return julesQuotaFault('daily', {
-      limit: options.dailyLimit,
-      retryAfterS: (frees - now) / 1000,
-    });
-  }
+  const overLimit = (): FakeFault =>
+    planLimitFault(
+      [...sessions.values()].map((s) => ({ state: s.state, startedAt: s.startedAt })),
+      creating,
+      { concurrent: options.concurrentLimit, daily: options.dailyLimit },
+      clock(),
+    );
 
   async function create(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
     const checked = await checkCreate(body, sources);
