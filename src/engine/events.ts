@@ -51,6 +51,15 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
     }
   | { readonly type: 'question-asked'; readonly question: Question }
   | { readonly type: 'question-answered'; readonly questionId: string; readonly answer: string }
+  | {
+      readonly type: 'wait-start';
+      readonly waitId: string;
+      readonly service: string;
+      readonly reason: string;
+      /** ISO time. */
+      readonly until: string;
+    }
+  | { readonly type: 'wait-end'; readonly waitId: string; readonly service: string }
   | { readonly type: 'run-end'; readonly status: RunStatus; readonly error?: string | undefined }
 );
 

@@ -45,6 +45,8 @@ export async function voteOnCode(
           resumed,
           recordExternalId: async (id) => {
             started.externalId = id;
+            // Kept on the node too: a resample or a split drops the draws, not what was bought.
+            if (!(n.externalIds ?? []).includes(id)) n.externalIds = [...(n.externalIds ?? []), id];
             await ctx.save();
           },
           ask: async (question) => {
@@ -82,6 +84,7 @@ export async function voteOnCode(
             return answer.optionId ?? choice.auto;
           },
           reserveSession: (budget) => reserveSession(ctx, ctx.worker.id, budget),
+          wait: ctx.wait,
         }),
       ballot: {
         question: `Which change best completes "${n.title}"?`,

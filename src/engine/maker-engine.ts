@@ -20,6 +20,7 @@ import {
   type RunContext,
 } from './run-context.js';
 import { Semaphore } from './semaphore.js';
+import { showWait } from './waits.js';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
@@ -63,6 +64,7 @@ export class MakerEngine {
   #loading: Promise<StateFile> | undefined;
   #saveQueued: Promise<void> | undefined;
   #saving: Promise<void> = Promise.resolve();
+  #waitSeq = 0;
 
   constructor(deps: MakerEngineDeps) {
     this.#deps = deps;
@@ -165,6 +167,8 @@ export class MakerEngine {
     const resumed = run.nodes[run.rootId]?.baseCommit !== undefined;
     run.status = 'running';
     run.error = undefined;
+    // Waits a killed process left behind are over.
+    run.waits = undefined;
     await this.#save();
     this.#emit(run, { type: 'run-start', idea: run.idea, resumed });
 
@@ -210,6 +214,7 @@ export class MakerEngine {
       signal.removeEventListener('abort', onAbort);
       if (made) await roles.close?.().catch(() => undefined);
     }
+    run.waits = undefined;
     await this.#save();
     this.#emit(run, { type: 'run-end', status: run.status, error: run.error });
     return outcome(run);
@@ -300,6 +305,13 @@ export class MakerEngine {
       save: () => this.#save(),
       emit: (event) => this.#emit(run, event),
       paid: (work) => semaphore.run(work, signal),
+      wait: (wait) =>
+        showWait(run, wait, {
+          now: this.#now,
+          id: () => `${wait.service}-${++this.#waitSeq}`,
+          save: () => void this.#save().catch(() => undefined),
+          emit: (event) => this.#emit(run, event),
+        }),
       ask: (question, auto) => this.#ask(run, question, auto, signal),
     };
   }

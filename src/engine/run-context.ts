@@ -2,9 +2,13 @@ import { MakerError } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
 import type { NodeContext, Planner } from '../ports/planner.js';
+import type { WaitReporter } from '../ports/waits.js';
 import type { Reservation, SessionBudget, Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import type { EngineEventInput } from './events.js';
+
+/** Waits at least this long are shown (progress, `maker status`, `maker_wait`); shorter ones are not. */
+export const VISIBLE_WAIT_MS = 5000;
 
 /** A subtree stopped because a question waits for a person and the run defers (`--hitl defer`). */
 export class QuestionPendingError extends MakerError {
@@ -46,6 +50,12 @@ export interface RunContext {
   emit(event: EngineEventInput): void;
   /** Limits concurrent paid work (model calls and worker runs). */
   paid<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Shows a wait on an external service: one long enough to notice ({@link VISIBLE_WAIT_MS}) is
+   * recorded on the run in the state file and announced (`wait-start`), until the returned
+   * function ends it (`wait-end`).
+   */
+  readonly wait: WaitReporter;
   /**
    * Asks a question once (by id) and resolves with its answer, following the run's HITL policy:
    * `auto` answers at once with `auto`, `fail` stops the run, `defer` rejects with

@@ -1,5 +1,5 @@
 import { estimateCostUsd } from '../core/tree/pricing.js';
-import type { Run, TreeNode, VoteRecord } from '../core/tree/schema.js';
+import type { Run, TreeNode, VoteRecord, Wait } from '../core/tree/schema.js';
 
 export interface RunSummary {
   readonly runId: string;
@@ -12,7 +12,10 @@ export interface RunSummary {
   readonly samples: number;
   readonly flagged: number;
   readonly workerRuns: number;
-  /** Paid external sessions (Jules), each counted once however often it was re-attached. */
+  /**
+   * Paid external sessions (Jules), each counted once however often it was re-attached, including
+   * those of draws a resample or a split discarded: what was bought.
+   */
   readonly sessions: number;
   readonly modelCalls: number;
   readonly tokens: number;
@@ -30,6 +33,12 @@ export interface RunSummary {
   readonly treeHash: string | null;
   readonly landed: boolean;
   readonly error: string | null;
+  /** Waits on external services under way, for people to see. */
+  readonly waits: readonly {
+    readonly service: string;
+    readonly reason: string;
+    readonly until: string;
+  }[];
 }
 
 export function voteRecords(n: TreeNode): VoteRecord[] {
@@ -61,9 +70,10 @@ export function summarise(run: Run): RunSummary {
     flagged,
     workerRuns: nodes.reduce((a, n) => a + n.cost.workerRuns, 0),
     sessions: new Set(
-      nodes.flatMap((n) =>
-        voteRecords(n).flatMap((r) => r.draws.map((d) => d.externalId).filter(Boolean)),
-      ),
+      nodes.flatMap((n) => [
+        ...(n.externalIds ?? []),
+        ...voteRecords(n).flatMap((r) => r.draws.map((d) => d.externalId).filter(Boolean)),
+      ]),
     ).size,
     modelCalls: nodes.reduce((a, n) => a + n.cost.modelCalls, 0),
     tokens: nodes.reduce((a, n) => a + n.cost.tokens, 0),
@@ -85,7 +95,37 @@ export function summarise(run: Run): RunSummary {
     treeHash: run.result?.treeHash ?? null,
     landed: run.result?.landed ?? false,
     error: run.error ?? null,
+    waits: distinctWaits(run).map(({ service, reason, until }) => ({ service, reason, until })),
   };
+}
+
+/** The run's waits, one per service and reason (several slots wait out one outage), the latest end kept. */
+function distinctWaits(run: Run): Wait[] {
+  const byReason = new Map<string, Wait>();
+  for (const wait of run.waits ?? []) {
+    const key = `${wait.service}\n${wait.reason}`;
+    const seen = byReason.get(key);
+    if (seen === undefined || seen.until < wait.until) byReason.set(key, wait);
+  }
+  return [...byReason.values()];
+}
+
+const STALE_WAIT_MS = 60_000;
+
+/**
+ * The run's waits on external services as lines for people: "Waiting for jules until 10:12:03 UTC
+ * (in 45 s): <reason>". Empty when nothing is waited for.
+ */
+export function describeWaits(run: Run, now: Date = new Date()): string[] {
+  // A wait long past its end was left by a process that died (the next run clears it): not shown.
+  const stale = now.getTime() - STALE_WAIT_MS;
+  return distinctWaits(run)
+    .filter((wait) => Date.parse(wait.until) >= stale)
+    .map((wait) => {
+      const until = new Date(wait.until);
+      const left = Math.max(0, Math.round((until.getTime() - now.getTime()) / 1000));
+      return `Waiting for ${wait.service} until ${until.toISOString().slice(11, 19)} UTC (in ${left} s): ${wait.reason}`;
+    });
 }
 
 /** The decomposition tree as text: one line per node with status, kind, votes and flags. */

@@ -1,4 +1,5 @@
 import type { NodeContext } from './planner.js';
+import type { WaitReporter } from './waits.js';
 import type { FileEdit } from './workspace.js';
 
 /** A minimal subtask handed to a worker: the node, and the commit its change must apply to. */
@@ -75,12 +76,16 @@ export interface WorkerHooks {
    * created; refused (and nothing counted) when the window is full.
    */
   readonly reserveSession?: (budget: SessionBudget) => Promise<Reservation>;
+  /** Reports a wait on the worker's service (an outage, a rate limit, a quota), for people to see. */
+  readonly wait?: WaitReporter;
 }
 
 /**
  * Produces candidate changes for minimal subtasks. `slot` numbers the candidates of one vote; a
  * worker whose answers depend only on (task, slot) makes resumed runs reproduce uninterrupted ones.
- * A worker failure is a red-flagged candidate, not an error.
+ * A worker failure that says something about the candidate is a red-flagged candidate; a failure of
+ * the service itself (an outage, a spent quota, a refused key) is an error that stops the run, and
+ * never a red flag.
  */
 export interface Worker {
   readonly id: string;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { JulesClient } from '../adapters/jules/client.js';
+import { DEFAULT_OUTAGE_MS, JulesClient } from '../adapters/jules/client.js';
 import { JulesWorker } from '../adapters/jules/worker.js';
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { ConfigError } from '../core/errors.js';
@@ -26,6 +26,8 @@ export interface JulesChoices {
   readonly concurrency?: number | undefined;
   readonly dailySessions?: number | undefined;
   readonly planReview?: boolean | undefined;
+  /** Seconds Jules may fail every call before the run stops (resumable). */
+  readonly outageSeconds?: number | undefined;
 }
 
 /** Only what was chosen: the named plan's limits, then the explicit values over them. */
@@ -35,6 +37,7 @@ export function julesOverrides(choices: JulesChoices): Partial<JulesConfig> {
     ...(choices.concurrency === undefined ? {} : { concurrency: choices.concurrency }),
     ...(choices.dailySessions === undefined ? {} : { dailySessions: choices.dailySessions }),
     ...(choices.planReview === undefined ? {} : { planReview: choices.planReview }),
+    ...(choices.outageSeconds === undefined ? {} : { outageSeconds: choices.outageSeconds }),
   };
 }
 
@@ -61,6 +64,22 @@ function limitsOf(config: RunConfig) {
   };
 }
 
+/**
+ * How long (ms) Jules may fail every call before the run stops: the run's setting
+ * (`--jules-outage-seconds`), else `MAKER_JULES_OUTAGE_S`, else 10 minutes.
+ */
+export function outageMs(config: RunConfig, envSeconds: string): number {
+  const chosen = config.jules?.outageSeconds;
+  if (chosen !== undefined) return chosen * 1000;
+  if (envSeconds === '') return DEFAULT_OUTAGE_MS;
+  const seconds = Number(envSeconds);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400)
+    throw new ConfigError(
+      `MAKER_JULES_OUTAGE_S must be a whole number of seconds from 1 to 86400 (how long Jules may fail every call before the run stops); got "${envSeconds}".`,
+    );
+  return seconds * 1000;
+}
+
 /** The Jules worker against the real API (`JULES_API_KEY`), on the workspace's GitHub origin. */
 export function julesWorker(
   config: RunConfig,
@@ -70,6 +89,7 @@ export function julesWorker(
     baseUrl?: string;
     source?: string;
     pollMs?: { initial: number; max: number };
+    outageMs?: number;
   },
   integrations: Worker,
 ): JulesWorker {
@@ -77,6 +97,7 @@ export function julesWorker(
     client: new JulesClient({
       apiKey: settings.apiKey,
       ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+      ...(settings.outageMs === undefined ? {} : { outageMs: settings.outageMs }),
     }),
     source: async () => settings.source ?? julesSourceOf(await workspace.remoteUrl('origin')),
     publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
@@ -121,6 +142,7 @@ export function fakeJulesWorker(
   config: RunConfig,
   workspace: GitWorkspace,
   integrations: Worker,
+  options: { outageMs?: number } = {},
 ): { worker: JulesWorker; close: () => Promise<void> } {
   const apiKey = `fake-${randomBytes(12).toString('hex')}`;
   const placeholder = 'http://jules.fake.invalid/v1alpha';
@@ -146,6 +168,7 @@ export function fakeJulesWorker(
     client: new JulesClient({
       apiKey,
       baseUrl: placeholder,
+      ...(options.outageMs === undefined ? {} : { outageMs: options.outageMs }),
       fetch: async (input, init) =>
         fetch(
           (typeof input === 'string'

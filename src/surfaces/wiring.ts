@@ -22,6 +22,7 @@ import {
   julesConfig,
   julesSourceOf,
   julesWorker,
+  outageMs,
   pollSetting,
 } from './jules-wiring.js';
 
@@ -94,7 +95,9 @@ export function rolesFor(
     const options = { seed: config.seed, ...config.sim };
     const planner = new SimPlanner(options);
     if (config.worker === 'sim') return { planner, worker: new SimWorker(options) };
-    const { worker, close } = fakeJulesWorker(config, workspace, new SimWorker(options));
+    const { worker, close } = fakeJulesWorker(config, workspace, new SimWorker(options), {
+      outageMs: outageMs(config, envValue(env, 'MAKER_JULES_OUTAGE_S')),
+    });
     return { planner, worker, close };
   }
   const apiKey = envValue(env, 'GEMINI_API_KEY');
@@ -127,6 +130,7 @@ export function rolesFor(
       ...(julesBaseUrl === '' ? {} : { baseUrl: julesBaseUrl }),
       ...(source === '' ? {} : { source }),
       ...(pollMs === undefined ? {} : { pollMs }),
+      outageMs: outageMs(config, envValue(env, 'MAKER_JULES_OUTAGE_S')),
     },
     // Merge conflicts are integrated by the model: Jules is not asked to resolve them.
     llmWorker,

@@ -41,8 +41,56 @@ export interface FakeAgentContext {
   readonly messages: readonly string[];
 }
 
-/** A fault to inject before answering: an HTTP status (with an optional Retry-After), or nothing. */
-export type FakeFault = { readonly status: number; readonly retryAfter?: string } | undefined;
+/**
+ * A fault to inject before answering: an HTTP status (with an optional Retry-After, message and
+ * extra error details), or nothing.
+ */
+export type FakeFault =
+  | {
+      readonly status: number;
+      readonly retryAfter?: string;
+      readonly message?: string;
+      readonly details?: readonly Record<string, unknown>[];
+    }
+  | undefined;
+
+/**
+ * The 429 Jules answers when a plan limit stops a new session. The concurrent-task message is the
+ * one Jules is documented to show ("You are currently at your concurrent task limit"); the daily
+ * one is inferred. Both are `RESOURCE_EXHAUSTED` with a `QuotaFailure` detail naming the limit; the
+ * daily one also says, in a `RetryInfo` detail and `Retry-After`, when the quota frees up.
+ */
+export function julesQuotaFault(
+  limit: 'concurrent' | 'daily',
+  options: { limit?: number; retryAfterS?: number } = {},
+): NonNullable<FakeFault> {
+  const concurrent = limit === 'concurrent';
+  const subject = concurrent ? 'concurrent_tasks' : 'daily_tasks';
+  const retryAfterS = Math.max(1, Math.ceil(options.retryAfterS ?? 86_400));
+  return {
+    status: 429,
+    message: concurrent
+      ? 'You are currently at your concurrent task limit. Wait for a running task to finish.'
+      : 'You have reached your daily task limit. Try again later.',
+    details: [
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [
+          {
+            subject,
+            description: concurrent
+              ? `Concurrent task limit${options.limit === undefined ? '' : ` of ${options.limit}`} reached.`
+              : `Daily task limit${options.limit === undefined ? '' : ` of ${options.limit}`} reached.`,
+          },
+        ],
+      },
+      ...(concurrent
+        ? []
+        : [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfterS}s` }]),
+    ],
+    ...(concurrent ? {} : { retryAfter: String(retryAfterS) }),
+  };
+}
 
 export interface FakeJules {
   /** Pass as the client's base URL (it ends in /v1alpha). */
@@ -141,4 +189,31 @@ export async function checkCreate(
       'not found',
     );
   return { source, startingBranch, baseCommit, prompt };
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The plan limit a new session would exceed, as Jules answers it (undefined when none): sessions
+ * not yet COMPLETED or FAILED (and those being created) against `limits.concurrent`, sessions
+ * started in the last 24 hours of the clock against `limits.daily`.
+ */
+export function planLimitFault(
+  sessions: readonly { readonly state: string; readonly startedAt: number }[],
+  creating: readonly number[],
+  limits: { readonly concurrent?: number | undefined; readonly daily?: number | undefined },
+  now: number,
+): FakeFault {
+  const running =
+    creating.length +
+    sessions.filter((s) => s.state !== 'COMPLETED' && s.state !== 'FAILED').length;
+  if (limits.concurrent !== undefined && running >= limits.concurrent)
+    return julesQuotaFault('concurrent', { limit: limits.concurrent });
+  if (limits.daily === undefined) return undefined;
+  const recent = [...sessions.map((s) => s.startedAt), ...creating]
+    .filter((t) => now - t < DAY_MS)
+    .sort((a, b) => a - b);
+  if (recent.length < limits.daily) return undefined;
+  const frees = (recent[recent.length - limits.daily] ?? now) + DAY_MS;
+  return julesQuotaFault('daily', { limit: limits.daily, retryAfterS: (frees - now) / 1000 });
 }

@@ -10,8 +10,10 @@ import {
   type FakeFault,
   type FakeJules,
   type FakeJulesSource,
+  planLimitFault,
 } from './fake-jules-model.js';
 
+export { julesQuotaFault } from './fake-jules-model.js';
 export type {
   FakeAgentContext,
   FakeAgentScript,
@@ -60,6 +62,12 @@ export async function startFakeJules(options: {
   clock?: () => number;
   /** Port to listen on (default: any free one). */
   port?: number;
+  /**
+   * The plan's limits, enforced as Jules does (429 `RESOURCE_EXHAUSTED`, see {@link julesQuotaFault}):
+   * sessions not yet COMPLETED or FAILED at once, and sessions created in any 24 hours of `clock`.
+   */
+  concurrentLimit?: number;
+  dailyLimit?: number;
   /** Called when a session exists, before the create call is answered (a test may crash the client here). */
   onSessionCreated?: (session: { id: string; title: string }, count: number) => void;
 }): Promise<FakeJules> {
@@ -67,6 +75,8 @@ export async function startFakeJules(options: {
   const sources = [...options.sources];
   const sessions = new Map<string, Session>();
   let created = 0;
+  /** Start times of sessions being created (their agent not answered yet). */
+  const creating: number[] = [];
   let tick = 0;
   const clock = options.clock ?? (() => performance.now());
   const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
@@ -96,15 +106,7 @@ export async function startFakeJules(options: {
     if (path === '/_fake/requests') return sendJson(res, 200, { requests });
     requests.push({ method, path });
     const fault = options.fault?.({ method, path, count: requests.length });
-    if (fault !== undefined) {
-      sendJson(
-        res,
-        fault.status,
-        errorEnvelope(fault.status, 'injected fault'),
-        fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter },
-      );
-      return;
-    }
+    if (fault !== undefined) return sendFault(res, fault);
     const key = req.headers['x-goog-api-key'];
     if (key !== options.apiKey) {
       sendJson(res, 401, errorEnvelope(401, 'Request had invalid authentication credentials.'));
@@ -203,9 +205,32 @@ export async function startFakeJules(options: {
     sendJson(res, 404, errorEnvelope(404, `No route for ${method} ${path}.`));
   }
 
+  function sendFault(res: ServerResponse, fault: NonNullable<FakeFault>): void {
+    sendJson(
+      res,
+      fault.status,
+      errorEnvelope(fault.status, fault.message ?? 'injected fault', [], fault.details),
+      fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter },
+    );
+  }
+
+  /** The plan limit a new session would exceed now, as Jules answers it; undefined when none. */
+  const overLimit = (): FakeFault =>
+    planLimitFault(
+      [...sessions.values()].map((s) => ({ state: s.state, startedAt: s.startedAt })),
+      creating,
+      { concurrent: options.concurrentLimit, daily: options.dailyLimit },
+      clock(),
+    );
+
   async function create(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
     const checked = await checkCreate(body, sources);
     if ('status' in checked) return sendJson(res, checked.status, checked.envelope);
+    const limited = overLimit();
+    if (limited !== undefined) return sendFault(res, limited);
+    // Counted against the limits from here, before anything is awaited.
+    const startedAt = clock();
+    creating.push(startedAt);
     const { source, startingBranch, baseCommit, prompt } = checked;
     // Numbered before anything is awaited, so concurrent creates never share an id.
     const id = `15481661885092${String(594092 + created++).padStart(6, '0')}`;
@@ -229,9 +254,10 @@ export async function startFakeJules(options: {
       messages: [],
       activities: [],
       createdAt: tick,
-      startedAt: clock(),
+      startedAt,
       activityReads: 0,
     };
+    creating.splice(creating.indexOf(startedAt), 1);
     sessions.set(id, session);
     options.onSessionCreated?.({ id, title: agentContext.title }, sessions.size);
     sendJson(res, 200, sessionJson(session));

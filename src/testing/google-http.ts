@@ -12,24 +12,28 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
   503: 'UNAVAILABLE',
 };
 
-/** Google's error envelope: `{error: {code, message, status[, details: [BadRequest]]}}`. */
+/**
+ * Google's error envelope: `{error: {code, message, status[, details]}}`, with a `BadRequest` detail
+ * for field violations and any other details (`QuotaFailure`, `RetryInfo`, …) as given.
+ */
 export function errorEnvelope(
   status: number,
   message: string,
   violations: readonly { field: string; description: string }[] = [],
+  extraDetails: readonly Record<string, unknown>[] = [],
 ) {
+  const details = [
+    ...(violations.length === 0
+      ? []
+      : [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations }]),
+    ...extraDetails,
+  ];
   return {
     error: {
       code: status,
       message,
       status: STATUS_NAMES[status] ?? 'UNKNOWN',
-      ...(violations.length === 0
-        ? {}
-        : {
-            details: [
-              { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations },
-            ],
-          }),
+      ...(details.length === 0 ? {} : { details }),
     },
   };
 }

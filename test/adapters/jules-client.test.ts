@@ -8,6 +8,7 @@ import {
 } from '../../src/adapters/jules/client.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import {
+  julesQuotaFault,
   startFakeJules,
   type FakeAgentScript,
   type FakeFault,
@@ -167,22 +168,137 @@ describe('JulesClient against the fake Jules server', () => {
     expect(String((auth as Error).message)).not.toContain('jules-wrong-key-123456789');
     const missing = await client.getSession('123').catch((e: unknown) => e);
     expect(missing).toMatchObject({ kind: 'not-found', status: 404 });
-    await fake?.close();
-    const limited = await setup(undefined, { fault: () => ({ status: 429 }) });
-    const exhausted = await new JulesClient({
+  });
+
+  it('never retries a create whose outcome is unknown, and retries reads through a gateway error', async () => {
+    const {
+      client,
+      fake: server,
+      slept,
+    } = await setup(undefined, {
+      fault: ({ method, count }) =>
+        method === 'POST' && count === 1
+          ? { status: 503 }
+          : method === 'GET' && count === 2
+            ? { status: 502 }
+            : undefined,
+    });
+    const lost = await client.createSession(request).catch((e: unknown) => e);
+    expect(lost).toMatchObject({ kind: 'server', status: 503, outcomeUnknown: true });
+    expect((lost as Error).message).toMatch(/Whether it was carried out is unknown\.$/);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(slept).toEqual([]);
+    expect((await client.listSources()).items).toHaveLength(1);
+    expect(slept).toEqual([500]);
+    const refused = await client
+      .createSession({ ...request, startingBranch: 'nope' })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'bad-request', outcomeUnknown: false });
+  });
+
+  it('tells a 429 to a create apart: concurrent limit, daily limit (with when it frees up), or a rate limit to wait out', async () => {
+    const answers = [
+      julesQuotaFault('concurrent'),
+      julesQuotaFault('daily', { retryAfterS: 7200 }),
+      { status: 429, retryAfter: '2' },
+    ];
+    const { client, slept } = await setup(undefined, {
+      fault: ({ method, count }) => (method === 'POST' ? answers[count - 1] : undefined),
+    });
+    await expect(client.createSession(request)).rejects.toMatchObject({
+      kind: 'concurrent-limit',
+      message:
+        'Jules POST /sessions failed with 429: You are currently at your concurrent task limit. Wait for a running task to finish.',
+    });
+    const daily = await client.createSession(request).catch((e: unknown) => e);
+    expect(daily).toMatchObject({ kind: 'daily-limit' });
+    expect((daily as { resumeAt: Date }).resumeAt.getTime() - Date.now()).toBeGreaterThan(
+      7_100_000,
+    );
+    // A plain rate limit is waited out (Retry-After 2 s), and the create then goes through.
+    expect((await client.createSession(request)).state).toBe('QUEUED');
+    expect(slept).toEqual([2000]);
+  });
+
+  it('waits out a Retry-After up to the cap, reporting the wait; a longer one stops, saying when to resume', async () => {
+    const retryAfter = ['30', '3600'];
+    const { fake: server } = await setup(undefined, {
+      fault: ({ count }) =>
+        count <= 2 ? { status: 429, retryAfter: retryAfter[count - 1] ?? '0' } : undefined,
+    });
+    const now = Date.parse('2026-11-23T09:00:00Z');
+    const slept: number[] = [];
+    const waits: { service: string; reason: string; until: string }[] = [];
+    const client = new JulesClient({
       apiKey: KEY,
-      baseUrl: limited.fake.baseUrl,
-      maxAttempts: 2,
-      sleep: () => Promise.resolve(),
-    })
+      baseUrl: server.baseUrl,
+      sleep: (ms) => (slept.push(ms), Promise.resolve()),
+      now: () => now,
+      random: () => 0.5,
+    });
+    const onWait = (w: { service: string; reason: string; until: Date }) => {
+      waits.push({ ...w, until: w.until.toISOString() });
+      return () => undefined;
+    };
+    const stopped = await client.listSources({}, { onWait }).catch((e: unknown) => e);
+    expect(slept).toEqual([30_000]);
+    expect(waits).toEqual([
+      {
+        service: 'jules',
+        reason:
+          'Jules is failing (429 injected fault, Retry-After 30 s) since 2026-11-23T09:00:00.000Z; retrying until it answers, for at most 10 min.',
+        until: '2026-11-23T09:00:30.000Z',
+      },
+    ]);
+    expect(stopped).toMatchObject({ kind: 'unavailable', resumeAt: new Date(now + 3_600_000) });
+    expect((stopped as Error).message).toBe(
+      'Jules asked MAKER to wait 60 min (Retry-After 3600 s), longer than the 60 s it waits. The state is saved; run maker resume after 2026-11-23T10:00:00.000Z: it re-attaches every session.',
+    );
+  });
+
+  it('stops once every call has failed for the outage tolerance; an answer in between starts the count again', async () => {
+    let down = true;
+    const { fake: server } = await setup(undefined, {
+      fault: () => (down ? { status: 503 } : undefined),
+    });
+    let now = 0;
+    const client = new JulesClient({
+      apiKey: KEY,
+      baseUrl: server.baseUrl,
+      sleep: (ms) => ((now += ms), Promise.resolve()),
+      now: () => now,
+      random: () => 1,
+      outageMs: 100_000,
+    });
+    const error = await client.listSources().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'unavailable' });
+    expect((error as Error).message).toMatch(
+      /^Jules is unavailable: every call has failed since 1970-01-01T00:00:00\.000Z \(100 s\)\. Last error: 503 injected fault\. The state is saved; run maker resume when Jules is back/,
+    );
+    expect(now).toBe(100_000);
+    down = false;
+    expect((await client.listSources()).items).toHaveLength(1);
+    down = true;
+    const started = now;
+    await expect(client.listSources()).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(now - started).toBe(100_000);
+  });
+
+  it('joins API messages into its own without doubled punctuation', async () => {
+    const { fake: server } = await setup(undefined, {
+      fault: () => ({ status: 403, message: 'The caller does not have permission.' }),
+    });
+    const error = await new JulesClient({ apiKey: KEY, baseUrl: server.baseUrl })
       .listSources()
       .catch((e: unknown) => e);
-    expect(exhausted).toMatchObject({ kind: 'quota', status: 429 });
+    expect((error as Error).message).toBe(
+      'Jules GET /sources failed with 403: The caller does not have permission. Check JULES_API_KEY (Jules settings page) and that the Jules GitHub app can see the repository.',
+    );
   });
 
   it('honours AbortSignal', async () => {
     const { client } = await setup();
-    await expect(client.listSources({}, AbortSignal.abort())).rejects.toThrow(/abort/i);
+    await expect(client.listSources({}, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {

@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JulesClient, JulesError } from '../../src/adapters/jules/client.js';
+import { JulesClient } from '../../src/adapters/jules/client.js';
 import { JulesWorker, SessionBudgetError } from '../../src/adapters/jules/worker.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
+import { abortableSleep } from '../../src/core/sleep.js';
 import type { WorkerTask } from '../../src/ports/worker.js';
-import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
+import { julesQuotaFault, startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { virtualTime } from '../helpers/virtual-time.js';
 import { julesSourceOf } from '../../src/surfaces/jules-wiring.js';
 
 const tempDir = useTempDirs();
@@ -317,7 +319,26 @@ describe('the session budget and integrations', () => {
     expect(budgets).toHaveLength(4);
   });
 
-  it('stops (rather than flagging the candidate) when Jules keeps answering 429 to a new session', async () => {
+  it.each([
+    [
+      'a rate limit (429 with Retry-After 0), for longer than the outage tolerance',
+      { status: 429, retryAfter: '0' },
+      'unavailable',
+      /^Jules is unavailable: every call has failed since \S+ \(60 s\)\. Last error: 429 injected fault, Retry-After 0 s\. The state is saved; run maker resume/,
+    ],
+    [
+      'a concurrent-task limit held by sessions started elsewhere',
+      julesQuotaFault('concurrent'),
+      'unavailable',
+      /^Jules' concurrent task limit has been reached for 60 s while none of this run's sessions is running: sessions started elsewhere hold it/,
+    ],
+    [
+      'a daily task limit',
+      julesQuotaFault('daily', { retryAfterS: 7200 }),
+      'session-budget',
+      /^Jules refused a new session: the daily task limit of your Jules plan is reached \(Jules said: "You have reached your daily task limit\. Try again later\."\)\. It frees up at 2026-11-23T11:00:00\.000Z\./,
+    ],
+  ] as const)('stops (never flags the candidate) on %s', async (_name, answer, code, message) => {
     const { task, gitDir } = await setup();
     await fake?.close();
     fake = await startFakeJules({
@@ -325,17 +346,37 @@ describe('the session budget and integrations', () => {
       sources: [{ owner: 'me', repo: 'app', gitDir }],
       agent: () => ({ patch: PATCH }),
       fault: ({ method, path }) =>
-        method === 'POST' && path === '/v1alpha/sessions'
-          ? { status: 429, retryAfter: '0' }
-          : undefined,
+        method === 'POST' && path === '/v1alpha/sessions' ? answer : undefined,
     });
-    const error = await workerOn(fake, gitDir, {})
-      .run(task, 0)
+    const time = virtualTime();
+    const waits: string[] = [];
+    const worker = workerOn(fake, gitDir, {
+      client: new JulesClient({
+        apiKey: 'jules-worker-key-0123456789',
+        baseUrl: fake.baseUrl,
+        sleep: time.sleep,
+        now: time.now,
+        outageMs: 60_000,
+      }),
+      sleep: time.sleep,
+      now: time.now,
+    });
+    const error = await worker
+      .run(task, 0, undefined, {
+        wait: (w) => (waits.push(w.reason), () => undefined),
+      })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(JulesError);
-    expect((error as JulesError).kind).toBe('quota');
-    expect((error as Error).message).toMatch(/task limit or rate limit was hit/);
+    expect(error).toMatchObject({ code: code === 'unavailable' ? 'api-call' : code });
+    if (code === 'unavailable') expect(error).toMatchObject({ kind: 'unavailable' });
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toMatch(/\.\.|\. \./);
     expect(fake.sessions.size).toBe(0);
+    const creates = fake.requests.filter((r) => r.method === 'POST').length;
+    if (code === 'session-budget') expect(creates).toBe(1);
+    else {
+      expect(creates).toBeGreaterThan(1);
+      expect(waits.length).toBe(creates - 1);
+    }
   });
 
   it('hands merge-conflict integrations to its integration worker instead of Jules', async () => {
@@ -354,5 +395,68 @@ describe('the session budget and integrations', () => {
     expect(await worker.run(integration, 3)).toEqual({ ok: true, edits: [] });
     expect(seen).toEqual([3]);
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('a session whose later call fails', () => {
+  it('keeps the session id on the flagged candidate, so the run counts and can re-attach it', async () => {
+    const { task, gitDir } = await setup();
+    await fake?.close();
+    fake = await startFakeJules({
+      apiKey: 'jules-worker-key-0123456789',
+      sources: [{ owner: 'me', repo: 'app', gitDir }],
+      agent: () => ({ patch: PATCH }),
+      fault: ({ method, path }) =>
+        method === 'GET' && /^\/v1alpha\/sessions\/\d+$/.test(path)
+          ? { status: 400, message: 'Request contains an invalid argument.' }
+          : undefined,
+    });
+    const recorded: string[] = [];
+    const out = await workerOn(fake, gitDir, {}).run(task, 0, undefined, {
+      recordExternalId: (id) => (recorded.push(id), Promise.resolve()),
+    });
+    expect(fake.sessions.size).toBe(1);
+    expect(recorded).toEqual([...fake.sessions.keys()]);
+    expect(out).toEqual({
+      ok: false,
+      externalId: recorded[0],
+      reason: `Jules: Jules GET /sessions/${recorded[0]} failed with 400: Request contains an invalid argument.`,
+    });
+  });
+});
+
+describe('long sessions', () => {
+  it('polls one session 100 times under one run signal without a MaxListenersExceededWarning', async () => {
+    const { task, gitDir } = await setup();
+    await fake?.close();
+    let polls = 0;
+    fake = await startFakeJules({
+      apiKey: 'jules-worker-key-0123456789',
+      sources: [{ owner: 'me', repo: 'app', gitDir }],
+      agent: () => ({ patch: PATCH }),
+      // The session's work is measured in polls: it completes at the 100th.
+      workMs: 100,
+      clock: () => polls,
+      fault: ({ method, path }) => {
+        if (method === 'GET' && /^\/v1alpha\/sessions\/\d+$/.test(path)) polls += 1;
+        return undefined;
+      },
+    });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const worker = workerOn(fake, gitDir, {
+        sleep: abortableSleep,
+        pollMs: { initial: 1, max: 1 },
+      });
+      const out = await worker.run(task, 0, new AbortController().signal);
+      expect(out.ok).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(polls).toBeGreaterThanOrEqual(100);
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
   });
 });

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stateFileSchema, type Run } from '../../src/core/tree/schema.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
 import {
   startFakeJules,
@@ -14,7 +15,9 @@ import {
   type FakeJules,
 } from '../../src/testing/fake-jules.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { startFaultProxy, type FaultProxy } from '../../src/testing/fault-proxy.js';
 import { projectModel } from '../helpers/project-model.js';
+import { expectOneSessionPerSlot } from '../helpers/jules-runs.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -24,9 +27,12 @@ const JULES_KEY = 'jules-cli-key-0123456789abcdef';
 let gemini: FakeGemini | undefined;
 let jules: FakeJules | undefined;
 let child: ChildProcess | undefined;
+let proxy: FaultProxy | undefined;
 afterEach(async () => {
   child?.kill('SIGKILL');
   child = undefined;
+  await proxy?.close();
+  proxy = undefined;
   await jules?.close();
   await gemini?.close();
   jules = undefined;
@@ -54,7 +60,10 @@ function agent(context: FakeAgentContext): FakeAgentScript {
 }
 
 /** A repository whose origin is a local bare repository Jules (the fake) reads; both fakes up. */
-async function setup(onSessionCreated?: (count: number) => void) {
+async function setup(
+  onSessionCreated?: (count: number) => void,
+  limits: { dailyLimit?: number; clock?: () => number } = {},
+) {
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
   await openWorkspace(dir, true);
@@ -66,6 +75,7 @@ async function setup(onSessionCreated?: (count: number) => void) {
     apiKey: JULES_KEY,
     sources: [{ owner: 'me', repo: 'app', gitDir: origin }],
     agent,
+    ...limits,
     ...(onSessionCreated === undefined
       ? {}
       : { onSessionCreated: (_session, count) => onSessionCreated(count) }),
@@ -114,22 +124,6 @@ async function loadRun(dir: string): Promise<Run> {
   const run = Object.values(state.runs)[0];
   if (run === undefined) throw new Error('no run');
   return run;
-}
-
-/** Every Jules session belongs to exactly one candidate slot, and every slot to one session. */
-function expectOneSessionPerSlot(run: Run, fake: FakeJules): void {
-  const slots = Object.values(run.nodes).flatMap((n) =>
-    (n.leaf?.draws ?? []).map((d) => ({
-      id: d.externalId,
-      title: `maker ${run.id} n-${n.id} cand-${(n.leaf?.attempt ?? 0) * 1000 + d.slot}`,
-    })),
-  );
-  const sessions = [...fake.sessions].map(([id, s]) => ({ id, title: s.title }));
-  expect(new Set(sessions.map((s) => s.title)).size).toBe(sessions.length);
-  expect(slots.every((s) => s.id !== undefined)).toBe(true);
-  expect([...slots].sort((a, b) => a.title.localeCompare(b.title))).toEqual(
-    [...sessions].sort((a, b) => a.title.localeCompare(b.title)),
-  );
 }
 
 describe('maker run --worker jules (against the fake Jules and Gemini servers)', () => {
@@ -224,6 +218,115 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--jules-plan must be free, pro or ultra \(got "gold"\)/);
   }, 60_000);
+
+  /** The tree a fault-free `maker run` of the same idea lands (the fakes answer deterministically). */
+  async function faultFreeTree(): Promise<string | undefined> {
+    const { dir, env } = await setup();
+    const result = await maker(['run', 'a csv to json converter', '--dir', dir, ...RUN], env);
+    expect(result.code).toBe(0);
+    const tree = (await loadRun(dir)).result?.treeHash;
+    await jules?.close();
+    await gemini?.close();
+    jules = undefined;
+    gemini = undefined;
+    return tree;
+  }
+
+  it('stops when Jules fails every call for longer than --jules-outage-seconds, and maker resume completes the same tree', async () => {
+    const expected = await faultFreeTree();
+    const { dir, env, fake } = await setup((count) => {
+      if (count === 2) proxy?.setRules([{ fault: { kind: 'refuse' } }]);
+    });
+    proxy = await startFaultProxy({ target: fake.baseUrl });
+    const viaProxy = { ...env, JULES_BASE_URL: proxy.baseUrl };
+    const args = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto'];
+    const first = await maker(
+      ['run', 'a csv to json converter', '--dir', dir, ...args, '--jules-outage-seconds', '1'],
+      viaProxy,
+    );
+    expect(first.code).toBe(1);
+    expect(first.stdout).toMatch(
+      /Failed: Jules is unavailable: every call has failed since \S+ \(1 s\)\. Last error: no answer \(.+\)\. The state is saved; run maker resume when Jules is back: it re-attaches every session, and nothing is bought twice\. Fix the cause, then: maker resume --dir /,
+    );
+    expect(first.stdout).not.toMatch(/\.\.|\. \./);
+    const stopped = await loadRun(dir);
+    expect(stopped.status).toBe('failed');
+    expect(stopped.config.jules?.outageSeconds).toBe(1);
+    // No candidate was flagged for the outage, and every session bought is on its slot.
+    const draws = Object.values(stopped.nodes).flatMap((n) => n.leaf?.draws ?? []);
+    expect(draws.flatMap((d) => d.flags.map((f) => f.message)).join('\n')).not.toMatch(
+      /unavailable|no answer|failed with 5/,
+    );
+    expect(
+      draws
+        .map((d) => d.externalId)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual([...fake.sessions.keys()].sort());
+    proxy.setRules([]);
+    const resumed = await maker(['resume', '--dir', dir, '--json'], viaProxy);
+    expect(resumed.code).toBe(0);
+    const summary = JSON.parse(resumed.stdout) as { status: string; sessions: number };
+    expect(summary.status).toBe('done');
+    expect(summary.sessions).toBe(fake.sessions.size);
+    const run = await loadRun(dir);
+    expectOneSessionPerSlot(run, fake);
+    expect(run.result?.treeHash).toBe(expected);
+  }, 120_000);
+
+  it('stops at once on Jules’ daily task limit with the time it frees up, and resumes day by day onto the same tree', async () => {
+    const expected = await faultFreeTree();
+    let clock = 0;
+    const { dir, env, fake } = await setup(undefined, { dailyLimit: 4, clock: () => clock });
+    const args = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto'];
+    const first = await maker(['run', 'a csv to json converter', '--dir', dir, ...args], env);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toMatch(
+      /Failed: Jules refused a new session: the daily task limit of your Jules plan is reached \(Jules said: "You have reached your daily task limit\. Try again later\."\)\. It frees up at \S+Z\. The state is saved; run maker resume then/,
+    );
+    expect(first.stdout).not.toMatch(/\.\.|\. \./);
+    expect(fake.sessions.size).toBe(4);
+    expect(fake.requests.filter((r) => r.method === 'POST').length).toBe(5);
+    let resumed = first;
+    for (let day = 1; resumed.code === 1 && day < 10; day++) {
+      expect(resumed.stdout).toMatch(/daily task limit/);
+      clock += 86_400_000;
+      resumed = await maker(['resume', '--dir', dir], env);
+    }
+    expect(resumed.code).toBe(0);
+    const run = await loadRun(dir);
+    expectOneSessionPerSlot(run, fake);
+    expect(run.result?.treeHash).toBe(expected);
+  }, 120_000);
+
+  it('maker status shows a run’s waits on Jules with until when', async () => {
+    const { dir, env } = await setup();
+    const args = ['--worker', 'jules', '--jules-daily-sessions', '1', '--hitl', 'auto'];
+    await maker(['run', 'a csv to json converter', '--dir', dir, ...args], env);
+    // As a running process leaves it in the state file while it waits.
+    const store = makerStateFile(dir);
+    const state = await store.load();
+    const run = Object.values(state.runs)[0] as Run;
+    run.status = 'running';
+    const until = new Date(Date.now() + 45_000).toISOString();
+    run.waits = [
+      {
+        id: 'jules-1',
+        service: 'jules',
+        reason:
+          'Jules is failing (503 The service is unavailable.) since 2026-11-23T09:00:00.000Z; retrying until it answers, for at most 10 min.',
+        since: new Date().toISOString(),
+        until,
+      },
+    ];
+    await store.save(state);
+    const status = await maker(['status', '--dir', dir], env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`Waiting for jules until ${until.slice(11, 19)} UTC (in 4`);
+    expect(status.stdout).toMatch(/UTC \(in 4\d s\): Jules is failing \(503/);
+    const json = await maker(['status', '--dir', dir, '--json'], env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ waits: [{ service: 'jules', until }] });
+  });
 
   it('maker fake-jules serves the Jules API from its own process until its input closes', async () => {
     const { origin, env } = await setup();

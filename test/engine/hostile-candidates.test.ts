@@ -92,6 +92,7 @@ function context(
     save: () => Promise.resolve(),
     emit: () => undefined,
     paid: (work) => work(),
+    wait: () => () => undefined,
     ask: () => Promise.reject(new Error('no questions here')),
   };
   return { ctx, node };

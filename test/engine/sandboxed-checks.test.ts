@@ -62,6 +62,7 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
       save: () => Promise.resolve(),
       emit: () => undefined,
       paid: (work) => work(),
+      wait: () => () => undefined,
       ask: () => Promise.reject(new Error('no questions')),
     };
     return codeCandidate(ctx, node, { context: {} as never, baseCommit: base, branch: 'b' }, 0, [

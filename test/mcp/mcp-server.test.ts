@@ -5,7 +5,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { baseConfig } from '../helpers/engine.js';
 import { createMakerServer } from '../../src/surfaces/mcp/server.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -111,6 +116,54 @@ describe('the maker MCP server', () => {
     expect(text(waited)).toMatch(/: failed\./);
     expect(text(waited)).toMatch(/, 15 jules-fake sessions,/);
     expect(text(waited)).toMatch(/Jules session budget is spent: 15 sessions.*maker resume/);
+  });
+
+  it('shows a run’s waits on Jules, with until when, in maker_status and maker_wait; maker_start keeps jules.outageSeconds', async () => {
+    const dir = await tempDir();
+    // A run another process drives, waiting out a Jules outage (as its state file says).
+    const workspace = await openWorkspace(dir, true);
+    const store = makerStateFile(dir);
+    const engine = new MakerEngine({
+      workspace,
+      roles: { planner: new SimPlanner({ seed: 1 }), worker: new SimWorker({ seed: 1 }) },
+      store,
+    });
+    const runId = await engine.create('a tiny tool', { ...baseConfig, worker: 'jules' });
+    const state = await engine.state();
+    const until = new Date(Date.now() + 50_000).toISOString();
+    const run = state.runs[runId];
+    if (run === undefined) throw new Error('no run');
+    run.waits = [
+      {
+        id: 'jules-1',
+        service: 'jules',
+        reason: 'Jules is failing (503) since 2026-11-23T09:00:00.000Z; retrying.',
+        since: new Date().toISOString(),
+        until,
+      },
+    ];
+    await store.save(state);
+    const { call } = await connect(dir);
+    const line = new RegExp(
+      `Waiting for jules until ${until.slice(11, 19)} UTC \\(in \\d+ s\\): Jules is failing \\(503\\)`,
+    );
+    const status = await call('maker_status', { runId });
+    expect(text(status)).toMatch(line);
+    expect(status.structuredContent).toMatchObject({ waits: [{ service: 'jules', until }] });
+    expect(text(await call('maker_wait', { runId, seconds: 1 }))).toMatch(line);
+    const started = await call('maker_start', {
+      idea: 'another tool',
+      repo: 'other',
+      worker: 'jules-fake',
+      jules: { outageSeconds: 90 },
+      sim: { clarify: false },
+    });
+    expect(started.isError).toBeFalsy();
+    const other = (await makerStateFile(join(dir, 'other')).load()).runs[
+      (started.structuredContent as { runId: string }).runId
+    ];
+    expect(other?.config.jules?.outageSeconds).toBe(90);
+    await call('maker_cancel', { runId: (started.structuredContent as { runId: string }).runId });
   });
 
   it('says what the jules worker needs when its key is missing', async () => {

@@ -1,9 +1,20 @@
 import type { ZodType } from 'zod';
-import { AbortedError, ApiCallError, redactSecrets } from '../../core/errors.js';
+import { AbortedError, redactSecrets } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
+import { sentences } from '../../core/text.js';
+import type { WaitReporter } from '../../ports/waits.js';
+import {
+  JulesError,
+  answerError,
+  duration,
+  quotaKind,
+  readErrorAnswer,
+  type ErrorAnswer,
+} from './errors.js';
+import { describe, request } from './http.js';
+import { OutageClock } from './outage.js';
 import {
   activitiesPageSchema,
-  errorEnvelopeSchema,
   sessionSchema,
   sessionsPageSchema,
   sourceSchema,
@@ -13,48 +24,39 @@ import {
   type JulesSource,
 } from './schemas.js';
 
+export { JulesError, retryAfterMs, type JulesErrorKind } from './errors.js';
+export { sessionPatch } from './outputs.js';
+
 export const JULES_BASE_URL = 'https://jules.googleapis.com/v1alpha';
-
-/** Why a Jules call failed, for callers that branch on it. */
-export type JulesErrorKind =
-  'auth' | 'quota' | 'not-found' | 'bad-request' | 'server' | 'network' | 'protocol';
-
-/** A failed Jules call. The key never appears in it. */
-export class JulesError extends ApiCallError {
-  override readonly name = 'JulesError';
-  readonly kind: JulesErrorKind;
-  /** The API's field violations, for a bad request. */
-  readonly fieldViolations: readonly { readonly field: string; readonly description: string }[];
-
-  constructor(
-    kind: JulesErrorKind,
-    message: string,
-    options: {
-      status?: number;
-      fieldViolations?: JulesError['fieldViolations'];
-      isRetryable?: boolean;
-    } = {},
-  ) {
-    super('jules', message, {
-      ...(options.status === undefined ? {} : { status: options.status }),
-      ...(options.isRetryable === undefined ? {} : { isRetryable: options.isRetryable }),
-    });
-    this.kind = kind;
-    this.fieldViolations = options.fieldViolations ?? [];
-  }
-}
 
 export interface JulesClientOptions {
   readonly apiKey: string;
   readonly baseUrl?: string;
   readonly fetch?: typeof fetch;
-  /** Attempts per call for 429 and 5xx (default 6). */
-  readonly maxAttempts?: number;
   /** First backoff delay in ms (default 1000), doubled per attempt up to `maxDelayMs` (default 30,000), with full jitter. */
   readonly baseDelayMs?: number;
   readonly maxDelayMs?: number;
+  /** How long every call may fail before the run stops (default 10 min). */
+  readonly outageMs?: number;
+  /** The longest `Retry-After` honoured (default 60 s); a longer one stops the run, saying when to resume. */
+  readonly maxRetryAfterMs?: number;
+  /** A request with no answer after this long is a failure (default 60 s). */
+  readonly requestTimeoutMs?: number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly now?: () => number;
   readonly random?: () => number;
+}
+
+/** Per call: cancellation, and where waits on Jules' account are reported. */
+export interface CallOptions {
+  /** Cancels the call: its requests and its waits. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Cancels the requests only, when they must outlive `signal` (a create under way is let finish,
+   * so its session is known, while waits stop at once). Default: `signal`.
+   */
+  readonly requestSignal?: AbortSignal | undefined;
+  readonly onWait?: WaitReporter | undefined;
 }
 
 export interface CreateSessionRequest {
@@ -70,50 +72,67 @@ export interface Page<T> {
   readonly nextPageToken: string | undefined;
 }
 
+export const DEFAULT_OUTAGE_MS = 10 * 60_000;
+
 /**
- * The Jules REST API (v1alpha) over fetch, typed by zod (only the fields MAKER reads). Retries 429
- * and 5xx with exponential backoff and jitter, honouring `Retry-After`; a new session's activities
- * may 404 briefly, which `listActivities` tolerates. Every call takes an `AbortSignal`.
+ * The Jules REST API (v1alpha) over fetch, typed by zod (only the fields MAKER reads).
+ *
+ * Transport failures (no answer, a timeout, 5xx, a 429 rate limit) are retried with exponential
+ * backoff and jitter, a `Retry-After` honoured up to a cap, until Jules has failed every call for
+ * the outage tolerance; then, or for a longer `Retry-After`, the call fails as `unavailable`. A
+ * create is never retried blindly: when its outcome is unknown it fails `outcomeUnknown`, for the
+ * caller to look the session up before creating again. Plan limits answered to a create fail at
+ * once as `concurrent-limit` or `daily-limit`. Every wait is reported through `onWait`.
  */
 export class JulesClient {
-  readonly #o: Required<Omit<JulesClientOptions, 'fetch' | 'sleep' | 'random'>> &
-    Pick<JulesClientOptions, 'fetch' | 'sleep' | 'random'>;
+  readonly #o: Required<Omit<JulesClientOptions, 'fetch' | 'sleep' | 'random' | 'now'>> &
+    Pick<JulesClientOptions, 'fetch' | 'sleep' | 'random' | 'now'>;
+  readonly #outage: OutageClock;
 
   constructor(options: JulesClientOptions) {
     this.#o = {
       baseUrl: JULES_BASE_URL,
-      maxAttempts: 6,
       baseDelayMs: 1000,
       maxDelayMs: 30_000,
+      outageMs: DEFAULT_OUTAGE_MS,
+      maxRetryAfterMs: 60_000,
+      requestTimeoutMs: 60_000,
       ...options,
     };
+    this.#outage = new OutageClock(this.#o.outageMs, () => this.#now());
+  }
+
+  /** How long every call may fail before the run stops. */
+  get outageMs(): number {
+    return this.#o.outageMs;
   }
 
   async listSources(
     page: { pageSize?: number; pageToken?: string } = {},
-    signal?: AbortSignal,
+    call: CallOptions = {},
   ): Promise<Page<JulesSource>> {
     const body = await this.#call(
       'GET',
       `/sources${query(page)}`,
       undefined,
       sourcesPageSchema,
-      signal,
+      call,
     );
     return { items: body.sources ?? [], nextPageToken: body.nextPageToken ?? undefined };
   }
 
-  getSource(name: string, signal?: AbortSignal): Promise<JulesSource> {
+  getSource(name: string, call: CallOptions = {}): Promise<JulesSource> {
     return this.#call(
       'GET',
       `/${name.split('/').map(encodeURIComponent).join('/')}`,
       undefined,
       sourceSchema,
-      signal,
+      call,
     );
   }
 
-  createSession(request: CreateSessionRequest, signal?: AbortSignal): Promise<JulesSession> {
+  /** Creates a session, once: see the class comment for what a failure means. */
+  createSession(request: CreateSessionRequest, call: CallOptions = {}): Promise<JulesSession> {
     return this.#call(
       'POST',
       '/sessions',
@@ -128,51 +147,47 @@ export class JulesClient {
         automationMode: 'AUTOMATION_MODE_UNSPECIFIED',
       },
       sessionSchema,
-      signal,
+      { ...call, creates: true },
     );
   }
 
-  getSession(id: string, signal?: AbortSignal): Promise<JulesSession> {
-    return this.#call(
-      'GET',
-      `/sessions/${encodeURIComponent(id)}`,
-      undefined,
-      sessionSchema,
-      signal,
-    );
+  getSession(id: string, call: CallOptions = {}): Promise<JulesSession> {
+    return this.#call('GET', `/sessions/${encodeURIComponent(id)}`, undefined, sessionSchema, call);
   }
 
   async listSessions(
     page: { pageSize?: number; pageToken?: string } = {},
-    signal?: AbortSignal,
+    call: CallOptions = {},
   ): Promise<Page<JulesSession>> {
     const body = await this.#call(
       'GET',
       `/sessions${query(page)}`,
       undefined,
       sessionsPageSchema,
-      signal,
+      call,
     );
     return { items: body.sessions ?? [], nextPageToken: body.nextPageToken ?? undefined };
   }
 
-  async approvePlan(id: string, signal?: AbortSignal): Promise<void> {
+  /** Approving twice is harmless (Jules answers 400 to a plan no longer awaiting approval), so it is retried. */
+  async approvePlan(id: string, call: CallOptions = {}): Promise<void> {
     await this.#call(
       'POST',
       `/sessions/${encodeURIComponent(id)}:approvePlan`,
       {},
       undefined,
-      signal,
+      call,
     );
   }
 
-  async sendMessage(id: string, prompt: string, signal?: AbortSignal): Promise<void> {
+  /** Retried like a read: a message delivered twice says the same answer twice. */
+  async sendMessage(id: string, prompt: string, call: CallOptions = {}): Promise<void> {
     await this.#call(
       'POST',
       `/sessions/${encodeURIComponent(id)}:sendMessage`,
       { prompt },
       undefined,
-      signal,
+      call,
     );
   }
 
@@ -180,7 +195,7 @@ export class JulesClient {
   async listActivities(
     id: string,
     page: { pageSize?: number; pageToken?: string } = {},
-    options: { signal?: AbortSignal; notFoundRetries?: number } = {},
+    options: CallOptions & { notFoundRetries?: number } = {},
   ): Promise<Page<JulesActivity>> {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -189,7 +204,7 @@ export class JulesClient {
           `/sessions/${encodeURIComponent(id)}/activities${query(page)}`,
           undefined,
           activitiesPageSchema,
-          options.signal,
+          options,
         );
         return { items: body.activities ?? [], nextPageToken: body.nextPageToken ?? undefined };
       } catch (error) {
@@ -209,89 +224,134 @@ export class JulesClient {
     path: string,
     body: unknown,
     schema: ZodType<T> | undefined,
-    signal: AbortSignal | undefined,
+    call: CallOptions & { creates?: boolean },
   ): Promise<T> {
-    const doFetch = this.#o.fetch ?? fetch;
-    for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) throw new AbortedError(signal.reason);
-      let response: Response;
+    const { signal } = call;
+    const requestSignal = call.requestSignal ?? signal;
+    const what = `${method} ${path}`;
+    for (let attempt = 0; ; attempt++) {
+      // Waits end at `signal` (and throw); a request goes out unless `requestSignal` stops it.
+      if (requestSignal?.aborted) throw new AbortedError(requestSignal.reason);
+      let status: number;
+      let text: string;
+      let retryAfter: string | null;
       try {
-        response = await doFetch(`${this.#o.baseUrl}${path}`, {
-          method,
-          headers: {
-            'X-Goog-Api-Key': this.#o.apiKey,
-            ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          ...(signal === undefined ? {} : { signal }),
-        });
+        ({ status, text, retryAfter } = await request(
+          this.#o.fetch ?? fetch,
+          `${this.#o.baseUrl}${path}`,
+          { method, apiKey: this.#o.apiKey, body, timeoutMs: this.#o.requestTimeoutMs },
+          requestSignal,
+        ));
       } catch (error) {
-        if (signal?.aborted) throw new AbortedError(signal.reason);
-        if (attempt >= this.#o.maxAttempts)
-          throw new JulesError(
-            'network',
-            this.#redact(`Jules is unreachable at ${this.#o.baseUrl}: ${(error as Error).message}`),
-            { isRetryable: true },
-          );
-        await this.#sleep(this.#backoff(attempt - 1), signal);
+        if (requestSignal?.aborted) throw new AbortedError(requestSignal.reason);
+        const failure = this.#redact(`no answer (${describe(error)})`);
+        if (call.creates === true) throw this.#unknownOutcome(what, failure);
+        await this.#retry(failure, this.#backoff(attempt), call);
         continue;
       }
-      const text = await response.text();
-      if (response.ok) {
-        if (schema === undefined) return undefined as T;
-        let json: unknown;
-        try {
-          json = text === '' ? {} : JSON.parse(text);
-        } catch {
-          throw new JulesError(
-            'protocol',
-            `Jules answered ${method} ${path} with something that is not JSON.`,
-          );
-        }
-        const parsed = schema.safeParse(json);
-        if (!parsed.success)
-          throw new JulesError(
-            'protocol',
-            `Jules answered ${method} ${path} with an unexpected shape: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
-          );
-        return parsed.data;
+      if (status >= 200 && status < 300) {
+        this.#outage.ok();
+        return this.#parse(text, schema, what);
       }
-      const retryable = response.status === 429 || response.status >= 500;
-      if (retryable && attempt < this.#o.maxAttempts) {
-        await this.#sleep(
-          retryAfterMs(response.headers.get('retry-after')) ?? this.#backoff(attempt - 1),
-          signal,
+      const answer = readErrorAnswer(text, retryAfter, this.#now());
+      if (status === 429) {
+        const kind = call.creates === true ? quotaKind(answer) : 'rate-limit';
+        if (kind !== 'rate-limit') {
+          // Jules answered, definitely: a plan limit, and no session was created.
+          this.#outage.ok();
+          throw this.#limitError(kind, answer, what);
+        }
+        const wait = answer.retryAfterMs;
+        if (wait !== undefined && wait > this.#o.maxRetryAfterMs) throw this.#tooLong(wait);
+        await this.#retry(
+          `429 ${this.#redact(answer.message) || 'rate limited'}${wait === undefined ? '' : `, Retry-After ${Math.ceil(wait / 1000)} s`}`,
+          // Retry-After is the least to wait; a 0 repeated must not turn into a tight loop.
+          Math.max(wait ?? 0, this.#backoff(attempt)),
+          call,
         );
         continue;
       }
-      throw this.#error(response.status, text, method, path);
+      if (status >= 500) {
+        const failure = `${status} ${this.#redact(answer.message)}`.trim();
+        if (call.creates === true) throw this.#unknownOutcome(what, failure, status);
+        await this.#retry(failure, this.#backoff(attempt), call);
+        continue;
+      }
+      this.#outage.ok();
+      throw answerError(status, answer, what, [this.#o.apiKey]);
     }
   }
 
-  #error(status: number, text: string, method: string, path: string): JulesError {
-    const envelope = errorEnvelopeSchema.safeParse(safeJson(text));
-    const apiMessage = envelope.success ? (envelope.data.error.message ?? '') : text.slice(0, 300);
-    const violations = envelope.success
-      ? (envelope.data.error.details ?? [])
-          .flatMap((d) => d.fieldViolations ?? [])
-          .map((v) => ({ field: v.field ?? '', description: this.#redact(v.description ?? '') }))
-      : [];
-    const message = this.#redact(`Jules ${method} ${path} failed with ${status}: ${apiMessage}`);
-    if (status === 401 || status === 403)
-      return new JulesError(
-        'auth',
-        `${message}. Check JULES_API_KEY (Jules settings page) and that the Jules GitHub app can see the repository.`,
-        { status },
+  /** Waits before another attempt, reporting the wait; stops once the outage tolerance is spent. */
+  async #retry(failure: string, delayMs: number, call: CallOptions): Promise<void> {
+    const { since, remainingMs } = this.#outage.failed(failure);
+    if (remainingMs <= 0) throw this.#outage.unavailable();
+    const delay = Math.min(delayMs, remainingMs);
+    const end = call.onWait?.({
+      service: 'jules',
+      reason: sentences(
+        `Jules is failing (${failure}) since ${new Date(since).toISOString()}; retrying until it answers, for at most ${duration(this.#o.outageMs)}`,
+      ),
+      until: new Date(this.#now() + delay),
+    });
+    try {
+      await this.#sleep(delay, call.signal);
+    } finally {
+      end?.();
+    }
+  }
+
+  #unknownOutcome(what: string, failure: string, status?: number): JulesError {
+    this.#outage.failed(failure);
+    return new JulesError(
+      status === undefined ? 'network' : 'server',
+      sentences(`Jules ${what} failed: ${failure}`, 'Whether it was carried out is unknown'),
+      { ...(status === undefined ? {} : { status }), isRetryable: true, outcomeUnknown: true },
+    );
+  }
+
+  #limitError(
+    kind: 'concurrent-limit' | 'daily-limit',
+    answer: ErrorAnswer,
+    what: string,
+  ): JulesError {
+    const said = this.#redact(answer.message);
+    const resumeAt =
+      answer.retryAfterMs === undefined ? undefined : new Date(this.#now() + answer.retryAfterMs);
+    return new JulesError(kind, sentences(`Jules ${what} failed with 429: ${said}`), {
+      status: 429,
+      isRetryable: true,
+      ...(resumeAt === undefined ? {} : { resumeAt }),
+    });
+  }
+
+  #tooLong(waitMs: number): JulesError {
+    const resumeAt = new Date(this.#now() + waitMs);
+    return new JulesError(
+      'unavailable',
+      sentences(
+        `Jules asked MAKER to wait ${duration(waitMs)} (Retry-After ${Math.ceil(waitMs / 1000)} s), longer than the ${duration(this.#o.maxRetryAfterMs)} it waits`,
+        `The state is saved; run maker resume after ${resumeAt.toISOString()}: it re-attaches every session`,
+      ),
+      { status: 429, isRetryable: true, resumeAt },
+    );
+  }
+
+  #parse<T>(text: string, schema: ZodType<T> | undefined, what: string): T {
+    if (schema === undefined) return undefined as T;
+    let json: unknown;
+    try {
+      json = text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new JulesError('protocol', `Jules answered ${what} with something that is not JSON.`);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success)
+      throw new JulesError(
+        'protocol',
+        `Jules answered ${what} with an unexpected shape: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
       );
-    if (status === 429)
-      return new JulesError(
-        'quota',
-        `${message}. The Jules plan's task limit or rate limit was hit; try again later or lower the concurrency.`,
-        { status, isRetryable: true },
-      );
-    if (status === 404) return new JulesError('not-found', message, { status });
-    if (status >= 500) return new JulesError('server', message, { status, isRetryable: true });
-    return new JulesError('bad-request', message, { status, fieldViolations: violations });
+    return parsed.data;
   }
 
   #backoff(attempt: number): number {
@@ -303,32 +363,13 @@ export class JulesClient {
     return (this.#o.sleep ?? abortableSleep)(ms, signal);
   }
 
+  #now(): number {
+    return (this.#o.now ?? Date.now)();
+  }
+
   #redact(text: string): string {
     return redactSecrets(text, [this.#o.apiKey]);
   }
-}
-
-/** The candidate a finished session offers: its changeSet from `outputs`, else the last changeSet artifact. */
-export function sessionPatch(
-  session: JulesSession,
-  activities: readonly JulesActivity[],
-): { patch: string; baseCommitId: string | undefined; message: string | undefined } | undefined {
-  const fromOutputs = session.outputs
-    ?.map((o) => o.changeSet)
-    .find((c) => c?.gitPatch?.unidiffPatch);
-  const fromActivities = activities
-    .flatMap((a) => a.artifacts ?? [])
-    .map((a) => a.changeSet)
-    .filter((c) => c?.gitPatch?.unidiffPatch)
-    .at(-1);
-  const changeSet = fromOutputs ?? fromActivities;
-  const patch = changeSet?.gitPatch?.unidiffPatch;
-  if (patch === undefined || patch === null || patch === '') return undefined;
-  return {
-    patch,
-    baseCommitId: changeSet?.gitPatch?.baseCommitId ?? undefined,
-    message: changeSet?.gitPatch?.suggestedCommitMessage ?? undefined,
-  };
 }
 
 function query(page: { pageSize?: number; pageToken?: string }): string {
@@ -337,21 +378,4 @@ function query(page: { pageSize?: number; pageToken?: string }): string {
   if (page.pageToken !== undefined) params.set('pageToken', page.pageToken);
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
-}
-
-/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

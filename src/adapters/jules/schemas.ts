@@ -106,11 +106,21 @@ export const errorEnvelopeSchema = z.looseObject({
     details: z
       .array(
         z.looseObject({
+          '@type': z.string().nullish(),
+          /** google.rpc.BadRequest */
           fieldViolations: z
             .array(
               z.looseObject({ field: z.string().nullish(), description: z.string().nullish() }),
             )
             .nullish(),
+          /** google.rpc.QuotaFailure */
+          violations: z
+            .array(
+              z.looseObject({ subject: z.string().nullish(), description: z.string().nullish() }),
+            )
+            .nullish(),
+          /** google.rpc.RetryInfo: a protobuf Duration, e.g. "3600s" or "1.5s". */
+          retryDelay: z.string().nullish(),
         }),
       )
       .nullish(),

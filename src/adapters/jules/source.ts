@@ -1,5 +1,6 @@
 import { ConfigError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
+import type { WaitReporter } from '../../ports/waits.js';
 import type { WorkerHooks } from '../../ports/worker.js';
 import { JulesError, type JulesClient } from './client.js';
 
@@ -50,7 +51,10 @@ export class SourceGate {
    * The source, checked once. A repository Jules cannot see becomes a question: connect it (at the
    * URL given), then MAKER checks again, waiting with backoff until it appears or the person stops.
    */
-  checked(signal: AbortSignal | undefined, hooks: WorkerHooks): Promise<string> {
+  checked(
+    signal: AbortSignal | undefined,
+    hooks: Pick<WorkerHooks, 'choose'> & { wait?: WaitReporter | undefined },
+  ): Promise<string> {
     this.#source ??= (async () => {
       const probed = await this.#probe?.catch(() => undefined);
       if (probed !== undefined) return probed;
@@ -58,7 +62,7 @@ export class SourceGate {
       const repo = name.replace(/^sources\/github\//, '');
       const visible = async () => {
         try {
-          await this.#client.getSource(name, signal);
+          await this.#client.getSource(name, { signal, onWait: hooks.wait });
           return true;
         } catch (error) {
           if (error instanceof JulesError && error.kind === 'not-found') return false;
@@ -69,7 +73,17 @@ export class SourceGate {
         if (await visible()) return name;
         // After "connected": a second look a little later (new repositories take a while to show).
         if (attempt > 0) {
-          await this.#sleep(Math.min(this.#retryMs * 2 ** (attempt - 1), 5 * 60_000), signal);
+          const delay = Math.min(this.#retryMs * 2 ** (attempt - 1), 5 * 60_000);
+          const end = hooks.wait?.({
+            service: 'jules',
+            reason: `Jules does not list ${repo} yet; looking again (a newly connected repository takes a while to show)`,
+            until: new Date(Date.now() + delay),
+          });
+          try {
+            await this.#sleep(delay, signal);
+          } finally {
+            end?.();
+          }
           if (await visible()) return name;
         }
         const how = `Jules cannot see ${repo} (${name}). Connect it: open https://jules.google.com, add the repository (install the Jules GitHub app on it at https://github.com/apps/google-labs-jules), then continue.`;

@@ -1,8 +1,12 @@
-import { setMaxListeners } from 'node:events';
-import { AbortedError, MakerError } from '../../core/errors.js';
+import { AbortedError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
+import { clause, sentences } from '../../core/text.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
-import { JulesError, sessionPatch, type JulesClient } from './client.js';
+import { JulesError, type CallOptions, type JulesClient } from './client.js';
+import { sessionPatch } from './outputs.js';
+import { RunningSessions, createSessionOnce, findByTitle } from './create.js';
+import { SessionBudgetError } from './errors.js';
+import { Slots } from './slots.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
 import { BranchPublisher } from './publisher.js';
 import { planText, prompt, sessionTitle } from './prompt.js';
@@ -33,51 +37,51 @@ export interface JulesWorkerOptions {
   readonly sourceRetryMs?: number;
   /** Give up on a session after this long (ms); the candidate is then red-flagged. */
   readonly timeoutMs?: number;
+  /** Longest wait between two looks while Jules' concurrent task limit is reached (default 60 s). */
+  readonly limitRecheckMs?: number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly now?: () => number;
 }
 
-/** The day's (24 hours') Jules session budget is spent; the run can resume once a slot frees up. */
-export class SessionBudgetError extends MakerError {
-  override readonly name = 'SessionBudgetError';
-  readonly nextAt: Date;
-  constructor(message: string, nextAt: Date) {
-    super('session-budget', message);
-    this.nextAt = nextAt;
-  }
-}
+export { SessionBudgetError } from './errors.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Reads of a known session answered 404 before it counts as gone (Jules may 404 right after a create). */
+const NOT_FOUND_READS = 10;
 
-/** Every waiting slot listens to it: many listeners are expected. */
-function haltController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
+/**
+ * Errors that stop the run rather than flag the candidate: they say nothing about its content. A
+ * refused key, a spent budget or daily limit, and every transport failure the client gave up on.
+ */
+function stopsRun(error: unknown): boolean {
+  if (error instanceof SessionBudgetError) return true;
+  if (!(error instanceof JulesError)) return false;
+  return !['bad-request', 'protocol', 'not-found'].includes(error.kind);
 }
 
 /**
  * Jules as a MAKER worker: each candidate slot is one Jules session started on the leaf's branch
  * (published to the remote at the leaf's base), polled with backoff to a terminal state, its
- * changeSet the candidate. The session id is recorded the moment it exists; after a crash the slot
- * re-attaches by that id, or by its title (`maker <run> n-<node> cand-<slot>`) when the id was not
- * saved yet, so no slot ever pays for two sessions. Plans are approved automatically; a failed,
- * stalled, questioning or patch-less session is a red-flagged candidate.
+ * changeSet the candidate. The session id is recorded the moment it exists and kept on the slot
+ * whatever happens later; after a crash, or a create whose reply was lost, the slot finds its
+ * session by title (`maker <run> n-<node> cand-<slot>`) before creating one, so no slot ever pays
+ * for two sessions. Plans are approved automatically; a failed, stalled, questioning or patch-less
+ * session is a red-flagged candidate. Jules' own failures (an outage, a rate or plan limit, a
+ * refused key) never flag a candidate: the slot waits them out, reporting the wait, or the run
+ * stops (every slot at once, each keeping its session for `maker resume`).
  */
 export class JulesWorker implements Worker {
   readonly id = 'jules';
   readonly #o: JulesWorkerOptions;
-  #active = 0;
-  readonly #waiting: (() => void)[] = [];
-  /** Why every slot stopped (a spent budget, a refused key); cleared once the worker is idle. */
-  #halted: Error | undefined;
-  #halt = haltController();
+  readonly #slots: Slots;
+  readonly #running = new RunningSessions();
   /** Branch publications under way or done: the candidates of one leaf share one push. */
   readonly #publisher: BranchPublisher;
   readonly #source: SourceGate;
 
   constructor(options: JulesWorkerOptions) {
     this.#o = options;
+    this.#slots = new Slots(options.concurrency ?? 3);
     this.#publisher = new BranchPublisher(options.publishBranch, options.publishBranches);
     this.#source = new SourceGate(options.client, options.source, {
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
@@ -111,42 +115,30 @@ export class JulesWorker implements Worker {
             'The Jules worker does not resolve merge conflicts and has no integration worker (the gemini worker does them).',
         })
       );
-    await this.#acquire(signal);
+    await this.#slots.acquire(signal);
+    /** The slot's session, once known: kept on whatever this slot returns. */
+    const known: { id: string | undefined } = { id: hooks.externalId };
     try {
-      if (this.#halted !== undefined) throw this.#halted;
-      return await this.#run(task, slot, signal, this.#haltable(signal), hooks);
+      this.#slots.throwIfHalted(signal);
+      return await this.#run(task, slot, signal, this.#slots.haltable(signal), hooks, known);
     } catch (error) {
-      // Halted meanwhile: the sibling's reason, not the interrupted sleep, is what stops the run.
-      if (error instanceof AbortedError && this.#halted !== undefined && signal?.aborted !== true)
-        throw this.#halted;
-      // A wrong key or a spent plan limit is the run's problem, not this candidate's: every slot
-      // stops now (each keeps its session id, so a resume re-attaches). Anything else flags the
-      // candidate.
-      const stops =
-        error instanceof SessionBudgetError ||
-        (error instanceof JulesError && (error.kind === 'auth' || error.kind === 'quota'));
-      if (stops) {
-        this.#halted ??= error;
-        this.#halt.abort(error);
+      // Halted meanwhile: the sibling's reason, not the interrupted wait, is what stops the run.
+      const halted = this.#slots.halted;
+      if (error instanceof AbortedError && halted !== undefined && signal?.aborted !== true)
+        throw halted;
+      if (stopsRun(error)) {
+        this.#slots.halt(error as Error, signal);
+        throw error;
       }
-      if (stops || error instanceof AbortedError || !(error instanceof JulesError)) throw error;
+      if (error instanceof AbortedError || !(error instanceof JulesError)) throw error;
       return {
         ok: false,
-        reason: `Jules: ${error.message}`,
-        ...(hooks.externalId === undefined ? {} : { externalId: hooks.externalId }),
+        reason: sentences(`Jules: ${error.message}`),
+        ...(known.id === undefined ? {} : { externalId: known.id }),
       };
     } finally {
-      this.#release();
+      this.#slots.release();
     }
-  }
-
-  /** The run's signal joined with this worker's halt, for the waits between polls. */
-  #haltable(signal: AbortSignal | undefined): AbortSignal {
-    if (signal === undefined) return this.#halt.signal;
-    // AbortSignal.any is Node ≥ 20.3; before it, a halt is seen at the next poll instead.
-    return typeof AbortSignal.any === 'function'
-      ? AbortSignal.any([signal, this.#halt.signal])
-      : signal;
   }
 
   async #run(
@@ -155,19 +147,31 @@ export class JulesWorker implements Worker {
     signal: AbortSignal | undefined,
     waits: AbortSignal,
     hooks: WorkerHooks,
+    known: { id: string | undefined },
   ): Promise<WorkerOutput> {
     const { client } = this.#o;
+    const call: CallOptions = { signal: waits, onWait: hooks.wait };
+    // A create under way when the run halts is let finish (only the run's end cancels it), so
+    // its session is recorded rather than left for a lookup.
+    const creating: CallOptions = { ...call, requestSignal: signal };
     const title = sessionTitle(task, slot);
     let id =
       hooks.externalId ??
-      (hooks.resumed === true ? await this.#findByTitle(title, signal) : undefined);
+      (hooks.resumed === true ? await findByTitle(client, title, call) : undefined);
     const created = id === undefined;
     if (id === undefined) {
       // Usually both are done already (`prepare`); the source first, for its actionable errors.
-      const source = await this.#source.checked(signal, hooks);
+      const source = await this.#source.checked(waits, hooks);
       await this.#publisher.publish(task.branch, task.baseCommit);
       await this.#reserve(hooks);
-      const session = await client.createSession(
+      id = await createSessionOnce(
+        {
+          client,
+          running: this.#running,
+          sleep: this.#sleep,
+          now: this.#now,
+          recheckMs: this.#o.limitRecheckMs ?? 60_000,
+        },
         {
           prompt: prompt(task),
           title,
@@ -175,13 +179,32 @@ export class JulesWorker implements Worker {
           startingBranch: task.branch,
           requirePlanApproval: this.#o.planReview === true,
         },
-        signal,
+        creating,
       );
-      id = session.id;
     }
+    known.id = id;
     if (id !== hooks.externalId) await hooks.recordExternalId?.(id);
+    this.#running.add(id);
+    try {
+      return await this.#follow(task, slot, id, created, call, hooks);
+    } finally {
+      this.#running.end(id);
+    }
+  }
+
+  /** Polls the session to a terminal state, approving plans and relaying questions on the way. */
+  async #follow(
+    task: WorkerTask,
+    slot: number,
+    id: string,
+    created: boolean,
+    call: CallOptions,
+    hooks: WorkerHooks,
+  ): Promise<WorkerOutput> {
+    const { client } = this.#o;
+    const signal = call.signal;
     const externalId = id;
-    const now = this.#o.now ?? Date.now;
+    const now = this.#now;
     const deadline = now() + (this.#o.timeoutMs ?? 45 * 60_000);
     let delay = this.#o.pollMs?.initial ?? 15_000;
     // A session created a moment ago is still queued: the first look waits one delay. A session
@@ -189,37 +212,38 @@ export class JulesWorker implements Worker {
     let wait = created;
     for (;;) {
       if (wait) {
-        if (this.#halted !== undefined) throw this.#halted;
-        await (this.#o.sleep ?? abortableSleep)(delay, waits);
+        const halted = this.#slots.halted;
+        if (halted !== undefined) throw halted;
+        await this.#sleep(delay, signal);
         delay = Math.min(
           Math.round(delay * (this.#o.pollMs?.factor ?? 1.5)),
           this.#o.pollMs?.max ?? 60_000,
         );
       }
       wait = true;
-      const session = await client.getSession(id, signal);
+      const session = await this.#get(id, call, delay);
       switch (session.state) {
         case 'COMPLETED':
           // The session's outputs carry its changeSet; the activities are read only when they do not.
           return this.#candidate(
             session,
-            sessionPatch(session, []) === undefined ? await this.#activities(id, signal) : [],
+            sessionPatch(session, []) === undefined ? await this.#activities(id, call) : [],
             task,
             externalId,
           );
         case 'FAILED': {
-          const reason = (await this.#activities(id, signal))
+          const reason = (await this.#activities(id, call))
             .map((a) => a.sessionFailed?.reason)
             .find(Boolean);
           return {
             ok: false,
-            reason: `The Jules session failed${reason ? `: ${reason.replace(/\.$/, '')}` : ''}.`,
+            reason: sentences(`The Jules session failed${reason ? `: ${clause(reason)}` : ''}`),
             externalId,
           };
         }
         case 'AWAITING_PLAN_APPROVAL': {
           if (this.#o.planReview === true && hooks.choose !== undefined) {
-            const plan = planText(await this.#activities(id, signal));
+            const plan = planText(await this.#activities(id, call));
             const choice = await hooks.choose({
               id: 'plan',
               kind: 'veto',
@@ -238,17 +262,20 @@ export class JulesWorker implements Worker {
                 externalId,
               };
           }
-          await client.approvePlan(id, signal);
+          await client.approvePlan(id, call).catch((error: unknown) => {
+            // Approved already (a retried approval whose first reply was lost): the next look shows it.
+            if (!(error instanceof JulesError && error.kind === 'bad-request')) throw error;
+          });
           break;
         }
         case 'AWAITING_USER_FEEDBACK': {
-          const question = (await this.#activities(id, signal))
+          const question = (await this.#activities(id, call))
             .map((a) => a.agentMessaged?.agentMessage)
             .filter(Boolean)
             .at(-1);
           if (hooks.ask !== undefined && question) {
             // The person answers (now, or after a deferred run resumes and re-attaches here).
-            await client.sendMessage(id, await hooks.ask(question), signal);
+            await client.sendMessage(id, await hooks.ask(question), call);
             break;
           }
           return {
@@ -304,14 +331,30 @@ export class JulesWorker implements Worker {
       );
   }
 
-  async #activities(id: string, signal: AbortSignal | undefined): Promise<JulesActivity[]> {
+  /** The session as Jules reports it; a 404 (brief, right after a create) is read again a few times. */
+  async #get(id: string, call: CallOptions, delay: number): Promise<JulesSession> {
+    for (let misses = 1; ; misses++) {
+      try {
+        return await this.#o.client.getSession(id, call);
+      } catch (error) {
+        if (
+          !(error instanceof JulesError && error.kind === 'not-found') ||
+          misses >= NOT_FOUND_READS
+        )
+          throw error;
+        await this.#sleep(delay, call.signal);
+      }
+    }
+  }
+
+  async #activities(id: string, call: CallOptions): Promise<JulesActivity[]> {
     const all: JulesActivity[] = [];
     let pageToken: string | undefined;
     do {
       const page = await this.#o.client.listActivities(
         id,
         { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
-        signal === undefined ? {} : { signal },
+        call,
       );
       all.push(...page.items);
       pageToken = page.nextPageToken;
@@ -319,48 +362,8 @@ export class JulesWorker implements Worker {
     return all;
   }
 
-  async #findByTitle(title: string, signal: AbortSignal | undefined): Promise<string | undefined> {
-    let pageToken: string | undefined;
-    do {
-      const page = await this.#o.client.listSessions(
-        { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
-        signal,
-      );
-      const found = page.items.find((s) => s.title === title);
-      if (found !== undefined) return found.id;
-      pageToken = page.nextPageToken;
-    } while (pageToken !== undefined);
-    return undefined;
-  }
+  readonly #sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+    (this.#o.sleep ?? abortableSleep)(ms, signal);
 
-  async #acquire(signal?: AbortSignal): Promise<void> {
-    if (this.#active < (this.#o.concurrency ?? 3)) {
-      this.#active += 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const grant = () => resolve();
-      this.#waiting.push(grant);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const at = this.#waiting.indexOf(grant);
-          if (at >= 0) this.#waiting.splice(at, 1);
-          reject(new AbortedError(signal.reason));
-        },
-        { once: true },
-      );
-    });
-  }
-
-  #release(): void {
-    const next = this.#waiting.shift();
-    if (next !== undefined) next();
-    else this.#active -= 1;
-    if (this.#active === 0 && this.#halted !== undefined) {
-      // Every slot has stopped: a later run (a resume) starts afresh.
-      this.#halted = undefined;
-      this.#halt = haltController();
-    }
-  }
+  readonly #now = (): number => (this.#o.now ?? Date.now)();
 }

@@ -84,6 +84,11 @@ export const nodeSchema = z.object({
   baseCommit: z.string().optional(),
   /** Heads of this node's branch: [base, after merging child 0, after child 1, …]. */
   mergeHeads: z.array(z.string()).default([]),
+  /**
+   * Every external session paid for on this node (a Jules session id), recorded the moment it is
+   * known and kept when the node's votes are resampled or the node is split: what was bought.
+   */
+  externalIds: z.array(z.string()).optional(),
   commit: z.string().optional(),
   error: z.string().optional(),
   cost: z
@@ -117,6 +122,11 @@ export const julesConfigSchema = z.object({
   dailySessions: z.number().int().min(1).max(10_000),
   /** Ask a person to approve or veto each session's plan instead of approving it automatically. */
   planReview: z.boolean().default(false),
+  /**
+   * How long (s) Jules may fail every call before the run stops, resumable. Absent: the
+   * `MAKER_JULES_OUTAGE_S` environment variable, else 600.
+   */
+  outageSeconds: z.number().int().min(1).max(86_400).optional(),
 });
 
 export const runConfigSchema = z.object({
@@ -168,6 +178,15 @@ export const runConfigSchema = z.object({
   defaultBranch: z.string(),
 });
 
+/** A wait on an external service a person is shown: which, why, since and until when (ISO times). */
+export const waitSchema = z.object({
+  id: z.string(),
+  service: z.string(),
+  reason: z.string(),
+  since: z.string(),
+  until: z.string(),
+});
+
 export const runStatusSchema = z.enum([
   'running',
   'awaiting-human',
@@ -200,6 +219,11 @@ export const runSchema = z.object({
   finalCheck: z
     .object({ command: z.string(), ok: z.boolean(), output: z.string(), commit: z.string() })
     .optional(),
+  /**
+   * Waits on external services under way (an outage's backoff, a rate or plan limit), so another
+   * process (`maker status`) can show them; each is removed when it ends, all when the run stops.
+   */
+  waits: z.array(waitSchema).optional(),
   result: z
     .object({
       rootBranch: z.string(),
@@ -238,4 +262,5 @@ export type JulesConfig = z.infer<typeof julesConfigSchema>;
 export type Ledger = z.infer<typeof ledgerSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
 export type Run = z.infer<typeof runSchema>;
+export type Wait = z.infer<typeof waitSchema>;
 export type StateFile = z.infer<typeof stateFileSchema>;

@@ -9,12 +9,14 @@ export function julesChoices(values: {
   julesConcurrency?: number | undefined;
   julesDailySessions?: number | undefined;
   julesPlanReview?: boolean | undefined;
+  julesOutageSeconds?: number | undefined;
 }): Partial<JulesConfig> | undefined {
   const choices = julesOverrides({
     plan: values.julesPlan,
     concurrency: values.julesConcurrency,
     dailySessions: values.julesDailySessions,
     ...(values.julesPlanReview === true ? { planReview: true } : {}),
+    outageSeconds: values.julesOutageSeconds,
   });
   return Object.keys(choices).length === 0 ? undefined : choices;
 }

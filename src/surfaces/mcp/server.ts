@@ -5,7 +5,8 @@ import { MakerError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { estimate } from '../../core/math.js';
 import type { Run } from '../../core/tree/schema.js';
-import { renderTree, summarise } from '../../engine/summary.js';
+import { sentences } from '../../core/text.js';
+import { describeWaits, renderTree, summarise } from '../../engine/summary.js';
 import type { RunManager } from './run-manager.js';
 
 export const SERVER_NAME = 'maker';
@@ -64,6 +65,15 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
               .boolean()
               .optional()
               .describe('Ask the person to approve or veto each Jules plan (default false)'),
+            outageSeconds: z
+              .number()
+              .int()
+              .min(1)
+              .max(86_400)
+              .optional()
+              .describe(
+                'How long Jules may fail every call before the run stops, resumable (default 600)',
+              ),
           })
           .optional()
           .describe('Only with worker "jules" or "jules-fake"'),
@@ -140,7 +150,10 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
                 params: {
                   progressToken,
                   progress: event.seq,
-                  message: `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
+                  message:
+                    event.type === 'wait-start'
+                      ? `waiting for ${event.service} until ${event.until}: ${event.reason}`
+                      : `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
                 },
               })
               .catch(() => undefined);
@@ -182,7 +195,10 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
         const { run, active } = await runs.run(runId);
         if (!active) await runs.resume(runId);
         return result(
-          `Recorded ${questionId} = ${question.answer?.optionId ?? question.answer?.text}. Call maker_wait with runId="${runId}" and cursor=${run.eventSeq}.`,
+          sentences(
+            `Recorded ${questionId} = ${question.answer?.optionId ?? question.answer?.text}`,
+            `Call maker_wait with runId="${runId}" and cursor=${run.eventSeq}`,
+          ),
           { runId, questionId, answer: question.answer ?? null },
         );
       }),
@@ -290,6 +306,7 @@ function runResult(run: Run, active: boolean, withTree = false): CallToolResult 
   const lines = [
     `Run ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
   ];
+  if (run.status === 'running') lines.push(...describeWaits(run));
   if (withTree) lines.push('', renderTree(run), '');
   const pending = run.questions.filter((q) => q.answer === undefined);
   if (pending.length > 0) {

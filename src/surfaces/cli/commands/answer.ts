@@ -10,6 +10,7 @@ import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { answerQuestion } from '../../../engine/questions.js';
 import { secretsOf } from '../../wiring.js';
 import { makeRedactor } from '../../../core/errors.js';
+import { sentences } from '../../../core/text.js';
 import { defineCommand } from '../define.js';
 import { dirOption, jsonFlag, runOption, USAGE_EXIT } from './common.js';
 
@@ -71,7 +72,10 @@ run); continue the run with \`maker resume\`.`,
       at: now.toISOString(),
     });
     if (o.json === true) io.stdout(`${JSON.stringify({ runId: run.id, question: answered })}\n`);
-    else io.stdout(`Answered ${questionId}: ${answer}. Continue with: maker resume --dir ${dir}\n`);
+    else
+      io.stdout(
+        `${sentences(`Answered ${questionId}: ${answer}`, `Continue with: maker resume --dir ${dir}`)}\n`,
+      );
     return 0;
   },
 });

@@ -63,11 +63,21 @@ export const RUN_OPTIONS = {
     '--jules-plan-review',
     "ask you to approve or veto each Jules session's plan (default: plans are approved automatically)",
   ),
+  julesOutageSeconds: option(
+    '--jules-outage-seconds <s>',
+    'how long Jules may fail every call before the run stops (default 600, or MAKER_JULES_OUTAGE_S); meanwhile calls are retried with backoff and no candidate is discarded, and `maker resume` re-attaches every session',
+    wholeNumber({ min: 1, max: 86_400 }),
+  ),
   json: { ...jsonFlag, help: 'print one JSON summary at the end' },
 };
 
 export const JULES_NOTES = `Jules settings (--jules-…) are kept in the run's state, so a resume keeps them.
+Jules' own limits: a Retry-After up to 60 s is waited out (a longer one stops the
+run, saying when to resume); at its concurrent task limit MAKER waits for one of
+the run's sessions to finish; at its daily task limit the run stops, saying when
+the quota frees up. Waits over 5 s show in the progress line and \`maker status\`.
 Environment: GEMINI_API_KEY; JULES_API_KEY; JULES_SOURCE (the Jules source,
 when origin is not the GitHub repository); JULES_BASE_URL (API endpoint);
-JULES_POLL_MS (first poll delay and cap in ms, default 15000:60000).
+JULES_POLL_MS (first poll delay and cap in ms, default 15000:60000);
+MAKER_JULES_OUTAGE_S (see --jules-outage-seconds).
 `;

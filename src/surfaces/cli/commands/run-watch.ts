@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Question, Run } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import { summarise } from '../../../engine/summary.js';
+import { sentences } from '../../../core/text.js';
 import type { CliIo } from '../io.js';
 
 /** Progress on a terminal, and (with --hitl tty) the questions asked there, one at a time. */
@@ -21,9 +22,23 @@ export async function watch(
   let prompting = false;
   const counts = { samples: 0, flagged: 0, commits: 0, merges: 0 };
   const showProgress = io.stderrIsTty && !options.json;
+  /** Waits on services under way, by id: shown in the progress line, or as a line each when not a terminal. */
+  const waits = new Map<string, { service: string; reason: string; until: string }>();
   try {
     for await (const event of engine.events(signal)) {
       if (event.runId !== runId) continue;
+      if (event.type === 'wait-start') {
+        const shown = [...waits.values()].some(
+          (w) => w.service === event.service && w.reason === event.reason,
+        );
+        waits.set(event.waitId, event);
+        // Several slots wait out one outage: one line for them all.
+        if (!showProgress && !shown)
+          io.stderr(
+            `maker: waiting for ${event.service} until ${event.until.slice(11, 19)} UTC: ${event.reason}\n`,
+          );
+      }
+      if (event.type === 'wait-end') waits.delete(event.waitId);
       if (event.type === 'sample-drawn') counts.samples += 1;
       if (event.type === 'sample-flagged') {
         counts.samples += 1;
@@ -33,7 +48,7 @@ export async function watch(
       if (event.type === 'merge-end') counts.merges += 1;
       if (showProgress && !prompting)
         io.stderr(
-          `\r\x1b[2Kmaker: ${counts.samples} samples (${counts.flagged} flagged) · ${counts.commits} subtasks committed · ${counts.merges} merges · ${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
+          `\r\x1b[2Kmaker: ${counts.samples} samples (${counts.flagged} flagged) · ${counts.commits} subtasks committed · ${counts.merges} merges · ${waitText(waits.values()) ?? `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`}`,
         );
       if (event.type === 'question-asked' && lines !== undefined) {
         const question = event.question;
@@ -96,6 +111,17 @@ async function askAtTty(
   }
 }
 
+/** The latest-ending wait per service, for the progress line: "waiting for jules until 10:12:03 UTC". */
+function waitText(waits: Iterable<{ service: string; until: string }>): string | undefined {
+  const latest = new Map<string, string>();
+  for (const w of waits)
+    if ((latest.get(w.service) ?? '') < w.until) latest.set(w.service, w.until);
+  if (latest.size === 0) return undefined;
+  return [...latest]
+    .map(([service, until]) => `waiting for ${service} until ${until.slice(11, 19)} UTC`)
+    .join(', ');
+}
+
 export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string {
   const s = summarise(run);
   const lines = [
@@ -108,7 +134,7 @@ export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string
       `Vetoed: ${run.config.defaultBranch} is untouched; the result stays on ${s.rootBranch}.`,
     );
   if (outcome.status === 'failed')
-    lines.push(`Failed: ${s.error}. Fix the cause, then: maker resume --dir ${dir}`);
+    lines.push(sentences(`Failed: ${s.error}`, `Fix the cause, then: maker resume --dir ${dir}`));
   if (outcome.status === 'cancelled')
     lines.push(`Cancelled. Continue with: maker resume --dir ${dir}`);
   if (outcome.status === 'awaiting-human') {

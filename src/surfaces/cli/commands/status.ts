@@ -3,7 +3,7 @@ import { UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
 import { Journal } from '../../../adapters/state/journal.js';
 import { JOURNAL_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
-import { renderNode, renderTree, summarise } from '../../../engine/summary.js';
+import { describeWaits, renderNode, renderTree, summarise } from '../../../engine/summary.js';
 import { defineCommand, flag, option } from '../define.js';
 import { text } from '../values.js';
 import { dirOption, jsonFlag, runOption, USAGE_EXIT } from './common.js';
@@ -66,6 +66,7 @@ red flags per node), the counters, and any pending questions.`,
     const lines = [
       `Run ${run.id} — ${run.status} — "${run.idea}"`,
       `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
+      ...(run.status === 'running' ? describeWaits(run) : []),
       '',
       renderTree(run),
     ];
