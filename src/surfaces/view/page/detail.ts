@@ -118,7 +118,7 @@ function renderCandidate(c: CandidateDetail): HTMLElement {
       : c.status === 'flagged'
         ? 'red-flagged'
         : 'in progress',
-    c.key === null ? null : c.key.slice(0, 10),
+    c.key === null || !/^[0-9a-f]{7,}$/.test(c.key) ? null : c.key.slice(0, 10),
   ]
     .filter((p): p is string => p !== null)
     .join(' · ');
