@@ -91,6 +91,7 @@ export function viewRun(run: Run): ViewRun {
             landed: run.result.landed,
           },
     error: run.error ?? null,
+    waits: s.waits.map((w) => ({ ...w })),
   };
 }
 

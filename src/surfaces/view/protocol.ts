@@ -68,6 +68,8 @@ export interface ViewRun {
     readonly landed: boolean;
   } | null;
   readonly error: string | null;
+  /** Waits on external services under way (an outage, a rate limit), until when. */
+  readonly waits: readonly { service: string; reason: string; until: string }[];
 }
 
 /** Whether questions can be answered from this view, and what the page says about it. */

@@ -196,6 +196,13 @@ class App {
         result === null ? '' : ` · ${result}`,
       ),
       run.error === null ? null : h('span', { class: 'error' }, run.error),
+      ...run.waits.map((w) =>
+        h(
+          'span',
+          { class: 'wait' },
+          `waiting for ${w.service} until ${w.until.slice(11, 19)} UTC: ${w.reason}`,
+        ),
+      ),
       this.#connection,
     ];
     this.#header.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
