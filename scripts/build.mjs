@@ -1,12 +1,38 @@
 // Bundles each entry point into one self-contained ESM file in dist/ (Gemini CLI installs never run npm install).
+// The live view's page (browser code, d3-hierarchy included) is bundled first and carried inside both
+// bundles as a string, so the page works offline and nothing is served from beside them.
 import { build } from 'esbuild';
-import { chmod, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 const entries = [
   { in: 'src/surfaces/cli/bin.ts', out: 'maker' },
   { in: 'src/surfaces/mcp/bin.ts', out: 'maker-mcp' },
 ];
+
+const page = await build({
+  entryPoints: ['src/surfaces/view/page/main.ts'],
+  bundle: true,
+  platform: 'browser',
+  format: 'iife',
+  target: ['chrome109', 'firefox115', 'safari16'],
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  write: false,
+});
+const style = await build({
+  entryPoints: ['src/surfaces/view/page/styles.css'],
+  bundle: true,
+  minify: true,
+  logLevel: 'warning',
+  write: false,
+});
+const assets = { js: page.outputFiles[0].text, css: style.outputFiles[0].text };
+await mkdir('dist', { recursive: true });
+// Read by the sources when they run unbundled (tests); the bundles carry their own copy.
+await writeFile('dist/view-page.js', assets.js);
+await writeFile('dist/view-page.css', assets.css);
 
 await build({
   entryPoints: entries,
@@ -18,7 +44,9 @@ await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-  define: { MAKER_VERSION: JSON.stringify(pkg.version) },
+  // playwright-core is a development dependency, loaded only by `maker bench view`.
+  external: ['playwright-core'],
+  define: { MAKER_VERSION: JSON.stringify(pkg.version), MAKER_VIEW_ASSETS: JSON.stringify(assets) },
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __makerCreateRequire } from 'node:module';\nconst require = __makerCreateRequire(import.meta.url);",
   },

@@ -1,5 +1,6 @@
 import { estimateCostUsd } from '../core/tree/pricing.js';
-import type { Run, TreeNode, VoteRecord, Wait } from '../core/tree/schema.js';
+import { voteRecords } from '../core/tree/nodes.js';
+import type { Run, VoteRecord, Wait } from '../core/tree/schema.js';
 
 export interface RunSummary {
   readonly runId: string;
@@ -41,11 +42,7 @@ export interface RunSummary {
   }[];
 }
 
-export function voteRecords(n: TreeNode): VoteRecord[] {
-  return [n.minimal, n.split, n.leaf, ...Object.values(n.integrations)].filter(
-    (r): r is VoteRecord => r !== undefined,
-  );
-}
+export { voteRecords };
 
 /** Counters and results of a run, derived from its state (nothing here is stored twice). */
 export function summarise(run: Run): RunSummary {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { GeminiModel } from '../adapters/gemini/gemini-model.js';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { findSandbox, NO_SANDBOX } from '../adapters/sandbox/bwrap.js';
+import { pacedPlanner, pacedWorker } from '../adapters/sim/paced.js';
 import { SimPlanner, SimWorker } from '../adapters/sim/project-sim.js';
 import { Journal } from '../adapters/state/journal.js';
 import {
@@ -85,17 +86,23 @@ export function runConfig(choices: {
   };
 }
 
-/** The planner and worker a run's configuration names, built from the environment's keys. */
+/**
+ * The planner and worker a run's configuration names, built from the environment's keys.
+ * `paceMs` (simulated runs only) makes every simulated call wait that long, so a person can watch.
+ */
 export function rolesFor(
   config: RunConfig,
   workspace: GitWorkspace,
   env: Readonly<Record<string, string | undefined>>,
+  options: { readonly paceMs?: number | undefined } = {},
 ): { planner: Planner; worker: Worker; close?: () => Promise<void> } {
   if (config.worker === 'sim' || config.worker === 'jules-fake') {
-    const options = { seed: config.seed, ...config.sim };
-    const planner = new SimPlanner(options);
-    if (config.worker === 'sim') return { planner, worker: new SimWorker(options) };
-    const { worker, close } = fakeJulesWorker(config, workspace, new SimWorker(options), {
+    const sim = { seed: config.seed, ...config.sim };
+    const pace = options.paceMs ?? 0;
+    const planner = pace > 0 ? pacedPlanner(new SimPlanner(sim), pace) : new SimPlanner(sim);
+    const simWorker = pace > 0 ? pacedWorker(new SimWorker(sim), pace) : new SimWorker(sim);
+    if (config.worker === 'sim') return { planner, worker: simWorker };
+    const { worker, close } = fakeJulesWorker(config, workspace, simWorker, {
       outageMs: outageMs(config, envValue(env, 'MAKER_JULES_OUTAGE_S')),
     });
     return { planner, worker, close };

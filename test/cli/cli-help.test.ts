@@ -21,6 +21,8 @@ const COMMANDS = [
   'resume',
   'status',
   'answer',
+  'view',
+  'report',
   'demo',
   'estimate',
   'fake-jules',
@@ -29,6 +31,7 @@ const COMMANDS = [
   'bench jules',
   'bench github',
   'bench mcp-start',
+  'bench view',
 ];
 
 /** The long flags a help page's Options section lists (help itself left out). */
@@ -51,7 +54,10 @@ describe('maker <command> --help', () => {
     const options = optionsOf(page.stdout);
     expect(options.length).toBeGreaterThan(0);
     for (const flag of options) expect(usage).toContain(`[${flag}`);
-    expect(page.stdout).toMatch(/\nExit status:\n {2}0 /);
+    // Every command lists its exit statuses (maker view, which serves until interrupted, has no 0).
+    expect(page.stdout).toMatch(
+      command === 'view' ? /\nExit status:\n {2}1 / : /\nExit status:\n {2}0 /,
+    );
     expect(page.stdout).toMatch(/^ {2}2 +usage error/m);
   });
 
@@ -63,6 +69,8 @@ describe('maker <command> --help', () => {
       'resume',
       'status',
       'answer',
+      'view',
+      'report',
       'demo',
       'bench',
       'estimate',

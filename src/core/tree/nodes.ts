@@ -1,4 +1,4 @@
-import type { Subtask, TreeNode } from './schema.js';
+import type { Subtask, TreeNode, VoteRecord } from './schema.js';
 
 /** A fresh, undecided node for a subtask. */
 export function newNode(
@@ -27,4 +27,11 @@ export function newNode(
     mergeHeads: [],
     cost: { modelCalls: 0, workerRuns: 0, tokens: 0 },
   };
+}
+
+/** Every vote a node holds: "is it minimal?", its split, its candidates, its merge integrations. */
+export function voteRecords(n: TreeNode): VoteRecord[] {
+  return [n.minimal, n.split, n.leaf, ...Object.values(n.integrations)].filter(
+    (r): r is VoteRecord => r !== undefined,
+  );
 }

@@ -25,7 +25,7 @@ export interface TreeBenchOptions {
  * A planner that splits the root into a balanced tree of exactly `leaves` minimal subtasks (at most
  * eight children a node, as the split schema allows), each call taking `latency`.
  */
-class ShapePlanner implements Planner {
+export class ShapePlanner implements Planner {
   readonly id = 'shape';
   readonly depth: number;
   readonly #fanout: number;

@@ -7,7 +7,9 @@ import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
 import { estimateCommand } from './commands/estimate.js';
 import { fakeJulesCommand } from './commands/fake-jules.js';
 import { demoCommand, resumeCommand, runCommand } from './commands/run.js';
+import { reportCommand } from './commands/report.js';
 import { statusCommand } from './commands/status.js';
+import { viewCommand } from './commands/view.js';
 import {
   configure,
   exitText,
@@ -28,6 +30,8 @@ export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
   resumeCommand,
   statusCommand,
   answerCommand,
+  viewCommand,
+  reportCommand,
   demoCommand,
   benchGroup,
   estimateCommand,

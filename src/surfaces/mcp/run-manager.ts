@@ -9,6 +9,9 @@ import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
 import { engineFor, openWorkspace, preflight, rolesFor, runConfig, secretsOf } from '../wiring.js';
 import { julesOverrides, type JulesChoices } from '../jules-wiring.js';
+import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
+import { engineSource } from '../view/engine-source.js';
+import { startViewServer, type ViewHandle } from '../view/server.js';
 import { confineRepo, findRunDir } from './confine.js';
 
 export interface StartInput {
@@ -36,6 +39,7 @@ interface Workspace {
   readonly dir: string;
   readonly engine: MakerEngine;
   readonly lock: WorkspaceLock;
+  readonly git: Pick<GitWorkspace, 'diff'>;
 }
 
 /**
@@ -49,6 +53,7 @@ export class RunManager {
   readonly #workspaces = new Map<string, Promise<Workspace>>();
   readonly #runDirs = new Map<string, string>();
   readonly #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  readonly #views = new Map<string, Promise<ViewHandle>>();
 
   /** The one redactor for what the server sends back: the configured keys never leave it. */
   readonly redact: Redactor;
@@ -173,8 +178,48 @@ export class RunManager {
     return run;
   }
 
+  /**
+   * The address of the live view of a run (started on first use, one per repository, served from
+   * this process): it follows the engine's events, and answers go where `maker_answer` sends them.
+   */
+  async viewUrl(runId: string): Promise<string> {
+    const dir = await this.#dirOf(runId);
+    let view = this.#views.get(dir);
+    if (view === undefined) {
+      view = this.#startView(dir);
+      this.#views.set(dir, view);
+      view.catch(() => this.#views.delete(dir));
+    }
+    return `${(await view).url}&run=${encodeURIComponent(runId)}`;
+  }
+
+  async #startView(dir: string): Promise<ViewHandle> {
+    const workspace = await this.#workspace(dir, false);
+    const source = engineSource({
+      dir,
+      engine: workspace.engine,
+      diff: (from, to) => workspace.git.diff(from, to),
+      answering: (runId) =>
+        Promise.resolve({
+          ok: true,
+          note: this.#active.has(runId)
+            ? 'The run waits in Gemini CLI’s maker server: an answer here goes straight to it, as maker_answer does.'
+            : 'An answer here is saved and the run resumes in Gemini CLI’s maker server, as maker_answer does.',
+        }),
+      answer: async (runId, questionId, answer) => {
+        const question = await this.answer(runId, questionId, answer);
+        if (!this.#active.has(runId)) await this.resume(runId);
+        return { question, note: 'Answered: the run goes on.' };
+      },
+    });
+    return startViewServer({ source, redact: this.redact });
+  }
+
   /** Stops every run (their state is saved) and releases the workspace locks. */
   async close(): Promise<void> {
+    await Promise.all(
+      [...this.#views.values()].map((v) => v.then((view) => view.close()).catch(() => undefined)),
+    );
     for (const { controller } of this.#active.values())
       controller.abort(new Error('The maker server is shutting down.'));
     await Promise.all([...this.#active.values()].map((a) => a.done));
@@ -231,7 +276,7 @@ export class RunManager {
           secretsOf(env),
           env,
         );
-        return { dir, engine, lock };
+        return { dir, engine, lock, git };
       })();
       this.#workspaces.set(dir, entry);
       entry.catch(() => this.#workspaces.delete(dir));

@@ -102,14 +102,16 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
           })
           .optional()
           .describe('Only with worker "sim" or "jules-fake": the simulation’s seed and rates'),
+        view: viewInput,
       },
     },
-    (input) =>
+    ({ view, ...input }) =>
       guard(async () => {
         const { runId, dir } = await runs.start(input);
+        const viewUrl = view === true ? await runs.viewUrl(runId) : undefined;
         return result(
-          `Started run ${runId} in ${dir}. Now call maker_wait with runId="${runId}" and cursor=0.`,
-          { runId, dir, status: 'running' },
+          `Started run ${runId} in ${dir}.${viewText(viewUrl)} Now call maker_wait with runId="${runId}" and cursor=0.`,
+          { runId, dir, status: 'running', ...(viewUrl === undefined ? {} : { viewUrl }) },
         );
       }),
   );
@@ -169,12 +171,18 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'The run’s decomposition tree, progress, cost and pending questions (the latest run by default).',
-      inputSchema: { runId: runIdSchema.optional() },
+      inputSchema: { runId: runIdSchema.optional(), view: viewInput },
     },
-    ({ runId }) =>
+    ({ runId, view }) =>
       guard(async () => {
         const { run, active } = await runs.run(runId);
-        return runResult(run, active, true);
+        const viewUrl = view === true ? await runs.viewUrl(run.id) : undefined;
+        const shown = runResult(run, active, true);
+        if (viewUrl === undefined) return shown;
+        return {
+          content: [{ type: 'text', text: `${viewText(viewUrl).trim()}\n\n${textOf(shown)}` }],
+          structuredContent: { ...shown.structuredContent, viewUrl },
+        };
       }),
   );
 
@@ -266,6 +274,23 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
   );
 
   return server;
+}
+
+const viewInput = z
+  .boolean()
+  .optional()
+  .describe(
+    'Also serve the live view: a local web page (127.0.0.1, behind a random token) of the run’s tree, votes, red flags and candidates as they happen, where the person can answer questions too. Give the person the address from the result.',
+  );
+
+function viewText(url: string | undefined): string {
+  return url === undefined
+    ? ''
+    : ` Live view (give the person this address to open in a browser; it shows the tree as it grows, and questions can be answered there too): ${url}`;
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
 
 function result(text: string, structured: Record<string, unknown>): CallToolResult {

@@ -10,6 +10,7 @@ import { formatCount } from '../io.js';
 import { decimal, oneOf, wholeNumber } from '../values.js';
 import { benchGitHubCommand } from './bench-github.js';
 import { benchHanoiCommand } from './bench-hanoi.js';
+import { benchViewCommand } from './bench-view.js';
 
 const json = flag('--json', 'print one JSON object');
 const measured: readonly (readonly [number, string])[] = [
@@ -178,7 +179,14 @@ from spawning node to the answer of tools/list, N times.`,
 
 export const benchGroup: GroupSpec = {
   name: 'bench',
-  summary: 'measured benchmarks: hanoi (the paper), tree, jules, github, mcp-start',
+  summary: 'measured benchmarks: hanoi (the paper), tree, jules, github, mcp-start, view',
   description: 'Measured benchmarks. Each prints a report, or one JSON object with --json.',
-  commands: [benchHanoiCommand, treeCommand, julesCommand, benchGitHubCommand, mcpStartCommand],
+  commands: [
+    benchHanoiCommand,
+    treeCommand,
+    julesCommand,
+    benchGitHubCommand,
+    mcpStartCommand,
+    benchViewCommand,
+  ],
 };

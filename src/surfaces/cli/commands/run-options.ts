@@ -17,8 +17,12 @@ export const RUN_OPTIONS = {
   k: option('--k <n>', 'override the vote margin', wholeNumber({ min: 1, max: 20 })),
   hitl: option(
     '--hitl <mode>',
-    'how questions are answered: tty (ask here; default on a terminal), defer (save and exit with status 4; default otherwise; answer with `maker answer`), auto (take the leading candidate, accept the result), fail (stop)',
-    oneOf(['tty', 'defer', 'auto', 'fail']),
+    'how questions are answered: tty (ask here, and on the page with --view; default on a terminal), view (wait for an answer on the page; needs --view; its default off a terminal), defer (save and exit with status 4; default otherwise; answer with `maker answer`), auto (take the leading candidate, accept the result), fail (stop)',
+    oneOf(['tty', 'view', 'defer', 'auto', 'fail']),
+  ),
+  view: flag(
+    '--view',
+    "serve the live view of the run on 127.0.0.1 (its address, token included, is printed on stderr): the tree, votes, red flags and candidates as they happen, and the questions, answerable there. With --hitl tty or view the run waits for the answer (at the terminal or on the page, whichever comes first); with defer the run goes on without it and an answer on the page is saved for `maker resume`; with auto or fail the page only watches. The page stays open after the run ends, until Ctrl-C; the exit status is still the run's",
   ),
   seed: option(
     '--seed <n>',

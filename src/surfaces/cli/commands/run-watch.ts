@@ -17,7 +17,10 @@ export async function watch(
   const rl = options.ask
     ? createInterface({ input: process.stdin, output: process.stderr, terminal: io.stdinIsTty })
     : undefined;
-  const lines = rl?.[Symbol.asyncIterator]();
+  const iterator = rl?.[Symbol.asyncIterator]();
+  const nextLine = iterator === undefined ? undefined : lineReader(iterator);
+  // Questions can also be answered elsewhere (the live view): the prompt then gives way.
+  const answered = new Map<string, Elsewhere>();
   let asking = Promise.resolve();
   let prompting = false;
   const counts = { samples: 0, flagged: 0, commits: 0, merges: 0 };
@@ -50,13 +53,24 @@ export async function watch(
         io.stderr(
           `\r\x1b[2Kmaker: ${counts.samples} samples (${counts.flagged} flagged) · ${counts.commits} subtasks committed · ${counts.merges} merges · ${waitText(waits.values()) ?? `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`}`,
         );
-      if (event.type === 'question-asked' && lines !== undefined) {
+      if (event.type === 'question-answered') {
+        const entry = answered.get(event.questionId);
+        if (entry !== undefined) {
+          entry.answer = event.answer;
+          entry.resolve(event.answer);
+        }
+      }
+      if (event.type === 'question-asked' && nextLine !== undefined) {
         const question = event.question;
+        let resolve: (answer: string) => void = () => undefined;
+        const promise = new Promise<string>((r) => (resolve = r));
+        const entry: Elsewhere = { promise, resolve };
+        answered.set(question.id, entry);
         asking = asking
           .then(async () => {
             prompting = true;
             if (showProgress) io.stderr('\r\x1b[2K');
-            await askAtTty(engine, runId, question, io, lines);
+            await askAtTty(engine, runId, question, io, nextLine, entry);
           })
           .catch((error: unknown) => {
             io.stderr(`maker: ${(error as Error).message}\n`);
@@ -73,13 +87,36 @@ export async function watch(
   }
 }
 
+/** A question's answer from another place than this terminal (the live view). */
+interface Elsewhere {
+  readonly promise: Promise<string>;
+  readonly resolve: (answer: string) => void;
+  answer?: string;
+}
+
+/**
+ * Reads lines one at a time; a read whose prompt was abandoned (the question was answered
+ * elsewhere) is handed to the next prompt, so no typed line is lost.
+ */
+function lineReader(lines: AsyncIterator<string>): () => Promise<IteratorResult<string>> {
+  let pending: Promise<IteratorResult<string>> | undefined;
+  return () =>
+    (pending ??= lines.next().then((result) => {
+      pending = undefined;
+      return result;
+    }));
+}
+
 async function askAtTty(
   engine: MakerEngine,
   runId: string,
   question: Question,
   io: CliIo,
-  lines: AsyncIterator<string>,
+  nextLine: () => Promise<IteratorResult<string>>,
+  answered: Elsewhere,
 ): Promise<void> {
+  if (answered.answer !== undefined) return;
+  const elsewhere = answered.promise.then((answer) => ({ elsewhere: answer }));
   io.stderr(`\n? ${question.prompt}\n`);
   question.options.forEach((o, i) =>
     io.stderr(
@@ -96,7 +133,11 @@ async function askAtTty(
   );
   for (;;) {
     io.stderr(question.allowText ? 'Choose a number, or type an answer: ' : 'Choose a number: ');
-    const next = await lines.next();
+    const next = await Promise.race([nextLine(), elsewhere]);
+    if ('elsewhere' in next) {
+      io.stderr(`\n(answered elsewhere: ${next.elsewhere})\n`);
+      return;
+    }
     if (next.done === true)
       throw new Error(
         `Input ended before question ${question.id} was answered; it stays pending (maker answer, then maker resume).`,

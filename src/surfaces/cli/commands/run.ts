@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
+import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
@@ -17,11 +18,12 @@ import {
 } from '../../wiring.js';
 import { julesConfig } from '../../jules-wiring.js';
 import { defineCommand, option, type CliContext } from '../define.js';
-import { oneOf } from '../values.js';
+import { oneOf, wholeNumber } from '../values.js';
 import { addLocalOrigin, julesChoices } from '../jules-flags.js';
 import type { CliIo } from '../io.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption, runOption } from './common.js';
 import { JULES_NOTES, RUN_OPTIONS as O } from './run-options.js';
+import { keepViewOpen, startRunView } from './run-view.js';
 import { exitCode, humanOutcome, watch } from './run-watch.js';
 
 const RUN_EXITS = [
@@ -32,15 +34,22 @@ const RUN_EXITS = [
   INTERRUPTED_EXIT,
 ] as const;
 
-type Hitl = 'tty' | 'defer' | 'auto' | 'fail';
+type Hitl = 'tty' | 'view' | 'defer' | 'auto' | 'fail';
 
-/** The engine's HITL policy for a --hitl choice; `tty` needs a terminal. */
-function hitlPolicy(choice: Hitl, io: CliIo): RunConfig['hitl'] {
+/** The --hitl choice when none is given: at a terminal, ask there; else on the page, or defer. */
+function defaultHitl(io: CliIo, view: boolean): Hitl {
+  return io.stdinIsTty ? 'tty' : view ? 'view' : 'defer';
+}
+
+/** The engine's HITL policy for a --hitl choice; `tty` needs a terminal, `view` the live view. */
+function hitlPolicy(choice: Hitl, io: CliIo, view: boolean): RunConfig['hitl'] {
   if (choice === 'tty' && !io.stdinIsTty)
     throw new UsageError(
-      '--hitl tty needs a terminal; use --hitl defer (then `maker answer`), auto or fail.',
+      `--hitl tty needs a terminal; use ${view ? '--hitl view (answer on the page), ' : ''}--hitl defer (then \`maker answer\`), auto or fail.`,
     );
-  return choice === 'tty' ? 'wait' : choice;
+  if (choice === 'view' && !view)
+    throw new UsageError('--hitl view answers questions on the live view: add --view.');
+  return choice === 'tty' || choice === 'view' ? 'wait' : choice;
 }
 
 export const runCommand = defineCommand({
@@ -72,6 +81,7 @@ loses nothing: run \`maker resume\`.`,
     confidence: O.confidence,
     k: O.k,
     hitl: O.hitl,
+    view: O.view,
     seed: O.seed,
     maxDepth: O.maxDepth,
     concurrency: O.concurrency,
@@ -88,16 +98,18 @@ loses nothing: run \`maker resume\`.`,
   exits: RUN_EXITS,
   run: async ({ args, options: o }, ctx) => {
     const idea = args[0] as string;
-    const hitlChoice = o.hitl ?? (ctx.io.stdinIsTty ? 'tty' : 'defer');
+    const view = o.view === true;
+    const hitlChoice = o.hitl ?? defaultHitl(ctx.io, view);
     return start(ctx, {
       idea,
       dir: resolve(o.dir ?? ctx.io.cwd),
       hitlChoice,
       json: o.json === true,
+      view,
       choices: {
         worker: o.worker ?? 'sim',
         confidence: o.confidence ?? 'medium',
-        hitl: hitlPolicy(hitlChoice, ctx.io),
+        hitl: hitlPolicy(hitlChoice, ctx.io, view),
         runChecks: o.runChecks === true,
         ...defined({
           k: o.k,
@@ -137,20 +149,32 @@ local origin repository the leaf branches are pushed to).`,
       oneOf(['sim', 'jules-fake']),
     ),
     seed: O.seed,
+    view: {
+      ...O.view,
+      help: 'serve the live view of the run on 127.0.0.1 (its address, token included, is printed on stderr); its questions then wait for your answer on the page instead of being answered automatically. The page stays open after the run ends, until Ctrl-C',
+    },
+    pace: option(
+      '--pace <ms>',
+      'make every simulated call take this long, to watch the run move (default 0)',
+      wholeNumber({ min: 0, max: 60_000 }),
+    ),
     json: { ...O.json, help: 'print one JSON summary at the end' },
   },
   exits: [[0, 'done'], [1, 'failed'], USAGE_EXIT, INTERRUPTED_EXIT],
   run: async ({ args, options: o }, ctx) => {
     const worker = o.worker ?? 'sim';
+    const view = o.view === true;
     return start(ctx, {
       idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
       dir: resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-')))),
-      hitlChoice: 'auto',
+      hitlChoice: view ? 'view' : 'auto',
       json: o.json === true,
       demo: true,
+      view,
+      paceMs: o.pace ?? 0,
       choices: {
         worker,
-        hitl: 'auto',
+        hitl: view ? 'wait' : 'auto',
         sim: { clarify: true },
         ...defined({ seed: o.seed }),
       },
@@ -167,6 +191,7 @@ exactly where it stopped: finished work is never paid for twice.`,
     dir: dirOption,
     run: { ...runOption, help: 'the run (default: the latest unfinished one)' },
     hitl: O.hitl,
+    view: O.view,
     julesPlan: O.julesPlan,
     julesConcurrency: O.julesConcurrency,
     julesDailySessions: O.julesDailySessions,
@@ -174,12 +199,14 @@ exactly where it stopped: finished work is never paid for twice.`,
     julesOutageSeconds: O.julesOutageSeconds,
     json: O.json,
   },
-  notes: 'The --jules-… options raise (or lower) the limits the run was started with.\n',
+  notes:
+    "The --jules-… options raise (or lower) the limits the run was started with. --hitl\n(or --view without --hitl) replaces the run's question policy for this resume.\n",
   exits: RUN_EXITS,
   run: async ({ options: o }, ctx) => {
     const { io } = ctx;
-    const hitlChoice = o.hitl ?? (io.stdinIsTty ? 'tty' : 'defer');
-    const hitl = hitlPolicy(hitlChoice, io);
+    const view = o.view === true;
+    const hitlChoice = o.hitl ?? defaultHitl(io, view);
+    const hitl = hitlPolicy(hitlChoice, io, view);
     const julesFlags = julesChoices(o);
     const dir = resolve(o.dir ?? io.cwd);
     await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
@@ -205,14 +232,22 @@ exactly where it stopped: finished work is never paid for twice.`,
           };
     const config: RunConfig = {
       ...run.config,
-      ...(o.hitl === undefined ? {} : { hitl }),
+      ...(o.hitl === undefined && !view ? {} : { hitl }),
       ...(jules === undefined ? {} : { jules }),
     };
     const roles = rolesFor(config, workspace, io.env);
     const engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
     const loaded = await engine.getRun(run.id);
     loaded.config = config;
-    return drive(ctx, { engine, runId: run.id, dir, hitlChoice, json: o.json === true, roles });
+    return drive(ctx, {
+      engine,
+      runId: run.id,
+      dir,
+      hitlChoice,
+      json: o.json === true,
+      roles,
+      view: view ? workspace : undefined,
+    });
   },
 });
 
@@ -231,6 +266,8 @@ async function start(
     hitlChoice: Hitl;
     json: boolean;
     demo?: boolean;
+    view?: boolean;
+    paceMs?: number;
     choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch'>;
   },
 ): Promise<number> {
@@ -245,7 +282,7 @@ async function start(
   if (plan.demo === true && worker === 'jules-fake') await addLocalOrigin(workspace);
   const config = runConfig({ ...plan.choices, defaultBranch: await workspace.currentBranch() });
   await preflight(config, workspace, io.env);
-  const roles = rolesFor(config, workspace, io.env);
+  const roles = rolesFor(config, workspace, io.env, { paceMs: plan.paceMs });
   const engine = engineFor(plan.dir, workspace, roles, secretsOf(io.env), io.env);
   const runId = await engine.create(plan.idea, config);
   if (!plan.json) io.stderr(`maker: run ${runId} in ${plan.dir}\n`);
@@ -256,6 +293,7 @@ async function start(
     hitlChoice: plan.hitlChoice,
     json: plan.json,
     roles,
+    view: plan.view === true ? workspace : undefined,
   });
 }
 
@@ -269,8 +307,24 @@ async function drive(
     hitlChoice: Hitl;
     json: boolean;
     roles: { close?: () => Promise<void> };
+    /** With --view: the repository the page's diffs come from. */
+    view?: Pick<Workspace, 'diff'> | undefined;
   },
 ): Promise<number> {
+  let running = true;
+  const view =
+    r.view === undefined
+      ? undefined
+      : await startRunView({
+          engine: r.engine,
+          runId: r.runId,
+          dir: r.dir,
+          workspace: r.view,
+          io,
+          waits: r.hitlChoice === 'tty' || r.hitlChoice === 'view',
+          atTerminal: r.hitlChoice === 'tty',
+          running: () => running,
+        });
   const stopWatching = new AbortController();
   const runControl = new AbortController();
   signal?.addEventListener('abort', () => runControl.abort(signal.reason), { once: true });
@@ -284,7 +338,11 @@ async function drive(
   let outcome: RunOutcome;
   try {
     outcome = await r.engine.run(r.runId, { signal: runControl.signal });
+  } catch (error) {
+    await view?.close();
+    throw error;
   } finally {
+    running = false;
     stopWatching.abort();
     await watcher;
     await r.roles.close?.();
@@ -292,6 +350,7 @@ async function drive(
   const run = await r.engine.getRun(r.runId);
   if (r.json) io.stdout(`${JSON.stringify({ ...summarise(run), dir: r.dir })}\n`);
   else io.stdout(humanOutcome(run, outcome, r.dir));
+  if (view !== undefined) await keepViewOpen(view, io, signal);
   return exitCode(outcome.status);
 }
 

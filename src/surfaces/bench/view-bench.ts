@@ -1,0 +1,110 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryWorkspace } from '../../adapters/memory/memory-workspace.js';
+import { SimWorker } from '../../adapters/sim/project-sim.js';
+import { makerStateFile } from '../../adapters/state/state-file.js';
+import { UsageError } from '../../core/errors.js';
+import { MakerEngine } from '../../engine/maker-engine.js';
+import { chromiumInstalled, CHROMIUM_PATH, launchChromium } from '../../testing/chromium.js';
+import { FileSource } from '../view/file-source.js';
+import { startViewServer } from '../view/server.js';
+import { runConfig } from '../wiring.js';
+import { ShapePlanner } from './tree-bench.js';
+
+export interface ViewBenchOptions {
+  readonly leaves: number;
+  readonly loads: number;
+}
+
+/**
+ * `maker bench view`: a finished run over `leaves` minimal subtasks (made as `maker bench tree`
+ * makes one, with no latency), served by `maker view`'s server, loaded `loads` times in headless
+ * Chromium. Reports when the first picture of the whole tree was on screen, counted from the
+ * start of navigation (the page marks it), and how many nodes it drew.
+ */
+export async function runViewBench(options: ViewBenchOptions) {
+  if (!chromiumInstalled())
+    throw new UsageError(
+      `maker bench view needs Chromium at ${CHROMIUM_PATH} (scripts/install-chromium.sh installs it).`,
+    );
+  const dir = await mkdtemp(join(tmpdir(), 'maker-bench-view-'));
+  try {
+    const built = performance.now();
+    const engine = new MakerEngine({
+      workspace: new MemoryWorkspace(),
+      roles: {
+        planner: new ShapePlanner(options.leaves, 0),
+        worker: new SimWorker({
+          seed: 1,
+          flagRate: 0.05,
+          failRate: 0,
+          errorRate: 0.05,
+          conflictRate: 0,
+        }),
+      },
+      store: makerStateFile(dir),
+    });
+    const runId = await engine.create(
+      'benchmark tree',
+      runConfig({
+        worker: 'sim',
+        hitl: 'auto',
+        concurrency: 16,
+        maxDepth: 4,
+        maxNodes: options.leaves * 2 + 100,
+        defaultBranch: 'main',
+      }),
+    );
+    const outcome = await engine.run(runId);
+    const buildMs = Math.round(performance.now() - built);
+    const nodes = Object.keys((await engine.getRun(runId)).nodes).length;
+    const view = await startViewServer({ source: await FileSource.open({ dir, secrets: [] }) });
+    const browser = await launchBrowser();
+    const loads: { renderedMs: number; drawn: number }[] = [];
+    try {
+      for (let i = 0; i < options.loads; i++) {
+        const page = await browser.context.newPage();
+        await page.goto(view.url);
+        await page.waitForSelector('html[data-rendered-at]', { timeout: 60_000 });
+        loads.push({
+          renderedMs: Number(await page.locator('html').getAttribute('data-rendered-at')),
+          drawn: await page.locator('[data-node]').count(),
+        });
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+      await view.close();
+    }
+    const times = loads.map((l) => l.renderedMs).sort((a, b) => a - b);
+    return {
+      leaves: options.leaves,
+      nodes,
+      status: outcome.status,
+      buildMs,
+      loads: options.loads,
+      drawn: Math.min(...loads.map((l) => l.drawn)),
+      renderedMs: {
+        median: times[Math.floor(times.length / 2)] ?? 0,
+        min: times[0] ?? 0,
+        max: times.at(-1) ?? 0,
+      },
+      chromium: CHROMIUM_PATH,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function launchBrowser() {
+  try {
+    return await launchChromium();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND')
+      throw new UsageError(
+        'maker bench view drives Chromium with playwright-core, a development dependency: run it from a checkout after npm install.',
+      );
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+import type { MakerEngine } from '../../../engine/maker-engine.js';
+import { makeRedactor } from '../../../core/errors.js';
+import type { Workspace } from '../../../ports/workspace.js';
+import { engineSource } from '../../view/engine-source.js';
+import { startViewServer, type ViewHandle } from '../../view/server.js';
+import type { CliIo } from '../io.js';
+import { secretsOf } from '../../wiring.js';
+
+/** The live view of a run this process drives (`maker run|demo|resume --view`). */
+export async function startRunView(r: {
+  readonly engine: MakerEngine;
+  readonly runId: string;
+  readonly dir: string;
+  readonly workspace: Pick<Workspace, 'diff'>;
+  readonly io: CliIo;
+  /** Whether the run waits for answers (--hitl tty or view) rather than saving them (defer). */
+  readonly waits: boolean;
+  readonly atTerminal: boolean;
+  /** Whether the run is still being driven by this process. */
+  readonly running: () => boolean;
+}): Promise<ViewHandle> {
+  const later = `continue the run with: maker resume --dir ${r.dir}`;
+  const source = engineSource({
+    dir: r.dir,
+    engine: r.engine,
+    diff: (from, to) => r.workspace.diff(from, to),
+    answering: () =>
+      Promise.resolve(
+        r.running() && r.waits
+          ? {
+              ok: true,
+              note: `The run waits for your answer${r.atTerminal ? ' (here or at its terminal)' : ''}: it goes on as soon as you answer.`,
+            }
+          : {
+              ok: true,
+              note: r.running()
+                ? `The run saves questions and goes on without them (--hitl defer): an answer here is saved; when the run stops, ${later}.`
+                : `The run has stopped: an answer here is saved; ${later}.`,
+            },
+      ),
+    answer: async (runId, questionId, answer) => {
+      const question = await r.engine.answer(runId, questionId, answer);
+      return {
+        question,
+        note:
+          r.running() && r.waits ? 'Answered: the run goes on.' : `Answered and saved; ${later}.`,
+      };
+    },
+  });
+  const view = await startViewServer({
+    source,
+    runId: r.runId,
+    redact: makeRedactor(secretsOf(r.io.env)),
+  });
+  r.io.stderr(`maker: live view at ${view.url}\n`);
+  return view;
+}
+
+/** After the run: the view stays open until Ctrl-C (the exit status is still the run's). */
+export async function keepViewOpen(
+  view: ViewHandle,
+  io: CliIo,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (signal !== undefined && !signal.aborted) {
+    io.stderr(
+      `maker: the run has stopped; the view stays open at ${view.url} — Ctrl-C to close it.\n`,
+    );
+    await new Promise<void>((done) =>
+      signal.addEventListener('abort', () => done(), { once: true }),
+    );
+  }
+  await view.close();
+}

@@ -1,0 +1,293 @@
+import { z } from 'zod';
+import { clip } from '../../core/limits.js';
+import { voteRecords } from '../../core/tree/nodes.js';
+import {
+  subtaskSchema,
+  type Draw,
+  type Run,
+  type TreeNode,
+  type VoteRecord,
+} from '../../core/tree/schema.js';
+import {
+  displayStatus,
+  flagCounts,
+  mainRecord,
+  outcomeText,
+  sessionUrl,
+  tallyText,
+  waitingNodes,
+} from '../../core/view/display.js';
+import { renderSplit } from '../../engine/decompose.js';
+import { summarise } from '../../engine/summary.js';
+import type {
+  Answering,
+  CandidateDetail,
+  LogEntry,
+  NodeDetail,
+  RunListEntry,
+  RunSnapshot,
+  ViewNode,
+  ViewQuestion,
+  ViewRun,
+  VoteDetail,
+} from './protocol.js';
+
+/** A diff between two commits or trees, from git. */
+export type DiffOf = (from: string, to: string) => Promise<string>;
+
+/** Longest diff shown for one candidate. */
+export const DIFF_CHARS = 20_000;
+
+export function viewNodes(run: Run): ViewNode[] {
+  const waiting = waitingNodes(run);
+  return Object.values(run.nodes).map((n) => viewNode(run, n, waiting));
+}
+
+export function viewNode(run: Run, n: TreeNode, waiting: ReadonlySet<string>): ViewNode {
+  const draws = voteRecords(n).flatMap((r) => [...r.draws, ...r.ballots]);
+  const sessions = [...new Set(draws.map((d) => d.externalId).filter((id) => id !== undefined))];
+  return {
+    id: n.id,
+    parentId: n.parentId,
+    depth: n.depth,
+    title: n.title,
+    kind: n.kind,
+    status: n.status,
+    display: displayStatus(run, n, waiting),
+    tally: tallyText(mainRecord(n)),
+    flags: flagCounts(n),
+    samples: draws.filter((d) => d.status !== 'started').length,
+    branch: n.branch ?? null,
+    commit: n.commit ?? null,
+    sessions: sessions.map((id) => ({ id, url: sessionUrl(run.config.worker, id) ?? null })),
+    children: [...n.children],
+  };
+}
+
+export function viewRun(run: Run): ViewRun {
+  const s = summarise(run);
+  return {
+    id: run.id,
+    idea: run.idea,
+    status: run.status,
+    createdAt: run.createdAt,
+    worker: run.config.worker,
+    k: run.config.k,
+    confidence: run.config.confidence,
+    hitl: run.config.hitl,
+    defaultBranch: run.config.defaultBranch,
+    nodes: s.nodes,
+    leaves: s.leaves,
+    done: s.done,
+    samples: s.samples,
+    flagged: s.flagged,
+    sessions: s.sessions,
+    result:
+      run.result === undefined
+        ? null
+        : {
+            rootBranch: run.result.rootBranch,
+            finalCommit: run.result.finalCommit,
+            landed: run.result.landed,
+          },
+    error: run.error ?? null,
+    waits: s.waits.map((w) => ({ ...w })),
+  };
+}
+
+export function viewQuestions(run: Run): ViewQuestion[] {
+  return run.questions.map((q) => ({
+    id: q.id,
+    nodeId: q.nodeId,
+    kind: q.kind,
+    prompt: q.prompt,
+    options: q.options.map((o) => ({ ...o })),
+    allowText: q.allowText,
+    context: q.context ?? null,
+    createdAt: q.createdAt,
+    answer:
+      q.answer === undefined
+        ? null
+        : {
+            ...(q.answer.optionId === undefined ? {} : { optionId: q.answer.optionId }),
+            ...(q.answer.text === undefined ? {} : { text: q.answer.text }),
+          },
+  }));
+}
+
+export function runList(runs: Readonly<Record<string, Run>>): RunListEntry[] {
+  return Object.values(runs)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    .map((r) => ({ id: r.id, idea: r.idea, status: r.status, createdAt: r.createdAt }));
+}
+
+export function snapshotOf(
+  run: Run,
+  runs: Readonly<Record<string, Run>>,
+  answering: Answering,
+): RunSnapshot {
+  return {
+    run: viewRun(run),
+    rootId: run.rootId,
+    nodes: viewNodes(run),
+    questions: viewQuestions(run),
+    answering,
+    runs: runList(runs),
+  };
+}
+
+const splitValueSchema = z.object({ subtasks: z.array(subtaskSchema) });
+
+/** A draw's proposal as text: a yes/no, or a split's subtasks. */
+function valueText(vote: string, draw: Draw): string | null {
+  if (draw.status !== 'valid') return null;
+  if (vote === 'minimal') return draw.key === 'yes' ? 'Yes: minimal' : 'No: split it';
+  if (vote === 'split') {
+    const split = splitValueSchema.safeParse(draw.value);
+    return split.success ? renderSplit(split.data) : null;
+  }
+  return null;
+}
+
+/**
+ * One node in full: its task, and every vote with each candidate side by side (code candidates
+ * with their diff against the node's base, from `diffOf`), the judges' ballots, and why it ended
+ * as it did.
+ */
+export async function nodeDetail(
+  run: Run,
+  nodeId: string,
+  diffOf: DiffOf | undefined,
+): Promise<NodeDetail | undefined> {
+  const n = run.nodes[nodeId];
+  if (n === undefined) return undefined;
+  const records: [string, string, VoteRecord | undefined, string | undefined][] = [
+    ['Is it minimal?', 'minimal', n.minimal, undefined],
+    ['Split', 'split', n.split, undefined],
+    ['Candidates', 'patch', n.leaf, n.baseCommit],
+    ...Object.entries(n.integrations).map(
+      ([i, r]): [string, string, VoteRecord, string | undefined] => [
+        `Integration of child ${i} (conflicts in ${r.conflicts.join(', ')})`,
+        'integration',
+        r,
+        n.mergeHeads[Number(i)],
+      ],
+    ),
+  ];
+  const votes: VoteDetail[] = [];
+  for (const [name, vote, record, base] of records) {
+    if (record === undefined) continue;
+    votes.push(await voteDetail(run, name, vote, record, base, diffOf));
+  }
+  return {
+    id: n.id,
+    title: n.title,
+    description: n.description,
+    acceptance: n.acceptance,
+    files: n.files,
+    clarifications: n.clarifications,
+    branch: n.branch ?? null,
+    baseCommit: n.baseCommit ?? null,
+    commit: n.commit ?? null,
+    error: n.error ?? null,
+    votes,
+  };
+}
+
+async function voteDetail(
+  run: Run,
+  name: string,
+  vote: string,
+  record: VoteRecord,
+  base: string | undefined,
+  diffOf: DiffOf | undefined,
+): Promise<VoteDetail> {
+  const classSize = new Map<string, number>();
+  const firstSlot = new Map<string, number>();
+  for (const d of record.draws)
+    if (d.status === 'valid' && d.key !== undefined) {
+      classSize.set(d.key, (classSize.get(d.key) ?? 0) + 1);
+      if (!firstSlot.has(d.key)) firstSlot.set(d.key, d.slot);
+    }
+  const code = vote === 'patch' || vote === 'integration';
+  const diffs = new Map<string, Promise<string | null>>();
+  const diffFor = (key: string): Promise<string | null> => {
+    if (!code || base === undefined || diffOf === undefined) return Promise.resolve(null);
+    let diff = diffs.get(key);
+    if (diff === undefined) {
+      diff = diffOf(base, key).then(
+        (text) => clip(text, DIFF_CHARS),
+        (error: unknown) =>
+          `(the diff is not available: ${error instanceof Error ? error.message : String(error)})`,
+      );
+      diffs.set(key, diff);
+    }
+    return diff;
+  };
+  const winnerKey = record.outcome?.key;
+  const candidates = await Promise.all(
+    record.draws.map(async (d): Promise<CandidateDetail> => ({
+      slot: d.slot,
+      status: d.status,
+      key: d.key ?? null,
+      winner: d.status === 'valid' && winnerKey !== undefined && d.key === winnerKey,
+      votes: d.key === undefined ? 0 : (classSize.get(d.key) ?? 0),
+      flags: d.flags,
+      summary: d.summary ?? null,
+      session:
+        d.externalId === undefined
+          ? null
+          : { id: d.externalId, url: sessionUrl(run.config.worker, d.externalId) ?? null },
+      value: valueText(vote, d),
+      diff: d.status === 'valid' && d.key !== undefined ? await diffFor(d.key) : null,
+    })),
+  );
+  return {
+    name,
+    attempt: record.attempt,
+    outcome: record.outcome?.status ?? null,
+    why: outcomeText(record, run.config.k),
+    candidates,
+    ballots: record.ballots.map((b) => ({
+      slot: b.slot,
+      status: b.status,
+      forSlot: b.key === undefined ? null : (firstSlot.get(b.key) ?? null),
+      reason: b.summary ?? null,
+      flags: b.flags,
+    })),
+    base: code ? (base ?? null) : null,
+  };
+}
+
+/** One journal record (or engine event) as a line of the page's activity log. */
+export function logEntry(record: Readonly<Record<string, unknown>>): LogEntry | undefined {
+  const { seq, at, type } = record;
+  if (typeof seq !== 'number' || typeof at !== 'string' || typeof type !== 'string')
+    return undefined;
+  const nodeId = typeof record['nodeId'] === 'string' ? record['nodeId'] : null;
+  const rest = Object.entries(record)
+    .filter(([k, v]) => !['seq', 'at', 'type', 'runId', 'nodeId'].includes(k) && v !== undefined)
+    .map(([k, v]) => `${k}=${logValue(v)}`)
+    .join(' ');
+  return { seq, at, type, nodeId, text: rest };
+}
+
+/** A field of a log line, short: hashes to 12 characters, a question to its id, the rest clipped. */
+function logValue(value: unknown): string {
+  if (typeof value === 'string')
+    return /^[0-9a-f]{40,64}$/.test(value) ? value.slice(0, 12) : shortText(value, 80);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const id = (value as Record<string, unknown>)['id'];
+    if (typeof id === 'string') return id;
+  }
+  if (
+    Array.isArray(value) &&
+    value.every((f) => typeof f === 'object' && f !== null && 'rule' in f)
+  )
+    return value.map((f) => String((f as Record<string, unknown>)['rule'])).join(',');
+  return shortText(JSON.stringify(value), 80);
+}
+
+function shortText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,164 @@
+import { DISPLAY_MEANING } from '../../../core/view/display.js';
+import type { CandidateDetail, NodeDetail, ViewNode, VoteDetail } from '../protocol.js';
+import { externalLink, h } from './dom.js';
+
+/** The selected node in full: its task, and each vote with its candidates side by side. */
+export function renderDetail(detail: NodeDetail, node: ViewNode | undefined): HTMLElement {
+  const flags = Object.entries(node?.flags ?? {});
+  return h(
+    'div',
+    { class: 'detail', data: { detailNode: detail.id } },
+    h('h2', {}, `${detail.id}: ${detail.title}`),
+    node === undefined
+      ? null
+      : h(
+          'p',
+          { class: 'status-line' },
+          h('span', { class: `pill s-${node.display}` }, node.display),
+          ` ${DISPLAY_MEANING[node.display]} · ${node.kind}`,
+          node.tally === null ? null : ` · votes ${node.tally}`,
+        ),
+    h('p', { class: 'description' }, detail.description),
+    list('Acceptance', detail.acceptance),
+    list('Files', detail.files),
+    list(
+      'Clarifications',
+      detail.clarifications.map((c) => `${c.question} → ${c.answer}`),
+    ),
+    facts([
+      ['Branch', detail.branch],
+      ['Base', detail.baseCommit],
+      ['Commit', detail.commit],
+      ['Error', detail.error],
+    ]),
+    flags.length === 0
+      ? null
+      : h(
+          'p',
+          { class: 'flags' },
+          'Red flags: ',
+          ...flags.map(([rule, count]) => h('span', { class: 'flag' }, `${rule} ×${count}`)),
+        ),
+    node !== undefined && node.sessions.length > 0
+      ? h(
+          'p',
+          { class: 'sessions' },
+          'Sessions: ',
+          ...node.sessions.map((s) => h('span', { class: 'session' }, externalLink(s.url, s.id))),
+        )
+      : null,
+    ...detail.votes.map(renderVote),
+  );
+}
+
+function list(title: string, items: readonly string[]): HTMLElement | null {
+  if (items.length === 0) return null;
+  return h(
+    'div',
+    { class: 'list' },
+    h('h3', {}, title),
+    h('ul', {}, ...items.map((i) => h('li', {}, i))),
+  );
+}
+
+function facts(rows: readonly (readonly [string, string | null])[]): HTMLElement {
+  return h(
+    'dl',
+    { class: 'facts' },
+    ...rows
+      .filter(([, value]) => value !== null)
+      .flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, value ?? ''))]),
+  );
+}
+
+function renderVote(vote: VoteDetail): HTMLElement {
+  return h(
+    'section',
+    { class: 'vote' },
+    h('h3', {}, vote.name, vote.attempt > 0 ? ` (attempt ${vote.attempt + 1})` : ''),
+    h('p', { class: 'why' }, vote.why),
+    vote.base === null
+      ? null
+      : h('p', { class: 'muted' }, `Diffs against ${vote.base.slice(0, 12)}.`),
+    h('div', { class: 'candidates' }, ...vote.candidates.map(renderCandidate)),
+    vote.ballots.length === 0
+      ? null
+      : h(
+          'div',
+          { class: 'ballots' },
+          h('h4', {}, `Judge ballots (${vote.ballots.length})`),
+          h(
+            'ul',
+            {},
+            ...vote.ballots.map((b) =>
+              h(
+                'li',
+                { class: `ballot ${b.status}` },
+                `Judge #${b.slot}: `,
+                b.status === 'valid'
+                  ? `for candidate #${b.forSlot ?? '?'}`
+                  : b.status === 'flagged'
+                    ? `red-flagged: ${b.flags.map((f) => `${f.rule}: ${f.message}`).join('; ')}`
+                    : 'in progress',
+                b.reason === null || b.reason === ''
+                  ? null
+                  : h('span', { class: 'reason' }, ` — ${b.reason}`),
+              ),
+            ),
+          ),
+        ),
+  );
+}
+
+function renderCandidate(c: CandidateDetail): HTMLElement {
+  const head = [
+    `#${c.slot}`,
+    c.status === 'valid'
+      ? `${c.votes} vote${c.votes === 1 ? '' : 's'}`
+      : c.status === 'flagged'
+        ? 'red-flagged'
+        : 'in progress',
+    c.key === null || !/^[0-9a-f]{7,}$/.test(c.key) ? null : c.key.slice(0, 10),
+  ]
+    .filter((p): p is string => p !== null)
+    .join(' · ');
+  return h(
+    'article',
+    { class: `candidate ${c.status}${c.winner ? ' winner' : ''}`, data: { slot: String(c.slot) } },
+    h('header', {}, c.winner ? h('strong', { class: 'won' }, 'WINNER ') : null, head),
+    c.flags.length === 0
+      ? null
+      : h(
+          'ul',
+          { class: 'flag-list' },
+          ...c.flags.map((f) => h('li', {}, h('b', {}, f.rule), `: ${f.message}`)),
+        ),
+    c.summary === null ? null : h('p', { class: 'summary' }, c.summary),
+    c.session === null ? null : h('p', {}, 'Session ', externalLink(c.session.url, c.session.id)),
+    c.value === null ? null : h('pre', { class: 'value' }, c.value),
+    c.diff === null ? null : renderDiff(c.diff),
+  );
+}
+
+/** A unified diff, each line marked as added, removed, hunk header or file header. */
+export function renderDiff(diff: string): HTMLElement {
+  const pre = h('pre', { class: 'diff' });
+  if (diff.trim() === '') {
+    pre.append('(no change)');
+    return pre;
+  }
+  for (const line of diff.split('\n')) {
+    const kind =
+      line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')
+        ? 'file'
+        : line.startsWith('@@')
+          ? 'hunk'
+          : line.startsWith('+')
+            ? 'add'
+            : line.startsWith('-')
+              ? 'del'
+              : 'ctx';
+    pre.append(h('span', { class: kind }, `${line}\n`));
+  }
+  return pre;
+}

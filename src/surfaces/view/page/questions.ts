@@ -1,0 +1,129 @@
+import type { Answering, ViewQuestion } from '../protocol.js';
+import { h } from './dom.js';
+
+/** Sends an answer; resolves with what to tell the person, or throws with the server's reason. */
+export type SendAnswer = (question: ViewQuestion, answer: string) => Promise<string>;
+
+/**
+ * The pending questions, first on the page. Each option is a button; a clarify question also takes
+ * the person's own words. Where this view cannot answer (`answering.ok` false), it says why.
+ */
+export function renderQuestions(
+  pending: readonly ViewQuestion[],
+  answering: Answering,
+  send: SendAnswer | null,
+  onShowNode: (id: string) => void,
+): HTMLElement | null {
+  if (pending.length === 0) return null;
+  const canAnswer = send !== null && answering.ok;
+  return h(
+    'section',
+    { class: 'questions', attrs: { 'aria-live': 'polite' } },
+    h('h2', {}, `${pending.length} question${pending.length === 1 ? '' : 's'} waiting for you`),
+    answering.note === ''
+      ? null
+      : h('p', { class: `answering ${canAnswer ? 'ok' : 'no'}` }, answering.note),
+    ...pending.map((q) => renderQuestion(q, canAnswer ? send : null, onShowNode)),
+  );
+}
+
+function renderQuestion(
+  q: ViewQuestion,
+  send: SendAnswer | null,
+  onShowNode: (id: string) => void,
+): HTMLElement {
+  const status = h('p', { class: 'answer-status', attrs: { role: 'status' } });
+  const buttons: HTMLButtonElement[] = [];
+  const submit = (answer: string) => {
+    if (send === null) return;
+    for (const b of buttons) b.disabled = true;
+    status.textContent = 'Sending…';
+    status.className = 'answer-status';
+    send(q, answer).then(
+      (note) => {
+        status.textContent = note;
+        status.className = 'answer-status ok';
+      },
+      (error: unknown) => {
+        status.textContent = error instanceof Error ? error.message : String(error);
+        status.className = 'answer-status error';
+        for (const b of buttons) b.disabled = false;
+      },
+    );
+  };
+  const options = q.options.map((o, i) => {
+    const button = h(
+      'button',
+      {
+        class: 'option',
+        data: { option: o.id },
+        attrs: { type: 'button' },
+        on: { click: () => submit(o.id) },
+      },
+      `${i + 1}. ${o.label}`,
+    );
+    button.disabled = send === null;
+    buttons.push(button);
+    return h(
+      'li',
+      {},
+      button,
+      o.detail === undefined
+        ? null
+        : h('details', {}, h('summary', {}, 'details'), h('pre', {}, o.detail)),
+    );
+  });
+  let text: HTMLElement | null = null;
+  if (q.allowText) {
+    const input = h('input', {
+      attrs: { type: 'text', placeholder: 'or your own words', 'aria-label': 'Your answer' },
+    });
+    input.disabled = send === null;
+    const go = h('button', { attrs: { type: 'submit' } }, 'Answer');
+    go.disabled = send === null;
+    buttons.push(go);
+    text = h(
+      'form',
+      {
+        class: 'free-text',
+        on: {
+          submit: (event) => {
+            event.preventDefault();
+            if (input.value.trim() !== '') submit(input.value);
+          },
+        },
+      },
+      input,
+      go,
+    );
+  }
+  return h(
+    'article',
+    { class: 'question', data: { question: q.id } },
+    h(
+      'header',
+      {},
+      h('span', { class: `kind ${q.kind}` }, q.kind),
+      ' ',
+      q.nodeId === null
+        ? null
+        : h(
+            'button',
+            {
+              class: 'link',
+              attrs: { type: 'button' },
+              on: { click: () => onShowNode(q.nodeId ?? '') },
+            },
+            `node ${q.nodeId}`,
+          ),
+      h('code', { class: 'qid' }, q.id),
+    ),
+    h('p', { class: 'prompt' }, q.prompt),
+    q.context === null
+      ? null
+      : h('details', {}, h('summary', {}, 'context'), h('pre', {}, q.context)),
+    h('ol', { class: 'options' }, ...options),
+    text,
+    status,
+  );
+}

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
+
+export const CLI = join(process.cwd(), 'dist', 'maker.js');
+
+/** The bundled CLI as a child process, with what it printed so far and a way to stop it. */
+export interface CliProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first text on `stream` matching `pattern` (its first group, or the match). */
+  waitFor(stream: 'stdout' | 'stderr', pattern: RegExp): Promise<string>;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+  /** Sends SIGINT (Ctrl-C) and waits for the end; SIGKILL if it is still there after 10 s. */
+  interrupt(): Promise<number | null>;
+}
+
+export function startCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const out = { stdout: '', stderr: '' };
+  const waiters: { stream: 'stdout' | 'stderr'; pattern: RegExp; resolve: (s: string) => void }[] =
+    [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      const m = w.pattern.exec(out[w.stream]);
+      if (m !== null) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m[1] ?? m[0]);
+      }
+    }
+  };
+  child.stdout.setEncoding('utf8').on('data', (c: string) => ((out.stdout += c), check()));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => ((out.stderr += c), check()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => out.stdout,
+    stderr: () => out.stderr,
+    waitFor: (stream, pattern) =>
+      new Promise((resolve, reject) => {
+        waiters.push({ stream, pattern, resolve });
+        check();
+        void exited.then(() =>
+          reject(
+            new Error(`maker ${args.join(' ')} ended before printing ${pattern}:\n${out.stderr}`),
+          ),
+        );
+      }),
+    exited,
+    interrupt: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
