@@ -12,27 +12,45 @@ const CLI = join(process.cwd(), 'dist', 'maker.js');
 const IDEA = 'a CLI that converts CSV to Parquet';
 const RUN_ARGS = ['--worker', 'sim', '--hitl', 'auto', '--seed', '11', '--json'];
 
-/** Runs the CLI; with `killAfterMs`, SIGKILLs it then (if still running). Resolves with its exit and output. */
+/**
+ * Runs the CLI in `dir`; with `killAfterMs`, SIGKILLs it that long after its state file first holds
+ * a run (if still running), so a loaded machine's slow start does not turn kills into no-ops.
+ * Resolves with its exit and output.
+ */
 function maker(
   args: string[],
+  dir: string,
   killAfterMs?: number,
 ): Promise<{ code: number | null; killed: boolean; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let killed = false;
+    let exited = false;
+    let timer: NodeJS.Timeout | undefined;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.resume();
-    const timer =
-      killAfterMs === undefined
-        ? undefined
-        : setTimeout(() => ((killed = child.kill('SIGKILL')), undefined), killAfterMs);
+    const armWhenSaved = async () => {
+      while (!exited && !(await hasRun(dir))) await new Promise((r) => setTimeout(r, 20));
+      if (!exited && killAfterMs !== undefined)
+        timer = setTimeout(() => ((killed = child.kill('SIGKILL')), undefined), killAfterMs);
+    };
+    if (killAfterMs !== undefined) void armWhenSaved();
     child.on('error', reject);
     child.on('exit', (code) => {
+      exited = true;
       if (timer !== undefined) clearTimeout(timer);
       resolve({ code, killed, stdout });
     });
   });
+}
+
+/** Whether the workspace's state file holds a run (a crash before the first save leaves none). */
+function hasRun(dir: string): Promise<boolean> {
+  return readFile(join(dir, 'maker-state.json'), 'utf8').then(
+    (text) => Object.keys((JSON.parse(text) as { runs: object }).runs).length > 0,
+    () => false,
+  );
 }
 
 const git = (dir: string, ...args: string[]) =>
@@ -41,7 +59,7 @@ const git = (dir: string, ...args: string[]) =>
 describe('kill -9 at any moment, then resume', () => {
   it('ends with the tree an uninterrupted run gives, nothing lost or duplicated', async () => {
     const reference = await tempDir();
-    const clean = await maker(['run', IDEA, '--dir', reference, ...RUN_ARGS]);
+    const clean = await maker(['run', IDEA, '--dir', reference, ...RUN_ARGS], reference);
     expect(clean.code).toBe(0);
     const expected = JSON.parse(clean.stdout) as {
       treeHash: string;
@@ -55,23 +73,22 @@ describe('kill -9 at any moment, then resume', () => {
       const dir = await tempDir();
       let result = await maker(
         ['run', IDEA, '--dir', dir, ...RUN_ARGS],
-        150 + Math.floor(uniform(5, trial, 0) * 1200),
+        dir,
+        Math.floor(uniform(5, trial, 0) * 1200),
       );
       for (let attempt = 1; result.code !== 0; attempt++) {
         if (result.killed) kills += 1;
         expect(attempt).toBeLessThan(12);
         // Early kills can land before the run was saved: then the run starts again.
-        const hasRun = await readFile(join(dir, 'maker-state.json'), 'utf8').then(
-          (text) => Object.keys((JSON.parse(text) as { runs: object }).runs).length > 0,
-          () => false,
-        );
-        if (hasRun) resumes += 1;
-        const args = hasRun
+        const saved = await hasRun(dir);
+        if (saved) resumes += 1;
+        const args = saved
           ? ['resume', '--dir', dir, '--json']
           : ['run', IDEA, '--dir', dir, ...RUN_ARGS];
         result = await maker(
           args,
-          attempt < 3 ? 200 + Math.floor(uniform(5, trial, attempt) * 900) : undefined,
+          dir,
+          attempt < 3 ? 100 + Math.floor(uniform(5, trial, attempt) * 900) : undefined,
         );
       }
       const summary = JSON.parse(result.stdout) as {
