@@ -6,6 +6,8 @@
  * beyond its result.
  */
 
+import { codeAt } from './scan.js';
+
 const COMMA = 44;
 const MINUS = 45;
 const ZERO = 48;
@@ -49,30 +51,30 @@ export class ListReader {
    * to `count` and its first three items to `first`, `second`, `third`.
    */
   readIntList(text: string, at: number): boolean {
-    if (text.charCodeAt(at) !== OPEN) return false;
+    if (codeAt(text, at) !== OPEN) return false;
     let i = at + 1;
     let canonical = true;
     let count = 0;
-    let c = text.charCodeAt(i);
+    let c = codeAt(text, i);
     while (isSpace(c)) {
       canonical = false;
-      c = text.charCodeAt(++i);
+      c = codeAt(text, ++i);
     }
     if (c !== CLOSE) {
       for (;;) {
         let negative = false;
         if (c === MINUS) {
           negative = true;
-          c = text.charCodeAt(++i);
+          c = codeAt(text, ++i);
         }
         const start = i;
         let value = 0;
         while (c >= ZERO && c <= NINE) {
           value = value * 10 + (c - ZERO);
-          c = text.charCodeAt(++i);
+          c = codeAt(text, ++i);
         }
         const digits = i - start;
-        if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === ZERO))
+        if (digits === 0 || digits > 15 || (digits > 1 && codeAt(text, start) === ZERO))
           return false;
         if (negative) {
           if (value === 0) canonical = false;
@@ -84,16 +86,16 @@ export class ListReader {
         count += 1;
         while (isSpace(c)) {
           canonical = false;
-          c = text.charCodeAt(++i);
+          c = codeAt(text, ++i);
         }
         if (c === CLOSE) break;
         if (c !== COMMA) return false;
-        c = text.charCodeAt(++i);
-        if (c === SPACE) c = text.charCodeAt(++i);
+        c = codeAt(text, ++i);
+        if (c === SPACE) c = codeAt(text, ++i);
         else canonical = false;
         while (isSpace(c)) {
           canonical = false;
-          c = text.charCodeAt(++i);
+          c = codeAt(text, ++i);
         }
         if (c === CLOSE) {
           canonical = false; // a trailing comma
@@ -114,47 +116,47 @@ export class ListReader {
    * {@link readState}, and no `problem`.
    */
   readCanonicalState(text: string, at: number): number[][] | undefined {
-    if (text.charCodeAt(at) !== OPEN || text.charCodeAt(at + 1) !== OPEN) return undefined;
+    if (codeAt(text, at) !== OPEN || codeAt(text, at + 1) !== OPEN) return undefined;
     const disks = this.#disks;
     const seenAt = this.#seenAt;
     const generation = this.#nextGeneration();
     const pegs: number[][] = [];
     let count = 0;
     let i = at + 2;
-    let c = text.charCodeAt(i);
+    let c = codeAt(text, i);
     for (let index = 0; ; index++) {
       const peg: number[] = [];
       if (c !== CLOSE) {
         for (;;) {
           let value = c - ZERO;
           if (!(value >= 1 && value <= 9)) return undefined;
-          c = text.charCodeAt(++i);
+          c = codeAt(text, ++i);
           while (c >= ZERO && c <= NINE) {
             value = value * 10 + (c - ZERO);
-            c = text.charCodeAt(++i);
+            c = codeAt(text, ++i);
           }
           if (value > disks || seenAt[value] === generation) return undefined;
           seenAt[value] = generation;
           count += 1;
           peg.push(value);
           if (c === CLOSE) break;
-          if (c !== COMMA || text.charCodeAt(i + 1) !== SPACE) return undefined;
+          if (c !== COMMA || codeAt(text, i + 1) !== SPACE) return undefined;
           i += 2;
-          c = text.charCodeAt(i);
+          c = codeAt(text, i);
         }
       }
       pegs.push(peg);
       if (index === 2) break;
       if (
-        text.charCodeAt(i + 1) !== COMMA ||
-        text.charCodeAt(i + 2) !== SPACE ||
-        text.charCodeAt(i + 3) !== OPEN
+        codeAt(text, i + 1) !== COMMA ||
+        codeAt(text, i + 2) !== SPACE ||
+        codeAt(text, i + 3) !== OPEN
       )
         return undefined;
       i += 4;
-      c = text.charCodeAt(i);
+      c = codeAt(text, i);
     }
-    if (text.charCodeAt(i + 1) !== CLOSE || count !== disks) return undefined;
+    if (codeAt(text, i + 1) !== CLOSE || count !== disks) return undefined;
     this.end = i + 2;
     this.canonical = true;
     this.problem = undefined;
@@ -168,7 +170,7 @@ export class ListReader {
    * some are missing, in reading order, as if checked after a successful read.
    */
   readState(text: string, at: number): number[][] | undefined {
-    if (text.charCodeAt(at) !== OPEN) return undefined;
+    if (codeAt(text, at) !== OPEN) return undefined;
     const disks = this.#disks;
     const seenAt = this.#seenAt;
     const generation = this.#nextGeneration();
@@ -177,34 +179,34 @@ export class ListReader {
     let problem: string | undefined;
     let i = at + 1;
     let canonical = true;
-    let c = text.charCodeAt(i);
+    let c = codeAt(text, i);
     for (let index = 0; ; index++) {
       while (isSpace(c)) {
         canonical = false;
-        c = text.charCodeAt(++i);
+        c = codeAt(text, ++i);
       }
       if (c !== OPEN) return undefined;
       const peg: number[] = [];
-      c = text.charCodeAt(++i);
+      c = codeAt(text, ++i);
       while (isSpace(c)) {
         canonical = false;
-        c = text.charCodeAt(++i);
+        c = codeAt(text, ++i);
       }
       if (c !== CLOSE) {
         for (;;) {
           let negative = false;
           if (c === MINUS) {
             negative = true;
-            c = text.charCodeAt(++i);
+            c = codeAt(text, ++i);
           }
           const start = i;
           let value = 0;
           while (c >= ZERO && c <= NINE) {
             value = value * 10 + (c - ZERO);
-            c = text.charCodeAt(++i);
+            c = codeAt(text, ++i);
           }
           const digits = i - start;
-          if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === ZERO))
+          if (digits === 0 || digits > 15 || (digits > 1 && codeAt(text, start) === ZERO))
             return undefined;
           if (negative) value = -value;
           if (problem === undefined) {
@@ -220,18 +222,18 @@ export class ListReader {
           if (c !== COMMA) {
             while (isSpace(c)) {
               canonical = false;
-              c = text.charCodeAt(++i);
+              c = codeAt(text, ++i);
             }
             if (c === CLOSE) break;
             if (c !== COMMA) return undefined;
           }
-          c = text.charCodeAt(++i);
-          if (c === SPACE) c = text.charCodeAt(++i);
+          c = codeAt(text, ++i);
+          if (c === SPACE) c = codeAt(text, ++i);
           else canonical = false;
           if (c < ZERO || c > NINE) {
             while (isSpace(c)) {
               canonical = false;
-              c = text.charCodeAt(++i);
+              c = codeAt(text, ++i);
             }
             if (c === CLOSE) {
               canonical = false; // a trailing comma
@@ -241,22 +243,22 @@ export class ListReader {
         }
       }
       pegs.push(peg);
-      c = text.charCodeAt(++i);
+      c = codeAt(text, ++i);
       if (index === 2) break;
       if (c !== COMMA) {
         while (isSpace(c)) {
           canonical = false;
-          c = text.charCodeAt(++i);
+          c = codeAt(text, ++i);
         }
         if (c !== COMMA) return undefined;
       }
-      c = text.charCodeAt(++i);
-      if (c === SPACE) c = text.charCodeAt(++i);
+      c = codeAt(text, ++i);
+      if (c === SPACE) c = codeAt(text, ++i);
       else canonical = false;
     }
     while (isSpace(c)) {
       canonical = false;
-      c = text.charCodeAt(++i);
+      c = codeAt(text, ++i);
     }
     if (c !== CLOSE) return undefined;
     this.end = i + 1;

@@ -23,6 +23,14 @@ const COMMA = 0x2c;
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
 
+/**
+ * The UTF-16 code unit at `i` (≥ 0), or −1 past the end. Never NaN: a read past the end (a truncated
+ * answer) would otherwise turn the readers' small integers into doubles and deoptimise them.
+ */
+export function codeAt(text: string, i: number): number {
+  return i < text.length ? text.charCodeAt(i) : -1;
+}
+
 /** `\w` without the `u` flag: ASCII letters, digits and underscore. */
 export function isWordChar(c: number): boolean {
   return (
@@ -51,7 +59,7 @@ export function isRegExpSpace(c: number): boolean {
 
 /** The first index at or after `at` that is not `\s` (the text's length at the end). */
 export function skipRegExpSpace(text: string, at: number): number {
-  while (isRegExpSpace(text.charCodeAt(at))) at += 1;
+  while (isRegExpSpace(codeAt(text, at))) at += 1;
   return at;
 }
 
@@ -63,26 +71,26 @@ export function skipRegExpSpace(text: string, at: number): number {
  */
 export function keywordBefore(text: string, equals: number, word: string): boolean {
   let last = equals - 1;
-  while (last >= 0 && isRegExpSpace(text.charCodeAt(last))) last -= 1;
+  while (last >= 0 && isRegExpSpace(codeAt(text, last))) last -= 1;
   const start = last - word.length + 1;
   if (start < 0) return false;
   if (!text.startsWith(word, start)) {
     // `word` is lower case: compare again with ASCII case folding.
     for (let j = 0; j < word.length; j++) {
       const w = word.charCodeAt(j);
-      const c = text.charCodeAt(start + j);
+      const c = codeAt(text, start + j);
       if (w === UNDERSCORE ? c !== w : (c | 0x20) !== w) return false;
     }
   }
-  return start === 0 || !isWordChar(text.charCodeAt(start - 1));
+  return start === 0 || !isWordChar(codeAt(text, start - 1));
 }
 
 /** `\[[^[\]]*\]` at `at`: the index after the `]`, or −1. */
 export function flatListEnd(text: string, at: number): number {
-  if (text.charCodeAt(at) !== OPEN) return -1;
+  if (codeAt(text, at) !== OPEN) return -1;
   const n = text.length;
   for (let j = at + 1; j < n; j++) {
-    const c = text.charCodeAt(j);
+    const c = codeAt(text, j);
     if (c === CLOSE) return j + 1;
     if (c === OPEN) return -1;
   }
@@ -91,16 +99,16 @@ export function flatListEnd(text: string, at: number): number {
 
 /** `\[\s*L\s*,\s*L\s*,\s*L\s*\]` at `at`, L a flat list: the index after the last `]`, or −1. */
 export function stateListEnd(text: string, at: number): number {
-  if (text.charCodeAt(at) !== OPEN) return -1;
+  if (codeAt(text, at) !== OPEN) return -1;
   let j = skipRegExpSpace(text, at + 1);
   for (let list = 0; list < 3; list++) {
     if (list > 0) {
-      if (text.charCodeAt(j) !== COMMA) return -1;
+      if (codeAt(text, j) !== COMMA) return -1;
       j = skipRegExpSpace(text, j + 1);
     }
     j = flatListEnd(text, j);
     if (j < 0) return -1;
     j = skipRegExpSpace(text, j);
   }
-  return text.charCodeAt(j) === CLOSE ? j + 1 : -1;
+  return codeAt(text, j) === CLOSE ? j + 1 : -1;
 }
