@@ -4,12 +4,24 @@
  * parallel run therefore sees exactly the numbers an uninterrupted sequential run sees.
  */
 export function uniform(seed: number, a: number, b = 0, c = 0): number {
+  return uniformAt(uniformPrefix(seed, a, b), c);
+}
+
+/**
+ * The part of {@link uniform} that depends on `(seed, a, b)` only, for callers that draw several
+ * streams `c` at the same coordinates: `uniformAt(uniformPrefix(seed, a, b), c)` equals
+ * `uniform(seed, a, b, c)`.
+ */
+export function uniformPrefix(seed: number, a: number, b = 0): number {
   let h = mix32(seed ^ 0x9e3779b9);
   h = mix32(h ^ (a >>> 0));
   h = mix32(h ^ Math.floor(a / 0x100000000));
-  h = mix32(h ^ (b >>> 0));
-  h = mix32(h ^ (c >>> 0));
-  return h / 0x100000000;
+  return mix32(h ^ (b >>> 0));
+}
+
+/** {@link uniform} at stream `c` from a {@link uniformPrefix}. */
+export function uniformAt(prefix: number, c: number): number {
+  return mix32(prefix ^ (c >>> 0)) / 0x100000000;
 }
 
 /** A 32-bit finaliser (murmur3 fmix32): every input bit affects every output bit. */

@@ -33,7 +33,7 @@ export function redFlagger<R, T>(
     }
     const parsed = parse(response);
     if (!parsed.ok) return { ok: false, flags: [...(flags ?? []), parsed.flag] };
-    return flags === undefined ? { ok: true, value: parsed.value } : { ok: false, flags };
+    return flags === undefined ? parsed : { ok: false, flags };
   };
 }
 

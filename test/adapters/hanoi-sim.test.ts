@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { hanoiSimAgent } from '../../src/adapters/sim/hanoi-sim.js';
-import { answerKey, initialState, oracleStep } from '../../src/core/hanoi/hanoi.js';
+import { AnswerWriter } from '../../src/adapters/sim/hanoi-text.js';
+import {
+  answerKey,
+  formatMove,
+  formatState,
+  initialState,
+  oracleStep,
+  type HanoiAnswer,
+} from '../../src/core/hanoi/hanoi.js';
+import { uniform } from '../../src/core/random.js';
 import { hanoiParser } from '../../src/core/hanoi/parser.js';
 import type { DrawRequest } from '../../src/core/voting/types.js';
 
@@ -70,5 +79,24 @@ describe('the simulated Hanoi model', () => {
       if (parsed.ok) keys.add(answerKey(parsed.value));
     }
     expect(keys.size).toBe(4);
+  });
+
+  it('renders its texts exactly as formatMove and formatState write them', () => {
+    const writer = new AnswerWriter();
+    const expected = (a: HanoiAnswer) =>
+      `move = ${formatMove(a.move)}\nnext_state = ${formatState(a.nextState)}`;
+    for (let trial = 0; trial < 2000; trial++) {
+      const disks = 1 + Math.floor(uniform(3, trial) * 150);
+      const pegs: number[][] = [[], [], []];
+      for (let d = disks; d >= 1; d--) pegs[Math.floor(uniform(3, trial, d) * 3)]?.push(d);
+      const answer = { move: [1, trial % 3, 2], nextState: pegs } as unknown as HanoiAnswer;
+      expect(writer.render(answer)).toBe(expected(answer));
+    }
+    for (const odd of [
+      { move: [-1, 0, 2], nextState: [[1], [], []] },
+      { move: [1, 0, 2], nextState: [[1.5], [2 ** 60], []] },
+      { move: [123456789, 0, 2], nextState: [[], [], [10, 9, 100]] },
+    ] as unknown as HanoiAnswer[])
+      expect(writer.render(odd)).toBe(expected(odd));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstToAheadByK } from '../../src/core/voting/first-to-ahead-by-k.js';
+import { firstToAheadByK, voteFirstToAheadByK } from '../../src/core/voting/first-to-ahead-by-k.js';
 import type { DrawRequest, Sample, VoteEvent } from '../../src/core/voting/types.js';
 import { AbortedError, UsageError } from '../../src/core/errors.js';
 import { uniform } from '../../src/core/random.js';
@@ -228,5 +228,34 @@ describe('firstToAheadByK', () => {
     await expect(firstToAheadByK({ k: 2, sample, keyOf: key, maxDraws: 0 })).rejects.toBeInstanceOf(
       UsageError,
     );
+  });
+
+  it('settles without a promise while every draw is synchronous, and with one from the first asynchronous draw', async () => {
+    const script = ['A', 'B', 'A', FLAG, 'A', 'A'];
+    const sync = voteFirstToAheadByK({ k: 2, sample: scripted(script).sample, keyOf: key });
+    expect(sync).not.toBeInstanceOf(Promise);
+    const viaPromise = await firstToAheadByK({ k: 2, sample: scripted(script).sample, keyOf: key });
+    expect(sync).toEqual(viaPromise);
+
+    const { sample } = scripted(script);
+    const lateAsync = (request: DrawRequest) =>
+      request.round === 1 ? sample(request) : Promise.resolve(sample(request));
+    const mixed = voteFirstToAheadByK({ k: 2, sample: lateAsync, keyOf: key });
+    expect(mixed).toBeInstanceOf(Promise);
+    expect(await mixed).toEqual(viaPromise);
+  });
+
+  it('keeps counting right past many distinct answers', async () => {
+    // Twenty distinct answers, then one of them pulls ahead.
+    const script = [...Array.from({ length: 20 }, (_, i) => `x${i}`), 'x7', 'x7', 'x7'];
+    const result = await firstToAheadByK({
+      k: 3,
+      sample: scripted(script).sample,
+      keyOf: key,
+      initialBatch: 20,
+    });
+    expect(result).toMatchObject({ status: 'decided', winner: 'x7', votes: 4, draws: 23 });
+    expect(result.tally).toHaveLength(20);
+    expect(result.tally[0]).toMatchObject({ key: 'x7', votes: 4 });
   });
 });

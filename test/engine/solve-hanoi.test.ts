@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { hanoiSimAgent } from '../../src/adapters/sim/hanoi-sim.js';
+import { AbortedError } from '../../src/core/errors.js';
 import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
 import { languageModelAgent, type HanoiAgent } from '../../src/engine/hanoi/agent.js';
 import { solveHanoi } from '../../src/engine/hanoi/solve.js';
@@ -69,6 +70,24 @@ describe('solveHanoi', () => {
     expect(report.solved).toBe(false);
     expect(report.stoppedEarly?.reason).toMatch(/no answer was 3 votes ahead after 4 draws/);
     expect(report.stepsDone).toBe(report.stoppedEarly?.step);
+  });
+
+  it('yields to the event loop while a synchronous agent runs, so a timer can abort it', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('stop')), 0);
+    const progress: number[] = [];
+    await expect(
+      solveHanoi({
+        disks: 16,
+        k: 3,
+        agent: hanoiSimAgent({ seed: 1, p: 0.99, v: 0.99 }),
+        signal: controller.signal,
+        progressEvery: 512,
+        onProgress: (done) => progress.push(done),
+      }),
+    ).rejects.toBeInstanceOf(AbortedError);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toBeLessThan(2 ** 16 - 1);
   });
 
   it('flags over-long answers from the agent', async () => {

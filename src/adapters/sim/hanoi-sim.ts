@@ -1,15 +1,14 @@
-import { uniform } from '../../core/random.js';
+import { uniform, uniformAt, uniformPrefix } from '../../core/random.js';
 import type { ModelResponse } from '../../core/red-flags.js';
 import {
   apply,
-  formatMove,
-  formatState,
   oracleStep,
   type HanoiAnswer,
   type HanoiStepInput,
 } from '../../core/hanoi/hanoi.js';
 import { HANOI_MAX_OUTPUT_TOKENS } from '../../core/hanoi/prompts.js';
 import type { HanoiAgent } from '../../ports/hanoi-agent.js';
+import { AnswerWriter, flat } from './hanoi-text.js';
 
 export interface HanoiSimOptions {
   readonly seed: number;
@@ -43,26 +42,31 @@ export function hanoiSimAgent(options: HanoiSimOptions): HanoiAgent {
   const hardErrorRate = options.hardErrorRate ?? 0.1;
   const hardLongRate = options.hardLongRate ?? 0.3;
 
-  // Texts of the current step, built once per step: every draw of a step answers the same input.
+  // Texts of the current input, rendered once: every draw of a step answers the same input.
+  const writer = new AnswerWriter();
   let cachedInput: HanoiStepInput | undefined;
-  let texts: StepTexts = new StepTexts(undefined);
+  let texts: StepTexts = new StepTexts(undefined, writer);
+  let cachedStep = -1;
+  let hard = false;
 
   return (input, step, request): ModelResponse => {
     if (input !== cachedInput) {
       cachedInput = input;
-      texts = new StepTexts(input);
+      texts = new StepTexts(input, writer);
     }
-    const draw = request.draw;
-    const hard = uniform(seed, step, 0, 0xa1) < hardRate;
-    const tokens = 420 + Math.floor(uniform(seed, step, draw, 0xa2) * 240);
-    if (
-      uniform(seed, step, draw, 0xa3) >= v ||
-      (hard && uniform(seed, step, draw, 0xa4) < hardLongRate)
-    ) {
-      return flaggedResponse(texts.text(0), uniform(seed, step, draw, 0xa5) < 0.5);
+    if (step !== cachedStep) {
+      cachedStep = step;
+      hard = uniform(seed, step, 0, 0xa1) < hardRate;
+    }
+    const at = uniformPrefix(seed, step, request.draw);
+    const tokens = 420 + Math.floor(uniformAt(at, 0xa2) * 240);
+    if (uniformAt(at, 0xa3) >= v || (hard && uniformAt(at, 0xa4) < hardLongRate)) {
+      return uniformAt(at, 0xa5) < 0.5
+        ? { text: texts.truncated(), finishReason: 'length', outputTokens: HANOI_MAX_OUTPUT_TOKENS }
+        : { text: texts.malformed(), finishReason: 'stop', outputTokens: 600 };
     }
     const errorRate = hard ? hardErrorRate : 1 - p;
-    const u = uniform(seed, step, draw, 0xa6);
+    const u = uniformAt(at, 0xa6);
     const answer =
       u >= errorRate || texts.stuck
         ? 0
@@ -78,16 +82,21 @@ export function hanoiSimAgent(options: HanoiSimOptions): HanoiAgent {
  * plausible, well-formed mistakes: 1 the dominant one (the disk goes to the other peg), 2 the move
  * without its effect on the state, 3 the right move with the other peg's state. When the strategy
  * has no move from this input (only after an accepted error) the model is `stuck` and can only
- * produce a confused text that the parser flags.
+ * produce a confused text that the parser flags. The flagged texts come from the strategy's: cut
+ * at the token cap mid-state (truncated), or with a disk listed twice (malformed).
  */
 class StepTexts {
   readonly #input: HanoiStepInput | undefined;
+  readonly #writer: AnswerWriter;
   readonly #truth: HanoiAnswer | undefined;
   readonly #texts: (string | undefined)[] = [undefined, undefined, undefined, undefined];
+  #truncated: string | undefined;
+  #malformed: string | undefined;
   readonly stuck: boolean;
 
-  constructor(input: HanoiStepInput | undefined) {
+  constructor(input: HanoiStepInput | undefined, writer: AnswerWriter) {
     this.#input = input;
+    this.#writer = writer;
     this.#truth = input === undefined ? undefined : oracleStep(input);
     this.stuck = this.#truth === undefined;
   }
@@ -96,38 +105,33 @@ class StepTexts {
     return (this.#texts[index] ??= this.#render(index));
   }
 
+  truncated(): string {
+    const correct = this.text(0);
+    return (this.#truncated ??= flat(correct.slice(0, Math.max(0, correct.length - 7))));
+  }
+
+  malformed(): string {
+    return (this.#malformed ??= flat(this.text(0).replace(/\[\[/, '[[1, ')));
+  }
+
   #render(index: number): string {
     const truth = this.#truth;
     const input = this.#input;
-    if (truth === undefined || input === undefined)
-      return 'I could not find a legal move from this state.';
+    if (truth === undefined || input === undefined) return STUCK;
     const [disk, from, to] = truth.move;
     const misplaced = (): HanoiAnswer => apply(input.state, [disk, from, 3 - from - to]);
+    const writer = this.#writer;
     switch (index) {
       case 0:
-        return render(truth);
+        return writer.render(truth);
       case 1:
-        return render(misplaced());
+        return writer.render(misplaced());
       case 2:
-        return render({ move: truth.move, nextState: input.state });
+        return writer.render({ move: truth.move, nextState: input.state });
       default:
-        return render({ move: truth.move, nextState: misplaced().nextState });
+        return writer.render({ move: truth.move, nextState: misplaced().nextState });
     }
   }
 }
 
-function render(answer: HanoiAnswer): string {
-  return `move = ${formatMove(answer.move)}\nnext_state = ${formatState(answer.nextState)}`;
-}
-
-/** A truncated response (cut at the token cap mid-state) or a malformed one (a disk listed twice). */
-function flaggedResponse(correct: string, truncated: boolean): ModelResponse {
-  if (truncated) {
-    return {
-      text: correct.slice(0, Math.max(0, correct.length - 7)),
-      finishReason: 'length',
-      outputTokens: HANOI_MAX_OUTPUT_TOKENS,
-    };
-  }
-  return { text: correct.replace(/\[\[/, '[[1, '), finishReason: 'stop', outputTokens: 600 };
-}
+const STUCK = 'I could not find a legal move from this state.';

@@ -55,7 +55,7 @@ export function isGoal(state: HanoiState, disks: number): boolean {
  */
 export function oracleStep(input: HanoiStepInput): HanoiAnswer | undefined {
   const { previousMove, state } = input;
-  const onePeg = state.findIndex((peg) => peg[peg.length - 1] === 1);
+  const onePeg = top(state[0]) === 1 ? 0 : top(state[1]) === 1 ? 1 : top(state[2]) === 1 ? 2 : -1;
   if (onePeg < 0) return undefined;
   if (previousMove === null || previousMove[0] !== 1) {
     return apply(state, [1, onePeg, (onePeg + 1) % 3]);
@@ -75,12 +75,32 @@ export function apply(state: HanoiState, move: HanoiMove): HanoiAnswer {
   const [disk, from, to] = move;
   const pegs = [state[0], state[1], state[2]];
   pegs[from] = (pegs[from] as Peg).slice(0, -1);
-  pegs[to] = [...(pegs[to] as Peg), disk];
+  const target = (pegs[to] as Peg).slice();
+  target.push(disk);
+  pegs[to] = target;
   return { move, nextState: pegs as unknown as HanoiState };
 }
 
 function top(peg: Peg): number | undefined {
   return peg[peg.length - 1];
+}
+
+/** Whether two answers are the same (move, next_state) pair: what equal {@link answerKey}s mean. */
+export function sameAnswer(a: HanoiAnswer, b: HanoiAnswer): boolean {
+  return (
+    a.move[0] === b.move[0] &&
+    a.move[1] === b.move[1] &&
+    a.move[2] === b.move[2] &&
+    samePeg(a.nextState[0], b.nextState[0]) &&
+    samePeg(a.nextState[1], b.nextState[1]) &&
+    samePeg(a.nextState[2], b.nextState[2])
+  );
+}
+
+function samePeg(a: Peg, b: Peg): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Renders a state as the prompts and answers write it: `[[3, 2, 1], [], []]`. */

@@ -1,9 +1,14 @@
 import type { ResponseParser } from '../red-flags.js';
 import { canonicalKey, type HanoiAnswer, type HanoiMove, type HanoiState } from './hanoi.js';
-
-const MOVE = /\bmove\b\s*=\s*(\[[^[\]]*\])/gi;
-const NEXT_STATE =
-  /\bnext_state\b\s*=\s*(\[\s*\[[^[\]]*\]\s*,\s*\[[^[\]]*\]\s*,\s*\[[^[\]]*\]\s*\])/gi;
+import { ListReader } from './literals.js';
+import {
+  flatListEnd,
+  keywordBefore,
+  MOVE,
+  NEXT_STATE,
+  skipRegExpSpace,
+  stateListEnd,
+} from './scan.js';
 
 /**
  * The paper's strict red-flagging parser (`parse_move_state_flag`): the last `move = [...]` and
@@ -11,179 +16,82 @@ const NEXT_STATE =
  * integers and the state three lists holding each disk 1..n exactly once. Any violation is a
  * `format` flag. Legality and move/state consistency are deliberately not checked: semantic errors
  * are left to voting. Lists are read as Python literals would be (a trailing comma is allowed).
+ *
+ * "The last match" is that of the regular expressions in `./scan.ts`; the parser finds it by
+ * walking back over the text's `=` signs, reading each candidate's value at once, so a
+ * well-formed answer is read in one pass. The answer's `key` is always {@link canonicalKey} of
+ * its values, taken from the text itself when the text is already in canonical rendering.
  */
 export function hanoiParser(disks: number): ResponseParser<{ readonly text: string }, HanoiAnswer> {
-  const seen = new Uint8Array(disks + 1);
+  const reader = new ListReader(disks);
+  const equalsAt: number[] = [];
   return (response) => {
-    const moveText = lastGroup(MOVE, response.text);
-    if (moveText === undefined) return flag('no "move = [disk, from, to]" in the response');
-    const move = readIntLists(moveText, false);
-    if (move === undefined || move.value.length !== 3)
-      return flag(`the move ${moveText} is not a list of three integers`);
+    const text = response.text;
+    let equalsCount = 0;
+    for (let at = text.indexOf('='); at >= 0; at = text.indexOf('=', at + 1))
+      equalsAt[equalsCount++] = at;
 
-    const stateText = lastGroup(NEXT_STATE, response.text);
-    if (stateText === undefined)
-      return flag('no "next_state = [[...], [...], [...]]" in the response');
-    const pegs = readIntLists(stateText, true);
-    if (pegs === undefined) return flag(`the state ${stateText} is not three lists of integers`);
-    const problem = checkDisks(pegs.value, disks, seen);
+    // Per assignment: its group's start (−1: not found yet) and end, and whether it read well.
+    let moveStart = -1;
+    let moveEnd = -1;
+    let move: HanoiMove | undefined;
+    let moveCanonical = false;
+    let stateStart = -1;
+    let stateEnd = -1;
+    let pegs: number[][] | undefined;
+    let problem: string | undefined;
+    let stateCanonical = false;
+    for (let e = equalsCount - 1; e >= 0 && (moveStart < 0 || stateStart < 0); e--) {
+      const equals = equalsAt[e] as number;
+      if (stateStart < 0 && keywordBefore(text, equals, NEXT_STATE)) {
+        const at = skipRegExpSpace(text, equals + 1);
+        pegs = reader.readCanonicalState(text, at) ?? reader.readState(text, at);
+        if (pegs !== undefined) {
+          stateStart = at;
+          stateEnd = reader.end;
+          stateCanonical = reader.canonical;
+          problem = reader.problem;
+        } else {
+          const end = stateListEnd(text, at);
+          if (end >= 0) {
+            stateStart = at;
+            stateEnd = end;
+          }
+        }
+      } else if (moveStart < 0 && keywordBefore(text, equals, MOVE)) {
+        const at = skipRegExpSpace(text, equals + 1);
+        if (reader.readIntList(text, at)) {
+          moveStart = at;
+          moveEnd = reader.end;
+          moveCanonical = reader.canonical;
+          move = reader.count === 3 ? [reader.first, reader.second, reader.third] : undefined;
+        } else {
+          const end = flatListEnd(text, at);
+          if (end >= 0) {
+            moveStart = at;
+            moveEnd = end;
+          }
+        }
+      }
+    }
+
+    if (moveStart < 0) return flag('no "move = [disk, from, to]" in the response');
+    if (move === undefined)
+      return flag(`the move ${text.slice(moveStart, moveEnd)} is not a list of three integers`);
+    if (stateStart < 0) return flag('no "next_state = [[...], [...], [...]]" in the response');
+    if (pegs === undefined)
+      return flag(`the state ${text.slice(stateStart, stateEnd)} is not three lists of integers`);
     if (problem !== undefined) return flag(problem);
 
-    const nextState = pegs.value as unknown as HanoiState;
-    const moveValue = move.value as unknown as HanoiMove;
+    const nextState = pegs as unknown as HanoiState;
     const key =
-      move.canonical && pegs.canonical
-        ? `${moveText}|${stateText}`
-        : canonicalKey(moveValue, nextState);
-    return { ok: true, value: { move: moveValue, nextState, key } };
+      moveCanonical && stateCanonical
+        ? `${text.slice(moveStart, moveEnd)}|${text.slice(stateStart, stateEnd)}`
+        : canonicalKey(move, nextState);
+    return { ok: true, value: { move, nextState, key } };
   };
 }
 
 function flag(why: string): { ok: false; flag: { rule: string; message: string } } {
   return { ok: false, flag: { rule: 'format', message: `Malformed answer: ${why}.` } };
-}
-
-function lastGroup(pattern: RegExp, text: string): string | undefined {
-  let last: string | undefined;
-  pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) last = m[1];
-  return last;
-}
-
-const COMMA = 44;
-const MINUS = 45;
-const ZERO = 48;
-const NINE = 57;
-const OPEN = 91;
-const CLOSE = 93;
-
-function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13;
-}
-
-/** A parsed list (or list of lists) and whether its text was already in canonical rendering. */
-interface ReadResult<T> {
-  readonly value: T;
-  /** `[a, b]` with exactly `, ` between items and no other whitespace: usable as the vote key as is. */
-  readonly canonical: boolean;
-}
-
-/**
- * Reads a Python-literal int list (`[1, 2, 3]`, `[]`, `[1,]`) that fills all of `text`; with
- * `nested`, a list of such lists. Undefined when malformed. Integers follow Python: optional minus,
- * no leading zeros.
- */
-function readIntLists(text: string, nested: false): ReadResult<number[]> | undefined;
-function readIntLists(text: string, nested: true): ReadResult<number[][]> | undefined;
-function readIntLists(
-  text: string,
-  nested: boolean,
-): ReadResult<number[] | number[][]> | undefined {
-  const n = text.length;
-  let i = 0;
-  let canonical = true;
-  let c = text.charCodeAt(0);
-  if (c !== OPEN) return undefined;
-  c = text.charCodeAt(++i);
-  const outer: number[][] = [];
-  let current: number[] = [];
-  let depth = 1;
-  if (nested) {
-    while (isSpace(c)) {
-      canonical = false;
-      c = text.charCodeAt(++i);
-    }
-    if (c !== OPEN) return undefined;
-    c = text.charCodeAt(++i);
-    depth = 2;
-  }
-  // Inside a list at `depth`; expecting an item or a closing bracket.
-  for (;;) {
-    while (isSpace(c)) {
-      canonical = false;
-      c = text.charCodeAt(++i);
-    }
-    if (c === CLOSE) {
-      // empty list, or after a trailing comma (flagged non-canonical by the comma branch)
-    } else {
-      let negative = false;
-      if (c === MINUS) {
-        negative = true;
-        c = text.charCodeAt(++i);
-      }
-      const start = i;
-      let value = 0;
-      while (c >= ZERO && c <= NINE) {
-        value = value * 10 + (c - ZERO);
-        c = text.charCodeAt(++i);
-      }
-      const digits = i - start;
-      if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === ZERO))
-        return undefined;
-      current.push(negative ? -value : value);
-      while (isSpace(c)) {
-        canonical = false;
-        c = text.charCodeAt(++i);
-      }
-      if (c === COMMA) {
-        c = text.charCodeAt(++i);
-        if (c === 32) c = text.charCodeAt(++i);
-        else canonical = false;
-        if (isSpace(c)) canonical = false;
-        continue;
-      }
-      if (c !== CLOSE) return undefined;
-    }
-    // c is a closing bracket: the inner list ends.
-    c = text.charCodeAt(++i);
-    if (depth === 1) break;
-    outer.push(current);
-    current = [];
-    while (isSpace(c)) {
-      canonical = false;
-      c = text.charCodeAt(++i);
-    }
-    if (c === COMMA) {
-      c = text.charCodeAt(++i);
-      if (c === 32) c = text.charCodeAt(++i);
-      else canonical = false;
-      while (isSpace(c)) {
-        canonical = false;
-        c = text.charCodeAt(++i);
-      }
-      if (c === CLOSE) {
-        canonical = false; // trailing comma in the outer list
-        i += 1;
-        break;
-      }
-      if (c !== OPEN) return undefined;
-      c = text.charCodeAt(++i);
-      continue;
-    }
-    if (c !== CLOSE) return undefined;
-    i += 1;
-    break;
-  }
-  while (i < n && isSpace(text.charCodeAt(i))) i++;
-  if (i !== n) return undefined;
-  return nested ? { value: outer, canonical } : { value: current, canonical };
-}
-
-function checkDisks(
-  pegs: readonly number[][],
-  disks: number,
-  seen: Uint8Array,
-): string | undefined {
-  if (pegs.length !== 3) return `the state has ${pegs.length} pegs, not 3`;
-  seen.fill(0);
-  let count = 0;
-  for (const peg of pegs) {
-    for (const disk of peg) {
-      if (disk < 1 || disk > disks) return `disk ${disk} is not between 1 and ${disks}`;
-      if (seen[disk] === 1) return `disk ${disk} appears more than once`;
-      seen[disk] = 1;
-      count += 1;
-    }
-  }
-  return count === disks ? undefined : `${disks - count} of the ${disks} disks are missing`;
 }

@@ -29,10 +29,13 @@ export interface VoteOptions<T> {
 }
 
 interface MutableEntry<T> {
-  key: string;
-  value: T;
+  readonly key: string;
+  readonly value: T;
   votes: number;
 }
+
+/** Above this many classes the tally is indexed by a map; below it, a linear scan is cheaper. */
+const SCAN_LIMIT = 8;
 
 /**
  * First-to-ahead-by-k voting (Meyerson et al. 2025, Fig. 2): draw samples with identical input
@@ -45,109 +48,185 @@ interface MutableEntry<T> {
  * draw fails.
  */
 export async function firstToAheadByK<T>(options: VoteOptions<T>): Promise<VoteResult<T>> {
-  const { k, sample, keyOf, signal, onEvent } = options;
-  const initialBatch = options.initialBatch ?? k;
-  const maxDraws = options.maxDraws ?? defaultMaxDraws(k);
-  const temperatures = options.temperatures ?? PAPER_TEMPERATURES;
-  validate(k, initialBatch, maxDraws);
+  return voteFirstToAheadByK(options);
+}
 
-  const emit = onEvent === undefined ? undefined : safeNotify(onEvent);
-  emit?.({ type: 'vote-start', k, initialBatch, maxDraws });
-
-  const classes = new Map<string, MutableEntry<T>>();
-  let draws = 0;
-  let validDraws = 0;
-  let round = 0;
-  let batch = Math.min(initialBatch, maxDraws);
-
+/**
+ * {@link firstToAheadByK} without a promise where none is needed: while every draw answers
+ * synchronously the vote runs synchronously and returns its result (or throws); from the first
+ * batch holding a promise on, it returns a promise. Hot loops over synchronous samplers (the
+ * simulated Hanoi model) use it to pay no microtask per vote.
+ */
+export function voteFirstToAheadByK<T>(
+  options: VoteOptions<T>,
+): VoteResult<T> | Promise<VoteResult<T>> {
+  const vote = new Vote(options);
   for (;;) {
+    const outcomes = vote.drawBatch();
+    if (vote.batchIsAsync) return vote.settleAsync(outcomes);
+    const result = vote.count(outcomes as readonly Sample<T>[]);
+    if (result !== undefined) return result;
+  }
+}
+
+/** One vote's state between batches. */
+class Vote<T> {
+  readonly #k: number;
+  readonly #sample: Sampler<T>;
+  readonly #keyOf: KeyOf<T>;
+  readonly #maxDraws: number;
+  readonly #first: number;
+  readonly #rest: number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #emit: ((event: VoteEvent<T>) => void) | undefined;
+  readonly #entries: MutableEntry<T>[] = [];
+  #index: Map<string, MutableEntry<T>> | undefined;
+  #draws = 0;
+  #validDraws = 0;
+  #round = 0;
+  #batch: number;
+  batchIsAsync = false;
+
+  constructor(options: VoteOptions<T>) {
+    const { k, onEvent } = options;
+    const initialBatch = options.initialBatch ?? k;
+    const maxDraws = options.maxDraws ?? defaultMaxDraws(k);
+    validate(k, initialBatch, maxDraws);
+    const temperatures = options.temperatures ?? PAPER_TEMPERATURES;
+    this.#k = k;
+    this.#sample = options.sample;
+    this.#keyOf = options.keyOf;
+    this.#maxDraws = maxDraws;
+    this.#first = temperatures.first;
+    this.#rest = temperatures.rest;
+    this.#signal = options.signal;
+    this.#emit = onEvent === undefined ? undefined : safeNotify(onEvent);
+    this.#emit?.({ type: 'vote-start', k, initialBatch, maxDraws });
+    this.#batch = Math.min(initialBatch, maxDraws);
+  }
+
+  /** Starts the next batch's draws; `batchIsAsync` tells whether any returned a promise. */
+  drawBatch(): (Sample<T> | PromiseLike<Sample<T>>)[] {
+    const signal = this.#signal;
     if (signal?.aborted) throw new AbortedError(signal.reason);
-    round += 1;
+    this.#round += 1;
     const outcomes: (Sample<T> | PromiseLike<Sample<T>>)[] = [];
     let anyAsync = false;
-    for (let i = 0; i < batch; i++) {
-      const draw = draws + i;
-      const outcome = sample({
+    for (let i = 0; i < this.#batch; i++) {
+      const draw = this.#draws + i;
+      const outcome = this.#sample({
         draw,
-        round,
-        temperature: draw === 0 ? temperatures.first : temperatures.rest,
+        round: this.#round,
+        temperature: draw === 0 ? this.#first : this.#rest,
         signal,
       });
       if (!anyAsync && isThenable(outcome)) anyAsync = true;
       outcomes.push(outcome);
     }
-    const settled: readonly Sample<T>[] = anyAsync
-      ? await raceAbort(Promise.all(outcomes.map((o) => Promise.resolve(o))), signal)
-      : (outcomes as Sample<T>[]);
+    this.batchIsAsync = anyAsync;
+    return outcomes;
+  }
 
+  async settleAsync(outcomes: (Sample<T> | PromiseLike<Sample<T>>)[]): Promise<VoteResult<T>> {
+    for (;;) {
+      const settled = this.batchIsAsync
+        ? await raceAbort(Promise.all(outcomes.map((o) => Promise.resolve(o))), this.#signal)
+        : (outcomes as Sample<T>[]);
+      const result = this.count(settled);
+      if (result !== undefined) return result;
+      outcomes = this.drawBatch();
+    }
+  }
+
+  /** Counts a settled batch: the result when the vote is over, else undefined (next batch sized). */
+  count(settled: readonly Sample<T>[]): VoteResult<T> | undefined {
+    const emit = this.#emit;
+    const round = this.#round;
     for (let i = 0; i < settled.length; i++) {
       const outcome = settled[i] as Sample<T>;
-      const draw = draws + i;
-      const temperature = draw === 0 ? temperatures.first : temperatures.rest;
+      const draw = this.#draws + i;
       if (outcome.ok) {
-        validDraws += 1;
-        const key = keyOf(outcome.value);
-        const entry = classes.get(key);
-        if (entry === undefined) classes.set(key, { key, value: outcome.value, votes: 1 });
+        this.#validDraws += 1;
+        const key = this.#keyOf(outcome.value);
+        const entry = this.#find(key);
+        if (entry === undefined) this.#add({ key, value: outcome.value, votes: 1 });
         else entry.votes += 1;
-        emit?.({ type: 'sample-drawn', draw, round, temperature, key, value: outcome.value });
-      } else {
-        emit?.({ type: 'sample-flagged', draw, round, temperature, flags: outcome.flags });
+        if (emit !== undefined) {
+          const temperature = draw === 0 ? this.#first : this.#rest;
+          emit({ type: 'sample-drawn', draw, round, temperature, key, value: outcome.value });
+        }
+      } else if (emit !== undefined) {
+        const temperature = draw === 0 ? this.#first : this.#rest;
+        emit({ type: 'sample-flagged', draw, round, temperature, flags: outcome.flags });
       }
     }
-    draws += batch;
+    this.#draws += this.#batch;
 
-    const { leader, runnerUpVotes } = standings(classes);
+    // The class with the most votes (earliest on ties) and the best count among the others.
+    let leader: MutableEntry<T> | undefined;
+    let runnerUpVotes = 0;
+    for (const entry of this.#entries) {
+      if (leader === undefined) leader = entry;
+      else if (entry.votes > leader.votes) {
+        runnerUpVotes = leader.votes;
+        leader = entry;
+      } else if (entry.votes > runnerUpVotes) runnerUpVotes = entry.votes;
+    }
     const lead = leader === undefined ? 0 : leader.votes - runnerUpVotes;
-    const stats = { draws, validDraws, flaggedDraws: draws - validDraws, rounds: round };
-    if (leader !== undefined && lead >= k) {
-      const result: VoteResult<T> = {
+    const draws = this.#draws;
+    let result: VoteResult<T> | undefined;
+    if (leader !== undefined && lead >= this.#k) {
+      result = {
         status: 'decided',
         winner: leader.value,
         key: leader.key,
         votes: leader.votes,
         runnerUpVotes,
-        ...stats,
-        tally: sortedTally(classes),
+        draws,
+        validDraws: this.#validDraws,
+        flaggedDraws: draws - this.#validDraws,
+        rounds: round,
+        tally: this.#sortedTally(),
       };
-      emit?.({ type: 'vote-end', result });
-      return result;
-    }
-    if (draws >= maxDraws) {
-      const result: VoteResult<T> = {
+    } else if (draws >= this.#maxDraws) {
+      result = {
         status: 'undecided',
         reason: 'max-draws',
-        leader: leader === undefined ? undefined : { ...leader },
+        leader,
         runnerUpVotes,
-        ...stats,
-        tally: sortedTally(classes),
+        draws,
+        validDraws: this.#validDraws,
+        flaggedDraws: draws - this.#validDraws,
+        rounds: round,
+        tally: this.#sortedTally(),
       };
+    }
+    if (result !== undefined) {
       emit?.({ type: 'vote-end', result });
       return result;
     }
-    batch = Math.min(k - lead, maxDraws - draws);
+    this.#batch = Math.min(this.#k - lead, this.#maxDraws - draws);
+    return undefined;
   }
-}
 
-/** The class with the most votes (earliest on ties) and the best count among the others. */
-function standings<T>(classes: Map<string, MutableEntry<T>>): {
-  leader: MutableEntry<T> | undefined;
-  runnerUpVotes: number;
-} {
-  let leader: MutableEntry<T> | undefined;
-  let runnerUpVotes = 0;
-  for (const entry of classes.values()) {
-    if (leader === undefined) leader = entry;
-    else if (entry.votes > leader.votes) {
-      runnerUpVotes = leader.votes;
-      leader = entry;
-    } else if (entry.votes > runnerUpVotes) runnerUpVotes = entry.votes;
+  #find(key: string): MutableEntry<T> | undefined {
+    if (this.#index !== undefined) return this.#index.get(key);
+    for (const entry of this.#entries) if (entry.key === key) return entry;
+    return undefined;
   }
-  return { leader, runnerUpVotes };
-}
 
-function sortedTally<T>(classes: Map<string, MutableEntry<T>>): TallyEntry<T>[] {
-  return [...classes.values()].map((e) => ({ ...e })).sort((a, b) => b.votes - a.votes);
+  #add(entry: MutableEntry<T>): void {
+    this.#entries.push(entry);
+    if (this.#index !== undefined) this.#index.set(entry.key, entry);
+    else if (this.#entries.length > SCAN_LIMIT)
+      this.#index = new Map(this.#entries.map((e) => [e.key, e]));
+  }
+
+  /** The classes by votes, most first (earliest first on ties); they no longer change. */
+  #sortedTally(): TallyEntry<T>[] {
+    const entries = this.#entries;
+    return entries.length < 2 ? entries : entries.slice().sort((a, b) => b.votes - a.votes);
+  }
 }
 
 function validate(k: number, initialBatch: number, maxDraws: number): void {

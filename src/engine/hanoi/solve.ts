@@ -1,5 +1,5 @@
-import { firstToAheadByK } from '../../core/voting/first-to-ahead-by-k.js';
-import type { Sample, Sampler } from '../../core/voting/types.js';
+import { voteFirstToAheadByK, type VoteOptions } from '../../core/voting/first-to-ahead-by-k.js';
+import type { Sample, Sampler, VoteResult } from '../../core/voting/types.js';
 import {
   redFlagger,
   tokenCapRule,
@@ -11,6 +11,7 @@ import {
   initialState,
   isGoal,
   oracleStep,
+  sameAnswer,
   stepCount,
   type HanoiAnswer,
   type HanoiStepInput,
@@ -30,7 +31,10 @@ export interface SolveHanoiOptions {
   /** Run only the first `steps` steps (default: all 2^n − 1). */
   readonly steps?: number;
   readonly signal?: AbortSignal;
-  /** Called about every `progressEvery` steps and once at the end. */
+  /**
+   * Called about every `progressEvery` steps and once at the end. The loop also yields to the
+   * event loop there, so that timers and signal handlers (an abort on Ctrl-C) run.
+   */
   readonly onProgress?: (done: number, total: number) => void;
   readonly progressEvery?: number;
 }
@@ -92,14 +96,14 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
 
   // Per-step scratch shared with the sampler closure (one closure for the whole run).
   let step = 0;
-  let truthKey: string | undefined;
+  let truth: HanoiAnswer | undefined;
   let validSeen = 0;
   let wrongFirstTwo = 0;
   const score = (sample: Sample<HanoiAnswer>): Sample<HanoiAnswer> => {
     if (sample.ok) {
       if (validSeen < 2) {
         validSeen += 1;
-        if (answerKey(sample.value) !== truthKey) wrongFirstTwo += 1;
+        if (truth === undefined || !sameAnswer(sample.value, truth)) wrongFirstTwo += 1;
       }
     } else {
       for (const flag of sample.flags)
@@ -113,20 +117,22 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
       ? response.then((r) => score(check(r)))
       : score(check(response));
   };
+  // One options object for every step's vote: only the sampler's scratch changes between steps.
+  const vote: VoteOptions<HanoiAnswer> = {
+    k,
+    sample,
+    keyOf: answerKey,
+    initialBatch,
+    ...(options.maxDraws === undefined ? {} : { maxDraws: options.maxDraws }),
+    ...(signal === undefined ? {} : { signal }),
+  };
 
   for (; step < total; step++) {
-    const truth = oracleStep(input);
-    truthKey = truth === undefined ? undefined : answerKey(truth);
+    truth = oracleStep(input);
     validSeen = 0;
     wrongFirstTwo = 0;
-    const result = await firstToAheadByK({
-      k,
-      sample,
-      keyOf: answerKey,
-      initialBatch,
-      ...(options.maxDraws === undefined ? {} : { maxDraws: options.maxDraws }),
-      ...(signal === undefined ? {} : { signal }),
-    });
+    const pending = voteFirstToAheadByK(vote);
+    const result: VoteResult<HanoiAnswer> = pending instanceof Promise ? await pending : pending;
     samples += result.draws;
     validSamples += result.validDraws;
     if (result.draws > maxDrawsPerStep) maxDrawsPerStep = result.draws;
@@ -146,12 +152,15 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
       };
       break;
     }
-    if (result.key !== truthKey) {
+    if (truth === undefined || !sameAnswer(result.winner, truth)) {
       errors += 1;
       if (errorSteps.length < 10) errorSteps.push(step);
     }
     input = { previousMove: result.winner.move, state: result.winner.nextState };
-    if (onProgress !== undefined && (step + 1) % progressEvery === 0) onProgress(step + 1, total);
+    if ((step + 1) % progressEvery === 0) {
+      onProgress?.(step + 1, total);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
   const stepsDone = stoppedEarly === undefined ? total : stoppedEarly.step;
   onProgress?.(stepsDone, total);

@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { MemoryWorkspace } from '../../adapters/memory/memory-workspace.js';
 import { SimWorker } from '../../adapters/sim/project-sim.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
-import type { ModelResponse } from '../../core/red-flags.js';
 import type { StateFile, TreeNode } from '../../core/tree/schema.js';
 import { MakerEngine } from '../../engine/maker-engine.js';
-import type { BallotOption, NodeContext, Planner, PlannerCall } from '../../ports/planner.js';
 import type { Worker, WorkerTask } from '../../ports/worker.js';
 import { openWorkspace, runConfig } from '../wiring.js';
+import { CountingStore } from './counting-store.js';
+import { ShapePlanner, sleep } from './tree-shape.js';
 
 export interface TreeBenchOptions {
+  /** Minimal subtasks the run has, exactly: 1 to `MAX_BENCH_LEAVES`. */
   readonly leaves: number;
   readonly latencyMs: number;
   readonly concurrency: number;
@@ -19,83 +20,6 @@ export interface TreeBenchOptions {
   /** `memory` measures the engine's scheduling; `git` adds real git for every tree, commit and merge. */
   readonly workspace: 'memory' | 'git';
   readonly stateNodes: number;
-}
-
-/**
- * A planner that splits the root into a balanced tree of exactly `leaves` minimal subtasks (at most
- * eight children a node, as the split schema allows), each call taking `latency`.
- */
-export class ShapePlanner implements Planner {
-  readonly id = 'shape';
-  readonly depth: number;
-  readonly #fanout: number;
-  calls = 0;
-
-  constructor(
-    private readonly leaves: number,
-    private readonly latencyMs: number,
-  ) {
-    this.depth = Math.max(1, Math.ceil(Math.log(leaves) / Math.log(8) - 1e-9));
-    this.#fanout = Math.max(2, Math.ceil(leaves ** (1 / this.depth) - 1e-9));
-  }
-
-  isMinimal(context: NodeContext): Promise<ModelResponse> {
-    const [lo, hi] = this.#range(context.nodeId);
-    return this.#reply({ minimal: hi - lo <= 1, reason: 'shape' });
-  }
-
-  proposeSplit(context: NodeContext): Promise<ModelResponse> {
-    const [lo, hi] = this.#range(context.nodeId);
-    const piece = this.#piece(hi - lo, context.depth);
-    const subtasks = Array.from({ length: Math.ceil((hi - lo) / piece) }, (_, i) => {
-      const id = context.nodeId === 'root' ? String(i) : `${context.nodeId}-${i}`;
-      return {
-        title: `Part ${id}`,
-        description: `Write part ${id}.`,
-        acceptance: ['written'],
-        files: [`src/${id}/`],
-        dependsOn: [],
-      };
-    });
-    return this.#reply({ subtasks, ambiguity: null });
-  }
-
-  castBallot(
-    _c: NodeContext,
-    _q: string,
-    _o: readonly BallotOption[],
-    _call: PlannerCall,
-  ): Promise<ModelResponse> {
-    return this.#reply({ choice: 'A', reason: 'shape' });
-  }
-
-  reviewCandidate(): Promise<ModelResponse> {
-    return this.#reply({ verdict: 'ok', confidence: 0.99, reason: 'shape' });
-  }
-
-  /** Leaves a child covers at `depth`: a balanced share, or single leaves when that would leave one child. */
-  #piece(size: number, depth: number): number {
-    const share = this.#fanout ** Math.max(0, this.depth - depth - 1);
-    return Math.ceil(size / share) < 2 ? 1 : share;
-  }
-
-  #range(nodeId: string): [number, number] {
-    let lo = 0;
-    let hi = this.leaves;
-    if (nodeId === 'root') return [lo, hi];
-    nodeId.split('-').forEach((part, depth) => {
-      const piece = this.#piece(hi - lo, depth);
-      lo += Number(part) * piece;
-      hi = Math.min(hi, lo + piece);
-    });
-    return [lo, hi];
-  }
-
-  async #reply(value: unknown): Promise<ModelResponse> {
-    this.calls += 1;
-    await sleep(this.latencyMs);
-    return { text: JSON.stringify(value), finishReason: 'stop', outputTokens: 10 };
-  }
 }
 
 class DelayedWorker implements Worker {
@@ -112,21 +36,18 @@ class DelayedWorker implements Worker {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /**
- * `maker bench tree`: a run over `leaves` minimal subtasks with simulated latency on every paid
- * call, against the ideal schedule (all paid calls spread over the concurrency cap, or the critical
- * path, whichever is longer); and the time to save a `stateNodes`-node state file.
+ * `maker bench tree`: a run over exactly `leaves` minimal subtasks with simulated latency on every
+ * paid call, against the ideal schedule (all paid calls spread over the concurrency cap, or the
+ * critical path, whichever is longer); what the run's state saves cost (through a counting
+ * decorator on the real state file); and the time to save a `stateNodes`-node state file.
  */
 export async function runTreeBench(options: TreeBenchOptions) {
+  const planner = new ShapePlanner(options.leaves, options.latencyMs); // refuses a bad size first
   const dir = await mkdtemp(join(tmpdir(), 'maker-bench-tree-'));
   try {
     const workspace =
       options.workspace === 'git' ? await openWorkspace(dir, true) : new MemoryWorkspace();
-    const planner = new ShapePlanner(options.leaves, options.latencyMs);
     const worker = new DelayedWorker(
       new SimWorker({
         seed: 1,
@@ -138,26 +59,28 @@ export async function runTreeBench(options: TreeBenchOptions) {
       }),
       options.latencyMs,
     );
-    const engine = new MakerEngine({
-      workspace,
-      roles: { planner, worker },
-      store: makerStateFile(dir),
-    });
+    const store = new CountingStore(makerStateFile(dir));
+    const engine = new MakerEngine({ workspace, roles: { planner, worker }, store });
+    const depth = planner.shape.depth;
     const config = runConfig({
       worker: 'sim',
       k: options.k,
       hitl: 'auto',
       concurrency: options.concurrency,
-      maxDepth: 3,
-      maxNodes: options.leaves * 2 + 100,
+      maxDepth: depth,
+      maxNodes: planner.shape.nodes() + 100,
       defaultBranch: 'main',
     });
     const runId = await engine.create('benchmark tree', config);
+    const savesBefore = store.counts();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const outcome = await engine.run(runId);
     const wallMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const saves = store.counts();
     const paidCalls = planner.calls + worker.calls;
-    const depth = planner.depth;
     // Along the deepest path: per ancestor a minimal vote and a split; per leaf a minimal vote, candidates, their reviews.
     const criticalPathMs = (2 * depth + 3) * options.latencyMs;
     const idealMs = Math.max(
@@ -165,9 +88,15 @@ export async function runTreeBench(options: TreeBenchOptions) {
       Math.ceil(paidCalls / options.concurrency) * options.latencyMs,
     );
     const run = await engine.getRun(runId);
+    const nodes = Object.keys(run.nodes).length;
+    const saveWallMs = saves.wallMs - savesBefore.wallMs;
+    const saveCpuMs = saves.cpuMs - savesBefore.cpuMs;
+    const savedBytes = saves.bytes - savesBefore.bytes;
     return {
+      leavesRequested: options.leaves,
       leaves: Object.values(run.nodes).filter((n) => n.kind === 'leaf').length,
-      nodes: Object.keys(run.nodes).length,
+      nodes,
+      depth,
       status: outcome.status,
       error: outcome.error ?? null,
       workspace: options.workspace,
@@ -176,13 +105,30 @@ export async function runTreeBench(options: TreeBenchOptions) {
       concurrency: options.concurrency,
       paidCalls,
       wallMs: Math.round(wallMs),
+      cpuMs: Math.round(cpuMs),
+      perNodeMs: round(wallMs / nodes, 3),
+      perNodeCpuMs: round(cpuMs / nodes, 3),
       idealMs,
-      ratio: Math.round((wallMs / idealMs) * 1000) / 1000,
+      ratio: round(wallMs / idealMs, 3),
+      saves: {
+        count: saves.saves - savesBefore.saves,
+        wallMs: Math.round(saveWallMs),
+        wallShare: round(saveWallMs / wallMs, 3),
+        cpuMs: Math.round(saveCpuMs),
+        cpuShare: round(saveCpuMs / cpuMs, 3),
+        bytes: savedBytes,
+        bytesPerNode: Math.round(savedBytes / nodes),
+      },
       stateSave: await measureStateSave(dir, options.stateNodes),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
 }
 
 /** First and median time to save a state file holding one run of `count` leaf nodes with three candidates each. */

@@ -10,7 +10,7 @@ import { chromiumInstalled, CHROMIUM_PATH, launchChromium } from '../../testing/
 import { FileSource } from '../view/file-source.js';
 import { startViewServer } from '../view/server.js';
 import { runConfig } from '../wiring.js';
-import { ShapePlanner } from './tree-bench.js';
+import { ShapePlanner } from './tree-shape.js';
 
 export interface ViewBenchOptions {
   readonly leaves: number;
@@ -31,10 +31,11 @@ export async function runViewBench(options: ViewBenchOptions) {
   const dir = await mkdtemp(join(tmpdir(), 'maker-bench-view-'));
   try {
     const built = performance.now();
+    const planner = new ShapePlanner(options.leaves, 0);
     const engine = new MakerEngine({
       workspace: new MemoryWorkspace(),
       roles: {
-        planner: new ShapePlanner(options.leaves, 0),
+        planner,
         worker: new SimWorker({
           seed: 1,
           flagRate: 0.05,
@@ -51,8 +52,8 @@ export async function runViewBench(options: ViewBenchOptions) {
         worker: 'sim',
         hitl: 'auto',
         concurrency: 16,
-        maxDepth: 4,
-        maxNodes: options.leaves * 2 + 100,
+        maxDepth: planner.shape.depth,
+        maxNodes: planner.shape.nodes() + 100,
         defaultBranch: 'main',
       }),
     );

@@ -5,6 +5,7 @@ import { UsageError } from '../../../core/errors.js';
 import { runJulesBench } from '../../bench/jules-bench.js';
 import { runMcpStartBench } from '../../bench/mcp-start-bench.js';
 import { runTreeBench } from '../../bench/tree-bench.js';
+import { MAX_BENCH_LEAVES } from '../../bench/tree-shape.js';
 import { defineCommand, flag, option, type GroupSpec } from '../define.js';
 import { formatCount } from '../io.js';
 import { decimal, oneOf, wholeNumber } from '../values.js';
@@ -29,16 +30,19 @@ function bundled(name: string, what: string): string {
 const treeCommand = defineCommand({
   name: 'tree',
   summary: "the engine's scheduling against the ideal schedule",
-  description: `The engine's scheduling. A run over N minimal subtasks, every paid call
-(planner, judge, worker) taking L ms, at most C at once, against the ideal
-schedule: all paid calls spread evenly over the cap, or the critical path,
-whichever is longer. --workspace git adds real git for every candidate tree,
-commit and merge. Also times saving a state file of --state-nodes nodes.`,
+  description: `The engine's scheduling. A run over exactly N minimal subtasks (a balanced tree
+of at most 8 children a node), every paid call (planner, judge, worker) taking
+L ms, at most C at once, against the ideal schedule: all paid calls spread
+evenly over the cap, or the critical path, whichever is longer. --workspace git
+adds real git for every candidate tree, commit and merge. Reports the leaves the
+run had, the cost per node, and what the run's state saves took (share of wall
+and CPU time, bytes written per node). Also times saving a state file of
+--state-nodes nodes. Exits 1 when the run did not finish with exactly N leaves.`,
   options: {
     leaves: option(
       '--leaves <n>',
-      'minimal subtasks (default 200)',
-      wholeNumber({ min: 1, max: 5000 }),
+      'minimal subtasks, exactly (default 200, at most 10,000)',
+      wholeNumber({ min: 1, max: MAX_BENCH_LEAVES }),
     ),
     latencyMs: option(
       '--latency-ms <ms>',
@@ -69,11 +73,19 @@ commit and merge. Also times saving a state file of --state-nodes nodes.`,
       workspace: o.workspace ?? 'memory',
       stateNodes: o.stateNodes ?? 10_000,
     });
+    const saves = report.saves;
     io.stdout(
       o.json === true
         ? `${JSON.stringify(report)}\n`
-        : `Tree: ${report.leaves} leaves (${report.nodes} nodes), ${report.paidCalls} paid calls of ${report.latencyMs} ms, concurrency ${report.concurrency}, ${report.workspace} workspace: ${report.status}\n  wall ${report.wallMs} ms vs ideal ${report.idealMs} ms: ratio ${report.ratio}\n  state save, ${formatCount(report.stateSave.nodes)} nodes (${formatCount(report.stateSave.bytes)} bytes): ${report.stateSave.medianMs} ms (median of 7)\n`,
+        : [
+            `Tree: ${report.leaves} of ${report.leavesRequested} leaves asked (${report.nodes} nodes, depth ${report.depth}), ${report.paidCalls} paid calls of ${report.latencyMs} ms, concurrency ${report.concurrency}, ${report.workspace} workspace: ${report.status}`,
+            `  wall ${report.wallMs} ms vs ideal ${report.idealMs} ms: ratio ${report.ratio}; ${report.perNodeMs} ms wall, ${report.perNodeCpuMs} ms CPU per node`,
+            `  state saves: ${formatCount(saves.count)}, ${Math.round(saves.wallShare * 100)}% of wall, ${Math.round(saves.cpuShare * 100)}% of CPU serialising, ${formatCount(saves.bytesPerNode)} bytes written per node`,
+            `  state save, ${formatCount(report.stateSave.nodes)} nodes (${formatCount(report.stateSave.bytes)} bytes): ${report.stateSave.medianMs} ms (median of 7)`,
+            '',
+          ].join('\n'),
     );
+    if (report.leaves !== report.leavesRequested) return 1;
     return report.status === 'done' ? 0 : 1;
   },
 });

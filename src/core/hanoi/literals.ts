@@ -1,0 +1,280 @@
+/**
+ * Readers of Python int-list literals (`[1, 2, 3]`, `[]`, `[1,]`) at a position in a text, as the
+ * paper's parser reads them: integers with an optional minus and no leading zeros (and at most 15
+ * digits, so every value is exact), only space, tab, line feed and carriage return between
+ * tokens, a trailing comma allowed. Each read is one pass over the literal and allocates nothing
+ * beyond its result.
+ */
+
+import { codeAt } from './scan.js';
+
+const COMMA = 44;
+const MINUS = 45;
+const ZERO = 48;
+const NINE = 57;
+const OPEN = 91;
+const CLOSE = 93;
+const SPACE = 32;
+
+function isSpace(c: number): boolean {
+  return c === SPACE || c === 9 || c === 10 || c === 13;
+}
+
+/** The scratch and outcome of reads; one per parser, reused for every read (not reentrant). */
+export class ListReader {
+  /** One past the last `]` read. */
+  end = 0;
+  /**
+   * Whether the text read was exactly the canonical rendering (`formatState`'s): `, ` between
+   * items, no other white space, no trailing comma, no `-0`.
+   */
+  canonical = true;
+  /** Items read by {@link readIntList}, and how many (only the first three are kept). */
+  count = 0;
+  first = 0;
+  second = 0;
+  third = 0;
+  /** The first disk problem {@link readState} met, if any (reported only if the syntax holds). */
+  problem: string | undefined;
+  readonly #disks: number;
+  /** `seenAt[d] === generation`: disk d was seen in the current read. */
+  readonly #seenAt: Uint32Array;
+  #generation = 0;
+
+  constructor(disks: number) {
+    this.#disks = disks;
+    this.#seenAt = new Uint32Array(disks + 1);
+  }
+
+  /**
+   * A flat int list whose `[` is at `at`: false when the text there is not one. Its length goes
+   * to `count` and its first three items to `first`, `second`, `third`.
+   */
+  readIntList(text: string, at: number): boolean {
+    if (codeAt(text, at) !== OPEN) return false;
+    let i = at + 1;
+    let canonical = true;
+    let count = 0;
+    let c = codeAt(text, i);
+    while (isSpace(c)) {
+      canonical = false;
+      c = codeAt(text, ++i);
+    }
+    if (c !== CLOSE) {
+      for (;;) {
+        let negative = false;
+        if (c === MINUS) {
+          negative = true;
+          c = codeAt(text, ++i);
+        }
+        const start = i;
+        let value = 0;
+        while (c >= ZERO && c <= NINE) {
+          value = value * 10 + (c - ZERO);
+          c = codeAt(text, ++i);
+        }
+        const digits = i - start;
+        if (digits === 0 || digits > 15 || (digits > 1 && codeAt(text, start) === ZERO))
+          return false;
+        if (negative) {
+          if (value === 0) canonical = false;
+          value = -value;
+        }
+        if (count === 0) this.first = value;
+        else if (count === 1) this.second = value;
+        else if (count === 2) this.third = value;
+        count += 1;
+        while (isSpace(c)) {
+          canonical = false;
+          c = codeAt(text, ++i);
+        }
+        if (c === CLOSE) break;
+        if (c !== COMMA) return false;
+        c = codeAt(text, ++i);
+        if (c === SPACE) c = codeAt(text, ++i);
+        else canonical = false;
+        while (isSpace(c)) {
+          canonical = false;
+          c = codeAt(text, ++i);
+        }
+        if (c === CLOSE) {
+          canonical = false; // a trailing comma
+          break;
+        }
+      }
+    }
+    this.end = i + 1;
+    this.canonical = canonical;
+    this.count = count;
+    return true;
+  }
+
+  /**
+   * The fast path of {@link readState} for the canonical rendering only: `[[3, 2], [], [1]]`,
+   * `, ` between items, every disk 1..n exactly once. Undefined on anything else, whether or not
+   * {@link readState} would accept it; on success the same pegs, `end` and `canonical` (true) as
+   * {@link readState}, and no `problem`.
+   */
+  readCanonicalState(text: string, at: number): number[][] | undefined {
+    if (codeAt(text, at) !== OPEN || codeAt(text, at + 1) !== OPEN) return undefined;
+    const disks = this.#disks;
+    const seenAt = this.#seenAt;
+    const generation = this.#nextGeneration();
+    const pegs: number[][] = [];
+    let count = 0;
+    let i = at + 2;
+    let c = codeAt(text, i);
+    for (let index = 0; ; index++) {
+      const peg: number[] = [];
+      if (c !== CLOSE) {
+        for (;;) {
+          let value = c - ZERO;
+          if (!(value >= 1 && value <= 9)) return undefined;
+          c = codeAt(text, ++i);
+          while (c >= ZERO && c <= NINE) {
+            value = value * 10 + (c - ZERO);
+            c = codeAt(text, ++i);
+          }
+          if (value > disks || seenAt[value] === generation) return undefined;
+          seenAt[value] = generation;
+          count += 1;
+          peg.push(value);
+          if (c === CLOSE) break;
+          if (c !== COMMA || codeAt(text, i + 1) !== SPACE) return undefined;
+          i += 2;
+          c = codeAt(text, i);
+        }
+      }
+      pegs.push(peg);
+      if (index === 2) break;
+      if (
+        codeAt(text, i + 1) !== COMMA ||
+        codeAt(text, i + 2) !== SPACE ||
+        codeAt(text, i + 3) !== OPEN
+      )
+        return undefined;
+      i += 4;
+      c = codeAt(text, i);
+    }
+    if (codeAt(text, i + 1) !== CLOSE || count !== disks) return undefined;
+    this.end = i + 2;
+    this.canonical = true;
+    this.problem = undefined;
+    return pegs;
+  }
+
+  /**
+   * Exactly three flat int lists in a list (`[[3, 2], [1], []]`, no trailing comma after the
+   * third) whose outer `[` is at `at`: the pegs, or undefined when the text there is not that.
+   * Checks the disks on the way: `problem` is the first disk out of 1..n, or repeated, or that
+   * some are missing, in reading order, as if checked after a successful read.
+   */
+  readState(text: string, at: number): number[][] | undefined {
+    if (codeAt(text, at) !== OPEN) return undefined;
+    const disks = this.#disks;
+    const seenAt = this.#seenAt;
+    const generation = this.#nextGeneration();
+    const pegs: number[][] = [];
+    let stored = 0;
+    let problem: string | undefined;
+    let i = at + 1;
+    let canonical = true;
+    let c = codeAt(text, i);
+    for (let index = 0; ; index++) {
+      while (isSpace(c)) {
+        canonical = false;
+        c = codeAt(text, ++i);
+      }
+      if (c !== OPEN) return undefined;
+      const peg: number[] = [];
+      c = codeAt(text, ++i);
+      while (isSpace(c)) {
+        canonical = false;
+        c = codeAt(text, ++i);
+      }
+      if (c !== CLOSE) {
+        for (;;) {
+          let negative = false;
+          if (c === MINUS) {
+            negative = true;
+            c = codeAt(text, ++i);
+          }
+          const start = i;
+          let value = 0;
+          while (c >= ZERO && c <= NINE) {
+            value = value * 10 + (c - ZERO);
+            c = codeAt(text, ++i);
+          }
+          const digits = i - start;
+          if (digits === 0 || digits > 15 || (digits > 1 && codeAt(text, start) === ZERO))
+            return undefined;
+          if (negative) value = -value;
+          if (problem === undefined) {
+            if (value < 1 || value > disks) problem = `disk ${value} is not between 1 and ${disks}`;
+            else if (seenAt[value] === generation) problem = `disk ${value} appears more than once`;
+            else {
+              seenAt[value] = generation;
+              peg.push(value);
+              stored += 1;
+            }
+          }
+          // The canonical separator, `, `, then the next number; anything else the slow way.
+          if (c !== COMMA) {
+            while (isSpace(c)) {
+              canonical = false;
+              c = codeAt(text, ++i);
+            }
+            if (c === CLOSE) break;
+            if (c !== COMMA) return undefined;
+          }
+          c = codeAt(text, ++i);
+          if (c === SPACE) c = codeAt(text, ++i);
+          else canonical = false;
+          if (c < ZERO || c > NINE) {
+            while (isSpace(c)) {
+              canonical = false;
+              c = codeAt(text, ++i);
+            }
+            if (c === CLOSE) {
+              canonical = false; // a trailing comma
+              break;
+            }
+          }
+        }
+      }
+      pegs.push(peg);
+      c = codeAt(text, ++i);
+      if (index === 2) break;
+      if (c !== COMMA) {
+        while (isSpace(c)) {
+          canonical = false;
+          c = codeAt(text, ++i);
+        }
+        if (c !== COMMA) return undefined;
+      }
+      c = codeAt(text, ++i);
+      if (c === SPACE) c = codeAt(text, ++i);
+      else canonical = false;
+    }
+    while (isSpace(c)) {
+      canonical = false;
+      c = codeAt(text, ++i);
+    }
+    if (c !== CLOSE) return undefined;
+    this.end = i + 1;
+    this.canonical = canonical;
+    if (problem === undefined && stored !== disks)
+      problem = `${disks - stored} of the ${disks} disks are missing`;
+    this.problem = problem;
+    return pegs;
+  }
+
+  /** A fresh mark for `seenAt`; the marks are cleared once the counter reaches 2^30. */
+  #nextGeneration(): number {
+    if (this.#generation === 0x40000000) {
+      this.#seenAt.fill(0);
+      this.#generation = 0;
+    }
+    return ++this.#generation;
+  }
+}

@@ -1,0 +1,108 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { AbortedError } from '../../src/core/errors.js';
+import { Semaphore } from '../../src/engine/semaphore.js';
+
+/** A task that runs until `finish()` is called, recording its start. */
+function gate(log: string[], name: string) {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  return { work: async () => (log.push(name), await done, name), finish: () => finish() };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('Semaphore', () => {
+  it('runs at most `limit` tasks and hands slots on in arrival order', async () => {
+    const semaphore = new Semaphore(2);
+    const log: string[] = [];
+    const gates = ['a', 'b', 'c', 'd', 'e'].map((name) => gate(log, name));
+    const runs = gates.map((g) => semaphore.run(g.work));
+    await flush();
+    expect(log).toEqual(['a', 'b']);
+    gates[1]?.finish();
+    await flush();
+    expect(log).toEqual(['a', 'b', 'c']);
+    gates[0]?.finish();
+    gates[2]?.finish();
+    await flush();
+    expect(log).toEqual(['a', 'b', 'c', 'd', 'e']);
+    gates[3]?.finish();
+    gates[4]?.finish();
+    expect(await Promise.all(runs)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('adds one abort listener to a signal however many waiters hold it, and removes it when they leave', async () => {
+    const semaphore = new Semaphore(1);
+    const controller = new AbortController();
+    const log: string[] = [];
+    const first = gate(log, 'first');
+    const running = semaphore.run(first.work, controller.signal);
+    const waiters = Array.from({ length: 100 }, (_, i) => gate(log, `w${i}`));
+    const runs = waiters.map((g) => semaphore.run(g.work, controller.signal));
+    await flush();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+
+    first.finish();
+    for (const waiter of waiters) {
+      await flush();
+      waiter.finish();
+    }
+    await Promise.all([running, ...runs]);
+    expect(log).toEqual(['first', ...waiters.map((_, i) => `w${i}`)]);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('on abort rejects every waiter holding the signal and removes them from the queue', async () => {
+    const semaphore = new Semaphore(1);
+    const controller = new AbortController();
+    const log: string[] = [];
+    const holder = gate(log, 'holder');
+    const held = semaphore.run(holder.work);
+    const doomed = [gate(log, 'x'), gate(log, 'y')];
+    const doomedRuns = doomed.map((g) => semaphore.run(g.work, controller.signal));
+    const other = gate(log, 'other');
+    const otherRun = semaphore.run(other.work, new AbortController().signal);
+    const late = gate(log, 'late');
+    const lateRun = semaphore.run(late.work, controller.signal);
+    await flush();
+
+    controller.abort(new Error('stop'));
+    for (const run of [...doomedRuns, lateRun])
+      await expect(run).rejects.toBeInstanceOf(AbortedError);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+
+    holder.finish();
+    await flush();
+    expect(log).toEqual(['holder', 'other']); // the aborted waiters never start
+    other.finish();
+    expect(await Promise.all([held, otherRun])).toEqual(['holder', 'other']);
+
+    // The slot count survived: one slot, free again.
+    const next = gate(log, 'next');
+    const nextRun = semaphore.run(next.work);
+    await flush();
+    expect(log.at(-1)).toBe('next');
+    next.finish();
+    await nextRun;
+  });
+
+  it('rejects at once a waiter whose signal is already aborted, without queueing it', async () => {
+    const semaphore = new Semaphore(1);
+    const log: string[] = [];
+    const holder = gate(log, 'holder');
+    const held = semaphore.run(holder.work);
+    const signal = AbortSignal.abort();
+    let outcome: unknown = 'pending';
+    semaphore.run(gate(log, 'never').work, signal).then(
+      () => (outcome = 'ran'),
+      (error: unknown) => (outcome = error),
+    );
+    await flush();
+    expect(outcome).toBeInstanceOf(AbortedError);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    holder.finish();
+    await held;
+    expect(log).toEqual(['holder']);
+  });
+});
