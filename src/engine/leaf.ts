@@ -13,6 +13,7 @@ import {
   type RunContext,
 } from './run-context.js';
 import { candidateVote, tally } from './votes.js';
+import { commitMessage } from '../core/tree/simulated.js';
 
 /**
  * The tree a valid code candidate produces at its base: its vote key, and all the state keeps of it.
@@ -183,7 +184,10 @@ export async function solveLeaf(
     `Maker-Votes: ${votes} of ${valid} valid (${record.draws.length} drawn, k=${ctx.run.config.k}${record.outcome?.status === 'human' ? ', chosen by a person' : ''})`,
     `Maker-Worker: ${ctx.worker.id}${winner.externalId === undefined ? '' : ` session ${winner.externalId}`}`,
   ];
-  const message = `${n.title}\n\n${winner.summary ?? n.description}\n\n${trailers.join('\n')}`;
+  const message = commitMessage(
+    ctx.run.config,
+    `${n.title}\n\n${winner.summary ?? n.description}\n\n${trailers.join('\n')}`,
+  );
   const commit = await ctx.workspace.commit({
     tree,
     parents: [base],

@@ -21,6 +21,7 @@ import {
 } from './run-context.js';
 import { Semaphore } from './semaphore.js';
 import { showWait } from './waits.js';
+import { commitMessage } from '../core/tree/simulated.js';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
@@ -268,7 +269,7 @@ export class MakerEngine {
     const target = run.config.defaultBranch;
     for (let attempt = 0; ; attempt++) {
       if (run.landing === undefined || run.landing.target !== target) {
-        const message = `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`;
+        const message = commitMessage(run.config, `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`);
         const plan = await workspace.planLanding(
           target,
           rootCommit,

@@ -1,11 +1,15 @@
 import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
 import type { Run, VoteRecord, Wait } from '../core/tree/schema.js';
+import { isSimulatedRun } from '../core/tree/simulated.js';
 
 export interface RunSummary {
   readonly runId: string;
   readonly status: Run['status'];
   readonly idea: string;
+  /** The run's plans and candidates are simulated: placeholder work, not real work. */
+  readonly simulated: boolean;
+  readonly worker: string;
   readonly nodes: number;
   readonly leaves: number;
   readonly done: number;
@@ -60,6 +64,8 @@ export function summarise(run: Run): RunSummary {
     runId: run.id,
     status: run.status,
     idea: run.idea,
+    simulated: isSimulatedRun(run.config),
+    worker: run.config.worker,
     nodes: nodes.length,
     leaves: nodes.filter((n) => n.kind === 'leaf').length,
     done: nodes.filter((n) => n.status === 'done').length,

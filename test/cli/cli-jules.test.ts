@@ -164,6 +164,8 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     );
     expect(detail.stdout).toMatch(/#0 valid [0-9a-f]{12} \(winner\) · session \d+/);
     expect(git(dir, 'show', 'main:src/convert.py')).toBe('# Write the converter');
+    // Real Jules sessions are real work: no commit is marked simulated.
+    expect(git(dir, 'log', '--format=%B', 'main')).not.toMatch(/simulated/i);
     expect(git(dir, 'show', 'main:README.md')).toBe('# Write the README');
     // The Jules key reaches neither the state file nor the journal.
     for (const file of ['maker-state.json', 'maker-journal.jsonl'])
@@ -388,10 +390,12 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as {
       status: string;
+      simulated: boolean;
       sessions: number;
       leaves: number;
     };
     expect(summary.status).toBe('done');
+    expect(summary).toMatchObject({ simulated: true, worker: 'jules-fake' });
     expect(summary.sessions).toBeGreaterThanOrEqual(3 * summary.leaves);
     const run = await loadRun(dir);
     expect(run.config.worker).toBe('jules-fake');

@@ -133,6 +133,11 @@ export const runConfigSchema = z.object({
   /** `jules-fake` is Jules' protocol against a local fake server with a simulated agent (demos). */
   worker: z.enum(['sim', 'gemini', 'jules', 'jules-fake']),
   planner: z.enum(['sim', 'gemini']),
+  /**
+   * The run's plans and candidates are simulated, not real work: its commits, summary and status
+   * say so. Absent in files written before it was recorded: then a simulated planner means it.
+   */
+  simulated: z.boolean().optional(),
   model: z.string().optional(),
   k: z.number().int().min(1),
   confidence: z.enum(['low', 'medium', 'high']),

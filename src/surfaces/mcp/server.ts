@@ -107,11 +107,18 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     },
     ({ view, ...input }) =>
       guard(async () => {
-        const { runId, dir } = await runs.start(input);
+        const { runId, dir, simulated, notice } = await runs.start(input);
         const viewUrl = view === true ? await runs.viewUrl(runId) : undefined;
         return result(
-          `Started run ${runId} in ${dir}.${viewText(viewUrl)} Now call maker_wait with runId="${runId}" and cursor=0.`,
-          { runId, dir, status: 'running', ...(viewUrl === undefined ? {} : { viewUrl }) },
+          `Started run ${runId} in ${dir}${simulated ? ' (SIMULATED: placeholder plans and files, not real work)' : ''}.${notice === undefined ? '' : ` Note: ${notice}`}${viewText(viewUrl)} Now call maker_wait with runId="${runId}" and cursor=0.`,
+          {
+            runId,
+            dir,
+            status: 'running',
+            simulated,
+            notice: notice ?? null,
+            ...(viewUrl === undefined ? {} : { viewUrl }),
+          },
         );
       }),
   );
@@ -329,7 +336,7 @@ async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolRes
 function runResult(run: Run, active: boolean, withTree = false): CallToolResult {
   const s = summarise(run);
   const lines = [
-    `Run ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
+    `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
   ];
   if (run.status === 'running') lines.push(...describeWaits(run));
   if (withTree) lines.push('', renderTree(run), '');

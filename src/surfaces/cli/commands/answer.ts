@@ -4,7 +4,7 @@ import { recordAnswer } from '../../record-answer.js';
 import { secretsOf } from '../../wiring.js';
 import { sentences } from '../../../core/text.js';
 import { defineCommand } from '../define.js';
-import { dirOption, jsonFlag, runOption, USAGE_EXIT } from './common.js';
+import { dirOption, existingDirectory, jsonFlag, runOption, USAGE_EXIT } from './common.js';
 
 const NEEDS = 'maker answer needs a question id and an answer: maker answer q-root-veto accept';
 
@@ -34,6 +34,7 @@ run); continue the run with \`maker resume\`.`,
     const answerText = rest.join(' ').trim();
     if (answerText === '') throw new UsageError(NEEDS);
     const dir = resolve(o.dir ?? io.cwd);
+    await existingDirectory(dir, o.dir !== undefined);
     const { runId, question: answered } = await recordAnswer({
       dir,
       runId: o.run,

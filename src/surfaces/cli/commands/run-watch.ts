@@ -166,8 +166,12 @@ function waitText(waits: Iterable<{ service: string; until: string }>): string |
 export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string {
   const s = summarise(run);
   const lines = [
-    `Run ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged${s.sessions > 0 ? `, ${s.sessions} Jules sessions` : ''}, ${s.questions} question(s).`,
+    `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged${s.sessions > 0 ? `, ${s.sessions} Jules sessions` : ''}, ${s.questions} question(s).`,
   ];
+  if (s.simulated)
+    lines.push(
+      `Simulated with the ${run.config.worker} worker: the plans and files are placeholders, not real work.`,
+    );
   if (outcome.status === 'done')
     lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
   if (outcome.status === 'vetoed')

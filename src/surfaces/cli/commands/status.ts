@@ -6,7 +6,7 @@ import { JOURNAL_FILE_NAME, makerStateFile } from '../../../adapters/state/state
 import { describeWaits, renderNode, renderTree, summarise } from '../../../engine/summary.js';
 import { defineCommand, flag, option } from '../define.js';
 import { text } from '../values.js';
-import { dirOption, jsonFlag, runOption, USAGE_EXIT } from './common.js';
+import { dirOption, existingDirectory, jsonFlag, runOption, USAGE_EXIT } from './common.js';
 
 export const statusCommand = defineCommand({
   name: 'status',
@@ -27,6 +27,7 @@ red flags per node), the counters, and any pending questions.`,
   exits: [[0, 'shown'], [1, 'the state file cannot be read'], USAGE_EXIT],
   run: async ({ options: o }, { io }) => {
     const dir = resolve(o.dir ?? io.cwd);
+    await existingDirectory(dir, o.dir !== undefined);
     const state = await makerStateFile(dir).load();
     const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     if (runs.length === 0)
@@ -64,7 +65,7 @@ red flags per node), the counters, and any pending questions.`,
     }
     const s = summarise(run);
     const lines = [
-      `Run ${run.id} — ${run.status} — "${run.idea}"`,
+      `Run ${run.id} — ${run.status} — "${run.idea}"${s.simulated ? ` — SIMULATED (worker ${run.config.worker}: placeholder plans and files, not real work)` : ''}`,
       `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
       ...(run.status === 'running' ? describeWaits(run) : []),
       '',
