@@ -210,6 +210,25 @@ export const WORKERS: Readonly<Record<WorkerName, WorkerKind>> = {
 
 export const WORKER_NAMES = Object.keys(WORKERS) as [WorkerName, ...WorkerName[]];
 
+/** The kinds that satisfy `test`, as `"a" or "b"` (for help texts). */
+export function kindsWhere(test: (kind: WorkerKind) => boolean, quote = ''): string {
+  const names = Object.values(WORKERS)
+    .filter(test)
+    .map((k) => `${quote}${k.name}${quote}`);
+  return names.length <= 1
+    ? (names[0] ?? '')
+    : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
+
+/** Every kind with its summary, and how the default is chosen (for help texts and tool schemas). */
+export function describeWorkers(quote = ''): string {
+  return `${Object.values(WORKERS)
+    .map((k) => `${quote}${k.name}${quote}: ${k.summary}`)
+    .join(
+      '; ',
+    )}. When none is given: gemini if GEMINI_API_KEY is set, otherwise the run is refused (never a silent simulation)`;
+}
+
 /**
  * The worker a run uses: the one asked for, else `gemini` when a Gemini key is set. Never a
  * simulation unless asked: with neither, undefined (the surface refuses, naming the ways forward).

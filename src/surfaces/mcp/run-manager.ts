@@ -10,7 +10,7 @@ import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
 import { checkBeforeRun, landingNotice } from '../preflight.js';
 import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../wiring.js';
-import { chooseWorker, julesSettings, noWorkerMessage } from '../workers.js';
+import { chooseWorker, julesSettings, noWorkerMessage, type WorkerName } from '../workers.js';
 import { julesOverrides, type JulesChoices } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { engineSource } from '../view/engine-source.js';
@@ -20,7 +20,7 @@ import { confineRepo, findRunDir } from './confine.js';
 export interface StartInput {
   readonly idea: string;
   readonly repo?: string | undefined;
-  readonly worker?: 'gemini' | 'sim' | 'jules' | 'jules-fake' | undefined;
+  readonly worker?: WorkerName | undefined;
   /** Jules runs: the plan's limits (free, pro, ultra), overrides, and plan review. */
   readonly jules?: JulesChoices | undefined;
   readonly confidence?: Confidence | undefined;

@@ -7,6 +7,7 @@ import { estimate } from '../../core/math.js';
 import type { Run } from '../../core/tree/schema.js';
 import { sentences } from '../../core/text.js';
 import { describeWaits, renderTree, summarise } from '../../engine/summary.js';
+import { WORKER_NAMES, describeWorkers, kindsWhere } from '../workers.js';
 import type { RunManager } from './run-manager.js';
 
 export const SERVER_NAME = 'maker';
@@ -45,12 +46,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
           .describe(
             'Repository directory, relative to the workspace (default: the workspace); created if missing',
           ),
-        worker: z
-          .enum(['gemini', 'jules', 'sim', 'jules-fake'])
-          .optional()
-          .describe(
-            'gemini (default; needs GEMINI_API_KEY), jules (Jules sessions write each candidate; needs JULES_API_KEY and GEMINI_API_KEY, and the repository on GitHub connected to Jules), sim (offline simulation, no key, no model calls) or jules-fake (offline: the Jules protocol against a local fake server)',
-          ),
+        worker: z.enum(WORKER_NAMES).optional().describe(describeWorkers('"')),
         jules: z
           .object({
             plan: z
@@ -76,7 +72,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
               ),
           })
           .optional()
-          .describe('Only with worker "jules" or "jules-fake"'),
+          .describe(`Only with worker ${kindsWhere((k) => k.julesDefaults !== undefined, '"')}`),
         confidence: z
           .enum(['low', 'medium', 'high'])
           .optional()
@@ -101,7 +97,9 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
             flagRate: z.number().min(0).max(1).optional(),
           })
           .optional()
-          .describe('Only with worker "sim" or "jules-fake": the simulation’s seed and rates'),
+          .describe(
+            `Only with worker ${kindsWhere((k) => k.simulated, '"')}: the simulation’s seed and rates`,
+          ),
         view: viewInput,
       },
     },

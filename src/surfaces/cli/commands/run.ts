@@ -24,8 +24,15 @@ import {
   chooseWorker,
   julesSettings,
   noWorkerMessage,
+  kindsWhere,
   type WorkerKind,
+  type WorkerName,
 } from '../../workers.js';
+
+/** The kinds a demo may use: the offline, simulated ones. */
+const SIMULATED_WORKERS = Object.values(WORKERS)
+  .filter((k) => k.simulated)
+  .map((k) => k.name) as [WorkerName, ...WorkerName[]];
 import { defineCommand, option, type CliContext } from '../define.js';
 import { oneOf, wholeNumber } from '../values.js';
 import { addLocalOrigin, julesChoices } from '../jules-flags.js';
@@ -157,8 +164,11 @@ local origin repository the leaf branches are pushed to).`,
     },
     worker: option(
       '--worker <kind>',
-      'sim (default) or jules-fake (every candidate through the Jules protocol, against a local fake)',
-      oneOf(['sim', 'jules-fake']),
+      `${kindsWhere((k) => k.simulated)} (default sim): ${Object.values(WORKERS)
+        .filter((k) => k.simulated)
+        .map((k) => `${k.name}: ${k.summary}`)
+        .join('; ')}`,
+      oneOf(SIMULATED_WORKERS),
     ),
     seed: O.seed,
     view: {

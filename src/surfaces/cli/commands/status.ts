@@ -4,6 +4,7 @@ import type { Run } from '../../../core/tree/schema.js';
 import { Journal } from '../../../adapters/state/journal.js';
 import { JOURNAL_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { describeWaits, renderNode, renderTree, summarise } from '../../../engine/summary.js';
+import { WORKERS } from '../../workers.js';
 import { defineCommand, flag, option } from '../define.js';
 import { text } from '../values.js';
 import { dirOption, existingDirectory, jsonFlag, runOption, USAGE_EXIT } from './common.js';
@@ -40,10 +41,7 @@ red flags per node), the counters, and any pending questions.`,
         `No run "${o.run}" in ${dir}. Runs: ${runs.map((r) => r.id).join(', ')}.`,
       );
     if (o.node !== undefined) {
-      const jules = run.config.worker === 'jules';
-      const detail = renderNode(run, o.node, (id) =>
-        jules ? `https://jules.google.com/session/${id}` : undefined,
-      );
+      const detail = renderNode(run, o.node, WORKERS[run.config.worker].sessionUrl);
       if (detail === undefined)
         throw new UsageError(
           `Run ${run.id} has no node "${o.node}". Nodes: ${Object.keys(run.nodes).join(', ')}.`,
