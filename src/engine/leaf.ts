@@ -14,6 +14,7 @@ import {
 } from './run-context.js';
 import { candidateVote, tally } from './votes.js';
 import { commitMessage } from '../core/tree/simulated.js';
+import { sampleCounts } from './summary.js';
 
 /**
  * The tree a valid code candidate produces at its base: its vote key, and all the state keeps of it.
@@ -154,7 +155,13 @@ export async function voteOnCode(
     }
     if (answer.optionId === 'veto-split' && canSplit) return 'split';
     // Resample: a fresh vote with new candidate slots; the paid draws stay counted in the node's cost.
-    Object.assign(record, { attempt: attempt + 1, draws: [], ballots: [], outcome: undefined });
+    Object.assign(record, {
+      attempt: attempt + 1,
+      draws: [],
+      ballots: [],
+      outcome: undefined,
+      retired: sampleCounts(record),
+    });
     await ctx.save();
   }
 }

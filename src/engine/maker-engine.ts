@@ -22,6 +22,7 @@ import {
 import { Semaphore } from './semaphore.js';
 import { showWait } from './waits.js';
 import { commitMessage } from '../core/tree/simulated.js';
+import { diffstat } from '../core/diffstat.js';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
@@ -242,7 +243,7 @@ export class MakerEngine {
           { id: 'accept', label: `Accept: merge into ${run.config.defaultBranch}` },
           { id: 'veto', label: `Veto: leave ${run.config.defaultBranch} untouched` },
         ],
-        context: files.join('\n'),
+        context: diffstat(diff),
       },
       { optionId: 'accept' },
     );

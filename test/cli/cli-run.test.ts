@@ -59,6 +59,8 @@ describe('questions at a terminal (--hitl tty)', () => {
     });
     const screen = stdout.replace(/\r/g, '');
     expect(screen).toMatch(/\? MAKER finished "a todo app"/);
+    expect(screen).toMatch(/\n {3}src\/\S+ +\| +\d+ \++\n/); // the veto shows what changed
+    expect(screen).toMatch(/\d+ files changed, \d+ insertions\(\+\)/);
     expect(screen).toMatch(/1\) Accept: merge into main/);
     expect(screen).toMatch(/Vetoed: main is untouched/);
   });

@@ -40,6 +40,10 @@ export const voteRecordSchema = z.object({
   draws: z.array(drawSchema).default([]),
   ballots: z.array(drawSchema).default([]),
   outcome: voteOutcomeSchema.optional(),
+  /** Finished draws and ballots of earlier attempts, dropped when the vote started over: paid, so still counted. */
+  retired: z
+    .object({ samples: z.number().int().nonnegative(), flagged: z.number().int().nonnegative() })
+    .optional(),
 });
 
 export const subtaskSchema = z.object({
