@@ -216,7 +216,7 @@ describe('validate first, then act', () => {
 
   it('announces at the start a landing that will be refused (uncommitted changes on the default branch)', async () => {
     const dir = await tempDir();
-    git(dir, 'init', '-q');
+    git(dir, 'init', '-q', '--initial-branch=main');
     await writeFile(join(dir, 'README.md'), 'mine\n');
     git(dir, 'add', 'README.md');
     git(dir, 'commit', '-q', '-m', 'start');

@@ -67,7 +67,7 @@ async function setup(
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
   await openWorkspace(dir, true);
-  git(dir, 'init', '--quiet', '--bare', origin);
+  git(dir, 'init', '--quiet', '--initial-branch=main', '--bare', origin);
   git(dir, 'remote', 'add', 'origin', origin);
   git(dir, 'push', '--quiet', 'origin', 'main');
   gemini = await startFakeGemini(projectModel);
