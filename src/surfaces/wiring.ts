@@ -86,7 +86,7 @@ export function rolesFor(
 
 /** Everything that stops a run, as one message naming the worker the person chose. */
 export function cannotStart(worker: string, problems: readonly string[]): string {
-  return `The ${worker} worker cannot start yet:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
+  return `A run with the ${worker} worker cannot start yet:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
 }
 
 /** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */

@@ -138,7 +138,7 @@ describe('validate first, then act', () => {
     [['--worker', 'sim', '--concurrency', 'many'], /--concurrency must be a whole number/],
     [
       ['--worker', 'gemini'],
-      /The gemini worker cannot start yet:\n {2}- GEMINI_API_KEY is not set/,
+      /A run with the gemini worker cannot start yet:\n {2}- GEMINI_API_KEY is not set/,
     ],
     [
       ['--worker', 'sim', '--jules-plan', 'pro'],
@@ -167,7 +167,7 @@ describe('validate first, then act', () => {
     );
     expect(code).toBe(2);
     expect(stderr).toMatch(
-      /The sim worker cannot start yet:\n {2}- Checks run commands a model proposed/,
+      /A run with the sim worker cannot start yet:\n {2}- Checks run commands a model proposed/,
     );
     await expectUntouched(dir);
   });
@@ -176,7 +176,7 @@ describe('validate first, then act', () => {
     const dir = await personsFolder();
     const { code, stderr } = await maker(['run', 'x', '--dir', dir, '--worker', 'jules']);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^maker: The jules worker cannot start yet:\n/);
+    expect(stderr).toMatch(/^maker: A run with the jules worker cannot start yet:\n/);
     expect(stderr).toMatch(/^ {2}- JULES_API_KEY is not set/m);
     expect(stderr).toMatch(/^ {2}- GEMINI_API_KEY is not set: the jules worker also needs Gemini/m);
     expect(stderr).toMatch(/^ {2}- The jules worker needs the repository on GitHub/m);

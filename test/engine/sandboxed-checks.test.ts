@@ -20,8 +20,6 @@ import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
 
 describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
   async function candidateWithCheck(check: string) {
