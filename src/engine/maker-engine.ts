@@ -217,8 +217,10 @@ export class MakerEngine {
       if (made) await roles.close?.().catch(() => undefined);
     }
     run.waits = undefined;
-    await this.#save();
+    // The end event first, then the save: the state file's eventSeq then counts it, so the journal and
+    // the state agree on the cursor, and a later process never reuses the number.
     this.#emit(run, { type: 'run-end', status: run.status, error: run.error });
+    await this.#save();
     return outcome(run);
   }
 

@@ -9,8 +9,21 @@ import { inspectRepository } from '../../adapters/git/inspect.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
 import { checkBeforeRun, landingNotice } from '../preflight.js';
-import { engineFor, openWorkspace, rolesFor, runConfig, secretsOf } from '../wiring.js';
-import { chooseWorker, julesSettings, noWorkerMessage, type WorkerName } from '../workers.js';
+import {
+  cannotStart,
+  engineFor,
+  openWorkspace,
+  rolesFor,
+  runConfig,
+  secretsOf,
+} from '../wiring.js';
+import {
+  WORKERS,
+  chooseWorker,
+  julesSettings,
+  noWorkerMessage,
+  type WorkerName,
+} from '../workers.js';
 import { julesOverrides, type JulesChoices } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { engineSource } from '../view/engine-source.js';
@@ -114,7 +127,7 @@ export class RunManager {
     });
     const runId = await workspace.engine.create(input.idea, config);
     this.#runDirs.set(runId, dir);
-    this.#drive(runId, workspace);
+    await this.#drive(runId, workspace);
     const notice = landingNotice(target, 'maker_resume');
     return { runId, dir, simulated: kind.simulated, ...(notice === undefined ? {} : { notice }) };
   }
@@ -137,8 +150,18 @@ export class RunManager {
           : `No run "${runId}" in ${this.#defaultDir}.`,
       );
     this.#runDirs.set(run.id, workspace.dir);
-    run.config.hitl = 'wait';
-    this.#drive(run.id, workspace);
+    if (!this.#active.has(run.id)) {
+      // Everything the run's worker needs, checked before it is touched.
+      const kind = WORKERS[run.config.worker];
+      const target = await inspectRepository(workspace.dir);
+      const problems = kind.problems(this.#env, {
+        origin: target.kind === 'repository' ? target.origin : undefined,
+      });
+      if (problems.length > 0)
+        throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
+      run.config.hitl = 'wait';
+    }
+    await this.#drive(run.id, workspace);
     return run;
   }
 
@@ -257,9 +280,12 @@ export class RunManager {
     }
   }
 
-  #drive(runId: string, workspace: Workspace): void {
-    if (this.#active.has(runId)) return;
+  /** Drives a run in the background; resolves once it has started (its first event) or ended. */
+  #drive(runId: string, workspace: Workspace): Promise<void> {
+    if (this.#active.has(runId)) return Promise.resolve();
     const controller = new AbortController();
+    const listening = new AbortController();
+    const events = workspace.engine.events(listening.signal);
     const done = workspace.engine
       .run(runId, { signal: controller.signal })
       .then(
@@ -276,6 +302,10 @@ export class RunManager {
         this.#active.delete(runId);
       });
     this.#active.set(runId, { controller, done });
+    const started = (async () => {
+      for await (const event of events) if (event.runId === runId) return;
+    })();
+    return Promise.race([started, done]).finally(() => listening.abort());
   }
 
   /** The repository a run lives in: remembered, or found under the workspace (after a restart). */
