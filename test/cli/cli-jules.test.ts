@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -322,6 +322,8 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
       },
     ];
     await store.save(state);
+    // …and holding the workspace (a live owner: this test's process), else status shows it interrupted.
+    await writeFile(join(dir, 'maker-state.json.lock'), `${process.pid}\n`);
     const status = await maker(['status', '--dir', dir], env);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`Waiting for jules until ${until.slice(11, 19)} UTC (in 4`);
