@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -337,10 +337,11 @@ describe.skipIf('skip' in binary)('MAKER inside the real Gemini CLI', () => {
           if (killed || !fn.endsWith('maker_wait') || pendingIn(text).length === 0)
             return undefined;
           killed = true;
-          execFileSync('sh', [
-            '-c',
-            `kill -9 "$(cat "${join(workspace, 'maker-state.json.lock')}")"`,
-          ]);
+          // The lock file names its owner (JSON with the pid, start time and boot id).
+          const owner = JSON.parse(
+            readFileSync(join(workspace, 'maker-state.json.lock'), 'utf8'),
+          ) as { pid: number };
+          process.kill(owner.pid, 'SIGKILL');
           return { text: 'The MAKER server stopped.' };
         },
       }),
