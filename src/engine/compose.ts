@@ -10,6 +10,7 @@ import {
   RunStoppedError,
   type RunContext,
 } from './run-context.js';
+import { commitMessage } from '../core/tree/simulated.js';
 
 /**
  * Brings a node to `done` from `base`: decide whether it is minimal; a leaf is sampled, voted and
@@ -113,7 +114,10 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
     tree = await integrate(ctx, n, child, merged.tree, theirs, merged.conflicts);
     how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
   }
-  const message = `Merge ${child.id}: ${child.title}${how}\n\nMaker-Run: ${ctx.run.id}\nMaker-Node: ${n.id}\nMaker-Merged: ${child.id}`;
+  const message = commitMessage(
+    ctx.run.config,
+    `Merge ${child.id}: ${child.title}${how}\n\nMaker-Run: ${ctx.run.id}\nMaker-Node: ${n.id}\nMaker-Merged: ${child.id}`,
+  );
   const commit = await ctx.workspace.commit({
     tree,
     parents: [ours, theirs],

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../core/voting/equivalence.js';
 import { newNode } from '../core/tree/nodes.js';
+import { sampleCounts } from './summary.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import {
@@ -189,7 +190,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
     );
     const text = answer.text ?? options.find((o) => o.id === answer.optionId)?.label ?? '';
     n.clarifications.push({ question: winner.ambiguity.question, answer: text });
-    n.split = { attempt: attempt + 1, draws: [], ballots: [] };
+    n.split = { attempt: attempt + 1, draws: [], ballots: [], retired: sampleCounts(record) };
     await ctx.save();
     return decideSplit(ctx, n);
   }

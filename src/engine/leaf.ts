@@ -13,6 +13,8 @@ import {
   type RunContext,
 } from './run-context.js';
 import { candidateVote, tally } from './votes.js';
+import { commitMessage } from '../core/tree/simulated.js';
+import { sampleCounts } from './summary.js';
 
 /**
  * The tree a valid code candidate produces at its base: its vote key, and all the state keeps of it.
@@ -153,7 +155,13 @@ export async function voteOnCode(
     }
     if (answer.optionId === 'veto-split' && canSplit) return 'split';
     // Resample: a fresh vote with new candidate slots; the paid draws stay counted in the node's cost.
-    Object.assign(record, { attempt: attempt + 1, draws: [], ballots: [], outcome: undefined });
+    Object.assign(record, {
+      attempt: attempt + 1,
+      draws: [],
+      ballots: [],
+      outcome: undefined,
+      retired: sampleCounts(record),
+    });
     await ctx.save();
   }
 }
@@ -183,7 +191,10 @@ export async function solveLeaf(
     `Maker-Votes: ${votes} of ${valid} valid (${record.draws.length} drawn, k=${ctx.run.config.k}${record.outcome?.status === 'human' ? ', chosen by a person' : ''})`,
     `Maker-Worker: ${ctx.worker.id}${winner.externalId === undefined ? '' : ` session ${winner.externalId}`}`,
   ];
-  const message = `${n.title}\n\n${winner.summary ?? n.description}\n\n${trailers.join('\n')}`;
+  const message = commitMessage(
+    ctx.run.config,
+    `${n.title}\n\n${winner.summary ?? n.description}\n\n${trailers.join('\n')}`,
+  );
   const commit = await ctx.workspace.commit({
     tree,
     parents: [base],

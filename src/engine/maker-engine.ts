@@ -21,6 +21,8 @@ import {
 } from './run-context.js';
 import { Semaphore } from './semaphore.js';
 import { showWait } from './waits.js';
+import { commitMessage } from '../core/tree/simulated.js';
+import { diffstat } from '../core/diffstat.js';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
@@ -215,8 +217,10 @@ export class MakerEngine {
       if (made) await roles.close?.().catch(() => undefined);
     }
     run.waits = undefined;
-    await this.#save();
+    // The end event first, then the save: the state file's eventSeq then counts it, so the journal and
+    // the state agree on the cursor, and a later process never reuses the number.
     this.#emit(run, { type: 'run-end', status: run.status, error: run.error });
+    await this.#save();
     return outcome(run);
   }
 
@@ -241,7 +245,7 @@ export class MakerEngine {
           { id: 'accept', label: `Accept: merge into ${run.config.defaultBranch}` },
           { id: 'veto', label: `Veto: leave ${run.config.defaultBranch} untouched` },
         ],
-        context: files.join('\n'),
+        context: diffstat(diff),
       },
       { optionId: 'accept' },
     );
@@ -268,7 +272,7 @@ export class MakerEngine {
     const target = run.config.defaultBranch;
     for (let attempt = 0; ; attempt++) {
       if (run.landing === undefined || run.landing.target !== target) {
-        const message = `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`;
+        const message = commitMessage(run.config, `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`);
         const plan = await workspace.planLanding(
           target,
           rootCommit,

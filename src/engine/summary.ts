@@ -1,11 +1,16 @@
 import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
 import type { Run, VoteRecord, Wait } from '../core/tree/schema.js';
+import { isSimulatedRun } from '../core/tree/simulated.js';
+import { KeyNames } from './keys.js';
 
 export interface RunSummary {
   readonly runId: string;
   readonly status: Run['status'];
   readonly idea: string;
+  /** The run's plans and candidates are simulated: placeholder work, not real work. */
+  readonly simulated: boolean;
+  readonly worker: string;
   readonly nodes: number;
   readonly leaves: number;
   readonly done: number;
@@ -44,22 +49,35 @@ export interface RunSummary {
 
 export { voteRecords };
 
+/** A vote's finished samples (draws and ballots, flagged ones included), earlier attempts' too. */
+export function sampleCounts(r: VoteRecord): { samples: number; flagged: number } {
+  let samples = r.retired?.samples ?? 0;
+  let flagged = r.retired?.flagged ?? 0;
+  for (const d of [...r.draws, ...r.ballots]) {
+    if (d.status === 'started') continue;
+    samples += 1;
+    if (d.status === 'flagged') flagged += 1;
+  }
+  return { samples, flagged };
+}
+
 /** Counters and results of a run, derived from its state (nothing here is stored twice). */
 export function summarise(run: Run): RunSummary {
   const nodes = Object.values(run.nodes);
   let samples = 0;
   let flagged = 0;
   for (const n of nodes)
-    for (const r of voteRecords(n))
-      for (const d of [...r.draws, ...r.ballots]) {
-        if (d.status === 'started') continue;
-        samples += 1;
-        if (d.status === 'flagged') flagged += 1;
-      }
+    for (const r of voteRecords(n)) {
+      const counts = sampleCounts(r);
+      samples += counts.samples;
+      flagged += counts.flagged;
+    }
   return {
     runId: run.id,
     status: run.status,
     idea: run.idea,
+    simulated: isSimulatedRun(run.config),
+    worker: run.config.worker,
     nodes: nodes.length,
     leaves: nodes.filter((n) => n.kind === 'leaf').length,
     done: nodes.filter((n) => n.status === 'done').length,
@@ -131,17 +149,15 @@ export function renderTree(run: Run): string {
   const walk = (id: string, prefix: string, last: boolean, top: boolean) => {
     const n = run.nodes[id];
     if (n === undefined) return;
-    const records = voteRecords(n);
-    const draws = records
-      .flatMap((r) => [...r.draws, ...r.ballots])
-      .filter((d) => d.status !== 'started');
-    const flags = draws.filter((d) => d.status === 'flagged').length;
+    const counted = voteRecords(n).map(sampleCounts);
+    const samples = counted.reduce((a, c) => a + c.samples, 0);
+    const flags = counted.reduce((a, c) => a + c.flagged, 0);
     const leaf = n.leaf?.outcome;
     const votes =
       leaf === undefined
         ? ''
         : ` votes ${leaf.votes}:${leaf.runnerUpVotes}${leaf.status === 'human' ? ' (chosen by a person)' : ''}`;
-    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${draws.length} samples${flags > 0 ? `, ${flags} flagged` : ''}`;
+    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}`;
     lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);
     const childPrefix = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
     n.children.forEach((c, i) => walk(c, childPrefix, i === n.children.length - 1, false));
@@ -178,23 +194,28 @@ export function renderNode(
       r,
     ]),
   ];
+  const names = new KeyNames();
   for (const [name, record] of records) {
     if (record === undefined) continue;
     const outcome = record.outcome;
+    const winner = outcome?.key === undefined ? undefined : names.name(outcome.key);
     lines.push(
-      `  ${name}${record.attempt > 0 ? ` (attempt ${record.attempt + 1})` : ''}: ${outcome === undefined ? 'in progress' : `${outcome.status}, ${outcome.votes}:${outcome.runnerUpVotes}`}`,
+      `  ${name}${record.attempt > 0 ? ` (attempt ${record.attempt + 1}${record.retired === undefined ? '' : `; ${record.retired.samples} samples drawn before`})` : ''}: ${outcome === undefined ? 'in progress' : `${outcome.status}, ${outcome.votes}:${outcome.runnerUpVotes}${winner === undefined ? '' : ` for ${winner.name}`}`}`,
     );
+    if (winner?.description !== undefined) lines.push(`    ${winner.name}: ${winner.description}`);
     const draws = record.draws.map((d) => ['', d] as const);
     const ballots = record.ballots.map((d) => ['judge ', d] as const);
     for (const [who, d] of [...draws, ...ballots]) {
       const url = d.externalId === undefined ? undefined : sessionUrl(d.externalId);
       const session =
         d.externalId === undefined ? '' : ` · session ${d.externalId}${url ? ` ${url}` : ''}`;
+      const key = d.key === undefined ? undefined : names.name(d.key);
+      if (key?.description !== undefined) lines.push(`    ${key.name}: ${key.description}`);
       const verdict =
         d.status === 'flagged'
           ? `flagged: ${d.flags.map((f) => `${f.rule}: ${f.message}`).join('; ')}`
           : d.status === 'valid'
-            ? `valid${d.key === undefined ? '' : ` ${d.key.slice(0, 12)}`}${d.key !== undefined && d.key === outcome?.key ? ' (winner)' : ''}`
+            ? `valid${key === undefined ? '' : ` ${key.name}`}${d.key !== undefined && d.key === outcome?.key ? ' (winner)' : ''}`
             : 'started';
       lines.push(`    ${who}#${d.slot} ${verdict}${session}`);
     }

@@ -41,22 +41,9 @@ export function julesOverrides(choices: JulesChoices): Partial<JulesConfig> {
   };
 }
 
-/**
- * A run's Jules settings: the chosen ones over the worker's defaults (the free plan for Jules; for
- * the fake, which has no plan to respect, wide limits so demos show the pipeline).
- */
-export function julesConfig(
-  worker: 'jules' | 'jules-fake',
-  chosen: Partial<JulesConfig> = {},
-): JulesConfig {
-  const base =
-    worker === 'jules' ? JULES_PLANS.free : { ...JULES_PLANS.pro, dailySessions: 10_000 };
-  return { ...base, planReview: false, ...chosen };
-}
-
 /** The settings a Jules worker takes from a run's configuration. */
 function limitsOf(config: RunConfig) {
-  const jules = config.jules ?? julesConfig('jules');
+  const jules = config.jules ?? { ...JULES_PLANS.free, planReview: false };
   return {
     concurrency: jules.concurrency,
     dailySessions: jules.dailySessions,
@@ -72,12 +59,19 @@ export function outageMs(config: RunConfig, envSeconds: string): number {
   const chosen = config.jules?.outageSeconds;
   if (chosen !== undefined) return chosen * 1000;
   if (envSeconds === '') return DEFAULT_OUTAGE_MS;
+  const problem = outageSettingProblem(envSeconds)[0];
+  if (problem !== undefined) throw new ConfigError(problem);
+  return Number(envSeconds) * 1000;
+}
+
+/** What is wrong with a `MAKER_JULES_OUTAGE_S` value (nothing when it is empty or valid). */
+export function outageSettingProblem(envSeconds: string): string[] {
   const seconds = Number(envSeconds);
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400)
-    throw new ConfigError(
-      `MAKER_JULES_OUTAGE_S must be a whole number of seconds from 1 to 86400 (how long Jules may fail every call before the run stops); got "${envSeconds}".`,
-    );
-  return seconds * 1000;
+  return envSeconds === '' || (Number.isInteger(seconds) && seconds >= 1 && seconds <= 86_400)
+    ? []
+    : [
+        `MAKER_JULES_OUTAGE_S must be a whole number of seconds from 1 to 86400 (how long Jules may fail every call before the run stops); got "${envSeconds}".`,
+      ];
 }
 
 /** The Jules worker against the real API (`JULES_API_KEY`), on the workspace's GitHub origin. */
@@ -108,27 +102,43 @@ export function julesWorker(
   });
 }
 
+/** What is wrong with a `JULES_POLL_MS` value (nothing when it is empty or valid). */
+export function pollSettingProblem(raw: string): string[] {
+  const first = Number(raw.split(':')[0]);
+  return raw === '' || (Number.isInteger(first) && first >= 1)
+    ? []
+    : [
+        `JULES_POLL_MS must be the first poll delay in ms, optionally :cap (e.g. 15000:60000); got "${raw}".`,
+      ];
+}
+
 /** `JULES_POLL_MS` = `first` or `first:cap`, in ms (default 15000:60000). */
 export function pollSetting(raw: string): { initial: number; max: number } | undefined {
   if (raw === '') return undefined;
-  const [first, cap] = raw.split(':').map(Number);
-  if (first === undefined || !Number.isInteger(first) || first < 1)
-    throw new ConfigError(
-      `JULES_POLL_MS must be the first poll delay in ms, optionally :cap (e.g. 15000:60000); got "${raw}".`,
-    );
+  const problem = pollSettingProblem(raw)[0];
+  if (problem !== undefined) throw new ConfigError(problem);
+  const [first = 1, cap] = raw.split(':').map(Number);
   return {
     initial: first,
     max: cap !== undefined && Number.isInteger(cap) && cap >= first ? cap : Math.max(first, 60_000),
   };
 }
 
+const GITHUB_REMOTE = /github\.com[:/]([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/;
+
+/** Why a remote URL cannot name a Jules source (nothing when it is a GitHub repository). */
+export function julesSourceProblem(remoteUrl: string | undefined): string[] {
+  return GITHUB_REMOTE.test(remoteUrl ?? '')
+    ? []
+    : [
+        `The jules worker needs the repository on GitHub: its origin remote (${remoteUrl ?? 'none'}) is not a GitHub URL. Add one with git remote add origin https://github.com/<owner>/<repo>, or set JULES_SOURCE=sources/github/<owner>/<repo>.`,
+      ];
+}
+
 /** The Jules source of a GitHub remote URL (https or ssh), e.g. `sources/github/owner/repo`. */
 export function julesSourceOf(remoteUrl: string | undefined): string {
-  const match = /github\.com[:/]([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/.exec(remoteUrl ?? '');
-  if (match === null)
-    throw new ConfigError(
-      `The jules worker needs the repository on GitHub: its origin remote (${remoteUrl ?? 'none'}) is not a GitHub URL. Add one with git remote add origin https://github.com/<owner>/<repo>, or set JULES_SOURCE=sources/github/<owner>/<repo>.`,
-    );
+  const match = GITHUB_REMOTE.exec(remoteUrl ?? '');
+  if (match === null) throw new ConfigError(julesSourceProblem(remoteUrl)[0] as string);
   return `sources/github/${match[1]}/${match[2]}`;
 }
 

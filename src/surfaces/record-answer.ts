@@ -15,7 +15,7 @@ import { answerQuestion } from '../engine/questions.js';
  * (refused with `workspace-locked`, naming the owner, while another process holds it), validated
  * by the engine's {@link answerQuestion}, saved to the state file and appended to the journal.
  * `maker answer` and `maker view` both answer this way. Without `runId`, the run is the one
- * asking `questionId`.
+ * asking `questionId`. Returns the run's questions still pending after this one.
  */
 export async function recordAnswer(request: {
   readonly dir: string;
@@ -26,7 +26,7 @@ export async function recordAnswer(request: {
   /** What holds the lock meanwhile, for other processes' messages (`answer`, `view`). */
   readonly command: string;
   readonly now?: Date;
-}): Promise<{ runId: string; question: Question }> {
+}): Promise<{ runId: string; question: Question; pending: string[] }> {
   const { dir, questionId } = request;
   const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: request.command,
@@ -60,7 +60,8 @@ export async function recordAnswer(request: {
       runId: run.id,
       at: now.toISOString(),
     });
-    return { runId: run.id, question };
+    const pending = run.questions.filter((q) => q.answer === undefined).map((q) => q.id);
+    return { runId: run.id, question, pending };
   } finally {
     await lock.release();
   }

@@ -109,7 +109,7 @@ describe('usage errors', () => {
     [['run'], /maker run needs an idea/],
     [['run', 'a', 'todo'], /quote it as one argument/],
     [['answer', 'q-root-veto'], /needs a question id and an answer/],
-    [['demo', '--worker', 'gemini'], /--worker must be sim or jules-fake/],
+    [['demo', '--worker', 'gemini'], /--worker must be jules-fake or sim \(got "gemini"\)/],
     [['bench', 'chess'], /unknown command "chess"/],
     [['frobnicate'], /unknown command "frobnicate"\. Run `maker --help`/],
     [['help', 'frobnicate'], /unknown command "frobnicate"/],

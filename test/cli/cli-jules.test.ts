@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ async function setup(
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
   await openWorkspace(dir, true);
-  git(dir, 'init', '--quiet', '--bare', origin);
+  git(dir, 'init', '--quiet', '--initial-branch=main', '--bare', origin);
   git(dir, 'remote', 'add', 'origin', origin);
   git(dir, 'push', '--quiet', 'origin', 'main');
   gemini = await startFakeGemini(projectModel);
@@ -164,6 +164,8 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     );
     expect(detail.stdout).toMatch(/#0 valid [0-9a-f]{12} \(winner\) · session \d+/);
     expect(git(dir, 'show', 'main:src/convert.py')).toBe('# Write the converter');
+    // Real Jules sessions are real work: no commit is marked simulated.
+    expect(git(dir, 'log', '--format=%B', 'main')).not.toMatch(/simulated/i);
     expect(git(dir, 'show', 'main:README.md')).toBe('# Write the README');
     // The Jules key reaches neither the state file nor the journal.
     for (const file of ['maker-state.json', 'maker-journal.jsonl'])
@@ -320,6 +322,8 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
       },
     ];
     await store.save(state);
+    // …and holding the workspace (a live owner: this test's process), else status shows it interrupted.
+    await writeFile(join(dir, 'maker-state.json.lock'), `${process.pid}\n`);
     const status = await maker(['status', '--dir', dir], env);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`Waiting for jules until ${until.slice(11, 19)} UTC (in 4`);
@@ -388,10 +392,12 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as {
       status: string;
+      simulated: boolean;
       sessions: number;
       leaves: number;
     };
     expect(summary.status).toBe('done');
+    expect(summary).toMatchObject({ simulated: true, worker: 'jules-fake' });
     expect(summary.sessions).toBeGreaterThanOrEqual(3 * summary.leaves);
     const run = await loadRun(dir);
     expect(run.config.worker).toBe('jules-fake');

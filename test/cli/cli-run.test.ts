@@ -37,7 +37,7 @@ describe('questions at a terminal (--hitl tty)', () => {
     const stdout = await new Promise<string>((resolve, reject) => {
       const child = spawn('script', [
         '-qfec',
-        `"${process.execPath}" "${CLI}" run "a todo app" --dir "${dir}" --seed 5 --hitl tty`,
+        `"${process.execPath}" "${CLI}" run "a todo app" --dir "${dir}" --worker sim --seed 5 --hitl tty`,
         '/dev/null',
       ]);
       let out = '';
@@ -59,6 +59,8 @@ describe('questions at a terminal (--hitl tty)', () => {
     });
     const screen = stdout.replace(/\r/g, '');
     expect(screen).toMatch(/\? MAKER finished "a todo app"/);
+    expect(screen).toMatch(/\n {3}src\/\S+ +\| +\d+ \++\n/); // the veto shows what changed
+    expect(screen).toMatch(/\d+ files changed, \d+ insertions\(\+\)/);
     expect(screen).toMatch(/1\) Accept: merge into main/);
     expect(screen).toMatch(/Vetoed: main is untouched/);
   });
@@ -131,6 +133,8 @@ describe('maker demo / run / status / answer / resume', () => {
       'a notes app',
       '--dir',
       dir,
+      '--worker',
+      'sim',
       '--hitl',
       'defer',
       '--seed',
@@ -161,7 +165,16 @@ describe('maker demo / run / status / answer / resume', () => {
       const dir = await tempDir();
       const path = join(dir, 'maker-state.json');
       await writeFile(path, content);
-      const run = await maker(['run', 'anything', '--dir', dir, '--hitl', 'auto']);
+      const run = await maker([
+        'run',
+        'anything',
+        '--dir',
+        dir,
+        '--worker',
+        'sim',
+        '--hitl',
+        'auto',
+      ]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(path);
       expect(run.stderr).toMatch(message);
@@ -174,13 +187,23 @@ describe('maker demo / run / status / answer / resume', () => {
   it('refuses a workspace another live maker process owns, and takes over a dead one’s lock', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'maker-state.json.lock'), `${process.pid}\n`);
-    const refused = await maker(['run', 'x', '--dir', dir, '--hitl', 'auto']);
+    const refused = await maker(['run', 'x', '--dir', dir, '--worker', 'sim', '--hitl', 'auto']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /Another maker process \(pid \d+\) is working on this workspace/,
     );
     await writeFile(join(dir, 'maker-state.json.lock'), '999999\n');
-    const taken = await maker(['run', 'x', '--dir', dir, '--hitl', 'auto', '--json']);
+    const taken = await maker([
+      'run',
+      'x',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--hitl',
+      'auto',
+      '--json',
+    ]);
     expect(taken.code).toBe(0);
     await expect(readFile(join(dir, 'maker-state.json.lock'), 'utf8')).rejects.toThrow();
   });
@@ -191,11 +214,13 @@ describe('maker demo / run / status / answer / resume', () => {
       GEMINI_API_KEY: '',
     });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toMatch(/gemini worker needs GEMINI_API_KEY/);
-    expect((await maker(['run', '--dir', dir])).stderr).toMatch(/needs an idea/);
-    expect((await maker(['run', 'x', '--dir', dir, '--hitl', 'tty'])).stderr).toMatch(
-      /--hitl tty needs a terminal/,
+    expect(noKey.stderr).toMatch(
+      /gemini worker cannot start yet:\n {2}- GEMINI_API_KEY is not set/,
     );
+    expect((await maker(['run', '--dir', dir])).stderr).toMatch(/needs an idea/);
+    expect(
+      (await maker(['run', 'x', '--dir', dir, '--worker', 'sim', '--hitl', 'tty'])).stderr,
+    ).toMatch(/--hitl tty needs a terminal/);
     expect((await maker(['resume', '--dir', dir])).stderr).toMatch(
       /Nothing to resume|No MAKER runs/,
     );

@@ -50,7 +50,7 @@ async function julesRun(setup: Setup = {}) {
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
   const workspace = await openWorkspace(dir, true);
-  git(dir, 'init', '--quiet', '--bare', origin);
+  git(dir, 'init', '--quiet', '--initial-branch=main', '--bare', origin);
   git(dir, 'remote', 'add', 'origin', origin);
   git(dir, 'push', '--quiet', 'origin', 'main');
   const apiKey = 'jules-faults-key-0123456789';

@@ -58,7 +58,7 @@ async function julesEngine(
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
   const workspace = await openWorkspace(dir, true);
-  git(dir, 'init', '--bare', origin);
+  git(dir, 'init', '--quiet', '--initial-branch=main', '--bare', origin);
   git(dir, 'remote', 'add', 'origin', origin);
   git(dir, 'push', '--quiet', 'origin', 'main');
   const apiKey = 'jules-test-key-0123456789';

@@ -109,7 +109,7 @@ const added = (path: string, line: string, mode = '100644') =>
 /** A binary file holding a key, as `git diff --binary` writes it. */
 function binaryPatch(): string {
   const scratch = execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim();
-  git(scratch, 'init', '-q');
+  git(scratch, 'init', '-q', '--initial-branch=main');
   execFileSync('sh', ['-c', `printf '\\000\\001\\002${AWS_KEY}\\000' > src.bin`], { cwd: scratch });
   git(scratch, 'add', 'src.bin');
   const out = git(scratch, 'diff', '--cached', '--binary');

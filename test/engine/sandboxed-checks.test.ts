@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,14 +13,13 @@ import type { Run } from '../../src/core/tree/schema.js';
 import { codeCandidate } from '../../src/engine/candidate.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { RunContext } from '../../src/engine/run-context.js';
-import { openWorkspace, preflight } from '../../src/surfaces/wiring.js';
+import { sandboxProblems } from '../../src/surfaces/preflight.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
 
 describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
   async function candidateWithCheck(check: string) {
@@ -147,19 +146,14 @@ describe('without a sandbox', () => {
         execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(),
         join(bin, tool),
       );
-    const dir = await tempDir();
-    await mkdir(join(dir, 'x'));
-    await writeFile(join(dir, 'x', 'f'), 'f');
-    git(dir, 'init', '-q', '-b', 'main');
-    const workspace = await openWorkspace(dir, false, {});
-    await expect(
-      preflight({ ...baseConfig, runChecks: true }, workspace, { PATH: bin }),
-    ).rejects.toThrow(
-      /only inside a sandbox.*apt-get install bubblewrap.*or run without --run-checks/,
-    );
-    await expect(
-      preflight({ ...baseConfig }, workspace, { PATH: bin }, { check: 'true' }),
-    ).rejects.toThrow(/bubblewrap/);
-    await expect(preflight({ ...baseConfig }, workspace, { PATH: bin })).resolves.toBeUndefined();
+    expect(await sandboxProblems({ runChecks: true }, { PATH: bin })).toEqual([
+      expect.stringMatching(
+        /only inside a sandbox.*apt-get install bubblewrap.*or run without --run-checks/,
+      ),
+    ]);
+    expect(await sandboxProblems({ check: 'true' }, { PATH: bin })).toEqual([
+      expect.stringMatching(/bubblewrap/),
+    ]);
+    expect(await sandboxProblems({}, { PATH: bin })).toEqual([]);
   });
 });

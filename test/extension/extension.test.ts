@@ -70,12 +70,13 @@ describe('the Gemini CLI extension', () => {
     ]);
   });
 
-  it('has /maker (taking idea-to-product, status, resume, answer) and /maker:idea-to-product, /maker:status, /maker:resume', () => {
+  it('has /maker (taking idea-to-product, status, resume, answer) and /maker:idea-to-product, /maker:status, /maker:resume, /maker:answer', () => {
     const top = readCommand('commands/maker.toml');
     expect(top.prompt).toContain('{{args}}');
     for (const form of ['idea-to-product', 'status', 'resume', 'answer'])
       expect(top.prompt).toContain(`\`${form}`);
     expect(readdirSync('commands/maker').sort()).toEqual([
+      'answer.toml',
       'idea-to-product.toml',
       'resume.toml',
       'status.toml',
@@ -86,7 +87,12 @@ describe('the Gemini CLI extension', () => {
       expect(command.prompt).toContain('{{args}}');
       expect(command.prompt).toMatch(/maker_/);
     }
-    for (const file of ['commands/maker.toml', 'commands/maker/idea-to-product.toml', 'GEMINI.md'])
+    for (const file of [
+      'commands/maker.toml',
+      'commands/maker/idea-to-product.toml',
+      'commands/maker/answer.toml',
+      'GEMINI.md',
+    ])
       expect(readFileSync(file, 'utf8')).toMatch(
         /[Nn]ever answer (a question )?for (them|the person)/,
       );

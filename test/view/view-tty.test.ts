@@ -75,7 +75,7 @@ describe.skipIf(!existsSync(SCRIPT))('maker run --view --hitl tty', () => {
         });
         expect(answered.status).toBe(200);
         await seen(/\(answered elsewhere: accept\)/);
-        await seen(/Run r[\w-]+: done/);
+        await seen(/SIMULATED run r[\w-]+: done/);
         await seen(/the view stays open/);
         child.stdin.write('\x03');
         expect(await exited).toBe(0);

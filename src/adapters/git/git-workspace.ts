@@ -141,7 +141,7 @@ export class GitWorkspace implements Workspace {
 
   /** Creates a bare repository at `path`, makes it `origin`, and pushes the current branch there. */
   async addBareOrigin(path: string): Promise<void> {
-    await simpleGit().raw(['init', '--quiet', '--bare', path]);
+    await simpleGit().raw(['init', '--quiet', '--initial-branch=main', '--bare', path]);
     await this.#git().raw(['remote', 'add', 'origin', path]);
     await this.#git().raw(['push', '--quiet', 'origin', await this.currentBranch()]);
   }

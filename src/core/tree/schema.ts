@@ -40,6 +40,10 @@ export const voteRecordSchema = z.object({
   draws: z.array(drawSchema).default([]),
   ballots: z.array(drawSchema).default([]),
   outcome: voteOutcomeSchema.optional(),
+  /** Finished draws and ballots of earlier attempts, dropped when the vote started over: paid, so still counted. */
+  retired: z
+    .object({ samples: z.number().int().nonnegative(), flagged: z.number().int().nonnegative() })
+    .optional(),
 });
 
 export const subtaskSchema = z.object({
@@ -133,6 +137,11 @@ export const runConfigSchema = z.object({
   /** `jules-fake` is Jules' protocol against a local fake server with a simulated agent (demos). */
   worker: z.enum(['sim', 'gemini', 'jules', 'jules-fake']),
   planner: z.enum(['sim', 'gemini']),
+  /**
+   * The run's plans and candidates are simulated, not real work: its commits, summary and status
+   * say so. Absent in files written before it was recorded: then a simulated planner means it.
+   */
+  simulated: z.boolean().optional(),
   model: z.string().optional(),
   k: z.number().int().min(1),
   confidence: z.enum(['low', 'medium', 'high']),

@@ -72,7 +72,7 @@ async function trial(options: JulesBenchOptions) {
     const dir = join(root, 'repo');
     const origin = join(root, 'origin.git');
     const workspace = await GitWorkspace.open(dir, { create: true });
-    execFileSync('git', ['init', '--quiet', '--bare', origin]);
+    execFileSync('git', ['init', '--quiet', '--initial-branch=main', '--bare', origin]);
     execFileSync('git', ['remote', 'add', 'origin', origin], { cwd: dir });
     execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: dir });
     const base = (await workspace.resolve('main')) as string;

@@ -19,6 +19,8 @@ export interface OptionSpec<T> {
   readonly help: string;
   readonly kind?: ValueKind<unknown>;
   readonly repeatable?: boolean;
+  /** For other processes of maker itself, not for people: left out of the help and usage line. */
+  readonly internal?: boolean;
   /** Only for typing: the value the command receives. */
   readonly _value?: T;
 }
@@ -117,7 +119,9 @@ export function configure(command: Command, io: CliIo): Command {
 export function usageLine(path: string, spec: AnyCommandSpec): string {
   const parts = [
     ...argTerms(spec),
-    ...Object.values(spec.options as OptionSpecs).map((o) => `[${o.flags}]`),
+    ...Object.values(spec.options as OptionSpecs)
+      .filter((o) => o.internal !== true)
+      .map((o) => `[${o.flags}]`),
   ];
   const lead = `Usage: maker ${path} `;
   const lines: string[] = [];
@@ -169,6 +173,7 @@ export function toCommander(
     const o = new Option(optionSpec.flags, optionSpec.help);
     if (o.attributeName() !== key)
       throw new Error(`Option ${optionSpec.flags} must be defined as "${o.attributeName()}".`);
+    if (optionSpec.internal === true) o.hideHelp();
     if (optionSpec.repeatable === true)
       o.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
     command.addOption(o);

@@ -1,13 +1,29 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
+import { ConfigError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { Confidence } from '../../core/tree/presets.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
+import { inspectRepository } from '../../adapters/git/inspect.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
-import { engineFor, openWorkspace, preflight, rolesFor, runConfig, secretsOf } from '../wiring.js';
+import { checkBeforeRun, landingNotice } from '../preflight.js';
+import {
+  cannotStart,
+  engineFor,
+  openWorkspace,
+  rolesFor,
+  runConfig,
+  secretsOf,
+} from '../wiring.js';
+import {
+  WORKERS,
+  chooseWorker,
+  julesSettings,
+  noWorkerMessage,
+  type WorkerName,
+} from '../workers.js';
 import { julesOverrides, type JulesChoices } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { engineSource } from '../view/engine-source.js';
@@ -17,7 +33,7 @@ import { confineRepo, findRunDir } from './confine.js';
 export interface StartInput {
   readonly idea: string;
   readonly repo?: string | undefined;
-  readonly worker?: 'gemini' | 'sim' | 'jules' | 'jules-fake' | undefined;
+  readonly worker?: WorkerName | undefined;
   /** Jules runs: the plan's limits (free, pro, ultra), overrides, and plan review. */
   readonly jules?: JulesChoices | undefined;
   readonly confidence?: Confidence | undefined;
@@ -69,31 +85,51 @@ export class RunManager {
     this.#env = options.env;
   }
 
-  async start(input: StartInput): Promise<{ runId: string; dir: string }> {
+  /**
+   * Starts a run in the background, after checking everything it needs (the worker and its keys,
+   * the repository, the state file): when anything is missing, nothing is created or changed.
+   */
+  async start(
+    input: StartInput,
+  ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const dir = await confineRepo(this.#defaultDir, input.repo);
+    const kind = chooseWorker(input.worker, this.#env);
+    if (kind === undefined)
+      throw new ConfigError(
+        noWorkerMessage((worker) => `pass worker "${worker}"`, 'or run `maker demo` in a terminal'),
+      );
+    if (input.sim !== undefined && !kind.simulated)
+      throw new UsageError(
+        `sim settings apply to simulated workers only, not to ${kind.name}: leave them out.`,
+      );
+    const jules = input.jules === undefined ? undefined : julesOverrides(input.jules);
+    julesSettings(kind, jules);
+    const { target } = await checkBeforeRun(
+      dir,
+      kind,
+      this.#env,
+      () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
+    );
     const workspace = await this.#workspace(dir, true);
-    const git = await openWorkspace(dir, true);
-    const worker = input.worker ?? 'gemini';
+    const git = await openWorkspace(dir, true, this.#env);
     const config = runConfig({
-      worker,
-      ...(input.jules === undefined ? {} : { jules: julesOverrides(input.jules) }),
+      worker: kind.name,
+      ...(jules === undefined ? {} : { jules }),
       hitl: 'wait',
       defaultBranch: await git.currentBranch(),
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
       ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),
-      ...(worker === 'sim' || worker === 'jules-fake'
+      ...(kind.simulated
         ? { sim: { clarify: true, ...withoutUndefined({ ...input.sim, seed: undefined }) } }
         : {}),
     });
-    // Fails fast, with the setting to set, when a key or the Jules source is missing.
-    rolesFor(config, git, this.#env);
-    await preflight(config, git, this.#env);
     const runId = await workspace.engine.create(input.idea, config);
     this.#runDirs.set(runId, dir);
-    this.#drive(runId, workspace);
-    return { runId, dir };
+    await this.#drive(runId, workspace);
+    const notice = landingNotice(target, 'maker_resume');
+    return { runId, dir, simulated: kind.simulated, ...(notice === undefined ? {} : { notice }) };
   }
 
   /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
@@ -114,13 +150,32 @@ export class RunManager {
           : `No run "${runId}" in ${this.#defaultDir}.`,
       );
     this.#runDirs.set(run.id, workspace.dir);
-    run.config.hitl = 'wait';
-    this.#drive(run.id, workspace);
+    if (!this.#active.has(run.id)) {
+      // Everything the run's worker needs, checked before it is touched.
+      const kind = WORKERS[run.config.worker];
+      const target = await inspectRepository(workspace.dir);
+      const problems = kind.problems(this.#env, {
+        origin: target.kind === 'repository' ? target.origin : undefined,
+      });
+      if (problems.length > 0)
+        throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
+      run.config.hitl = 'wait';
+    }
+    await this.#drive(run.id, workspace);
     return run;
   }
 
   async run(runId?: string): Promise<{ run: Run; engine: MakerEngine; active: boolean }> {
     const dir = await this.#dirOf(runId);
+    const none = () =>
+      new UsageError(
+        runId === undefined
+          ? `No runs in ${dir}. Start one with maker_start.`
+          : `No run "${runId}" in ${dir}.`,
+      );
+    // Looking never creates: a directory that is not a repository has no runs.
+    if (!this.#workspaces.has(dir) && (await inspectRepository(dir)).kind !== 'repository')
+      throw none();
     const workspace = await this.#workspace(dir, false);
     const state = await workspace.engine.state();
     const run =
@@ -129,12 +184,7 @@ export class RunManager {
             .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
             .at(-1)
         : state.runs[runId];
-    if (run === undefined)
-      throw new UsageError(
-        runId === undefined
-          ? `No runs in ${dir}. Start one with maker_start.`
-          : `No run "${runId}" in ${dir}.`,
-      );
+    if (run === undefined) throw none();
     return { run, engine: workspace.engine, active: this.#active.has(run.id) };
   }
 
@@ -230,9 +280,12 @@ export class RunManager {
     }
   }
 
-  #drive(runId: string, workspace: Workspace): void {
-    if (this.#active.has(runId)) return;
+  /** Drives a run in the background; resolves once it has started (its first event) or ended. */
+  #drive(runId: string, workspace: Workspace): Promise<void> {
+    if (this.#active.has(runId)) return Promise.resolve();
     const controller = new AbortController();
+    const listening = new AbortController();
+    const events = workspace.engine.events(listening.signal);
     const done = workspace.engine
       .run(runId, { signal: controller.signal })
       .then(
@@ -249,6 +302,10 @@ export class RunManager {
         this.#active.delete(runId);
       });
     this.#active.set(runId, { controller, done });
+    const started = (async () => {
+      for await (const event of events) if (event.runId === runId) return;
+    })();
+    return Promise.race([started, done]).finally(() => listening.abort());
   }
 
   /** The repository a run lives in: remembered, or found under the workspace (after a restart). */

@@ -7,6 +7,7 @@ import { estimate } from '../../core/math.js';
 import type { Run } from '../../core/tree/schema.js';
 import { sentences } from '../../core/text.js';
 import { describeWaits, renderTree, summarise } from '../../engine/summary.js';
+import { WORKER_NAMES, describeWorkers, kindsWhere } from '../workers.js';
 import type { RunManager } from './run-manager.js';
 
 export const SERVER_NAME = 'maker';
@@ -32,7 +33,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'Start a MAKER run that turns an idea into committed code in a git repository. Returns a run id at once; the run works in the background. Follow it with maker_wait.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         idea: z
           .string()
           .min(1)
@@ -45,14 +46,9 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
           .describe(
             'Repository directory, relative to the workspace (default: the workspace); created if missing',
           ),
-        worker: z
-          .enum(['gemini', 'jules', 'sim', 'jules-fake'])
-          .optional()
-          .describe(
-            'gemini (default; needs GEMINI_API_KEY), jules (Jules sessions write each candidate; needs JULES_API_KEY and GEMINI_API_KEY, and the repository on GitHub connected to Jules), sim (offline simulation, no key, no model calls) or jules-fake (offline: the Jules protocol against a local fake server)',
-          ),
+        worker: z.enum(WORKER_NAMES).optional().describe(describeWorkers('"')),
         jules: z
-          .object({
+          .strictObject({
             plan: z
               .enum(['free', 'pro', 'ultra'])
               .optional()
@@ -76,7 +72,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
               ),
           })
           .optional()
-          .describe('Only with worker "jules" or "jules-fake"'),
+          .describe(`Only with worker ${kindsWhere((k) => k.julesDefaults !== undefined, '"')}`),
         confidence: z
           .enum(['low', 'medium', 'high'])
           .optional()
@@ -90,7 +86,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
           .optional()
           .describe('Deepest decomposition (default 3)'),
         sim: z
-          .object({
+          .strictObject({
             seed: z.number().int().min(0).optional(),
             clarify: z
               .boolean()
@@ -101,17 +97,26 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
             flagRate: z.number().min(0).max(1).optional(),
           })
           .optional()
-          .describe('Only with worker "sim" or "jules-fake": the simulation’s seed and rates'),
+          .describe(
+            `Only with worker ${kindsWhere((k) => k.simulated, '"')}: the simulation’s seed and rates`,
+          ),
         view: viewInput,
-      },
+      }),
     },
     ({ view, ...input }) =>
       guard(async () => {
-        const { runId, dir } = await runs.start(input);
+        const { runId, dir, simulated, notice } = await runs.start(input);
         const viewUrl = view === true ? await runs.viewUrl(runId) : undefined;
         return result(
-          `Started run ${runId} in ${dir}.${viewText(viewUrl)} Now call maker_wait with runId="${runId}" and cursor=0.`,
-          { runId, dir, status: 'running', ...(viewUrl === undefined ? {} : { viewUrl }) },
+          `Started run ${runId} in ${dir}${simulated ? ' (SIMULATED: placeholder plans and files, not real work)' : ''}.${notice === undefined ? '' : ` Note: ${notice}`}${viewText(viewUrl)} Now call maker_wait with runId="${runId}" and cursor=0.`,
+          {
+            runId,
+            dir,
+            status: 'running',
+            simulated,
+            notice: notice ?? null,
+            ...(viewUrl === undefined ? {} : { viewUrl }),
+          },
         );
       }),
   );
@@ -121,7 +126,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'Wait (at most `seconds`) until the run asks a question or ends. Pass the cursor from the previous maker_wait or maker_start so consecutive calls differ.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         runId: runIdSchema,
         cursor: z
           .number()
@@ -136,7 +141,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
           .max(240)
           .optional()
           .describe('Longest wait (default 120, at most 240)'),
-      },
+      }),
     },
     ({ runId, seconds }, extra) =>
       guard(async () => {
@@ -171,7 +176,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'The run’s decomposition tree, progress, cost and pending questions (the latest run by default).',
-      inputSchema: { runId: runIdSchema.optional(), view: viewInput },
+      inputSchema: z.strictObject({ runId: runIdSchema.optional(), view: viewInput }),
     },
     ({ runId, view }) =>
       guard(async () => {
@@ -191,11 +196,11 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'Record the person’s answer to a pending question: an option id (or its number), or their own words for a clarify question. Only pass what the person chose.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         runId: runIdSchema,
         questionId: z.string().min(1).max(LIMITS.idChars),
         answer: z.string().min(1).max(LIMITS.answerChars),
-      },
+      }),
     },
     ({ runId, questionId, answer }) =>
       guard(async () => {
@@ -217,15 +222,24 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'Continue an unfinished run from maker-state.json (after Gemini CLI or this server restarted). The latest unfinished run by default.',
-      inputSchema: { runId: runIdSchema.optional() },
+      inputSchema: z.strictObject({ runId: runIdSchema.optional() }),
     },
     ({ runId }) =>
       guard(async () => {
-        const run = await runs.resume(runId);
-        return result(
-          `Resumed run ${run.id} ("${run.idea}"). Call maker_wait with runId="${run.id}" and cursor=${run.eventSeq}.`,
-          { runId: run.id, status: run.status },
-        );
+        const resumed = await runs.resume(runId);
+        // The status now that it is running again (or what stopped it at once).
+        const { run, active } = await runs.run(resumed.id);
+        const shown = runResult(run, active);
+        const first = shown.content[0];
+        return {
+          ...shown,
+          content: [
+            {
+              type: 'text',
+              text: `Resumed run ${run.id}.\n${first?.type === 'text' ? first.text : ''}`,
+            },
+          ],
+        };
       }),
   );
 
@@ -233,7 +247,7 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     'maker_cancel',
     {
       description: 'Stop a running run; its state is kept and maker_resume continues it later.',
-      inputSchema: { runId: runIdSchema },
+      inputSchema: z.strictObject({ runId: runIdSchema }),
     },
     ({ runId }) =>
       guard(async () => {
@@ -250,14 +264,14 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
     {
       description:
         'The MAKER paper’s scaling laws: the vote margin k needed for a target success rate, and the expected samples and cost.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         p: z.number().gt(0).max(1).describe('Per-step success probability of one sample'),
         steps: z.number().int().min(1),
         target: z.number().gt(0).lt(1).describe('Wanted probability that every step is right'),
         v: z.number().gt(0).max(1).optional().describe('Share of samples that pass red-flagging'),
         m: z.number().int().min(1).optional(),
         costPerSample: z.number().min(0).optional(),
-      },
+      }),
     },
     (input) =>
       guard(() => {
@@ -328,8 +342,9 @@ async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolRes
 /** The text the model sees (it never sees structuredContent): status, ids, options and the next step. */
 function runResult(run: Run, active: boolean, withTree = false): CallToolResult {
   const s = summarise(run);
+  const id = `runId="${run.id}"`;
   const lines = [
-    `Run ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ' (not running in this server: call maker_resume)' : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
+    `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ` (not running in this server: call maker_resume with ${id})` : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
   ];
   if (run.status === 'running') lines.push(...describeWaits(run));
   if (withTree) lines.push('', renderTree(run), '');
@@ -338,12 +353,21 @@ function runResult(run: Run, active: boolean, withTree = false): CallToolResult 
     lines.push('Pending questions — ask the person, then call maker_answer with their choice:');
     for (const q of pending) {
       lines.push(`- questionId="${q.id}" (${q.kind}): ${q.prompt}`);
+      if (q.kind === 'veto' && q.context !== undefined && q.context !== '')
+        lines.push(
+          ...q.context
+            .split('\n')
+            .slice(0, 22)
+            .map((l) => `    ${l}`),
+        );
       for (const [i, o] of q.options.entries())
         lines.push(
           `  ${i + 1}. option "${o.id}": ${o.label}${o.detail ? ` — ${o.detail.split('\n').slice(0, 6).join(' ⏎ ')}` : ''}`,
         );
       if (q.allowText) lines.push('  (or the person’s own words)');
     }
+    if (run.status === 'running')
+      lines.push(`After maker_answer, call maker_wait with ${id} and cursor=${run.eventSeq}.`);
   }
   if (run.result !== undefined)
     lines.push(
@@ -352,8 +376,14 @@ function runResult(run: Run, active: boolean, withTree = false): CallToolResult 
         : `Result left on branch ${run.result.rootBranch}; ${run.config.defaultBranch} is untouched.`,
     );
   if (run.error !== undefined) lines.push(`Error: ${run.error}`);
-  if (run.status === 'running' && pending.length === 0)
-    lines.push(`Next: call maker_wait with runId="${run.id}" and cursor=${run.eventSeq}.`);
+  if (run.status === 'running' && active && pending.length === 0)
+    lines.push(`Next: call maker_wait with ${id} and cursor=${run.eventSeq}.`);
+  if (run.status === 'cancelled')
+    lines.push(
+      `The run was stopped (by maker_cancel, or because the maker server shut down, e.g. when Gemini CLI quit); everything done so far is saved. To continue it, call maker_resume with ${id}, then maker_wait.`,
+    );
+  if (run.status === 'failed')
+    lines.push(`Once the cause is fixed, maker_resume with ${id} continues the run.`);
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
     structuredContent: { ...s, cursor: run.eventSeq, active },

@@ -4,7 +4,7 @@ import { recordAnswer } from '../../record-answer.js';
 import { secretsOf } from '../../wiring.js';
 import { sentences } from '../../../core/text.js';
 import { defineCommand } from '../define.js';
-import { dirOption, jsonFlag, runOption, USAGE_EXIT } from './common.js';
+import { dirOption, existingDirectory, jsonFlag, runOption, USAGE_EXIT } from './common.js';
 
 const NEEDS = 'maker answer needs a question id and an answer: maker answer q-root-veto accept';
 
@@ -34,7 +34,12 @@ run); continue the run with \`maker resume\`.`,
     const answerText = rest.join(' ').trim();
     if (answerText === '') throw new UsageError(NEEDS);
     const dir = resolve(o.dir ?? io.cwd);
-    const { runId, question: answered } = await recordAnswer({
+    await existingDirectory(dir, o.dir !== undefined);
+    const {
+      runId,
+      question: answered,
+      pending,
+    } = await recordAnswer({
       dir,
       runId: o.run,
       questionId,
@@ -43,11 +48,14 @@ run); continue the run with \`maker resume\`.`,
       command: 'answer',
     });
     const answer = answered.answer?.optionId ?? answered.answer?.text ?? '';
-    if (o.json === true) io.stdout(`${JSON.stringify({ runId, question: answered })}\n`);
-    else
-      io.stdout(
-        `${sentences(`Answered ${questionId}: ${answer}`, `Continue with: maker resume --dir ${dir}`)}\n`,
-      );
+    const resume = `maker resume --dir ${dir} --run ${runId}`;
+    const next =
+      pending.length === 0
+        ? `Nothing else is pending: run ${runId} is ready to resume. Continue with: ${resume}`
+        : `${pending.length} question(s) still pending (${pending.join(', ')}): answer them with maker answer --dir ${dir} <questionId> <option>, then: ${resume}`;
+    if (o.json === true)
+      io.stdout(`${JSON.stringify({ runId, question: answered, pending, next })}\n`);
+    else io.stdout(`${sentences(`Answered ${questionId}: ${answer}`)}\n${next}\n`);
     return 0;
   },
 });

@@ -33,10 +33,13 @@ processes per branch, REST requests per branch move and wall time per branch
       'trials; the median is reported (default 3)',
       wholeNumber({ min: 1, max: 50 }),
     ),
-    serveFake: flag(
-      '--serve-fake',
-      "internal: serve the benchmark's fake GitHub (its child process; the token comes from MAKER_FAKE_GITHUB_TOKEN)",
-    ),
+    serveFake: {
+      ...flag(
+        '--serve-fake',
+        "serve the benchmark's fake GitHub (its child process; the token comes from MAKER_FAKE_GITHUB_TOKEN)",
+      ),
+      internal: true,
+    },
     json: flag('--json', 'print one JSON object'),
   },
   exits: [

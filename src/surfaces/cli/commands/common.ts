@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { UsageError } from '../../../core/errors.js';
 import { flag, option } from '../define.js';
 import { text } from '../values.js';
 
@@ -20,3 +22,13 @@ export const USAGE_EXIT = [
   'usage error: a flag, argument or setting is wrong or missing',
 ] as const;
 export const INTERRUPTED_EXIT = [130, 'interrupted (Ctrl-C)'] as const;
+
+/** Refuses, as a usage error, a directory that is missing or is a file (for commands that read a run). */
+export async function existingDirectory(dir: string, given: boolean): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  const what = given ? `--dir ${dir}` : `The current directory (${dir})`;
+  if (info === undefined)
+    throw new UsageError(`${what} does not exist: there is no MAKER run there.`);
+  if (!info.isDirectory())
+    throw new UsageError(`${what} is a file, not a directory: give the repository's directory.`);
+}

@@ -1,14 +1,11 @@
 import { flag, option } from '../define.js';
 import { oneOf, text, wholeNumber } from '../values.js';
+import { WORKERS, WORKER_NAMES, describeWorkers } from '../../workers.js';
 import { jsonFlag } from './common.js';
 
 /** The options of run, resume and demo, each defined once; every command picks its own. */
 export const RUN_OPTIONS = {
-  worker: option(
-    '--worker <kind>',
-    'gemini (needs GEMINI_API_KEY), jules (Jules sessions write the code; needs JULES_API_KEY and GEMINI_API_KEY for planning, judging and merge conflicts, and a GitHub origin connected to Jules, or JULES_SOURCE=sources/github/<owner>/<repo>), jules-fake (the Jules protocol against a local fake server with a simulated agent; offline) or sim (offline, seeded; default sim)',
-    oneOf(['gemini', 'jules', 'jules-fake', 'sim']),
-  ),
+  worker: option('--worker <kind>', describeWorkers(), oneOf(WORKER_NAMES)),
   confidence: option(
     '--confidence <level>',
     'low (k=1), medium (k=2, default) or high (k=3): margin, caps, triggers',
@@ -75,13 +72,21 @@ export const RUN_OPTIONS = {
   json: { ...jsonFlag, help: 'print one JSON summary at the end' },
 };
 
+/** The settings the worker kinds read from the environment, once each. */
+function environment(): string {
+  const seen = new Map<string, string>();
+  for (const kind of Object.values(WORKERS))
+    for (const { env, purpose } of kind.settings)
+      if (!seen.has(env)) seen.set(env, `${purpose} (${kind.name})`);
+  return [...seen].map(([env, purpose]) => `  ${env.padEnd(16)} ${purpose}`).join('\n');
+}
+
 export const JULES_NOTES = `Jules settings (--jules-…) are kept in the run's state, so a resume keeps them.
 Jules' own limits: a Retry-After up to 60 s is waited out (a longer one stops the
 run, saying when to resume); at its concurrent task limit MAKER waits for one of
 the run's sessions to finish; at its daily task limit the run stops, saying when
 the quota frees up. Waits over 5 s show in the progress line and \`maker status\`.
-Environment: GEMINI_API_KEY; JULES_API_KEY; JULES_SOURCE (the Jules source,
-when origin is not the GitHub repository); JULES_BASE_URL (API endpoint);
-JULES_POLL_MS (first poll delay and cap in ms, default 15000:60000);
-MAKER_JULES_OUTAGE_S (see --jules-outage-seconds).
+
+Environment:
+${environment()}
 `;

@@ -4,8 +4,10 @@ import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import { summarise } from '../../../engine/summary.js';
 import { sentences } from '../../../core/text.js';
 import type { CliIo } from '../io.js';
+import { runProgress } from './run-progress.js';
+import { questionLines } from './status-text.js';
 
-/** Progress on a terminal, and (with --hitl tty) the questions asked there, one at a time. */
+/** Progress (unless --json), and (with --hitl tty) the questions asked at the terminal, one at a time. */
 export async function watch(
   engine: MakerEngine,
   runId: string,
@@ -23,36 +25,13 @@ export async function watch(
   const answered = new Map<string, Elsewhere>();
   let asking = Promise.resolve();
   let prompting = false;
-  const counts = { samples: 0, flagged: 0, commits: 0, merges: 0 };
-  const showProgress = io.stderrIsTty && !options.json;
-  /** Waits on services under way, by id: shown in the progress line, or as a line each when not a terminal. */
-  const waits = new Map<string, { service: string; reason: string; until: string }>();
+  // Subscribed before anything is awaited, so no event of the run is missed.
+  const events = engine.events(signal);
+  const progress = options.json ? undefined : runProgress(io, await engine.getRun(runId));
   try {
-    for await (const event of engine.events(signal)) {
+    for await (const event of events) {
       if (event.runId !== runId) continue;
-      if (event.type === 'wait-start') {
-        const shown = [...waits.values()].some(
-          (w) => w.service === event.service && w.reason === event.reason,
-        );
-        waits.set(event.waitId, event);
-        // Several slots wait out one outage: one line for them all.
-        if (!showProgress && !shown)
-          io.stderr(
-            `maker: waiting for ${event.service} until ${event.until.slice(11, 19)} UTC: ${event.reason}\n`,
-          );
-      }
-      if (event.type === 'wait-end') waits.delete(event.waitId);
-      if (event.type === 'sample-drawn') counts.samples += 1;
-      if (event.type === 'sample-flagged') {
-        counts.samples += 1;
-        counts.flagged += 1;
-      }
-      if (event.type === 'commit-end') counts.commits += 1;
-      if (event.type === 'merge-end') counts.merges += 1;
-      if (showProgress && !prompting)
-        io.stderr(
-          `\r\x1b[2Kmaker: ${counts.samples} samples (${counts.flagged} flagged) · ${counts.commits} subtasks committed · ${counts.merges} merges · ${waitText(waits.values()) ?? `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`}`,
-        );
+      if (!prompting) progress?.event(event);
       if (event.type === 'question-answered') {
         const entry = answered.get(event.questionId);
         if (entry !== undefined) {
@@ -69,7 +48,7 @@ export async function watch(
         asking = asking
           .then(async () => {
             prompting = true;
-            if (showProgress) io.stderr('\r\x1b[2K');
+            progress?.clear();
             await askAtTty(engine, runId, question, io, nextLine, entry);
           })
           .catch((error: unknown) => {
@@ -82,7 +61,7 @@ export async function watch(
     }
     await asking;
   } finally {
-    if (showProgress) io.stderr('\r\x1b[2K');
+    progress?.clear();
     rl?.close();
   }
 }
@@ -118,6 +97,14 @@ async function askAtTty(
   if (answered.answer !== undefined) return;
   const elsewhere = answered.promise.then((answer) => ({ elsewhere: answer }));
   io.stderr(`\n? ${question.prompt}\n`);
+  if (question.context !== undefined && question.context !== '')
+    io.stderr(
+      `${question.context
+        .split('\n')
+        .slice(0, 25)
+        .map((l) => `  ${l}`)
+        .join('\n')}\n`,
+    );
   question.options.forEach((o, i) =>
     io.stderr(
       `  ${i + 1}) ${o.label}${
@@ -152,22 +139,15 @@ async function askAtTty(
   }
 }
 
-/** The latest-ending wait per service, for the progress line: "waiting for jules until 10:12:03 UTC". */
-function waitText(waits: Iterable<{ service: string; until: string }>): string | undefined {
-  const latest = new Map<string, string>();
-  for (const w of waits)
-    if ((latest.get(w.service) ?? '') < w.until) latest.set(w.service, w.until);
-  if (latest.size === 0) return undefined;
-  return [...latest]
-    .map(([service, until]) => `waiting for ${service} until ${until.slice(11, 19)} UTC`)
-    .join(', ');
-}
-
 export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string {
   const s = summarise(run);
   const lines = [
-    `Run ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged${s.sessions > 0 ? `, ${s.sessions} Jules sessions` : ''}, ${s.questions} question(s).`,
+    `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id}: ${outcome.status} — ${s.nodes} nodes (${s.leaves} leaves), ${s.samples} samples, ${s.flagged} red-flagged${s.sessions > 0 ? `, ${s.sessions} Jules sessions` : ''}, ${s.questions} question(s).`,
   ];
+  if (s.simulated)
+    lines.push(
+      `Simulated with the ${run.config.worker} worker: the plans and files are placeholders, not real work.`,
+    );
   if (outcome.status === 'done')
     lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
   if (outcome.status === 'vetoed')
@@ -179,11 +159,7 @@ export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string
   if (outcome.status === 'cancelled')
     lines.push(`Cancelled. Continue with: maker resume --dir ${dir}`);
   if (outcome.status === 'awaiting-human') {
-    lines.push('Waiting for answers:');
-    for (const q of outcome.pending)
-      lines.push(
-        `  ${q.id} (${q.kind}): ${q.prompt}\n    options: ${q.options.map((o) => `${o.id} = ${o.label}`).join('; ')}`,
-      );
+    lines.push('Waiting for answers:', ...outcome.pending.flatMap((q) => questionLines(q)));
     lines.push(
       `Answer with: maker answer --dir ${dir} <questionId> <option or text>, then: maker resume --dir ${dir}`,
     );

@@ -1,22 +1,38 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../../../core/errors.js';
+import { ConfigError, UsageError } from '../../../core/errors.js';
+import { isSimulatedRun } from '../../../core/tree/simulated.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
+import { inspectRepository } from '../../../adapters/git/inspect.js';
+import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import {
+  cannotStart,
   engineFor,
   openWorkspace,
-  preflight,
   rolesFor,
   runConfig,
   secretsOf,
 } from '../../wiring.js';
-import { julesConfig } from '../../jules-wiring.js';
+import {
+  WORKERS,
+  chooseWorker,
+  julesSettings,
+  noWorkerMessage,
+  kindsWhere,
+  type WorkerKind,
+  type WorkerName,
+} from '../../workers.js';
+
+/** The kinds a demo may use: the offline, simulated ones. */
+const SIMULATED_WORKERS = Object.values(WORKERS)
+  .filter((k) => k.simulated)
+  .map((k) => k.name) as [WorkerName, ...WorkerName[]];
 import { defineCommand, option, type CliContext } from '../define.js';
 import { oneOf, wholeNumber } from '../values.js';
 import { addLocalOrigin, julesChoices } from '../jules-flags.js';
@@ -97,19 +113,22 @@ loses nothing: run \`maker resume\`.`,
   notes: JULES_NOTES,
   exits: RUN_EXITS,
   run: async ({ args, options: o }, ctx) => {
-    const idea = args[0] as string;
     const view = o.view === true;
     const hitlChoice = o.hitl ?? defaultHitl(ctx.io, view);
+    const hitl = hitlPolicy(hitlChoice, ctx.io, view);
+    const kind = chooseWorker(o.worker, ctx.io.env);
+    if (kind === undefined)
+      throw new ConfigError(noWorkerMessage((worker) => `--worker ${worker}`, '`maker demo`'));
     return start(ctx, {
-      idea,
+      idea: args[0] as string,
       dir: resolve(o.dir ?? ctx.io.cwd),
+      kind,
       hitlChoice,
       json: o.json === true,
       view,
       choices: {
-        worker: o.worker ?? 'sim',
         confidence: o.confidence ?? 'medium',
-        hitl: hitlPolicy(hitlChoice, ctx.io, view),
+        hitl,
         runChecks: o.runChecks === true,
         ...defined({
           k: o.k,
@@ -145,8 +164,11 @@ local origin repository the leaf branches are pushed to).`,
     },
     worker: option(
       '--worker <kind>',
-      'sim (default) or jules-fake (every candidate through the Jules protocol, against a local fake)',
-      oneOf(['sim', 'jules-fake']),
+      `${kindsWhere((k) => k.simulated)} (default sim): ${Object.values(WORKERS)
+        .filter((k) => k.simulated)
+        .map((k) => `${k.name}: ${k.summary}`)
+        .join('; ')}`,
+      oneOf(SIMULATED_WORKERS),
     ),
     seed: O.seed,
     view: {
@@ -162,18 +184,17 @@ local origin repository the leaf branches are pushed to).`,
   },
   exits: [[0, 'done'], [1, 'failed'], USAGE_EXIT, INTERRUPTED_EXIT],
   run: async ({ args, options: o }, ctx) => {
-    const worker = o.worker ?? 'sim';
     const view = o.view === true;
     return start(ctx, {
       idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
       dir: resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-')))),
+      kind: WORKERS[o.worker ?? 'sim'],
       hitlChoice: view ? 'view' : 'auto',
       json: o.json === true,
       demo: true,
       view,
       paceMs: o.pace ?? 0,
       choices: {
-        worker,
         hitl: view ? 'wait' : 'auto',
         sim: { clarify: true },
         ...defined({ seed: o.seed }),
@@ -207,38 +228,45 @@ exactly where it stopped: finished work is never paid for twice.`,
     const view = o.view === true;
     const hitlChoice = o.hitl ?? defaultHitl(io, view);
     const hitl = hitlPolicy(hitlChoice, io, view);
-    const julesFlags = julesChoices(o);
     const dir = resolve(o.dir ?? io.cwd);
-    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
-      command: 'resume',
-    }).holdUntilExit();
-    const state = await makerStateFile(dir).load();
-    const run = pickRun(state.runs, o.run, dir);
-    if (
-      julesFlags !== undefined &&
-      run.config.worker !== 'jules' &&
-      run.config.worker !== 'jules-fake'
-    )
+    const target = await inspectRepository(dir);
+    if (target.kind === 'missing' || target.kind === 'file')
+      throw new UsageError(
+        `${o.dir === undefined ? 'This directory' : `--dir ${dir}`} ${target.kind === 'missing' ? 'does not exist' : 'is a file, not a directory'}: there is no run to resume there.`,
+      );
+    const run = pickRun((await makerStateFile(dir).load()).runs, o.run, dir);
+    const kind = WORKERS[run.config.worker];
+    const julesFlags = julesChoices(o);
+    if (julesFlags !== undefined && kind.julesDefaults === undefined)
       throw new UsageError(
         `Run ${run.id} does not use the jules worker: --jules-… flags do not apply.`,
       );
-    const workspace = await openWorkspace(dir, false, io.env);
-    const jules =
-      julesFlags === undefined
-        ? run.config.jules
-        : {
-            ...(run.config.jules ?? julesConfig(run.config.worker as 'jules' | 'jules-fake')),
-            ...julesFlags,
-          };
+    const jules = julesSettings(kind, { ...run.config.jules, ...julesFlags });
     const config: RunConfig = {
       ...run.config,
       ...(o.hitl === undefined && !view ? {} : { hitl }),
       ...(jules === undefined ? {} : { jules }),
     };
+    const problems = [
+      ...(target.kind === 'repository' && target.branch === null
+        ? [`${dir} has a detached HEAD: check out ${run.config.defaultBranch}.`]
+        : []),
+      ...kind.problems(io.env, {
+        origin: target.kind === 'repository' ? target.origin : undefined,
+      }),
+    ];
+    if (problems.length > 0)
+      throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
+    announce(io, target, o.json === true);
+    await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+      command: 'resume',
+    }).holdUntilExit();
+    const workspace = await openWorkspace(dir, false, io.env);
     const roles = rolesFor(config, workspace, io.env);
     const engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
     const loaded = await engine.getRun(run.id);
     loaded.config = config;
+    if (o.json !== true) io.stderr(startLine(loaded, dir, 'resuming'));
     return drive(ctx, {
       engine,
       runId: run.id,
@@ -257,39 +285,70 @@ function defined<T extends Record<string, unknown>>(values: T): Partial<T> {
   ) as Partial<T>;
 }
 
-/** Creates a run (after every check) and drives it. */
+/** The run's first line: its id, where it works, its worker, and whether it is simulated. */
+function startLine(run: Run, dir: string, verb: 'started' | 'resuming'): string {
+  const simulated = isSimulatedRun(run.config);
+  return `maker: ${verb} ${simulated ? 'SIMULATED ' : ''}run ${run.id} in ${dir} (worker ${run.config.worker}${simulated ? ': simulated plans and placeholder files, not real work' : ''})\n`;
+}
+
+/** A landing that will be refused, said at the start rather than after the work. */
+function announce(io: CliIo, target: Target, json: boolean): void {
+  const notice = landingNotice(target, '`maker resume`');
+  if (notice !== undefined && !json) io.stderr(`maker: note: ${notice}\n`);
+}
+
+/**
+ * Checks everything first (flags, keys, the worker's needs, the directory, the state file), then
+ * creates the run and drives it: nothing is created or changed when anything is wrong.
+ */
 async function start(
   ctx: CliContext,
   plan: {
     idea: string;
     dir: string;
+    kind: WorkerKind;
     hitlChoice: Hitl;
     json: boolean;
     demo?: boolean;
     view?: boolean;
     paceMs?: number;
-    choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch'>;
+    choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch' | 'worker'>;
   },
 ): Promise<number> {
   const { io } = ctx;
-  const { worker } = plan.choices;
-  if (plan.choices.jules !== undefined && worker !== 'jules' && worker !== 'jules-fake')
+  const { kind, dir } = plan;
+  if (plan.choices.jules !== undefined && kind.julesDefaults === undefined)
     throw new UsageError('The --jules-… flags need --worker jules or jules-fake.');
-  const workspace = await openWorkspace(plan.dir, true, io.env);
-  await new WorkspaceLock(join(plan.dir, `${STATE_FILE_NAME}.lock`), {
+  const { target } = await checkBeforeRun(
+    dir,
+    kind,
+    io.env,
+    (d) =>
+      new UsageError(
+        `--dir ${d} is a file, not a directory: give the repository's directory (it is created if missing).`,
+      ),
+    { runChecks: plan.choices.runChecks },
+  );
+  announce(io, target, plan.json);
+  await mkdir(dir, { recursive: true });
+  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: plan.demo === true ? 'demo' : 'run',
   }).holdUntilExit();
-  if (plan.demo === true && worker === 'jules-fake') await addLocalOrigin(workspace);
-  const config = runConfig({ ...plan.choices, defaultBranch: await workspace.currentBranch() });
-  await preflight(config, workspace, io.env);
+  const workspace = await openWorkspace(dir, true, io.env);
+  if (plan.demo === true && kind.julesDefaults !== undefined) await addLocalOrigin(workspace);
+  const config = runConfig({
+    ...plan.choices,
+    worker: kind.name,
+    defaultBranch: await workspace.currentBranch(),
+  });
   const roles = rolesFor(config, workspace, io.env, { paceMs: plan.paceMs });
-  const engine = engineFor(plan.dir, workspace, roles, secretsOf(io.env), io.env);
+  const engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
   const runId = await engine.create(plan.idea, config);
-  if (!plan.json) io.stderr(`maker: run ${runId} in ${plan.dir}\n`);
+  if (!plan.json) io.stderr(startLine(await engine.getRun(runId), dir, 'started'));
   return drive(ctx, {
     engine,
     runId,
-    dir: plan.dir,
+    dir,
     hitlChoice: plan.hitlChoice,
     json: plan.json,
     roles,

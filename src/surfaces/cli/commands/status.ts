@@ -2,11 +2,18 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
 import { Journal } from '../../../adapters/state/journal.js';
-import { JOURNAL_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
+import {
+  JOURNAL_FILE_NAME,
+  STATE_FILE_NAME,
+  makerStateFile,
+} from '../../../adapters/state/state-file.js';
+import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { describeWaits, renderNode, renderTree, summarise } from '../../../engine/summary.js';
+import { WORKERS } from '../../workers.js';
 import { defineCommand, flag, option } from '../define.js';
 import { text } from '../values.js';
-import { dirOption, jsonFlag, runOption, USAGE_EXIT } from './common.js';
+import { questionLines, runStanding, traceLines } from './status-text.js';
+import { dirOption, existingDirectory, jsonFlag, runOption, USAGE_EXIT } from './common.js';
 
 export const statusCommand = defineCommand({
   name: 'status',
@@ -27,6 +34,7 @@ red flags per node), the counters, and any pending questions.`,
   exits: [[0, 'shown'], [1, 'the state file cannot be read'], USAGE_EXIT],
   run: async ({ options: o }, { io }) => {
     const dir = resolve(o.dir ?? io.cwd);
+    await existingDirectory(dir, o.dir !== undefined);
     const state = await makerStateFile(dir).load();
     const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     if (runs.length === 0)
@@ -39,10 +47,7 @@ red flags per node), the counters, and any pending questions.`,
         `No run "${o.run}" in ${dir}. Runs: ${runs.map((r) => r.id).join(', ')}.`,
       );
     if (o.node !== undefined) {
-      const jules = run.config.worker === 'jules';
-      const detail = renderNode(run, o.node, (id) =>
-        jules ? `https://jules.google.com/session/${id}` : undefined,
-      );
+      const detail = renderNode(run, o.node, WORKERS[run.config.worker].sessionUrl);
       if (detail === undefined)
         throw new UsageError(
           `Run ${run.id} has no node "${o.node}". Nodes: ${Object.keys(run.nodes).join(', ')}.`,
@@ -56,44 +61,36 @@ red flags per node), the counters, and any pending questions.`,
             (e) => e['runId'] === run.id,
           )
         : undefined;
+    const standing = runStanding(
+      run,
+      dir,
+      await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
+    );
     if (o.json === true) {
       io.stdout(
-        `${JSON.stringify({ ...summarise(run), runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })), nodes: Object.values(run.nodes).map((n) => ({ id: n.id, parentId: n.parentId, title: n.title, status: n.status, kind: n.kind, commit: n.commit ?? null, outcome: n.leaf?.outcome ?? null })), ...(trace === undefined ? {} : { trace }) })}\n`,
+        `${JSON.stringify({ ...summarise(run), standing: standing.label, interrupted: standing.interrupted, next: standing.next ?? null, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })), nodes: Object.values(run.nodes).map((n) => ({ id: n.id, parentId: n.parentId, title: n.title, status: n.status, kind: n.kind, commit: n.commit ?? null, outcome: n.leaf?.outcome ?? null })), ...(trace === undefined ? {} : { trace }) })}\n`,
       );
       return 0;
     }
     const s = summarise(run);
     const lines = [
-      `Run ${run.id} — ${run.status} — "${run.idea}"`,
+      `Run ${run.id} — ${standing.label} — "${run.idea}"${s.simulated ? ` — SIMULATED (worker ${run.config.worker}: placeholder plans and files, not real work)` : ''}`,
       `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
-      ...(run.status === 'running' ? describeWaits(run) : []),
+      ...(run.status === 'running' && !standing.interrupted ? describeWaits(run) : []),
       '',
       renderTree(run),
     ];
-    if (s.pending.length > 0) {
-      lines.push('', 'Pending questions:');
-      for (const q of run.questions.filter((x) => x.answer === undefined))
-        lines.push(
-          `  ${q.id} (${q.kind}): ${q.prompt}`,
-          ...q.options.map((op) => `    ${op.id}: ${op.label}`),
-        );
-      lines.push(`Answer with: maker answer --dir ${dir} <questionId> <option>`);
-    }
+    const pending = run.questions.filter((x) => x.answer === undefined);
+    if (pending.length > 0)
+      lines.push('', 'Pending questions:', ...pending.flatMap((q) => questionLines(q)));
     if (run.result !== undefined)
       lines.push(
         '',
         `Result: ${run.result.landed ? `landed as ${run.result.finalCommit}` : `not landed (branch ${run.result.rootBranch})`}, tree ${run.result.treeHash}`,
       );
     if (run.error !== undefined) lines.push('', `Error: ${run.error}`);
-    if (trace !== undefined)
-      lines.push(
-        '',
-        'Journal:',
-        ...trace.map(
-          (e) =>
-            `  #${String(e['seq'])} ${String(e['at'])} ${String(e['type'])} ${JSON.stringify(Object.fromEntries(Object.entries(e).filter(([k]) => !['seq', 'at', 'type', 'runId'].includes(k))))}`,
-        ),
-      );
+    if (standing.next !== undefined) lines.push('', standing.next);
+    if (trace !== undefined) lines.push('', 'Journal:', ...traceLines(trace));
     io.stdout(`${lines.join('\n')}\n`);
     return 0;
   },

@@ -1,0 +1,78 @@
+/**
+ * Names for vote keys, for people reading a run: short keys (`yes`, a ballot letter) as they are,
+ * tree hashes by their first 12 digits, and long structured keys (a proposed split, as canonical
+ * JSON) as `plan 1`, `plan 2`… — described in words the first time each appears, never repeated.
+ */
+export class KeyNames {
+  readonly #plans = new Map<string, string>();
+  #first: { name: string; subtasks: readonly Record<string, unknown>[] } | undefined;
+
+  /** The key's name, and its description when this is the first time it is named. */
+  name(key: string): { name: string; description?: string } {
+    if (key.length <= 16) return { name: key };
+    if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(key)) return { name: key.slice(0, 12) };
+    const known = this.#plans.get(key);
+    if (known !== undefined) return { name: known };
+    const name = `plan ${this.#plans.size + 1}`;
+    this.#plans.set(key, name);
+    const subtasks = subtasksOf(key);
+    let description = describePlan(key);
+    if (subtasks !== undefined && this.#first !== undefined) {
+      const differs = differences(this.#first.subtasks, subtasks);
+      if (differs !== '') description += ` (differs from ${this.#first.name} in ${differs})`;
+    } else if (subtasks !== undefined) this.#first = { name, subtasks };
+    return { name, description };
+  }
+}
+
+/** Where two splits differ: their length, or which fields of which subtasks (1-based). */
+function differences(
+  a: readonly Record<string, unknown>[],
+  b: readonly Record<string, unknown>[],
+): string {
+  if (a.length !== b.length) return `the number of subtasks (${a.length} and ${b.length})`;
+  const parts: string[] = [];
+  for (const [i, x] of a.entries()) {
+    const y = b[i] ?? {};
+    const fields = [...new Set([...Object.keys(x), ...Object.keys(y)])].filter(
+      (f) => JSON.stringify(x[f]) !== JSON.stringify(y[f]),
+    );
+    if (fields.length > 0) parts.push(`subtask ${i + 1}'s ${fields.join(' and ')}`);
+  }
+  return parts.join('; ');
+}
+
+/** The subtasks of a split key, if it is one. */
+function subtasksOf(key: string): Record<string, unknown>[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(key);
+  } catch {
+    return undefined;
+  }
+  const list = Array.isArray(value)
+    ? value
+    : typeof value === 'object' &&
+        value !== null &&
+        Array.isArray((value as { subtasks?: unknown }).subtasks)
+      ? (value as { subtasks: unknown[] }).subtasks
+      : undefined;
+  return list !== undefined &&
+    list.every((s) => typeof s === 'object' && s !== null && 'title' in s)
+    ? (list as Record<string, unknown>[])
+    : undefined;
+}
+
+/** A structured key in words: a split as its subtasks' titles; anything else as compact, cut text. */
+export function describePlan(key: string): string {
+  const subtasks = subtasksOf(key);
+  if (subtasks !== undefined) {
+    const titles = subtasks.map((s) => `"${cut(String(s['title']), 60)}"`);
+    return `${subtasks.length} subtask${subtasks.length === 1 ? '' : 's'}: ${titles.join(', ')}`;
+  }
+  return cut(key, 120);
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

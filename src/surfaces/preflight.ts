@@ -1,0 +1,66 @@
+import { ConfigError } from '../core/errors.js';
+import { inspectRepository, type RepositoryFacts } from '../adapters/git/inspect.js';
+import { findSandbox, NO_SANDBOX } from '../adapters/sandbox/bwrap.js';
+import { makerStateFile } from '../adapters/state/state-file.js';
+import type { StateFile } from '../core/tree/schema.js';
+import type { Env } from './env.js';
+import { cannotStart } from './wiring.js';
+import type { WorkerKind } from './workers.js';
+
+/** A directory as a run will use it, read before any side effect. */
+export type Target = Exclude<RepositoryFacts, { kind: 'file' }>;
+
+/**
+ * Checks everything a run of `kind` in `dir` needs, changing nothing: the directory (a file is
+ * refused through `notADirectory`, which names the argument), a checked-out branch, the worker's
+ * keys and repository needs, a readable state file. Every problem is reported at once, in one
+ * {@link ConfigError} naming the worker. Returns what it read, for the caller to act on.
+ */
+export async function checkBeforeRun(
+  dir: string,
+  kind: WorkerKind,
+  env: Env,
+  notADirectory: (dir: string) => Error,
+  checks: ChecksWanted = {},
+): Promise<{ target: Target; state: StateFile | undefined }> {
+  const target = await inspectRepository(dir);
+  if (target.kind === 'file') throw notADirectory(dir);
+  const problems: string[] = [];
+  if (target.kind === 'repository' && target.branch === null)
+    problems.push(
+      `${dir} has a detached HEAD: check out the branch the result should land on (git switch <branch>).`,
+    );
+  problems.push(
+    ...kind.problems(env, { origin: target.kind === 'repository' ? target.origin : undefined }),
+    ...(await sandboxProblems(checks, env)),
+  );
+  if (problems.length > 0)
+    throw new ConfigError(`${cannotStart(kind.name, problems)}\nNothing was created or changed.`);
+  // A corrupt, foreign or newer state file is refused here, before the repository is touched.
+  const state = target.kind === 'missing' ? undefined : await makerStateFile(dir).load();
+  return { target, state };
+}
+
+/** Commands a run will execute: subtasks' checks (`--run-checks`), a person's overall check. */
+export interface ChecksWanted {
+  readonly runChecks?: boolean | undefined;
+  readonly check?: string | undefined;
+}
+
+/** Checks run only inside a sandbox: when some are wanted and none works here, why. */
+export async function sandboxProblems(checks: ChecksWanted, env: Env): Promise<string[]> {
+  if (checks.runChecks !== true && checks.check === undefined) return [];
+  return (await findSandbox(env['PATH'] ?? '')) === undefined ? [NO_SANDBOX] : [];
+}
+
+/**
+ * When the branch a run lands on is checked out with uncommitted changes, the landing will be
+ * refused (MAKER never overwrites a person's work): what to say at the start of the run.
+ */
+export function landingNotice(target: Target, resume: string): string | undefined {
+  if (target.kind !== 'repository' || target.branch === null || target.uncommitted.length === 0)
+    return undefined;
+  const files = target.uncommitted.slice(0, 5).join(', ');
+  const more = target.uncommitted.length > 5 ? `, and ${target.uncommitted.length - 5} more` : '';
+  return `${target.branch} is checked out with uncommitted changes (${files}${more}): the result cannot land on it while they are there. Commit or stash them before the run ends, or the run stops before landing (then ${resume} lands it).`;
+}

@@ -1,0 +1,268 @@
+import { GeminiModel } from '../adapters/gemini/gemini-model.js';
+import type { GitWorkspace } from '../adapters/git/git-workspace.js';
+import { pacedPlanner, pacedWorker } from '../adapters/sim/paced.js';
+import { SimPlanner, SimWorker } from '../adapters/sim/project-sim.js';
+import { UsageError } from '../core/errors.js';
+import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
+import type { Roles } from '../engine/maker-engine.js';
+import { LlmPlanner } from '../engine/llm-planner.js';
+import { LlmWorker } from '../engine/llm-worker.js';
+import type { Planner } from '../ports/planner.js';
+import type { Worker } from '../ports/worker.js';
+import { envValue, type Env } from './env.js';
+import {
+  JULES_PLANS,
+  fakeJulesWorker,
+  julesSourceProblem,
+  julesWorker,
+  outageMs,
+  outageSettingProblem,
+  pollSetting,
+  pollSettingProblem,
+} from './jules-wiring.js';
+
+export type WorkerName = RunConfig['worker'];
+
+/** What the repository looks like before a run starts (read without changing anything). */
+export interface RepoFacts {
+  /** The URL of its `origin` remote, if any. */
+  readonly origin?: string | undefined;
+}
+
+/** How roles are built beyond the run's configuration. */
+export interface RoleOptions {
+  /** Simulated kinds: every simulated call waits this long (ms), so a person can watch the run. */
+  readonly paceMs?: number | undefined;
+}
+
+/**
+ * One kind of worker, everything the surfaces need to know about it: what it is, whether its
+ * results are simulated, the settings it takes, what it needs before a run may start, and how its
+ * roles are built. Surfaces look kinds up in {@link WORKERS}; they never branch on worker names.
+ */
+export interface WorkerKind {
+  readonly name: WorkerName;
+  /** One line for help texts: what it does and what it needs. */
+  readonly summary: string;
+  /** Its candidates (and plans) are simulated, not real work: every output of its runs says so. */
+  readonly simulated: boolean;
+  /** Defaults of the Jules settings, for kinds that take them (`--jules-…`, `jules: {…}`). */
+  readonly julesDefaults?: JulesConfig;
+  /** The settings it reads from the environment, each with what it is for. */
+  readonly settings: readonly { readonly env: string; readonly purpose: string }[];
+  /**
+   * Everything missing before a run of this kind can start or resume, as sentences naming the fix;
+   * empty when it can. Keys always; with `repo` (read before any side effect), what the repository
+   * must offer too (a source Jules can use).
+   */
+  problems(env: Env, repo?: RepoFacts): string[];
+  /** The planner and worker for a run's configuration (call after {@link problems} is empty). */
+  roles(config: RunConfig, workspace: GitWorkspace, env: Env, options?: RoleOptions): Roles;
+  /** A link to an external session (Jules), for status pages. */
+  readonly sessionUrl?: (id: string) => string;
+}
+
+const GEMINI_SETTING = {
+  env: 'GEMINI_API_KEY',
+  how: 'In a terminal: export GEMINI_API_KEY=… (a key from https://aistudio.google.com/apikey); in Gemini CLI: gemini extensions config maker "Gemini API key".',
+};
+const JULES_SETTING = {
+  env: 'JULES_API_KEY',
+  how: 'In a terminal: export JULES_API_KEY=… (from the Jules settings page, https://jules.google.com/settings); in Gemini CLI: gemini extensions config maker "Jules API key".',
+};
+
+function missing(env: Env, setting: { env: string; how: string }, purpose: string): string[] {
+  return envValue(env, setting.env) === ''
+    ? [`${setting.env} is not set: ${purpose}. ${setting.how}`]
+    : [];
+}
+
+function simRoles(config: RunConfig, options: RoleOptions = {}): { planner: Planner; sim: Worker } {
+  const sim = { seed: config.seed, ...config.sim };
+  const pace = options.paceMs ?? 0;
+  return pace > 0
+    ? {
+        planner: pacedPlanner(new SimPlanner(sim), pace),
+        sim: pacedWorker(new SimWorker(sim), pace),
+      }
+    : { planner: new SimPlanner(sim), sim: new SimWorker(sim) };
+}
+
+function geminiModel(config: RunConfig, env: Env): GeminiModel {
+  const baseUrl = envValue(env, 'GOOGLE_GEMINI_BASE_URL');
+  return new GeminiModel({
+    model: config.model ?? DEFAULT_MODEL,
+    apiKey: envValue(env, 'GEMINI_API_KEY'),
+    ...(baseUrl === '' ? {} : { baseUrl }),
+  });
+}
+
+export const DEFAULT_MODEL = 'gemini-2.5-flash';
+
+const sim: WorkerKind = {
+  name: 'sim',
+  summary: 'a seeded offline simulation: placeholder files, no model calls, no key',
+  simulated: true,
+  settings: [],
+  problems: () => [],
+  roles: (config, _workspace, _env, options) => {
+    const { planner, sim: worker } = simRoles(config, options);
+    return { planner, worker };
+  },
+};
+
+const gemini: WorkerKind = {
+  name: 'gemini',
+  summary: 'Gemini writes each candidate as file edits (needs GEMINI_API_KEY)',
+  simulated: false,
+  settings: [{ env: 'GEMINI_API_KEY', purpose: 'Gemini plans, writes, judges and reviews' }],
+  problems: (env) =>
+    missing(env, GEMINI_SETTING, 'the gemini worker plans, writes and judges with Gemini'),
+  roles: (config, workspace, env) => {
+    const model = geminiModel(config, env);
+    return { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) };
+  },
+};
+
+const jules: WorkerKind = {
+  name: 'jules',
+  summary:
+    'Jules sessions write each candidate (needs JULES_API_KEY, GEMINI_API_KEY and the repository on GitHub, connected to Jules)',
+  simulated: false,
+  julesDefaults: { ...JULES_PLANS.free, planReview: false },
+  settings: [
+    { env: 'JULES_API_KEY', purpose: 'Jules sessions write the candidates' },
+    { env: 'GEMINI_API_KEY', purpose: 'Gemini plans, judges and resolves merge conflicts' },
+    { env: 'JULES_SOURCE', purpose: 'the Jules source, when origin is not the GitHub repository' },
+    { env: 'JULES_BASE_URL', purpose: 'the Jules API endpoint' },
+    { env: 'JULES_POLL_MS', purpose: 'first poll delay and cap in ms (default 15000:60000)' },
+    {
+      env: 'MAKER_JULES_OUTAGE_S',
+      purpose: 'seconds Jules may fail every call before the run stops (default 600)',
+    },
+  ],
+  problems: (env, repo) => [
+    ...missing(env, JULES_SETTING, 'the jules worker starts Jules sessions with it'),
+    ...missing(
+      env,
+      GEMINI_SETTING,
+      'the jules worker also needs Gemini, which plans, judges and resolves merge conflicts',
+    ),
+    ...(repo !== undefined && envValue(env, 'JULES_SOURCE') === ''
+      ? julesSourceProblem(repo.origin)
+      : []),
+    ...pollSettingProblem(envValue(env, 'JULES_POLL_MS')),
+    ...outageSettingProblem(envValue(env, 'MAKER_JULES_OUTAGE_S')),
+  ],
+  roles: (config, workspace, env) => {
+    const model = geminiModel(config, env);
+    const baseUrl = envValue(env, 'JULES_BASE_URL');
+    const source = envValue(env, 'JULES_SOURCE');
+    const pollMs = pollSetting(envValue(env, 'JULES_POLL_MS'));
+    const worker = julesWorker(
+      config,
+      workspace,
+      {
+        apiKey: envValue(env, 'JULES_API_KEY'),
+        ...(baseUrl === '' ? {} : { baseUrl }),
+        ...(source === '' ? {} : { source }),
+        ...(pollMs === undefined ? {} : { pollMs }),
+        outageMs: outageMs(config, envValue(env, 'MAKER_JULES_OUTAGE_S')),
+      },
+      // Merge conflicts are integrated by the model: Jules is not asked to resolve them.
+      new LlmWorker(model, workspace),
+    );
+    return { planner: new LlmPlanner(model), worker };
+  },
+  sessionUrl: (id) => `https://jules.google.com/session/${id}`,
+};
+
+const julesFake: WorkerKind = {
+  name: 'jules-fake',
+  summary:
+    'the Jules protocol against a local fake server with a simulated agent: offline, placeholder files',
+  simulated: true,
+  // The fake has no plan to respect: wide limits, so demos show the pipeline.
+  julesDefaults: { ...JULES_PLANS.pro, dailySessions: 10_000, planReview: false },
+  settings: [
+    {
+      env: 'MAKER_JULES_OUTAGE_S',
+      purpose: 'seconds Jules may fail every call before the run stops (default 600)',
+    },
+  ],
+  problems: (env) => outageSettingProblem(envValue(env, 'MAKER_JULES_OUTAGE_S')),
+  roles: (config, workspace, env, options) => {
+    const { planner, sim: simWorker } = simRoles(config, options);
+    const { worker, close } = fakeJulesWorker(config, workspace, simWorker, {
+      outageMs: outageMs(config, envValue(env, 'MAKER_JULES_OUTAGE_S')),
+    });
+    return { planner, worker, close };
+  },
+};
+
+/** Every worker kind, by name. */
+export const WORKERS: Readonly<Record<WorkerName, WorkerKind>> = {
+  gemini,
+  jules,
+  'jules-fake': julesFake,
+  sim,
+};
+
+export const WORKER_NAMES = Object.keys(WORKERS) as [WorkerName, ...WorkerName[]];
+
+/** The kinds that satisfy `test`, as `"a" or "b"` (for help texts). */
+export function kindsWhere(test: (kind: WorkerKind) => boolean, quote = ''): string {
+  const names = Object.values(WORKERS)
+    .filter(test)
+    .map((k) => `${quote}${k.name}${quote}`);
+  return names.length <= 1
+    ? (names[0] ?? '')
+    : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
+
+/** Every kind with its summary, and how the default is chosen (for help texts and tool schemas). */
+export function describeWorkers(quote = ''): string {
+  return `${Object.values(WORKERS)
+    .map((k) => `${quote}${k.name}${quote}: ${k.summary}`)
+    .join(
+      '; ',
+    )}. When none is given: gemini if GEMINI_API_KEY is set, otherwise the run is refused (never a silent simulation)`;
+}
+
+/**
+ * The worker a run uses: the one asked for, else `gemini` when a Gemini key is set. Never a
+ * simulation unless asked: with neither, undefined (the surface refuses, naming the ways forward).
+ */
+export function chooseWorker(asked: WorkerName | undefined, env: Env): WorkerKind | undefined {
+  if (asked !== undefined) return WORKERS[asked];
+  return envValue(env, 'GEMINI_API_KEY') === '' ? undefined : gemini;
+}
+
+/** Why no worker was chosen, and the ways forward, in a surface's own words for choosing one. */
+export function noWorkerMessage(pick: (worker: WorkerName) => string, demo: string): string {
+  return [
+    'No worker was chosen and GEMINI_API_KEY is not set, so nothing was started (MAKER never falls back to a simulation on its own). Ways forward:',
+    `  - set GEMINI_API_KEY (a key from https://aistudio.google.com/apikey): runs then use the gemini worker, or say ${pick('gemini')};`,
+    `  - ${pick('jules')}, with JULES_API_KEY and GEMINI_API_KEY set, to have Jules write the code;`,
+    `  - ${pick('sim')} for a simulation: placeholder files, no model calls, marked "simulated" everywhere;`,
+    `  - ${demo} to watch the whole pipeline offline, in a fresh temporary repository.`,
+  ].join('\n');
+}
+
+/** A run's Jules settings: the chosen ones over the kind's defaults; refused for kinds without them. */
+export function julesSettings(
+  kind: WorkerKind,
+  chosen: Partial<JulesConfig> | undefined,
+): JulesConfig | undefined {
+  if (kind.julesDefaults === undefined) {
+    if (chosen !== undefined && Object.keys(chosen).length > 0)
+      throw new UsageError(
+        `Jules settings apply to the ${Object.values(WORKERS)
+          .filter((k) => k.julesDefaults !== undefined)
+          .map((k) => k.name)
+          .join(' and ')} workers only, not to ${kind.name}.`,
+      );
+    return undefined;
+  }
+  return { ...kind.julesDefaults, ...chosen };
+}

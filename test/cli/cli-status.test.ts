@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const exec = promisify(execFile);
+const CLI = join(process.cwd(), 'dist', 'maker.js');
+const tempDir = useTempDirs();
+
+async function maker(args: readonly string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number | null; signal?: string; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const runIdOf = (text: string) => /run (r[\w-]+)/i.exec(text)?.[1] as string;
+
+describe('maker status tells the truth', () => {
+  it('shows a run whose process died as interrupted, with the resume line; a live owner as running', async () => {
+    const dir = await tempDir();
+    // Killed (SIGKILL) with the run under way: its state still says "running".
+    const killed = await maker(
+      ['run', 'a csv tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto'],
+      {
+        MAKER_CRASH_AT: 'land:intent-saved',
+      },
+    );
+    expect(killed.code).toBeNull();
+    const runId = runIdOf(killed.stderr);
+    const state = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
+      runs: Record<string, { status: string }>;
+    };
+    expect(state.runs[runId]?.status).toBe('running');
+    const status = await maker(['status', '--dir', dir]);
+    expect(status.stdout.split('\n')[0]).toMatch(
+      / — interrupted \(its maker process is gone; nothing is lost\) — /,
+    );
+    expect(status.stdout).toContain(`Continue with: maker resume --dir ${dir} --run ${runId}`);
+    expect(JSON.parse((await maker(['status', '--dir', dir, '--json'])).stdout)).toMatchObject({
+      status: 'running',
+      interrupted: true,
+      next: `Continue with: maker resume --dir ${dir} --run ${runId}`,
+    });
+    // A live process holding the workspace: running, and who it is.
+    await writeFile(join(dir, 'maker-state.json.lock'), `${process.pid}\n`);
+    const live = await maker(['status', '--dir', dir]);
+    expect(live.stdout.split('\n')[0]).toMatch(
+      new RegExp(` — running \\(maker, pid ${process.pid}\\) — `),
+    );
+    expect(live.stdout).not.toContain('Continue with');
+  });
+
+  it('after the last answer, says the run is ready to resume, with the command', async () => {
+    const dir = await tempDir();
+    const first = await maker([
+      'run',
+      'a notes app',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--hitl',
+      'defer',
+    ]);
+    expect(first.code).toBe(4);
+    const runId = runIdOf(first.stdout);
+    const answered = await maker(['answer', '--dir', dir, 'q-root-veto', 'accept']);
+    expect(answered.stdout).toBe(
+      `Answered q-root-veto: accept.\nNothing else is pending: run ${runId} is ready to resume. Continue with: maker resume --dir ${dir} --run ${runId}\n`,
+    );
+    const status = await maker(['status', '--dir', dir]);
+    expect(status.stdout.split('\n')[0]).toMatch(
+      / — ready to resume \(every question is answered\) — /,
+    );
+    expect(status.stdout).toContain(`Continue with: maker resume --dir ${dir} --run ${runId}`);
+  });
+
+  it('shows the terminal veto with a diffstat of the changed files', async () => {
+    const dir = await tempDir();
+    const first = await maker([
+      'run',
+      'a notes app',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--hitl',
+      'defer',
+    ]);
+    expect(first.stdout).toMatch(
+      /q-root-veto \(veto\): .*\(\d+ files changed\)\. Land it on main\?\n(\s+src\/\S+ +\| +\d+ \++\n)+\s+\d+ files changed, \d+ insertions\(\+\), 0 deletions\(-\)\n\s+accept: Accept/,
+    );
+    const status = await maker(['status', '--dir', dir]);
+    expect(status.stdout).toMatch(
+      /Pending questions:\n {2}q-root-veto \(veto\).*\n {4} src\/\S+ +\| +\d+ \++\n/,
+    );
+  });
+
+  it('prints plain progress lines when stderr is not a terminal, with the summary’s own counts', async () => {
+    const dir = await tempDir();
+    const demo = await maker(['demo', '--dir', dir, '--seed', '1']);
+    expect(demo.code).toBe(0);
+    expect(demo.stderr).toMatch(/^maker: node [\w-]+ done: ".+" committed · \d+ samples/m);
+    expect(demo.stderr).toMatch(/^maker: node [\w-]+ merged into [\w-]+ · /m);
+    expect(demo.stderr).toMatch(/^maker: question q-root-clarify-0 \(clarify\): /m);
+    const end = /^maker: run r[\w-]+ ended: done · (\d+) samples \((\d+) red-flagged\)/m.exec(
+      demo.stderr,
+    );
+    const summary = /done — \d+ nodes \(\d+ leaves\), (\d+) samples, (\d+) red-flagged/.exec(
+      demo.stdout,
+    );
+    expect(end?.slice(1)).toEqual(summary?.slice(1));
+    // Every sample the journal saw drawn is counted, those of a vote that started over included.
+    const journal = (await readFile(join(dir, 'maker-journal.jsonl'), 'utf8'))
+      .split('\n')
+      .filter((l) => /"type":"sample-(drawn|flagged)"/.test(l));
+    expect(journal.length).toBe(Number(summary?.[1]));
+    expect(demo.stderr).not.toContain('\r');
+  });
+
+  it('shows candidate plans as readable summaries, each described once', async () => {
+    const dir = await tempDir();
+    expect((await maker(['demo', '--dir', dir, '--seed', '1'])).code).toBe(0);
+    const node = await maker(['status', '--dir', dir, '--node', 'root']);
+    expect(node.stdout).toMatch(
+      /split \(attempt 2; \d+ samples drawn before\): decided, \d+:\d+ for plan \d+\n {4}plan \d+: \d+ subtasks: "/,
+    );
+    expect(node.stdout).not.toMatch(/\[\{"|"acceptance"/);
+    const trace = await maker(['status', '--dir', dir, '--trace']);
+    expect(trace.stdout).not.toMatch(/"acceptance"/);
+    const described = [...trace.stdout.matchAll(/key (plan \d+) = \d+ subtasks?: /g)].map(
+      (m) => m[1],
+    );
+    expect(described.length).toBeGreaterThan(0);
+    expect(new Set(described).size).toBe(described.length);
+  });
+});
