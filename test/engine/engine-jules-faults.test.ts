@@ -30,7 +30,12 @@ interface Setup {
   /** Proxy rules from the start. */
   rules?: readonly FaultRule[];
   /** Called as each session is created at the fake (1-based count), before its reply leaves. */
-  onCreated?: (count: number, proxy: FaultProxy, time: ReturnType<typeof virtualTime>) => void;
+  onCreated?: (
+    count: number,
+    proxy: FaultProxy,
+    time: ReturnType<typeof virtualTime>,
+    session: { id: string },
+  ) => void;
   /** A wait the run must have shown (a `wait-start` event whose reason matches). */
   shows?: RegExp;
   /** Faults the fake itself answers with. */
@@ -64,8 +69,8 @@ async function julesRun(setup: Setup = {}) {
     ...(setup.fault === undefined ? {} : { fault: setup.fault }),
     ...(setup.concurrentLimit === undefined ? {} : { concurrentLimit: setup.concurrentLimit }),
     ...(setup.dailyLimit === undefined ? {} : { dailyLimit: setup.dailyLimit }),
-    onSessionCreated: (_session, count) => {
-      if (late.proxy !== undefined) setup.onCreated?.(count, late.proxy, time);
+    onSessionCreated: (session, count) => {
+      if (late.proxy !== undefined) setup.onCreated?.(count, late.proxy, time, session);
     },
   });
   closers.push(() => fake.close());
@@ -165,12 +170,15 @@ describe('the Jules worker under network faults: runs that complete', () => {
       },
     ],
     [
-      'every GET fails for 40 s while the sessions poll',
+      // Counted, not timed: on the virtual clock, other sessions' polls move time on while a failing
+      // request is in flight, so a window in time may hold only a retry or two on a busy machine.
+      'the first session’s polls fail 8 times in a row (about 30 s of backoff)',
       {
-        onCreated: (count, proxy, time) => {
+        onCreated: (count, proxy, _time, session) => {
           if (count !== 1) return;
-          const during = { from: time.now(), to: time.now() + 40_000 };
-          proxy.setRules([{ method: 'GET', during, fault: { kind: 'refuse', status: 503 } }]);
+          const path = new RegExp(`/sessions/${session.id}$`);
+          const nth = [1, 2, 3, 4, 5, 6, 7, 8];
+          proxy.setRules([{ method: 'GET', path, nth, fault: { kind: 'refuse', status: 503 } }]);
         },
         shows: /Jules is failing/,
       },

@@ -35,9 +35,13 @@ describe.skipIf(!existsSync(SCRIPT))('maker run --view --hitl tty', () => {
       ]
         .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
         .join(' ');
-      const child = spawn(SCRIPT, ['-qfec', command, '/dev/null'], {
+      // exec: the CLI is the terminal's only process, so Ctrl-C reaches it alone (a shell left
+      // waiting on it would die of the same SIGINT and turn the CLI's own exit status into 130).
+      const child = spawn(SCRIPT, ['-qfec', `exec ${command}`, '/dev/null'], {
         stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, SHELL: '/bin/sh' },
       });
+      children.push(child);
       let screen = '';
       const seen = (pattern: RegExp) =>
         new Promise<RegExpExecArray>((resolve, reject) => {
