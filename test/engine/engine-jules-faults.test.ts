@@ -170,6 +170,19 @@ describe('the Jules worker under network faults: runs that complete', () => {
       },
     ],
     [
+      // The issue's outage. How many retries fit in the window depends on the machine's speed (other
+      // polls move the virtual clock on while a request is in flight), so the visible wait is
+      // asserted by the counted case below.
+      'every GET fails for 40 s while the sessions poll',
+      {
+        onCreated: (count, proxy, time) => {
+          if (count !== 1) return;
+          const during = { from: time.now(), to: time.now() + 40_000 };
+          proxy.setRules([{ method: 'GET', during, fault: { kind: 'refuse', status: 503 } }]);
+        },
+      },
+    ],
+    [
       // Counted, not timed: on the virtual clock, other sessions' polls move time on while a failing
       // request is in flight, so a window in time may hold only a retry or two on a busy machine.
       'the first session’s polls fail 8 times in a row (about 30 s of backoff)',
