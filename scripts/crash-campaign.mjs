@@ -6,6 +6,7 @@
 //
 //   npm run crash-campaign -- [--trials 50] [--seed 1] [--workers sim,jules-fake]
 import { spawn, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,22 +34,38 @@ const random = () => {
   return (state >>> 0) / 2 ** 32;
 };
 
-function maker(args, { killAfterMs, env = {} } = {}) {
+/**
+ * Runs maker. `stateFile`: the time its first save appears is reported (`savedAtMs`), and
+ * `killAfterMs` counts from it — a kill before the run exists tests nothing but startup.
+ */
+function maker(args, { killAfterMs, stateFile, env = {} } = {}) {
   return new Promise((resolve, reject) => {
+    const t0 = performance.now();
     const child = spawn(process.execPath, [CLI, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     });
     let stdout = '';
     let stderr = '';
+    let savedAtMs;
+    let timer;
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    const timer =
-      killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    const watch =
+      stateFile === undefined
+        ? undefined
+        : setInterval(() => {
+            if (!existsSync(stateFile)) return;
+            clearInterval(watch);
+            savedAtMs = performance.now() - t0;
+            if (killAfterMs !== undefined)
+              timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+          }, 2);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
+      clearInterval(watch);
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, stdout, stderr, savedAtMs, wallMs: performance.now() - t0 });
     });
   });
 }
@@ -63,19 +80,13 @@ async function reference(worker, seed) {
   const key = `${worker}/${seed}`;
   if (!references.has(key)) {
     const dir = await mkdtemp(join(tmpdir(), 'maker-crash-ref-'));
-    const t0 = performance.now();
-    const run = await maker([
-      'demo',
-      '--dir',
-      dir,
-      '--worker',
-      worker,
-      '--seed',
-      String(seed),
-      '--json',
-    ]);
+    const run = await maker(
+      ['demo', '--dir', dir, '--worker', worker, '--seed', String(seed), '--json'],
+      { stateFile: join(dir, 'maker-state.json') },
+    );
     if (run.code !== 0) throw new Error(`reference run failed: ${run.stderr}`);
-    references.set(key, { tree: treeOfMain(dir), wallMs: performance.now() - t0 });
+    // The time from the run's first save to its end: where a kill can interrupt a run.
+    references.set(key, { tree: treeOfMain(dir), wallMs: run.wallMs - (run.savedAtMs ?? 0) });
     await rm(dir, { recursive: true, force: true });
   }
   return references.get(key);
@@ -91,12 +102,13 @@ for (let trial = 0; trial < TRIALS; trial++) {
   // A third of the kills land between the steps of landing; the rest at a random moment.
   const atStep =
     random() < 1 / 3 ? LANDING_STEPS[Math.floor(random() * LANDING_STEPS.length)] : undefined;
-  // Anywhere in the run: a uniform share of an uninterrupted run's wall time.
-  const killAfterMs =
-    atStep === undefined ? Math.floor((0.03 + 0.94 * random()) * wallMs) : undefined;
+  // Anywhere in the run: a uniform share of an uninterrupted run's time after its first save.
+  const killAfterMs = atStep === undefined ? Math.floor(0.97 * random() * wallMs) : undefined;
   const first = await maker(
     ['demo', '--dir', dir, '--worker', worker, '--seed', String(seed), '--json'],
-    atStep === undefined ? { killAfterMs } : { env: { MAKER_CRASH_AT: atStep } },
+    atStep === undefined
+      ? { killAfterMs, stateFile: join(dir, 'maker-state.json') }
+      : { env: { MAKER_CRASH_AT: atStep } },
   );
   const killed = first.signal === 'SIGKILL';
   let resumes = 0;
@@ -111,7 +123,7 @@ for (let trial = 0; trial < TRIALS; trial++) {
     trial,
     worker,
     seed,
-    kill: atStep ?? `${killAfterMs} ms`,
+    kill: atStep ?? `${killAfterMs} ms after the first save`,
     killed,
     resumes,
     ok,
