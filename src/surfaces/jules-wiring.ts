@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_OUTAGE_MS, JulesClient } from '../adapters/jules/client.js';
 import { JulesWorker } from '../adapters/jules/worker.js';
@@ -164,6 +164,8 @@ export function fakeJulesWorker(
       const fake = await startFakeJules({
         apiKey,
         sources: [{ owner: 'local', repo: sourceRepo(workspace.dir), gitDir }],
+        // Its sessions outlive this process, as Jules' do: a resumed run re-attaches them.
+        store: join(await workspace.gitDir(), 'maker-fake-jules.json'),
         agent: simJulesAgent({
           seed: config.seed,
           gitDir,

@@ -12,6 +12,7 @@ import {
   type FakeJulesSource,
   planLimitFault,
 } from './fake-jules-model.js';
+import { fakeJulesStore } from './fake-jules-store.js';
 
 export { julesQuotaFault } from './fake-jules-model.js';
 export type {
@@ -39,6 +40,8 @@ interface Session {
 }
 
 const EPOCH = Date.parse('2026-03-01T10:00:00Z');
+/** Session ids are this number's successors, after a fixed prefix (Jules' ids are long digit strings). */
+const ID_BASE = 594092;
 
 /**
  * A local Jules v1alpha server on 127.0.0.1 with the real routes (colon custom methods included),
@@ -70,6 +73,11 @@ export async function startFakeJules(options: {
   dailyLimit?: number;
   /** Called when a session exists, before the create call is answered (a test may crash the client here). */
   onSessionCreated?: (session: { id: string; title: string }, count: number) => void;
+  /**
+   * A file the sessions are kept in: a fake started again on it (after its process was killed) knows
+   * every session created before, under the same id, and replays its life from the start.
+   */
+  store?: string;
 }): Promise<FakeJules> {
   const requests: { method: string; path: string }[] = [];
   const sources = [...options.sources];
@@ -80,6 +88,35 @@ export async function startFakeJules(options: {
   let tick = 0;
   const clock = options.clock ?? (() => performance.now());
   const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
+  const store = options.store === undefined ? undefined : fakeJulesStore(options.store);
+  const persist = () =>
+    store?.save(
+      [...sessions.values()].map((s) => ({
+        id: s.id,
+        body: s.body,
+        context: s.context,
+        planApproved: s.body['requirePlanApproval'] !== true,
+        messages: s.messages,
+      })),
+    );
+  for (const stored of store?.load() ?? []) {
+    const context = { ...stored.context, messages: [...stored.messages] };
+    sessions.set(stored.id, {
+      id: stored.id,
+      body: stored.body,
+      context: stored.context,
+      script: await options.agent(context),
+      state: 'QUEUED',
+      step: 0,
+      planApproved: stored.planApproved,
+      messages: [...stored.messages],
+      activities: [],
+      createdAt: tick,
+      startedAt: clock(),
+      activityReads: 0,
+    });
+    created = Math.max(created, Number(stored.id.slice(-6)) - ID_BASE + 1);
+  }
   const sourceJson = async (s: FakeJulesSource) => ({
     name: sourceName(s),
     id: `github/${s.owner}/${s.repo}`,
@@ -179,6 +216,7 @@ export async function startFakeJules(options: {
             ]),
           );
         session.messages.push(prompt);
+        persist();
         session.activities.push(
           activity(session, 'user', { userMessaged: { userMessage: prompt } }),
         );
@@ -233,7 +271,7 @@ export async function startFakeJules(options: {
     creating.push(startedAt);
     const { source, startingBranch, baseCommit, prompt } = checked;
     // Numbered before anything is awaited, so concurrent creates never share an id.
-    const id = `15481661885092${String(594092 + created++).padStart(6, '0')}`;
+    const id = `15481661885092${String(ID_BASE + created++).padStart(6, '0')}`;
     const agentContext: FakeAgentContext = {
       id,
       title: typeof body['title'] === 'string' ? body['title'] : '',
@@ -259,6 +297,7 @@ export async function startFakeJules(options: {
     };
     creating.splice(creating.indexOf(startedAt), 1);
     sessions.set(id, session);
+    persist();
     options.onSessionCreated?.({ id, title: agentContext.title }, sessions.size);
     sendJson(res, 200, sessionJson(session));
   }
