@@ -10,6 +10,7 @@ import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
+import { allowanceConfig } from '../../candidate-allowances.js';
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import {
   cannotStart,
@@ -103,6 +104,11 @@ loses nothing: run \`maker resume\`.`,
     concurrency: O.concurrency,
     model: O.model,
     runChecks: O.runChecks,
+    check: O.check,
+    allowExecutable: O.allowExecutable,
+    allowSymlink: O.allowSymlink,
+    allowWorkflows: O.allowWorkflows,
+    maxFileKb: O.maxFileKb,
     julesPlan: O.julesPlan,
     julesConcurrency: O.julesConcurrency,
     julesDailySessions: O.julesDailySessions,
@@ -126,10 +132,24 @@ loses nothing: run \`maker resume\`.`,
       hitlChoice,
       json: o.json === true,
       view,
+      ...(o.check === undefined ? {} : { check: o.check }),
       choices: {
         confidence: o.confidence ?? 'medium',
         hitl,
         runChecks: o.runChecks === true,
+        ...allowanceConfig(
+          {
+            executables: o.allowExecutable,
+            symlinks: o.allowSymlink,
+            workflows: o.allowWorkflows,
+            maxFileKb: o.maxFileKb,
+          },
+          {
+            executables: '--allow-executable',
+            symlinks: '--allow-symlink',
+            maxFileKb: '--max-file-kb',
+          },
+        ),
         ...defined({
           k: o.k,
           seed: o.seed,
@@ -312,6 +332,8 @@ async function start(
     demo?: boolean;
     view?: boolean;
     paceMs?: number;
+    /** The person's overall check, run sandboxed on the composed result before the final veto. */
+    check?: string;
     choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch' | 'worker'>;
   },
 ): Promise<number> {
@@ -327,7 +349,7 @@ async function start(
       new UsageError(
         `--dir ${d} is a file, not a directory: give the repository's directory (it is created if missing).`,
       ),
-    { runChecks: plan.choices.runChecks },
+    { runChecks: plan.choices.runChecks, check: plan.check },
   );
   announce(io, target, plan.json);
   await mkdir(dir, { recursive: true });
@@ -343,7 +365,11 @@ async function start(
   });
   const roles = rolesFor(config, workspace, io.env, { paceMs: plan.paceMs });
   const engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
-  const runId = await engine.create(plan.idea, config);
+  const runId = await engine.create(
+    plan.idea,
+    config,
+    plan.check === undefined ? {} : { check: plan.check },
+  );
   if (!plan.json) io.stderr(startLine(await engine.getRun(runId), dir, 'started'));
   return drive(ctx, {
     engine,
