@@ -74,6 +74,11 @@ export const RUN_OPTIONS = {
     'largest file a candidate may write, in KiB (default 976, i.e. 1,000,000 bytes); a larger one is a red flag',
     wholeNumber({ min: 1, max: MAX_FILE_KB }),
   ),
+  replay: option(
+    '--replay <dir>',
+    'answer every model request from a recording (a directory MAKER_RECORD=<dir> wrote) with no key and no server; requests are matched by content, and one with no recording stops the run, naming it',
+    text('a directory'),
+  ),
   julesPlan: option(
     '--jules-plan <plan>',
     "free (3 sessions at once, 15 per 24 h; default), pro (15, 100) or ultra (60, 300): your plan's limits",

@@ -109,6 +109,7 @@ loses nothing: run \`maker resume\`.`,
     allowSymlink: O.allowSymlink,
     allowWorkflows: O.allowWorkflows,
     maxFileKb: O.maxFileKb,
+    replay: O.replay,
     julesPlan: O.julesPlan,
     julesConcurrency: O.julesConcurrency,
     julesDailySessions: O.julesDailySessions,
@@ -118,7 +119,8 @@ loses nothing: run \`maker resume\`.`,
   },
   notes: JULES_NOTES,
   exits: RUN_EXITS,
-  run: async ({ args, options: o }, ctx) => {
+  run: async ({ args, options: o }, cli) => {
+    const ctx = replaying(cli, o.replay);
     const view = o.view === true;
     const hitlChoice = o.hitl ?? defaultHitl(ctx.io, view);
     const hitl = hitlPolicy(hitlChoice, ctx.io, view);
@@ -233,6 +235,7 @@ exactly where it stopped: finished work is never paid for twice.`,
     run: { ...runOption, help: 'the run (default: the latest unfinished one)' },
     hitl: O.hitl,
     view: O.view,
+    replay: O.replay,
     julesPlan: O.julesPlan,
     julesConcurrency: O.julesConcurrency,
     julesDailySessions: O.julesDailySessions,
@@ -243,7 +246,8 @@ exactly where it stopped: finished work is never paid for twice.`,
   notes:
     "The --jules-… options raise (or lower) the limits the run was started with. --hitl\n(or --view without --hitl) replaces the run's question policy for this resume.\n",
   exits: RUN_EXITS,
-  run: async ({ options: o }, ctx) => {
+  run: async ({ options: o }, cli) => {
+    const ctx = replaying(cli, o.replay);
     const { io } = ctx;
     const view = o.view === true;
     const hitlChoice = o.hitl ?? defaultHitl(io, view);
@@ -298,6 +302,14 @@ exactly where it stopped: finished work is never paid for twice.`,
     });
   },
 });
+
+/** The context with `MAKER_REPLAY` set to `--replay`'s directory (said on stderr), or as it is. */
+function replaying(ctx: CliContext, replay: string | undefined): CliContext {
+  if (replay === undefined) return ctx;
+  const dir = resolve(ctx.io.cwd, replay);
+  ctx.io.stderr(`maker: replaying model answers from ${dir} (no key, no server)\n`);
+  return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, MAKER_REPLAY: dir } } };
+}
 
 function defined<T extends Record<string, unknown>>(values: T): Partial<T> {
   return Object.fromEntries(
