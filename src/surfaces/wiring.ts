@@ -11,6 +11,7 @@ import { PRESETS, type Confidence } from '../core/tree/presets.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import { MakerEngine, type Roles } from '../engine/maker-engine.js';
 import { envValue, secretsOf, type Env } from './env.js';
+import { CALIBRATION_FILE_NAME } from './calibration.js';
 import { DEFAULT_MODEL, WORKERS, julesSettings, type RoleOptions } from './workers.js';
 
 export { DEFAULT_MODEL };
@@ -108,6 +109,7 @@ export async function openWorkspace(
     `${STATE_FILE_NAME}.bak.tmp`,
     `${STATE_FILE_NAME}.lock`,
     `${STATE_FILE_NAME}.lock.*`,
+    CALIBRATION_FILE_NAME,
   ]);
   return workspace;
 }

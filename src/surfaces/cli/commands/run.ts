@@ -11,6 +11,7 @@ import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-f
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
 import { allowanceConfig } from '../../candidate-allowances.js';
+import { DEFAULT_MODEL, calibratedK } from '../../calibration.js';
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import {
   cannotStart,
@@ -95,7 +96,11 @@ loses nothing: run \`maker resume\`.`,
       help: 'the git repository (created if missing; default: the current directory)',
     },
     worker: O.worker,
-    confidence: O.confidence,
+    confidence: {
+      ...O.confidence,
+      help: 'low (k=1), medium (k=2, default) or high (k=3): margin, caps, triggers; auto: the k `maker calibrate` measured for the model (maker-calibration.json in --dir), with the caps of the nearest level',
+      kind: oneOf(['low', 'medium', 'high', 'auto']),
+    },
     k: O.k,
     hitl: O.hitl,
     view: O.view,
@@ -127,16 +132,18 @@ loses nothing: run \`maker resume\`.`,
     const kind = chooseWorker(o.worker, ctx.io.env);
     if (kind === undefined)
       throw new ConfigError(noWorkerMessage((worker) => `--worker ${worker}`, '`maker demo`'));
+    const dir = resolve(o.dir ?? ctx.io.cwd);
+    const confidence = await chooseConfidence(ctx.io, o, dir, kind);
     return start(ctx, {
       idea: args[0] as string,
-      dir: resolve(o.dir ?? ctx.io.cwd),
+      dir,
       kind,
       hitlChoice,
       json: o.json === true,
       view,
       ...(o.check === undefined ? {} : { check: o.check }),
       choices: {
-        confidence: o.confidence ?? 'medium',
+        ...confidence,
         hitl,
         runChecks: o.runChecks === true,
         ...allowanceConfig(
@@ -153,7 +160,6 @@ loses nothing: run \`maker resume\`.`,
           },
         ),
         ...defined({
-          k: o.k,
           seed: o.seed,
           maxDepth: o.maxDepth,
           concurrency: o.concurrency,
@@ -302,6 +308,29 @@ exactly where it stopped: finished work is never paid for twice.`,
     });
   },
 });
+
+/**
+ * The confidence level and k of a new run: as chosen, or with `auto` the k the workspace's
+ * calibration measured for the run's model (said on stderr), with the caps of the nearest level.
+ */
+async function chooseConfidence(
+  io: CliIo,
+  o: { confidence?: string | undefined; k?: number | undefined; model?: string | undefined },
+  dir: string,
+  kind: WorkerKind,
+): Promise<{ confidence: 'low' | 'medium' | 'high'; k?: number }> {
+  if (o.confidence !== 'auto') {
+    const confidence = (o.confidence ?? 'medium') as 'low' | 'medium' | 'high';
+    return o.k === undefined ? { confidence } : { confidence, k: o.k };
+  }
+  if (o.k !== undefined)
+    throw new UsageError(
+      '--confidence auto takes k from the calibration: leave out --k, or choose a level.',
+    );
+  const { k, note } = await calibratedK(dir, kind.simulated ? 'sim' : (o.model ?? DEFAULT_MODEL));
+  io.stderr(`maker: ${note}\n`);
+  return { confidence: k <= 1 ? 'low' : k === 2 ? 'medium' : 'high', k };
+}
 
 /** The context with `MAKER_REPLAY` set to `--replay`'s directory (said on stderr), or as it is. */
 function replaying(ctx: CliContext, replay: string | undefined): CliContext {
