@@ -10,8 +10,6 @@ import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
-import { allowanceConfig } from '../../candidate-allowances.js';
-import { DEFAULT_MODEL, calibratedK } from '../../calibration.js';
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import {
   cannotStart,
@@ -41,6 +39,7 @@ import { addLocalOrigin, julesChoices } from '../jules-flags.js';
 import type { CliIo } from '../io.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption, runOption } from './common.js';
 import { JULES_NOTES, RUN_OPTIONS as O } from './run-options.js';
+import { allowanceChoices, chooseConfidence, replaying } from './run-choices.js';
 import { keepViewOpen, startRunView } from './run-view.js';
 import { exitCode, humanOutcome, watch } from './run-watch.js';
 
@@ -146,19 +145,7 @@ loses nothing: run \`maker resume\`.`,
         ...confidence,
         hitl,
         runChecks: o.runChecks === true,
-        ...allowanceConfig(
-          {
-            executables: o.allowExecutable,
-            symlinks: o.allowSymlink,
-            workflows: o.allowWorkflows,
-            maxFileKb: o.maxFileKb,
-          },
-          {
-            executables: '--allow-executable',
-            symlinks: '--allow-symlink',
-            maxFileKb: '--max-file-kb',
-          },
-        ),
+        ...allowanceChoices(o),
         ...defined({
           seed: o.seed,
           maxDepth: o.maxDepth,
@@ -308,37 +295,6 @@ exactly where it stopped: finished work is never paid for twice.`,
     });
   },
 });
-
-/**
- * The confidence level and k of a new run: as chosen, or with `auto` the k the workspace's
- * calibration measured for the run's model (said on stderr), with the caps of the nearest level.
- */
-async function chooseConfidence(
-  io: CliIo,
-  o: { confidence?: string | undefined; k?: number | undefined; model?: string | undefined },
-  dir: string,
-  kind: WorkerKind,
-): Promise<{ confidence: 'low' | 'medium' | 'high'; k?: number }> {
-  if (o.confidence !== 'auto') {
-    const confidence = (o.confidence ?? 'medium') as 'low' | 'medium' | 'high';
-    return o.k === undefined ? { confidence } : { confidence, k: o.k };
-  }
-  if (o.k !== undefined)
-    throw new UsageError(
-      '--confidence auto takes k from the calibration: leave out --k, or choose a level.',
-    );
-  const { k, note } = await calibratedK(dir, kind.simulated ? 'sim' : (o.model ?? DEFAULT_MODEL));
-  io.stderr(`maker: ${note}\n`);
-  return { confidence: k <= 1 ? 'low' : k === 2 ? 'medium' : 'high', k };
-}
-
-/** The context with `MAKER_REPLAY` set to `--replay`'s directory (said on stderr), or as it is. */
-function replaying(ctx: CliContext, replay: string | undefined): CliContext {
-  if (replay === undefined) return ctx;
-  const dir = resolve(ctx.io.cwd, replay);
-  ctx.io.stderr(`maker: replaying model answers from ${dir} (no key, no server)\n`);
-  return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, MAKER_REPLAY: dir } } };
-}
 
 function defined<T extends Record<string, unknown>>(values: T): Partial<T> {
   return Object.fromEntries(
