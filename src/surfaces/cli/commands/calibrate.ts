@@ -1,4 +1,6 @@
+import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { UsageError } from '../../../core/errors.js';
 import { openWorkspace } from '../../wiring.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
 import {
@@ -89,6 +91,8 @@ The result is saved as maker-calibration.json in --dir (kept out of git), and
   ],
   run: async ({ options: o }, { io, signal }) => {
     const dir = resolve(io.cwd, o.dir ?? '.');
+    if ((await stat(dir).catch(() => undefined))?.isDirectory() === false)
+      throw new UsageError(`--dir ${dir} is a file, not a directory.`);
     const progress = progressLine(io, 'calibrate: sample');
     const result = await calibrate({
       model: o.model ?? DEFAULT_MODEL,
@@ -105,6 +109,7 @@ The result is saved as maker-calibration.json in --dir (kept out of git), and
       onSample: (done, total) => progress.update(done, total),
     });
     progress.done();
+    await mkdir(dir, { recursive: true });
     const file = await saveCalibration(dir, result);
     if ((await inspectRepository(dir)).kind === 'repository')
       await openWorkspace(dir, false, io.env);
