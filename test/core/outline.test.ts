@@ -69,6 +69,34 @@ describe('outline: the top-level definitions of a source file', () => {
     ]);
   });
 
+  it('JavaScript (CommonJS): functions, arrow constants, classes with public methods, exports; not bodies or private members', () => {
+    const source = [
+      "'use strict';",
+      "const fs = require('fs');",
+      '/** docs */',
+      'function parse(text, opts = {}) {',
+      '  const inner = 1;',
+      '  return text;',
+      '}',
+      'const render = (rows) => rows.join("\\n");',
+      'class Table {',
+      '  constructor(rows) { this.rows = rows; }',
+      '  add(row) { this.rows.push(row); }',
+      '  #hidden() {}',
+      '}',
+      'module.exports = { parse, render, Table };',
+    ].join('\n');
+    expect(outline('lib/table.js', source)).toEqual([
+      "const fs = require('fs')",
+      'function parse(text, opts = {})',
+      'const render = (rows) =>',
+      'class Table',
+      '  constructor(rows)',
+      '  add(row)',
+      'module.exports = { parse, render, Table }',
+    ]);
+  });
+
   it('Python: functions, classes with their public methods, constants; not docstrings or nested code', () => {
     const source = [
       'import csv',
