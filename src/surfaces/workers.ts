@@ -254,7 +254,7 @@ export function describeWorkers(quote = ''): string {
     .map((k) => `${quote}${k.name}${quote}: ${k.summary}`)
     .join(
       '; ',
-    )}. When none is given: gemini if GEMINI_API_KEY is set, otherwise the run is refused (never a silent simulation)`;
+    )}. When none is given: gemini if GEMINI_API_KEY is set (or MAKER_REPLAY names a recording), otherwise the run is refused (never a silent simulation)`;
 }
 
 /**
