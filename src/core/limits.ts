@@ -11,6 +11,8 @@ export const LIMITS = {
   idChars: 128,
   /** A repository path passed in. */
   pathChars: 1_024,
+  /** A check command (a person's overall check, a subtask's check). */
+  checkChars: 500,
   /** A question a worker asks on an agent's behalf (an agent's message). */
   workerQuestionChars: 4_000,
 } as const;

@@ -6,6 +6,7 @@ import {
   branchName,
   node,
   nodeContext,
+  repositoryView,
   runDate,
   RunStoppedError,
   type RunContext,
@@ -150,6 +151,8 @@ async function integrate(
   const task: WorkerTask = {
     context: {
       ...nodeContext(ctx, n),
+      // The merge's own tree, the conflicting files in scope.
+      repository: repositoryView(ctx, n, { base: conflicted, scope: conflicts, dependencies: [] }),
       task: {
         title: `Integrate "${child.title}" into "${n.title}"`,
         description: `Merging ${child.id} into ${n.id} conflicts in ${conflicts.join(', ')}. Produce the files with both sides' intent preserved.`,

@@ -49,6 +49,15 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly child: string;
       readonly conflicts: readonly string[];
     }
+  | {
+      /** A node's repository view was built for a prompt: its size in characters, and how much was left out. */
+      readonly type: 'context-built';
+      readonly nodeId: string;
+      readonly chars: number;
+      readonly budget: number;
+      /** Paths left out for the budget (named in the prompt). */
+      readonly omitted: number;
+    }
   | { readonly type: 'question-asked'; readonly question: Question }
   | { readonly type: 'question-answered'; readonly questionId: string; readonly answer: string }
   | {

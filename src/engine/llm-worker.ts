@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { inScope } from '../core/paths.js';
 import type { LanguageModel } from '../ports/language-model.js';
+import type { RepoContext } from '../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import { describeNode } from './llm-planner.js';
+import { repoContextBuilder } from './repo-context.js';
 
-const MAX_CONTEXT_FILES = 30;
-const MAX_CONTEXT_CHARS = 60_000;
+/** Characters of repository context per prompt unless the worker is told otherwise (about 30k tokens). */
+export const WORKER_CONTEXT_CHARS = 120_000;
 const MAX_OUTPUT_TOKENS = 16_384;
 
 const editsSchema = z.object({
@@ -17,36 +18,41 @@ const EDITS_JSON_SCHEMA = z.toJSONSchema(editsSchema, { io: 'input' });
 
 /**
  * The embedded worker: a language model writes whole-file edits for one minimal subtask, given the
- * current contents of the files in its scope; the engine turns them into a patch at the base.
+ * node's view of the repository (the files in its scope, the files its dependencies changed, a map
+ * of every path) within a character budget; the engine turns the edits into a patch at the base.
  */
 export class LlmWorker implements Worker {
   readonly id: string;
   readonly #model: LanguageModel;
   readonly #workspace: Workspace;
+  readonly #contextChars: number;
 
-  constructor(model: LanguageModel, workspace: Workspace) {
+  /** `contextChars` bounds the repository context of each prompt (default {@link WORKER_CONTEXT_CHARS}). */
+  constructor(model: LanguageModel, workspace: Workspace, options: { contextChars?: number } = {}) {
     this.#model = model;
     this.#workspace = workspace;
+    this.#contextChars = options.contextChars ?? WORKER_CONTEXT_CHARS;
     this.id = `gemini:${model.id}`;
   }
 
   async run(task: WorkerTask, slot: number, signal?: AbortSignal): Promise<WorkerOutput> {
-    const files = await this.#contextFiles(task);
-    const shown = files
-      .map((f) => `=== ${f.path} ===\n${f.content ?? '(does not exist)'}`)
-      .join('\n\n');
     const integration =
       task.integration === undefined
         ? ''
         : `\n\nTwo branches changed these files differently: ${task.integration.conflicts.join(', ')}.\n${task.integration.ours.map((f) => `=== ours: ${f.path} ===\n${f.content ?? '(deleted)'}`).join('\n\n')}\n\n${task.integration.theirs.map((f) => `=== theirs: ${f.path} ===\n${f.content ?? '(deleted)'}`).join('\n\n')}\nWrite each file so both sides' intent is kept, with no conflict markers.`;
+    const described = describeNode(task.context);
+    const budget = Math.max(0, this.#contextChars - described.length - integration.length);
+    const repository = task.context.repository ?? this.#ownView(task);
+    const { text } = await repository(budget);
     const response = await this.#model.generate({
       system:
         'You are a careful software engineer. Make exactly the change the task asks for, nothing else. Answer only with the JSON requested.',
-      prompt: `${describeNode(task.context)}\n\nCurrent files in scope:\n${shown || '(none yet)'}${integration}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
+      prompt: `${described}\n\n${text || 'The repository is empty.'}${integration}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
       temperature: slot % 1000 === 0 ? 0 : 0.1,
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       json: { schema: EDITS_JSON_SCHEMA },
       signal,
+      draw: `${task.context.nodeId}:worker:${slot}`,
     });
     let json: unknown;
     try {
@@ -72,13 +78,12 @@ export class LlmWorker implements Worker {
     };
   }
 
-  async #contextFiles(task: WorkerTask) {
-    const scope = task.context.task.files;
-    if (scope.length === 0) return [];
-    const all = await this.#workspace.listFiles(task.baseCommit);
-    const chosen = all.filter((path) => inScope(path, scope)).slice(0, MAX_CONTEXT_FILES);
-    const contents = await this.#workspace.readFiles(task.baseCommit, chosen);
-    let budget = MAX_CONTEXT_CHARS;
-    return contents.filter((f) => (budget -= f.content?.length ?? 0) >= 0);
+  /** A view for a task the engine gave none (built by the same builder, not reported). */
+  #ownView(task: WorkerTask): (budget: number) => Promise<RepoContext> {
+    return (budget) =>
+      repoContextBuilder(this.#workspace).build(
+        { base: task.baseCommit, scope: task.context.task.files, dependencies: [] },
+        budget,
+      );
   }
 }

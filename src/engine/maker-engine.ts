@@ -104,6 +104,12 @@ export class MakerEngine {
       throw new UsageError(
         `The idea is ${idea.length} characters long; at most ${LIMITS.ideaChars} are taken. Say what to build in fewer words: MAKER asks when it needs detail.`,
       );
+    if (options.check !== undefined && options.check.trim() === '')
+      throw new UsageError('The check is empty: give the command that must pass.');
+    if (options.check !== undefined && options.check.length > LIMITS.checkChars)
+      throw new UsageError(
+        `The check is ${options.check.length} characters long; at most ${LIMITS.checkChars} are taken.`,
+      );
     const state = await this.state();
     const baseCommit = await this.#deps.workspace.resolve(config.defaultBranch);
     if (baseCommit === undefined)

@@ -1,11 +1,16 @@
 import { MakerError } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
-import type { NodeContext, Planner } from '../ports/planner.js';
+import type { NodeContext, Planner, RepoContext } from '../ports/planner.js';
 import type { WaitReporter } from '../ports/waits.js';
 import type { Reservation, SessionBudget, Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import type { EngineEventInput } from './events.js';
+import {
+  repoContextBuilder,
+  type DependencyChange,
+  type RepoContextRequest,
+} from './repo-context.js';
 
 /** Waits at least this long are shown (progress, `maker status`, `maker_wait`); shorter ones are not. */
 export const VISIBLE_WAIT_MS = 5000;
@@ -117,7 +122,67 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
     },
     ancestors,
     clarifications,
+    ...(n.baseCommit === undefined
+      ? {}
+      : {
+          repository: repositoryView(ctx, n, {
+            base: n.baseCommit,
+            scope: scopeOf(ctx, n),
+            dependencies: dependenciesOf(ctx, n),
+          }),
+        }),
   };
+}
+
+/**
+ * A node's lazy view of the repository (see {@link NodeContext.repository}): built on the first
+ * call for a budget, and reported then as a `context-built` event with its size.
+ */
+export function repositoryView(
+  ctx: Pick<RunContext, 'workspace' | 'emit'>,
+  n: Pick<TreeNode, 'id'>,
+  request: RepoContextRequest,
+): (budget: number) => Promise<RepoContext> {
+  const builder = repoContextBuilder(ctx.workspace);
+  const made = new Map<number, Promise<RepoContext>>();
+  return (budget) => {
+    let view = made.get(budget);
+    if (view === undefined) {
+      view = builder.build(request, budget).then((built) => {
+        ctx.emit({
+          type: 'context-built',
+          nodeId: n.id,
+          chars: built.chars,
+          budget: built.budget,
+          omitted: built.omitted.length,
+        });
+        return built;
+      });
+      made.set(budget, view);
+    }
+    return view;
+  };
+}
+
+/**
+ * The work a node builds on: each sibling it depends on, and each sibling its ancestors depend
+ * on (nearest first), as the commits before and after that sibling's subtree.
+ */
+export function dependenciesOf(ctx: Pick<RunContext, 'run'>, n: TreeNode): DependencyChange[] {
+  const out: DependencyChange[] = [];
+  for (
+    let p: TreeNode | undefined = n;
+    p !== undefined && p.parentId !== null;
+    p = ctx.run.nodes[p.parentId]
+  ) {
+    const parent = ctx.run.nodes[p.parentId];
+    for (const index of p.dependsOn) {
+      const sibling = ctx.run.nodes[parent?.children[index] ?? ''];
+      if (sibling?.baseCommit !== undefined && sibling.commit !== undefined)
+        out.push({ title: sibling.title, from: sibling.baseCommit, to: sibling.commit });
+    }
+  }
+  return out;
 }
 
 /**

@@ -11,6 +11,11 @@ export interface GenerateRequest {
   /** Ask for JSON output (and, when given, constrain it to this JSON schema). */
   readonly json?: { readonly schema?: Readonly<Record<string, unknown>> };
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Which draw this is (e.g. `n-0:worker:1001`): identical requests for different draws are told
+   * apart by it when exchanges are recorded and replayed. Never sent to the model.
+   */
+  readonly draw?: string;
 }
 
 /** What a generation returns: the text and what red-flagging needs to judge it, plus usage. */

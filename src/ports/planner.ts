@@ -13,6 +13,23 @@ export interface NodeContext {
   readonly ancestors: readonly string[];
   /** Clarifications a person gave for this node or its ancestors. */
   readonly clarifications: readonly { readonly question: string; readonly answer: string }[];
+  /**
+   * The repository as this node sees it (its files, the files its dependencies changed, a map of
+   * every path), rendered within `budget` characters; built on first call per budget, and counted
+   * and reported by the engine. Absent where there is no repository. Models that see code call it;
+   * simulated roles do not, and pay nothing.
+   */
+  readonly repository?: (budget: number) => Promise<RepoContext>;
+}
+
+/** A node's view of the repository as text for a prompt, and what the budget left out. */
+export interface RepoContext {
+  readonly text: string;
+  /** `text.length`, never above the budget it was built for. */
+  readonly chars: number;
+  readonly budget: number;
+  /** Paths whose contents (or whose place in the map) were left out for the budget; the text lists them too. */
+  readonly omitted: readonly string[];
 }
 
 /** One option a judge chooses among, shown with a label the judge answers with. */

@@ -1,5 +1,8 @@
 import type { TreeChange } from '../core/candidate-policy.js';
 
+/** git's id of the empty tree: `changes(EMPTY_TREE, x)` lists every entry of `x`, with blob ids and sizes. */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
 /** A file's new content in a candidate change; `null` deletes it. */
 export interface FileEdit {
   readonly path: string;

@@ -9,3 +9,15 @@ export function envValue(env: Env, name: string): string {
   const value = (env[name] ?? '').trim();
   return /^\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}?$/.test(value) ? '' : value;
 }
+
+/** Secrets in the environment, so logs, journals and recordings can redact them. */
+export function secretsOf(env: Env): string[] {
+  return ['GEMINI_API_KEY', 'JULES_API_KEY', 'GITHUB_TOKEN']
+    .map((k) => envValue(env, k))
+    .filter((v) => v.length >= 4);
+}
+
+/** `MAKER_REPLAY`: the recording a run's model answers come from (`maker run --replay`), or ''. */
+export function replayDir(env: Env): string {
+  return envValue(env, 'MAKER_REPLAY');
+}

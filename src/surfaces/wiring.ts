@@ -10,11 +10,12 @@ import { ConfigError, makeRedactor } from '../core/errors.js';
 import { PRESETS, type Confidence } from '../core/tree/presets.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import { MakerEngine, type Roles } from '../engine/maker-engine.js';
-import { envValue, type Env } from './env.js';
+import { envValue, secretsOf, type Env } from './env.js';
+import { CALIBRATION_FILE_NAME } from './calibration.js';
 import { DEFAULT_MODEL, WORKERS, julesSettings, type RoleOptions } from './workers.js';
 
 export { DEFAULT_MODEL };
-export { envValue, type Env };
+export { envValue, secretsOf, type Env };
 
 /** A run configuration from the few choices a person makes; everything else follows the preset and the worker's kind. */
 export function runConfig(choices: {
@@ -108,6 +109,7 @@ export async function openWorkspace(
     `${STATE_FILE_NAME}.bak.tmp`,
     `${STATE_FILE_NAME}.lock`,
     `${STATE_FILE_NAME}.lock.*`,
+    CALIBRATION_FILE_NAME,
   ]);
   return workspace;
 }
@@ -151,11 +153,4 @@ export function crashSeam(
     seen += 1;
     if (seen === at) process.kill(process.pid, 'SIGKILL');
   };
-}
-
-/** Secrets in the environment, so logs and journals can redact them. */
-export function secretsOf(env: Readonly<Record<string, string | undefined>>): string[] {
-  return ['GEMINI_API_KEY', 'JULES_API_KEY', 'GITHUB_TOKEN']
-    .map((k) => envValue(env, k))
-    .filter((v) => v.length >= 4);
 }

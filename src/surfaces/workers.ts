@@ -1,4 +1,7 @@
+import { existsSync, statSync } from 'node:fs';
 import { GeminiModel } from '../adapters/gemini/gemini-model.js';
+import { RecordingModel } from '../adapters/replay/recording-model.js';
+import { ReplayModel } from '../adapters/replay/replay-model.js';
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { pacedPlanner, pacedWorker } from '../adapters/sim/paced.js';
 import { SimPlanner, SimWorker } from '../adapters/sim/project-sim.js';
@@ -7,9 +10,10 @@ import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import type { Roles } from '../engine/maker-engine.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
 import { LlmWorker } from '../engine/llm-worker.js';
+import type { LanguageModel } from '../ports/language-model.js';
 import type { Planner } from '../ports/planner.js';
 import type { Worker } from '../ports/worker.js';
-import { envValue, type Env } from './env.js';
+import { envValue, replayDir, secretsOf, type Env } from './env.js';
 import {
   JULES_PLANS,
   fakeJulesWorker,
@@ -88,13 +92,35 @@ function simRoles(config: RunConfig, options: RoleOptions = {}): { planner: Plan
     : { planner: new SimPlanner(sim), sim: new SimWorker(sim) };
 }
 
-function geminiModel(config: RunConfig, env: Env): GeminiModel {
+/**
+ * The run's Gemini model, as the environment asks: answers replayed from `MAKER_REPLAY` (no key,
+ * no server), else the Gemini API; with `MAKER_RECORD`, every exchange is also recorded there.
+ */
+export function geminiModel(config: Pick<RunConfig, 'model'>, env: Env): LanguageModel {
+  const name = config.model ?? DEFAULT_MODEL;
+  const replay = replayDir(env);
   const baseUrl = envValue(env, 'GOOGLE_GEMINI_BASE_URL');
-  return new GeminiModel({
-    model: config.model ?? DEFAULT_MODEL,
-    apiKey: envValue(env, 'GEMINI_API_KEY'),
-    ...(baseUrl === '' ? {} : { baseUrl }),
-  });
+  const model: LanguageModel =
+    replay !== ''
+      ? new ReplayModel(replay, name)
+      : new GeminiModel({
+          model: name,
+          apiKey: envValue(env, 'GEMINI_API_KEY'),
+          ...(baseUrl === '' ? {} : { baseUrl }),
+        });
+  const record = envValue(env, 'MAKER_RECORD');
+  return record === '' ? model : new RecordingModel(model, record, { secrets: secretsOf(env) });
+}
+
+/** Gemini's key is needed unless its answers are replayed; a replay needs its recording. */
+function geminiProblems(env: Env, purpose: string): string[] {
+  const replay = replayDir(env);
+  if (replay === '') return missing(env, GEMINI_SETTING, purpose);
+  return existsSync(replay) && statSync(replay).isDirectory()
+    ? []
+    : [
+        `The recording to replay, ${replay}, is not a directory: give the directory MAKER_RECORD wrote.`,
+      ];
 }
 
 export const DEFAULT_MODEL = 'gemini-2.5-flash';
@@ -115,9 +141,12 @@ const gemini: WorkerKind = {
   name: 'gemini',
   summary: 'Gemini writes each candidate as file edits (needs GEMINI_API_KEY)',
   simulated: false,
-  settings: [{ env: 'GEMINI_API_KEY', purpose: 'Gemini plans, writes, judges and reviews' }],
-  problems: (env) =>
-    missing(env, GEMINI_SETTING, 'the gemini worker plans, writes and judges with Gemini'),
+  settings: [
+    { env: 'GEMINI_API_KEY', purpose: 'Gemini plans, writes, judges and reviews' },
+    { env: 'MAKER_RECORD', purpose: 'record every model exchange as files in this directory' },
+    { env: 'MAKER_REPLAY', purpose: 'answer from a recording instead (as --replay)' },
+  ],
+  problems: (env) => geminiProblems(env, 'the gemini worker plans, writes and judges with Gemini'),
   roles: (config, workspace, env) => {
     const model = geminiModel(config, env);
     return { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) };
@@ -143,9 +172,8 @@ const jules: WorkerKind = {
   ],
   problems: (env, repo) => [
     ...missing(env, JULES_SETTING, 'the jules worker starts Jules sessions with it'),
-    ...missing(
+    ...geminiProblems(
       env,
-      GEMINI_SETTING,
       'the jules worker also needs Gemini, which plans, judges and resolves merge conflicts',
     ),
     ...(repo !== undefined && envValue(env, 'JULES_SOURCE') === ''
@@ -226,7 +254,7 @@ export function describeWorkers(quote = ''): string {
     .map((k) => `${quote}${k.name}${quote}: ${k.summary}`)
     .join(
       '; ',
-    )}. When none is given: gemini if GEMINI_API_KEY is set, otherwise the run is refused (never a silent simulation)`;
+    )}. When none is given: gemini if GEMINI_API_KEY is set (or MAKER_REPLAY names a recording), otherwise the run is refused (never a silent simulation)`;
 }
 
 /**
@@ -235,7 +263,7 @@ export function describeWorkers(quote = ''): string {
  */
 export function chooseWorker(asked: WorkerName | undefined, env: Env): WorkerKind | undefined {
   if (asked !== undefined) return WORKERS[asked];
-  return envValue(env, 'GEMINI_API_KEY') === '' ? undefined : gemini;
+  return envValue(env, 'GEMINI_API_KEY') === '' && replayDir(env) === '' ? undefined : gemini;
 }
 
 /** Why no worker was chosen, and the ways forward, in a surface's own words for choosing one. */

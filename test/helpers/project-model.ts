@@ -32,7 +32,7 @@ export function projectModel(request: FakeGeminiRequest, index: number): FakeGem
   if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
   if (p.includes('A proposal for this task'))
     return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-  if (p.includes('Current files in scope')) {
+  if (p.includes('Reply as JSON {"files"')) {
     // Every fourth worker answer is malformed or cut off: those are red-flagged and replaced.
     if (index % 4 === 3)
       return {

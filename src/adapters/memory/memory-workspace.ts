@@ -8,6 +8,7 @@ import type {
   MergeResult,
   Workspace,
 } from '../../ports/workspace.js';
+import { EMPTY_TREE } from '../../ports/workspace.js';
 
 type Tree = ReadonlyMap<string, string>;
 interface Commit {
@@ -248,6 +249,7 @@ export class MemoryWorkspace implements Workspace {
   }
 
   #tree(treeish: string): Tree {
+    if (treeish === EMPTY_TREE) return new Map();
     const tree = this.#trees.get(this.#treeId(treeish));
     if (tree === undefined) throw new MakerError('git-object', `No tree ${treeish}.`);
     return tree;

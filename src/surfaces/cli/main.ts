@@ -4,6 +4,7 @@ import { secretsOf } from '../wiring.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
+import { calibrateCommand } from './commands/calibrate.js';
 import { estimateCommand } from './commands/estimate.js';
 import { fakeJulesCommand } from './commands/fake-jules.js';
 import { demoCommand, resumeCommand, runCommand } from './commands/run.js';
@@ -34,6 +35,7 @@ export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
   reportCommand,
   demoCommand,
   benchGroup,
+  calibrateCommand,
   estimateCommand,
   fakeJulesCommand,
 ];

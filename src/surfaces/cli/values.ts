@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normalizeRepoPath } from '../../core/paths.js';
 
 /**
  * What an option's text may be: a zod schema from the raw text to the value, and the words an
@@ -67,4 +68,17 @@ export function oneOf<const T extends readonly [string, ...string[]]>(
 export function text(expected = 'a non-empty text', pattern?: RegExp): ValueKind<string> {
   const base = z.string().trim().min(1);
   return { schema: pattern === undefined ? base : base.regex(pattern), expected };
+}
+
+/** A repository-relative path or glob (`scripts/*.sh`, `bin/**`): nothing absolute, nothing climbing out, nothing in `.git`. */
+export function repoGlob(): ValueKind<string> {
+  return {
+    schema: z
+      .string()
+      .trim()
+      .min(1)
+      .max(512)
+      .refine((glob) => normalizeRepoPath(glob).ok),
+    expected: 'a path or glob inside the repository, e.g. scripts/*.sh',
+  };
 }

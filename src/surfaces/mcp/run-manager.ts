@@ -8,6 +8,7 @@ import type { MakerEngine } from '../../engine/maker-engine.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
+import { allowanceConfig } from '../candidate-allowances.js';
 import { checkBeforeRun, landingNotice } from '../preflight.js';
 import {
   cannotStart,
@@ -39,6 +40,20 @@ export interface StartInput {
   readonly confidence?: Confidence | undefined;
   readonly k?: number | undefined;
   readonly maxDepth?: number | undefined;
+  /** The person's overall check, run sandboxed on the composed result before the final veto. */
+  readonly check?: string | undefined;
+  /** Run subtasks' checks on candidates (sandboxed). */
+  readonly runChecks?: boolean | undefined;
+  /** What candidates may do beyond the defaults. */
+  readonly allow?:
+    | {
+        executables?: string[] | undefined;
+        symlinks?: string[] | undefined;
+        workflows?: boolean | undefined;
+      }
+    | undefined;
+  /** Largest file a candidate may write, in KiB. */
+  readonly maxFileKb?: number | undefined;
   /** Simulated runs: the sim's seed and rates (clarify defaults to true, so a demo shows a question). */
   readonly sim?:
     | {
@@ -104,11 +119,16 @@ export class RunManager {
       );
     const jules = input.jules === undefined ? undefined : julesOverrides(input.jules);
     julesSettings(kind, jules);
+    const allowances = allowanceConfig(
+      { ...input.allow, maxFileKb: input.maxFileKb },
+      { executables: 'allow.executables', symlinks: 'allow.symlinks', maxFileKb: 'maxFileKb' },
+    );
     const { target } = await checkBeforeRun(
       dir,
       kind,
       this.#env,
       () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
+      { runChecks: input.runChecks, check: input.check },
     );
     const workspace = await this.#workspace(dir, true);
     const git = await openWorkspace(dir, true, this.#env);
@@ -120,12 +140,18 @@ export class RunManager {
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
+      ...(input.runChecks === undefined ? {} : { runChecks: input.runChecks }),
+      ...allowances,
       ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),
       ...(kind.simulated
         ? { sim: { clarify: true, ...withoutUndefined({ ...input.sim, seed: undefined }) } }
         : {}),
     });
-    const runId = await workspace.engine.create(input.idea, config);
+    const runId = await workspace.engine.create(
+      input.idea,
+      config,
+      input.check === undefined ? {} : { check: input.check },
+    );
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, workspace);
     const notice = landingNotice(target, 'maker_resume');

@@ -7,6 +7,7 @@ import { estimate } from '../../core/math.js';
 import type { Run } from '../../core/tree/schema.js';
 import { sentences } from '../../core/text.js';
 import { describeWaits, renderTree, summarise } from '../../engine/summary.js';
+import { MAX_FILE_KB } from '../candidate-allowances.js';
 import { WORKER_NAMES, describeWorkers, kindsWhere } from '../workers.js';
 import type { RunManager } from './run-manager.js';
 
@@ -85,6 +86,49 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
           .max(6)
           .optional()
           .describe('Deepest decomposition (default 3)'),
+        check: z
+          .string()
+          .trim()
+          .min(1)
+          .max(LIMITS.checkChars)
+          .optional()
+          .describe(
+            'The person’s overall check, e.g. "npm test": run once on the composed result in a sandboxed scratch checkout (needs bubblewrap) before the final question, which shows its result',
+          ),
+        runChecks: z
+          .boolean()
+          .optional()
+          .describe(
+            'Run each subtask’s check command (proposed by the planner) on every candidate, sandboxed; a failing check is a red flag (default false: the commands come from the model)',
+          ),
+        allow: z
+          .strictObject({
+            executables: z
+              .array(z.string().min(1).max(512))
+              .max(50)
+              .optional()
+              .describe('Paths or globs candidates may make executable'),
+            symlinks: z
+              .array(z.string().min(1).max(512))
+              .max(50)
+              .optional()
+              .describe('Paths or globs where candidates may create symbolic links'),
+            workflows: z
+              .boolean()
+              .optional()
+              .describe(
+                'Candidates may write CI workflows, which run with the repository’s secrets',
+              ),
+          })
+          .optional()
+          .describe('What candidates may do beyond the defaults (otherwise each is a red flag)'),
+        maxFileKb: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_FILE_KB)
+          .optional()
+          .describe('Largest file a candidate may write, in KiB (default 1,000,000 bytes)'),
         sim: z
           .strictObject({
             seed: z.number().int().min(0).optional(),

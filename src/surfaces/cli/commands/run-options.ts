@@ -1,5 +1,7 @@
-import { flag, option } from '../define.js';
-import { oneOf, text, wholeNumber } from '../values.js';
+import { flag, list, option } from '../define.js';
+import { oneOf, repoGlob, text, wholeNumber } from '../values.js';
+import { LIMITS } from '../../../core/limits.js';
+import { MAX_FILE_KB } from '../../candidate-allowances.js';
 import { WORKERS, WORKER_NAMES, describeWorkers } from '../../workers.js';
 import { jsonFlag } from './common.js';
 
@@ -44,6 +46,38 @@ export const RUN_OPTIONS = {
   runChecks: flag(
     '--run-checks',
     "run each subtask's check command (proposed by the planner) on every candidate, in a scratch checkout; a failing check is a red flag. The commands come from the model: off unless asked",
+  ),
+  check: option(
+    '--check <command>',
+    'your overall check, e.g. "npm test": run once on the composed result, in a sandboxed scratch checkout (needs bubblewrap), before the final question; its pass/fail and output are shown there',
+    text(
+      `a command of at most ${LIMITS.checkChars} characters`,
+      new RegExp(`^[^]{1,${LIMITS.checkChars}}$`),
+    ),
+  ),
+  allowExecutable: list(
+    '--allow-executable <glob>',
+    'let candidates make files matching this path or glob executable (repeatable; by default a new executable file is a red flag)',
+    repoGlob(),
+  ),
+  allowSymlink: list(
+    '--allow-symlink <glob>',
+    'let candidates create symbolic links at paths matching this glob (repeatable; by default a symlink is a red flag)',
+    repoGlob(),
+  ),
+  allowWorkflows: flag(
+    '--allow-workflows',
+    "let candidates write CI workflows (.github/workflows/), which run with the repository's secrets (by default a red flag)",
+  ),
+  maxFileKb: option(
+    '--max-file-kb <n>',
+    'largest file a candidate may write, in KiB (default 976, i.e. 1,000,000 bytes); a larger one is a red flag',
+    wholeNumber({ min: 1, max: MAX_FILE_KB }),
+  ),
+  replay: option(
+    '--replay <dir>',
+    'answer every model request from a recording (a directory MAKER_RECORD=<dir> wrote) with no key and no server; requests are matched by content, and one with no recording stops the run, naming it',
+    text('a directory'),
   ),
   julesPlan: option(
     '--jules-plan <plan>',

@@ -39,6 +39,7 @@ import { addLocalOrigin, julesChoices } from '../jules-flags.js';
 import type { CliIo } from '../io.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption, runOption } from './common.js';
 import { JULES_NOTES, RUN_OPTIONS as O } from './run-options.js';
+import { allowanceChoices, chooseConfidence, replaying } from './run-choices.js';
 import { keepViewOpen, startRunView } from './run-view.js';
 import { exitCode, humanOutcome, watch } from './run-watch.js';
 
@@ -94,7 +95,11 @@ loses nothing: run \`maker resume\`.`,
       help: 'the git repository (created if missing; default: the current directory)',
     },
     worker: O.worker,
-    confidence: O.confidence,
+    confidence: {
+      ...O.confidence,
+      help: 'low (k=1), medium (k=2, default) or high (k=3): margin, caps, triggers; auto: the k `maker calibrate` measured for the model (maker-calibration.json in --dir), with the caps of the nearest level',
+      kind: oneOf(['low', 'medium', 'high', 'auto']),
+    },
     k: O.k,
     hitl: O.hitl,
     view: O.view,
@@ -103,6 +108,12 @@ loses nothing: run \`maker resume\`.`,
     concurrency: O.concurrency,
     model: O.model,
     runChecks: O.runChecks,
+    check: O.check,
+    allowExecutable: O.allowExecutable,
+    allowSymlink: O.allowSymlink,
+    allowWorkflows: O.allowWorkflows,
+    maxFileKb: O.maxFileKb,
+    replay: O.replay,
     julesPlan: O.julesPlan,
     julesConcurrency: O.julesConcurrency,
     julesDailySessions: O.julesDailySessions,
@@ -112,26 +123,30 @@ loses nothing: run \`maker resume\`.`,
   },
   notes: JULES_NOTES,
   exits: RUN_EXITS,
-  run: async ({ args, options: o }, ctx) => {
+  run: async ({ args, options: o }, cli) => {
+    const ctx = replaying(cli, o.replay);
     const view = o.view === true;
     const hitlChoice = o.hitl ?? defaultHitl(ctx.io, view);
     const hitl = hitlPolicy(hitlChoice, ctx.io, view);
     const kind = chooseWorker(o.worker, ctx.io.env);
     if (kind === undefined)
       throw new ConfigError(noWorkerMessage((worker) => `--worker ${worker}`, '`maker demo`'));
+    const dir = resolve(o.dir ?? ctx.io.cwd);
+    const confidence = await chooseConfidence(ctx.io, o, dir, kind);
     return start(ctx, {
       idea: args[0] as string,
-      dir: resolve(o.dir ?? ctx.io.cwd),
+      dir,
       kind,
       hitlChoice,
       json: o.json === true,
       view,
+      ...(o.check === undefined ? {} : { check: o.check }),
       choices: {
-        confidence: o.confidence ?? 'medium',
+        ...confidence,
         hitl,
         runChecks: o.runChecks === true,
+        ...allowanceChoices(o),
         ...defined({
-          k: o.k,
           seed: o.seed,
           maxDepth: o.maxDepth,
           concurrency: o.concurrency,
@@ -213,6 +228,7 @@ exactly where it stopped: finished work is never paid for twice.`,
     run: { ...runOption, help: 'the run (default: the latest unfinished one)' },
     hitl: O.hitl,
     view: O.view,
+    replay: O.replay,
     julesPlan: O.julesPlan,
     julesConcurrency: O.julesConcurrency,
     julesDailySessions: O.julesDailySessions,
@@ -223,7 +239,8 @@ exactly where it stopped: finished work is never paid for twice.`,
   notes:
     "The --jules-… options raise (or lower) the limits the run was started with. --hitl\n(or --view without --hitl) replaces the run's question policy for this resume.\n",
   exits: RUN_EXITS,
-  run: async ({ options: o }, ctx) => {
+  run: async ({ options: o }, cli) => {
+    const ctx = replaying(cli, o.replay);
     const { io } = ctx;
     const view = o.view === true;
     const hitlChoice = o.hitl ?? defaultHitl(io, view);
@@ -312,6 +329,8 @@ async function start(
     demo?: boolean;
     view?: boolean;
     paceMs?: number;
+    /** The person's overall check, run sandboxed on the composed result before the final veto. */
+    check?: string;
     choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch' | 'worker'>;
   },
 ): Promise<number> {
@@ -327,7 +346,7 @@ async function start(
       new UsageError(
         `--dir ${d} is a file, not a directory: give the repository's directory (it is created if missing).`,
       ),
-    { runChecks: plan.choices.runChecks },
+    { runChecks: plan.choices.runChecks, check: plan.check },
   );
   announce(io, target, plan.json);
   await mkdir(dir, { recursive: true });
@@ -343,7 +362,11 @@ async function start(
   });
   const roles = rolesFor(config, workspace, io.env, { paceMs: plan.paceMs });
   const engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
-  const runId = await engine.create(plan.idea, config);
+  const runId = await engine.create(
+    plan.idea,
+    config,
+    plan.check === undefined ? {} : { check: plan.check },
+  );
   if (!plan.json) io.stderr(startLine(await engine.getRun(runId), dir, 'started'));
   return drive(ctx, {
     engine,

@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { UsageError } from '../../../core/errors.js';
+import type { RunConfig } from '../../../core/tree/schema.js';
+import { allowanceConfig } from '../../candidate-allowances.js';
+import { DEFAULT_MODEL, calibratedK } from '../../calibration.js';
+import type { WorkerKind } from '../../workers.js';
+import type { CliContext } from '../define.js';
+import type { CliIo } from '../io.js';
+
+/** What `--allow-…` and `--max-file-kb` ask for, as run configuration (validated, all problems at once). */
+export function allowanceChoices(o: {
+  allowExecutable?: string[] | undefined;
+  allowSymlink?: string[] | undefined;
+  allowWorkflows?: boolean | undefined;
+  maxFileKb?: number | undefined;
+}): { allow?: Partial<RunConfig['allow']>; maxFileBytes?: number } {
+  return allowanceConfig(
+    {
+      executables: o.allowExecutable,
+      symlinks: o.allowSymlink,
+      workflows: o.allowWorkflows,
+      maxFileKb: o.maxFileKb,
+    },
+    { executables: '--allow-executable', symlinks: '--allow-symlink', maxFileKb: '--max-file-kb' },
+  );
+}
+
+/**
+ * The confidence level and k of a new run: as chosen, or with `auto` the k the workspace's
+ * calibration measured for the run's model (said on stderr), with the caps of the nearest level.
+ */
+export async function chooseConfidence(
+  io: CliIo,
+  o: { confidence?: string | undefined; k?: number | undefined; model?: string | undefined },
+  dir: string,
+  kind: WorkerKind,
+): Promise<{ confidence: 'low' | 'medium' | 'high'; k?: number }> {
+  if (o.confidence !== 'auto') {
+    const confidence = (o.confidence ?? 'medium') as 'low' | 'medium' | 'high';
+    return o.k === undefined ? { confidence } : { confidence, k: o.k };
+  }
+  if (o.k !== undefined)
+    throw new UsageError(
+      '--confidence auto takes k from the calibration: leave out --k, or choose a level.',
+    );
+  const { k, note } = await calibratedK(dir, kind.simulated ? 'sim' : (o.model ?? DEFAULT_MODEL));
+  io.stderr(`maker: ${note}\n`);
+  return { confidence: k <= 1 ? 'low' : k === 2 ? 'medium' : 'high', k };
+}
+
+/** The context with `MAKER_REPLAY` set to `--replay`'s directory (said on stderr), or as it is. */
+export function replaying(ctx: CliContext, replay: string | undefined): CliContext {
+  if (replay === undefined) return ctx;
+  const dir = resolve(ctx.io.cwd, replay);
+  ctx.io.stderr(`maker: replaying model answers from ${dir} (no key, no server)\n`);
+  return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, MAKER_REPLAY: dir } } };
+}

@@ -1,0 +1,202 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
+import {
+  startFakeGemini,
+  type FakeGemini,
+  type FakeGeminiReply,
+  type FakeGeminiRequest,
+} from '../../src/testing/fake-gemini.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const exec = promisify(execFile);
+const CLI = join(process.cwd(), 'dist', 'maker.js');
+const tempDir = useTempDirs();
+const sandbox = await findSandbox();
+let fake: FakeGemini | undefined;
+
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+async function maker(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
+      env: { ...process.env, GEMINI_API_KEY: '', MAKER_RECORD: '', MAKER_REPLAY: '', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+interface Result {
+  p: number;
+  pLow: number;
+  pHigh: number;
+  v: number;
+  vLow: number;
+  vHigh: number;
+  samples: number;
+  validSamples: number;
+  correctSamples: number;
+  recommendedK: number | null;
+  expectedSamplesPerSubtask: number | null;
+  votes: { k: number; correct: number }[];
+  measuredAt: string;
+}
+
+/**
+ * A scripted Gemini with exact rates over all worker requests: every 20th answer is cut off (v =
+ * 0.95), and every 5th valid one is the task's wrong solution (p = 0.8); reviews pass.
+ */
+function scriptedCoder(): (request: FakeGeminiRequest) => FakeGeminiReply {
+  let worker = 0;
+  let valid = 0;
+  return (request) => {
+    const p = request.prompt;
+    if (p.includes('A proposal for this task'))
+      return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
+    const task = CALIBRATION_SUITE.find((t) => p.includes(`Task: ${t.title}\n`));
+    if (task === undefined || !p.includes('Reply as JSON {"files"'))
+      return { status: 400, message: `unexpected prompt: ${p.slice(0, 80)}` };
+    const i = worker++;
+    if (i % 20 === 19) return { text: '{"files": [{"path": "src/', finishReason: 'MAX_TOKENS' };
+    const files = valid++ % 5 === 4 ? task.wrong : task.solution;
+    return {
+      text: JSON.stringify({
+        files: Object.entries(files).map(([path, content]) => ({ path, content })),
+        summary: task.title,
+      }),
+    };
+  };
+}
+
+describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, () => {
+  it('recovers a scripted p and v from the fake Gemini and advises the k maker estimate gives', async () => {
+    fake = await startFakeGemini(scriptedCoder());
+    const dir = await tempDir();
+    const out = await maker(
+      [
+        'calibrate',
+        '--model',
+        'gemini-2.5-flash',
+        '--tasks',
+        '4',
+        '--samples',
+        '10',
+        '--dir',
+        dir,
+        '--json',
+      ],
+      { GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    const r = JSON.parse(out.stdout) as Result;
+    expect(r.samples).toBe(40);
+    expect(r.validSamples).toBe(38);
+    // 31 of 38 valid samples are right: the hidden tests ran and told right from wrong.
+    expect(r.correctSamples).toBe(31);
+    expect(r.pLow).toBeLessThanOrEqual(0.8);
+    expect(r.pHigh).toBeGreaterThanOrEqual(0.8);
+    expect(r.vLow).toBeLessThanOrEqual(0.95);
+    expect(r.vHigh).toBeGreaterThanOrEqual(0.95);
+    const estimate = await maker([
+      'estimate',
+      '--p',
+      String(r.p),
+      '--v',
+      String(r.v),
+      '--steps',
+      '50',
+      '--target',
+      '0.95',
+      '--json',
+    ]);
+    const e = JSON.parse(estimate.stdout) as { kMin: number; expectedDrawsPerStep: number };
+    expect(r.recommendedK).toBe(e.kMin);
+    expect(r.expectedSamplesPerSubtask).toBeCloseTo(e.expectedDrawsPerStep, 9);
+    expect(r.votes.map((v) => v.k)).toEqual([1, 2, 3, 4, 5]);
+    const saved = JSON.parse(await readFile(join(dir, 'maker-calibration.json'), 'utf8')) as Result;
+    expect(saved).toEqual(r);
+  });
+
+  it('is deterministic for a seed with --model sim, and maker run --confidence auto uses its k', async () => {
+    const args = [
+      'calibrate',
+      '--model',
+      'sim',
+      '--p',
+      '0.7',
+      '--v',
+      '0.9',
+      '--tasks',
+      '3',
+      '--samples',
+      '8',
+    ];
+    const [a, b, other] = await Promise.all([
+      (async () => maker([...args, '--seed', '4', '--dir', await tempDir(), '--json']))(),
+      (async () => maker([...args, '--seed', '4', '--dir', await tempDir(), '--json']))(),
+      (async () => maker([...args, '--seed', '5', '--dir', await tempDir(), '--json']))(),
+    ]);
+    const strip = (text: string) => ({ ...(JSON.parse(text) as Result), measuredAt: '' });
+    expect(a.code, a.stderr).toBe(0);
+    expect(strip(a.stdout)).toEqual(strip(b.stdout));
+    expect(strip(other.stdout)).not.toEqual(strip(a.stdout));
+
+    const dir = await tempDir();
+    const human = await maker([...args, '--seed', '4', '--dir', dir]);
+    expect(human.stdout).toMatch(/p \(correct\) +0\.\d{3} +\[0\.\d{3}, 0\.\d{3}\]/);
+    expect(human.stdout).toMatch(/Recommended k = \d+/);
+    const k = strip(a.stdout).recommendedK;
+    const run = await maker([
+      'run',
+      'a tool',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--confidence',
+      'auto',
+      '--hitl',
+      'auto',
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`k = ${k} from maker-calibration.json (sim`);
+    const state = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
+      runs: Record<string, { config: { k: number } }>;
+    };
+    expect(Object.values(state.runs)[0]?.config.k).toBe(k);
+    const { stdout: status } = await exec('git', ['-C', dir, 'status', '--porcelain']);
+    expect(status).not.toContain('maker-calibration.json');
+  });
+
+  it('refuses --confidence auto without a calibration, and --p with a real model', async () => {
+    const dir = await tempDir();
+    const run = await maker([
+      'run',
+      'a tool',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--confidence',
+      'auto',
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('run `maker calibrate');
+    const cal = await maker(['calibrate', '--model', 'gemini-2.5-flash', '--p', '0.9'], {
+      GEMINI_API_KEY: 'k',
+    });
+    expect(cal.code).toBe(2);
+    expect(cal.stderr).toContain('--model sim only');
+  });
+});

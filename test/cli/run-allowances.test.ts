@@ -1,0 +1,90 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const exec = promisify(execFile);
+const CLI = join(process.cwd(), 'dist', 'maker.js');
+const tempDir = useTempDirs();
+const sandbox = await findSandbox();
+
+async function maker(args: string[]) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
+      env: { ...process.env, GEMINI_API_KEY: '' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('maker run: the overall check and the candidate allowances', () => {
+  it.each([
+    [['--allow-executable', '/usr/bin/x'], '--allow-executable'],
+    [['--allow-symlink', '../out'], '--allow-symlink'],
+    [['--allow-executable', '.git/hooks/*'], '--allow-executable'],
+    [['--max-file-kb', '0'], '--max-file-kb'],
+    [['--check', ''], '--check'],
+  ])('refuses %j up front, creating nothing', async (flags, named) => {
+    const dir = join(await tempDir(), 'repo');
+    const out = await maker(['run', 'a tool', '--dir', dir, '--worker', 'sim', ...flags]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(named);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it.runIf(sandbox !== undefined)(
+    'keeps the allowances in the run and runs the check before the veto',
+    async () => {
+      const dir = await tempDir();
+      const out = await maker([
+        'run',
+        'a tool',
+        '--dir',
+        dir,
+        '--worker',
+        'sim',
+        '--hitl',
+        'auto',
+        '--allow-executable',
+        'bin/*',
+        '--allow-executable',
+        'scripts/run.sh',
+        '--allow-symlink',
+        'link',
+        '--allow-workflows',
+        '--max-file-kb',
+        '2',
+        '--check',
+        'test -d src',
+        '--json',
+      ]);
+      expect(out.code, out.stderr).toBe(0);
+      const state = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
+        runs: Record<
+          string,
+          {
+            config: { allow: unknown; maxFileBytes: number };
+            nodes: { root: { check?: string } };
+            finalCheck?: { command: string; ok: boolean };
+          }
+        >;
+      };
+      const run = Object.values(state.runs)[0];
+      expect(run?.config.allow).toEqual({
+        executables: ['bin/*', 'scripts/run.sh'],
+        symlinks: ['link'],
+        workflows: true,
+      });
+      expect(run?.config.maxFileBytes).toBe(2048);
+      expect(run?.nodes.root.check).toBe('test -d src');
+      expect(run?.finalCheck).toMatchObject({ command: 'test -d src', ok: true });
+    },
+  );
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import {
+  recommend,
+  votedAccuracy,
+  wilson,
+  type CalibrationSample,
+} from '../../src/core/calibration.js';
+import { estimate } from '../../src/core/math.js';
+
+const right: CalibrationSample = { valid: true, correct: true, key: 'r' };
+const wrong = (key: string): CalibrationSample => ({ valid: true, correct: false, key });
+const flagged: CalibrationSample = { valid: false, correct: false, key: '' };
+
+describe('wilson', () => {
+  it.each([
+    // successes, n, low, high (95%, from the closed form)
+    [8, 10, 0.4902, 0.9433],
+    [0, 10, 0, 0.2775],
+    [10, 10, 0.7225, 1],
+    [95, 100, 0.8882, 0.9785],
+  ])('%i of %i → [%f, %f]', (s, n, low, high) => {
+    const i = wilson(s, n);
+    expect(i.low).toBeCloseTo(low, 4);
+    expect(i.high).toBeCloseTo(high, 4);
+  });
+
+  it('is [0, 1] with no observation', () => {
+    expect(wilson(0, 0)).toEqual({ low: 0, high: 1 });
+  });
+});
+
+describe('votedAccuracy', () => {
+  it('counts correct samples as one class and wrong trees apart', () => {
+    // Right 2 of 5: against three different wrong trees it usually wins; against one, it usually loses.
+    const split = votedAccuracy([[right, right, wrong('a'), wrong('b'), wrong('c')]], 2, {
+      repeats: 500,
+      seed: 3,
+    });
+    const one = votedAccuracy([[right, right, wrong('a'), wrong('a'), wrong('a')]], 2, {
+      repeats: 500,
+      seed: 3,
+    });
+    expect(split.correct).toBeGreaterThan(0.5);
+    expect(one.correct).toBeLessThan(0.5);
+    expect(split.undecided).toBe(0);
+  });
+
+  it('grows with k when p > 1/2, is seeded, and redraws flagged samples', () => {
+    const task = [right, right, right, wrong('x'), wrong('x'), flagged];
+    const byK = [1, 2, 3, 4, 5].map((k) => votedAccuracy([task], k, { repeats: 1000, seed: 9 }));
+    for (let i = 1; i < byK.length; i++)
+      expect(byK[i]?.correct ?? 0).toBeGreaterThanOrEqual((byK[i - 1]?.correct ?? 0) - 0.02);
+    expect(byK[4]?.correct).toBeGreaterThan(byK[0]?.correct ?? 1);
+    expect(votedAccuracy([task], 3, { repeats: 1000, seed: 9 })).toEqual(byK[2]);
+    expect(byK[0]?.drawsPerSubtask).toBeGreaterThan(1);
+  });
+
+  it('leaves a task with no valid sample undecided at the cap', () => {
+    expect(votedAccuracy([[flagged]], 2, { repeats: 10, maxDraws: 7 })).toEqual({
+      k: 2,
+      correct: 0,
+      undecided: 1,
+      drawsPerSubtask: 7,
+    });
+  });
+});
+
+describe('recommend', () => {
+  it("is maker estimate's k_min and expected samples", () => {
+    const e = estimate({ p: 0.8, v: 0.95, steps: 50, target: 0.95 });
+    expect(recommend(0.8, 0.95, 50, 0.95)).toEqual({
+      k: e.kMin,
+      expectedSamplesPerSubtask: e.expectedDrawsPerStep,
+      pFull: e.pFull,
+    });
+  });
+
+  it('has no k when p ≤ 1/2', () => {
+    expect(recommend(0.5, 1, 50, 0.95).k).toBeNull();
+  });
+});
