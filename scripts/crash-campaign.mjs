@@ -113,11 +113,16 @@ for (let trial = 0; trial < TRIALS; trial++) {
   const killed = first.signal === 'SIGKILL';
   let resumes = 0;
   let last = first;
+  // A kill can also land after the run ended (between its last save and the process's exit):
+  // then there is nothing to resume, and the landed tree is what counts.
+  let endedBeforeKill = false;
   while (last.code !== 0 && resumes < 5) {
     resumes += 1;
     last = await maker(['resume', '--dir', dir, '--json']);
+    endedBeforeKill = /Nothing to resume/.test(last.stderr) && resumes === 1;
+    if (endedBeforeKill) break;
   }
-  const tree = last.code === 0 ? treeOfMain(dir) : undefined;
+  const tree = last.code === 0 || endedBeforeKill ? treeOfMain(dir) : undefined;
   const ok = tree === expected && clean(dir);
   results.push({
     trial,
@@ -125,6 +130,7 @@ for (let trial = 0; trial < TRIALS; trial++) {
     seed,
     kill: atStep ?? `${killAfterMs} ms after the first save`,
     killed,
+    ...(endedBeforeKill ? { endedBeforeKill } : {}),
     resumes,
     ok,
     ...(ok ? {} : { error: (last.stderr || last.stdout).slice(-300) }),
@@ -137,6 +143,7 @@ const summary = {
   trials: results.length,
   killed: results.filter((r) => r.killed).length,
   killedAtLandingSteps: results.filter((r) => r.killed && r.kill.startsWith('land:')).length,
+  killedAfterTheRunEnded: results.filter((r) => r.endedBeforeKill).length,
   landedOnReference: results.filter((r) => r.ok).length,
   byWorker: Object.fromEntries(
     workers.map((w) => [
