@@ -65,7 +65,7 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
     minimal = outcome.key === 'yes' && outcome.status === 'decided';
   }
   n.kind = minimal ? 'leaf' : 'branch';
-  await ctx.save();
+  await ctx.save(n);
   ctx.emit({ type: 'node-minimal', nodeId: n.id, minimal });
   return minimal;
 }
@@ -191,14 +191,14 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
     const text = answer.text ?? options.find((o) => o.id === answer.optionId)?.label ?? '';
     n.clarifications.push({ question: winner.ambiguity.question, answer: text });
     n.split = { attempt: attempt + 1, draws: [], ballots: [], retired: sampleCounts(record) };
-    await ctx.save();
+    await ctx.save(n);
     return decideSplit(ctx, n);
   }
 
   if (Object.keys(ctx.run.nodes).length + winner.subtasks.length > ctx.run.config.maxNodes) {
     // The tree is at its node bound: this node is solved whole instead.
     n.kind = 'leaf';
-    await ctx.save();
+    await ctx.save(n);
     return 'leaf';
   }
   const prefix = n.parentId === null ? '' : `${n.id}-`;
@@ -207,7 +207,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
     ctx.run.nodes[id] = newNode(id, n.id, n.depth + 1, index, subtask);
     return id;
   });
-  await ctx.save();
+  await ctx.save(n);
   ctx.emit({ type: 'node-split', nodeId: n.id, children: n.children });
   return 'split';
 }
