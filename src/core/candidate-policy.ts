@@ -42,6 +42,7 @@ export interface CandidatePolicy {
 export const MAKER_FILES: readonly string[] = [
   'maker-state.json',
   'maker-state.json.bak',
+  'maker-state.json.log',
   'maker-state.json.lock',
   'maker-journal.jsonl',
   '.maker-state.json.tmp',

@@ -77,6 +77,9 @@ const KEY_FORMATS: readonly RegExp[] = [
   /github_pat_[0-9A-Za-z_]{20,}/g,
 ];
 
+/** The key formats as one pattern: one pass over a text instead of one per format. */
+const ANY_KEY_FORMAT = new RegExp(KEY_FORMATS.map((r) => r.source).join('|'), 'g');
+
 const SECRET_PATTERNS: readonly RegExp[] = [
   ...KEY_FORMATS,
   /((?:key|token|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?:Bearer\s+)?[^\s"'&,}]{8,}/gi,
@@ -98,8 +101,7 @@ export function makeRedactor(secrets: readonly string[]): Redactor {
   return (text) => {
     let out = text;
     for (const value of values) if (out.includes(value)) out = out.split(value).join('[redacted]');
-    for (const pattern of KEY_FORMATS) out = out.replace(pattern, '[redacted]');
-    return out;
+    return out.replace(ANY_KEY_FORMAT, '[redacted]');
   };
 }
 

@@ -29,7 +29,7 @@ export async function processNode(
     n.baseCommit = base;
     n.branch = branchName(ctx.run.id, n.id);
     n.status = 'deciding';
-    await ctx.save();
+    await ctx.save(n);
     ctx.emit({ type: 'node-start', nodeId: n.id, title: n.title });
   }
   const from = n.baseCommit;
@@ -68,7 +68,7 @@ async function composeChildren(ctx: RunContext, n: TreeNode, spawn: Spawn): Prom
   if (n.mergeHeads.length === 0) {
     n.mergeHeads.push(from);
     await moveBranch(ctx, branch, from, from);
-    await ctx.save();
+    await ctx.save(n);
   }
   const children = n.children.map((id) => node(ctx, id));
   const needs = (child: TreeNode) =>
@@ -93,7 +93,7 @@ async function composeChildren(ctx: RunContext, n: TreeNode, spawn: Spawn): Prom
   }
   n.commit = n.mergeHeads[n.mergeHeads.length - 1];
   n.status = 'done';
-  await ctx.save();
+  await ctx.save(n);
 }
 
 /** Merges a finished child into the node's branch with a real merge commit; a conflict is integrated by vote. */
@@ -127,7 +127,7 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
   });
   await moveBranch(ctx, n.branch as string, commit, ours);
   n.mergeHeads.push(commit);
-  await ctx.save();
+  await ctx.save(n);
   ctx.emit({ type: 'merge-end', nodeId: n.id, child: child.id, commit });
 }
 

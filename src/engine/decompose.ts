@@ -30,13 +30,28 @@ export function ballotDraw(response: ModelResponse): DrawResult {
 }
 
 /**
+ * How many nodes each run's tree has (keyed by its `nodes` record): counted once, then kept by
+ * the split in {@link decideSplit} (the only place a tree grows), so a decision does not count the whole tree.
+ */
+const nodeCounts = new WeakMap<object, number>();
+
+function nodeCount(ctx: Pick<RunContext, 'run'>): number {
+  let count = nodeCounts.get(ctx.run.nodes);
+  if (count === undefined) {
+    count = Object.keys(ctx.run.nodes).length;
+    nodeCounts.set(ctx.run.nodes, count);
+  }
+  return count;
+}
+
+/**
  * Decides whether a node is minimal: forced at the depth or node-count bound, otherwise a yes/no
  * vote, ahead by k.
  */
 export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boolean> {
   const { maxDepth, maxNodes } = ctx.run.config;
   let minimal: boolean;
-  if (n.depth >= maxDepth || Object.keys(ctx.run.nodes).length + 2 > maxNodes) {
+  if (n.depth >= maxDepth || nodeCount(ctx) + 2 > maxNodes) {
     minimal = true;
   } else {
     const record = (n.minimal ??= { attempt: 0, draws: [], ballots: [] });
@@ -65,7 +80,7 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
     minimal = outcome.key === 'yes' && outcome.status === 'decided';
   }
   n.kind = minimal ? 'leaf' : 'branch';
-  await ctx.save();
+  await ctx.save(n);
   ctx.emit({ type: 'node-minimal', nodeId: n.id, minimal });
   return minimal;
 }
@@ -191,23 +206,26 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
     const text = answer.text ?? options.find((o) => o.id === answer.optionId)?.label ?? '';
     n.clarifications.push({ question: winner.ambiguity.question, answer: text });
     n.split = { attempt: attempt + 1, draws: [], ballots: [], retired: sampleCounts(record) };
-    await ctx.save();
+    await ctx.save(n);
     return decideSplit(ctx, n);
   }
 
-  if (Object.keys(ctx.run.nodes).length + winner.subtasks.length > ctx.run.config.maxNodes) {
+  if (nodeCount(ctx) + winner.subtasks.length > ctx.run.config.maxNodes) {
     // The tree is at its node bound: this node is solved whole instead.
     n.kind = 'leaf';
-    await ctx.save();
+    await ctx.save(n);
     return 'leaf';
   }
   const prefix = n.parentId === null ? '' : `${n.id}-`;
+  let count = nodeCount(ctx);
   n.children = winner.subtasks.map((subtask, index) => {
     const id = `${prefix}${index}`;
+    if (ctx.run.nodes[id] === undefined) count += 1;
     ctx.run.nodes[id] = newNode(id, n.id, n.depth + 1, index, subtask);
     return id;
   });
-  await ctx.save();
+  nodeCounts.set(ctx.run.nodes, count);
+  await ctx.save(n);
   ctx.emit({ type: 'node-split', nodeId: n.id, children: n.children });
   return 'split';
 }

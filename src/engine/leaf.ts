@@ -49,7 +49,7 @@ export async function voteOnCode(
             started.externalId = id;
             // Kept on the node too: a resample or a split drops the draws, not what was bought.
             if (!(n.externalIds ?? []).includes(id)) n.externalIds = [...(n.externalIds ?? []), id];
-            await ctx.save();
+            await ctx.save(n);
           },
           ask: async (question) => {
             const answer = await ctx.ask(
@@ -149,7 +149,7 @@ export async function voteOnCode(
       const chosen = classes[Number(picked[1]) - 1];
       if (chosen !== undefined) {
         record.outcome = { ...outcome, status: 'human', key: chosen.key };
-        await ctx.save();
+        await ctx.save(n);
         return chosen.representative;
       }
     }
@@ -162,7 +162,7 @@ export async function voteOnCode(
       outcome: undefined,
       retired: sampleCounts(record),
     });
-    await ctx.save();
+    await ctx.save(n);
   }
 }
 
@@ -179,7 +179,7 @@ export async function solveLeaf(
   if (winner === 'split') {
     n.kind = 'branch';
     n.leaf = undefined;
-    await ctx.save();
+    await ctx.save(n);
     return 'split';
   }
   const tree = candidateTree(winner);
@@ -204,7 +204,7 @@ export async function solveLeaf(
   await moveBranch(ctx, branch, commit, base);
   n.commit = commit;
   n.status = 'done';
-  await ctx.save();
+  await ctx.save(n);
   ctx.emit({ type: 'commit-end', nodeId: n.id, branch, commit });
   return 'done';
 }

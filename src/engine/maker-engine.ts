@@ -1,6 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { AbortedError, MakerError, UsageError } from '../core/errors.js';
-import { type Question, type Run, type RunConfig, type StateFile } from '../core/tree/schema.js';
+import {
+  type Question,
+  type Run,
+  type RunConfig,
+  type StateFile,
+  type TreeNode,
+} from '../core/tree/schema.js';
 import type { Planner } from '../ports/planner.js';
 import type { StateStore } from '../ports/state-store.js';
 import type { Worker } from '../ports/worker.js';
@@ -65,6 +71,8 @@ export class MakerEngine {
   #state: StateFile | undefined;
   #loading: Promise<StateFile> | undefined;
   #saveQueued: Promise<void> | undefined;
+  /** What the queued save covers: these nodes, or (undefined) anything. */
+  #saveHints: Set<TreeNode> | undefined = new Set();
   #saving: Promise<void> = Promise.resolve();
   #waitSeq = 0;
 
@@ -227,6 +235,7 @@ export class MakerEngine {
     // the state agree on the cursor, and a later process never reuses the number.
     this.#emit(run, { type: 'run-end', status: run.status, error: run.error });
     await this.#save();
+    await this.#deps.store.compact?.(this.#state as StateFile); // a clean stop: the main file is whole
     return outcome(run);
   }
 
@@ -312,7 +321,7 @@ export class MakerEngine {
       signal,
       now: this.#now,
       secrets: this.#deps.secrets ?? [],
-      save: () => this.#save(),
+      save: (...nodes: TreeNode[]) => this.#save(nodes),
       emit: (event) => this.#emit(run, event),
       paid: (work) => semaphore.run(work, signal),
       wait: (wait) =>
@@ -377,12 +386,19 @@ export class MakerEngine {
     }
   }
 
-  /** Saves the whole state; concurrent calls coalesce into one write of the latest state. */
-  #save(): Promise<void> {
+  /**
+   * Saves the state; concurrent calls coalesce into one write of the latest state. `nodes`, when
+   * not empty, are the only nodes that changed (besides run-level fields and new nodes).
+   */
+  #save(nodes: readonly TreeNode[] = []): Promise<void> {
+    if (nodes.length === 0) this.#saveHints = undefined;
+    else if (this.#saveHints !== undefined) for (const n of nodes) this.#saveHints.add(n);
     if (this.#saveQueued !== undefined) return this.#saveQueued;
     const queued = this.#saving.then(async () => {
       this.#saveQueued = undefined;
-      await this.#deps.store.save(this.#state as StateFile);
+      const hints = this.#saveHints;
+      this.#saveHints = new Set();
+      await this.#deps.store.save(this.#state as StateFile, hints);
     });
     this.#saveQueued = queued;
     this.#saving = queued.catch(() => undefined);

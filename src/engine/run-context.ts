@@ -50,8 +50,12 @@ export interface RunContext {
   readonly now: () => Date;
   /** The configured keys and tokens: a candidate that writes one is red-flagged. Never saved. */
   readonly secrets: readonly string[];
-  /** Persists the whole state file; resolves once what was mutated before the call is on disk. */
-  save(): Promise<void>;
+  /**
+   * Persists the state; resolves once what was mutated before the call is on disk. Name the nodes
+   * changed since their last save (`ctx.save(n)`): a save then looks only at them, the run's own
+   * fields and new nodes. No argument: anything may have changed.
+   */
+  save(...nodes: TreeNode[]): Promise<void>;
   emit(event: EngineEventInput): void;
   /** Limits concurrent paid work (model calls and worker runs). */
   paid<T>(work: () => Promise<T>): Promise<T>;

@@ -42,7 +42,7 @@ export async function drawSlot(
   const started: Draw = existing ?? { slot, status: 'started', flags: [] };
   if (existing === undefined) {
     list[slot] = started;
-    await ctx.save();
+    await ctx.save(n);
   }
   const result = await ctx.paid(() => produce(started, existing !== undefined));
   const draw: Draw = result.ok
@@ -64,7 +64,7 @@ export async function drawSlot(
         ...(result.check === undefined ? {} : { check: result.check }),
       };
   list[slot] = draw;
-  await ctx.save();
+  await ctx.save(n);
   if (draw.status === 'valid')
     ctx.emit({ type: 'sample-drawn', nodeId: n.id, vote, slot, key: draw.key ?? '' });
   else ctx.emit({ type: 'sample-flagged', nodeId: n.id, vote, slot, flags: draw.flags });
@@ -283,7 +283,7 @@ async function finish(
   outcome: VoteOutcome,
 ): Promise<VoteOutcome> {
   record.outcome = outcome;
-  await ctx.save();
+  await ctx.save(n);
   ctx.emit({
     type: 'vote-end',
     nodeId: n.id,

@@ -4,6 +4,7 @@ import { Journal } from '../adapters/state/journal.js';
 import {
   JOURNAL_FILE_NAME,
   STATE_FILE_NAME,
+  STATE_LOG_FILE_NAME,
   makerStateFile,
 } from '../adapters/state/state-file.js';
 import { ConfigError, makeRedactor } from '../core/errors.js';
@@ -103,8 +104,10 @@ export async function openWorkspace(
   });
   await workspace.excludeLocally([
     STATE_FILE_NAME,
+    STATE_LOG_FILE_NAME,
     JOURNAL_FILE_NAME,
     `.${STATE_FILE_NAME}.tmp`,
+    `.${STATE_LOG_FILE_NAME}.tmp`,
     `${STATE_FILE_NAME}.bak`,
     `${STATE_FILE_NAME}.bak.tmp`,
     `${STATE_FILE_NAME}.lock`,
@@ -127,7 +130,9 @@ export function engineFor(
   return new MakerEngine({
     workspace,
     roles,
-    store: makerStateFile(dir, makeRedactor(secrets)),
+    store: makerStateFile(dir, makeRedactor(secrets), {
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+    }),
     journal: (event) => journal.append(event),
     secrets,
     ...(checkpoint === undefined ? {} : { checkpoint }),

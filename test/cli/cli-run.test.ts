@@ -70,9 +70,17 @@ describe('maker bench mcp-start', () => {
   it('times cold starts of the bundled server to tools/list', async () => {
     const { code, stdout } = await maker(['bench', 'mcp-start', '--runs', '2', '--json']);
     expect(code).toBe(0);
-    const report = JSON.parse(stdout) as { runs: number; medianMs: number };
+    const report = JSON.parse(stdout) as {
+      runs: number;
+      medianMs: number;
+      nodeMedianMs: number;
+      ratio: number;
+    };
     expect(report.runs).toBe(2);
     expect(report.medianMs).toBeGreaterThan(0);
+    // The reference, `node -e 0`, is measured in the same run, and the ratio is of the two medians.
+    expect(report.nodeMedianMs).toBeGreaterThan(0);
+    expect(report.ratio).toBeCloseTo(report.medianMs / report.nodeMedianMs, 1);
   });
 });
 

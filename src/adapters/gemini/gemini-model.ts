@@ -1,4 +1,5 @@
-import { ApiError, GoogleGenAI, type GenerateContentConfig } from '@google/genai';
+import type * as GenAIModule from '@google/genai';
+import type { GenerateContentConfig, GoogleGenAI } from '@google/genai';
 import { AbortedError, ApiCallError, ConfigError, redactSecrets } from '../../core/errors.js';
 import type { ModelResponse } from '../../core/red-flags.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
@@ -17,6 +18,11 @@ export interface GeminiModelOptions {
   readonly timeoutMs?: number;
 }
 
+type GenAI = typeof GenAIModule;
+let genai: Promise<GenAI> | undefined;
+/** `@google/genai`, evaluated on first use: a process that makes no model call never pays for it. */
+const loadGenAI = (): Promise<GenAI> => (genai ??= import('@google/genai'));
+
 /**
  * {@link LanguageModel} over `@google/genai` (`models.generateContent`). Finish reasons are mapped
  * for red-flagging (`MAX_TOKENS` → `length`); errors become {@link ApiCallError} with the key
@@ -24,7 +30,8 @@ export interface GeminiModelOptions {
  */
 export class GeminiModel implements LanguageModel {
   readonly id: string;
-  readonly #client: GoogleGenAI;
+  readonly #options: GeminiModelOptions;
+  #client: Promise<{ client: GoogleGenAI; ApiError: GenAI['ApiError'] }> | undefined;
   readonly #apiKey: string;
 
   constructor(options: GeminiModelOptions) {
@@ -34,18 +41,28 @@ export class GeminiModel implements LanguageModel {
       );
     this.id = options.model;
     this.#apiKey = options.apiKey;
-    this.#client = new GoogleGenAI({
-      apiKey: options.apiKey,
-      httpOptions: {
-        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-        retryOptions: {
-          attempts: options.attempts ?? 5,
-          initialDelay: options.initialRetryDelaySeconds ?? 1,
-          maxDelay: 60,
+    this.#options = options;
+  }
+
+  /** The client, made on first use. */
+  #connect(): Promise<{ client: GoogleGenAI; ApiError: GenAI['ApiError'] }> {
+    const options = this.#options;
+    this.#client ??= loadGenAI().then(({ GoogleGenAI, ApiError }) => ({
+      ApiError,
+      client: new GoogleGenAI({
+        apiKey: options.apiKey,
+        httpOptions: {
+          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+          ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+          retryOptions: {
+            attempts: options.attempts ?? 5,
+            initialDelay: options.initialRetryDelaySeconds ?? 1,
+            maxDelay: 60,
+          },
         },
-      },
-    });
+      }),
+    }));
+    return this.#client;
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
@@ -68,8 +85,9 @@ export class GeminiModel implements LanguageModel {
           }),
       ...(request.signal === undefined ? {} : { abortSignal: request.signal }),
     };
+    const { client, ApiError } = await this.#connect();
     try {
-      const response = await this.#client.models.generateContent({
+      const response = await client.models.generateContent({
         model: this.id,
         contents: request.prompt,
         config,
@@ -83,11 +101,11 @@ export class GeminiModel implements LanguageModel {
       };
     } catch (error) {
       if (request.signal?.aborted) throw new AbortedError(request.signal.reason);
-      throw this.#toApiCallError(error);
+      throw this.#toApiCallError(error, ApiError);
     }
   }
 
-  #toApiCallError(error: unknown): ApiCallError {
+  #toApiCallError(error: unknown, ApiError: GenAI['ApiError']): ApiCallError {
     const raw = error instanceof Error ? error.message : String(error);
     const message = redactSecrets(raw, [this.#apiKey]);
     if (error instanceof ApiError) {

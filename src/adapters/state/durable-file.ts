@@ -55,7 +55,8 @@ export class DurableFile {
   }
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+/** Flushes a directory entry (a rename) to disk where the platform allows it. */
+export async function syncDirectory(dir: string): Promise<void> {
   let handle;
   try {
     handle = await open(dir, 'r');

@@ -1,62 +1,192 @@
 import { join } from 'node:path';
 import type { Redactor } from '../../core/errors.js';
-import {
-  STATE_SCHEMA_VERSION,
-  stateFileSchema,
-  type StateFile,
-  type TreeNode,
-} from '../../core/tree/schema.js';
+import { STATE_SCHEMA_VERSION, stateFileSchema, type StateFile } from '../../core/tree/schema.js';
+import type { StateStore } from '../../ports/state-store.js';
+import { LogFile } from './log-file.js';
 import { STATE_MIGRATIONS } from './migrations.js';
-import { VersionedJsonFile } from './versioned-json-file.js';
+import { logHeader, readStateLog, replay } from './state-log.js';
+import { StateText } from './state-text.js';
+import { StateFileError, VersionedJsonFile } from './versioned-json-file.js';
+
+export { stateSerializer } from './state-text.js';
 
 export const STATE_FILE_NAME = 'maker-state.json';
+export const STATE_LOG_FILE_NAME = 'maker-state.json.log';
 export const JOURNAL_FILE_NAME = 'maker-journal.jsonl';
 
-/** The workspace's `maker-state.json`: validated on every load, older versions migrated. */
-export function makerStateFile(
-  dir: string,
-  redact: Redactor = (text) => text,
-): VersionedJsonFile<StateFile> {
-  return new VersionedJsonFile<StateFile>({
-    path: join(dir, STATE_FILE_NAME),
-    schema: stateFileSchema,
-    currentVersion: STATE_SCHEMA_VERSION,
-    migrations: STATE_MIGRATIONS,
-    empty: () => ({ $schemaVersion: STATE_SCHEMA_VERSION, runs: {} }),
-    description: 'MAKER state',
-    serialize: stateSerializer(redact),
-  });
+/** When the log is folded into a new snapshot: whichever comes first. */
+export interface CompactionPolicy {
+  /** The log has grown past this many bytes and past `snapshotFactor` times the snapshot's size. */
+  readonly minLogBytes: number;
+  readonly snapshotFactor: number;
+  /** The snapshot is older than this and the log holds something. */
+  readonly maxAgeMs: number;
+}
+
+/** Snapshots then write at most half as many bytes as the log (amortised), and a load replays at most twice a snapshot. */
+const DEFAULT_POLICY: CompactionPolicy = {
+  minLogBytes: 4 << 20,
+  snapshotFactor: 2,
+  maxAgeMs: 30_000,
+};
+
+export interface MakerStateFileOptions {
+  readonly policy?: CompactionPolicy;
+  /** Crash tests only: called between the steps of a save (`state:log-appended`, `state:snapshot-written`). */
+  readonly checkpoint?: (step: string) => void;
+  readonly now?: () => number;
 }
 
 /**
- * Serialises the state, reusing the JSON of nodes that are `done`: a finished node never changes
- * again (the engine's invariant), so a save costs the size of the live part of the tree plus a copy
- * of the rest, not a fresh serialisation of every node. Keyed by object identity: a state loaded
- * anew starts with an empty cache. Everything written passes `redact` (once per node, as it is
- * serialised), so no configured key reaches the file, whatever field it arrived in.
+ * The workspace's state: `maker-state.json` (a complete snapshot, schema v2, validated on every
+ * load, older versions migrated) plus `maker-state.json.log`, the changes since that snapshot.
+ *
+ * A save appends one line per changed node, run head or ledger to the log and flushes it to disk
+ * (so it costs what changed); the log is folded into a new snapshot, written atomically with its
+ * `.bak` kept, when it outgrows the snapshot or ages (see {@link CompactionPolicy}), on the first
+ * save after a load, and on {@link compact} (a clean stop), so the snapshot is complete whenever no
+ * process is running. A load reads the snapshot and replays the log over it; a torn last line (a
+ * crash mid-append, never acknowledged) is ignored. The snapshot carries `$generation` and the log's
+ * header the generation it follows: a log older than the snapshot (a crash between writing the
+ * snapshot and starting the new log) is ignored, a newer one is refused. Everything written passes
+ * `redact`.
  */
-export function stateSerializer(redact: Redactor = (text) => text): (state: StateFile) => string {
-  const cache = new WeakMap<TreeNode, string>();
-  const nodeJson = (node: TreeNode): string => {
-    if (node.status !== 'done') return redact(JSON.stringify(node));
-    let json = cache.get(node);
-    if (json === undefined) {
-      json = redact(JSON.stringify(node));
-      cache.set(node, json);
-    }
-    return json;
-  };
-  return (state) => {
-    const runs = Object.entries(state.runs).map(([id, run]) => {
-      const { nodes, ...rest } = run;
-      const head = redact(JSON.stringify(rest));
-      const body = Object.entries(nodes)
-        .map(([nodeId, node]) => `${JSON.stringify(nodeId)}:${nodeJson(node)}`)
-        .join(',');
-      return `${JSON.stringify(id)}:${head.slice(0, -1)}${head === '{}' ? '' : ','}"nodes":{${body}}}`;
+export class MakerStateFile implements StateStore<StateFile> {
+  readonly #snapshot: VersionedJsonFile<StateFile>;
+  readonly #log: LogFile;
+  readonly #text: StateText;
+  readonly #policy: CompactionPolicy;
+  readonly #checkpoint: (step: string) => void;
+  readonly #now: () => number;
+  #generation = 0;
+  #snapshotBytes = 0;
+  #logBytes = 0;
+  #compactedAt = 0;
+  /** The next save writes a snapshot (after a load, a failed write, or a removal). */
+  #mustCompact = true;
+  #tail: Promise<void> = Promise.resolve();
+  #written = 0;
+
+  constructor(dir: string, redact: Redactor = (text) => text, options: MakerStateFileOptions = {}) {
+    const logPath = join(dir, STATE_LOG_FILE_NAME);
+    this.#log = new LogFile(logPath);
+    this.#text = new StateText(redact);
+    this.#policy = options.policy ?? DEFAULT_POLICY;
+    this.#checkpoint = options.checkpoint ?? (() => undefined);
+    this.#now = options.now ?? Date.now;
+    this.#snapshot = new VersionedJsonFile<StateFile>({
+      path: join(dir, STATE_FILE_NAME),
+      schema: stateFileSchema,
+      currentVersion: STATE_SCHEMA_VERSION,
+      migrations: STATE_MIGRATIONS,
+      empty: () => ({ $schemaVersion: STATE_SCHEMA_VERSION, runs: {} }),
+      description: 'MAKER state',
+      complete: (document) => this.#replayLog(logPath, document),
     });
-    const ledger =
-      state.ledger === undefined ? '' : `,"ledger":${redact(JSON.stringify(state.ledger))}`;
-    return `{"$schemaVersion":${JSON.stringify(state.$schemaVersion)},"runs":{${runs.join(',')}}${ledger}}`;
-  };
+  }
+
+  get path(): string {
+    return this.#snapshot.path;
+  }
+
+  get logPath(): string {
+    return this.#log.path;
+  }
+
+  /** Bytes written to disk by this store's saves so far (log appends and snapshots). */
+  get bytesWritten(): number {
+    return this.#written;
+  }
+
+  async load(): Promise<StateFile> {
+    this.#generation = 0;
+    this.#mustCompact = true;
+    return this.#snapshot.load();
+  }
+
+  async #replayLog(
+    logPath: string,
+    document: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const generation = document['$generation'];
+    delete document['$generation'];
+    const snapshotGeneration = typeof generation === 'number' ? generation : 0;
+    this.#generation = snapshotGeneration;
+    const log = await readStateLog(logPath);
+    if (log === undefined || log.generation < snapshotGeneration) return document;
+    if (log.generation > snapshotGeneration) {
+      throw new StateFileError(
+        logPath,
+        'newer',
+        `the state log follows snapshot generation ${log.generation}, but ${this.path} is generation ${snapshotGeneration} (an older snapshot, e.g. a restored backup). Move the log aside to continue from the snapshot alone.`,
+      );
+    }
+    return replay(document, log.records);
+  }
+
+  /**
+   * Records what changed in `document` since the previous save (only the nodes in `changed`, when
+   * given; see {@link StateStore.save}); resolves once it is on disk. What changed is taken
+   * synchronously, at the call.
+   */
+  save(document: StateFile, changed?: ReadonlySet<object>): Promise<void> {
+    const { lines, removed } = this.#text.update(document, changed);
+    const bytes = lines.reduce((sum, line) => sum + line.length, 0);
+    const old = this.#now() - this.#compactedAt > this.#policy.maxAgeMs;
+    const { minLogBytes, snapshotFactor } = this.#policy;
+    const large =
+      this.#logBytes + bytes > Math.max(minLogBytes, snapshotFactor * this.#snapshotBytes);
+    if (this.#mustCompact || removed || large || (old && this.#logBytes + bytes > 0))
+      return this.#compactNow(document);
+    if (lines.length === 0) return this.#tail;
+    this.#logBytes += bytes;
+    return this.#enqueue(async () => {
+      const written = await this.#log.append(lines.join(''));
+      this.#written += written;
+      this.#checkpoint('state:log-appended');
+    });
+  }
+
+  /**
+   * Writes the whole of `document` into `maker-state.json` and starts an empty log (a clean stop);
+   * every node not cached as `done` is looked at, whatever earlier saves were told.
+   */
+  compact(document: StateFile): Promise<void> {
+    this.#text.update(document);
+    return this.#compactNow(document);
+  }
+
+  #compactNow(document: StateFile): Promise<void> {
+    const generation = this.#generation + 1;
+    const text = this.#text.document(document, `"$generation":${generation}`);
+    this.#generation = generation;
+    this.#mustCompact = false;
+    this.#logBytes = 0;
+    this.#snapshotBytes = text.length;
+    this.#compactedAt = this.#now();
+    return this.#enqueue(async () => {
+      await this.#snapshot.writeText(text);
+      this.#written += text.length + 1;
+      this.#checkpoint('state:snapshot-written');
+      this.#written += await this.#log.replace(logHeader(generation));
+    });
+  }
+
+  #enqueue(write: () => Promise<void>): Promise<void> {
+    const next = this.#tail.then(write).catch((error: unknown) => {
+      this.#mustCompact = true; // what the failed write held is only in memory: write it all next
+      throw error;
+    });
+    this.#tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** The workspace's state file (see {@link MakerStateFile}). */
+export function makerStateFile(
+  dir: string,
+  redact: Redactor = (text) => text,
+  options: MakerStateFileOptions = {},
+): MakerStateFile {
+  return new MakerStateFile(dir, redact, options);
 }

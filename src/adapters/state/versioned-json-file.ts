@@ -48,6 +48,11 @@ export interface VersionedJsonFileOptions<T> {
   readonly description?: string;
   /** Turns the document into JSON text (default `JSON.stringify`); must round-trip through the schema. */
   readonly serialize?: (document: T) => string;
+  /**
+   * Completes the document read from the file (migrated, not yet validated), e.g. from a companion
+   * log; what it returns is validated. Its errors propagate as they are.
+   */
+  readonly complete?: (document: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
 /**
@@ -163,7 +168,8 @@ export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
         `the ${what} file is schema version ${version}, newer than this program understands (${currentVersion}). Upgrade maker to continue this run.`,
       );
     }
-    const document = this.#migrate(json, version);
+    let document = this.#migrate(json, version);
+    if (this.#options.complete !== undefined) document = await this.#options.complete(document);
     const parsed = schema.safeParse(document);
     if (!parsed.success) {
       const problems = parsed.error.issues
@@ -189,7 +195,18 @@ export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
       );
     }
     const serialize = this.#options.serialize ?? ((d: T) => JSON.stringify(d));
-    await this.#file.write(`${serialize(document)}\n`);
+    await this.writeText(serialize(document));
+  }
+
+  /** Writes JSON text already serialised (it must be a valid document) atomically. Refuses before a successful `load`. */
+  async writeText(text: string): Promise<void> {
+    if (!this.#loaded) {
+      throw new MakerError(
+        'state-not-loaded',
+        `${this.#options.path}: refusing to write a state file that was not read successfully first.`,
+      );
+    }
+    await this.#file.write(`${text}\n`);
   }
 
   #migrate(document: Record<string, unknown>, from: number): Record<string, unknown> {

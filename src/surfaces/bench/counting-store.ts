@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { StateStore } from '../../ports/state-store.js';
 
 /** What a {@link CountingStore} measured. */
@@ -7,17 +6,23 @@ export interface SaveCounts {
   /** Wall time from each save's call to its completion, summed (saves never overlap: the engine queues them). */
   readonly wallMs: number;
   /**
-   * Process CPU time (user + system) while each save ran synchronously: serialising the whole
-   * state to JSON, before the file write goes to the I/O threads. The write's own CPU is not in it.
+   * Process CPU time (user + system) while each save ran synchronously: finding and serialising
+   * what changed (or the whole state, for a snapshot), before the file write goes to the I/O
+   * threads. The write's own CPU is not in it.
    */
   readonly cpuMs: number;
-  /** Bytes written: the file's size after each save (each save rewrites the whole file). */
+  /** Bytes the store wrote (log appends and snapshots). */
   readonly bytes: number;
 }
 
+/** A store that counts the bytes it writes. */
+export interface ByteCountingStore<T> extends StateStore<T> {
+  readonly bytesWritten: number;
+}
+
 /**
- * A {@link StateStore} decorator for benchmarks: counts saves, their time and the bytes they
- * write. The file's size is read after each save completes, outside the timed part.
+ * A {@link StateStore} decorator for benchmarks: counts saves (and clean-stop compactions), their
+ * time and the bytes they write.
  */
 export class CountingStore<T> implements StateStore<T> {
   #saves = 0;
@@ -25,10 +30,7 @@ export class CountingStore<T> implements StateStore<T> {
   #cpuMs = 0;
   #bytes = 0;
 
-  constructor(
-    private readonly inner: StateStore<T>,
-    private readonly sizeOf: (path: string) => number = (path) => statSync(path).size,
-  ) {}
+  constructor(private readonly inner: ByteCountingStore<T>) {}
 
   get path(): string {
     return this.inner.path;
@@ -38,16 +40,25 @@ export class CountingStore<T> implements StateStore<T> {
     return this.inner.load();
   }
 
-  async save(document: T): Promise<void> {
+  save(document: T, changed?: ReadonlySet<object>): Promise<void> {
+    return this.#count(() => this.inner.save(document, changed));
+  }
+
+  compact(document: T): Promise<void> {
+    return this.#count(() => this.inner.compact?.(document) ?? this.inner.save(document));
+  }
+
+  async #count(write: () => Promise<void>): Promise<void> {
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const pending = this.inner.save(document);
+    const before = this.inner.bytesWritten;
+    const pending = write();
     const { user, system } = process.cpuUsage(cpu);
     this.#cpuMs += (user + system) / 1000;
     await pending;
     this.#wallMs += performance.now() - started;
     this.#saves += 1;
-    this.#bytes += this.sizeOf(this.inner.path);
+    this.#bytes += this.inner.bytesWritten - before;
   }
 
   counts(): SaveCounts {

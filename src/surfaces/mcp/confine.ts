@@ -2,7 +2,7 @@ import { readFile, readdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { isGitDirName, normalizeRepoPath } from '../../core/paths.js';
-import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
+import { STATE_FILE_NAME, STATE_LOG_FILE_NAME } from '../../adapters/state/state-file.js';
 
 /**
  * The repository directory a tool argument names, confined to the workspace: a relative path, no
@@ -54,8 +54,12 @@ export async function findRunDir(
   depth = 3,
 ): Promise<string | undefined> {
   const needle = `${JSON.stringify(runId)}:`;
+  // A run's id is in the snapshot, or (a run created since the last snapshot) in its log.
   const holds = async (dir: string) =>
-    (await readFile(join(dir, STATE_FILE_NAME), 'utf8').catch(() => '')).includes(needle);
+    (await readFile(join(dir, STATE_FILE_NAME), 'utf8').catch(() => '')).includes(needle) ||
+    (await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8').catch(() => '')).includes(
+      `"run":${JSON.stringify(runId)}`,
+    );
   let level = [root];
   for (let d = 0; d <= depth && level.length > 0; d++) {
     for (const dir of level) if (await holds(dir)) return dir;

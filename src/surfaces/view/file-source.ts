@@ -15,8 +15,8 @@ import type { Answering } from './protocol.js';
 import type { ViewListener, ViewSource } from './source.js';
 
 /**
- * A view of runs another process drives (or drove): it follows `maker-state.json` (rewritten whole
- * by atomic renames, so every read sees a complete file) and `maker-journal.jsonl` (appended), by
+ * A view of runs another process drives (or drove): it follows `maker-state.json` with its log
+ * (read as a load does: snapshot plus log) and `maker-journal.jsonl` (appended), by
  * polling both every `pollMs`. Questions are answered as `maker answer` does, under the workspace
  * lock: only while no live process holds it.
  */
@@ -155,7 +155,11 @@ export class FileSource implements ViewSource {
 }
 
 /** What changes when the file is replaced or rewritten: inode, size and modification time. */
+/** Changes whenever the state does: the snapshot (replaced by renames) or its log (appended). */
 async function stampOf(path: string): Promise<string> {
-  const s = await stat(path).catch(() => undefined);
-  return s === undefined ? 'missing' : `${s.ino}:${s.size}:${s.mtimeMs}`;
+  const stamp = async (file: string) => {
+    const s = await stat(file).catch(() => undefined);
+    return s === undefined ? 'missing' : `${s.ino}:${s.size}:${s.mtimeMs}`;
+  };
+  return `${await stamp(path)}/${await stamp(`${path}.log`)}`;
 }

@@ -169,7 +169,8 @@ const mcpStartCommand = defineCommand({
   name: 'mcp-start',
   summary: 'cold starts of the bundled MCP server',
   description: `Cold starts of the bundled MCP server (dist/maker-mcp.js next to this file),
-from spawning node to the answer of tools/list, N times.`,
+from spawning node to the answer of tools/list, N times, each after a "node -e 0"
+(spawn to exit): the medians and their ratio.`,
   options: {
     runs: option('--runs <n>', 'cold starts (default 10)', wholeNumber({ min: 1, max: 200 })),
     json,
@@ -183,7 +184,7 @@ from spawning node to the answer of tools/list, N times.`,
     io.stdout(
       o.json === true
         ? `${JSON.stringify(report)}\n`
-        : `MCP server cold start to tools/list, ${report.runs} runs: median ${report.medianMs} ms, p90 ${report.p90Ms} ms (min ${report.minMs}, max ${report.maxMs})\n`,
+        : `MCP server cold start to tools/list, ${report.runs} runs: median ${report.medianMs} ms, p90 ${report.p90Ms} ms (min ${report.minMs}, max ${report.maxMs}); node -e 0: median ${report.nodeMedianMs} ms; ratio ${report.ratio}\n`,
     );
     return 0;
   },

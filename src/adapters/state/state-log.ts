@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import { StateFileError } from './versioned-json-file.js';
+
+/**
+ * The state log (`maker-state.json.log`): a header line naming the snapshot generation it follows,
+ * then one JSON record a line, each a whole value that replaces the one before it:
+ *
+ *     {"$log":"maker-state","generation":3}
+ *     {"run":"r1","head":{…the run without its nodes…}}
+ *     {"run":"r1","id":"0-1","node":{…the whole node…}}
+ *     {"ledger":{…}}
+ */
+export const LOG_MARK = 'maker-state';
+
+export function logHeader(generation: number): string {
+  return `{"$log":"${LOG_MARK}","generation":${generation}}\n`;
+}
+
+/** A log read from disk: the generation it follows and its records (a torn last line left out). */
+export interface StateLog {
+  readonly generation: number;
+  readonly records: readonly Record<string, unknown>[];
+}
+
+type Json = Record<string, unknown>;
+const isRecord = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Reads the log at `path`; undefined when there is none. The last line may be torn (a crash during
+ * an append): it is ignored. Any other line that is not a record is a {@link StateFileError}.
+ */
+export async function readStateLog(path: string): Promise<StateLog | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StateFileError(
+      path,
+      'unreadable',
+      `cannot read the state log (${(error as Error).message}).`,
+      error,
+    );
+  }
+  const lines = text.split('\n');
+  const header = parseLine(lines[0] ?? '');
+  if (header?.['$log'] !== LOG_MARK || typeof header['generation'] !== 'number') {
+    throw new StateFileError(
+      path,
+      'foreign',
+      'this is not a MAKER state log (its first line is not the log header). Move it aside to continue from maker-state.json alone.',
+    );
+  }
+  const records: Json[] = [];
+  let lastLine = lines.length - 1;
+  while (lastLine > 0 && lines[lastLine] === '') lastLine -= 1;
+  for (let i = 1; i <= lastLine; i++) {
+    const line = lines[i] as string;
+    if (line === '') continue;
+    const record = parseLine(line);
+    if (record === undefined || !isLogRecord(record)) {
+      if (i === lastLine) break; // torn by a crash during the append: it was never acknowledged
+      throw new StateFileError(
+        path,
+        'corrupt',
+        `line ${i + 1} of the state log is not a state record. Move the log aside to continue from maker-state.json alone (losing what the log adds), or restore a backup.`,
+      );
+    }
+    records.push(record);
+  }
+  return { generation: header['generation'], records };
+}
+
+function parseLine(line: string): Json | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isLogRecord(r: Json): boolean {
+  if (isRecord(r['ledger'])) return true;
+  if (typeof r['run'] !== 'string') return false;
+  return isRecord(r['head']) || (typeof r['id'] === 'string' && isRecord(r['node']));
+}
+
+/** Applies the records, in order, to a state document (raw JSON, validated afterwards by the caller). */
+export function replay(document: Json, records: readonly Json[]): Json {
+  const runs = isRecord(document['runs']) ? document['runs'] : {};
+  for (const r of records) {
+    if (isRecord(r['ledger'])) {
+      document['ledger'] = r['ledger'];
+      continue;
+    }
+    const runId = r['run'] as string;
+    const existing = runs[runId];
+    const run: Json = isRecord(existing) ? existing : { nodes: {} };
+    runs[runId] = run;
+    if (isRecord(r['head'])) {
+      const nodes = run['nodes'];
+      for (const key of Object.keys(run)) delete run[key];
+      Object.assign(run, r['head'], { nodes: isRecord(nodes) ? nodes : {} });
+    } else {
+      const nodes = isRecord(run['nodes']) ? run['nodes'] : (run['nodes'] = {});
+      nodes[r['id'] as string] = r['node'];
+    }
+  }
+  document['runs'] = runs;
+  return document;
+}

@@ -1,0 +1,170 @@
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  STATE_FILE_NAME,
+  STATE_LOG_FILE_NAME,
+  makerStateFile,
+} from '../../../src/adapters/state/state-file.js';
+import { StateFileError } from '../../../src/adapters/state/versioned-json-file.js';
+import { makeRedactor } from '../../../src/core/errors.js';
+import { newNode } from '../../../src/core/tree/nodes.js';
+import type { StateFile, TreeNode } from '../../../src/core/tree/schema.js';
+import { runConfig } from '../../../src/surfaces/wiring.js';
+import { useTempDirs } from '../../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const NEVER = { minLogBytes: 1 << 30, snapshotFactor: 1, maxAgeMs: 1e12 };
+
+const task = (title: string) => ({
+  title,
+  description: `Do ${title}.`,
+  acceptance: [],
+  files: [],
+  dependsOn: [],
+});
+
+/** A state with one run of a root and `n` children, as the engine builds it. */
+function stateWith(state: StateFile, n: number): StateFile {
+  const nodes: Record<string, TreeNode> = { root: newNode('root', null, 0, 0, task('root')) };
+  for (let i = 0; i < n; i++)
+    nodes[String(i)] = newNode(String(i), 'root', 1, i, task(`part ${i}`));
+  (nodes['root'] as TreeNode).children = Object.keys(nodes).slice(1);
+  state.runs['r1'] = {
+    id: 'r1',
+    idea: 'an idea',
+    createdAt: new Date(0).toISOString(),
+    status: 'running',
+    baseCommit: 'a'.repeat(40),
+    rootId: 'root',
+    nodes,
+    questions: [],
+    eventSeq: 0,
+    config: runConfig({ worker: 'sim', hitl: 'auto', defaultBranch: 'main' }),
+  };
+  return state;
+}
+
+const lines = async (dir: string) =>
+  (await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8')).split('\n').filter((l) => l !== '');
+const fresh = (dir: string) => makerStateFile(dir).load();
+const node = (state: StateFile, id: string) => state.runs['r1']?.nodes[id] as TreeNode;
+
+describe('the state log', () => {
+  it('appends only what changed, and a load replays it to the same state', async () => {
+    const dir = await tempDir();
+    const store = makerStateFile(dir, undefined, { policy: NEVER });
+    const state = stateWith(await store.load(), 50);
+    await store.save(state); // the first save after a load: a snapshot
+    expect(await lines(dir)).toHaveLength(1); // the header
+    const afterSnapshot = store.bytesWritten;
+
+    node(state, '7').status = 'sampling';
+    node(state, '7').cost.modelCalls = 2;
+    await store.save(state, new Set([node(state, '7')]));
+    const log = await lines(dir);
+    expect(log).toHaveLength(2);
+    expect(JSON.parse(log[1] as string)).toMatchObject({ run: 'r1', id: '7' });
+    expect(store.bytesWritten - afterSnapshot).toBeLessThan(1000);
+
+    // Unhinted, a save finds the change wherever it is; new nodes and run fields are always found.
+    node(state, '9').title = 'renamed';
+    await store.save(state);
+    node(state, 'root').children.push('new');
+    const run = state.runs['r1'];
+    if (run === undefined) throw new Error('no run');
+    run.nodes['new'] = newNode('new', 'root', 1, 50, task('new'));
+    run.status = 'awaiting-human';
+    await store.save(state, new Set([node(state, 'root')]));
+    expect((await lines(dir)).length).toBe(6); // header, 7, 9, root, new, run head
+    expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
+    // Nothing changed: nothing written.
+    const before = store.bytesWritten;
+    await store.save(state);
+    expect(store.bytesWritten).toBe(before);
+  });
+
+  it('ignores a torn last line, refuses a damaged earlier one', async () => {
+    const dir = await tempDir();
+    const store = makerStateFile(dir, undefined, { policy: NEVER });
+    const state = stateWith(await store.load(), 3);
+    await store.save(state);
+    node(state, '1').title = 'kept';
+    await store.save(state, new Set([node(state, '1')]));
+    await appendFile(join(dir, STATE_LOG_FILE_NAME), '{"run":"r1","id":"2","node":{"id":"2","ti');
+    expect(node(await fresh(dir), '1').title).toBe('kept');
+    expect(node(await fresh(dir), '2').title).toBe('part 2');
+
+    const text = await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8');
+    const [header, ...rest] = text.split('\n');
+    await writeFile(join(dir, STATE_LOG_FILE_NAME), [header, 'garbage', ...rest].join('\n'));
+    const error = await fresh(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as StateFileError).problem).toBe('corrupt');
+  });
+
+  it('ignores a log older than the snapshot and refuses one newer', async () => {
+    const dir = await tempDir();
+    const store = makerStateFile(dir, undefined, { policy: NEVER });
+    const state = stateWith(await store.load(), 3);
+    await store.save(state);
+    node(state, '1').title = 'in the log';
+    await store.save(state, new Set([node(state, '1')]));
+    const oldLog = await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8');
+    const oldSnapshot = await readFile(join(dir, STATE_FILE_NAME), 'utf8');
+    await store.compact(state); // generation 2; a crash before its new log leaves the old one
+    await writeFile(join(dir, STATE_LOG_FILE_NAME), oldLog);
+    node(state, '1').title = 'only in memory';
+    expect(node(await fresh(dir), '1').title).toBe('in the log');
+
+    // An older snapshot (a restored backup) under a newer log: refused, naming what to do.
+    const again = makerStateFile(dir, undefined, { policy: NEVER });
+    await again.save(await again.load()); // generation 3, and its log
+    await writeFile(join(dir, STATE_FILE_NAME), oldSnapshot);
+    const error = await fresh(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as StateFileError).problem).toBe('newer');
+    expect((error as Error).message).toMatch(/Move the log aside/);
+  });
+
+  it('folds the log into the snapshot past the size bound and on a clean stop', async () => {
+    const dir = await tempDir();
+    const store = makerStateFile(dir, undefined, {
+      policy: { minLogBytes: 4000, snapshotFactor: 1, maxAgeMs: 1e12 },
+    });
+    const state = stateWith(await store.load(), 20);
+    await store.save(state);
+    let snapshots = 0;
+    for (let i = 0; i < 40; i++) {
+      node(state, String(i % 20)).cost.tokens += 1;
+      await store.save(state, new Set([node(state, String(i % 20))]));
+      if ((await lines(dir)).length === 1) snapshots += 1;
+    }
+    expect(snapshots).toBeGreaterThan(0);
+    expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
+
+    node(state, '3').title = 'last change';
+    await store.save(state, new Set([node(state, '3')]));
+    await store.compact(state);
+    expect(await lines(dir)).toHaveLength(1);
+    const whole = JSON.parse(await readFile(join(dir, STATE_FILE_NAME), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    delete whole['$generation'];
+    expect(whole).toEqual(JSON.parse(JSON.stringify(state)));
+  });
+
+  it('writes no configured secret to the log', async () => {
+    const dir = await tempDir();
+    const secret = 'sk-test-0123456789abcdef';
+    const store = makerStateFile(dir, makeRedactor([secret]), { policy: NEVER });
+    const state = stateWith(await store.load(), 2);
+    await store.save(state);
+    node(state, '1').error = `the service said: bad key ${secret}`;
+    await store.save(state, new Set([node(state, '1')]));
+    const log = await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8');
+    expect(log).toContain('[redacted]');
+    expect(log).not.toContain(secret);
+  });
+});
