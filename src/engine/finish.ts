@@ -85,7 +85,7 @@ async function landLocally(ctx: RunContext, rootCommit: string): Promise<string>
       );
       run.landing = { target, ...plan, startedAt: ctx.now().toISOString() };
       await ctx.save();
-      await ctx.checkpoint('land:intent-saved');
+      await ctx.checkpoint?.('land:intent-saved');
     }
     try {
       await workspace.completeLanding(target, run.landing.from, run.landing.to);

@@ -86,11 +86,11 @@ export async function ensurePullRequest(
       title,
       body,
     });
-    await ctx.checkpoint('github:pr-created');
+    await ctx.checkpoint?.('github:pr-created');
     gh.pullRequest = { number: pr.number, url: pr.url, state: pr.state };
     await ctx.save();
     ctx.emit({ type: 'pull-request', number: pr.number, url: pr.url, state: pr.state });
-    await ctx.checkpoint('github:pr-saved');
+    await ctx.checkpoint?.('github:pr-saved');
     if (pr.title === title && pr.body === body) return gh.pullRequest;
   }
   if (gh.pullRequest.state === 'open') {
@@ -113,7 +113,7 @@ export async function closeVetoed(ctx: RunContext, remote: RunRemote): Promise<v
     key: `veto-${ctx.run.id}`,
     body: `Vetoed: MAKER run \`${ctx.run.id}\` leaves ${gh.defaultBranch} untouched. Its branches (maker/${ctx.run.id}/…) are kept.`,
   });
-  await ctx.checkpoint('github:veto-commented');
+  await ctx.checkpoint?.('github:veto-commented');
   const closed = await remote.host.updatePullRequest(remote.repo, pr.number, { state: 'closed' });
   gh.pullRequest = { ...pr, state: closed.state };
   await ctx.save();
@@ -147,7 +147,7 @@ export async function landThroughPullRequest(
       pullRequest: pr.number,
     };
     await ctx.save();
-    await ctx.checkpoint('github:merge-intent-saved');
+    await ctx.checkpoint?.('github:merge-intent-saved');
   }
   const landing = run.landing;
   if (landing.mergeCommit === undefined) {
@@ -174,11 +174,11 @@ export async function landThroughPullRequest(
     gh.pullRequest = { ...pr, state: 'merged' };
     await ctx.save();
     ctx.emit({ type: 'pull-request', number: pr.number, url: pr.url, state: 'merged' });
-    await ctx.checkpoint('github:merged');
+    await ctx.checkpoint?.('github:merged');
   }
   const merged = landing.mergeCommit;
   await remote.fetchCommit(gh.defaultBranch, merged);
-  await ctx.checkpoint('github:fetched');
+  await ctx.checkpoint?.('github:fetched');
   await workspace.completeLanding(target, landing.from, merged);
   return merged;
 }

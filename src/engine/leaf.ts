@@ -242,7 +242,7 @@ export async function moveBranch(
       if ((await ctx.workspace.resolve(branch)) !== to) throw error;
     }
   // Also when it was there already: a resumed run may not have pushed it before it stopped.
-  ctx.publish(branch, to);
+  ctx.publish?.(branch, to);
 }
 
 function summariseFlags(draws: readonly Draw[]): string {

@@ -212,6 +212,7 @@ export class MakerEngine {
     const roles =
       typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config, run) : this.#deps.roles;
     const ctx = this.#context(run, roles, signal, semaphore, remote);
+    remote?.watchWaits?.(ctx.wait);
     const keeper = remote === undefined ? undefined : new PullRequestKeeper(ctx, remote);
     if (keeper !== undefined) this.#keepers.set(runId, keeper);
     const onAbort = () => {

@@ -56,9 +56,9 @@ export interface RunContext {
    * branches moved at one moment go out in one push. Failures show when the run publishes every
    * branch before its pull request ({@link publishAll}).
    */
-  publish(branch: string, sha: string): void;
+  publish?(branch: string, sha: string): void;
   /** A named point between the steps of a multi-step operation (crash tests kill the process there). */
-  checkpoint(step: string): Promise<void>;
+  checkpoint?(step: string): Promise<void>;
   /** The configured keys and tokens: a candidate that writes one is red-flagged. Never saved. */
   readonly secrets: readonly string[];
   /**

@@ -1,5 +1,6 @@
 import type { RefPublisher } from './ref-publisher.js';
 import type { RepoHost, RepoRef } from './repo-host.js';
+import type { WaitReporter } from './waits.js';
 
 /**
  * A run's repository on a code host, as the engine drives it: the host's API, the one publisher
@@ -12,4 +13,6 @@ export interface RunRemote {
   readonly publisher: RefPublisher;
   /** Brings commit `sha` (reachable from `branch` on the remote) into the local object store; moves no local ref. */
   fetchCommit(branch: string, sha: string): Promise<void>;
+  /** Where the host's waits (rate limits) are reported, once the run's context exists. */
+  watchWaits?(report: WaitReporter): void;
 }

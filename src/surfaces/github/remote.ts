@@ -1,0 +1,74 @@
+import { gitAuthEnv } from '../../adapters/git/git-auth.js';
+import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
+import { runGit } from '../../adapters/git/git-process.js';
+import { BatchRefPublisher } from '../../adapters/git/ref-publisher.js';
+import { createGitHubHost } from '../../adapters/github/github-host.js';
+import { ApiCallError, redactSecrets } from '../../core/errors.js';
+import type { GitHubRun } from '../../core/tree/schema.js';
+import type { RunRemote } from '../../ports/remote.js';
+import type { WaitReporter } from '../../ports/waits.js';
+
+/**
+ * The {@link RunRemote} of a run's GitHub record: octokit (rate-limit waits reported through the
+ * engine's wait port), one batched publisher whose leases are saved with the run before its pushes
+ * resolve, and authenticated fetches. The token lives in this process only.
+ */
+export function gitHubRemote(
+  github: GitHubRun,
+  workspace: GitWorkspace,
+  token: string,
+  persist: () => Promise<void>,
+  options: { throttle?: false } = {},
+): RunRemote {
+  let report: WaitReporter | undefined;
+  const host = createGitHubHost({
+    token,
+    baseUrl: github.apiUrl,
+    ...(options.throttle === false ? { throttle: false as const } : {}),
+    onWait: (wait) => {
+      const end = report?.({
+        service: 'github',
+        reason: `GitHub's ${wait.reason === 'secondary-rate-limit' ? 'secondary rate limit' : 'rate limit'}: waiting`,
+        until: wait.until,
+      });
+      if (end !== undefined)
+        setTimeout(end, Math.max(0, wait.until.getTime() - Date.now())).unref();
+    },
+  });
+  const env = () => gitAuthEnv(github.cloneUrl, token, {});
+  const publisher = new BatchRefPublisher({
+    cwd: workspace.dir,
+    remoteUrl: github.cloneUrl,
+    env,
+    leases: github.leases,
+    onLeases: async (leases) => {
+      github.leases = { ...leases };
+      await persist();
+    },
+    secrets: [token],
+  });
+  return {
+    repo: { owner: github.owner, name: github.name, htmlUrl: github.url },
+    host,
+    publisher,
+    watchWaits: (reporter) => {
+      report = reporter;
+    },
+    fetchCommit: async (branch, sha) => {
+      if ((await workspace.resolve(sha)) === sha) return;
+      const run = await runGit(
+        ['fetch', '--quiet', '--no-tags', github.cloneUrl, `refs/heads/${branch}`],
+        { cwd: workspace.dir, env: env(), timeoutMs: 600_000 },
+      );
+      if (run.code !== 0 || (await workspace.resolve(sha)) !== sha)
+        throw new ApiCallError(
+          'git',
+          redactSecrets(
+            `Could not fetch ${sha.slice(0, 12)} from ${github.cloneUrl} (${branch}): ${run.stderr.trim().split('\n').at(-1) ?? 'not on that branch'}. maker resume tries again.`,
+            [token],
+          ),
+          { isRetryable: true },
+        );
+    },
+  };
+}
