@@ -1,6 +1,7 @@
 import { MakerError, RefMovedError } from '../core/errors.js';
 import { pullRequestBody, pullRequestTitle } from '../core/github/pull-request.js';
 import type { GitHubRun, Run } from '../core/tree/schema.js';
+import { isSimulatedRun } from '../core/tree/simulated.js';
 import type { RunRemote } from '../ports/remote.js';
 import { compareUrl } from '../ports/repo-host.js';
 import { branchName, RunStoppedError, type RunContext } from './run-context.js';
@@ -153,7 +154,7 @@ export async function landThroughPullRequest(
   if (landing.mergeCommit === undefined) {
     const outcome = await remote.host.mergePullRequest(remote.repo, pr.number, {
       expectedHeadSha: rootCommit,
-      title: `MAKER: ${run.idea.replace(/\s+/g, ' ').slice(0, 120)}`,
+      title: `${isSimulatedRun(run.config) ? '[simulated] ' : ''}MAKER: ${run.idea.replace(/\s+/g, ' ').slice(0, 120)}`,
       message: `Maker-Run: ${run.id}`,
     });
     switch (outcome.status) {

@@ -11,15 +11,16 @@ import { gitHubRemote } from './remote.js';
  */
 export function remotesFor(
   workspace: GitWorkspace,
-  token: string | undefined,
+  token: string | undefined | (() => string | undefined),
   persist: () => Promise<void>,
 ): (run: Run) => RunRemote | undefined {
   const made = new Map<string, RunRemote>();
   return (run) => {
-    if (run.github === undefined || token === undefined) return undefined;
+    const key = typeof token === 'function' ? token() : token;
+    if (run.github === undefined || key === undefined) return undefined;
     let remote = made.get(run.id);
     if (remote === undefined) {
-      remote = gitHubRemote(run.github, workspace, token, persist);
+      remote = gitHubRemote(run.github, workspace, key, persist);
       made.set(run.id, remote);
     }
     return remote;

@@ -456,9 +456,9 @@ function wire(
   token: string | undefined,
   options: RoleOptions,
 ): { engine: MakerEngine; roles: Record<string, never> } {
-  let engine: MakerEngine | undefined;
-  const remote = remotesFor(workspace, token, () => engine?.persist() ?? Promise.resolve());
-  engine = engineFor(
+  const remote = remotesFor(workspace, token, () => engine.persist());
+  // Called only once the engine exists.
+  const engine = engineFor(
     dir,
     workspace,
     (config, run) =>
