@@ -1,10 +1,12 @@
 import { MakerError, RefMovedError } from '../core/errors.js';
 import { pullRequestBody, pullRequestTitle } from '../core/github/pull-request.js';
 import type { GitHubRun, Run } from '../core/tree/schema.js';
-import { isSimulatedRun } from '../core/tree/simulated.js';
+import { commitMessage, isSimulatedRun } from '../core/tree/simulated.js';
+import { integrate } from './compose.js';
+import { moveBranch } from './leaf.js';
 import type { RunRemote } from '../ports/remote.js';
 import { compareUrl } from '../ports/repo-host.js';
-import { branchName, RunStoppedError, type RunContext } from './run-context.js';
+import { branchName, runDate, RunStoppedError, type RunContext } from './run-context.js';
 
 /** The run's GitHub record; only called for runs that have one. */
 export function githubOf(run: Run): GitHubRun {
@@ -40,10 +42,13 @@ export async function publishAll(ctx: RunContext, remote: RunRemote): Promise<vo
     if (other !== undefined && other.status === 'rejected') throw other.reason;
     const first = moved[0];
     if (first === undefined) return;
-    const asked = ctx.run.questions.filter((q) => q.id.startsWith(`q-pushed-${first.nodeId}-`));
+    // One question per retry: a "stop" stays the answer until the branch is put right.
+    const retries = ctx.run.questions.filter(
+      (q) => q.id.startsWith(`q-pushed-${first.nodeId}-`) && q.answer?.optionId === 'retry',
+    );
     const answer = await ctx.ask(
       {
-        id: `q-pushed-${first.nodeId}-${asked.length}`,
+        id: `q-pushed-${first.nodeId}-${retries.length}`,
         nodeId: first.nodeId,
         kind: 'veto',
         prompt: `Someone else changed branch ${first.branch} on GitHub (${first.error.message}) MAKER never force-pushes: put the branch back at ${first.sha.slice(0, 12)} or delete it on GitHub, then retry; or stop the run (maker resume retries later).${
@@ -239,4 +244,62 @@ export async function removeCandidates(
 
 export function candidateBranch(runId: string, nodeId: string, tag: string, i: number): string {
   return `maker/${runId}/c-${nodeId}-${tag}-${i + 1}`;
+}
+
+/**
+ * The default branch moved under the pull request so that it no longer merges: its new head is
+ * fetched and merged into the result (a conflict becomes a voted integration, as between
+ * children), the root branch moves to the merge and is pushed. Returns the new root commit; the
+ * caller asks the veto again. Repeatable: the integration's vote is kept under the base's commit.
+ */
+export async function mergeMovedBase(ctx: RunContext, remote: RunRemote): Promise<string> {
+  const { run } = ctx;
+  const gh = githubOf(run);
+  const root = run.nodes[run.rootId];
+  const ours = root?.commit;
+  if (root === undefined || ours === undefined)
+    throw new MakerError('run-incomplete', 'The root finished without a commit.');
+  const theirs = await remote.fetchBranch(gh.defaultBranch);
+  if (theirs === undefined)
+    throw new RunStoppedError(
+      `The default branch ${gh.defaultBranch} is gone from ${gh.url}: restore it, then run maker resume.`,
+    );
+  const key = `base-${theirs.slice(0, 12)}`;
+  const merged = await ctx.workspace.merge(ours, theirs);
+  let tree: string;
+  let how = '';
+  if (merged.ok) tree = merged.tree;
+  else {
+    ctx.emit({
+      type: 'merge-conflict',
+      nodeId: root.id,
+      child: gh.defaultBranch,
+      conflicts: merged.conflicts,
+    });
+    tree = await integrate(ctx, root, {
+      key,
+      what: `the moved ${gh.defaultBranch}`,
+      vote: `integrate-${key}`,
+      from: gh.defaultBranch,
+      ours,
+      theirs,
+      conflicted: merged.tree,
+      conflicts: merged.conflicts,
+    });
+    how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
+  }
+  const commit = await ctx.workspace.commit({
+    tree,
+    parents: [ours, theirs],
+    message: commitMessage(
+      run.config,
+      `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
+    ),
+    date: runDate(run),
+  });
+  await moveBranch(ctx, root.branch as string, commit, ours);
+  root.commit = commit;
+  await ctx.save();
+  await remote.publisher.publish(root.branch as string, commit);
+  return commit;
 }

@@ -13,6 +13,8 @@ export interface RunRemote {
   readonly publisher: RefPublisher;
   /** Brings commit `sha` (reachable from `branch` on the remote) into the local object store; moves no local ref. */
   fetchCommit(branch: string, sha: string): Promise<void>;
+  /** Fetches `branch` from the remote into the local object store; its head, or undefined when it does not exist. */
+  fetchBranch(branch: string): Promise<string | undefined>;
   /** Where the host's waits (rate limits) are reported, once the run's context exists. */
   watchWaits?(report: WaitReporter): void;
 }

@@ -54,6 +54,24 @@ export function gitHubRemote(
     watchWaits: (reporter) => {
       report = reporter;
     },
+    fetchBranch: async (branch) => {
+      const run = await runGit(
+        ['fetch', '--quiet', '--no-tags', github.cloneUrl, `refs/heads/${branch}`],
+        { cwd: workspace.dir, env: env(), timeoutMs: 600_000 },
+      );
+      if (run.code !== 0) {
+        if (/couldn't find remote ref/i.test(run.stderr)) return undefined;
+        throw new ApiCallError(
+          'git',
+          redactSecrets(
+            `Could not fetch ${branch} from ${github.cloneUrl}: ${run.stderr.trim().split('\n').at(-1) ?? ''}. maker resume tries again.`,
+            [token],
+          ),
+          { isRetryable: true },
+        );
+      }
+      return (await workspace.resolve('FETCH_HEAD')) ?? undefined;
+    },
     fetchCommit: async (branch, sha) => {
       if ((await workspace.resolve(sha)) === sha) return;
       const run = await runGit(
