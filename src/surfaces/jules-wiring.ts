@@ -206,8 +206,11 @@ export function fakeJulesWorker(
     source: () => Promise.resolve(`sources/github/local/${sourceRepo(workspace.dir)}`),
     publisher: {
       publish: async (branch, commit) => {
-        if (options.publisher !== undefined) return options.publisher.publish(branch, commit);
-        if ((await start()).origin)
+        if (options.publisher !== undefined) {
+          await options.publisher.publish(branch, commit);
+          // A fake GitHub in another process: the fake Jules reads this repository instead.
+          if (options.sourceGitDir !== undefined) return;
+        } else if ((await start()).origin)
           return (local ??= originPublisher(workspace)).publish(branch, commit);
         // No remote: the fake reads this repository, where the branch is created (never forced).
         if ((await workspace.resolve(branch)) === undefined)
