@@ -170,7 +170,11 @@ export async function integrate(
     context: {
       ...nodeContext(ctx, n),
       // The merge's own tree, the conflicting files in scope.
-      repository: repositoryView(ctx, n, { base: conflicted, scope: conflicts, dependencies: [] }),
+      repository: repositoryView(ctx, n, {
+        base: merge.conflicted,
+        scope: conflicts,
+        dependencies: [],
+      }),
       task: {
         title: `Integrate ${merge.what} into "${n.title}"`,
         description: `Merging ${merge.from} into ${n.id} conflicts in ${conflicts.join(', ')}. Produce the files with both sides' intent preserved.`,
