@@ -177,7 +177,7 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
         point === 'github:repository-ensured'
           ? await maker(RUN(dir, name, '--hitl', 'auto'), env)
           : await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
-      expect(again.code, `${point}: ${again.stderr}`).toBe(0);
+      expect(again.code, `${point}: ${again.stderr} ${again.stdout}`).toBe(0);
       expect(summaryOf(again).treeHash).toBe(tree);
       const repos = (await fake.state()).repos.filter((r) => r.fullName === `alice/${name}`);
       expect(repos, point).toHaveLength(1);

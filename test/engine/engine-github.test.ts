@@ -147,4 +147,37 @@ describe('the engine on GitHub', () => {
         .code,
     ).toBe(0);
   }, 90_000);
+
+  it('a push that landed just before a crash, its lease unsaved, is recognised as MAKER’s own on resume', async () => {
+    const fake = await startFake();
+    const { dir, engine, runId, workspace } = await githubRun(fake, 'lease');
+    await engine.run(runId);
+    const run = await engine.getRun(runId);
+    const gh = run.github;
+    if (gh === undefined) throw new Error('no github record');
+    const branch = `maker/${runId}/n-0`;
+    const pushed = gh.leases[branch] as string;
+    // The state as a crash left it: the lease still at the branch's previous value (its base).
+    const record = {
+      ...gh,
+      leases: { ...gh.leases, [branch]: run.nodes['0']?.baseCommit as string },
+    };
+    // The branch moves on locally (a descendant of what GitHub holds) and is pushed again.
+    const tree = await workspace.treeWithEdits(pushed, [{ path: 'more.txt', content: 'more\n' }]);
+    const next = await workspace.commit({
+      tree,
+      parents: [pushed],
+      message: 'more',
+      date: new Date('2026-01-01T00:00:00Z'),
+    });
+    await workspace.setBranch(branch, next, pushed);
+    const resumed = remotesFor(workspace, TOKENS.full, () => Promise.resolve())({
+      ...run,
+      github: record,
+    });
+    await resumed?.publisher.publish(branch, next);
+    expect((await repoOf(fake, 'lease'))?.branches[branch]).toBe(next);
+    expect(record.leases[branch]).toBe(next);
+    expect(dir).toBeDefined();
+  }, 60_000);
 });

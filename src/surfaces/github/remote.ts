@@ -18,7 +18,7 @@ export function gitHubRemote(
   workspace: GitWorkspace,
   token: string,
   persist: () => Promise<void>,
-  options: { throttle?: false } = {},
+  options: { throttle?: false; runId?: string } = {},
 ): RunRemote {
   let report: WaitReporter | undefined;
   const host = createGitHubHost({
@@ -36,17 +36,53 @@ export function gitHubRemote(
     },
   });
   const env = () => gitAuthEnv(github.cloneUrl, token, {});
-  const publisher = new BatchRefPublisher({
-    cwd: workspace.dir,
-    remoteUrl: github.cloneUrl,
-    env,
-    leases: github.leases,
-    onLeases: async (leases) => {
-      github.leases = { ...leases };
-      await persist();
-    },
-    secrets: [token],
-  });
+  /**
+   * The saved leases, corrected once per process: a push that landed just before a crash, whose
+   * lease was not saved yet, left the branch at a commit of MAKER's own (known here, an ancestor of
+   * the local branch). That is taken as the lease; anything else stays someone else's change.
+   */
+  const reconciled = async (runId: string): Promise<Record<string, string>> => {
+    const leases = { ...github.leases };
+    const remote = await runGit(['ls-remote', github.cloneUrl, `refs/heads/maker/${runId}/*`], {
+      cwd: workspace.dir,
+      env: env(),
+      timeoutMs: 120_000,
+    });
+    if (remote.code !== 0) return leases;
+    for (const line of remote.stdout.split('\n')) {
+      const [sha, ref] = line.split('\t');
+      if (sha === undefined || ref === undefined || sha === '') continue;
+      const branch = ref.replace(/^refs\/heads\//, '');
+      if (leases[branch] === sha) continue;
+      const local = await workspace.resolve(branch);
+      const ours =
+        local === undefined
+          ? (await runGit(['cat-file', '-e', `${sha}^{commit}`], { cwd: workspace.dir })).code === 0
+          : (await runGit(['merge-base', '--is-ancestor', sha, local], { cwd: workspace.dir }))
+              .code === 0;
+      if (ours) leases[branch] = sha;
+    }
+    return leases;
+  };
+  const inner = (async () => {
+    const leases = options.runId === undefined ? github.leases : await reconciled(options.runId);
+    return new BatchRefPublisher({
+      cwd: workspace.dir,
+      remoteUrl: github.cloneUrl,
+      env,
+      leases,
+      onLeases: async (next) => {
+        github.leases = { ...next };
+        await persist();
+      },
+      secrets: [token],
+    });
+  })();
+  const publisher: RunRemote['publisher'] = {
+    publish: async (branch, sha) => (await inner).publish(branch, sha),
+    remove: async (branch) => (await inner).remove(branch),
+    leases: () => github.leases,
+  };
   return {
     repo: { owner: github.owner, name: github.name, htmlUrl: github.url },
     host,

@@ -20,7 +20,7 @@ export function remotesFor(
     if (run.github === undefined || key === undefined) return undefined;
     let remote = made.get(run.id);
     if (remote === undefined) {
-      remote = gitHubRemote(run.github, workspace, key, persist);
+      remote = gitHubRemote(run.github, workspace, key, persist, { runId: run.id });
       made.set(run.id, remote);
     }
     return remote;
