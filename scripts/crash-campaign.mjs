@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // The crash campaign: SIGKILL `maker demo` (sim and jules-fake) at random moments — by time, and at
-// the named checkpoints between the steps of landing — then `maker resume` until it finishes, and
-// compare every final tree with an uninterrupted run's. Prints one JSON summary; exit 0 when every
-// trial lands on its reference tree.
+// the named checkpoints between the steps of landing and of the GitHub bridge — then `maker resume`
+// until it finishes, and compare every final tree with an uninterrupted run's. With --github fake
+// (the default) every demo runs against one `maker fake-github` process, and each trial must also
+// end with exactly one repository and one merged pull request there. Prints one JSON summary; exit 0
+// when every trial lands on its reference tree.
 //
-//   npm run crash-campaign -- [--trials 50] [--seed 1] [--workers sim,jules-fake]
+//   npm run crash-campaign -- [--trials 50] [--seed 1] [--workers sim,jules-fake] [--github fake|off]
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
@@ -17,13 +22,55 @@ const { values } = parseArgs({
     trials: { type: 'string', default: '50' },
     seed: { type: 'string', default: '1' },
     workers: { type: 'string', default: 'sim,jules-fake' },
+    github: { type: 'string', default: 'fake' },
   },
 });
+const GITHUB = values.github === 'fake';
 const TRIALS = Number(values.trials);
 const workers = values.workers.split(',');
 const CLI = join(import.meta.dirname, '..', 'dist', 'maker.js');
 // The steps of a demo's landing (a demo's default branch never moves, so there is no merge commit).
-const LANDING_STEPS = ['land:intent-saved', 'land:read-tree', 'land:update-ref'];
+const LANDING_STEPS = GITHUB
+  ? [
+      'github:pr-created',
+      'github:pr-saved',
+      'github:merge-intent-saved',
+      'github:merged',
+      'github:fetched',
+      'land:read-tree',
+      'land:update-ref',
+    ]
+  : ['land:intent-saved', 'land:read-tree', 'land:update-ref'];
+
+// One fake GitHub for the whole campaign, in its own process (it outlives every kill).
+const token = `ghp_${randomBytes(18).toString('hex')}`;
+let fakeGitHub;
+let githubEnv = {};
+if (GITHUB) {
+  fakeGitHub = spawn(
+    process.execPath,
+    [join(import.meta.dirname, '..', 'dist', 'maker.js'), 'fake-github'],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MAKER_FAKE_GITHUB_TOKEN: token },
+    },
+  );
+  const [line] = await once(createInterface({ input: fakeGitHub.stdout }), 'line');
+  githubEnv = { GITHUB_API_URL: JSON.parse(line).baseUrl, GITHUB_TOKEN: token };
+}
+
+/** The trial's repository at the fake GitHub: how many there are, and its pull requests. */
+async function onGitHub(dir) {
+  if (!GITHUB) return { ok: true };
+  const state = await (await fetch(`${githubEnv.GITHUB_API_URL}/_fake/state`)).json();
+  const repos = state.repos.filter((r) => r.fullName === `maker-demo/${basename(dir)}`);
+  const pulls = repos[0]?.pulls ?? [];
+  return {
+    ok: repos.length === 1 && pulls.length === 1 && pulls[0].merged === true,
+    repos: repos.length,
+    pulls: pulls.length,
+  };
+}
 
 // A small seeded generator, so a campaign can be repeated exactly.
 let state = Number(values.seed) >>> 0 || 1;
@@ -43,7 +90,7 @@ function maker(args, { killAfterMs, stateFile, env = {} } = {}) {
     const t0 = performance.now();
     const child = spawn(process.execPath, [CLI, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...githubEnv, ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -123,7 +170,8 @@ for (let trial = 0; trial < TRIALS; trial++) {
     if (endedBeforeKill) break;
   }
   const tree = last.code === 0 || endedBeforeKill ? treeOfMain(dir) : undefined;
-  const ok = tree === expected && clean(dir);
+  const github = await onGitHub(dir);
+  const ok = tree === expected && clean(dir) && github.ok;
   results.push({
     trial,
     worker,
@@ -133,6 +181,7 @@ for (let trial = 0; trial < TRIALS; trial++) {
     ...(endedBeforeKill ? { endedBeforeKill } : {}),
     resumes,
     ok,
+    ...(GITHUB ? { github } : {}),
     ...(ok ? {} : { error: (last.stderr || last.stdout).slice(-300) }),
   });
   if (ok) await rm(dir, { recursive: true, force: true });
@@ -144,6 +193,8 @@ const summary = {
   killed: results.filter((r) => r.killed).length,
   killedAtLandingSteps: results.filter((r) => r.killed && r.kill.startsWith('land:')).length,
   killedAfterTheRunEnded: results.filter((r) => r.endedBeforeKill).length,
+  killedAtGitHubSteps: results.filter((r) => r.killed && r.kill.startsWith('github:')).length,
+  github: GITHUB ? 'maker fake-github (one process for the campaign)' : 'off',
   landedOnReference: results.filter((r) => r.ok).length,
   byWorker: Object.fromEntries(
     workers.map((w) => [
@@ -158,4 +209,9 @@ const summary = {
   failures: results.filter((r) => !r.ok),
 };
 process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+if (fakeGitHub !== undefined) {
+  const exited = once(fakeGitHub, 'exit');
+  fakeGitHub.stdin.end();
+  await exited;
+}
 process.exitCode = summary.landedOnReference === summary.trials ? 0 : 1;

@@ -112,7 +112,16 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
       child: child.id,
       conflicts: merged.conflicts,
     });
-    tree = await integrate(ctx, n, child, merged.tree, theirs, merged.conflicts);
+    tree = await integrate(ctx, n, {
+      key: String(child.index),
+      what: `"${child.title}"`,
+      vote: `integrate-${child.id}`,
+      from: child.id,
+      ours,
+      theirs,
+      conflicted: merged.tree,
+      conflicts: merged.conflicts,
+    });
     how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
   }
   const message = commitMessage(
@@ -132,17 +141,26 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
 }
 
 /** An integration subtask: workers reconcile the conflicting files, and the results are voted like any leaf. */
-async function integrate(
+export async function integrate(
   ctx: RunContext,
   n: TreeNode,
-  child: TreeNode,
-  conflicted: string,
-  theirs: string,
-  conflicts: readonly string[],
+  merge: {
+    /** Where its vote is kept in `n.integrations` (a child's index; `base-<n>` for a moved default branch). */
+    readonly key: string;
+    /** What is merged in, for the task's title: `"<child title>"`. */
+    readonly what: string;
+    readonly vote: string;
+    /** What is merged in, for the description: a child's id, or a branch. */
+    readonly from: string;
+    readonly ours: string;
+    readonly theirs: string;
+    /** The merge's tree: both sides' clean changes, conflict markers in the conflicts. */
+    readonly conflicted: string;
+    readonly conflicts: readonly string[];
+  },
 ): Promise<string> {
-  const ours = n.mergeHeads[child.index] as string;
-  const key = String(child.index);
-  const record = (n.integrations[key] ??= {
+  const { conflicts } = merge;
+  const record = (n.integrations[merge.key] ??= {
     attempt: 0,
     draws: [],
     ballots: [],
@@ -152,25 +170,29 @@ async function integrate(
     context: {
       ...nodeContext(ctx, n),
       // The merge's own tree, the conflicting files in scope.
-      repository: repositoryView(ctx, n, { base: conflicted, scope: conflicts, dependencies: [] }),
+      repository: repositoryView(ctx, n, {
+        base: merge.conflicted,
+        scope: conflicts,
+        dependencies: [],
+      }),
       task: {
-        title: `Integrate "${child.title}" into "${n.title}"`,
-        description: `Merging ${child.id} into ${n.id} conflicts in ${conflicts.join(', ')}. Produce the files with both sides' intent preserved.`,
+        title: `Integrate ${merge.what} into "${n.title}"`,
+        description: `Merging ${merge.from} into ${n.id} conflicts in ${conflicts.join(', ')}. Produce the files with both sides' intent preserved.`,
         acceptance: ['Both sides of every conflict are reconciled', 'No conflict markers remain'],
         files: [...conflicts],
         dependsOn: [],
       },
     },
     // Candidates edit the merge's own tree: both sides' clean changes, markers in the conflicts.
-    baseCommit: conflicted,
+    baseCommit: merge.conflicted,
     branch: n.branch as string,
     integration: {
       conflicts,
-      ours: await ctx.workspace.readFiles(ours, conflicts),
-      theirs: await ctx.workspace.readFiles(theirs, conflicts),
+      ours: await ctx.workspace.readFiles(merge.ours, conflicts),
+      theirs: await ctx.workspace.readFiles(merge.theirs, conflicts),
     },
   };
-  const winner = await voteOnCode(ctx, n, record, `integrate-${child.id}`, task, conflicts);
+  const winner = await voteOnCode(ctx, n, record, merge.vote, task, conflicts);
   if (winner === 'split') throw new Error('unreachable: integrations cannot be split');
   return candidateTree(winner);
 }

@@ -69,6 +69,13 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly until: string;
     }
   | { readonly type: 'wait-end'; readonly waitId: string; readonly service: string }
+  /** The run's pull request was opened, merged or closed. */
+  | {
+      readonly type: 'pull-request';
+      readonly number: number;
+      readonly url: string;
+      readonly state: 'open' | 'closed' | 'merged';
+    }
   | { readonly type: 'run-end'; readonly status: RunStatus; readonly error?: string | undefined }
 );
 

@@ -1,3 +1,4 @@
+import { publishCandidates, removeCandidates } from './github.js';
 import { clip, LIMITS } from '../core/limits.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
@@ -120,9 +121,23 @@ export async function voteOnCode(
     const diffs = await Promise.all(
       classes.map((c) => ctx.workspace.diff(task.baseCommit, candidateTree(c.representative))),
     );
+    const questionId = `q-${n.id}-${vote}-${attempt}`;
+    const tag = `${vote}-${attempt}`;
+    // With GitHub, each candidate is pushed for a person to inspect, with a compare link.
+    const links =
+      ctx.remote === undefined || ctx.run.questions.some((q) => q.id === questionId)
+        ? []
+        : await publishCandidates(
+            ctx,
+            ctx.remote,
+            n.id,
+            tag,
+            task.baseCommit,
+            classes.map((c) => candidateTree(c.representative)),
+          );
     const answer = await ctx.ask(
       {
-        id: `q-${n.id}-${vote}-${attempt}`,
+        id: questionId,
         nodeId: n.id,
         kind: 'select',
         prompt:
@@ -133,7 +148,7 @@ export async function voteOnCode(
           ...classes.map((c, i) => ({
             id: `candidate-${i + 1}`,
             label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'})`,
-            detail: clip(diffs[i] ?? '', 3000),
+            detail: `${links[i] === undefined ? '' : `Compare on GitHub: ${links[i]}\n`}${clip(diffs[i] ?? '', 3000)}`,
           })),
           { id: 'veto-resample', label: 'Veto: resample this subtask' },
           ...(canSplit ? [{ id: 'veto-split', label: 'Veto: split this subtask further' }] : []),
@@ -144,6 +159,8 @@ export async function voteOnCode(
         ? { optionId: 'candidate-1' }
         : { optionId: canSplit ? 'veto-split' : 'veto-resample' },
     );
+    if (ctx.remote !== undefined)
+      await removeCandidates(ctx, ctx.remote, n.id, tag, classes.length);
     const picked = /^candidate-(\d+)$/.exec(answer.optionId ?? '');
     if (picked !== null) {
       const chosen = classes[Number(picked[1]) - 1];
@@ -217,13 +234,15 @@ export async function moveBranch(
   from: string,
 ): Promise<void> {
   const current = await ctx.workspace.resolve(branch);
-  if (current === to) return;
-  try {
-    await ctx.workspace.setBranch(branch, to, current === undefined ? null : from);
-  } catch (error) {
-    // Someone else (a worker publishing the same branch) may have put it exactly there meanwhile.
-    if ((await ctx.workspace.resolve(branch)) !== to) throw error;
-  }
+  if (current !== to)
+    try {
+      await ctx.workspace.setBranch(branch, to, current === undefined ? null : from);
+    } catch (error) {
+      // Someone else (a worker publishing the same branch) may have put it exactly there meanwhile.
+      if ((await ctx.workspace.resolve(branch)) !== to) throw error;
+    }
+  // Also when it was there already: a resumed run may not have pushed it before it stopped.
+  ctx.publish?.(branch, to);
 }
 
 function summariseFlags(draws: readonly Draw[]): string {

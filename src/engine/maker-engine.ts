@@ -14,26 +14,24 @@ import type { Workspace } from '../ports/workspace.js';
 import { LIMITS } from '../core/limits.js';
 import { newNode } from '../core/tree/nodes.js';
 import { processNode, type Spawn } from './compose.js';
-import { checkSummary, finalCheck } from './checks.js';
 import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
 import {
   QuestionPendingError,
   RunStoppedError,
-  branchName,
-  runDate,
   type Answer,
   type RunContext,
 } from './run-context.js';
 import { Semaphore } from './semaphore.js';
 import { showWait } from './waits.js';
-import { commitMessage } from '../core/tree/simulated.js';
-import { diffstat } from '../core/diffstat.js';
+import type { RunRemote } from '../ports/remote.js';
+import { finish } from './finish.js';
+import { PullRequestKeeper } from './pull-request-keeper.js';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
   /** The planner and worker a run uses: fixed, or chosen from the run's configuration. */
-  readonly roles: Roles | ((config: RunConfig) => Roles);
+  readonly roles: Roles | ((config: RunConfig, run?: Run) => Roles);
   readonly store: StateStore<StateFile>;
   /** Receives every event (the JSONL journal); failures are ignored. */
   readonly journal?: (event: EngineEvent) => Promise<void> | void;
@@ -43,6 +41,11 @@ export interface MakerEngineDeps {
   readonly secrets?: readonly string[];
   /** Called before each step of a multi-step operation (landing), by name: the seam crash tests kill through. */
   readonly checkpoint?: (step: string) => void | Promise<void>;
+  /**
+   * The run's repository on GitHub, for runs that have one (`run.github`): node branches are
+   * published through it, and the result lands through its pull request.
+   */
+  readonly remote?: (run: Run) => RunRemote | undefined;
 }
 
 export interface Roles {
@@ -75,6 +78,7 @@ export class MakerEngine {
   #saveHints: Set<TreeNode> | undefined = new Set();
   #saving: Promise<void> = Promise.resolve();
   #waitSeq = 0;
+  readonly #keepers = new Map<string, PullRequestKeeper>();
 
   constructor(deps: MakerEngineDeps) {
     this.#deps = deps;
@@ -106,7 +110,11 @@ export class MakerEngine {
    * Creates a run (root node, base commit) and saves it; `run` then drives it. `check` is the
    * person's overall check, run (sandboxed) on the composed result before the final veto.
    */
-  async create(idea: string, config: RunConfig, options: { check?: string } = {}): Promise<string> {
+  async create(
+    idea: string,
+    config: RunConfig,
+    options: { check?: string; github?: Run['github'] } = {},
+  ): Promise<string> {
     if (idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
     if (idea.length > LIMITS.ideaChars)
       throw new UsageError(
@@ -145,6 +153,7 @@ export class MakerEngine {
       },
       questions: [],
       eventSeq: 0,
+      ...(options.github === undefined ? {} : { github: options.github }),
     };
     await this.#save();
     return id;
@@ -199,9 +208,13 @@ export class MakerEngine {
     };
     const semaphore = new Semaphore(run.config.concurrency);
     const made = typeof this.#deps.roles === 'function';
+    const remote = run.github === undefined ? undefined : this.#deps.remote?.(run);
     const roles =
-      typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config) : this.#deps.roles;
-    const ctx = this.#context(run, roles, signal, semaphore);
+      typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config, run) : this.#deps.roles;
+    const ctx = this.#context(run, roles, signal, semaphore, remote);
+    remote?.watchWaits?.(ctx.wait);
+    const keeper = remote === undefined ? undefined : new PullRequestKeeper(ctx, remote);
+    if (keeper !== undefined) this.#keepers.set(runId, keeper);
     const onAbort = () => {
       for (const [key, waiter] of this.#waiters)
         if (key.startsWith(`${runId}/`)) waiter.reject(new AbortedError(signal.reason));
@@ -212,7 +225,7 @@ export class MakerEngine {
       if (root === undefined)
         throw new MakerError('state-node-missing', `Run ${runId} has no root node.`);
       await spawn(processNode(ctx, root, run.baseCommit, spawn));
-      await this.#finish(ctx);
+      await finish(ctx, () => keeper?.stop() ?? Promise.resolve());
     } catch (error) {
       const errors = [error];
       while (tasks.size > 0) {
@@ -227,6 +240,8 @@ export class MakerEngine {
         run.error = hard instanceof Error ? hard.message : JSON.stringify(hard);
       }
     } finally {
+      this.#keepers.delete(runId);
+      await keeper?.stop();
       signal.removeEventListener('abort', onAbort);
       if (made) await roles.close?.().catch(() => undefined);
     }
@@ -239,80 +254,23 @@ export class MakerEngine {
     return outcome(run);
   }
 
-  /** The final veto, then landing the root's branch on the default branch. */
-  async #finish(ctx: RunContext): Promise<void> {
-    const { run, workspace } = ctx;
-    const root = run.nodes[run.rootId];
-    const rootCommit = root?.commit;
-    if (rootCommit === undefined)
-      throw new MakerError('run-incomplete', 'The root finished without a commit.');
-    const diff = await workspace.diff(run.baseCommit, rootCommit);
-    const files = [...diff.matchAll(/^diff --git a\/(\S+)/gm)].map((m) => m[1]);
-    if (root !== undefined) await finalCheck(ctx, root, rootCommit);
-    const checks = checkSummary(run);
-    const answer = await ctx.ask(
-      {
-        id: 'q-root-veto',
-        nodeId: run.rootId,
-        kind: 'veto',
-        prompt: `MAKER finished "${run.idea}" on branch ${branchName(run.id, run.rootId)} (${files.length} file${files.length === 1 ? '' : 's'} changed).${checks === undefined ? '' : ` ${checks}`} Land it on ${run.config.defaultBranch}?`,
-        options: [
-          { id: 'accept', label: `Accept: merge into ${run.config.defaultBranch}` },
-          { id: 'veto', label: `Veto: leave ${run.config.defaultBranch} untouched` },
-        ],
-        context: diffstat(diff),
-      },
-      { optionId: 'accept' },
-    );
-    const treeHash = await workspace.treeOf(rootCommit);
-    const rootBranch = branchName(run.id, run.rootId);
-    if (answer.optionId !== 'accept') {
-      run.status = 'vetoed';
-      run.result = { rootBranch, finalCommit: rootCommit, treeHash, landed: false };
-      return;
-    }
-    const landed = await this.#land(ctx, rootCommit);
-    run.status = 'done';
-    run.result = { rootBranch, finalCommit: landed, treeHash, landed: true };
-    run.landing = undefined;
-  }
-
-  /**
-   * Lands the root's commit on the default branch, restartably: the intent (from which head to which
-   * commit) is saved before anything touches the branch or the working tree, so a resume finishes a
-   * landing a crash interrupted. A default branch that moved meanwhile gets a fresh plan (a merge).
-   */
-  async #land(ctx: RunContext, rootCommit: string): Promise<string> {
-    const { run, workspace } = ctx;
-    const target = run.config.defaultBranch;
-    for (let attempt = 0; ; attempt++) {
-      if (run.landing === undefined || run.landing.target !== target) {
-        const message = commitMessage(run.config, `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`);
-        const plan = await workspace.planLanding(
-          target,
-          rootCommit,
-          run.baseCommit,
-          message,
-          runDate(run),
-        );
-        run.landing = { target, ...plan, startedAt: this.#now().toISOString() };
-        await this.#save();
-        await this.#deps.checkpoint?.('land:intent-saved');
-      }
-      try {
-        await workspace.completeLanding(target, run.landing.from, run.landing.to);
-        return run.landing.to;
-      } catch (error) {
-        if (!(error instanceof MakerError && error.code === 'git-land-moved') || attempt >= 3)
-          throw error;
-        run.landing = undefined; // the branch moved on: plan again from where it is now
-      }
-    }
-  }
-
-  #context(run: Run, roles: Roles, signal: AbortSignal, semaphore: Semaphore): RunContext {
+  #context(
+    run: Run,
+    roles: Roles,
+    signal: AbortSignal,
+    semaphore: Semaphore,
+    remote: RunRemote | undefined,
+  ): RunContext {
     const state = this.#state as StateFile;
     return {
+      remote,
+      publish: (branch, sha) => {
+        // Not awaited on the hot path: failures show when every branch is published before the PR.
+        remote?.publisher.publish(branch, sha).catch(() => undefined);
+      },
+      checkpoint: async (step) => {
+        await this.#deps.checkpoint?.(step);
+      },
       state,
       run,
       workspace: this.#deps.workspace,
@@ -379,11 +337,18 @@ export class MakerEngine {
       at: this.#now().toISOString(),
     } as EngineEvent;
     this.#hub.publish(stamped);
+    if (['commit-end', 'merge-end', 'question-answered', 'node-split'].includes(event.type))
+      this.#keepers.get(run.id)?.poke();
     try {
       void Promise.resolve(this.#deps.journal?.(stamped)).catch(() => undefined);
     } catch {
       // The journal is an observer: it cannot break the run.
     }
+  }
+
+  /** Saves the state file now (after a surface changed a run it got from {@link getRun}). */
+  persist(): Promise<void> {
+    return this.#save();
   }
 
   /**

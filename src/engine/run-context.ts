@@ -2,6 +2,7 @@ import { MakerError } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
 import type { NodeContext, Planner, RepoContext } from '../ports/planner.js';
+import type { RunRemote } from '../ports/remote.js';
 import type { WaitReporter } from '../ports/waits.js';
 import type { Reservation, SessionBudget, Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
@@ -48,6 +49,16 @@ export interface RunContext {
   readonly worker: Worker;
   readonly signal: AbortSignal;
   readonly now: () => Date;
+  /** The run's repository on GitHub, when it has one. */
+  readonly remote?: RunRemote | undefined;
+  /**
+   * Publishes a node branch at `sha` to the run's remote (nothing without one), in the background:
+   * branches moved at one moment go out in one push. Failures show when the run publishes every
+   * branch before its pull request ({@link publishAll}).
+   */
+  publish?(branch: string, sha: string): void;
+  /** A named point between the steps of a multi-step operation (crash tests kill the process there). */
+  checkpoint?(step: string): Promise<void>;
   /** The configured keys and tokens: a candidate that writes one is red-flagged. Never saved. */
   readonly secrets: readonly string[];
   /**

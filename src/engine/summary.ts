@@ -39,6 +39,14 @@ export interface RunSummary {
   readonly treeHash: string | null;
   readonly landed: boolean;
   readonly error: string | null;
+  /** The run's GitHub repository (its web page), when it has one. */
+  readonly repository: string | null;
+  /** Its pull request, once opened. */
+  readonly pullRequest: {
+    readonly number: number;
+    readonly url: string;
+    readonly state: 'open' | 'closed' | 'merged';
+  } | null;
   /** Waits on external services under way, for people to see. */
   readonly waits: readonly {
     readonly service: string;
@@ -110,6 +118,8 @@ export function summarise(run: Run): RunSummary {
     treeHash: run.result?.treeHash ?? null,
     landed: run.result?.landed ?? false,
     error: run.error ?? null,
+    repository: run.github?.url ?? null,
+    pullRequest: run.github?.pullRequest ?? null,
     waits: distinctWaits(run).map(({ service, reason, until }) => ({ service, reason, until })),
   };
 }
@@ -126,6 +136,16 @@ function distinctWaits(run: Run): Wait[] {
 }
 
 const STALE_WAIT_MS = 60_000;
+
+/** Where the run lives on GitHub, as one line for people; none for a local run. */
+export function githubLines(run: Run): string[] {
+  const gh = run.github;
+  if (gh === undefined) return [];
+  const pr = gh.pullRequest;
+  return [
+    `GitHub: ${gh.url}${pr === undefined ? ' (no pull request yet)' : `; pull request #${pr.number} (${pr.state}): ${pr.url}`}`,
+  ];
+}
 
 /**
  * The run's waits on external services as lines for people: "Waiting for jules until 10:12:03 UTC

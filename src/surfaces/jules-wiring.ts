@@ -7,9 +7,11 @@ import { JulesWorker } from '../adapters/jules/worker.js';
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { ConfigError } from '../core/errors.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
+import type { RefPublisher } from '../ports/ref-publisher.js';
 import type { Worker } from '../ports/worker.js';
 import { startFakeJules, type FakeJules } from '../testing/fake-jules.js';
 import { simJulesAgent } from '../testing/sim-jules-agent.js';
+import { originPublisher } from './origin-publisher.js';
 
 /** What each Jules plan allows: sessions at once, and sessions per 24 hours. */
 export const JULES_PLANS = {
@@ -86,6 +88,7 @@ export function julesWorker(
     outageMs?: number;
   },
   integrations: Worker,
+  publisher: Pick<RefPublisher, 'publish'>,
 ): JulesWorker {
   return new JulesWorker({
     client: new JulesClient({
@@ -94,8 +97,7 @@ export function julesWorker(
       ...(settings.outageMs === undefined ? {} : { outageMs: settings.outageMs }),
     }),
     source: async () => settings.source ?? julesSourceOf(await workspace.remoteUrl('origin')),
-    publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
-    publishBranches: (refs) => workspace.publishBranches(refs),
+    publisher,
     ...limitsOf(config),
     integrations,
     ...(settings.pollMs === undefined ? {} : { pollMs: settings.pollMs }),
@@ -144,22 +146,31 @@ export function julesSourceOf(remoteUrl: string | undefined): string {
 
 /**
  * `--worker jules-fake`: the real Jules worker and client against the local fake Jules server (on
- * 127.0.0.1, started on first use) with a simulated agent. The fake reads the repository behind the
- * workspace's origin when that is a local repository (branches are pushed there, as to GitHub),
- * otherwise the workspace's own repository (branches are created locally); nothing leaves the machine.
+ * 127.0.0.1, started on first use) with a simulated agent. The fake reads `sourceGitDir` (the fake
+ * GitHub's bare repository), else the repository behind the workspace's origin when that is a local
+ * repository, else the workspace's own repository. With a publisher, branches are pushed through it
+ * (as to GitHub); without, created locally. Nothing leaves the machine.
  */
 export function fakeJulesWorker(
   config: RunConfig,
   workspace: GitWorkspace,
   integrations: Worker,
-  options: { outageMs?: number } = {},
+  options: {
+    outageMs?: number;
+    /** The run's publisher, when it has a remote (the fake GitHub, or a local origin). */
+    publisher?: Pick<RefPublisher, 'publish'> | undefined;
+    /** The bare repository the fake Jules reads (the fake GitHub's), instead of origin's or the workspace's. */
+    sourceGitDir?: string | undefined;
+  } = {},
 ): { worker: JulesWorker; close: () => Promise<void> } {
   const apiKey = `fake-${randomBytes(12).toString('hex')}`;
   const placeholder = 'http://jules.fake.invalid/v1alpha';
   let host: Promise<{ fake: FakeJules; origin: boolean }> | undefined;
+  let local: Pick<RefPublisher, 'publish'> | undefined;
   const start = () =>
     (host ??= (async () => {
-      const originDir = localRepository(await workspace.remoteUrl('origin'), workspace.dir);
+      const originDir =
+        options.sourceGitDir ?? localRepository(await workspace.remoteUrl('origin'), workspace.dir);
       const gitDir = originDir ?? (await workspace.gitDir());
       const fake = await startFakeJules({
         apiKey,
@@ -193,14 +204,21 @@ export function fakeJulesWorker(
         ),
     }),
     source: () => Promise.resolve(`sources/github/local/${sourceRepo(workspace.dir)}`),
-    publishBranch: async (branch, commit) => {
-      if ((await start()).origin) return workspace.publishBranch(branch, commit);
-      // As a push that is never forced: create the branch, or find it already there.
-      if ((await workspace.resolve(branch)) === undefined)
-        await workspace.setBranch(branch, commit, null).catch(async (error: unknown) => {
-          // Created meanwhile (by the engine, at the same base): that is what was wanted.
-          if ((await workspace.resolve(branch)) === undefined) throw error;
-        });
+    publisher: {
+      publish: async (branch, commit) => {
+        if (options.publisher !== undefined) {
+          await options.publisher.publish(branch, commit);
+          // A fake GitHub in another process: the fake Jules reads this repository instead.
+          if (options.sourceGitDir !== undefined) return;
+        } else if ((await start()).origin)
+          return (local ??= originPublisher(workspace)).publish(branch, commit);
+        // No remote: the fake reads this repository, where the branch is created (never forced).
+        if ((await workspace.resolve(branch)) === undefined)
+          await workspace.setBranch(branch, commit, null).catch(async (error: unknown) => {
+            // Created meanwhile (by the engine, at the same base): that is what was wanted.
+            if ((await workspace.resolve(branch)) === undefined) throw error;
+          });
+      },
     },
     ...limitsOf(config),
     integrations,

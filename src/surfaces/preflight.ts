@@ -5,6 +5,7 @@ import { makerStateFile } from '../adapters/state/state-file.js';
 import type { StateFile } from '../core/tree/schema.js';
 import type { Env } from './env.js';
 import { cannotStart } from './wiring.js';
+import { planGitHub, type GitHubAsk, type GitHubPlan } from './github/plan.js';
 import type { WorkerKind } from './workers.js';
 
 /** A directory as a run will use it, read before any side effect. */
@@ -13,7 +14,8 @@ export type Target = Exclude<RepositoryFacts, { kind: 'file' }>;
 /**
  * Checks everything a run of `kind` in `dir` needs, changing nothing: the directory (a file is
  * refused through `notADirectory`, which names the argument), a checked-out branch, the worker's
- * keys and repository needs, a readable state file. Every problem is reported at once, in one
+ * keys and repository needs, the GitHub repository (`github`, or a GitHub origin with a token:
+ * token, permissions, reachability, agreeing histories), a readable state file. Every problem is reported at once, in one
  * {@link ConfigError} naming the worker. Returns what it read, for the caller to act on.
  */
 export async function checkBeforeRun(
@@ -22,23 +24,37 @@ export async function checkBeforeRun(
   env: Env,
   notADirectory: (dir: string) => Error,
   checks: ChecksWanted = {},
-): Promise<{ target: Target; state: StateFile | undefined }> {
+  github: GitHubAsk = {},
+): Promise<{
+  target: Target;
+  state: StateFile | undefined;
+  github: GitHubPlan | undefined;
+  notice: string | undefined;
+}> {
   const target = await inspectRepository(dir);
   if (target.kind === 'file') throw notADirectory(dir);
   const problems: string[] = [];
+  const gh = await planGitHub(github, target, dir, env);
   if (target.kind === 'repository' && target.branch === null)
     problems.push(
       `${dir} has a detached HEAD: check out the branch the result should land on (git switch <branch>).`,
     );
+  const origin =
+    gh.plan === undefined
+      ? target.kind === 'repository'
+        ? target.origin
+        : undefined
+      : `${new URL(gh.plan.apiUrl).host === 'api.github.com' ? 'https://github.com' : new URL(gh.plan.apiUrl).origin}/${gh.plan.ref.owner}/${gh.plan.ref.name}.git`;
   problems.push(
-    ...kind.problems(env, { origin: target.kind === 'repository' ? target.origin : undefined }),
+    ...kind.problems(env, { origin }),
+    ...gh.problems,
     ...(await sandboxProblems(checks, env)),
   );
   if (problems.length > 0)
     throw new ConfigError(`${cannotStart(kind.name, problems)}\nNothing was created or changed.`);
   // A corrupt, foreign or newer state file is refused here, before the repository is touched.
   const state = target.kind === 'missing' ? undefined : await makerStateFile(dir).load();
-  return { target, state };
+  return { target, state, github: gh.plan, notice: gh.notice };
 }
 
 /** Commands a run will execute: subtasks' checks (`--run-checks`), a person's overall check. */

@@ -9,8 +9,8 @@ import {
 } from '../adapters/state/state-file.js';
 import { ConfigError, makeRedactor } from '../core/errors.js';
 import { PRESETS, type Confidence } from '../core/tree/presets.js';
-import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
-import { MakerEngine, type Roles } from '../engine/maker-engine.js';
+import type { JulesConfig, Run, RunConfig } from '../core/tree/schema.js';
+import { MakerEngine, type MakerEngineDeps, type Roles } from '../engine/maker-engine.js';
 import { envValue, secretsOf, type Env } from './env.js';
 import { CALIBRATION_FILE_NAME } from './calibration.js';
 import { DEFAULT_MODEL, WORKERS, julesSettings, type RoleOptions } from './workers.js';
@@ -121,9 +121,10 @@ export async function openWorkspace(
 export function engineFor(
   dir: string,
   workspace: GitWorkspace,
-  roles: Roles | ((config: RunConfig) => Roles),
+  roles: Roles | ((config: RunConfig, run?: Run) => Roles),
   secrets: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
+  remote?: MakerEngineDeps['remote'],
 ): MakerEngine {
   const journal = new Journal(join(dir, JOURNAL_FILE_NAME), secrets);
   const checkpoint = crashSeam(env);
@@ -136,6 +137,7 @@ export function engineFor(
     journal: (event) => journal.append(event),
     secrets,
     ...(checkpoint === undefined ? {} : { checkpoint }),
+    ...(remote === undefined ? {} : { remote }),
   });
 }
 

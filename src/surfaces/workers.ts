@@ -12,7 +12,9 @@ import { LlmPlanner } from '../engine/llm-planner.js';
 import { LlmWorker } from '../engine/llm-worker.js';
 import type { LanguageModel } from '../ports/language-model.js';
 import type { Planner } from '../ports/planner.js';
+import type { RefPublisher } from '../ports/ref-publisher.js';
 import type { Worker } from '../ports/worker.js';
+import { originPublisher } from './origin-publisher.js';
 import { envValue, replayDir, secretsOf, type Env } from './env.js';
 import {
   JULES_PLANS,
@@ -37,6 +39,10 @@ export interface RepoFacts {
 export interface RoleOptions {
   /** Simulated kinds: every simulated call waits this long (ms), so a person can watch the run. */
   readonly paceMs?: number | undefined;
+  /** The run's one publisher (its GitHub repository's), which a worker that pushes uses too. */
+  readonly publisher?: Pick<RefPublisher, 'publish'> | undefined;
+  /** `jules-fake` on the local fake GitHub: the bare repository the fake Jules reads. */
+  readonly sourceGitDir?: string | undefined;
 }
 
 /**
@@ -182,7 +188,7 @@ const jules: WorkerKind = {
     ...pollSettingProblem(envValue(env, 'JULES_POLL_MS')),
     ...outageSettingProblem(envValue(env, 'MAKER_JULES_OUTAGE_S')),
   ],
-  roles: (config, workspace, env) => {
+  roles: (config, workspace, env, options) => {
     const model = geminiModel(config, env);
     const baseUrl = envValue(env, 'JULES_BASE_URL');
     const source = envValue(env, 'JULES_SOURCE');
@@ -199,6 +205,7 @@ const jules: WorkerKind = {
       },
       // Merge conflicts are integrated by the model: Jules is not asked to resolve them.
       new LlmWorker(model, workspace),
+      options?.publisher ?? originPublisher(workspace),
     );
     return { planner: new LlmPlanner(model), worker };
   },
@@ -223,6 +230,8 @@ const julesFake: WorkerKind = {
     const { planner, sim: simWorker } = simRoles(config, options);
     const { worker, close } = fakeJulesWorker(config, workspace, simWorker, {
       outageMs: outageMs(config, envValue(env, 'MAKER_JULES_OUTAGE_S')),
+      publisher: options?.publisher,
+      sourceGitDir: options?.sourceGitDir,
     });
     return { planner, worker, close };
   },

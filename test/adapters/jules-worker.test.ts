@@ -35,22 +35,24 @@ async function setup(
   const worker = new JulesWorker({
     client: new JulesClient({ apiKey, baseUrl: fake.baseUrl, sleep: () => Promise.resolve() }),
     source: 'sources/github/me/app',
-    publishBranch: (branch, commit) => {
-      published.push(branch);
-      // A commit this repository does not have (the stale-base case) leaves the branch at main.
-      const exists = (() => {
-        try {
-          execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], {
-            cwd: dir,
-            stdio: 'ignore',
-          });
-          return true;
-        } catch {
-          return false;
-        }
-      })();
-      execFileSync('git', ['branch', '-f', branch, exists ? commit : 'main'], { cwd: dir });
-      return Promise.resolve();
+    publisher: {
+      publish: (branch, commit) => {
+        published.push(branch);
+        // A commit this repository does not have (the stale-base case) leaves the branch at main.
+        const exists = (() => {
+          try {
+            execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], {
+              cwd: dir,
+              stdio: 'ignore',
+            });
+            return true;
+          } catch {
+            return false;
+          }
+        })();
+        execFileSync('git', ['branch', '-f', branch, exists ? commit : 'main'], { cwd: dir });
+        return Promise.resolve();
+      },
     },
     sleep: () => Promise.resolve(),
   });
@@ -157,10 +159,12 @@ describe('Jules sources', () => {
         sleep: () => Promise.resolve(),
       }),
       source: () => Promise.resolve(source),
-      publishBranch: (branch, commit) => {
-        if (gitDir !== undefined)
-          execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
-        return Promise.resolve();
+      publisher: {
+        publish: (branch, commit) => {
+          if (gitDir !== undefined)
+            execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
+          return Promise.resolve();
+        },
       },
       sleep: () => Promise.resolve(),
     });
@@ -248,9 +252,11 @@ function workerOn(
       sleep: () => Promise.resolve(),
     }),
     source: 'sources/github/me/app',
-    publishBranch: (branch, commit) => {
-      execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
-      return Promise.resolve();
+    publisher: {
+      publish: (branch, commit) => {
+        execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
+        return Promise.resolve();
+      },
     },
     sleep: () => Promise.resolve(),
     ...extra,
@@ -385,7 +391,7 @@ describe('the session budget and integrations', () => {
     const worker = new JulesWorker({
       client: new JulesClient({ apiKey: 'k', baseUrl: server.baseUrl }),
       source: 'sources/github/me/app',
-      publishBranch: () => Promise.resolve(),
+      publisher: { publish: () => Promise.resolve() },
       integrations: {
         id: 'stand-in',
         run: (_task, slot) => (seen.push(slot), Promise.resolve({ ok: true, edits: [] })),

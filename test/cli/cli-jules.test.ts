@@ -383,12 +383,15 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(report['requestsPerSession']).toBeLessThanOrEqual(10);
   });
 
-  it('maker demo --worker jules-fake sends every candidate through the Jules protocol, offline', async () => {
+  it('maker demo --worker jules-fake --local-only sends every candidate through the Jules protocol, offline', async () => {
     const dir = await tempDir();
-    const result = await maker(['demo', '--worker', 'jules-fake', '--dir', dir, '--json'], {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-    });
+    const result = await maker(
+      ['demo', '--worker', 'jules-fake', '--local-only', '--dir', dir, '--json'],
+      {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '',
+      },
+    );
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as {
       status: string;
@@ -410,6 +413,26 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(git(dir, 'log', '-1', '--format=%B', `maker/${run.id}/n-${leaf?.id}`)).toMatch(
       /Maker-Worker: jules session \d+/,
     );
+  }, 60_000);
+
+  it('maker demo --worker jules-fake uses one local fake GitHub for both: the fake Jules reads its repository, the PR is merged', async () => {
+    const dir = await tempDir();
+    const result = await maker(['demo', '--worker', 'jules-fake', '--dir', dir, '--json'], {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as {
+      status: string;
+      sessions: number;
+      leaves: number;
+      repository: string;
+      pullRequest: { state: string };
+    };
+    expect(summary.status).toBe('done');
+    expect(summary.sessions).toBeGreaterThanOrEqual(3 * summary.leaves);
+    expect(summary.repository).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/maker-demo\//);
+    expect(summary.pullRequest.state).toBe('merged');
   }, 60_000);
 
   it('refuses to start a jules run without a Jules source, saying how to give one', async () => {

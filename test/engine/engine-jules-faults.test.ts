@@ -1,3 +1,4 @@
+import { BatchRefPublisher } from '../../src/adapters/git/ref-publisher.js';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -90,7 +91,7 @@ async function julesRun(setup: Setup = {}) {
       random: () => 0.5,
     }),
     source: 'sources/github/me/app',
-    publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
+    publisher: new BatchRefPublisher({ cwd: workspace.dir, remoteUrl: origin }),
     sleep: time.sleep,
     now: time.now,
     concurrency: 3,

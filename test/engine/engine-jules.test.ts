@@ -1,3 +1,4 @@
+import { BatchRefPublisher } from '../../src/adapters/git/ref-publisher.js';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -71,7 +72,7 @@ async function julesEngine(
   const worker = new JulesWorker({
     client: new JulesClient({ apiKey, baseUrl: fake.baseUrl, sleep: () => Promise.resolve() }),
     source: options.source ?? 'sources/github/me/app',
-    publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
+    publisher: new BatchRefPublisher({ cwd: workspace.dir, remoteUrl: origin }),
     sleep: () => Promise.resolve(),
     concurrency: 3,
     ...(options.planReview === undefined ? {} : { planReview: options.planReview }),

@@ -93,6 +93,8 @@ function context(
     emit: () => undefined,
     paid: (work) => work(),
     wait: () => () => undefined,
+    publish: () => undefined,
+    checkpoint: () => Promise.resolve(),
     ask: () => Promise.reject(new Error('no questions here')),
   };
   return { ctx, node };

@@ -62,6 +62,8 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
       emit: () => undefined,
       paid: (work) => work(),
       wait: () => () => undefined,
+      publish: () => undefined,
+      checkpoint: () => Promise.resolve(),
       ask: () => Promise.reject(new Error('no questions')),
     };
     return codeCandidate(ctx, node, { context: {} as never, baseCommit: base, branch: 'b' }, 0, [

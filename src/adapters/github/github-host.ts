@@ -107,6 +107,42 @@ export class GitHubHost implements RepoHost {
     });
   }
 
+  /**
+   * Who the token is, and (classic tokens) its scopes, read without changing anything: for checks
+   * before a run. A bad token throws the `auth` error.
+   */
+  async whoAmI(): Promise<{ login: string; scopes: readonly string[] | undefined }> {
+    return this.#call({ action: 'read the token’s user' }, async () => {
+      const { data, headers } = await this.#octokit.rest.users.getAuthenticated();
+      const raw = headers['x-oauth-scopes'];
+      return {
+        login: parse(userSchema, data, 'read the token’s user').login,
+        scopes:
+          typeof raw === 'string'
+            ? raw
+                .split(',')
+                .map((s) => s.trim())
+                .filter((s) => s !== '')
+            : undefined,
+      };
+    });
+  }
+
+  /** The repository and what the token's user may do there, or undefined when it cannot be seen. */
+  async inspectRepository(
+    ref: RepoRef,
+  ): Promise<
+    (RepositoryInfo & { readonly canPush: boolean; readonly canAdminister: boolean }) | undefined
+  > {
+    const repo = await this.#findRepository(ref);
+    if (repo === undefined) return undefined;
+    return {
+      ...repositoryInfo(repo, false),
+      canPush: repo.permissions?.push ?? true,
+      canAdminister: repo.permissions?.admin ?? true,
+    };
+  }
+
   async findPullRequest(
     repo: RepoRef,
     head: string,

@@ -14,6 +14,8 @@ export const repositorySchema = z.object({
   default_branch: z.string(),
   html_url: z.string(),
   clone_url: z.string(),
+  /** What the token's user may do there (present when authenticated). */
+  permissions: z.object({ admin: z.boolean(), push: z.boolean(), pull: z.boolean() }).optional(),
 });
 export type GitHubRepository = z.infer<typeof repositorySchema>;
 

@@ -8,7 +8,7 @@ import { RunningSessions, createSessionOnce, findByTitle } from './create.js';
 import { SessionBudgetError } from './errors.js';
 import { Slots } from './slots.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
-import { BranchPublisher } from './publisher.js';
+import type { RefPublisher } from '../../ports/ref-publisher.js';
 import { planText, prompt, sessionTitle } from './prompt.js';
 import { SourceGate } from './source.js';
 
@@ -16,10 +16,11 @@ export interface JulesWorkerOptions {
   readonly client: JulesClient;
   /** The repository as a Jules source, e.g. `sources/github/owner/repo` (or how to find it). */
   readonly source: string | (() => Promise<string>);
-  /** Makes `branch` exist on the remote Jules reads, at `commit` (a push to origin). */
-  readonly publishBranch: (branch: string, commit: string) => Promise<void>;
-  /** Publishes several branches in one push; branches asked for at the same moment are batched. */
-  readonly publishBranches?: (refs: readonly { branch: string; commit: string }[]) => Promise<void>;
+  /**
+   * The run's one publisher (the engine's too): makes `branch` exist on the remote Jules reads, at
+   * `commit`, before a session starts from it. Branches asked for at one moment share one push.
+   */
+  readonly publisher: Pick<RefPublisher, 'publish'>;
   /** Sessions at once (the plan's concurrent-task limit: 3 free, 15 Pro, 60 Ultra). */
   readonly concurrency?: number;
   /**
@@ -75,14 +76,13 @@ export class JulesWorker implements Worker {
   readonly #o: JulesWorkerOptions;
   readonly #slots: Slots;
   readonly #running = new RunningSessions();
-  /** Branch publications under way or done: the candidates of one leaf share one push. */
-  readonly #publisher: BranchPublisher;
+  readonly #publisher: Pick<RefPublisher, 'publish'>;
   readonly #source: SourceGate;
 
   constructor(options: JulesWorkerOptions) {
     this.#o = options;
     this.#slots = new Slots(options.concurrency ?? 3);
-    this.#publisher = new BranchPublisher(options.publishBranch, options.publishBranches);
+    this.#publisher = options.publisher;
     this.#source = new SourceGate(options.client, options.source, {
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
       ...(options.sourceRetryMs === undefined ? {} : { retryMs: options.sourceRetryMs }),

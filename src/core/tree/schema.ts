@@ -196,6 +196,35 @@ export const waitSchema = z.object({
   until: z.string(),
 });
 
+/** A run's repository on GitHub: where it is, what MAKER pushed there, and its pull request. */
+export const githubRunSchema = z.object({
+  owner: z.string(),
+  name: z.string(),
+  /** GitHub's repository id. */
+  id: z.number().int(),
+  /** The repository's web page. */
+  url: z.string(),
+  /** What git pushes to (never with a credential). */
+  cloneUrl: z.string(),
+  /** The REST API it was reached through (https://api.github.com, or a local fake). */
+  apiUrl: z.string(),
+  /** Created by this run (else an existing repository was used). */
+  created: z.boolean().default(false),
+  /** The branch the pull request goes into. */
+  defaultBranch: z.string(),
+  /** Keep the candidate refs of select questions after the vote (`--keep-candidates`). */
+  keepCandidates: z.boolean().default(false),
+  /** Per branch, the commit MAKER last pushed: every push leases on it. */
+  leases: z.record(z.string(), z.string()).default({}),
+  pullRequest: z
+    .object({
+      number: z.number().int(),
+      url: z.string(),
+      state: z.enum(['open', 'closed', 'merged']),
+    })
+    .optional(),
+});
+
 export const runStatusSchema = z.enum([
   'running',
   'awaiting-human',
@@ -222,8 +251,24 @@ export const runSchema = z.object({
    * finishes it from wherever it stopped.
    */
   landing: z
-    .object({ target: z.string(), from: z.string(), to: z.string(), startedAt: z.string() })
+    .object({
+      target: z.string(),
+      from: z.string(),
+      to: z.string(),
+      startedAt: z.string(),
+      /**
+       * Landing through the run's pull request: `to` is the head it is merged at, and once the host
+       * merged it, `mergeCommit` is its merge commit, which `target` then moves to.
+       */
+      pullRequest: z.number().int().optional(),
+      mergeCommit: z.string().optional(),
+    })
     .optional(),
+  /**
+   * The run's GitHub repository (absent: the run composes locally only). Its ids, the pull request
+   * and the leases (what MAKER last pushed per branch) are saved before anything else waits on them.
+   */
+  github: githubRunSchema.optional(),
   /** The root's overall check on the composed result (`maker run --check`), run before the veto. */
   finalCheck: z
     .object({ command: z.string(), ok: z.boolean(), output: z.string(), commit: z.string() })
@@ -272,4 +317,5 @@ export type Ledger = z.infer<typeof ledgerSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
 export type Run = z.infer<typeof runSchema>;
 export type Wait = z.infer<typeof waitSchema>;
+export type GitHubRun = z.infer<typeof githubRunSchema>;
 export type StateFile = z.infer<typeof stateFileSchema>;

@@ -11,10 +11,9 @@ import { runGit, type GitRunner } from '../../adapters/git/git-process.js';
 import { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { BatchRefPublisher } from '../../adapters/git/ref-publisher.js';
 import { createGitHubHost } from '../../adapters/github/github-host.js';
-import { startFakeGitHub } from '../../testing/fake-github.js';
 
 export interface GitHubBenchOptions {
-  /** The bundled CLI, whose `bench github --serve-fake` serves the fake in its own process (GitHub is remote). */
+  /** The bundled CLI, whose `fake-github` serves the fake in its own process (GitHub is remote). */
   readonly cliPath: string;
   readonly branches: number;
   /** Branches asked for at one moment (one batch). */
@@ -151,9 +150,9 @@ async function trial(
   }
 }
 
-/** The fake GitHub as a child process (`maker bench github --serve-fake`); the token goes by environment. */
+/** The fake GitHub as a child process (`maker fake-github`); the token goes by environment. */
 async function startFakeProcess(cliPath: string, token: string) {
-  const child = spawn(process.execPath, [cliPath, 'bench', 'github', '--serve-fake'], {
+  const child = spawn(process.execPath, [cliPath, 'fake-github', '--login', 'bench'], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, MAKER_FAKE_GITHUB_TOKEN: token },
   });
@@ -180,28 +179,6 @@ async function startFakeProcess(cliPath: string, token: string) {
       await exited;
     },
   };
-}
-
-/**
- * The bench's fake GitHub process: serves until stdin closes or `signal` aborts, with one user
- * (`bench`) whose token comes from `MAKER_FAKE_GITHUB_TOKEN`. Prints `{"baseUrl": …}` when ready.
- */
-export async function serveBenchFake(
-  env: Readonly<Record<string, string | undefined>>,
-  print: (line: string) => void,
-  signal?: AbortSignal,
-): Promise<void> {
-  const token = env['MAKER_FAKE_GITHUB_TOKEN'] ?? '';
-  if (token === '') throw new Error('--serve-fake needs MAKER_FAKE_GITHUB_TOKEN.');
-  const fake = await startFakeGitHub({ tokens: [{ token, login: 'bench' }] });
-  print(`${JSON.stringify({ baseUrl: fake.baseUrl })}\n`);
-  await new Promise<void>((done) => {
-    signal?.addEventListener('abort', () => done(), { once: true });
-    process.stdin.on('end', () => done());
-    process.stdin.on('close', () => done());
-    process.stdin.resume();
-  });
-  await fake.close();
 }
 
 function round(value: number, digits: number): number {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BatchRefPublisher } from '../../adapters/git/ref-publisher.js';
 import { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { JulesClient } from '../../adapters/jules/client.js';
 import { JulesWorker } from '../../adapters/jules/worker.js';
@@ -82,8 +83,7 @@ async function trial(options: JulesBenchOptions) {
       const worker = new JulesWorker({
         client: new JulesClient({ apiKey, baseUrl: fake.baseUrl }),
         source: 'sources/github/bench/app',
-        publishBranch: (branch, commit) => workspace.publishBranch(branch, commit),
-        publishBranches: (refs) => workspace.publishBranches(refs),
+        publisher: new BatchRefPublisher({ cwd: workspace.dir, remoteUrl: origin }),
         concurrency: options.concurrency,
         pollMs: options.poll,
       });

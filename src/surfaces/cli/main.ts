@@ -6,6 +6,7 @@ import { benchGroup } from './commands/bench.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
 import { calibrateCommand } from './commands/calibrate.js';
 import { estimateCommand } from './commands/estimate.js';
+import { fakeGitHubCommand } from './commands/fake-github.js';
 import { fakeJulesCommand } from './commands/fake-jules.js';
 import { demoCommand, resumeCommand, runCommand } from './commands/run.js';
 import { reportCommand } from './commands/report.js';
@@ -38,6 +39,7 @@ export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
   calibrateCommand,
   estimateCommand,
   fakeJulesCommand,
+  fakeGitHubCommand,
 ];
 
 export const EXIT_STATUSES = [

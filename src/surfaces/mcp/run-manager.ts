@@ -30,6 +30,9 @@ import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { engineSource } from '../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../view/server.js';
 import { confineRepo, findRunDir } from './confine.js';
+import { setUpGitHub } from '../github/setup.js';
+import { parseRepoSpec } from '../github/target.js';
+import { remotesFor, tokenForRun } from '../github/wiring.js';
 
 export interface StartInput {
   readonly idea: string;
@@ -39,6 +42,10 @@ export interface StartInput {
   readonly jules?: JulesChoices | undefined;
   readonly confidence?: Confidence | undefined;
   readonly k?: number | undefined;
+  /** The GitHub repository, `owner/name` (created when missing), and whether to create it public. */
+  readonly github?: string | undefined;
+  readonly githubPublic?: boolean | undefined;
+  readonly keepCandidates?: boolean | undefined;
   readonly maxDepth?: number | undefined;
   /** The person's overall check, run sandboxed on the composed result before the final veto. */
   readonly check?: string | undefined;
@@ -85,6 +92,8 @@ export class RunManager {
   readonly #runDirs = new Map<string, string>();
   readonly #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   readonly #views = new Map<string, Promise<ViewHandle>>();
+  /** GitHub tokens by repository, in memory only. */
+  readonly #tokens = new Map<string, string>();
 
   /** The one redactor for what the server sends back: the configured keys never leave it. */
   readonly redact: Redactor;
@@ -123,15 +132,30 @@ export class RunManager {
       { ...input.allow, maxFileKb: input.maxFileKb },
       { executables: 'allow.executables', symlinks: 'allow.symlinks', maxFileKb: 'maxFileKb' },
     );
-    const { target } = await checkBeforeRun(
+    const ask = {
+      ...(input.github === undefined ? {} : { repo: parseRepoSpec(input.github, 'github') }),
+      public: input.githubPublic === true,
+      keepCandidates: input.keepCandidates === true,
+    };
+    const {
+      target,
+      github,
+      notice: githubNotice,
+    } = await checkBeforeRun(
       dir,
       kind,
       this.#env,
       () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
       { runChecks: input.runChecks, check: input.check },
+      ask,
     );
+    const setUp =
+      github === undefined
+        ? undefined
+        : await setUpGitHub(github, dir, () => openWorkspace(dir, true, this.#env));
+    if (github !== undefined) this.#tokens.set(dir, github.token);
     const workspace = await this.#workspace(dir, true);
-    const git = await openWorkspace(dir, true, this.#env);
+    const git = setUp?.workspace ?? (await openWorkspace(dir, true, this.#env));
     const config = runConfig({
       worker: kind.name,
       ...(jules === undefined ? {} : { jules }),
@@ -147,15 +171,23 @@ export class RunManager {
         ? { sim: { clarify: true, ...withoutUndefined({ ...input.sim, seed: undefined }) } }
         : {}),
     });
-    const runId = await workspace.engine.create(
-      input.idea,
-      config,
-      input.check === undefined ? {} : { check: input.check },
-    );
+    const runId = await workspace.engine.create(input.idea, config, {
+      ...(input.check === undefined ? {} : { check: input.check }),
+      ...(setUp === undefined ? {} : { github: setUp.record }),
+    });
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, workspace);
-    const notice = landingNotice(target, 'maker_resume');
-    return { runId, dir, simulated: kind.simulated, ...(notice === undefined ? {} : { notice }) };
+    const notices = [
+      setUp === undefined ? undefined : `GitHub: ${setUp.said}.`,
+      githubNotice,
+      landingNotice(target, 'maker_resume'),
+    ].filter((n) => n !== undefined);
+    return {
+      runId,
+      dir,
+      simulated: kind.simulated,
+      ...(notices.length === 0 ? {} : { notice: notices.join(' ') }),
+    };
   }
 
   /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
@@ -180,9 +212,14 @@ export class RunManager {
       // Everything the run's worker needs, checked before it is touched.
       const kind = WORKERS[run.config.worker];
       const target = await inspectRepository(workspace.dir);
-      const problems = kind.problems(this.#env, {
-        origin: target.kind === 'repository' ? target.origin : undefined,
-      });
+      const github = await tokenForRun(run, this.#env);
+      const problems = [
+        ...kind.problems(this.#env, {
+          origin: target.kind === 'repository' ? target.origin : undefined,
+        }),
+        ...github.problems,
+      ];
+      if (github.token !== undefined) this.#tokens.set(workspace.dir, github.token);
       if (problems.length > 0)
         throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
       run.config.hitl = 'wait';
@@ -352,12 +389,22 @@ export class RunManager {
         const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
         await lock.acquire();
         const env = this.#env;
+        const remote = remotesFor(
+          git,
+          () => this.#tokens.get(dir),
+          () => engine.persist(),
+        );
+        // Called only once the engine exists.
         const engine = engineFor(
           dir,
           git,
-          (config) => rolesFor(config, git, env),
+          (config, run) =>
+            rolesFor(config, git, env, {
+              ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
+            }),
           secretsOf(env),
           env,
+          remote,
         );
         return { dir, engine, lock, git };
       })();

@@ -6,7 +6,7 @@ import { LIMITS } from '../../core/limits.js';
 import { estimate } from '../../core/math.js';
 import type { Run } from '../../core/tree/schema.js';
 import { sentences } from '../../core/text.js';
-import { describeWaits, renderTree, summarise } from '../../engine/summary.js';
+import { describeWaits, githubLines, renderTree, summarise } from '../../engine/summary.js';
 import { MAX_FILE_KB } from '../candidate-allowances.js';
 import { WORKER_NAMES, describeWorkers, kindsWhere } from '../workers.js';
 import type { RunManager } from './run-manager.js';
@@ -129,6 +129,18 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
           .max(MAX_FILE_KB)
           .optional()
           .describe('Largest file a candidate may write, in KiB (default 1,000,000 bytes)'),
+        github: z
+          .string()
+          .max(140)
+          .optional()
+          .describe(
+            'The GitHub repository to work in, "owner/name": created when missing (private unless githubPublic), cloned into an empty repo directory, or used as origin when histories agree. Node branches are pushed there, the result opens a pull request, and accepting the final veto merges it. Needs the GitHub token setting. Without it, a repository whose origin is on GitHub uses it when a token is set',
+          ),
+        githubPublic: z.boolean().optional().describe('Create the github repository public'),
+        keepCandidates: z
+          .boolean()
+          .optional()
+          .describe('Keep the candidate branches pushed for select questions after the vote'),
         sim: z
           .strictObject({
             seed: z.number().int().min(0).optional(),
@@ -390,6 +402,7 @@ function runResult(run: Run, active: boolean, withTree = false): CallToolResult 
   const lines = [
     `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ` (not running in this server: call maker_resume with ${id})` : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
   ];
+  lines.push(...githubLines(run));
   if (run.status === 'running') lines.push(...describeWaits(run));
   if (withTree) lines.push('', renderTree(run), '');
   const pending = run.questions.filter((q) => q.answer === undefined);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../../core/errors.js';
-import { runGitHubBench, serveBenchFake } from '../../bench/github-bench.js';
+import { runGitHubBench } from '../../bench/github-bench.js';
 import { defineCommand, flag, option } from '../define.js';
 import { wholeNumber } from '../values.js';
 
@@ -10,7 +10,7 @@ export const benchGitHubCommand = defineCommand({
   name: 'github',
   summary: 'publishing node branches to GitHub, against the fake GitHub in its own process',
   description: `Publishing node branches to GitHub, against the local fake GitHub in its own
-process (real HTTP, real git). The repository is created, then N node branches
+process (\`maker fake-github\`; real HTTP, real git). The repository is created, then N node branches
 are created and later each moved to its node's commit, B at a time as the
 engine asks for them, each batch in one git push with a lease per branch; the
 pull request from the root branch is opened, its body updated once per batch,
@@ -33,13 +33,6 @@ processes per branch, REST requests per branch move and wall time per branch
       'trials; the median is reported (default 3)',
       wholeNumber({ min: 1, max: 50 }),
     ),
-    serveFake: {
-      ...flag(
-        '--serve-fake',
-        "serve the benchmark's fake GitHub (its child process; the token comes from MAKER_FAKE_GITHUB_TOKEN)",
-      ),
-      internal: true,
-    },
     json: flag('--json', 'print one JSON object'),
   },
   exits: [
@@ -47,11 +40,7 @@ processes per branch, REST requests per branch move and wall time per branch
     [1, 'the pull request was not merged'],
     [2, 'usage error'],
   ],
-  run: async ({ options: o }, { io, signal }) => {
-    if (o.serveFake === true) {
-      await serveBenchFake(io.env, io.stdout, signal);
-      return 0;
-    }
+  run: async ({ options: o }, { io }) => {
     const cliPath = join(dirname(fileURLToPath(import.meta.url)), 'maker.js');
     if (!existsSync(cliPath))
       throw new UsageError(`No bundled CLI at ${cliPath}: run npm run build.`);

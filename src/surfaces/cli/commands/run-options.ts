@@ -103,6 +103,16 @@ export const RUN_OPTIONS = {
     'how long Jules may fail every call before the run stops (default 600, or MAKER_JULES_OUTAGE_S); meanwhile calls are retried with backoff and no candidate is discarded, and `maker resume` re-attaches every session',
     wholeNumber({ min: 1, max: 86_400 }),
   ),
+  github: option(
+    '--github <owner/name>',
+    'the GitHub repository the run works in: created when missing (under your user or an organisation; private unless --github-public), cloned into an empty directory, or made origin of a repository whose history agrees with it. Every node branch is pushed there, the result becomes a pull request into the default branch, and accepting the final veto merges it. Needs a token: GITHUB_TOKEN, or `gh auth token`. Without this flag, a repository whose origin is on GitHub uses it when a token is present',
+    text('owner/name', /^[^/\s]+\/[^/\s]+$/),
+  ),
+  githubPublic: flag('--github-public', 'create the --github repository public (default private)'),
+  keepCandidates: flag(
+    '--keep-candidates',
+    'keep the candidate branches pushed for select questions (maker/<run>/c-…) after the vote (default: deleted once it settles)',
+  ),
   json: { ...jsonFlag, help: 'print one JSON summary at the end' },
 };
 
@@ -123,4 +133,8 @@ the quota frees up. Waits over 5 s show in the progress line and \`maker status\
 
 Environment:
 ${environment()}
+  GITHUB_TOKEN     the GitHub token (--github): Contents and Pull requests:
+                   Read and write, Administration to create repositories
+  GITHUB_API_URL   the GitHub API (default https://api.github.com; GitHub
+                   Enterprise https://<host>/api/v3; \`maker fake-github\`'s URL)
 `;

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Question, Run } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
-import { summarise } from '../../../engine/summary.js';
+import { githubLines, summarise } from '../../../engine/summary.js';
 import { sentences } from '../../../core/text.js';
 import type { CliIo } from '../io.js';
 import { runProgress } from './run-progress.js';
@@ -148,6 +148,7 @@ export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string
     lines.push(
       `Simulated with the ${run.config.worker} worker: the plans and files are placeholders, not real work.`,
     );
+  lines.push(...githubLines(run));
   if (outcome.status === 'done')
     lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
   if (outcome.status === 'vetoed')

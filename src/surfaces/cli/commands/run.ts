@@ -11,8 +11,16 @@ import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-f
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
+import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
+import type { GitHubRun } from '../../../core/tree/schema.js';
+import type { GitHubAsk } from '../../github/plan.js';
+import { setUpGitHub } from '../../github/setup.js';
+import { parseRepoSpec } from '../../github/target.js';
+import { remotesFor, tokenForRun } from '../../github/wiring.js';
+import { demoGitHub } from '../demo-github.js';
 import {
   cannotStart,
+  crashSeam,
   engineFor,
   openWorkspace,
   rolesFor,
@@ -25,6 +33,7 @@ import {
   julesSettings,
   noWorkerMessage,
   kindsWhere,
+  type RoleOptions,
   type WorkerKind,
   type WorkerName,
 } from '../../workers.js';
@@ -33,7 +42,7 @@ import {
 const SIMULATED_WORKERS = Object.values(WORKERS)
   .filter((k) => k.simulated)
   .map((k) => k.name) as [WorkerName, ...WorkerName[]];
-import { defineCommand, option, type CliContext } from '../define.js';
+import { defineCommand, flag, option, type CliContext } from '../define.js';
 import { oneOf, wholeNumber } from '../values.js';
 import { addLocalOrigin, julesChoices } from '../jules-flags.js';
 import type { CliIo } from '../io.js';
@@ -119,6 +128,9 @@ loses nothing: run \`maker resume\`.`,
     julesDailySessions: O.julesDailySessions,
     julesPlanReview: O.julesPlanReview,
     julesOutageSeconds: O.julesOutageSeconds,
+    github: O.github,
+    githubPublic: O.githubPublic,
+    keepCandidates: O.keepCandidates,
     json: O.json,
   },
   notes: JULES_NOTES,
@@ -141,6 +153,11 @@ loses nothing: run \`maker resume\`.`,
       json: o.json === true,
       view,
       ...(o.check === undefined ? {} : { check: o.check }),
+      github: {
+        ...(o.github === undefined ? {} : { repo: parseRepoSpec(o.github) }),
+        public: o.githubPublic === true,
+        keepCandidates: o.keepCandidates === true,
+      },
       choices: {
         ...confidence,
         hitl,
@@ -163,9 +180,15 @@ export const demoCommand = defineCommand({
   summary: 'the whole pipeline offline on the simulated model and worker',
   description: `The whole pipeline offline on the simulated planner in a fresh repository (a
 temp directory unless --dir), questions answered automatically. Every candidate
-is simulated: nothing it writes is real work. --worker jules-fake sends every
-candidate through the Jules REST protocol to a local fake Jules server (with a
-local origin repository the leaf branches are pushed to).`,
+is simulated: nothing it writes is real work. By default the run works against
+a local fake GitHub on 127.0.0.1 (simulated too): the repository is created
+there, every node branch pushed, the result opened as a pull request, and
+accepting the veto merges it. With GITHUB_API_URL pointing at a loopback
+address (\`maker fake-github\` in another process) the demo uses that one
+(GITHUB_TOKEN its token), so \`maker resume\` can continue a demo.
+--local-only composes in the local repository alone. --worker jules-fake sends
+every candidate through the Jules REST protocol to a local fake Jules server,
+which reads the same (fake) GitHub repository.`,
   args: [
     {
       name: 'idea',
@@ -195,26 +218,43 @@ local origin repository the leaf branches are pushed to).`,
       'make every simulated call take this long, to watch the run move (default 0)',
       wholeNumber({ min: 0, max: 60_000 }),
     ),
+    localOnly: flag(
+      '--local-only',
+      'compose in the local repository only, without the local fake GitHub',
+    ),
     json: { ...O.json, help: 'print one JSON summary at the end' },
   },
   exits: [[0, 'done'], [1, 'failed'], USAGE_EXIT, INTERRUPTED_EXIT],
   run: async ({ args, options: o }, ctx) => {
     const view = o.view === true;
-    return start(ctx, {
-      idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
-      dir: resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-')))),
-      kind: WORKERS[o.worker ?? 'sim'],
-      hitlChoice: view ? 'view' : 'auto',
-      json: o.json === true,
-      demo: true,
-      view,
-      paceMs: o.pace ?? 0,
-      choices: {
-        hitl: view ? 'wait' : 'auto',
-        sim: { clarify: true },
-        ...defined({ seed: o.seed }),
-      },
-    });
+    const dir = resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-'))));
+    const github = o.localOnly === true ? undefined : await demoGitHub(ctx.io.env, dir);
+    if (github !== undefined && !o.json) ctx.io.stderr(`maker: ${github.said}\n`);
+    try {
+      return await start(
+        { ...ctx, io: { ...ctx.io, env: github?.env ?? ctx.io.env } },
+        {
+          idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
+          dir,
+          kind: WORKERS[o.worker ?? 'sim'],
+          hitlChoice: view ? 'view' : 'auto',
+          json: o.json === true,
+          demo: true,
+          view,
+          paceMs: o.pace ?? 0,
+          ...(github === undefined
+            ? {}
+            : { github: github.ask, sourceGitDir: github.sourceGitDir }),
+          choices: {
+            hitl: view ? 'wait' : 'auto',
+            sim: { clarify: true },
+            ...defined({ seed: o.seed }),
+          },
+        },
+      );
+    } finally {
+      await github?.close();
+    }
   },
 });
 
@@ -264,7 +304,7 @@ exactly where it stopped: finished work is never paid for twice.`,
       ...(o.hitl === undefined && !view ? {} : { hitl }),
       ...(jules === undefined ? {} : { jules }),
     };
-    const problems = [
+    const problems: string[] = [
       ...(target.kind === 'repository' && target.branch === null
         ? [`${dir} has a detached HEAD: check out ${run.config.defaultBranch}.`]
         : []),
@@ -272,6 +312,8 @@ exactly where it stopped: finished work is never paid for twice.`,
         origin: target.kind === 'repository' ? target.origin : undefined,
       }),
     ];
+    const github = await tokenForRun(run, io.env);
+    problems.push(...github.problems);
     if (problems.length > 0)
       throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
     announce(io, target, o.json === true);
@@ -279,8 +321,7 @@ exactly where it stopped: finished work is never paid for twice.`,
       command: 'resume',
     }).holdUntilExit();
     const workspace = await openWorkspace(dir, false, io.env);
-    const roles = rolesFor(config, workspace, io.env);
-    const engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
+    const { engine, roles } = wire(dir, workspace, io.env, github.token, {});
     const loaded = await engine.getRun(run.id);
     loaded.config = config;
     if (o.json !== true) io.stderr(startLine(loaded, dir, 'resuming'));
@@ -331,6 +372,9 @@ async function start(
     paceMs?: number;
     /** The person's overall check, run sandboxed on the composed result before the final veto. */
     check?: string;
+    github?: GitHubAsk | undefined;
+    /** The demo's fake GitHub: where its bare repositories are, for the fake Jules. */
+    sourceGitDir?: ((owner: string, name: string) => string) | undefined;
     choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch' | 'worker'>;
   },
 ): Promise<number> {
@@ -338,7 +382,11 @@ async function start(
   const { kind, dir } = plan;
   if (plan.choices.jules !== undefined && kind.julesDefaults === undefined)
     throw new UsageError('The --jules-… flags need --worker jules or jules-fake.');
-  const { target } = await checkBeforeRun(
+  const {
+    target,
+    github,
+    notice: githubNotice,
+  } = await checkBeforeRun(
     dir,
     kind,
     io.env,
@@ -347,26 +395,44 @@ async function start(
         `--dir ${d} is a file, not a directory: give the repository's directory (it is created if missing).`,
       ),
     { runChecks: plan.choices.runChecks, check: plan.check },
+    plan.github,
   );
   announce(io, target, plan.json);
+  if (githubNotice !== undefined && !plan.json) io.stderr(`maker: note: ${githubNotice}\n`);
   await mkdir(dir, { recursive: true });
   await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: plan.demo === true ? 'demo' : 'run',
   }).holdUntilExit();
-  const workspace = await openWorkspace(dir, true, io.env);
-  if (plan.demo === true && kind.julesDefaults !== undefined) await addLocalOrigin(workspace);
+  let workspace: GitWorkspace;
+  let record: GitHubRun | undefined;
+  if (github === undefined) {
+    workspace = await openWorkspace(dir, true, io.env);
+    if (plan.demo === true && kind.julesDefaults !== undefined) await addLocalOrigin(workspace);
+  } else {
+    const made = await setUpGitHub(
+      github,
+      dir,
+      () => openWorkspace(dir, true, io.env),
+      crashSeam(io.env),
+    );
+    ({ workspace, record } = made);
+    if (!plan.json) io.stderr(`maker: GitHub: ${made.said}\n`);
+  }
   const config = runConfig({
     ...plan.choices,
     worker: kind.name,
     defaultBranch: await workspace.currentBranch(),
   });
-  const roles = rolesFor(config, workspace, io.env, { paceMs: plan.paceMs });
-  const engine = engineFor(dir, workspace, roles, secretsOf(io.env), io.env);
-  const runId = await engine.create(
-    plan.idea,
-    config,
-    plan.check === undefined ? {} : { check: plan.check },
-  );
+  const { engine, roles } = wire(dir, workspace, io.env, github?.token, {
+    paceMs: plan.paceMs,
+    ...(record === undefined || plan.sourceGitDir === undefined
+      ? {}
+      : { sourceGitDir: plan.sourceGitDir(record.owner, record.name) }),
+  });
+  const runId = await engine.create(plan.idea, config, {
+    ...(plan.check === undefined ? {} : { check: plan.check }),
+    ...(record === undefined ? {} : { github: record }),
+  });
   if (!plan.json) io.stderr(startLine(await engine.getRun(runId), dir, 'started'));
   return drive(ctx, {
     engine,
@@ -377,6 +443,35 @@ async function start(
     roles,
     view: plan.view === true ? workspace : undefined,
   });
+}
+
+/**
+ * The engine over a workspace, with roles made per run (so a run's worker shares its GitHub
+ * publisher) and, with a token, each GitHub run's remote.
+ */
+function wire(
+  dir: string,
+  workspace: GitWorkspace,
+  env: Readonly<Record<string, string | undefined>>,
+  token: string | undefined,
+  options: RoleOptions,
+): { engine: MakerEngine; roles: Record<string, never> } {
+  const remote = remotesFor(workspace, token, () => engine.persist());
+  // Called only once the engine exists.
+  const engine = engineFor(
+    dir,
+    workspace,
+    (config, run) =>
+      rolesFor(config, workspace, env, {
+        ...options,
+        ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
+      }),
+    secretsOf(env),
+    env,
+    remote,
+  );
+  // The engine closes the roles it makes.
+  return { engine, roles: {} };
 }
 
 /** Runs the engine with progress (and questions at a terminal), then prints the outcome. */

@@ -8,7 +8,13 @@ import {
   makerStateFile,
 } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
-import { describeWaits, renderNode, renderTree, summarise } from '../../../engine/summary.js';
+import {
+  describeWaits,
+  githubLines,
+  renderNode,
+  renderTree,
+  summarise,
+} from '../../../engine/summary.js';
 import { WORKERS } from '../../workers.js';
 import { defineCommand, flag, option } from '../define.js';
 import { text } from '../values.js';
@@ -76,6 +82,7 @@ red flags per node), the counters, and any pending questions.`,
     const lines = [
       `Run ${run.id} — ${standing.label} — "${run.idea}"${s.simulated ? ` — SIMULATED (worker ${run.config.worker}: placeholder plans and files, not real work)` : ''}`,
       `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
+      ...githubLines(run),
       ...(run.status === 'running' && !standing.interrupted ? describeWaits(run) : []),
       '',
       renderTree(run),

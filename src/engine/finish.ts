@@ -1,0 +1,122 @@
+import { MakerError } from '../core/errors.js';
+import { diffstat } from '../core/diffstat.js';
+import { commitMessage } from '../core/tree/simulated.js';
+import { checkSummary, finalCheck } from './checks.js';
+import {
+  BaseMovedError,
+  closeVetoed,
+  ensurePullRequest,
+  landThroughPullRequest,
+  mergeMovedBase,
+  publishAll,
+} from './github.js';
+import { branchName, runDate, type RunContext } from './run-context.js';
+
+/**
+ * The final veto, then landing the root's branch on the default branch. With GitHub, every branch
+ * is published first and the question carries the pull request's URL; accepting merges the pull
+ * request, vetoing closes it with a comment.
+ */
+export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>): Promise<void> {
+  const { run, workspace, remote } = ctx;
+  const root = run.nodes[run.rootId];
+  if (root?.commit === undefined)
+    throw new MakerError('run-incomplete', 'The root finished without a commit.');
+  const composed = root.commit;
+  if (remote !== undefined) {
+    await publishAll(ctx, remote);
+    await beforeVeto?.();
+  }
+  for (;;) {
+    const rootCommit = root.commit;
+    const diff = await workspace.diff(run.baseCommit, rootCommit);
+    const files = [...diff.matchAll(/^diff --git a\/(\S+)/gm)].map((m) => m[1]);
+    await finalCheck(ctx, root, rootCommit);
+    const checks = checkSummary(run);
+    const rootBranch = branchName(run.id, run.rootId);
+    let where = `on branch ${rootBranch}`;
+    if (remote !== undefined) {
+      const pr = await ensurePullRequest(ctx, remote);
+      where = `in pull request ${pr.url} (branch ${rootBranch})`;
+    }
+    const target = run.config.defaultBranch;
+    // Asked again (a new id) when the result changed: the default branch moved and was merged in.
+    const moved = rootCommit !== composed;
+    const answer = await ctx.ask(
+      {
+        id: moved ? `q-root-veto-${rootCommit.slice(0, 12)}` : 'q-root-veto',
+        nodeId: run.rootId,
+        kind: 'veto',
+        prompt: `${moved ? `${target} moved on GitHub under the pull request; MAKER merged it into the result${Object.keys(root.integrations).some((k) => k.startsWith('base-')) ? ' (conflicts resolved by a voted integration)' : ''}. ` : ''}MAKER finished "${run.idea}" ${where} (${files.length} file${files.length === 1 ? '' : 's'} changed).${checks === undefined ? '' : ` ${checks}`} Land it on ${target}?`,
+        options: [
+          {
+            id: 'accept',
+            label: `Accept: merge into ${target}${remote === undefined ? '' : ' (the pull request is merged on GitHub)'}`,
+          },
+          {
+            id: 'veto',
+            label: `Veto: leave ${target} untouched${remote === undefined ? '' : ' (the pull request is closed; branches kept)'}`,
+          },
+        ],
+        context: diffstat(diff),
+      },
+      { optionId: 'accept' },
+    );
+    const treeHash = await workspace.treeOf(rootCommit);
+    if (answer.optionId !== 'accept') {
+      if (remote !== undefined) await closeVetoed(ctx, remote);
+      run.status = 'vetoed';
+      run.result = { rootBranch, finalCommit: rootCommit, treeHash, landed: false };
+      return;
+    }
+    let landed: string;
+    try {
+      landed =
+        remote === undefined
+          ? await landLocally(ctx, rootCommit)
+          : await landThroughPullRequest(ctx, remote, rootCommit);
+    } catch (error) {
+      if (!(error instanceof BaseMovedError) || remote === undefined) throw error;
+      run.landing = undefined;
+      await mergeMovedBase(ctx, remote);
+      continue;
+    }
+    run.status = 'done';
+    run.result = { rootBranch, finalCommit: landed, treeHash, landed: true };
+    run.landing = undefined;
+    return;
+  }
+}
+
+/**
+ * Lands the root's commit on the default branch, restartably: the intent (from which head to which
+ * commit) is saved before anything touches the branch or the working tree, so a resume finishes a
+ * landing a crash interrupted. A default branch that moved meanwhile gets a fresh plan (a merge).
+ */
+async function landLocally(ctx: RunContext, rootCommit: string): Promise<string> {
+  const { run, workspace } = ctx;
+  const target = run.config.defaultBranch;
+  for (let attempt = 0; ; attempt++) {
+    if (run.landing === undefined || run.landing.target !== target) {
+      const message = commitMessage(run.config, `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`);
+      const plan = await workspace.planLanding(
+        target,
+        rootCommit,
+        run.baseCommit,
+        message,
+        runDate(run),
+      );
+      run.landing = { target, ...plan, startedAt: ctx.now().toISOString() };
+      await ctx.save();
+      await ctx.checkpoint?.('land:intent-saved');
+    }
+    try {
+      await workspace.completeLanding(target, run.landing.from, run.landing.to);
+      return run.landing.to;
+    } catch (error) {
+      if (!(error instanceof MakerError && error.code === 'git-land-moved') || attempt >= 3)
+        throw error;
+      run.landing = undefined; // the branch moved on: plan again from where it is now
+    }
+  }
+}

@@ -1,0 +1,305 @@
+import { MakerError, RefMovedError } from '../core/errors.js';
+import { pullRequestBody, pullRequestTitle } from '../core/github/pull-request.js';
+import type { GitHubRun, Run } from '../core/tree/schema.js';
+import { commitMessage, isSimulatedRun } from '../core/tree/simulated.js';
+import { integrate } from './compose.js';
+import { moveBranch } from './leaf.js';
+import type { RunRemote } from '../ports/remote.js';
+import { compareUrl } from '../ports/repo-host.js';
+import { branchName, runDate, RunStoppedError, type RunContext } from './run-context.js';
+
+/** The run's GitHub record; only called for runs that have one. */
+export function githubOf(run: Run): GitHubRun {
+  if (run.github === undefined)
+    throw new MakerError('github-missing', `Run ${run.id} has no GitHub repository.`);
+  return run.github;
+}
+
+/**
+ * Publishes every branch the run's nodes own at its local commit, and waits until they are all on
+ * the remote. A branch someone else moved is never overwritten: a person is asked to put it back
+ * (or delete it) and retry, or to stop the run.
+ */
+export async function publishAll(ctx: RunContext, remote: RunRemote): Promise<void> {
+  for (;;) {
+    const branches: { nodeId: string; branch: string; sha: string }[] = [];
+    for (const n of Object.values(ctx.run.nodes)) {
+      if (n.branch === undefined) continue;
+      const sha = await ctx.workspace.resolve(n.branch);
+      if (sha !== undefined) branches.push({ nodeId: n.id, branch: n.branch, sha });
+    }
+    const settled = await Promise.allSettled(
+      branches.map((b) => remote.publisher.publish(b.branch, b.sha)),
+    );
+    const moved = settled.flatMap((s, i) =>
+      s.status === 'rejected' && s.reason instanceof RefMovedError
+        ? [{ ...(branches[i] as (typeof branches)[number]), error: s.reason }]
+        : [],
+    );
+    const other = settled.find(
+      (s) => s.status === 'rejected' && !(s.reason instanceof RefMovedError),
+    );
+    if (other !== undefined && other.status === 'rejected') throw other.reason;
+    const first = moved[0];
+    if (first === undefined) return;
+    // One question per retry: a "stop" stays the answer until the branch is put right.
+    const retries = ctx.run.questions.filter(
+      (q) => q.id.startsWith(`q-pushed-${first.nodeId}-`) && q.answer?.optionId === 'retry',
+    );
+    const answer = await ctx.ask(
+      {
+        id: `q-pushed-${first.nodeId}-${retries.length}`,
+        nodeId: first.nodeId,
+        kind: 'veto',
+        prompt: `Someone else changed branch ${first.branch} on GitHub (${first.error.message}) MAKER never force-pushes: put the branch back at ${first.sha.slice(0, 12)} or delete it on GitHub, then retry; or stop the run (maker resume retries later).${
+          moved.length > 1
+            ? ` ${moved.length - 1} other branch(es) are in the same state: ${moved
+                .slice(1, 6)
+                .map((m) => m.branch)
+                .join(', ')}.`
+            : ''
+        }`,
+        options: [
+          { id: 'retry', label: 'Retry: I restored or deleted the branch on GitHub' },
+          { id: 'stop', label: 'Stop the run' },
+        ],
+      },
+      { optionId: 'stop' },
+    );
+    if (answer.optionId !== 'retry')
+      throw new RunStoppedError(
+        `Branch ${first.branch} on GitHub was changed by someone else, and MAKER never force-pushes. Restore it (or delete it) on GitHub, then run maker resume.`,
+      );
+  }
+}
+
+/**
+ * The pull request from the root branch into the default branch, opened once (a lookup comes
+ * before every create) with its number saved right away, or brought up to date.
+ */
+export async function ensurePullRequest(
+  ctx: RunContext,
+  remote: RunRemote,
+): Promise<NonNullable<GitHubRun['pullRequest']>> {
+  const gh = githubOf(ctx.run);
+  const title = pullRequestTitle(ctx.run);
+  const body = pullRequestBody(ctx.run);
+  if (gh.pullRequest === undefined) {
+    const rootBranch = branchName(ctx.run.id, ctx.run.rootId);
+    const pr = await remote.host.openPullRequest(remote.repo, {
+      head: rootBranch,
+      base: gh.defaultBranch,
+      title,
+      body,
+    });
+    await ctx.checkpoint?.('github:pr-created');
+    gh.pullRequest = { number: pr.number, url: pr.url, state: pr.state };
+    await ctx.save();
+    ctx.emit({ type: 'pull-request', number: pr.number, url: pr.url, state: pr.state });
+    await ctx.checkpoint?.('github:pr-saved');
+    if (pr.title === title && pr.body === body) return gh.pullRequest;
+  }
+  if (gh.pullRequest.state === 'open') {
+    const now = await remote.host.updatePullRequest(remote.repo, gh.pullRequest.number, {
+      title,
+      body,
+    });
+    gh.pullRequest = { ...gh.pullRequest, state: now.state };
+    await ctx.save();
+  }
+  return gh.pullRequest;
+}
+
+/** Vetoed: the pull request gets one comment saying so, and is closed. The branches stay. */
+export async function closeVetoed(ctx: RunContext, remote: RunRemote): Promise<void> {
+  const gh = githubOf(ctx.run);
+  const pr = gh.pullRequest;
+  if (pr === undefined || pr.state !== 'open') return;
+  await remote.host.addComment(remote.repo, pr.number, {
+    key: `veto-${ctx.run.id}`,
+    body: `Vetoed: MAKER run \`${ctx.run.id}\` leaves ${gh.defaultBranch} untouched. Its branches (maker/${ctx.run.id}/…) are kept.`,
+  });
+  await ctx.checkpoint?.('github:veto-commented');
+  const closed = await remote.host.updatePullRequest(remote.repo, pr.number, { state: 'closed' });
+  gh.pullRequest = { ...pr, state: closed.state };
+  await ctx.save();
+}
+
+/**
+ * Accepted: the pull request is merged through the host (a merge commit, only at the head MAKER
+ * composed), then the local default branch moves to that merge commit. Restartable at every step:
+ * the intent is saved first, then the merge commit, and each later step is repeatable.
+ */
+export async function landThroughPullRequest(
+  ctx: RunContext,
+  remote: RunRemote,
+  rootCommit: string,
+): Promise<string> {
+  const { run, workspace } = ctx;
+  const gh = githubOf(run);
+  const pr = gh.pullRequest;
+  if (pr === undefined)
+    throw new MakerError('github-no-pr', `Run ${run.id} has no pull request to merge.`);
+  const target = run.config.defaultBranch;
+  if (run.landing === undefined || run.landing.pullRequest !== pr.number) {
+    const from = await workspace.resolve(target);
+    if (from === undefined)
+      throw new MakerError('git-land', `The repository has no branch "${target}".`);
+    run.landing = {
+      target,
+      from,
+      to: rootCommit,
+      startedAt: ctx.now().toISOString(),
+      pullRequest: pr.number,
+    };
+    await ctx.save();
+    await ctx.checkpoint?.('github:merge-intent-saved');
+  }
+  const landing = run.landing;
+  if (landing.mergeCommit === undefined) {
+    const outcome = await remote.host.mergePullRequest(remote.repo, pr.number, {
+      expectedHeadSha: rootCommit,
+      title: `${isSimulatedRun(run.config) ? '[simulated] ' : ''}MAKER: ${run.idea.replace(/\s+/g, ' ').slice(0, 120)}`,
+      message: `Maker-Run: ${run.id}`,
+    });
+    switch (outcome.status) {
+      case 'merged':
+        break;
+      case 'head-moved':
+        throw new RunStoppedError(
+          `Pull request ${pr.url} no longer ends at the result MAKER composed (its head is now ${outcome.headSha.slice(0, 12)}, not ${rootCommit.slice(0, 12)}): someone pushed to ${branchName(run.id, run.rootId)}. Nothing was merged. Reset that branch to ${rootCommit.slice(0, 12)} on GitHub, then run maker resume.`,
+        );
+      case 'closed':
+        throw new RunStoppedError(
+          `Pull request ${pr.url} was closed by someone else: nothing was merged. Reopen it, then run maker resume.`,
+        );
+      case 'not-mergeable':
+        throw new BaseMovedError(outcome.message);
+    }
+    landing.mergeCommit = outcome.sha;
+    gh.pullRequest = { ...pr, state: 'merged' };
+    await ctx.save();
+    ctx.emit({ type: 'pull-request', number: pr.number, url: pr.url, state: 'merged' });
+    await ctx.checkpoint?.('github:merged');
+  }
+  const merged = landing.mergeCommit;
+  await remote.fetchCommit(gh.defaultBranch, merged);
+  await ctx.checkpoint?.('github:fetched');
+  await workspace.completeLanding(target, landing.from, merged);
+  return merged;
+}
+
+/** The default branch moved under the pull request so that it no longer merges. */
+export class BaseMovedError extends MakerError {
+  override readonly name = 'BaseMovedError';
+  constructor(detail: string) {
+    super('github-base-moved', `The default branch moved under the pull request: ${detail}`);
+  }
+}
+
+/**
+ * The candidates of a select question, pushed so a person can inspect them on GitHub: one flat
+ * branch each, `maker/<run>/c-<node>-<attempt>-<n>` (git cannot hold `…/n-<node>` and
+ * `…/n-<node>/cand-1` at once), with a compare link from the subtask's base.
+ */
+export async function publishCandidates(
+  ctx: RunContext,
+  remote: RunRemote,
+  nodeId: string,
+  tag: string,
+  base: string,
+  trees: readonly string[],
+): Promise<string[]> {
+  const branches = await Promise.all(
+    trees.map(async (tree, i) => {
+      const commit = await ctx.workspace.commit({
+        tree,
+        parents: [base],
+        message: `MAKER candidate ${i + 1} for node ${nodeId}\n\nMaker-Run: ${ctx.run.id}`,
+        date: new Date(ctx.run.createdAt),
+      });
+      const branch = candidateBranch(ctx.run.id, nodeId, tag, i);
+      await remote.publisher.publish(branch, commit);
+      return branch;
+    }),
+  );
+  return branches.map((b) => compareUrl(remote.repo, base, b));
+}
+
+/** Deletes a settled question's candidate branches, unless the run keeps them. */
+export async function removeCandidates(
+  ctx: RunContext,
+  remote: RunRemote,
+  nodeId: string,
+  tag: string,
+  count: number,
+): Promise<void> {
+  if (githubOf(ctx.run).keepCandidates) return;
+  await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      remote.publisher.remove(candidateBranch(ctx.run.id, nodeId, tag, i)),
+    ),
+  );
+}
+
+export function candidateBranch(runId: string, nodeId: string, tag: string, i: number): string {
+  return `maker/${runId}/c-${nodeId}-${tag}-${i + 1}`;
+}
+
+/**
+ * The default branch moved under the pull request so that it no longer merges: its new head is
+ * fetched and merged into the result (a conflict becomes a voted integration, as between
+ * children), the root branch moves to the merge and is pushed. Returns the new root commit; the
+ * caller asks the veto again. Repeatable: the integration's vote is kept under the base's commit.
+ */
+export async function mergeMovedBase(ctx: RunContext, remote: RunRemote): Promise<string> {
+  const { run } = ctx;
+  const gh = githubOf(run);
+  const root = run.nodes[run.rootId];
+  const ours = root?.commit;
+  if (root === undefined || ours === undefined)
+    throw new MakerError('run-incomplete', 'The root finished without a commit.');
+  const theirs = await remote.fetchBranch(gh.defaultBranch);
+  if (theirs === undefined)
+    throw new RunStoppedError(
+      `The default branch ${gh.defaultBranch} is gone from ${gh.url}: restore it, then run maker resume.`,
+    );
+  const key = `base-${theirs.slice(0, 12)}`;
+  const merged = await ctx.workspace.merge(ours, theirs);
+  let tree: string;
+  let how = '';
+  if (merged.ok) tree = merged.tree;
+  else {
+    ctx.emit({
+      type: 'merge-conflict',
+      nodeId: root.id,
+      child: gh.defaultBranch,
+      conflicts: merged.conflicts,
+    });
+    tree = await integrate(ctx, root, {
+      key,
+      what: `the moved ${gh.defaultBranch}`,
+      vote: `integrate-${key}`,
+      from: gh.defaultBranch,
+      ours,
+      theirs,
+      conflicted: merged.tree,
+      conflicts: merged.conflicts,
+    });
+    how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
+  }
+  const commit = await ctx.workspace.commit({
+    tree,
+    parents: [ours, theirs],
+    message: commitMessage(
+      run.config,
+      `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
+    ),
+    date: runDate(run),
+  });
+  await moveBranch(ctx, root.branch as string, commit, ours);
+  root.commit = commit;
+  await ctx.save();
+  await remote.publisher.publish(root.branch as string, commit);
+  return commit;
+}

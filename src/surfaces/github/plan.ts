@@ -1,0 +1,203 @@
+import { readdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { gitAuthEnv } from '../../adapters/git/git-auth.js';
+import { runGit } from '../../adapters/git/git-process.js';
+import { GitHubError } from '../../adapters/github/errors.js';
+import { createGitHubHost, type GitHubHost } from '../../adapters/github/github-host.js';
+import { gitHubApiUrl } from '../../adapters/github/octokit.js';
+import { resolveGitHubToken } from '../../adapters/github/token.js';
+import { MakerError } from '../../core/errors.js';
+import type { RepoRef, RepositoryInfo } from '../../ports/repo-host.js';
+import type { Env } from '../env.js';
+import type { Target } from '../preflight.js';
+import { repoOfOrigin, sameRepo } from './target.js';
+
+/** What a person asked of GitHub for a run. */
+export interface GitHubAsk {
+  /** `--github owner/name`; absent: `origin`, when it is on GitHub and a token is present. */
+  readonly repo?: RepoRef | undefined;
+  /** Create it public (default private). */
+  readonly public?: boolean | undefined;
+  readonly keepCandidates?: boolean | undefined;
+}
+
+/** Everything checked, nothing done yet: how the run's GitHub repository will be set up. */
+export interface GitHubPlan {
+  readonly ref: RepoRef;
+  /** Where the choice came from, to tell the person. */
+  readonly source: 'flag' | 'origin';
+  /** Never saved, never printed. */
+  readonly token: string;
+  readonly apiUrl: string;
+  readonly host: GitHubHost;
+  /** The repository when it exists (else it is created). */
+  readonly existing: RepositoryInfo | undefined;
+  /** Its default branch's commit, when it has one. */
+  readonly remoteHead: string | undefined;
+  /** `clone`: the workspace is empty and the repository has history; `push`: the workspace's branch goes up. */
+  readonly action: 'clone' | 'push' | 'none';
+  readonly public: boolean;
+  readonly keepCandidates: boolean;
+}
+
+/**
+ * Checks, without changing anything, that the run can use GitHub: the token (resolved, accepted,
+ * allowed to write or to create), the repository (reachable, or creatable), and that the
+ * workspace's history and the repository's agree. Returns every problem at once; no plan when the
+ * run composes locally only (no `--github`, and `origin` is not on GitHub or there is no token).
+ */
+export async function planGitHub(
+  ask: GitHubAsk,
+  target: Target,
+  dir: string,
+  env: Env,
+): Promise<{ plan?: GitHubPlan; problems: string[]; notice?: string }> {
+  let apiUrl: string;
+  try {
+    apiUrl = gitHubApiUrl(env);
+  } catch (error) {
+    return ask.repo === undefined ? { problems: [] } : { problems: [messageOf(error)] };
+  }
+  const origin = target.kind === 'repository' ? target.origin : undefined;
+  const fromOrigin = repoOfOrigin(origin, apiUrl);
+  if (ask.repo === undefined && fromOrigin === undefined) return { problems: [] };
+  let token: string;
+  try {
+    token = (await resolveGitHubToken({ env, baseUrl: apiUrl })).token;
+  } catch (error) {
+    if (ask.repo !== undefined) return { problems: [messageOf(error)] };
+    return fromOrigin === undefined
+      ? { problems: [] }
+      : {
+          problems: [],
+          notice: `origin is the GitHub repository ${fromOrigin.owner}/${fromOrigin.name}, but there is no GitHub token: the run composes locally only. Set GITHUB_TOKEN (or pass --github) to publish its branches and open a pull request.`,
+        };
+  }
+  const ref = ask.repo ?? fromOrigin;
+  if (ref === undefined) return { problems: [] };
+  const full = `${ref.owner}/${ref.name}`;
+  const problems: string[] = [];
+  if (origin !== undefined && (fromOrigin === undefined || !sameRepo(fromOrigin, ref)))
+    problems.push(
+      `${dir} already has an origin (${origin}) that is not ${full}: use that repository (--github with its owner/name), or a workspace without an origin.`,
+    );
+  const host = createGitHubHost({ token, baseUrl: apiUrl });
+  let existing: Awaited<ReturnType<GitHubHost['inspectRepository']>>;
+  try {
+    const who = await host.whoAmI();
+    existing = await host.inspectRepository(ref);
+    if (existing === undefined && who.scopes !== undefined && !canCreate(who.scopes, ask.public))
+      problems.push(
+        `The GitHub token cannot create ${full}: a classic token needs the ${ask.public === true ? 'public_repo or repo' : 'repo'} scope (it has ${who.scopes.join(', ') || 'none'}). Create the repository yourself, or use a token with Administration: Read and write.`,
+      );
+  } catch (error) {
+    return { problems: [...problems, messageOf(error)] };
+  }
+  if (existing !== undefined && !existing.canPush)
+    problems.push(
+      `The GitHub token may not push to ${full}. It needs the Contents: Read and write and Pull requests: Read and write permissions (classic token: the repo scope).`,
+    );
+  const remoteHead =
+    existing === undefined ? undefined : await headOf(existing, token, dir, problems);
+  const action = await chooseAction(target, dir, full, existing, remoteHead, problems);
+  const plan: GitHubPlan = {
+    ref,
+    source: ask.repo === undefined ? 'origin' : 'flag',
+    token,
+    apiUrl,
+    host,
+    existing,
+    remoteHead,
+    action,
+    public: ask.public === true,
+    keepCandidates: ask.keepCandidates === true,
+  };
+  return problems.length > 0 ? { problems } : { plan, problems };
+}
+
+function canCreate(scopes: readonly string[], asPublic: boolean | undefined): boolean {
+  return scopes.includes('repo') || (asPublic === true && scopes.includes('public_repo'));
+}
+
+/** The repository's default branch head (`git ls-remote`), or undefined when it has none. */
+async function headOf(
+  repo: RepositoryInfo,
+  token: string,
+  dir: string,
+  problems: string[],
+): Promise<string | undefined> {
+  const run = await runGit(['ls-remote', repo.cloneUrl, `refs/heads/${repo.defaultBranch}`], {
+    cwd: await existingParent(dir),
+    env: gitAuthEnv(repo.cloneUrl, token, {}),
+    timeoutMs: 60_000,
+  });
+  if (run.code !== 0) {
+    problems.push(
+      `git could not read ${repo.owner}/${repo.name} (${repo.cloneUrl}): ${run.stderr.trim().split('\n').at(-1) ?? ''}`.replaceAll(
+        token,
+        '***',
+      ),
+    );
+    return undefined;
+  }
+  return run.stdout.split('\t')[0]?.trim() || undefined;
+}
+
+async function chooseAction(
+  target: Target,
+  dir: string,
+  full: string,
+  existing: RepositoryInfo | undefined,
+  remoteHead: string | undefined,
+  problems: string[],
+): Promise<GitHubPlan['action']> {
+  const empty =
+    target.kind === 'missing' || (target.kind === 'directory' && (await readdir(dir)).length === 0);
+  if (remoteHead === undefined) return 'push';
+  if (empty) return 'clone';
+  if (target.kind !== 'repository') {
+    problems.push(
+      `${dir} holds files but no git repository, and ${full} on GitHub has history: use an empty directory (MAKER clones ${full} into it), or clone it yourself.`,
+    );
+    return 'none';
+  }
+  const branch = existing?.defaultBranch ?? 'main';
+  if (target.branch !== branch) {
+    problems.push(
+      `${full}'s default branch is ${branch}, but ${dir} has ${target.branch ?? 'a detached HEAD'} checked out: check out ${branch} (git switch ${branch}).`,
+    );
+    return 'none';
+  }
+  const git = (args: string[]) => runGit(args, { cwd: dir });
+  const local = (await git(['rev-parse', '--verify', '--quiet', 'HEAD'])).stdout.trim();
+  if (local === remoteHead) return 'none';
+  const known = (await git(['cat-file', '-e', `${remoteHead}^{commit}`])).code === 0;
+  if (known && (await git(['merge-base', '--is-ancestor', remoteHead, local])).code === 0)
+    return 'push';
+  problems.push(
+    known
+      ? `${dir}'s ${branch} is behind ${full}'s (GitHub has commits it lacks): bring them in first (git pull), then run again.`
+      : `${dir} and ${full} on GitHub have different histories (GitHub's ${branch} is at ${remoteHead.slice(0, 12)}, which ${dir} does not contain): MAKER will not mix them. Use an empty directory (MAKER clones ${full} into it), another repository name, or git pull first if this is a clone.`,
+  );
+  return 'none';
+}
+
+/** `dir`, or its nearest existing parent (git needs a working directory that exists). */
+async function existingParent(dir: string): Promise<string> {
+  for (let d = dir; ; d = dirname(d)) {
+    if (
+      await stat(d).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    )
+      return d;
+    if (dirname(d) === d) return d;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof GitHubError || error instanceof MakerError || error instanceof Error
+    ? error.message
+    : String(error);
+}

@@ -1,0 +1,183 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
+import type { RunConfig } from '../../src/core/tree/schema.js';
+import { inspectRepository } from '../../src/adapters/git/inspect.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { planGitHub } from '../../src/surfaces/github/plan.js';
+import { setUpGitHub } from '../../src/surfaces/github/setup.js';
+import { remotesFor } from '../../src/surfaces/github/wiring.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import type { Target } from '../../src/surfaces/preflight.js';
+import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import { baseConfig } from '../helpers/engine.js';
+import { TOKENS, git, useFakeGitHub } from '../helpers/github.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * The engine's GitHub steps against the fake GitHub, with the faults only someone else can cause:
+ * a node branch moved on GitHub (a question, never a force push), and the default branch moved
+ * under the pull request so that it conflicts (merged in with a voted integration, then the veto
+ * is asked again).
+ */
+const tempDir = useTempDirs();
+const startFake = useFakeGitHub();
+
+async function githubRun(fake: FakeGitHub, name: string, config: Partial<RunConfig> = {}) {
+  const dir = join(await tempDir(), name);
+  const env = { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full };
+  const { plan, problems } = await planGitHub(
+    { repo: { owner: 'alice', name } },
+    (await inspectRepository(dir)) as Target,
+    dir,
+    env,
+  );
+  expect(problems).toEqual([]);
+  if (plan === undefined) throw new Error('no plan');
+  const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
+  const sim = { seed: 7 };
+  const remote = remotesFor(workspace, TOKENS.full, () => engine.persist());
+  const engine: MakerEngine = new MakerEngine({
+    workspace,
+    roles: { planner: new SimPlanner(sim), worker: new SimWorker(sim) },
+    store: makerStateFile(dir),
+    remote,
+  });
+  const runId = await engine.create(
+    'a csv tool',
+    { ...baseConfig, hitl: 'defer', ...config },
+    {
+      github: record,
+    },
+  );
+  return { dir, engine, runId, workspace };
+}
+
+const repoOf = async (fake: FakeGitHub, name: string) =>
+  (await fake.state()).repos.find((r) => r.fullName === `alice/${name}`);
+
+describe('the engine on GitHub', () => {
+  it('a node branch someone else moved on GitHub becomes a question; nothing is force-pushed', async () => {
+    const fake = await startFake();
+    const { engine, runId } = await githubRun(fake, 'moved');
+    const foreign = await fake.foreignCommit({
+      owner: 'alice',
+      repo: 'moved',
+      branch: `maker/${runId}/n-root`,
+    });
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('awaiting-human');
+    const question = outcome.pending.find((q) => q.id === 'q-pushed-root-0');
+    expect(question?.prompt).toContain(
+      `Someone else changed branch maker/${runId}/n-root on GitHub`,
+    );
+    expect(question?.prompt).toContain('MAKER never force-pushes');
+    // Every other branch went out; the moved one still holds the foreign commit; no PR yet.
+    const repo = await repoOf(fake, 'moved');
+    expect(repo?.branches[`maker/${runId}/n-root`]).toBe(foreign);
+    expect(
+      Object.keys(repo?.branches ?? {}).filter((b) => b.startsWith('maker/')).length,
+    ).toBeGreaterThan(3);
+    expect(repo?.pulls).toEqual([]);
+    // Told to stop: the run stops, saying how to go on.
+    await engine.answer(runId, 'q-pushed-root-0', 'stop');
+    const stopped = await engine.run(runId);
+    expect(stopped.status).toBe('failed');
+    expect(stopped.error).toContain('never force-pushes. Restore it (or delete it) on GitHub');
+    expect((await repoOf(fake, 'moved'))?.branches[`maker/${runId}/n-root`]).toBe(foreign);
+  }, 60_000);
+
+  it('the default branch moved under the pull request and conflicts: merged in by a voted integration, the veto asked again, then merged', async () => {
+    const fake = await startFake();
+    const { dir, engine, runId } = await githubRun(fake, 'based');
+    const first = await engine.run(runId);
+    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    // Someone edits, on GitHub's main, a file the result also writes.
+    const run = await engine.getRun(runId);
+    const rootCommit = run.nodes['root']?.commit as string;
+    const written = execFileSync(
+      'git',
+      ['-C', dir, 'diff', '--name-only', run.baseCommit, rootCommit],
+      {
+        encoding: 'utf8',
+      },
+    )
+      .trim()
+      .split('\n')[0] as string;
+    const clone = join(await tempDir(), 'someone');
+    const url = `${fake.baseUrl}/alice/based.git`;
+    expect(
+      (await git(await tempDir(), ['clone', '-q', url, clone], { token: TOKENS.full, url })).code,
+    ).toBe(0);
+    await mkdir(dirname(join(clone, written)), { recursive: true });
+    await writeFile(join(clone, written), 'someone else wrote this\n');
+    expect((await git(clone, ['add', '-A'])).code).toBe(0);
+    expect((await git(clone, ['commit', '-qm', 'theirs'])).code).toBe(0);
+    expect(
+      (await git(clone, ['push', '-q', 'origin', 'main'], { token: TOKENS.full, url })).code,
+    ).toBe(0);
+    const theirs = (await repoOf(fake, 'based'))?.branches['main'] as string;
+
+    await engine.answer(runId, 'q-root-veto', 'accept');
+    const second = await engine.run(runId);
+    expect(second.status).toBe('awaiting-human');
+    const again = second.pending[0];
+    expect(again?.id).toMatch(/^q-root-veto-[0-9a-f]{12}$/);
+    expect(again?.prompt).toContain('main moved on GitHub under the pull request');
+    expect(again?.prompt).toContain('conflicts resolved by a voted integration');
+    const merged = (await engine.getRun(runId)).nodes['root'];
+    expect(merged?.integrations[`base-${theirs.slice(0, 12)}`]?.outcome?.status).toBe('decided');
+
+    await engine.answer(runId, again?.id as string, 'accept');
+    const done = await engine.run(runId);
+    expect(done.status).toBe('done');
+    const repo = await repoOf(fake, 'based');
+    expect(repo?.pulls).toHaveLength(1);
+    expect(repo?.pulls[0]?.merged).toBe(true);
+    // main holds their commit and the result.
+    const bare = join(fake.root, 'alice', 'based.git');
+    expect(
+      (await git(bare, ['--git-dir', bare, 'merge-base', '--is-ancestor', theirs, 'main'])).code,
+    ).toBe(0);
+    expect(
+      (await git(bare, ['--git-dir', bare, 'merge-base', '--is-ancestor', rootCommit, 'main']))
+        .code,
+    ).toBe(0);
+  }, 90_000);
+
+  it('a push that landed just before a crash, its lease unsaved, is recognised as MAKER’s own on resume', async () => {
+    const fake = await startFake();
+    const { dir, engine, runId, workspace } = await githubRun(fake, 'lease');
+    await engine.run(runId);
+    const run = await engine.getRun(runId);
+    const gh = run.github;
+    if (gh === undefined) throw new Error('no github record');
+    const branch = `maker/${runId}/n-0`;
+    const pushed = gh.leases[branch] as string;
+    // The state as a crash left it: the lease still at the branch's previous value (its base).
+    const record = {
+      ...gh,
+      leases: { ...gh.leases, [branch]: run.nodes['0']?.baseCommit as string },
+    };
+    // The branch moves on locally (a descendant of what GitHub holds) and is pushed again.
+    const tree = await workspace.treeWithEdits(pushed, [{ path: 'more.txt', content: 'more\n' }]);
+    const next = await workspace.commit({
+      tree,
+      parents: [pushed],
+      message: 'more',
+      date: new Date('2026-01-01T00:00:00Z'),
+    });
+    await workspace.setBranch(branch, next, pushed);
+    const resumed = remotesFor(workspace, TOKENS.full, () => Promise.resolve())({
+      ...run,
+      github: record,
+    });
+    await resumed?.publisher.publish(branch, next);
+    expect((await repoOf(fake, 'lease'))?.branches[branch]).toBe(next);
+    expect(record.leases[branch]).toBe(next);
+    expect(dir).toBeDefined();
+  }, 60_000);
+});
