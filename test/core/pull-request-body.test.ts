@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { pullRequestBody, pullRequestTitle } from '../../src/core/github/pull-request.js';
+import { mermaidMarkdown } from '../../src/core/view/mermaid.js';
+import { bigRun, node, runOf } from '../helpers/runs.js';
+
+describe('the pull request of a run', () => {
+  it('embeds the tree as the same Mermaid diagram maker report gives, then lists every node', () => {
+    const run = runOf([
+      node('root', { status: 'composing', kind: 'branch' }),
+      node('0', { status: 'done', kind: 'leaf', title: 'Write the parser' }),
+      node('1', { status: 'sampling', kind: 'leaf', title: 'Write the CLI' }),
+    ]);
+    const body = pullRequestBody(run);
+    expect(body).toContain(mermaidMarkdown(run, { maxChars: 20_000 }));
+    expect(body).toContain('```mermaid\nflowchart');
+    for (const id of Object.keys(run.nodes)) expect(body).toContain(`\`${id}\``);
+    expect(body).toContain('Write the parser — done');
+  });
+
+  it('stays under GitHub’s body limit for a tree of a thousand nodes', () => {
+    const body = pullRequestBody(bigRun(1000));
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body).toContain('```mermaid');
+  });
+
+  it('says simulated in the title and body of a simulated run', () => {
+    const run = runOf([node('root', { status: 'done', kind: 'leaf' })]);
+    run.config = { ...run.config, worker: 'sim' };
+    expect(pullRequestTitle(run)).toMatch(/^\[SIMULATED\] MAKER: /);
+    expect(pullRequestBody(run)).toMatch(/\*\*SIMULATED\*\*/);
+  });
+});
