@@ -82,7 +82,8 @@ const ANY_KEY_FORMAT = new RegExp(KEY_FORMATS.map((r) => r.source).join('|'), 'g
 
 const SECRET_PATTERNS: readonly RegExp[] = [
   ...KEY_FORMATS,
-  /((?:key|token|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?:Bearer\s+)?[^\s"'&,}]{8,}/gi,
+  // A value that looks made, not written: with a digit, or long (so "token: Repository" stays).
+  /((?:key|token|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?:Bearer\s+)?(?=[^\s"'&,}]*\d|[^\s"'&,}]{24})[^\s"'&,}]{8,}/gi,
 ];
 
 /** Redacts text on its way out of MAKER. */

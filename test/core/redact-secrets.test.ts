@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { redactSecrets } from '../../src/core/errors.js';
+
+describe('redactSecrets on free text from services', () => {
+  it.each([
+    ['token: ghp_0123456789abcdefghijABCDEFGHIJ', 'token: [redacted]'],
+    ['GET /x?key=AIzaSyA0123456789abcdefghijklmnop', 'GET /x?key=[redacted]'],
+    ['api_key=abc123def456', 'api_key=[redacted]'],
+    ['Authorization: Bearer abcdef0123456789', 'Authorization: [redacted]'],
+    ['"apiKey": "sk-live-abcdefghijklmnopqrstuvwxyz"', '"apiKey": "[redacted]"'],
+  ])('redacts %j', (text, expected) => {
+    expect(redactSecrets(text)).toBe(expected);
+  });
+
+  it.each([
+    'fine-grained token: Repository permissions → Administration: Read and write',
+    'the token: Contents and Pull requests must be writable',
+    'a primary key: unique',
+  ])('leaves words alone: %j', (text) => {
+    expect(redactSecrets(text)).toBe(text);
+  });
+});
