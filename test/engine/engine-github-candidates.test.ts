@@ -1,0 +1,126 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inspectRepository } from '../../src/adapters/git/inspect.js';
+import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { planGitHub } from '../../src/surfaces/github/plan.js';
+import { setUpGitHub } from '../../src/surfaces/github/setup.js';
+import { remotesFor } from '../../src/surfaces/github/wiring.js';
+import type { Target } from '../../src/surfaces/preflight.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import { baseConfig } from '../helpers/engine.js';
+import { TOKENS, git, useFakeGitHub } from '../helpers/github.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * A split vote on a run that publishes to GitHub: each candidate of the select question is pushed
+ * as a flat branch `maker/<run>/c-<node>-<vote>-<attempt>-<n>`, each option carries a compare link
+ * to it, and the branches are deleted once the vote settles, unless the run keeps candidates.
+ */
+const tempDir = useTempDirs();
+const startFake = useFakeGitHub();
+
+/** Votes that do not settle: half the candidates wrong, coin-flip judges, two ballots at most. */
+const SPLIT = {
+  seed: 7,
+  errorRate: 0.45,
+  judgeAccuracy: 0.5,
+  flagRate: 0,
+  failRate: 0,
+  confusedRate: 0,
+  depth: 1,
+};
+
+async function githubRun(fake: FakeGitHub, name: string, keepCandidates: boolean) {
+  const dir = join(await tempDir(), name);
+  const env = { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full };
+  const { plan, problems } = await planGitHub(
+    { repo: { owner: 'alice', name }, keepCandidates },
+    (await inspectRepository(dir)) as Target,
+    dir,
+    env,
+  );
+  expect(problems).toEqual([]);
+  if (plan === undefined) throw new Error('no plan');
+  const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
+  const remote = remotesFor(workspace, TOKENS.full, () => engine.persist());
+  const engine: MakerEngine = new MakerEngine({
+    workspace,
+    roles: { planner: new SimPlanner(SPLIT), worker: new SimWorker(SPLIT) },
+    store: makerStateFile(dir),
+    remote,
+  });
+  const runId = await engine.create(
+    'a tiny tool',
+    { ...baseConfig, hitl: 'defer', maxBallots: 2, maxDepth: 1 },
+    { github: record },
+  );
+  return { engine, runId };
+}
+
+const branchesOf = async (fake: FakeGitHub, name: string) =>
+  (await fake.state()).repos.find((r) => r.fullName === `alice/${name}`)?.branches ?? {};
+
+describe.each([
+  { keepCandidates: false, name: 'split' },
+  { keepCandidates: true, name: 'kept' },
+])('select-question candidates on GitHub (keepCandidates: $keepCandidates)', (c) => {
+  it(
+    c.keepCandidates
+      ? 'candidate branches stay on GitHub after the vote settles'
+      : 'candidate branches are pushed with compare links, and deleted once the vote settles',
+    async () => {
+      const fake = await startFake();
+      const { engine, runId } = await githubRun(fake, c.name, c.keepCandidates);
+      const htmlBase = (await engine.getRun(runId)).github?.url;
+      expect(htmlBase).toBeDefined();
+      const bare = join(fake.root, 'alice', `${c.name}.git`);
+      let selects = 0;
+      const settled: string[] = [];
+      for (let round = 0; round < 20; round++) {
+        const outcome = await engine.run(runId);
+        const branches = await branchesOf(fake, c.name);
+        // Every candidate branch of a question answered in an earlier round: gone, or kept.
+        for (const b of settled) expect(b in branches).toBe(c.keepCandidates);
+        if (outcome.status !== 'awaiting-human') break;
+        for (const q of outcome.pending) {
+          const candidates = q.options.filter((o) => /^candidate-\d+$/.test(o.id));
+          if (q.kind !== 'select' || candidates.length < 2) {
+            await engine.answer(runId, q.id, q.options[0]?.id ?? 'accept');
+            continue;
+          }
+          selects += 1;
+          const m = /^q-(.+)-(patch)-(\d+)$/.exec(q.id);
+          expect(m, `select question id ${q.id}`).not.toBeNull();
+          const [, node, vote, attempt] = m as RegExpExecArray;
+          for (const [i, option] of candidates.entries()) {
+            const branch = `maker/${runId}/c-${node}-${vote}-${attempt}-${i + 1}`;
+            // Pushed to GitHub while the question is pending …
+            const sha = branches[branch];
+            expect(sha, `${branch} on GitHub`).toMatch(/^[0-9a-f]{40}$/);
+            // … and the option links to its comparison with the subtask's base (its parent).
+            const parent = await git(bare, ['--git-dir', bare, 'rev-parse', `${sha}^`]);
+            expect(parent.code).toBe(0);
+            expect(option.detail).toContain(
+              `Compare on GitHub: ${htmlBase}/compare/${parent.stdout.trim()}...${branch}\n`,
+            );
+            settled.push(branch);
+          }
+          // No branch for a candidate the question does not offer.
+          expect(
+            branches[`maker/${runId}/c-${node}-${vote}-${attempt}-${candidates.length + 1}`],
+          ).toBeUndefined();
+          await engine.answer(runId, q.id, 'candidate-2');
+        }
+      }
+      expect(selects).toBeGreaterThan(0);
+      expect((await engine.getRun(runId)).status).toBe('done');
+      const finalBranches = await branchesOf(fake, c.name);
+      const left = Object.keys(finalBranches).filter((b) => b.startsWith(`maker/${runId}/c-`));
+      expect(left.sort()).toEqual(c.keepCandidates ? [...new Set(settled)].sort() : []);
+    },
+    120_000,
+  );
+});
