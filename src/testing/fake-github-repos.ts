@@ -34,6 +34,7 @@ const DOCS_CREATE =
 
 export const repoRoutes: readonly Route[] = [
   { method: 'GET', pattern: /^\/user$/, handle: getUser },
+  { method: 'GET', pattern: new RegExp(`^/orgs/${NAME}$`), handle: getOrg },
   { method: 'POST', pattern: /^\/user\/repos$/, handle: (ctx) => createRepo(ctx, undefined) },
   {
     method: 'POST',
@@ -49,6 +50,13 @@ export const repoRoutes: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`${REPO}/branches/(.+)$`), handle: getBranch },
   { method: 'GET', pattern: new RegExp(`${REPO}/compare/(.+)$`), handle: compare },
 ];
+
+/** An organisation's public profile; 404 for a user or a login nobody has, as GitHub answers. */
+function getOrg(ctx: RouteContext): Reply {
+  const login = ctx.params[0] ?? '';
+  if (!ctx.world.isOrg(login)) return notFound();
+  return json(200, { ...userJson(ctx.world, ctx.base, login), description: null });
+}
 
 function getUser(ctx: RouteContext): Reply {
   const p = ctx.principal;

@@ -59,7 +59,7 @@ const CASES = [
 
 describe('GitHub: no access or not found, as the CLI reports it', () => {
   it.each(CASES)(
-    '$name: stops naming what to check; nothing created on GitHub or in the directory; no token shown',
+    '$name: refused before anything starts, naming what to check; nothing created on GitHub or in the directory; no token shown',
     async ({ repo }) => {
       const { fake, before } = await fakeWithPrivateRepo(startFake);
       // A directory that already holds a file of the person's.
@@ -67,12 +67,13 @@ describe('GitHub: no access or not found, as the CLI reports it', () => {
       await mkdir(dir);
       await writeFile(join(dir, 'notes.txt'), 'mine\n');
       const result = await runAs(fake, dir, repo);
-      // A GitHubError raised at set-up (not a preflight problem): exit status 1.
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`GitHub found nothing to create the repository ${repo}`);
+      expect(result.code).toBe(2);
       expect(result.stderr).toContain(
-        '(404). Check the owner and name, and that the token can see it',
+        `GitHub shows no repository ${repo} to the token, and it cannot be created`,
       );
+      expect(result.stderr).toContain('Check the owner and name');
+      expect(result.stderr).toContain('Nothing was created or changed.');
+      expect(result.stderr).not.toContain('[redacted]');
       expect(result.stdout).toBe('');
       for (const out of [result.stdout, result.stderr]) expect(out).not.toContain(TOKENS.full);
       // Nothing beyond what was there: no .git, no state, journal or lock.
@@ -84,36 +85,11 @@ describe('GitHub: no access or not found, as the CLI reports it', () => {
     60_000,
   );
 
-  // BUG (reported, not fixed here): the message's hint reads "fine-grained token: [redacted]
-  // permissions → Administration". `redactSecrets` (src/core/errors.ts) treats "token: Repository"
-  // as a `token: <value>` pair and redacts the word "Repository" from `needsText`
-  // (src/adapters/github/errors.ts). Fails today; passes once the hint survives redaction.
-  it.fails(
-    'the hint names where to grant the permission, unredacted',
-    async () => {
-      const { fake } = await fakeWithPrivateRepo(startFake);
-      const result = await runAs(fake, join(await tempDir(), 'app'), 'mallory/private-repo');
-      expect(result.stderr).toContain('Repository permissions → Administration');
-      expect(result.stderr).not.toContain('[redacted]');
-    },
-    60_000,
-  );
-
-  // GAP (reported, not fixed here): unlike the other token/repository faults (a refused token, a
-  // token without Administration), this one is not caught by the preflight check: `planGitHub`
-  // takes a 404 on the repository as "missing, will be created", so the refusal comes from the
-  // create call at set-up, with exit status 1 instead of 2, without "Nothing was created or
-  // changed.", and after `maker run` made the (empty) --dir. Fails today.
-  it.fails(
-    'is refused before anything starts, like the other GitHub faults',
-    async () => {
-      const { fake } = await fakeWithPrivateRepo(startFake);
-      const dir = join(await tempDir(), 'app');
-      const result = await runAs(fake, dir, 'mallory/private-repo');
-      expect(result.code).toBe(2);
-      expect(result.stderr).toContain('Nothing was created or changed.');
-      expect(existsSync(dir)).toBe(false);
-    },
-    60_000,
-  );
+  it('a directory that does not exist yet is not created either', async () => {
+    const { fake } = await fakeWithPrivateRepo(startFake);
+    const dir = join(await tempDir(), 'app');
+    const result = await runAs(fake, dir, 'mallory/private-repo');
+    expect(result.code).toBe(2);
+    expect(existsSync(dir)).toBe(false);
+  }, 60_000);
 });

@@ -128,6 +128,19 @@ export class GitHubHost implements RepoHost {
     });
   }
 
+  /** Whether `login` is an organisation the token can see (a user, or nobody, is not). */
+  async isOrganisation(login: string): Promise<boolean> {
+    const action = `read the organisation ${login}`;
+    try {
+      await this.#octokit.rest.orgs.get({ org: login });
+      return true;
+    } catch (error) {
+      if (isRequestError(error) && error.status === 404 && error.response !== undefined)
+        return false;
+      throw toGitHubError(error, { action, token: this.#token });
+    }
+  }
+
   /** The repository and what the token's user may do there, or undefined when it cannot be seen. */
   async inspectRepository(
     ref: RepoRef,

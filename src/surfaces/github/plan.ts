@@ -86,7 +86,19 @@ export async function planGitHub(
   try {
     const who = await host.whoAmI();
     existing = await host.inspectRepository(ref);
-    if (existing === undefined && who.scopes !== undefined && !canCreate(who.scopes, ask.public))
+    if (
+      existing === undefined &&
+      ref.owner.toLowerCase() !== who.login.toLowerCase() &&
+      !(await host.isOrganisation(ref.owner))
+    )
+      problems.push(
+        `GitHub shows no repository ${full} to the token, and it cannot be created: ${ref.owner} is neither the token's user (${who.login}) nor an organisation the token can see. Check the owner and name, and that the token can see the repository (a fine-grained token lists the repositories it may use under Repository access).`,
+      );
+    else if (
+      existing === undefined &&
+      who.scopes !== undefined &&
+      !canCreate(who.scopes, ask.public)
+    )
       problems.push(
         `The GitHub token cannot create ${full}: a classic token needs the ${ask.public === true ? 'public_repo or repo' : 'repo'} scope (it has ${who.scopes.join(', ') || 'none'}). Create the repository yourself, or use a token with Administration: Read and write.`,
       );
