@@ -1,3 +1,4 @@
+import { isLoopbackUrl } from '../../core/loopback.js';
 import { Octokit } from 'octokit';
 import { ConfigError } from '../../core/errors.js';
 
@@ -17,7 +18,7 @@ export function gitHubApiUrl(env: Readonly<Record<string, string | undefined>>):
   } catch {
     throw new ConfigError(`GITHUB_API_URL is not a URL: "${raw}".`);
   }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  const loopback = isLoopbackUrl(url);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
     throw new ConfigError(
       `GITHUB_API_URL must be https (plain http only on this machine: 127.0.0.1 or localhost), got "${raw}".`,

@@ -1,3 +1,4 @@
+import { isLoopbackUrl } from '../../core/loopback.js';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { startFakeGitHub } from '../../testing/fake-github.js';
@@ -28,7 +29,7 @@ export async function demoGitHub(
       .replace(/\.git$/, '') || 'demo';
   const ask = { repo: { owner: DEMO_OWNER, name } };
   const api = envValue(env, 'GITHUB_API_URL');
-  if (api !== '' && isLoopback(api))
+  if (api !== '' && isLoopbackUrl(api))
     return {
       env,
       ask,
@@ -45,12 +46,4 @@ export async function demoGitHub(
     said: `SIMULATED GitHub: a local fake GitHub at ${fake.baseUrl}, for this demo only (repository ${DEMO_OWNER}/${name})`,
     close: () => fake.close(),
   };
-}
-
-function isLoopback(url: string): boolean {
-  try {
-    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
-  } catch {
-    return false;
-  }
 }

@@ -1,3 +1,4 @@
+import { isLoopbackUrl } from '../../core/loopback.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { resolveGitHubToken } from '../../adapters/github/token.js';
 import type { Run } from '../../core/tree/schema.js';
@@ -36,7 +37,7 @@ export async function tokenForRun(
   env: Env,
 ): Promise<{ token?: string; problems: string[] }> {
   if (run.github === undefined) return { problems: [] };
-  if (isLoopback(run.github.apiUrl) && !(await answers(run.github.apiUrl)))
+  if (isLoopbackUrl(run.github.apiUrl) && !(await answers(run.github.apiUrl)))
     return {
       problems: [
         `Run ${run.id} publishes to a local fake GitHub at ${run.github.apiUrl}, which is not running: a \`maker demo\` serves one for itself, and it ended with that process, so the run's repository and pull request are gone. Start a new \`maker demo\`. To kill a demo and resume it, serve the fake GitHub from its own process: \`maker fake-github --port 8765\` in one terminal (it prints its URL and token), then, in another, \`export GITHUB_API_URL=<its URL> GITHUB_TOKEN=<its token>\` and \`maker demo\`; \`maker resume\` there goes on against it.`,
@@ -53,14 +54,6 @@ export async function tokenForRun(
         `Run ${run.id} publishes to the GitHub repository ${run.github.url}: ${(error as Error).message}`,
       ],
     };
-  }
-}
-
-function isLoopback(url: string): boolean {
-  try {
-    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
-  } catch {
-    return false;
   }
 }
 
