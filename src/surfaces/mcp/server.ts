@@ -1,5 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import { MakerError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
@@ -33,7 +35,10 @@ const INSTRUCTIONS = `MAKER builds software from an idea with voting and red-fla
 
 /** Builds the MCP server over a run manager. Every failure is an isError result saying what to do next. */
 export function createMakerServer(runs: Runs, version: string): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version }, { instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { name: SERVER_NAME, version },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: lazyAjv() },
+  );
   // Every result passes the one redactor before it leaves the server.
   const guard = (work: () => Promise<CallToolResult>) =>
     guarded(work).then((r) => redactResult(r, runs.redact));
@@ -353,6 +358,15 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
   );
 
   return server;
+}
+
+/**
+ * The SDK's JSON Schema validator (Ajv, used only to check elicitation answers), made on first use:
+ * the SDK's default builds it in the server's constructor, a cost every cold start paid.
+ */
+function lazyAjv(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 }
 
 const viewInput = z
