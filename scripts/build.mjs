@@ -1,8 +1,11 @@
-// Bundles each entry point into one self-contained ESM file in dist/ (Gemini CLI installs never run npm install).
+// Bundles each entry point into a self-contained ESM entry file in dist/ (Gemini CLI installs never run
+// npm install), with what only some paths need (the engine, Gemini, Jules, GitHub, git) split into
+// chunk files beside it, loaded by dynamic import() when first needed: the MCP server lists its tools
+// without compiling them. dist/ is complete on its own: no node_modules.
 // The live view's page (browser code, d3-hierarchy included) is bundled first and carried inside both
 // bundles as a string, so the page works offline and nothing is served from beside them.
 import { build } from 'esbuild';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 const entries = [
@@ -34,13 +37,16 @@ await mkdir('dist', { recursive: true });
 await writeFile('dist/view-page.js', assets.js);
 await writeFile('dist/view-page.css', assets.css);
 
-await build({
+const { metafile } = await build({
   entryPoints: entries,
   outdir: 'dist',
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
+  metafile: true,
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
@@ -52,3 +58,7 @@ await build({
   },
 });
 for (const entry of entries) await chmod(`dist/${entry.out}.js`, 0o755);
+// Chunks of earlier builds: removed, so dist/ (and what is packed from it) holds this build's alone.
+const written = new Set(Object.keys(metafile.outputs).map((path) => path.replace(/^dist\//, '')));
+for (const file of await readdir('dist'))
+  if (/^chunk-.*\.js(\.map)?$/.test(file) && !written.has(file)) await rm(`dist/${file}`);

@@ -1,7 +1,8 @@
 // Makes the release archive `gemini extensions install` accepts: the manifest, context, commands and
-// the bundled server, with no node_modules (Gemini CLI never runs npm install).
+// the built server and CLI (each an entry file and the chunk files it loads), with no node_modules
+// (Gemini CLI never runs npm install).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 
 const files = [
   'gemini-extension.json',
@@ -11,6 +12,10 @@ const files = [
   'dist/maker-mcp.js',
   'dist/maker.js',
 ];
+// The chunks the entry files import (build.mjs leaves only the current build's in dist/).
+if (existsSync('dist'))
+  for (const file of readdirSync('dist').sort())
+    if (/^chunk-.*\.js$/.test(file)) files.push(`dist/${file}`);
 for (const file of files) {
   if (!existsSync(file)) {
     console.error(`package: ${file} is missing (run npm run build first).`);

@@ -12,13 +12,9 @@ import type { Worker } from '../ports/worker.js';
 import { startFakeJules, type FakeJules } from '../testing/fake-jules.js';
 import { simJulesAgent } from '../testing/sim-jules-agent.js';
 import { originPublisher } from './origin-publisher.js';
+import { JULES_PLANS } from './worker-catalogue.js';
 
-/** What each Jules plan allows: sessions at once, and sessions per 24 hours. */
-export const JULES_PLANS = {
-  free: { concurrency: 3, dailySessions: 15 },
-  pro: { concurrency: 15, dailySessions: 100 },
-  ultra: { concurrency: 60, dailySessions: 300 },
-} as const satisfies Record<string, Omit<JulesConfig, 'planReview'>>;
+export { JULES_PLANS };
 
 export type JulesPlan = keyof typeof JULES_PLANS;
 

@@ -17,7 +17,6 @@ import type { Worker } from '../ports/worker.js';
 import { originPublisher } from './origin-publisher.js';
 import { envValue, replayDir, secretsOf, type Env } from './env.js';
 import {
-  JULES_PLANS,
   fakeJulesWorker,
   julesSourceProblem,
   julesWorker,
@@ -26,8 +25,15 @@ import {
   pollSetting,
   pollSettingProblem,
 } from './jules-wiring.js';
+import { WORKER_FACTS, type WorkerFacts, type WorkerName } from './worker-catalogue.js';
 
-export type WorkerName = RunConfig['worker'];
+export {
+  WORKER_NAMES,
+  describeWorkers,
+  kindsWhere,
+  type WorkerFacts,
+  type WorkerName,
+} from './worker-catalogue.js';
 
 /** What the repository looks like before a run starts (read without changing anything). */
 export interface RepoFacts {
@@ -46,20 +52,11 @@ export interface RoleOptions {
 }
 
 /**
- * One kind of worker, everything the surfaces need to know about it: what it is, whether its
- * results are simulated, the settings it takes, what it needs before a run may start, and how its
- * roles are built. Surfaces look kinds up in {@link WORKERS}; they never branch on worker names.
+ * One kind of worker, everything the surfaces need to know about it: its facts (what it is, whether
+ * its results are simulated, the settings it takes), what it needs before a run may start, and how
+ * its roles are built. Surfaces look kinds up in {@link WORKERS}; they never branch on worker names.
  */
-export interface WorkerKind {
-  readonly name: WorkerName;
-  /** One line for help texts: what it does and what it needs. */
-  readonly summary: string;
-  /** Its candidates (and plans) are simulated, not real work: every output of its runs says so. */
-  readonly simulated: boolean;
-  /** Defaults of the Jules settings, for kinds that take them (`--jules-…`, `jules: {…}`). */
-  readonly julesDefaults?: JulesConfig;
-  /** The settings it reads from the environment, each with what it is for. */
-  readonly settings: readonly { readonly env: string; readonly purpose: string }[];
+export interface WorkerKind extends WorkerFacts {
   /**
    * Everything missing before a run of this kind can start or resume, as sentences naming the fix;
    * empty when it can. Keys always; with `repo` (read before any side effect), what the repository
@@ -132,10 +129,7 @@ function geminiProblems(env: Env, purpose: string): string[] {
 export const DEFAULT_MODEL = 'gemini-2.5-flash';
 
 const sim: WorkerKind = {
-  name: 'sim',
-  summary: 'a seeded offline simulation: placeholder files, no model calls, no key',
-  simulated: true,
-  settings: [],
+  ...WORKER_FACTS.sim,
   problems: () => [],
   roles: (config, _workspace, _env, options) => {
     const { planner, sim: worker } = simRoles(config, options);
@@ -144,14 +138,7 @@ const sim: WorkerKind = {
 };
 
 const gemini: WorkerKind = {
-  name: 'gemini',
-  summary: 'Gemini writes each candidate as file edits (needs GEMINI_API_KEY)',
-  simulated: false,
-  settings: [
-    { env: 'GEMINI_API_KEY', purpose: 'Gemini plans, writes, judges and reviews' },
-    { env: 'MAKER_RECORD', purpose: 'record every model exchange as files in this directory' },
-    { env: 'MAKER_REPLAY', purpose: 'answer from a recording instead (as --replay)' },
-  ],
+  ...WORKER_FACTS.gemini,
   problems: (env) => geminiProblems(env, 'the gemini worker plans, writes and judges with Gemini'),
   roles: (config, workspace, env) => {
     const model = geminiModel(config, env);
@@ -160,22 +147,7 @@ const gemini: WorkerKind = {
 };
 
 const jules: WorkerKind = {
-  name: 'jules',
-  summary:
-    'Jules sessions write each candidate (needs JULES_API_KEY, GEMINI_API_KEY and the repository on GitHub, connected to Jules)',
-  simulated: false,
-  julesDefaults: { ...JULES_PLANS.free, planReview: false },
-  settings: [
-    { env: 'JULES_API_KEY', purpose: 'Jules sessions write the candidates' },
-    { env: 'GEMINI_API_KEY', purpose: 'Gemini plans, judges and resolves merge conflicts' },
-    { env: 'JULES_SOURCE', purpose: 'the Jules source, when origin is not the GitHub repository' },
-    { env: 'JULES_BASE_URL', purpose: 'the Jules API endpoint' },
-    { env: 'JULES_POLL_MS', purpose: 'first poll delay and cap in ms (default 15000:60000)' },
-    {
-      env: 'MAKER_JULES_OUTAGE_S',
-      purpose: 'seconds Jules may fail every call before the run stops (default 600)',
-    },
-  ],
+  ...WORKER_FACTS.jules,
   problems: (env, repo) => [
     ...missing(env, JULES_SETTING, 'the jules worker starts Jules sessions with it'),
     ...geminiProblems(
@@ -213,18 +185,7 @@ const jules: WorkerKind = {
 };
 
 const julesFake: WorkerKind = {
-  name: 'jules-fake',
-  summary:
-    'the Jules protocol against a local fake server with a simulated agent: offline, placeholder files',
-  simulated: true,
-  // The fake has no plan to respect: wide limits, so demos show the pipeline.
-  julesDefaults: { ...JULES_PLANS.pro, dailySessions: 10_000, planReview: false },
-  settings: [
-    {
-      env: 'MAKER_JULES_OUTAGE_S',
-      purpose: 'seconds Jules may fail every call before the run stops (default 600)',
-    },
-  ],
+  ...WORKER_FACTS['jules-fake'],
   problems: (env) => outageSettingProblem(envValue(env, 'MAKER_JULES_OUTAGE_S')),
   roles: (config, workspace, env, options) => {
     const { planner, sim: simWorker } = simRoles(config, options);
@@ -244,27 +205,6 @@ export const WORKERS: Readonly<Record<WorkerName, WorkerKind>> = {
   'jules-fake': julesFake,
   sim,
 };
-
-export const WORKER_NAMES = Object.keys(WORKERS) as [WorkerName, ...WorkerName[]];
-
-/** The kinds that satisfy `test`, as `"a" or "b"` (for help texts). */
-export function kindsWhere(test: (kind: WorkerKind) => boolean, quote = ''): string {
-  const names = Object.values(WORKERS)
-    .filter(test)
-    .map((k) => `${quote}${k.name}${quote}`);
-  return names.length <= 1
-    ? (names[0] ?? '')
-    : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
-}
-
-/** Every kind with its summary, and how the default is chosen (for help texts and tool schemas). */
-export function describeWorkers(quote = ''): string {
-  return `${Object.values(WORKERS)
-    .map((k) => `${quote}${k.name}${quote}: ${k.summary}`)
-    .join(
-      '; ',
-    )}. When none is given: gemini if GEMINI_API_KEY is set (or MAKER_REPLAY names a recording), otherwise the run is refused (never a silent simulation)`;
-}
 
 /**
  * The worker a run uses: the one asked for, else `gemini` when a Gemini key is set. Never a

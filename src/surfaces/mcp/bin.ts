@@ -1,14 +1,23 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { RunManager } from './run-manager.js';
+import { LazyRuns } from './lazy-runs.js';
 import { createMakerServer } from './server.js';
 
 declare const MAKER_VERSION: string | undefined;
 
 // stdout carries the MCP protocol alone: everything else goes to stderr.
-const runs = new RunManager({
-  workspaceDir: process.env['MAKER_WORKSPACE'] || process.cwd(),
-  env: process.env,
-});
+// The run manager (and with it the engine, git, GitHub, Jules and Gemini) is imported on the first
+// tool call that needs it, so starting the server and listing its tools compile none of them.
+const runs = new LazyRuns(
+  () =>
+    import('./run-manager.js').then(
+      ({ RunManager }) =>
+        new RunManager({
+          workspaceDir: process.env['MAKER_WORKSPACE'] || process.cwd(),
+          env: process.env,
+        }),
+    ),
+  process.env,
+);
 const server = createMakerServer(
   runs,
   typeof MAKER_VERSION === 'string' ? MAKER_VERSION : '0.0.0-dev',

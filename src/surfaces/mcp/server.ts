@@ -1,5 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import { MakerError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
@@ -8,10 +10,19 @@ import type { Run } from '../../core/tree/schema.js';
 import { sentences } from '../../core/text.js';
 import { describeWaits, githubLines, renderTree, summarise } from '../../engine/summary.js';
 import { MAX_FILE_KB } from '../candidate-allowances.js';
-import { WORKER_NAMES, describeWorkers, kindsWhere } from '../workers.js';
+import { WORKER_NAMES, describeWorkers, kindsWhere } from '../worker-catalogue.js';
 import type { RunManager } from './run-manager.js';
 
 export const SERVER_NAME = 'maker';
+
+/**
+ * What the tools need of the runs: a {@link RunManager}, or a stand-in that loads one on first use
+ * (the server binary's, so listing the tools never loads the engine).
+ */
+export type Runs = Pick<
+  RunManager,
+  'start' | 'wait' | 'run' | 'answer' | 'resume' | 'cancel' | 'viewUrl' | 'close' | 'redact'
+>;
 
 /** Run ids as the state file spells them; anything else is refused before it reaches a path or a lookup. */
 const runIdSchema = z
@@ -23,8 +34,11 @@ const runIdSchema = z
 const INSTRUCTIONS = `MAKER builds software from an idea with voting and red-flagging. Start with maker_start, then call maker_wait (passing back the cursor it returns) until the run is done. When a run has pending questions, ask the person (never answer for them) and pass their answer to maker_answer.`;
 
 /** Builds the MCP server over a run manager. Every failure is an isError result saying what to do next. */
-export function createMakerServer(runs: RunManager, version: string): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version }, { instructions: INSTRUCTIONS });
+export function createMakerServer(runs: Runs, version: string): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: lazyAjv() },
+  );
   // Every result passes the one redactor before it leaves the server.
   const guard = (work: () => Promise<CallToolResult>) =>
     guarded(work).then((r) => redactResult(r, runs.redact));
@@ -344,6 +358,15 @@ export function createMakerServer(runs: RunManager, version: string): McpServer 
   );
 
   return server;
+}
+
+/**
+ * The SDK's JSON Schema validator (Ajv, used only to check elicitation answers), made on first use:
+ * the SDK's default builds it in the server's constructor, a cost every cold start paid.
+ */
+function lazyAjv(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 }
 
 const viewInput = z
