@@ -4,6 +4,7 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_OUTAGE_MS, JulesClient } from '../adapters/jules/client.js';
 import { JulesWorker } from '../adapters/jules/worker.js';
+import { nodeTransport } from '../adapters/jules/node-transport.js';
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { ConfigError } from '../core/errors.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
@@ -183,21 +184,15 @@ export function fakeJulesWorker(
       });
       return { fake, origin: originDir !== undefined };
     })());
+  const transport = nodeTransport();
   const worker = new JulesWorker({
     client: new JulesClient({
       apiKey,
       baseUrl: placeholder,
       ...(options.outageMs === undefined ? {} : { outageMs: options.outageMs }),
-      fetch: async (input, init) =>
-        fetch(
-          (typeof input === 'string'
-            ? input
-            : input instanceof URL
-              ? input.href
-              : input.url
-          ).replace(placeholder, (await start()).fake.baseUrl),
-          init,
-        ),
+      // The production transport, its requests sent to the fake once it runs.
+      transport: async (url, init) =>
+        transport(url.replace(placeholder, (await start()).fake.baseUrl), init),
     }),
     source: () => Promise.resolve(`sources/github/local/${sourceRepo(workspace.dir)}`),
     publisher: {

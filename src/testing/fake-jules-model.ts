@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { errorEnvelope } from './google-http.js';
@@ -104,10 +104,16 @@ export interface FakeJules {
   close(): Promise<void>;
 }
 
-/** The commit `branch` points to in `gitDir`, or undefined (asynchronous: the fake never blocks its clients). */
+/** The commit `branch` points to in `gitDir`, or undefined (git runs asynchronously: the fake never blocks its clients on it). */
 export async function revParse(gitDir: string, branch: string): Promise<string | undefined> {
-  // A loose ref (what a push writes) is a file holding the id; anything else asks git.
-  const loose = await readFile(join(gitDir, 'refs', 'heads', branch), 'utf8').catch(() => '');
+  // A loose ref (what a push writes) is a file holding the id, read at once (41 bytes: a few µs,
+  // where `fs/promises` costs four thread-pool round trips per create); anything else asks git.
+  let loose = '';
+  try {
+    loose = readFileSync(join(gitDir, 'refs', 'heads', branch), 'utf8');
+  } catch {
+    // Not a loose ref (packed, or no such branch): git knows.
+  }
   if (/^[0-9a-f]{40}\n?$/.test(loose)) return loose.trim();
   try {
     const { stdout } = await execFileAsync('git', [

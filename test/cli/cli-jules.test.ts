@@ -381,6 +381,11 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     // a create and at least one poll (and a share of the one source read)
     expect(report['requestsPerSession']).toBeGreaterThanOrEqual(2);
     expect(report['requestsPerSession']).toBeLessThanOrEqual(10);
+    // where the time went: request latencies and lags from the worker's side, CPU on both sides
+    const timeline = report['timeline'] as Record<string, { median: unknown; max: unknown }>;
+    for (const measure of ['createMs', 'pollMs', 'lagMs'])
+      expect(typeof timeline[measure]?.median, measure).toBe('number');
+    expect(typeof (report['cpuMs'] as { worker: unknown }).worker).toBe('number');
   });
 
   it('maker demo --worker jules-fake --local-only sends every candidate through the Jules protocol, offline', async () => {

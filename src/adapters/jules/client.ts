@@ -11,7 +11,8 @@ import {
   readErrorAnswer,
   type ErrorAnswer,
 } from './errors.js';
-import { describe, request } from './http.js';
+import { describe, fetchTransport, request, type JulesTransport } from './http.js';
+import { nodeTransport } from './node-transport.js';
 import { OutageClock } from './outage.js';
 import {
   activitiesPageSchema,
@@ -32,7 +33,10 @@ export const JULES_BASE_URL = 'https://jules.googleapis.com/v1alpha';
 export interface JulesClientOptions {
   readonly apiKey: string;
   readonly baseUrl?: string;
+  /** Sends the requests through this `fetch` instead of the default transport (`node:http(s)`). */
   readonly fetch?: typeof fetch;
+  /** Sends the requests through this transport (default: `nodeTransport()`; `fetch` wins when given). */
+  readonly transport?: JulesTransport;
   /** First backoff delay in ms (default 1000), doubled per attempt up to `maxDelayMs` (default 30,000), with full jitter. */
   readonly baseDelayMs?: number;
   readonly maxDelayMs?: number;
@@ -75,7 +79,7 @@ export interface Page<T> {
 export const DEFAULT_OUTAGE_MS = 10 * 60_000;
 
 /**
- * The Jules REST API (v1alpha) over fetch, typed by zod (only the fields MAKER reads).
+ * The Jules REST API (v1alpha) over HTTP, typed by zod (only the fields MAKER reads).
  *
  * Transport failures (no answer, a timeout, 5xx, a 429 rate limit) are retried with exponential
  * backoff and jitter, a `Retry-After` honoured up to a cap, until Jules has failed every call for
@@ -85,9 +89,12 @@ export const DEFAULT_OUTAGE_MS = 10 * 60_000;
  * once as `concurrent-limit` or `daily-limit`. Every wait is reported through `onWait`.
  */
 export class JulesClient {
-  readonly #o: Required<Omit<JulesClientOptions, 'fetch' | 'sleep' | 'random' | 'now'>> &
-    Pick<JulesClientOptions, 'fetch' | 'sleep' | 'random' | 'now'>;
+  readonly #o: Required<
+    Omit<JulesClientOptions, 'fetch' | 'transport' | 'sleep' | 'random' | 'now'>
+  > &
+    Pick<JulesClientOptions, 'fetch' | 'transport' | 'sleep' | 'random' | 'now'>;
   readonly #outage: OutageClock;
+  readonly #transport: JulesTransport;
 
   constructor(options: JulesClientOptions) {
     this.#o = {
@@ -100,6 +107,10 @@ export class JulesClient {
       ...options,
     };
     this.#outage = new OutageClock(this.#o.outageMs, () => this.#now());
+    this.#transport =
+      options.fetch !== undefined
+        ? fetchTransport(options.fetch)
+        : (options.transport ?? nodeTransport());
   }
 
   /** How long every call may fail before the run stops. */
@@ -237,7 +248,7 @@ export class JulesClient {
       let retryAfter: string | null;
       try {
         ({ status, text, retryAfter } = await request(
-          this.#o.fetch ?? fetch,
+          this.#transport,
           `${this.#o.baseUrl}${path}`,
           { method, apiKey: this.#o.apiKey, body, timeoutMs: this.#o.requestTimeoutMs },
           requestSignal,

@@ -123,44 +123,63 @@ export class StateText {
     lines.push(`{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)},"node":${json}}\n`);
   }
 
-  /** `redact(JSON.stringify(node))`, in meaning (vote records last), with finished draws' text reused. */
+  /**
+   * `redact(JSON.stringify(node))`, in meaning (vote records last), with finished draws' text reused.
+   * Built by one `join`, so the text is one flat string: a node's text is kept until the node
+   * changes again, and a string built by `+=` would keep every piece alive (more for the GC to do).
+   */
   #node(node: TreeNode): string {
     const { minimal, split, leaf, integrations, ...rest } = node;
-    let json = this.#redact(JSON.stringify(rest)).slice(0, -1);
-    let sep = json === '{' ? '' : ',';
+    const json = this.#redact(JSON.stringify(rest));
+    const parts = [json.slice(0, -1)];
+    let sep = json === '{}' ? '' : ',';
     for (const [key, vote] of [
       ['minimal', minimal],
       ['split', split],
       ['leaf', leaf],
     ] as const) {
       if (vote === undefined) continue;
-      json += `${sep}"${key}":${this.#vote(vote)}`;
+      parts.push(sep, '"', key, '":');
+      this.#vote(vote, parts);
       sep = ',';
     }
     if (integrations !== undefined) {
-      const entries: string[] = [];
+      parts.push(sep, '"integrations":{');
+      let inner = '';
       for (const k in integrations) {
         const v = integrations[k];
-        if (v !== undefined) entries.push(`${JSON.stringify(k)}:${this.#vote(v)}`);
+        if (v === undefined) continue;
+        parts.push(inner, JSON.stringify(k), ':');
+        this.#vote(v, parts);
+        inner = ',';
       }
-      json += `${sep}"integrations":{${entries.join(',')}}`;
+      parts.push('}');
     }
-    return `${json}}`;
+    parts.push('}');
+    return parts.join('');
   }
 
-  #vote(vote: VoteRecord): string {
+  /** Appends the vote's text to `parts`. */
+  #vote(vote: VoteRecord, parts: string[]): void {
     const { draws, ballots, ...rest } = vote;
-    let json = this.#redact(JSON.stringify(rest)).slice(0, -1);
-    let sep = json === '{' ? '' : ',';
+    const json = this.#redact(JSON.stringify(rest));
+    parts.push(json.slice(0, -1));
+    let sep = json === '{}' ? '' : ',';
     for (const [key, list] of [
       ['draws', draws],
       ['ballots', ballots],
     ] as const) {
       if (list === undefined) continue;
-      json += `${sep}"${key}":[${Array.from(list as (Draw | undefined)[], (d) => this.#draw(d)).join(',')}]`;
+      parts.push(sep, '"', key, '":[');
+      let inner = '';
+      for (const d of list as (Draw | undefined)[]) {
+        parts.push(inner, this.#draw(d));
+        inner = ',';
+      }
+      parts.push(']');
       sep = ',';
     }
-    return `${json}}`;
+    parts.push('}');
   }
 
   #draw(draw: Draw | undefined): string {

@@ -2,6 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,8 @@ import { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { JulesClient } from '../../adapters/jules/client.js';
 import { JulesWorker } from '../../adapters/jules/worker.js';
 import type { WorkerTask } from '../../ports/worker.js';
+import { nodeTransport } from '../../adapters/jules/node-transport.js';
+import { timeline, tracing, type TracedRequest } from './jules-timeline.js';
 
 export interface JulesBenchOptions {
   /** The bundled CLI, whose `fake-jules` command serves the fake in its own process (as Jules is remote). */
@@ -32,42 +35,10 @@ export interface JulesBenchOptions {
  * branch is pushed to a real bare origin first, as the engine does when the node starts (timed
  * apart: `publishMs`, and `coldRatio` with it). The ideal is the work alone, spread over the cap:
  * ceil(sessions / cap) × workMs. Requests per session counts every HTTP request the fake answered.
+ * One fake server serves every trial (each with its own branches and sessions), as Jules is a
+ * long-running service; each trial has its own worker and client.
  */
 export async function runJulesBench(options: JulesBenchOptions) {
-  const trials = [];
-  for (let i = 0; i < options.repeats; i++) trials.push(await trial(options));
-  const walls = trials.map((t) => t.wallMs).sort((a, b) => a - b);
-  const median = walls[Math.floor(walls.length / 2)] as number;
-  const publishes = trials.map((t) => t.publishMs).sort((a, b) => a - b);
-  const publishMedian = publishes[Math.floor(publishes.length / 2)] as number;
-  const sessions = options.leaves * options.candidates;
-  const idealMs = Math.ceil(sessions / options.concurrency) * options.workMs;
-  const last = trials.at(-1);
-  return {
-    leaves: options.leaves,
-    candidates: options.candidates,
-    sessions,
-    workMs: options.workMs,
-    concurrency: options.concurrency,
-    poll: options.poll,
-    repeats: options.repeats,
-    idealMs,
-    wallMs: { median: round(median), min: round(walls[0] ?? 0), max: round(walls.at(-1) ?? 0) },
-    ratio: round(median / idealMs, 3),
-    /** Publishing the leaves' branches (one batched push), which the engine overlaps with deciding. */
-    publishMs: round(publishMedian),
-    /** The ratio if publishing were not overlapped: push, then sampling. */
-    coldRatio: round((median + publishMedian) / idealMs, 3),
-    requestsPerSession: round(
-      trials.reduce((a, t) => a + t.requests, 0) / (trials.length * sessions),
-      2,
-    ),
-    requestsByKind: last?.byKind ?? {},
-    candidatesValid: trials.every((t) => t.valid === sessions),
-  };
-}
-
-async function trial(options: JulesBenchOptions) {
   const root = await mkdtemp(join(tmpdir(), 'maker-bench-jules-'));
   try {
     const dir = join(root, 'repo');
@@ -78,48 +49,16 @@ async function trial(options: JulesBenchOptions) {
     execFileSync('git', ['push', '--quiet', 'origin', 'main'], { cwd: dir });
     const base = (await workspace.resolve('main')) as string;
     const apiKey = 'bench-jules-key-0123456789';
+    // One server for every trial, as Jules is one long-running service: each trial has its own
+    // branches and sessions, and counts the requests answered during it.
     const fake = await startFakeProcess(options, origin, apiKey);
     try {
-      const worker = new JulesWorker({
-        client: new JulesClient({ apiKey, baseUrl: fake.baseUrl }),
-        source: 'sources/github/bench/app',
-        publisher: new BatchRefPublisher({ cwd: workspace.dir, remoteUrl: origin }),
-        concurrency: options.concurrency,
-        pollMs: options.poll,
-      });
-      // The engine publishes a node's branch when the node starts, during its "is this minimal?"
-      // vote: sampling then finds it there. Timed apart.
-      const publishing = performance.now();
-      await Promise.all(
-        Array.from({ length: options.leaves }, (_, leaf) => worker.prepare(task(leaf, base))),
-      );
-      const publishMs = performance.now() - publishing;
-      const started = performance.now();
-      const outputs = await Promise.all(
-        Array.from({ length: options.leaves }, (_, leaf) =>
-          Array.from({ length: options.candidates }, (_, slot) =>
-            worker.run(task(leaf, base), slot, undefined, {
-              recordExternalId: () => Promise.resolve(),
-            }),
-          ),
-        ).flat(),
-      );
-      const wallMs = performance.now() - started;
-      const requests = await fake.requests();
-      const byKind: Record<string, number> = {};
-      for (const r of requests) {
-        const kind = `${r.method} ${r.path
-          .replace(/\/sessions\/\d+/, '/sessions/{id}')
-          .replace(/\/sources\/.+/, '/sources/{name}')}`;
-        byKind[kind] = (byKind[kind] ?? 0) + 1;
-      }
-      return {
-        wallMs,
-        publishMs,
-        requests: requests.length,
-        byKind,
-        valid: outputs.filter((o) => o.ok).length,
-      };
+      const trials = [];
+      for (let i = 0; i < options.repeats; i++)
+        trials.push(
+          await trial(options, { fake, apiKey, dir: workspace.dir, origin, base, run: i }),
+        );
+      return report(options, trials);
     } finally {
       await fake.close();
     }
@@ -127,6 +66,140 @@ async function trial(options: JulesBenchOptions) {
     await rm(root, { recursive: true, force: true });
   }
 }
+
+function report(options: JulesBenchOptions, trials: readonly Trial[]) {
+  const median = (pick: (t: Trial) => number) => {
+    const sorted = trials.map(pick).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] as number;
+  };
+  const walls = trials.map((t) => t.wallMs).sort((a, b) => a - b);
+  const wall = median((t) => t.wallMs);
+  const publish = median((t) => t.publishMs);
+  const sessions = options.leaves * options.candidates;
+  const idealMs = Math.ceil(sessions / options.concurrency) * options.workMs;
+  const middle = trials.find((t) => t.wallMs === wall) ?? trials[0];
+  return {
+    leaves: options.leaves,
+    candidates: options.candidates,
+    sessions,
+    workMs: options.workMs,
+    concurrency: options.concurrency,
+    poll: options.poll,
+    repeats: options.repeats,
+    idealMs,
+    wallMs: { median: round(wall), min: round(walls[0] ?? 0), max: round(walls.at(-1) ?? 0) },
+    ratio: round(wall / idealMs, 3),
+    /** Publishing the leaves' branches (one batched push), which the engine overlaps with deciding. */
+    publishMs: round(publish),
+    /** The ratio if publishing were not overlapped: push, then sampling. */
+    coldRatio: round((wall + publish) / idealMs, 3),
+    requestsPerSession: round(
+      trials.reduce((a, t) => a + t.requests.length, 0) / (trials.length * sessions),
+      2,
+    ),
+    requestsByKind: middle === undefined ? {} : byKind(middle.requests),
+    /** The median trial's requests, as the worker saw them (see `timeline`). */
+    timeline: middle?.timeline,
+    /**
+     * CPU time spent while sampling (medians): this process (the worker and its client) and the
+     * fake server's (undefined where /proc cannot say). Both share this machine's cores.
+     */
+    cpuMs: {
+      worker: round(median((t) => t.cpuMs.worker)),
+      server: trials.some((t) => t.cpuMs.server === undefined)
+        ? undefined
+        : round(median((t) => t.cpuMs.server ?? 0)),
+    },
+    candidatesValid: trials.every((t) => t.valid === sessions),
+  };
+}
+
+interface Trial {
+  readonly wallMs: number;
+  /** CPU time used while sampling: this process (worker, client, bench) and the fake's. */
+  readonly cpuMs: { readonly worker: number; readonly server: number | undefined };
+  readonly publishMs: number;
+  readonly requests: readonly { readonly method: string; readonly path: string }[];
+  readonly timeline: ReturnType<typeof timeline>;
+  readonly valid: number;
+}
+
+async function trial(
+  options: JulesBenchOptions,
+  at: {
+    fake: FakeProcess;
+    apiKey: string;
+    dir: string;
+    origin: string;
+    base: string;
+    run: number;
+  },
+): Promise<Trial> {
+  const log: TracedRequest[] = [];
+  const worker = new JulesWorker({
+    client: new JulesClient({
+      apiKey: at.apiKey,
+      baseUrl: at.fake.baseUrl,
+      transport: tracing(nodeTransport(), log),
+    }),
+    source: 'sources/github/bench/app',
+    publisher: new BatchRefPublisher({ cwd: at.dir, remoteUrl: at.origin }),
+    concurrency: options.concurrency,
+    pollMs: options.poll,
+  });
+  const runId = `rbench${at.run}`;
+  const before = (await at.fake.requests()).length;
+  // The engine publishes a node's branch when the node starts, during its "is this minimal?"
+  // vote: sampling then finds it there. Timed apart.
+  const publishing = performance.now();
+  await Promise.all(
+    Array.from({ length: options.leaves }, (_, leaf) => worker.prepare(task(runId, leaf, at.base))),
+  );
+  const publishMs = performance.now() - publishing;
+  const cpu = process.cpuUsage();
+  const serverCpu = at.fake.cpuMs();
+  const started = performance.now();
+  const outputs = await Promise.all(
+    Array.from({ length: options.leaves }, (_, leaf) =>
+      Array.from({ length: options.candidates }, (_, slot) =>
+        worker.run(task(runId, leaf, at.base), slot, undefined, {
+          recordExternalId: () => Promise.resolve(),
+        }),
+      ),
+    ).flat(),
+  );
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const serverUsed = at.fake.cpuMs();
+  return {
+    wallMs,
+    cpuMs: {
+      worker: (used.user + used.system) / 1000,
+      server:
+        serverUsed === undefined || serverCpu === undefined ? undefined : serverUsed - serverCpu,
+    },
+    publishMs,
+    requests: (await at.fake.requests()).slice(before),
+    timeline: timeline(
+      log.filter((r) => r.sent >= started),
+      { started, workMs: options.workMs, concurrency: options.concurrency },
+    ),
+    valid: outputs.filter((o) => o.ok).length,
+  };
+}
+
+function byKind(requests: readonly { readonly method: string; readonly path: string }[]) {
+  const kinds: Record<string, number> = {};
+  for (const r of requests) {
+    const kind = `${r.method} ${r.path
+      .replace(/\/sessions\/\d+/, '/sessions/{id}')
+      .replace(/\/sources\/.+/, '/sources/{name}')}`;
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  }
+  return kinds;
+}
+
+type FakeProcess = Awaited<ReturnType<typeof startFakeProcess>>;
 
 /** `maker fake-jules` in a child process: its base URL, its request log, and a way to stop it. */
 async function startFakeProcess(options: JulesBenchOptions, origin: string, apiKey: string) {
@@ -158,6 +231,8 @@ async function startFakeProcess(options: JulesBenchOptions, origin: string, apiK
   const log = z.object({ requests: z.array(z.object({ method: z.string(), path: z.string() })) });
   return {
     baseUrl,
+    /** The server process's CPU time so far (ms), from /proc; undefined where there is none. */
+    cpuMs: () => processCpuMs(child.pid),
     requests: async () =>
       log.parse(await (await fetch(baseUrl.replace(/\/v1alpha$/, '/_fake/requests'))).json())
         .requests,
@@ -169,10 +244,23 @@ async function startFakeProcess(options: JulesBenchOptions, origin: string, apiK
   };
 }
 
-function task(leaf: number, base: string): WorkerTask {
+/** User plus system CPU time of process `pid` in ms (Linux /proc), or undefined. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name: state is the 3rd field; utime and stime the 14th and 15th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function task(runId: string, leaf: number, base: string): WorkerTask {
   return {
     context: {
-      runId: 'rbench',
+      runId,
       nodeId: String(leaf),
       idea: 'a benchmark',
       depth: 1,
@@ -188,7 +276,7 @@ function task(leaf: number, base: string): WorkerTask {
       clarifications: [],
     },
     baseCommit: base,
-    branch: `maker/rbench/n-${leaf}`,
+    branch: `maker/${runId}/n-${leaf}`,
   };
 }
 

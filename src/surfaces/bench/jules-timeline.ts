@@ -1,0 +1,72 @@
+import type { JulesTransport } from '../../adapters/jules/http.js';
+
+/**
+ * One request the worker sent: what, the session it concerns (a create's from its answer), and when
+ * it was sent and answered (ms, `performance.now`).
+ */
+export interface TracedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly session: string | undefined;
+  readonly sent: number;
+  readonly answered: number;
+}
+
+/** `transport`, recording every request it carries into `log`. */
+export function tracing(transport: JulesTransport, log: TracedRequest[]): JulesTransport {
+  return async (url, init) => {
+    const sent = performance.now();
+    const answer = await transport(url, init);
+    const answered = performance.now();
+    const path = new URL(url).pathname;
+    const session =
+      /\/sessions\/(\d+)$/.exec(path)?.[1] ??
+      (init.method === 'POST' && path.endsWith('/sessions') && answer.status === 200
+        ? (JSON.parse(answer.text) as { id?: string }).id
+        : undefined);
+    log.push({ method: init.method, path, session, sent, answered });
+    return answer;
+  };
+}
+
+/**
+ * Where one trial's time went, from the worker's side of the wire (ms): how long creates and polls
+ * took to be answered (median and max), when the last create of the first wave (the first `cap`)
+ * was answered, and each session's lag: from its create's answer plus `workMs` (the earliest it can
+ * be finished) to the answer of the poll that saw it finished.
+ */
+export function timeline(
+  log: readonly TracedRequest[],
+  options: { readonly started: number; readonly workMs: number; readonly concurrency: number },
+) {
+  const creates = log.filter((r) => r.method === 'POST' && r.path.endsWith('/sessions'));
+  const polls = log.filter((r) => r.method === 'GET' && /\/sessions\/[^/]+$/.test(r.path));
+  const firstWave = [...creates].sort((a, b) => a.sent - b.sent).slice(0, options.concurrency);
+  // A session's last poll is the one that saw it finished.
+  const seen = new Map<string, number>();
+  for (const poll of polls)
+    if (poll.session !== undefined)
+      seen.set(poll.session, Math.max(seen.get(poll.session) ?? 0, poll.answered));
+  const lags = creates.flatMap((c) => {
+    const done = c.session === undefined ? undefined : seen.get(c.session);
+    return done === undefined ? [] : [done - (c.answered + options.workMs)];
+  });
+  return {
+    createMs: spread(creates.map((c) => c.answered - c.sent)),
+    pollMs: spread(polls.map((p) => p.answered - p.sent)),
+    firstWaveCreatedMs: round(Math.max(0, ...firstWave.map((c) => c.answered)) - options.started),
+    lagMs: spread(lags),
+  };
+}
+
+function spread(values: readonly number[]): { median: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    median: round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+    max: round(sorted.at(-1) ?? 0),
+  };
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}
