@@ -212,12 +212,17 @@ export class RunManager {
       // Everything the run's worker needs, checked before it is touched.
       const kind = WORKERS[run.config.worker];
       const target = await inspectRepository(workspace.dir);
-      const github = await tokenForRun(run, this.#env);
+      const github = await tokenForRun(run, this.#env, workspace.dir);
       const problems = [
         ...kind.problems(this.#env, {
           origin: target.kind === 'repository' ? target.origin : undefined,
         }),
         ...github.problems,
+        ...(run.github?.demoFake === true
+          ? [
+              `Run ${run.id} is a \`maker demo\` on the fake GitHub it served itself: continue it in a terminal with \`maker resume --dir ${workspace.dir}\`, which serves that fake again.`,
+            ]
+          : []),
       ];
       if (github.token !== undefined) this.#tokens.set(workspace.dir, github.token);
       if (problems.length > 0)

@@ -18,6 +18,7 @@ import { setUpGitHub } from '../../github/setup.js';
 import { parseRepoSpec } from '../../github/target.js';
 import { remotesFor, tokenForRun } from '../../github/wiring.js';
 import { demoGitHub } from '../demo-github.js';
+import { resumeDemoFake } from '../../github/demo-fake.js';
 import {
   cannotStart,
   crashSeam,
@@ -244,7 +245,11 @@ which reads the same (fake) GitHub repository.`,
           paceMs: o.pace ?? 0,
           ...(github === undefined
             ? {}
-            : { github: github.ask, sourceGitDir: github.sourceGitDir }),
+            : {
+                github: github.ask,
+                sourceGitDir: github.sourceGitDir,
+                demoFake: github.kept,
+              }),
           choices: {
             hitl: view ? 'wait' : 'auto',
             sim: { clarify: true },
@@ -312,7 +317,7 @@ exactly where it stopped: finished work is never paid for twice.`,
         origin: target.kind === 'repository' ? target.origin : undefined,
       }),
     ];
-    const github = await tokenForRun(run, io.env);
+    const github = await tokenForRun(run, io.env, dir);
     problems.push(...github.problems);
     if (problems.length > 0)
       throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
@@ -320,20 +325,42 @@ exactly where it stopped: finished work is never paid for twice.`,
     await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
       command: 'resume',
     }).holdUntilExit();
-    const workspace = await openWorkspace(dir, false, io.env);
-    const { engine, roles } = wire(dir, workspace, io.env, github.token, {});
-    const loaded = await engine.getRun(run.id);
-    loaded.config = config;
-    if (o.json !== true) io.stderr(startLine(loaded, dir, 'resuming'));
-    return drive(ctx, {
-      engine,
-      runId: run.id,
-      dir,
-      hitlChoice,
-      json: o.json === true,
-      roles,
-      view: view ? workspace : undefined,
-    });
+    const served =
+      run.github?.demoFake === true
+        ? await resumeDemoFake({ ...run, github: run.github }, dir)
+        : undefined;
+    try {
+      const workspace = await openWorkspace(dir, false, io.env);
+      const { engine, roles } = wire(dir, workspace, io.env, served?.token ?? github.token, {
+        ...(served === undefined || run.github === undefined
+          ? {}
+          : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
+      });
+      const loaded = await engine.getRun(run.id);
+      loaded.config = config;
+      if (served?.github !== undefined) {
+        loaded.github = served.github;
+        await engine.persist();
+      }
+      if (o.json !== true) {
+        if (served !== undefined)
+          io.stderr(
+            `maker: SIMULATED GitHub: the demo's local fake GitHub served again at ${served.fake.baseUrl}${served.github === undefined ? '' : ` (its recorded port was taken: the run's URLs and origin now use this one)`}\n`,
+          );
+        io.stderr(startLine(loaded, dir, 'resuming'));
+      }
+      return await drive(ctx, {
+        engine,
+        runId: run.id,
+        dir,
+        hitlChoice,
+        json: o.json === true,
+        roles,
+        view: view ? workspace : undefined,
+      });
+    } finally {
+      await served?.fake.close();
+    }
   },
 });
 
@@ -375,6 +402,8 @@ async function start(
     github?: GitHubAsk | undefined;
     /** The demo's fake GitHub: where its bare repositories are, for the fake Jules. */
     sourceGitDir?: ((owner: string, name: string) => string) | undefined;
+    /** The demo serves its own fake GitHub and keeps its world (the run's record says so). */
+    demoFake?: boolean;
     choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch' | 'worker'>;
   },
 ): Promise<number> {
@@ -415,7 +444,8 @@ async function start(
       () => openWorkspace(dir, true, io.env),
       crashSeam(io.env),
     );
-    ({ workspace, record } = made);
+    workspace = made.workspace;
+    record = plan.demoFake === true ? { ...made.record, demoFake: true } : made.record;
     if (!plan.json) io.stderr(`maker: GitHub: ${made.said}\n`);
   }
   const config = runConfig({
