@@ -4,7 +4,7 @@ import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
-import { tokenForRun } from '../../github/wiring.js';
+import { remoteOfRun } from '../../remotes.js';
 import { resumeDemoFake } from '../../github/demo-fake.js';
 import { cannotStart, openWorkspace } from '../../wiring.js';
 import { WORKERS, julesSettings } from '../../workers.js';
@@ -77,7 +77,7 @@ exactly where it stopped: finished work is never paid for twice.`,
         origin: target.kind === 'repository' ? target.origin : undefined,
       }),
     ];
-    const github = await tokenForRun(run, io.env, dir);
+    const github = await remoteOfRun(run).resumeChecks(run, io.env, dir);
     problems.push(...github.problems);
     if (problems.length > 0)
       throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);

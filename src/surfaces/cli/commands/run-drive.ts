@@ -10,10 +10,8 @@ import { STATE_FILE_NAME } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
-import type { GitHubRun } from '../../../core/tree/schema.js';
 import type { GitHubAsk } from '../../github/plan.js';
-import { setUpGitHub } from '../../github/setup.js';
-import { remotesFor } from '../../github/wiring.js';
+import { engineRemotes } from '../../remotes.js';
 import {
   crashSeam,
   engineFor,
@@ -107,7 +105,7 @@ export async function start(
     throw new UsageError('The --jules-… flags need --worker jules or jules-fake.');
   const {
     target,
-    github,
+    remote,
     notice: githubNotice,
   } = await checkBeforeRun(
     dir,
@@ -126,28 +124,22 @@ export async function start(
   await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: plan.demo === true ? 'demo' : 'run',
   }).holdUntilExit();
-  let workspace: GitWorkspace;
-  let record: GitHubRun | undefined;
-  if (github === undefined) {
-    workspace = await openWorkspace(dir, true, io.env);
-    if (plan.demo === true && kind.julesDefaults !== undefined) await addLocalOrigin(workspace);
-  } else {
-    const made = await setUpGitHub(
-      github,
-      dir,
-      () => openWorkspace(dir, true, io.env),
-      crashSeam(io.env),
-    );
-    workspace = made.workspace;
-    record = plan.demoFake === true ? { ...made.record, demoFake: true } : made.record;
-    if (!plan.json) io.stderr(`maker: GitHub: ${made.said}\n`);
-  }
+  const made = await remote.setUp(dir, () => openWorkspace(dir, true, io.env), crashSeam(io.env));
+  const { workspace } = made;
+  const record =
+    made.record !== undefined && plan.demoFake === true
+      ? { ...made.record, demoFake: true as const }
+      : made.record;
+  if (made.said !== undefined && !plan.json) io.stderr(`maker: ${made.said}\n`);
+  // A demo's fake Jules without a GitHub: a local origin it reads, as Jules reads GitHub.
+  if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
+    await addLocalOrigin(workspace);
   const config = runConfig({
     ...plan.choices,
     worker: kind.name,
     defaultBranch: await workspace.currentBranch(),
   });
-  const { engine, roles } = wire(dir, workspace, io.env, github?.token, {
+  const { engine, roles } = wire(dir, workspace, io.env, remote.token, {
     paceMs: plan.paceMs,
     ...(record === undefined || plan.sourceGitDir === undefined
       ? {}
@@ -180,7 +172,7 @@ export function wire(
   token: string | undefined,
   options: RoleOptions,
 ): { engine: MakerEngine; roles: Record<string, never> } {
-  const remote = remotesFor(workspace, token, () => engine.persist());
+  const remote = engineRemotes(workspace, token, () => engine.persist());
   // Called only once the engine exists.
   const engine = engineFor(
     dir,
