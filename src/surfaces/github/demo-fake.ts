@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '../../adapters/git/git-process.js';
 import { ApiCallError, ConfigError } from '../../core/errors.js';
+import { isLoopbackUrl } from '../../core/loopback.js';
 import type { GitHubRun, Run } from '../../core/tree/schema.js';
 import { startFakeGitHub, type FakeGitHub } from '../../testing/fake-github.js';
 
@@ -83,26 +84,38 @@ export async function resumeDemoFake(
   const served = await serveDemoFake(home, Number(recorded.port));
   const from = recorded.origin;
   const to = served.fake.baseUrl;
-  if (from === to) return served;
   const move = (url: string) => (url.startsWith(from) ? `${to}${url.slice(from.length)}` : url);
-  const github: GitHubRun = {
-    ...run.github,
-    apiUrl: move(run.github.apiUrl),
-    url: move(run.github.url),
-    cloneUrl: move(run.github.cloneUrl),
-    ...(run.github.pullRequest === undefined
-      ? {}
-      : { pullRequest: { ...run.github.pullRequest, url: move(run.github.pullRequest.url) } }),
-  };
-  const origin = await runGit(['remote', 'get-url', 'origin'], { cwd: dir });
-  if (origin.code === 0 && origin.stdout.trim().startsWith(from)) {
-    const set = await runGit(['remote', 'set-url', 'origin', move(origin.stdout.trim())], {
-      cwd: dir,
-    });
+  const github: GitHubRun | undefined =
+    from === to
+      ? undefined
+      : {
+          ...run.github,
+          apiUrl: move(run.github.apiUrl),
+          url: move(run.github.url),
+          cloneUrl: move(run.github.cloneUrl),
+          ...(run.github.pullRequest === undefined
+            ? {}
+            : {
+                pullRequest: { ...run.github.pullRequest, url: move(run.github.pullRequest.url) },
+              }),
+        };
+  // `origin` follows the fake (also when an earlier resume moved it and was killed before saving).
+  const cloneUrl = github?.cloneUrl ?? run.github.cloneUrl;
+  const origin = (await runGit(['remote', 'get-url', 'origin'], { cwd: dir })).stdout.trim();
+  if (origin !== '' && origin !== cloneUrl && isLoopbackUrl(origin) && samePath(origin, cloneUrl)) {
+    const set = await runGit(['remote', 'set-url', 'origin', cloneUrl], { cwd: dir });
     if (set.code !== 0) {
       await served.fake.close();
       throw new ApiCallError('git', `git remote set-url origin failed: ${set.stderr.trim()}`);
     }
   }
-  return { ...served, github };
+  return github === undefined ? served : { ...served, github };
+}
+
+function samePath(a: string, b: string): boolean {
+  try {
+    return new URL(a).pathname === new URL(b).pathname;
+  } catch {
+    return false;
+  }
 }
