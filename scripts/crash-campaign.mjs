@@ -2,17 +2,19 @@
 // The crash campaign: SIGKILL `maker demo` (sim and jules-fake) at random moments — by time, and at
 // the named checkpoints between the steps of landing and of the GitHub bridge — then `maker resume`
 // until it finishes, and compare every final tree with an uninterrupted run's. With --github fake
-// (the default) every demo runs against one `maker fake-github` process, and each trial must also
-// end with exactly one repository and one merged pull request there. Prints one JSON summary; exit 0
-// when every trial lands on its reference tree.
+// (the default) every demo runs against one `maker fake-github` process; with --github demo each
+// demo serves its own fake GitHub (killed with it, served again by `maker resume` from the world it
+// keeps in .git/maker-fake-github/). Either way each trial must also end with exactly one
+// repository and one merged pull request there. Prints one JSON summary; exit 0 when every trial
+// lands on its reference tree.
 //
-//   npm run crash-campaign -- [--trials 50] [--seed 1] [--workers sim,jules-fake] [--github fake|off]
+//   npm run crash-campaign -- [--trials 50] [--seed 1] [--workers sim,jules-fake] [--github fake|demo|off]
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +27,11 @@ const { values } = parseArgs({
     github: { type: 'string', default: 'fake' },
   },
 });
-const GITHUB = values.github === 'fake';
+if (!['fake', 'demo', 'off'].includes(values.github))
+  throw new Error(`--github takes fake, demo or off; got ${values.github}`);
+const GITHUB = values.github !== 'off';
+/** One `maker fake-github` process for the campaign (else each demo serves its own). */
+const SHARED = values.github === 'fake';
 const TRIALS = Number(values.trials);
 const workers = values.workers.split(',');
 const CLI = join(import.meta.dirname, '..', 'dist', 'maker.js');
@@ -46,7 +52,7 @@ const LANDING_STEPS = GITHUB
 const token = `ghp_${randomBytes(18).toString('hex')}`;
 let fakeGitHub;
 let githubEnv = {};
-if (GITHUB) {
+if (SHARED) {
   fakeGitHub = spawn(
     process.execPath,
     [join(import.meta.dirname, '..', 'dist', 'maker.js'), 'fake-github'],
@@ -62,9 +68,20 @@ if (GITHUB) {
 /** The trial's repository at the fake GitHub: how many there are, and its pull requests. */
 async function onGitHub(dir) {
   if (!GITHUB) return { ok: true };
-  const state = await (await fetch(`${githubEnv.GITHUB_API_URL}/_fake/state`)).json();
-  const repos = state.repos.filter((r) => r.fullName === `maker-demo/${basename(dir)}`);
-  const pulls = repos[0]?.pulls ?? [];
+  let repos;
+  let pulls;
+  if (SHARED) {
+    const state = await (await fetch(`${githubEnv.GITHUB_API_URL}/_fake/state`)).json();
+    repos = state.repos.filter((r) => r.fullName === `maker-demo/${basename(dir)}`);
+    pulls = repos[0]?.pulls ?? [];
+  } else {
+    // The demo's own fake, as it kept its world.
+    const world = JSON.parse(
+      await readFile(join(dir, '.git', 'maker-fake-github', 'world.json'), 'utf8'),
+    );
+    repos = world.repos;
+    pulls = world.pulls;
+  }
   return {
     ok: repos.length === 1 && pulls.length === 1 && pulls[0].merged === true,
     repos: repos.length,
@@ -194,7 +211,11 @@ const summary = {
   killedAtLandingSteps: results.filter((r) => r.killed && r.kill.startsWith('land:')).length,
   killedAfterTheRunEnded: results.filter((r) => r.endedBeforeKill).length,
   killedAtGitHubSteps: results.filter((r) => r.killed && r.kill.startsWith('github:')).length,
-  github: GITHUB ? 'maker fake-github (one process for the campaign)' : 'off',
+  github: SHARED
+    ? 'maker fake-github (one process for the campaign)'
+    : GITHUB
+      ? "each demo's own fake GitHub, served again on resume"
+      : 'off',
   landedOnReference: results.filter((r) => r.ok).length,
   byWorker: Object.fromEntries(
     workers.map((w) => [

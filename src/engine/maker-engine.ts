@@ -46,6 +46,8 @@ export interface MakerEngineDeps {
    * published through it, and the result lands through its pull request.
    */
   readonly remote?: (run: Run) => RunRemote | undefined;
+  /** How long the pull request's body waits for more changes before it is rewritten (default 2 s). */
+  readonly pullRequestDebounceMs?: number;
 }
 
 export interface Roles {
@@ -213,7 +215,10 @@ export class MakerEngine {
       typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config, run) : this.#deps.roles;
     const ctx = this.#context(run, roles, signal, semaphore, remote);
     remote?.watchWaits?.(ctx.wait);
-    const keeper = remote === undefined ? undefined : new PullRequestKeeper(ctx, remote);
+    const keeper =
+      remote === undefined
+        ? undefined
+        : new PullRequestKeeper(ctx, remote, this.#deps.pullRequestDebounceMs);
     if (keeper !== undefined) this.#keepers.set(runId, keeper);
     const onAbort = () => {
       for (const [key, waiter] of this.#waiters)

@@ -5,7 +5,8 @@ import { makerStateFile } from '../adapters/state/state-file.js';
 import type { StateFile } from '../core/tree/schema.js';
 import type { Env } from './env.js';
 import { cannotStart } from './wiring.js';
-import { planGitHub, type GitHubAsk, type GitHubPlan } from './github/plan.js';
+import type { GitHubAsk } from './github/plan.js';
+import { planRemote, type RemotePlan } from './remotes.js';
 import type { WorkerKind } from './workers.js';
 
 /** A directory as a run will use it, read before any side effect. */
@@ -28,33 +29,29 @@ export async function checkBeforeRun(
 ): Promise<{
   target: Target;
   state: StateFile | undefined;
-  github: GitHubPlan | undefined;
+  /** The run's remote (see `remotes.ts`): set when there is no problem. */
+  remote: RemotePlan;
   notice: string | undefined;
 }> {
   const target = await inspectRepository(dir);
   if (target.kind === 'file') throw notADirectory(dir);
   const problems: string[] = [];
-  const gh = await planGitHub(github, target, dir, env);
+  const gh = await planRemote(github, target, dir, env);
   if (target.kind === 'repository' && target.branch === null)
     problems.push(
       `${dir} has a detached HEAD: check out the branch the result should land on (git switch <branch>).`,
     );
-  const origin =
-    gh.plan === undefined
-      ? target.kind === 'repository'
-        ? target.origin
-        : undefined
-      : `${new URL(gh.plan.apiUrl).host === 'api.github.com' ? 'https://github.com' : new URL(gh.plan.apiUrl).origin}/${gh.plan.ref.owner}/${gh.plan.ref.name}.git`;
+  const origin = gh.plan?.origin ?? (target.kind === 'repository' ? target.origin : undefined);
   problems.push(
     ...kind.problems(env, { origin }),
     ...gh.problems,
     ...(await sandboxProblems(checks, env)),
   );
-  if (problems.length > 0)
+  if (problems.length > 0 || gh.plan === undefined)
     throw new ConfigError(`${cannotStart(kind.name, problems)}\nNothing was created or changed.`);
   // A corrupt, foreign or newer state file is refused here, before the repository is touched.
   const state = target.kind === 'missing' ? undefined : await makerStateFile(dir).load();
-  return { target, state, github: gh.plan, notice: gh.notice };
+  return { target, state, remote: gh.plan, notice: gh.notice };
 }
 
 /** Commands a run will execute: subtasks' checks (`--run-checks`), a person's overall check. */

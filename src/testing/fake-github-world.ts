@@ -97,9 +97,15 @@ export class FakeGitHubWorld {
     now: () => Date;
     tokens: readonly FakeGitHubToken[];
     organizations: readonly { login: string; members: readonly string[] }[];
+    /** Ids handed out before a restart (see `fake-github-store.ts`): kept, and never handed out again. */
+    counters?: { nextId: number; users: readonly (readonly [string, number])[] } | undefined;
   }) {
     this.root = options.root;
     this.now = options.now;
+    if (options.counters !== undefined) {
+      this.#nextId = options.counters.nextId;
+      for (const [login, id] of options.counters.users) this.#users.set(login, id);
+    }
     for (const org of options.organizations)
       this.#orgs.set(org.login.toLowerCase(), { id: this.nextId(), members: new Set(org.members) });
     for (const token of options.tokens) this.addToken(token);
@@ -107,6 +113,11 @@ export class FakeGitHubWorld {
 
   nextId(): number {
     return ++this.#nextId;
+  }
+
+  /** The id counter and users' ids, as the store keeps them. */
+  counters(): { nextId: number; users: [string, number][] } {
+    return { nextId: this.#nextId, users: [...this.#users] };
   }
 
   timestamp(): string {

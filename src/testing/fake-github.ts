@@ -9,6 +9,7 @@ import { controlRoute, foreignCommit, introspect } from './fake-github-control.j
 import { pullRoutes } from './fake-github-pulls.js';
 import { repoRoutes } from './fake-github-repos.js';
 import { syncPulls, type RouteContext } from './fake-github-route.js';
+import { fakeGitHubStore, restoreWorld, snapshotWorld } from './fake-github-store.js';
 import { FakeGitHubWorld, type FakeGitHubToken, type Principal } from './fake-github-world.js';
 import { errorReply, send, type Reply } from './github-http.js';
 import { readBody } from './google-http.js';
@@ -27,6 +28,12 @@ export interface FakeGitHubOptions {
   /** The primary rate limit per token and hour (default 5000). */
   readonly rateLimit?: number;
   readonly now?: () => Date;
+  /**
+   * A JSON file the fake keeps its world in (see `fake-github-store.ts`): loaded at start when it
+   * exists, rewritten before every answer to a request that may change something. With `root`, a
+   * fake restarted on the same store and root has every repository, pull request and comment.
+   */
+  readonly store?: string;
 }
 
 /** One request the fake answered. Never a header: tokens stay out of the log. */
@@ -65,12 +72,18 @@ export interface FakeGitHub {
 export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeGitHub> {
   const ownsRoot = options.root === undefined;
   const root = options.root ?? (await mkdtemp(join(tmpdir(), 'fake-github-')));
+  const store = options.store === undefined ? undefined : fakeGitHubStore(options.store);
+  const stored = store?.load();
   const world = new FakeGitHubWorld({
     root,
     now: options.now ?? (() => new Date()),
     tokens: options.tokens,
     organizations: options.organizations ?? [],
+    counters: stored,
   });
+  if (stored !== undefined) restoreWorld(world, stored);
+  /** Writes the world to the store (when there is one): called before a change is answered. */
+  const persist = () => store?.save(snapshotWorld(world));
   const faults = new FaultList();
   const requests: FakeGitHubRequest[] = [];
   const used = new Map<string, number>();
@@ -93,7 +106,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     const path = url.pathname;
     if (path.startsWith('/_fake/')) {
       const body = await readBody(req);
-      return send(res, await controlRoute(fake, method, path, body), {});
+      const reply = await controlRoute(fake, method, path, body);
+      if (method !== 'GET') persist();
+      return send(res, reply, {});
     }
     const logged = sanitize(url);
     const gitPath = /^\/([^/]+)\/([^/]+?)\.git(\/.*)$/.exec(path);
@@ -126,6 +141,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     )
       reply = faultReply(fault, nowSeconds);
     else reply = await route(method, url, text, who);
+    if (method !== 'GET' && method !== 'HEAD') persist();
     if (fault?.kind === 'lost-reply') {
       requests.push({ kind: 'api', method, path: logged, status: 0 });
       res.socket?.destroy();
@@ -207,12 +223,25 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       pathInfo: `/${repo.owner.toLowerCase()}/${repo.name.toLowerCase()}.git${rest}`,
       query: url.search.replace(/^\?/, ''),
       remoteUser: who?.login ?? 'anonymous',
-      ...(write && req.method === 'POST' ? { beforeEnd: () => syncPulls(world, repo) } : {}),
+      ...(write && req.method === 'POST'
+        ? {
+            beforeEnd: async () => {
+              await syncPulls(world, repo);
+              persist();
+            },
+          }
+        : {}),
     });
     return status;
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   base = `http://127.0.0.1:${port}`;
 

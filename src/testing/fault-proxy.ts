@@ -7,10 +7,12 @@ import { errorEnvelope, readBody, sendJson } from './google-http.js';
  * - `drop-reply`: forward it, then cut the connection instead of replying (the server acted; the
  *   client never learns it);
  * - `status-after`: forward it, then answer `status` (a gateway that gave up on a slow reply);
- * - `refuse`: do not forward; cut the connection, or answer `status` when given (an outage).
+ * - `refuse`: do not forward; cut the connection, or answer `status` when given (an outage);
+ * - `delay`: forward it `ms` later (a slow network), then reply as the server did.
  */
 export type ProxyFault =
   | { readonly kind: 'drop-reply' }
+  | { readonly kind: 'delay'; readonly ms: number }
   | { readonly kind: 'status-after'; readonly status: number }
   | { readonly kind: 'refuse'; readonly status?: number };
 
@@ -28,11 +30,16 @@ export interface FaultRule {
 export interface FaultProxy {
   /** The target's base URL, through the proxy (same path). */
   readonly baseUrl: string;
-  /** Every request, with the fault it got. */
+  /**
+   * Every request, with the fault it got, when it arrived and when its reply ended (ms on
+   * `performance.now()`; `endMs` absent while it is in flight or when the connection was cut).
+   */
   readonly log: readonly {
     readonly method: string;
     readonly path: string;
     readonly fault?: ProxyFault['kind'];
+    readonly startMs: number;
+    readonly endMs?: number;
   }[];
   /** Replaces the rules (counts start again). */
   setRules(rules: readonly FaultRule[]): void;
@@ -65,7 +72,13 @@ export async function startFaultProxy(options: {
     rules = next.map((rule) => ({ rule, seen: 0 }));
   };
   setRules(options.rules ?? []);
-  const log: { method: string; path: string; fault?: ProxyFault['kind'] }[] = [];
+  const log: {
+    method: string;
+    path: string;
+    fault?: ProxyFault['kind'];
+    startMs: number;
+    endMs?: number;
+  }[] = [];
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -94,9 +107,18 @@ export async function startFaultProxy(options: {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const startMs = performance.now();
     const body = await readBody(req);
     const fault = pick(method, decodeURIComponent(url.pathname));
-    log.push({ method, path: url.pathname, ...(fault === undefined ? {} : { fault: fault.kind }) });
+    const entry: (typeof log)[number] = {
+      method,
+      path: url.pathname,
+      ...(fault === undefined ? {} : { fault: fault.kind }),
+      startMs,
+    };
+    log.push(entry);
+    res.on('finish', () => (entry.endMs = performance.now()));
+    if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     if (fault?.kind === 'refuse') {
       if (fault.status === undefined) return void req.socket.destroy();
       return sendJson(

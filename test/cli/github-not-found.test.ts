@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { TOKENS, testOctokit, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { maker } from '../helpers/cli.js';
 
 /**
  * `maker run --github <owner>/<name>` naming a repository the token cannot see (GitHub answers
@@ -15,22 +15,6 @@ import { useTempDirs } from '../helpers/tmp.js';
  */
 const tempDir = useTempDirs();
 const startFake = useFakeGitHub();
-const CLI = join(process.cwd(), 'dist', 'maker.js');
-
-function maker(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A fake where mallory owns a private repository alice's token cannot see. */
 async function fakeWithPrivateRepo(startFake: () => Promise<FakeGitHub>) {

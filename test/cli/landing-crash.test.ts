@@ -1,8 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/tmp.js';
+import { maker } from '../helpers/cli.js';
 
 /**
  * kill -9 between every pair of steps of a landing (through the MAKER_CRASH_AT seam, not timing),
@@ -10,7 +11,6 @@ import { useTempDirs } from '../helpers/tmp.js';
  * own files are never touched.
  */
 const tempDir = useTempDirs();
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const PERSON = {
   GIT_AUTHOR_NAME: 'Person',
   GIT_AUTHOR_EMAIL: 'person@example.com',
@@ -19,24 +19,6 @@ const PERSON = {
   GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
   GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
 };
-
-function maker(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
 
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...PERSON } });

@@ -210,6 +210,11 @@ export const githubRunSchema = z.object({
   apiUrl: z.string(),
   /** Created by this run (else an existing repository was used). */
   created: z.boolean().default(false),
+  /**
+   * Set only for a `maker demo` on the fake GitHub it served itself (simulated, never a real
+   * GitHub): its world is kept in `.git/maker-fake-github/`, and `maker resume` serves it again.
+   */
+  demoFake: z.literal(true).optional(),
   /** The branch the pull request goes into. */
   defaultBranch: z.string(),
   /** Keep the candidate refs of select questions after the vote (`--keep-candidates`). */

@@ -4,6 +4,7 @@ import { resolveGitHubToken } from '../../adapters/github/token.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { RunRemote } from '../../ports/remote.js';
 import type { Env } from '../env.js';
+import { demoFakeProblems } from './demo-fake.js';
 import { gitHubRemote } from './remote.js';
 
 /**
@@ -35,8 +36,11 @@ export function remotesFor(
 export async function tokenForRun(
   run: Run,
   env: Env,
+  dir: string,
 ): Promise<{ token?: string; problems: string[] }> {
   if (run.github === undefined) return { problems: [] };
+  // The demo's own fake, served again from its kept world with a token of its own (no env token).
+  if (run.github.demoFake === true) return { problems: demoFakeProblems(run, dir) };
   if (isLoopbackUrl(run.github.apiUrl) && !(await answers(run.github.apiUrl)))
     return {
       problems: [

@@ -30,9 +30,8 @@ import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { engineSource } from '../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../view/server.js';
 import { confineRepo, findRunDir } from './confine.js';
-import { setUpGitHub } from '../github/setup.js';
 import { parseRepoSpec } from '../github/target.js';
-import { remotesFor, tokenForRun } from '../github/wiring.js';
+import { engineRemotes, remoteOfRun } from '../remotes.js';
 
 export interface StartInput {
   readonly idea: string;
@@ -139,7 +138,7 @@ export class RunManager {
     };
     const {
       target,
-      github,
+      remote,
       notice: githubNotice,
     } = await checkBeforeRun(
       dir,
@@ -149,13 +148,10 @@ export class RunManager {
       { runChecks: input.runChecks, check: input.check },
       ask,
     );
-    const setUp =
-      github === undefined
-        ? undefined
-        : await setUpGitHub(github, dir, () => openWorkspace(dir, true, this.#env));
-    if (github !== undefined) this.#tokens.set(dir, github.token);
+    const setUp = await remote.setUp(dir, () => openWorkspace(dir, true, this.#env));
+    if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
     const workspace = await this.#workspace(dir, true);
-    const git = setUp?.workspace ?? (await openWorkspace(dir, true, this.#env));
+    const git = setUp.workspace;
     const config = runConfig({
       worker: kind.name,
       ...(jules === undefined ? {} : { jules }),
@@ -173,12 +169,12 @@ export class RunManager {
     });
     const runId = await workspace.engine.create(input.idea, config, {
       ...(input.check === undefined ? {} : { check: input.check }),
-      ...(setUp === undefined ? {} : { github: setUp.record }),
+      ...(setUp.record === undefined ? {} : { github: setUp.record }),
     });
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, workspace);
     const notices = [
-      setUp === undefined ? undefined : `GitHub: ${setUp.said}.`,
+      setUp.said === undefined ? undefined : `${setUp.said}.`,
       githubNotice,
       landingNotice(target, 'maker_resume'),
     ].filter((n) => n !== undefined);
@@ -212,12 +208,17 @@ export class RunManager {
       // Everything the run's worker needs, checked before it is touched.
       const kind = WORKERS[run.config.worker];
       const target = await inspectRepository(workspace.dir);
-      const github = await tokenForRun(run, this.#env);
+      const github = await remoteOfRun(run).resumeChecks(run, this.#env, workspace.dir);
       const problems = [
         ...kind.problems(this.#env, {
           origin: target.kind === 'repository' ? target.origin : undefined,
         }),
         ...github.problems,
+        ...(run.github?.demoFake === true
+          ? [
+              `Run ${run.id} is a \`maker demo\` on the fake GitHub it served itself: continue it in a terminal with \`maker resume --dir ${workspace.dir}\`, which serves that fake again.`,
+            ]
+          : []),
       ];
       if (github.token !== undefined) this.#tokens.set(workspace.dir, github.token);
       if (problems.length > 0)
@@ -389,7 +390,7 @@ export class RunManager {
         const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
         await lock.acquire();
         const env = this.#env;
-        const remote = remotesFor(
+        const remote = engineRemotes(
           git,
           () => this.#tokens.get(dir),
           () => engine.persist(),

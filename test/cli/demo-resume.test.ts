@@ -1,0 +1,138 @@
+import { execFileSync } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startFakeGitHub } from '../../src/testing/fake-github.js';
+import { maker } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * `maker demo` serves its own fake GitHub and keeps its world in `.git/maker-fake-github/`: a demo
+ * killed at any step (through the MAKER_CRASH_AT seam) is resumed against that fake served again,
+ * and ends as an uninterrupted demo does.
+ */
+const tempDir = useTempDirs();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+interface World {
+  repos: { owner: string; name: string; id: number }[];
+  pulls: { number: number; state: string; merged: boolean; mergeCommitSha: string | null }[];
+}
+const world = async (dir: string) =>
+  JSON.parse(await readFile(join(dir, '.git', 'maker-fake-github', 'world.json'), 'utf8')) as World;
+const bare = (dir: string) =>
+  join(dir, '.git', 'maker-fake-github', 'maker-demo', `${dir.split('/').at(-1) ?? ''}.git`);
+const recordedApi = async (dir: string) => {
+  const state = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
+    runs: Record<string, { github?: { apiUrl: string; demoFake?: boolean } }>;
+  };
+  return Object.values(state.runs)[0]?.github;
+};
+
+/** One repository, one merged pull request, the bare repository's main at the run's tree. */
+async function expectLanded(
+  dir: string,
+  result: { code: number | null; stdout: string; stderr: string },
+) {
+  expect(result.code, result.stderr).toBe(0);
+  const summary = JSON.parse(result.stdout) as {
+    treeHash: string;
+    landed: boolean;
+    pullRequest: { number: number; state: string };
+  };
+  expect(summary).toMatchObject({ landed: true, pullRequest: { number: 1, state: 'merged' } });
+  const { repos, pulls } = await world(dir);
+  expect(repos).toHaveLength(1);
+  expect(pulls).toHaveLength(1);
+  expect(pulls[0]).toMatchObject({ number: 1, state: 'closed', merged: true });
+  expect(git(bare(dir), 'rev-parse', 'main')).toBe(pulls[0]?.mergeCommitSha);
+  expect(git(bare(dir), 'rev-parse', 'main^{tree}')).toBe(summary.treeHash);
+  expect(git(dir, 'rev-parse', 'main^{tree}')).toBe(summary.treeHash);
+  expect(git(dir, 'status', '--porcelain')).toBe('');
+  return summary.treeHash;
+}
+
+describe('a killed maker demo is resumed on its own fake GitHub, served again', () => {
+  it('at every GitHub and landing step (and mid-run): one repository, one merged PR, the same tree as an uninterrupted demo', async () => {
+    const reference = join(await tempDir(), 'ref');
+    const tree = await expectLanded(reference, await maker(['demo', '--dir', reference, '--json']));
+    expect((await recordedApi(reference))?.demoFake).toBe(true);
+    for (const step of [
+      'state:log-appended@25',
+      'github:pr-created',
+      'github:pr-saved',
+      'github:merge-intent-saved',
+      'github:merged',
+      'land:update-ref',
+    ]) {
+      const dir = join(await tempDir(), 'demo');
+      const killed = await maker(['demo', '--dir', dir, '--json'], { MAKER_CRASH_AT: step });
+      expect(killed.signal, `${step}: ${killed.stderr}`).toBe('SIGKILL');
+      const api = (await recordedApi(dir))?.apiUrl;
+      const resumed = await maker(['resume', '--dir', dir, '--json']);
+      expect(await expectLanded(dir, resumed), step).toBe(tree);
+      // The port was free again: the same URL.
+      expect((await recordedApi(dir))?.apiUrl).toBe(api);
+    }
+  }, 300_000);
+
+  it('on another port when the recorded one is taken: the run and origin move to it', async () => {
+    const dir = join(await tempDir(), 'moved');
+    const killed = await maker(['demo', '--dir', dir, '--json'], {
+      MAKER_CRASH_AT: 'github:pr-saved',
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    const before = new URL((await recordedApi(dir))?.apiUrl ?? '');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(Number(before.port), '127.0.0.1', resolve));
+    try {
+      const resumed = await maker(['resume', '--dir', dir]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(/its recorded port was taken/);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+    const after = new URL((await recordedApi(dir))?.apiUrl ?? '');
+    expect(after.port).not.toBe(before.port);
+    expect(git(dir, 'remote', 'get-url', 'origin')).toBe(`${after.origin}/maker-demo/moved.git`);
+    const { repos, pulls } = await world(dir);
+    expect([repos.length, pulls.length, pulls[0]?.merged]).toEqual([1, 1, true]);
+  }, 120_000);
+
+  it('with its kept world deleted: refused with what happened, the state left as it was', async () => {
+    const dir = join(await tempDir(), 'gone');
+    const killed = await maker(['demo', '--dir', dir], { MAKER_CRASH_AT: 'github:pr-saved' });
+    expect(killed.signal).toBe('SIGKILL');
+    await rm(join(dir, '.git', 'maker-fake-github'), { recursive: true });
+    const state = join(dir, 'maker-state.json');
+    const before = await readFile(state);
+    const resumed = await maker(['resume', '--dir', dir]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toMatch(
+      /a `maker demo` on its own local fake GitHub, whose world .* was kept in .*maker-fake-github, and it is gone/,
+    );
+    expect(resumed.stderr).not.toMatch(/GITHUB_TOKEN is not set/);
+    expect(await readFile(state)).toEqual(before);
+  }, 120_000);
+
+  it('a demo on a fake GitHub of another process keeps nothing of it: its state does not say demoFake', async () => {
+    const token = `ghp_${'D'.repeat(36)}`;
+    const fake = await startFakeGitHub({ tokens: [{ token, login: 'maker-demo' }] });
+    try {
+      const dir = join(await tempDir(), 'outside');
+      const done = await maker(['demo', '--dir', dir, '--json'], {
+        GITHUB_API_URL: fake.baseUrl,
+        GITHUB_TOKEN: token,
+      });
+      expect(done.code, done.stderr).toBe(0);
+      expect(await recordedApi(dir)).not.toHaveProperty('demoFake');
+      await expect(
+        readFile(join(dir, '.git', 'maker-fake-github', 'world.json')),
+      ).rejects.toThrow();
+    } finally {
+      await fake.close();
+    }
+  }, 120_000);
+});
