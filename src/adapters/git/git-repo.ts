@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
-import { gitOk, gitText } from './run-git.js';
+import { gitOk, gitText, type GitOptions } from './run-git.js';
 
 /** The identity MAKER's commits carry. */
 export const IDENTITY = { name: 'MAKER', email: 'maker@localhost' };
@@ -35,6 +35,7 @@ export async function prepareRepository(dir: string, create: boolean): Promise<v
 export async function commitTree(
   dir: string,
   request: { tree: string; parents: readonly string[]; message: string; date: Date },
+  options: GitOptions = {},
 ): Promise<string> {
   const date = `${Math.floor(request.date.getTime() / 1000)} +0000`;
   const args = [
@@ -45,6 +46,7 @@ export async function commitTree(
     request.message,
   ];
   const out = await gitText(dir, args, {
+    ...options,
     env: {
       GIT_AUTHOR_NAME: IDENTITY.name,
       GIT_AUTHOR_EMAIL: IDENTITY.email,

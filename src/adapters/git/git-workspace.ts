@@ -8,10 +8,11 @@ import { runCheckIn } from './git-check.js';
 import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
 import { GitPlumbing } from './git-plumbing.js';
 import { commitTree, commonGitDir, excludeLocally, prepareRepository } from './git-repo.js';
-import { scratchDir, sweepScratch } from './scratch.js';
+import { memoryScratchRoot, scratchDir, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
 import { treeWithEdits } from './tree-edit.js';
-import { gitOk, gitText } from './run-git.js';
+import { GitLauncher } from './git-launcher.js';
+import { gitEnv, gitOk, gitText } from './run-git.js';
 import type {
   ApplyResult,
   CommitRequest,
@@ -30,6 +31,7 @@ import type {
 export class GitWorkspace implements Workspace {
   readonly dir: string;
   readonly #git: GitPlumbing;
+  readonly #launcher = new GitLauncher(gitEnv());
   readonly #checkpoint: (step: string) => Promise<void>;
   #gitDir: Promise<string> | undefined;
 
@@ -61,17 +63,23 @@ export class GitWorkspace implements Workspace {
     );
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());
+    await sweepScratch(await memoryScratchRoot());
     return workspace;
   }
 
-  /** Stops the long-lived git processes (a later call starts them again). */
-  close(): Promise<void> {
-    return this.#git.close();
+  /** Stops the long-lived processes: git's, and the launcher's shell. */
+  async close(): Promise<void> {
+    await Promise.all([this.#git.close(), this.#launcher.close()]);
   }
 
   /** The long-lived processes, for tests. */
   get plumbing(): GitPlumbing {
     return this.#git;
+  }
+
+  /** The shell that starts the one-off git processes, for tests. */
+  get launcher(): GitLauncher {
+    return this.#launcher;
   }
 
   /** The repository's (common) git directory, absolute. */
@@ -146,15 +154,21 @@ export class GitWorkspace implements Workspace {
     const scratch = await scratchDir(join(await this.gitDir(), 'maker-tmp'), 'index');
     try {
       const env = { GIT_INDEX_FILE: join(scratch, 'index') };
-      await gitText(this.dir, ['read-tree', base], { env });
+      await gitText(this.dir, ['read-tree', base], { env, launcher: this.#launcher });
       const file = join(scratch, 'candidate.patch');
       await writeFile(file, patch.endsWith('\n') ? patch : `${patch}\n`);
       try {
-        await gitText(this.dir, ['apply', '--cached', '--whitespace=nowarn', file], { env });
+        await gitText(this.dir, ['apply', '--cached', '--whitespace=nowarn', file], {
+          env,
+          launcher: this.#launcher,
+        });
       } catch (error) {
         return { ok: false, reason: firstLine((error as Error).message) };
       }
-      return { ok: true, tree: (await gitText(this.dir, ['write-tree'], { env })).trim() };
+      return {
+        ok: true,
+        tree: (await gitText(this.dir, ['write-tree'], { env, launcher: this.#launcher })).trim(),
+      };
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
@@ -165,7 +179,7 @@ export class GitWorkspace implements Workspace {
    * `tree-edit.ts`). A file keeps its executable bit when rewritten.
    */
   async treeWithEdits(base: string, edits: readonly FileEdit[]): Promise<string> {
-    return treeWithEdits(this.#git, join(await this.gitDir(), 'maker-tmp'), base, edits);
+    return treeWithEdits(this.#git, await memoryScratchRoot(), base, edits);
   }
 
   changes(from: string, to: string): Promise<TreeChange[]> {
@@ -199,7 +213,7 @@ export class GitWorkspace implements Workspace {
   }
 
   commit(request: CommitRequest): Promise<string> {
-    return commitTree(this.dir, request);
+    return commitTree(this.dir, request, { launcher: this.#launcher });
   }
 
   async setBranch(name: string, commit: string, expected?: string | null): Promise<void> {
@@ -218,7 +232,7 @@ export class GitWorkspace implements Workspace {
   async merge(ours: string, theirs: string): Promise<MergeResult> {
     // Clean: the merged tree's id. Conflicts (exit status 1): that line, then the conflicted paths.
     const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs];
-    const out = await gitText(this.dir, args, { okCodes: [1] });
+    const out = await gitText(this.dir, args, { okCodes: [1], launcher: this.#launcher });
     const lines = out
       .split('\n')
       .map((line) => line.trim())
@@ -244,7 +258,7 @@ export class GitWorkspace implements Workspace {
   ): Promise<{ from: string; to: string }> {
     const head = await this.resolve(target);
     if (head === undefined) throw new MakerError('git-land', `Branch ${target} does not exist.`);
-    if (head === commit || (await gitOk(this.dir, ['merge-base', '--is-ancestor', commit, head])))
+    if (head === commit || (await this.#ok(['merge-base', '--is-ancestor', commit, head])))
       return { from: head, to: head };
     if (head === expectedHead) return { from: head, to: commit };
     const merged = await this.merge(head, commit);
@@ -296,13 +310,17 @@ export class GitWorkspace implements Workspace {
     return {
       dir: this.dir,
       raw: (args) => this.#raw(args),
-      ok: (args) => gitOk(this.dir, args),
+      ok: (args) => this.#ok(args),
       checkpoint: this.#checkpoint,
     };
   }
 
   #raw(args: readonly string[]): Promise<string> {
-    return gitText(this.dir, args);
+    return gitText(this.dir, args, { launcher: this.#launcher });
+  }
+
+  #ok(args: readonly string[]): Promise<boolean> {
+    return gitOk(this.dir, args, { launcher: this.#launcher });
   }
 }
 

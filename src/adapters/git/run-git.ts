@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { MakerError } from '../../core/errors.js';
+import { direct, type GitLauncher } from './git-launcher.js';
 
 /** A minimal, predictable environment for git: no inherited GIT_* (a hook's GIT_DIR would redirect it), no pager, no prompts. */
 export function gitEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
@@ -31,41 +31,35 @@ export interface GitOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Exit codes besides 0 that answer rather than fail (`merge-tree`'s 1 for a conflict). */
   readonly okCodes?: readonly number[];
+  /** Starts the process through this launcher rather than from Node directly. */
+  readonly launcher?: GitLauncher;
 }
 
 /**
  * Runs `git -C dir …args` with `input` on stdin; resolves with stdout as bytes (binary safe).
  * An exit other than 0 (or one of `okCodes`) rejects with a `git` error carrying the first line of stderr.
  */
-export function runGit(
+export async function runGit(
   dir: string,
   args: readonly string[],
   options: GitOptions = {},
 ): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    countGitProcess(args);
-    const child = spawn('git', ['-C', dir, ...args], {
-      env: gitEnv(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0 || (code !== null && options.okCodes?.includes(code) === true))
-        return resolve(Buffer.concat(out));
-      const stderr = Buffer.concat(err).toString('utf8');
-      const first = stderr.split('\n').find((l) => l.trim() !== '') ?? `exit status ${code}`;
-      reject(
-        new MakerError('git', `git ${args[0] ?? ''} failed: ${first.trim()}`, {
-          cause: new Error(stderr),
-        }),
-      );
-    });
-    child.stdin.on('error', () => undefined); // git may exit before reading all of stdin
-    child.stdin.end(options.input ?? '');
+  countGitProcess(args);
+  const argv = ['-C', dir, ...args];
+  const input = options.input ?? '';
+  const result =
+    options.launcher === undefined
+      ? await direct('git', argv, gitEnv(options.env), input)
+      : await options.launcher.run('git', argv, options.env ?? {}, input);
+  const { code } = result;
+  if (code === 0 || (code !== null && options.okCodes?.includes(code) === true))
+    return result.stdout;
+  const first =
+    result.stderr.split('\n').find((l) => l.trim() !== '') ??
+    result.error ??
+    `exit status ${code ?? 'none'}`;
+  throw new MakerError('git', `git ${args[0] ?? ''} failed: ${first.trim()}`, {
+    cause: new Error(result.stderr || result.error),
   });
 }
 
@@ -79,8 +73,12 @@ export async function gitText(
 }
 
 /** Whether `git -C dir …args` exits 0: the answer of commands that answer by status alone. */
-export function gitOk(dir: string, args: readonly string[]): Promise<boolean> {
-  return runGit(dir, args).then(
+export function gitOk(
+  dir: string,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<boolean> {
+  return runGit(dir, args, options).then(
     () => true,
     () => false,
   );
