@@ -148,7 +148,8 @@ export class GitLauncher {
       await rm(scratch, { recursive: true, force: true });
       throw error;
     });
-    child.on('close', () => {
+    // 'exit', not 'close': a command still running holds the shell's stdout open.
+    child.on('exit', () => {
       if (this.#shell === shell) this.#shell = undefined;
       for (const [id, done] of this.#pending) {
         this.#pending.delete(id);

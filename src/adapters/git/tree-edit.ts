@@ -133,10 +133,24 @@ async function put(git: GitPlumbing, root: Dir, path: string, blob: string): Pro
   const name = names[names.length - 1] as string;
   const k = key(name);
   const old = dir.entries.get(k);
-  if (old?.mode === TREE || dir.subdirs.has(k))
-    throw new MakerError('git-tree', `Cannot write ${path}: it is a directory.`);
+  const sub = dir.subdirs.get(k);
+  if (old?.mode === TREE || sub !== undefined) {
+    // A directory whose files were all removed is gone, as in an index; any other is in the way.
+    if (sub === undefined || !isEmpty(sub))
+      throw new MakerError('git-tree', `Cannot write ${path}: it is a directory.`);
+    dir.subdirs.delete(k);
+  }
   dir.entries.set(k, { mode: old?.mode === '100755' ? '100755' : '100644', name, id: blob });
   for (const d of trail) d.changed = true;
+}
+
+/** Whether a directory holds no file, at any depth (an unloaded subtree of the base always does). */
+function isEmpty(dir: Dir): boolean {
+  for (const [k, entry] of dir.entries) {
+    const sub = dir.subdirs.get(k);
+    if (entry.mode !== TREE || sub === undefined || !isEmpty(sub)) return false;
+  }
+  return [...dir.subdirs.values()].every(isEmpty);
 }
 
 /** Writes the changed directories under `dir` and `dir` itself; undefined for an empty non-root one. */
