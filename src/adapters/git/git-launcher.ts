@@ -15,7 +15,8 @@ export interface SpawnResult {
 /**
  * The launcher: reads requests `<id>\0<stdin file>\0<n>\0<arg 1>\0…<arg n>\0` and runs each
  * command in the background, its output in `<id>.out`/`<id>.err` under `$1`, then prints
- * `<id> <exit status>`. It exits when its stdin closes (its owner closed it, or died).
+ * `<id> <exit status>`. When its stdin closes (its owner closed it, or died) it lets the commands
+ * under way finish, removes `$1` and exits.
  */
 const SCRIPT = `
 S="$1"
@@ -24,6 +25,8 @@ while IFS= read -r -d '' id && IFS= read -r -d '' in && IFS= read -r -d '' n; do
   for ((i = 0; i < n; i++)); do IFS= read -r -d '' x; a+=("$x"); done
   { "\${a[@]}" <"$in" >"$S/$id.out" 2>"$S/$id.err"; echo "$id $?"; } &
 done
+wait
+rm -rf -- "$S"
 `;
 
 /**
