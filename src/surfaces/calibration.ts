@@ -119,8 +119,9 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
     : geminiModel({ model: options.model }, options.env);
   const suite = CALIBRATION_SUITE.slice(0, options.tasks ?? CALIBRATION_SUITE.length);
   const scratch = await mkdtemp(join(tmpdir(), 'maker-calibrate-'));
+  let workspace: GitWorkspace | undefined;
   try {
-    const workspace = await GitWorkspace.open(scratch, { create: true });
+    workspace = await GitWorkspace.open(scratch, { create: true });
     const samples = await sampleSuite(
       {
         workspace,
@@ -145,6 +146,7 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
       samplesPerTask: options.samples,
     });
   } finally {
+    await workspace?.close();
     await rm(scratch, { recursive: true, force: true });
   }
 }

@@ -103,6 +103,33 @@ describe('the benchmark tree', () => {
     },
   );
 
+  it('`--workspace git` counts the git processes the run starts: a handful per node', async () => {
+    const { code, stdout } = await cli([
+      'bench',
+      'tree',
+      '--leaves',
+      '20',
+      '--latency-ms',
+      '0',
+      '--state-nodes',
+      '50',
+      '--workspace',
+      'git',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as {
+      nodes: number;
+      gitProcesses: { total: number; perNode: number; byCommand: Record<string, number> };
+    };
+    const { total, perNode, byCommand } = report.gitProcesses;
+    expect(Object.values(byCommand).reduce((a, b) => a + b, 0)).toBe(total);
+    expect(perNode).toBe(Math.round((total / report.nodes) * 100) / 100);
+    // One commit per leaf and per merge, one merge-tree per merge; everything else long-lived.
+    expect(perNode).toBeLessThanOrEqual(5);
+    expect(byCommand['commit-tree']).toBeGreaterThan(0);
+  });
+
   it('refuses more than 10,000 leaves with a usage error', async () => {
     const { code, stderr } = await cli(['bench', 'tree', '--leaves', '10001', '--json']);
     expect(code).toBe(2);

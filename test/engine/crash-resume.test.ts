@@ -74,7 +74,7 @@ describe('kill -9 at any moment, then resume', () => {
       let result = await maker(
         ['run', IDEA, '--dir', dir, ...RUN_ARGS],
         dir,
-        Math.floor(uniform(5, trial, 0) * 1200),
+        Math.floor(uniform(5, trial, 0) * 600),
       );
       for (let attempt = 1; result.code !== 0; attempt++) {
         if (result.killed) kills += 1;
@@ -88,7 +88,7 @@ describe('kill -9 at any moment, then resume', () => {
         result = await maker(
           args,
           dir,
-          attempt < 3 ? 100 + Math.floor(uniform(5, trial, attempt) * 900) : undefined,
+          attempt < 3 ? 50 + Math.floor(uniform(5, trial, attempt) * 450) : undefined,
         );
       }
       const summary = JSON.parse(result.stdout) as {

@@ -1,17 +1,18 @@
-import { execFile } from 'node:child_process';
-import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
-import { CheckRepoActions, simpleGit, type SimpleGit } from 'simple-git';
+import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
 import { findSandbox, NO_SANDBOX } from '../sandbox/bwrap.js';
 import { runCheckIn } from './git-check.js';
 import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
-import { scratchDir, sweepScratch } from './scratch.js';
+import { GitPlumbing } from './git-plumbing.js';
+import { commitTree, commonGitDir, excludeLocally, prepareRepository } from './git-repo.js';
+import { memoryScratchRoot, scratchDir, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
-import { runGit } from './run-git.js';
+import { treeWithEdits } from './tree-edit.js';
+import { GitLauncher } from './git-launcher.js';
+import { gitEnv, gitOk, gitText } from './run-git.js';
 import type {
   ApplyResult,
   CommitRequest,
@@ -20,28 +21,19 @@ import type {
   Workspace,
 } from '../../ports/workspace.js';
 
-const execFileAsync = promisify(execFile);
-const IDENTITY = { name: 'MAKER', email: 'maker@localhost' };
-/** The git variables this adapter sets itself; simple-git strips every other GIT_* it inherits. */
-const ALLOWED_GIT_ENV = [
-  'GIT_INDEX_FILE',
-  'GIT_TERMINAL_PROMPT',
-  'GIT_AUTHOR_NAME',
-  'GIT_AUTHOR_EMAIL',
-  'GIT_AUTHOR_DATE',
-  'GIT_COMMITTER_NAME',
-  'GIT_COMMITTER_EMAIL',
-  'GIT_COMMITTER_DATE',
-];
-
 /**
- * {@link Workspace} over a real git repository through simple-git, with plumbing only: candidate
- * trees are built in a throw-away index (`GIT_INDEX_FILE`), commits with `commit-tree`, merges with
- * `merge-tree --write-tree`, branches with compare-and-swap `update-ref`.
+ * {@link Workspace} over a real git repository, with plumbing only. Reads, blobs, trees, diffs and
+ * branch moves go through a few long-lived git processes ({@link GitPlumbing}); a candidate's tree
+ * is built with `hash-object` and `mktree` (a patch still in a throw-away index); commits are
+ * `commit-tree`, merges `merge-tree --write-tree`, branch moves compare-and-swap `update-ref`.
+ * {@link close} stops the long-lived processes.
  */
 export class GitWorkspace implements Workspace {
   readonly dir: string;
+  readonly #git: GitPlumbing;
+  readonly #launcher = new GitLauncher(gitEnv());
   readonly #checkpoint: (step: string) => Promise<void>;
+  #gitDir: Promise<string> | undefined;
 
   /**
    * `checkpoint` is called before each step of a multi-step operation (landing), by name: the
@@ -49,6 +41,7 @@ export class GitWorkspace implements Workspace {
    */
   constructor(dir: string, options: { checkpoint?: (step: string) => void | Promise<void> } = {}) {
     this.dir = dir;
+    this.#git = new GitPlumbing(dir);
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {
       await checkpoint?.(step);
@@ -63,64 +56,46 @@ export class GitWorkspace implements Workspace {
     dir: string,
     options: { create?: boolean; checkpoint?: (step: string) => void | Promise<void> } = {},
   ): Promise<GitWorkspace> {
-    if (options.create === true) await mkdir(dir, { recursive: true });
-    const git = simpleGit({ baseDir: dir, allowEnvironment: ALLOWED_GIT_ENV });
-    const isRepo = await git.checkIsRepo(CheckRepoActions.IS_REPO_ROOT).catch(() => false);
-    if (!isRepo) {
-      if (options.create !== true)
-        throw new MakerError('git-not-a-repo', `${dir} is not a git repository.`);
-      await git.init(['--initial-branch=main']);
-    }
+    await prepareRepository(dir, options.create === true);
     const workspace = new GitWorkspace(
       dir,
       options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint },
     );
-    if ((await workspace.resolve('HEAD')) === undefined) {
-      // An empty repository: give it a root commit so runs have a base to branch from.
-      const branch = (await workspace.#git().raw(['symbolic-ref', 'HEAD'])).trim();
-      // Written (-w), so the repository's first commit points at a tree it holds (git fsck passes).
-      const tree = (
-        await workspace.#git().raw(['hash-object', '-w', '-t', 'tree', '/dev/null'])
-      ).trim();
-      const commit = await workspace.commit({
-        tree,
-        parents: [],
-        message: 'Initial commit',
-        date: new Date(),
-      });
-      await workspace.#git().raw(['update-ref', branch, commit]);
-    }
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());
+    await sweepScratch(await memoryScratchRoot());
     return workspace;
   }
 
+  /** Stops the long-lived processes: git's, and the launcher's shell. */
+  async close(): Promise<void> {
+    await Promise.all([this.#git.close(), this.#launcher.close()]);
+  }
+
+  /** The long-lived processes, for tests. */
+  get plumbing(): GitPlumbing {
+    return this.#git;
+  }
+
+  /** The shell that starts the one-off git processes, for tests. */
+  get launcher(): GitLauncher {
+    return this.#launcher;
+  }
+
   /** The repository's (common) git directory, absolute. */
-  async gitDir(): Promise<string> {
-    const gitDir = (await this.#git().raw(['rev-parse', '--git-common-dir'])).trim();
-    return isAbsolute(gitDir) ? gitDir : join(this.dir, gitDir);
+  gitDir(): Promise<string> {
+    this.#gitDir ??= commonGitDir(this.dir);
+    return this.#gitDir;
   }
 
   /** Adds patterns to `.git/info/exclude` (the repository's private ignore list) unless present. */
   async excludeLocally(patterns: readonly string[]): Promise<void> {
-    const file = join(await this.gitDir(), 'info', 'exclude');
-    const current = await readFile(file, 'utf8').catch(() => '');
-    const missing = patterns.filter((p) => !current.split('\n').includes(p));
-    if (missing.length === 0) return;
-    await mkdir(dirname(file), { recursive: true });
-    await appendFile(
-      file,
-      `${current === '' || current.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`,
-    );
+    await excludeLocally(await this.gitDir(), patterns);
   }
 
   /** The checked-out branch's name (the default branch a run lands on). */
   async currentBranch(): Promise<string> {
-    const ref = (
-      await this.#git()
-        .raw(['symbolic-ref', '-q', '--short', 'HEAD'])
-        .catch(() => '')
-    ).trim();
+    const ref = (await this.#raw(['symbolic-ref', '-q', '--short', 'HEAD']).catch(() => '')).trim();
     if (ref === '')
       throw new MakerError(
         'git-detached',
@@ -131,19 +106,15 @@ export class GitWorkspace implements Workspace {
 
   /** The URL of a remote, or undefined when there is none. */
   async remoteUrl(name: string): Promise<string | undefined> {
-    const url = (
-      await this.#git()
-        .raw(['remote', 'get-url', name])
-        .catch(() => '')
-    ).trim();
+    const url = (await this.#raw(['remote', 'get-url', name]).catch(() => '')).trim();
     return url === '' ? undefined : url;
   }
 
   /** Creates a bare repository at `path`, makes it `origin`, and pushes the current branch there. */
   async addBareOrigin(path: string): Promise<void> {
-    await simpleGit().raw(['init', '--quiet', '--initial-branch=main', '--bare', path]);
-    await this.#git().raw(['remote', 'add', 'origin', path]);
-    await this.#git().raw(['push', '--quiet', 'origin', await this.currentBranch()]);
+    await gitText(this.dir, ['init', '--quiet', '--initial-branch=main', '--bare', path]);
+    await this.#raw(['remote', 'add', 'origin', path]);
+    await this.#raw(['push', '--quiet', 'origin', await this.currentBranch()]);
   }
 
   /** Makes `branch` exist on `remote` at `commit` (never forced: a branch already there elsewhere is an error). */
@@ -156,7 +127,7 @@ export class GitWorkspace implements Workspace {
     refs: readonly { branch: string; commit: string }[],
     remote = 'origin',
   ): Promise<void> {
-    await this.#git().raw([
+    await this.#raw([
       'push',
       '--quiet',
       remote,
@@ -165,94 +136,69 @@ export class GitWorkspace implements Workspace {
   }
 
   async listFiles(treeish: string): Promise<string[]> {
-    const out = await this.#git().raw(['ls-tree', '-r', '-z', '--name-only', treeish]);
+    const out = await this.#raw(['ls-tree', '-r', '-z', '--name-only', treeish]);
     return out.split('\0').filter((p) => p !== '');
   }
 
-  async resolve(ref: string): Promise<string | undefined> {
-    try {
-      return (
-        (await this.#git().raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim() ||
-        undefined
-      );
-    } catch {
-      return undefined;
-    }
+  resolve(ref: string): Promise<string | undefined> {
+    return this.#git.resolveCommit(ref);
   }
 
+  treeOf(commit: string): Promise<string> {
+    return this.#git.treeOf(commit);
+  }
+
+  /** A unified diff in a throw-away index: `read-tree`, `apply --cached`, `write-tree`. */
   async applyPatch(base: string, patch: string): Promise<ApplyResult> {
     if (patch.trim() === '') return { ok: true, tree: await this.treeOf(base) };
-    return this.#withIndex(base, async (git, scratch) => {
+    const scratch = await scratchDir(join(await this.gitDir(), 'maker-tmp'), 'index');
+    try {
+      const env = { GIT_INDEX_FILE: join(scratch, 'index') };
+      await gitText(this.dir, ['read-tree', base], { env, launcher: this.#launcher });
       const file = join(scratch, 'candidate.patch');
       await writeFile(file, patch.endsWith('\n') ? patch : `${patch}\n`);
       try {
-        await git.raw(['apply', '--cached', '--whitespace=nowarn', file]);
+        await gitText(this.dir, ['apply', '--cached', '--whitespace=nowarn', file], {
+          env,
+          launcher: this.#launcher,
+        });
       } catch (error) {
         return { ok: false, reason: firstLine((error as Error).message) };
       }
-      return { ok: true, tree: (await git.raw(['write-tree'])).trim() };
-    });
+      return {
+        ok: true,
+        tree: (await gitText(this.dir, ['write-tree'], { env, launcher: this.#launcher })).trim(),
+      };
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
   }
 
   /**
-   * Whole-file edits on `base` in a private index, in a handful of git processes whatever the
-   * number of files: one `hash-object --stdin-paths`, then `update-index` (git itself refuses
-   * invalid paths and a file under a file). A file keeps its executable bit when rewritten.
+   * Whole-file edits on `base`, in the long-lived processes whatever the number of files (see
+   * `tree-edit.ts`). A file keeps its executable bit when rewritten.
    */
   async treeWithEdits(base: string, edits: readonly FileEdit[]): Promise<string> {
-    return this.#withIndex(base, async (git, scratch) => {
-      const writes = edits.filter((e): e is FileEdit & { content: string } => e.content !== null);
-      const removals = edits.filter((e) => e.content === null).map((e) => e.path);
-      if (removals.length > 0) await git.raw(['update-index', '--force-remove', '--', ...removals]);
-      if (writes.length === 0) return (await git.raw(['write-tree'])).trim();
-      const files = await Promise.all(
-        writes.map(async (edit, i) => {
-          const file = join(scratch, `blob-${i}`);
-          await writeFile(file, edit.content);
-          return file;
-        }),
-      );
-      const blobs = (
-        await runGit(this.dir, ['hash-object', '-w', '--stdin-paths'], {
-          input: `${files.join('\n')}\n`,
-        })
-      )
-        .toString('utf8')
-        .trim()
-        .split('\n');
-      const modes = await this.modes(
-        base,
-        writes.map((e) => e.path),
-      );
-      await git.raw([
-        'update-index',
-        '--add',
-        ...writes.flatMap((e, i) => [
-          '--cacheinfo',
-          `${modes.get(e.path) === '100755' ? '100755' : '100644'},${blobs[i] ?? ''},${e.path}`,
-        ]),
-      ]);
-      return (await git.raw(['write-tree'])).trim();
-    });
+    return treeWithEdits(this.#git, await memoryScratchRoot(), base, edits);
   }
 
   changes(from: string, to: string): Promise<TreeChange[]> {
-    return readChanges(this.dir, from, to);
+    return readChanges(this.#git, from, to);
   }
 
   readBlobs(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
-    return readBlobs(this.dir, ids);
+    return readBlobs(this.#git, ids);
   }
 
   modes(treeish: string, paths: readonly string[]): Promise<Map<string, string>> {
-    return readModes(this.dir, treeish, paths);
+    return readModes(this.#git, treeish, paths);
   }
 
-  /** Contents of `paths` at a commit or tree, in two git processes whatever their number. */
+  /** Contents of `paths` at a commit or tree. */
   async readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> {
-    const ids = await readEntries(this.dir, treeish, paths);
+    const ids = await readEntries(this.#git, treeish, paths);
     const blobs = await readBlobs(
-      this.dir,
+      this.#git,
       [...ids.values()].map((e) => e.id),
     );
     return paths.map((path) => {
@@ -262,39 +208,22 @@ export class GitWorkspace implements Workspace {
     });
   }
 
-  async diff(from: string, to: string): Promise<string> {
-    return this.#git().raw(['diff', '--binary', '--no-color', '--no-ext-diff', from, to]);
+  diff(from: string, to: string): Promise<string> {
+    return this.#git.patch(from, to);
   }
 
-  async commit(request: CommitRequest): Promise<string> {
-    const date = `${Math.floor(request.date.getTime() / 1000)} +0000`;
-    const git = this.#git({
-      GIT_AUTHOR_NAME: IDENTITY.name,
-      GIT_AUTHOR_EMAIL: IDENTITY.email,
-      GIT_COMMITTER_NAME: IDENTITY.name,
-      GIT_COMMITTER_EMAIL: IDENTITY.email,
-      GIT_AUTHOR_DATE: date,
-      GIT_COMMITTER_DATE: date,
-    });
-    const args = [
-      'commit-tree',
-      request.tree,
-      ...request.parents.flatMap((p) => ['-p', p]),
-      '-m',
-      request.message,
-    ];
-    return (await git.raw(args)).trim();
+  commit(request: CommitRequest): Promise<string> {
+    return commitTree(this.dir, request, { launcher: this.#launcher });
   }
 
   async setBranch(name: string, commit: string, expected?: string | null): Promise<void> {
-    const args = ['update-ref', '-m', 'maker', `refs/heads/${name}`, commit];
-    if (expected !== undefined) args.push(expected ?? '0'.repeat(40));
     try {
-      await this.#git().raw(args);
+      await this.#git.updateRef(`refs/heads/${name}`, commit, expected);
     } catch (error) {
+      if (!(error instanceof MakerError) || error.code !== 'git-ref-moved') throw error;
       throw new MakerError(
         'git-ref-moved',
-        `Branch ${name} did not point where expected; it was not moved. ${firstLine((error as Error).message)}`,
+        `Branch ${name} did not point where expected; it was not moved. ${firstLine(error.message)}`,
         { cause: error },
       );
     }
@@ -302,14 +231,8 @@ export class GitWorkspace implements Workspace {
 
   async merge(ours: string, theirs: string): Promise<MergeResult> {
     // Clean: the merged tree's id. Conflicts (exit status 1): that line, then the conflicted paths.
-    const out = await this.#git().raw([
-      'merge-tree',
-      '--write-tree',
-      '--name-only',
-      '--no-messages',
-      ours,
-      theirs,
-    ]);
+    const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs];
+    const out = await gitText(this.dir, args, { okCodes: [1], launcher: this.#launcher });
     const lines = out
       .split('\n')
       .map((line) => line.trim())
@@ -335,7 +258,8 @@ export class GitWorkspace implements Workspace {
   ): Promise<{ from: string; to: string }> {
     const head = await this.resolve(target);
     if (head === undefined) throw new MakerError('git-land', `Branch ${target} does not exist.`);
-    if (head === commit || (await this.#isAncestor(commit, head))) return { from: head, to: head };
+    if (head === commit || (await this.#ok(['merge-base', '--is-ancestor', commit, head])))
+      return { from: head, to: head };
     if (head === expectedHead) return { from: head, to: commit };
     const merged = await this.merge(head, commit);
     if (!merged.ok)
@@ -377,68 +301,26 @@ export class GitWorkspace implements Workspace {
     }
   }
 
-  #isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    return this.#ok(['merge-base', '--is-ancestor', ancestor, descendant]);
-  }
-
-  /** Whether a git command exits 0: the answer of commands that answer by status alone (simple-git does not report it). */
-  #ok(args: readonly string[]): Promise<boolean> {
-    return execFileAsync('git', ['-C', this.dir, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', LC_ALL: 'C' },
-    }).then(
-      () => true,
-      () => false,
-    );
-  }
-
   async #checkedOutBranch(): Promise<string | undefined> {
-    const ref = (
-      await this.#git()
-        .raw(['symbolic-ref', '-q', 'HEAD'])
-        .catch(() => '')
-    ).trim();
+    const ref = (await this.#raw(['symbolic-ref', '-q', 'HEAD']).catch(() => '')).trim();
     return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
   }
 
   #landingGit(): LandingGit {
     return {
       dir: this.dir,
-      raw: (args) => this.#git().raw([...args]),
+      raw: (args) => this.#raw(args),
       ok: (args) => this.#ok(args),
       checkpoint: this.#checkpoint,
     };
   }
 
-  async treeOf(commit: string): Promise<string> {
-    return (await this.#git().raw(['rev-parse', '--verify', `${commit}^{tree}`])).trim();
+  #raw(args: readonly string[]): Promise<string> {
+    return gitText(this.dir, args, { launcher: this.#launcher });
   }
 
-  /** Runs `work` with a private index loaded from `base`, in a scratch directory removed afterwards. */
-  async #withIndex<T>(
-    base: string,
-    work: (git: SimpleGit, scratch: string) => Promise<T>,
-  ): Promise<T> {
-    const scratch = await scratchDir(join(await this.gitDir(), 'maker-tmp'), 'index');
-    try {
-      const git = this.#git({ GIT_INDEX_FILE: join(scratch, 'index') });
-      await git.raw(['read-tree', base]);
-      return await work(git, scratch);
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
-  }
-
-  #git(extraEnv: Readonly<Record<string, string>> = {}): SimpleGit {
-    // A minimal environment: no inherited GIT_* (a hook's GIT_DIR would redirect us), no editors or pagers.
-    const env: Record<string, string> = { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' };
-    for (const key of ['PATH', 'HOME', 'TMPDIR', 'SYSTEMROOT']) {
-      const value = process.env[key];
-      if (value !== undefined) env[key] = value;
-    }
-    return simpleGit({ baseDir: this.dir, allowEnvironment: ALLOWED_GIT_ENV }).env({
-      ...env,
-      ...extraEnv,
-    });
+  #ok(args: readonly string[]): Promise<boolean> {
+    return gitOk(this.dir, args, { launcher: this.#launcher });
   }
 }
 

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { MakerError } from '../../core/errors.js';
+import { direct, type GitLauncher } from './git-launcher.js';
 
 /** A minimal, predictable environment for git: no inherited GIT_* (a hook's GIT_DIR would redirect it), no pager, no prompts. */
 export function gitEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
@@ -11,53 +11,75 @@ export function gitEnv(extra: Readonly<Record<string, string>> = {}): Record<str
   return { ...env, ...extra };
 }
 
+/** Git processes started by this module and {@link GitBatch}, by subcommand: the benchmarks' counting seam. */
+const started = new Map<string, number>();
+
+/** Counts one git process about to start with `args` (its subcommand is the first). */
+export function countGitProcess(args: readonly string[]): void {
+  const command = args[0] ?? '';
+  started.set(command, (started.get(command) ?? 0) + 1);
+}
+
+/** The git processes started so far in this Node process, in all and by subcommand. */
+export function gitProcessCounts(): { total: number; byCommand: Record<string, number> } {
+  const byCommand = Object.fromEntries([...started].sort(([a], [b]) => a.localeCompare(b)));
+  return { total: [...started.values()].reduce((a, b) => a + b, 0), byCommand };
+}
+
+export interface GitOptions {
+  readonly input?: string | Uint8Array;
+  readonly env?: Readonly<Record<string, string>>;
+  /** Exit codes besides 0 that answer rather than fail (`merge-tree`'s 1 for a conflict). */
+  readonly okCodes?: readonly number[];
+  /** Starts the process through this launcher rather than from Node directly. */
+  readonly launcher?: GitLauncher;
+}
+
 /**
  * Runs `git -C dir …args` with `input` on stdin; resolves with stdout as bytes (binary safe).
- * A non-zero exit rejects with a `git` error carrying the first line of stderr.
+ * An exit other than 0 (or one of `okCodes`) rejects with a `git` error carrying the first line of stderr.
  */
-export function runGit(
+export async function runGit(
   dir: string,
   args: readonly string[],
-  options: { input?: string | Uint8Array; env?: Readonly<Record<string, string>> } = {},
+  options: GitOptions = {},
 ): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-C', dir, ...args], {
-      env: gitEnv(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) return resolve(Buffer.concat(out));
-      const stderr = Buffer.concat(err).toString('utf8');
-      const first = stderr.split('\n').find((l) => l.trim() !== '') ?? `exit status ${code}`;
-      reject(
-        new MakerError('git', `git ${args[0] ?? ''} failed: ${first.trim()}`, {
-          cause: new Error(stderr),
-        }),
-      );
-    });
-    child.stdin.on('error', () => undefined); // git may exit before reading all of stdin
-    child.stdin.end(options.input ?? '');
+  countGitProcess(args);
+  const argv = ['-C', dir, ...args];
+  const input = options.input ?? '';
+  const result =
+    options.launcher === undefined
+      ? await direct('git', argv, gitEnv(options.env), input)
+      : await options.launcher.run('git', argv, options.env ?? {}, input);
+  const { code } = result;
+  if (code === 0 || (code !== null && options.okCodes?.includes(code) === true))
+    return result.stdout;
+  const first =
+    result.stderr.split('\n').find((l) => l.trim() !== '') ??
+    result.error ??
+    `exit status ${code ?? 'none'}`;
+  throw new MakerError('git', `git ${args[0] ?? ''} failed: ${first.trim()}`, {
+    cause: new Error(result.stderr || result.error),
   });
 }
 
-/** Parses `git cat-file --batch` output: `<id> <type> <size>\n<content>\n` records, `<id> missing\n` skipped. */
-export function parseCatFileBatch(out: Buffer): Map<string, { type: string; content: Buffer }> {
-  const objects = new Map<string, { type: string; content: Buffer }>();
-  let at = 0;
-  while (at < out.length) {
-    const eol = out.indexOf(0x0a, at);
-    if (eol < 0) break;
-    const [id, type, size] = out.subarray(at, eol).toString('utf8').split(' ');
-    at = eol + 1;
-    if (id === undefined || type === undefined || size === undefined) continue; // "<id> missing"
-    const length = Number(size);
-    objects.set(id, { type, content: out.subarray(at, at + length) });
-    at += length + 1;
-  }
-  return objects;
+/** {@link runGit}'s stdout as text. */
+export async function gitText(
+  dir: string,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<string> {
+  return (await runGit(dir, args, options)).toString('utf8');
+}
+
+/** Whether `git -C dir …args` exits 0: the answer of commands that answer by status alone. */
+export function gitOk(
+  dir: string,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<boolean> {
+  return runGit(dir, args, options).then(
+    () => true,
+    () => false,
+  );
 }

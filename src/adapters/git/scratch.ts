@@ -1,4 +1,6 @@
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { currentProcess, processIdentity } from '../os/process-identity.js';
 
@@ -22,4 +24,18 @@ export async function sweepScratch(root: string): Promise<void> {
     if (owner === undefined || (match[2] !== '0' && owner.startTime !== match[2]))
       await rm(join(root, name), { recursive: true, force: true });
   }
+}
+
+let memoryRoot: Promise<string> | undefined;
+
+/**
+ * Where short-lived scratch files go: `/dev/shm` (memory, no disk writes to flush) where it is a
+ * writable directory, else the system's temporary directory.
+ */
+export function memoryScratchRoot(): Promise<string> {
+  memoryRoot ??= access('/dev/shm', constants.W_OK | constants.X_OK).then(
+    () => '/dev/shm',
+    () => tmpdir(),
+  );
+  return memoryRoot;
 }

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gitProcessCounts } from '../../adapters/git/run-git.js';
 import { MemoryWorkspace } from '../../adapters/memory/memory-workspace.js';
 import { SimWorker } from '../../adapters/sim/project-sim.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
@@ -46,9 +47,9 @@ class DelayedWorker implements Worker {
 export async function runTreeBench(options: TreeBenchOptions) {
   const planner = new ShapePlanner(options.leaves, options.latencyMs); // refuses a bad size first
   const dir = await mkdtemp(join(tmpdir(), 'maker-bench-tree-'));
+  const git = options.workspace === 'git' ? await openWorkspace(dir, true) : undefined;
   try {
-    const workspace =
-      options.workspace === 'git' ? await openWorkspace(dir, true) : new MemoryWorkspace();
+    const workspace = git ?? new MemoryWorkspace();
     const worker = new DelayedWorker(
       new SimWorker({
         seed: 1,
@@ -75,10 +76,12 @@ export async function runTreeBench(options: TreeBenchOptions) {
     });
     const runId = await engine.create('benchmark tree', config);
     const savesBefore = store.counts();
+    const gitBefore = gitProcessCounts();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const outcome = await engine.run(runId);
     const wallMs = performance.now() - started;
+    const gitRun = processesSince(gitBefore);
     const cpu = process.cpuUsage(cpuBefore);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     const saves = store.counts();
@@ -121,11 +124,28 @@ export async function runTreeBench(options: TreeBenchOptions) {
         bytes: savedBytes,
         bytesPerNode: Math.round(savedBytes / nodes),
       },
+      /** Git processes the run started (long-lived ones once each), in all, per node and by subcommand. */
+      gitProcesses: {
+        total: gitRun.total,
+        perNode: round(gitRun.total / nodes, 2),
+        byCommand: gitRun.byCommand,
+      },
       stateSave: await measureStateSave(dir, options.stateNodes),
     };
   } finally {
+    await git?.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function processesSince(before: ReturnType<typeof gitProcessCounts>) {
+  const now = gitProcessCounts();
+  const byCommand: Record<string, number> = {};
+  for (const [command, count] of Object.entries(now.byCommand)) {
+    const delta = count - (before.byCommand[command] ?? 0);
+    if (delta > 0) byCommand[command] = delta;
+  }
+  return { total: now.total - before.total, byCommand };
 }
 
 function round(x: number, digits: number): number {

@@ -80,6 +80,15 @@ and CPU time, bytes written per node). Also times saving a state file of
         : [
             `Tree: ${report.leaves} of ${report.leavesRequested} leaves asked (${report.nodes} nodes, depth ${report.depth}), ${report.paidCalls} paid calls of ${report.latencyMs} ms, concurrency ${report.concurrency}, ${report.workspace} workspace: ${report.status}`,
             `  wall ${report.wallMs} ms vs ideal ${report.idealMs} ms: ratio ${report.ratio}; ${report.perNodeMs} ms wall, ${report.perNodeCpuMs} ms CPU per node`,
+            ...(report.workspace === 'git'
+              ? [
+                  `  git processes: ${formatCount(report.gitProcesses.total)} (${report.gitProcesses.perNode} per node): ${Object.entries(
+                    report.gitProcesses.byCommand,
+                  )
+                    .map(([c, n]) => `${c} ${n}`)
+                    .join(', ')}`,
+                ]
+              : []),
             `  state saves: ${formatCount(saves.count)}, ${Math.round(saves.wallShare * 100)}% of wall, ${Math.round(saves.cpuShare * 100)}% of CPU serialising, ${formatCount(saves.bytesPerNode)} bytes written per node`,
             `  state save, ${formatCount(report.stateSave.nodes)} nodes (${formatCount(report.stateSave.bytes)} bytes): ${report.stateSave.medianMs} ms (median of 7)`,
             '',

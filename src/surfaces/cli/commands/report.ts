@@ -73,11 +73,15 @@ async function htmlReport(
   runs: Readonly<Record<string, Run>>,
 ): Promise<string> {
   const git = await GitWorkspace.open(dir).catch(() => undefined);
-  const log = await journalTail(join(dir, JOURNAL_FILE_NAME), run.id, 1000);
-  const report = await buildReport(run, runs, {
-    diff: git === undefined ? undefined : (from, to) => git.diff(from, to),
-    log,
-    now: new Date(),
-  });
-  return reportHtml(report, await pageAssets());
+  try {
+    const log = await journalTail(join(dir, JOURNAL_FILE_NAME), run.id, 1000);
+    const report = await buildReport(run, runs, {
+      diff: git === undefined ? undefined : (from, to) => git.diff(from, to),
+      log,
+      now: new Date(),
+    });
+    return reportHtml(report, await pageAssets());
+  } finally {
+    await git?.close();
+  }
 }

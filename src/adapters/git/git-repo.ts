@@ -1,0 +1,79 @@
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join } from 'node:path';
+import { MakerError } from '../../core/errors.js';
+import { gitOk, gitText, type GitOptions } from './run-git.js';
+
+/** The identity MAKER's commits carry. */
+export const IDENTITY = { name: 'MAKER', email: 'maker@localhost' };
+
+/**
+ * Makes `dir` a repository if it is not one (with `create`; branch `main`), and gives an empty
+ * repository one empty root commit, so a run always has a base commit. Safe to repeat.
+ */
+export async function prepareRepository(dir: string, create: boolean): Promise<void> {
+  if (create) await mkdir(dir, { recursive: true });
+  // The top of a repository: git's own directory is `.git` (or `.`, a bare one) from there.
+  const gitDir = (await gitText(dir, ['rev-parse', '--git-dir']).catch(() => '')).trim();
+  if (!/^\.(git)?$/.test(gitDir)) {
+    if (!create) throw new MakerError('git-not-a-repo', `${dir} is not a git repository.`);
+    await gitText(dir, ['init', '--quiet', '--initial-branch=main']);
+  }
+  if (await gitOk(dir, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])) return;
+  const branch = (await gitText(dir, ['symbolic-ref', 'HEAD'])).trim();
+  // Written (-w), so the repository's first commit points at a tree it holds (git fsck passes).
+  const tree = (await gitText(dir, ['hash-object', '-w', '-t', 'tree', '/dev/null'])).trim();
+  const commit = await commitTree(dir, {
+    tree,
+    parents: [],
+    message: 'Initial commit',
+    date: new Date(),
+  });
+  await gitText(dir, ['update-ref', branch, commit]);
+}
+
+/** `git commit-tree` with MAKER's identity and the request's date for author and committer. */
+export async function commitTree(
+  dir: string,
+  request: { tree: string; parents: readonly string[]; message: string; date: Date },
+  options: GitOptions = {},
+): Promise<string> {
+  const date = `${Math.floor(request.date.getTime() / 1000)} +0000`;
+  const args = [
+    'commit-tree',
+    request.tree,
+    ...request.parents.flatMap((p) => ['-p', p]),
+    '-m',
+    request.message,
+  ];
+  const out = await gitText(dir, args, {
+    ...options,
+    env: {
+      GIT_AUTHOR_NAME: IDENTITY.name,
+      GIT_AUTHOR_EMAIL: IDENTITY.email,
+      GIT_COMMITTER_NAME: IDENTITY.name,
+      GIT_COMMITTER_EMAIL: IDENTITY.email,
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_DATE: date,
+    },
+  });
+  return out.trim();
+}
+
+/** The repository's (common) git directory, absolute. */
+export async function commonGitDir(dir: string): Promise<string> {
+  const gitDir = (await gitText(dir, ['rev-parse', '--git-common-dir'])).trim();
+  return isAbsolute(gitDir) ? gitDir : join(dir, gitDir);
+}
+
+/** Adds patterns to `info/exclude` under `gitDir` (the repository's private ignore list) unless present. */
+export async function excludeLocally(gitDir: string, patterns: readonly string[]): Promise<void> {
+  const file = join(gitDir, 'info', 'exclude');
+  const current = await readFile(file, 'utf8').catch(() => '');
+  const missing = patterns.filter((p) => !current.split('\n').includes(p));
+  if (missing.length === 0) return;
+  await mkdir(dirname(file), { recursive: true });
+  await appendFile(
+    file,
+    `${current === '' || current.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`,
+  );
+}
