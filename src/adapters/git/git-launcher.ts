@@ -63,6 +63,12 @@ export class GitLauncher {
     input: string | Uint8Array,
   ): Promise<SpawnResult> {
     if (this.#closed) throw new MakerError('git-spawn', 'The git launcher is closed.');
+    // Requests are NUL-framed: a NUL in an argument or a variable would split it (exec cannot
+    // take one either). Variables go on `env`'s command line, visible to other local users, so
+    // nothing secret may pass through here (git authentication goes through `direct`).
+    for (const piece of [file, ...args, ...Object.keys(extraEnv), ...Object.values(extraEnv)])
+      if (piece.includes('\0'))
+        throw new MakerError('git-spawn', 'A git argument holds a NUL character; refused.');
     if (this.#noBash) return direct(file, args, { ...this.#env, ...extraEnv }, input);
     const shell = await this.#shellReady().catch(() => undefined);
     if (shell === undefined) return direct(file, args, { ...this.#env, ...extraEnv }, input);

@@ -76,7 +76,7 @@ interface Workspace {
   readonly dir: string;
   readonly engine: MakerEngine;
   readonly lock: WorkspaceLock;
-  readonly git: Pick<GitWorkspace, 'diff'>;
+  readonly git: Pick<GitWorkspace, 'diff' | 'close'>;
 }
 
 /**
@@ -151,12 +151,14 @@ export class RunManager {
     const setUp = await remote.setUp(dir, () => openWorkspace(dir, true, this.#env));
     if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
     const workspace = await this.#workspace(dir, true);
-    const git = setUp.workspace;
+    // The set-up's own handle on the repository: its long-lived git processes end here.
+    const defaultBranch = await setUp.workspace.currentBranch();
+    await setUp.workspace.close();
     const config = runConfig({
       worker: kind.name,
       ...(jules === undefined ? {} : { jules }),
       hitl: 'wait',
-      defaultBranch: await git.currentBranch(),
+      defaultBranch,
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
@@ -340,6 +342,7 @@ export class RunManager {
     for (const workspace of this.#workspaces.values()) {
       const ws = await workspace.catch(() => undefined);
       ws?.engine.close();
+      await ws?.git.close();
       await ws?.lock.release();
     }
   }
