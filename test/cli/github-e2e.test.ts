@@ -1,8 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import { maker, type MakerResult } from '../helpers/cli.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -14,30 +15,6 @@ import { useTempDirs } from '../helpers/tmp.js';
  */
 const tempDir = useTempDirs();
 const startFake = useFakeGitHub();
-const CLI = join(process.cwd(), 'dist', 'maker.js');
-
-interface Result {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function maker(args: string[], env: Record<string, string>): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
-
 const envOf = (fake: FakeGitHub, token: string = TOKENS.full) => ({
   GITHUB_API_URL: fake.baseUrl,
   GITHUB_TOKEN: token,
@@ -67,7 +44,7 @@ function bareTree(fake: FakeGitHub, name: string, ref: string): string {
   ).trim();
 }
 
-function summaryOf(result: Result): {
+function summaryOf(result: MakerResult): {
   treeHash: string;
   status: string;
   repository: string | null;
