@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MakerError } from '../../core/errors.js';
 import { countGitProcess, gitEnv } from './run-git.js';
+import { endProcess } from './git-launcher.js';
 
 /**
  * Where a response ends in the bytes read so far: its length, or undefined while more must come.
@@ -58,15 +59,7 @@ export class GitBatch {
     this.#closed = true;
     const child = this.#child;
     this.#fail(new MakerError('git-batch', `git ${this.#args[0]} was closed.`));
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-      child.once('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.stdin.end();
-    });
+    if (child !== undefined) await endProcess(child);
   }
 
   #next(): void {

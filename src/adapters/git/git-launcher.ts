@@ -4,6 +4,22 @@ import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
 import { memoryScratchRoot, scratchDir } from './scratch.js';
 
+/**
+ * Ends a long-lived child that exits when its stdin closes: closes stdin, SIGKILLs it if it is still
+ * there after 2 s, and resolves once it is gone (at once if it already is).
+ */
+export async function endProcess(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.stdin.end();
+  });
+}
+
 /** What a process ended with; `error` when it could not be run at all. */
 export interface SpawnResult {
   readonly code: number | null;
@@ -104,16 +120,7 @@ export class GitLauncher {
     const shell = this.#shell ?? (await this.#starting?.catch(() => undefined));
     this.#shell = undefined;
     if (shell === undefined) return;
-    const { child } = shell;
-    if (child.exitCode === null && child.signalCode === null)
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-        child.once('close', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.stdin.end();
-      });
+    await endProcess(shell.child);
     await rm(shell.scratch, { recursive: true, force: true });
   }
 
