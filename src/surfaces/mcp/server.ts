@@ -6,12 +6,10 @@ import { z } from 'zod';
 import { MakerError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { estimate } from '../../core/math.js';
-import type { Run } from '../../core/tree/schema.js';
 import { sentences } from '../../core/text.js';
-import { describeWaits, githubLines, renderTree, summarise } from '../../engine/summary.js';
-import { MAX_FILE_KB } from '../candidate-allowances.js';
-import { WORKER_NAMES, describeWorkers, kindsWhere } from '../worker-catalogue.js';
 import type { RunManager } from './run-manager.js';
+import { runResult } from './run-result.js';
+import { startInput, viewInput } from './tool-inputs.js';
 
 export const SERVER_NAME = 'maker';
 
@@ -48,130 +46,7 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
     {
       description:
         'Start a MAKER run that turns an idea into committed code in a git repository. Returns a run id at once; the run works in the background. Follow it with maker_wait.',
-      inputSchema: z.strictObject({
-        idea: z
-          .string()
-          .min(1)
-          .max(LIMITS.ideaChars)
-          .describe('What to build, in the person’s words'),
-        repo: z
-          .string()
-          .max(LIMITS.pathChars)
-          .optional()
-          .describe(
-            'Repository directory, relative to the workspace (default: the workspace); created if missing',
-          ),
-        worker: z.enum(WORKER_NAMES).optional().describe(describeWorkers('"')),
-        jules: z
-          .strictObject({
-            plan: z
-              .enum(['free', 'pro', 'ultra'])
-              .optional()
-              .describe(
-                'The person’s Jules plan: sessions at once 3 / 15 / 60, per 24 hours 15 / 100 / 300 (default free)',
-              ),
-            concurrency: z.number().int().min(1).max(100).optional(),
-            dailySessions: z.number().int().min(1).max(10_000).optional(),
-            planReview: z
-              .boolean()
-              .optional()
-              .describe('Ask the person to approve or veto each Jules plan (default false)'),
-            outageSeconds: z
-              .number()
-              .int()
-              .min(1)
-              .max(86_400)
-              .optional()
-              .describe(
-                'How long Jules may fail every call before the run stops, resumable (default 600)',
-              ),
-          })
-          .optional()
-          .describe(`Only with worker ${kindsWhere((k) => k.julesDefaults !== undefined, '"')}`),
-        confidence: z
-          .enum(['low', 'medium', 'high'])
-          .optional()
-          .describe('Vote margin k = 1, 2 or 3 and matching caps (default medium)'),
-        k: z.number().int().min(1).max(10).optional().describe('Override the vote margin'),
-        maxDepth: z
-          .number()
-          .int()
-          .min(0)
-          .max(6)
-          .optional()
-          .describe('Deepest decomposition (default 3)'),
-        check: z
-          .string()
-          .trim()
-          .min(1)
-          .max(LIMITS.checkChars)
-          .optional()
-          .describe(
-            'The person’s overall check, e.g. "npm test": run once on the composed result in a sandboxed scratch checkout (needs bubblewrap) before the final question, which shows its result',
-          ),
-        runChecks: z
-          .boolean()
-          .optional()
-          .describe(
-            'Run each subtask’s check command (proposed by the planner) on every candidate, sandboxed; a failing check is a red flag (default false: the commands come from the model)',
-          ),
-        allow: z
-          .strictObject({
-            executables: z
-              .array(z.string().min(1).max(512))
-              .max(50)
-              .optional()
-              .describe('Paths or globs candidates may make executable'),
-            symlinks: z
-              .array(z.string().min(1).max(512))
-              .max(50)
-              .optional()
-              .describe('Paths or globs where candidates may create symbolic links'),
-            workflows: z
-              .boolean()
-              .optional()
-              .describe(
-                'Candidates may write CI workflows, which run with the repository’s secrets',
-              ),
-          })
-          .optional()
-          .describe('What candidates may do beyond the defaults (otherwise each is a red flag)'),
-        maxFileKb: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_FILE_KB)
-          .optional()
-          .describe('Largest file a candidate may write, in KiB (default 1,000,000 bytes)'),
-        github: z
-          .string()
-          .max(140)
-          .optional()
-          .describe(
-            'The GitHub repository to work in, "owner/name": created when missing (private unless githubPublic), cloned into an empty repo directory, or used as origin when histories agree. Node branches are pushed there, the result opens a pull request, and accepting the final veto merges it. Needs the GitHub token setting. Without it, a repository whose origin is on GitHub uses it when a token is set',
-          ),
-        githubPublic: z.boolean().optional().describe('Create the github repository public'),
-        keepCandidates: z
-          .boolean()
-          .optional()
-          .describe('Keep the candidate branches pushed for select questions after the vote'),
-        sim: z
-          .strictObject({
-            seed: z.number().int().min(0).optional(),
-            clarify: z
-              .boolean()
-              .optional()
-              .describe('Ask a clarify question at the root (default true)'),
-            errorRate: z.number().min(0).max(1).optional(),
-            judgeAccuracy: z.number().min(0).max(1).optional(),
-            flagRate: z.number().min(0).max(1).optional(),
-          })
-          .optional()
-          .describe(
-            `Only with worker ${kindsWhere((k) => k.simulated, '"')}: the simulation’s seed and rates`,
-          ),
-        view: viewInput,
-      }),
+      inputSchema: startInput,
     },
     ({ view, ...input }) =>
       guard(async () => {
@@ -369,13 +244,6 @@ function lazyAjv(): jsonSchemaValidator {
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
 }
 
-const viewInput = z
-  .boolean()
-  .optional()
-  .describe(
-    'Also serve the live view: a local web page (127.0.0.1, behind a random token) of the run’s tree, votes, red flags and candidates as they happen, where the person can answer questions too. Give the person the address from the result.',
-  );
-
 function viewText(url: string | undefined): string {
   return url === undefined
     ? ''
@@ -416,56 +284,4 @@ async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolRes
         : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
     return { isError: true, content: [{ type: 'text', text: message }] };
   }
-}
-
-/** The text the model sees (it never sees structuredContent): status, ids, options and the next step. */
-function runResult(run: Run, active: boolean, withTree = false): CallToolResult {
-  const s = summarise(run);
-  const id = `runId="${run.id}"`;
-  const lines = [
-    `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ` (not running in this server: call maker_resume with ${id})` : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
-  ];
-  lines.push(...githubLines(run));
-  if (run.status === 'running') lines.push(...describeWaits(run));
-  if (withTree) lines.push('', renderTree(run), '');
-  const pending = run.questions.filter((q) => q.answer === undefined);
-  if (pending.length > 0) {
-    lines.push('Pending questions — ask the person, then call maker_answer with their choice:');
-    for (const q of pending) {
-      lines.push(`- questionId="${q.id}" (${q.kind}): ${q.prompt}`);
-      if (q.kind === 'veto' && q.context !== undefined && q.context !== '')
-        lines.push(
-          ...q.context
-            .split('\n')
-            .slice(0, 22)
-            .map((l) => `    ${l}`),
-        );
-      for (const [i, o] of q.options.entries())
-        lines.push(
-          `  ${i + 1}. option "${o.id}": ${o.label}${o.detail ? ` — ${o.detail.split('\n').slice(0, 6).join(' ⏎ ')}` : ''}`,
-        );
-      if (q.allowText) lines.push('  (or the person’s own words)');
-    }
-    if (run.status === 'running')
-      lines.push(`After maker_answer, call maker_wait with ${id} and cursor=${run.eventSeq}.`);
-  }
-  if (run.result !== undefined)
-    lines.push(
-      run.result.landed
-        ? `Result landed on ${run.config.defaultBranch} as ${run.result.finalCommit}.`
-        : `Result left on branch ${run.result.rootBranch}; ${run.config.defaultBranch} is untouched.`,
-    );
-  if (run.error !== undefined) lines.push(`Error: ${run.error}`);
-  if (run.status === 'running' && active && pending.length === 0)
-    lines.push(`Next: call maker_wait with ${id} and cursor=${run.eventSeq}.`);
-  if (run.status === 'cancelled')
-    lines.push(
-      `The run was stopped (by maker_cancel, or because the maker server shut down, e.g. when Gemini CLI quit); everything done so far is saved. To continue it, call maker_resume with ${id}, then maker_wait.`,
-    );
-  if (run.status === 'failed')
-    lines.push(`Once the cause is fixed, maker_resume with ${id} continues the run.`);
-  return {
-    content: [{ type: 'text', text: lines.join('\n') }],
-    structuredContent: { ...s, cursor: run.eventSeq, active },
-  };
 }

@@ -1,0 +1,55 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Run } from '../../core/tree/schema.js';
+import { describeWaits, githubLines, renderTree, summarise } from '../../engine/summary.js';
+
+/** The text the model sees (it never sees structuredContent): status, ids, options and the next step. */
+export function runResult(run: Run, active: boolean, withTree = false): CallToolResult {
+  const s = summarise(run);
+  const id = `runId="${run.id}"`;
+  const lines = [
+    `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ` (not running in this server: call maker_resume with ${id})` : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
+  ];
+  lines.push(...githubLines(run));
+  if (run.status === 'running') lines.push(...describeWaits(run));
+  if (withTree) lines.push('', renderTree(run), '');
+  const pending = run.questions.filter((q) => q.answer === undefined);
+  if (pending.length > 0) {
+    lines.push('Pending questions — ask the person, then call maker_answer with their choice:');
+    for (const q of pending) {
+      lines.push(`- questionId="${q.id}" (${q.kind}): ${q.prompt}`);
+      if (q.kind === 'veto' && q.context !== undefined && q.context !== '')
+        lines.push(
+          ...q.context
+            .split('\n')
+            .slice(0, 22)
+            .map((l) => `    ${l}`),
+        );
+      for (const [i, o] of q.options.entries())
+        lines.push(
+          `  ${i + 1}. option "${o.id}": ${o.label}${o.detail ? ` — ${o.detail.split('\n').slice(0, 6).join(' ⏎ ')}` : ''}`,
+        );
+      if (q.allowText) lines.push('  (or the person’s own words)');
+    }
+    if (run.status === 'running')
+      lines.push(`After maker_answer, call maker_wait with ${id} and cursor=${run.eventSeq}.`);
+  }
+  if (run.result !== undefined)
+    lines.push(
+      run.result.landed
+        ? `Result landed on ${run.config.defaultBranch} as ${run.result.finalCommit}.`
+        : `Result left on branch ${run.result.rootBranch}; ${run.config.defaultBranch} is untouched.`,
+    );
+  if (run.error !== undefined) lines.push(`Error: ${run.error}`);
+  if (run.status === 'running' && active && pending.length === 0)
+    lines.push(`Next: call maker_wait with ${id} and cursor=${run.eventSeq}.`);
+  if (run.status === 'cancelled')
+    lines.push(
+      `The run was stopped (by maker_cancel, or because the maker server shut down, e.g. when Gemini CLI quit); everything done so far is saved. To continue it, call maker_resume with ${id}, then maker_wait.`,
+    );
+  if (run.status === 'failed')
+    lines.push(`Once the cause is fixed, maker_resume with ${id} continues the run.`);
+  return {
+    content: [{ type: 'text', text: lines.join('\n') }],
+    structuredContent: { ...s, cursor: run.eventSeq, active },
+  };
+}

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { LIMITS } from '../../core/limits.js';
+import { MAX_FILE_KB } from '../candidate-allowances.js';
+import { WORKER_NAMES, describeWorkers, kindsWhere } from '../worker-catalogue.js';
+
+/** The `view` flag of `maker_start` and `maker_status`. */
+export const viewInput = z
+  .boolean()
+  .optional()
+  .describe(
+    'Also serve the live view: a local web page (127.0.0.1, behind a random token) of the run’s tree, votes, red flags and candidates as they happen, where the person can answer questions too. Give the person the address from the result.',
+  );
+
+/** `maker_start`'s arguments: everything a run can be started with, bounded before it reaches a path or a process. */
+export const startInput = z.strictObject({
+  idea: z.string().min(1).max(LIMITS.ideaChars).describe('What to build, in the person’s words'),
+  repo: z
+    .string()
+    .max(LIMITS.pathChars)
+    .optional()
+    .describe(
+      'Repository directory, relative to the workspace (default: the workspace); created if missing',
+    ),
+  worker: z.enum(WORKER_NAMES).optional().describe(describeWorkers('"')),
+  jules: z
+    .strictObject({
+      plan: z
+        .enum(['free', 'pro', 'ultra'])
+        .optional()
+        .describe(
+          'The person’s Jules plan: sessions at once 3 / 15 / 60, per 24 hours 15 / 100 / 300 (default free)',
+        ),
+      concurrency: z.number().int().min(1).max(100).optional(),
+      dailySessions: z.number().int().min(1).max(10_000).optional(),
+      planReview: z
+        .boolean()
+        .optional()
+        .describe('Ask the person to approve or veto each Jules plan (default false)'),
+      outageSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(86_400)
+        .optional()
+        .describe(
+          'How long Jules may fail every call before the run stops, resumable (default 600)',
+        ),
+    })
+    .optional()
+    .describe(`Only with worker ${kindsWhere((k) => k.julesDefaults !== undefined, '"')}`),
+  confidence: z
+    .enum(['low', 'medium', 'high'])
+    .optional()
+    .describe('Vote margin k = 1, 2 or 3 and matching caps (default medium)'),
+  k: z.number().int().min(1).max(10).optional().describe('Override the vote margin'),
+  maxDepth: z.number().int().min(0).max(6).optional().describe('Deepest decomposition (default 3)'),
+  check: z
+    .string()
+    .trim()
+    .min(1)
+    .max(LIMITS.checkChars)
+    .optional()
+    .describe(
+      'The person’s overall check, e.g. "npm test": run once on the composed result in a sandboxed scratch checkout (needs bubblewrap) before the final question, which shows its result',
+    ),
+  runChecks: z
+    .boolean()
+    .optional()
+    .describe(
+      'Run each subtask’s check command (proposed by the planner) on every candidate, sandboxed; a failing check is a red flag (default false: the commands come from the model)',
+    ),
+  allow: z
+    .strictObject({
+      executables: z
+        .array(z.string().min(1).max(512))
+        .max(50)
+        .optional()
+        .describe('Paths or globs candidates may make executable'),
+      symlinks: z
+        .array(z.string().min(1).max(512))
+        .max(50)
+        .optional()
+        .describe('Paths or globs where candidates may create symbolic links'),
+      workflows: z
+        .boolean()
+        .optional()
+        .describe('Candidates may write CI workflows, which run with the repository’s secrets'),
+    })
+    .optional()
+    .describe('What candidates may do beyond the defaults (otherwise each is a red flag)'),
+  maxFileKb: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_FILE_KB)
+    .optional()
+    .describe('Largest file a candidate may write, in KiB (default 1,000,000 bytes)'),
+  github: z
+    .string()
+    .max(140)
+    .optional()
+    .describe(
+      'The GitHub repository to work in, "owner/name": created when missing (private unless githubPublic), cloned into an empty repo directory, or used as origin when histories agree. Node branches are pushed there, the result opens a pull request, and accepting the final veto merges it. Needs the GitHub token setting. Without it, a repository whose origin is on GitHub uses it when a token is set',
+    ),
+  githubPublic: z.boolean().optional().describe('Create the github repository public'),
+  keepCandidates: z
+    .boolean()
+    .optional()
+    .describe('Keep the candidate branches pushed for select questions after the vote'),
+  sim: z
+    .strictObject({
+      seed: z.number().int().min(0).optional(),
+      clarify: z.boolean().optional().describe('Ask a clarify question at the root (default true)'),
+      errorRate: z.number().min(0).max(1).optional(),
+      judgeAccuracy: z.number().min(0).max(1).optional(),
+      flagRate: z.number().min(0).max(1).optional(),
+    })
+    .optional()
+    .describe(
+      `Only with worker ${kindsWhere((k) => k.simulated, '"')}: the simulation’s seed and rates`,
+    ),
+  view: viewInput,
+});
