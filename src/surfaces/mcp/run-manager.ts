@@ -2,7 +2,6 @@ import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
 import type { Run } from '../../core/tree/schema.js';
-import type { Confidence } from '../../core/tree/presets.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
@@ -18,59 +17,19 @@ import {
   runConfig,
   secretsOf,
 } from '../wiring.js';
-import {
-  WORKERS,
-  chooseWorker,
-  julesSettings,
-  noWorkerMessage,
-  type WorkerName,
-} from '../workers.js';
-import { julesOverrides, type JulesChoices } from '../jules-wiring.js';
+import { WORKERS, chooseWorker, julesSettings, noWorkerMessage } from '../workers.js';
+import { julesOverrides } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { engineSource } from '../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../view/server.js';
 import { confineRepo, findRunDir } from './confine.js';
 import { parseRepoSpec } from '../github/target.js';
 import { engineRemotes, remoteOfRun } from '../remotes.js';
+import type { z } from 'zod';
+import type { startInput } from './tool-inputs.js';
 
-export interface StartInput {
-  readonly idea: string;
-  readonly repo?: string | undefined;
-  readonly worker?: WorkerName | undefined;
-  /** Jules runs: the plan's limits (free, pro, ultra), overrides, and plan review. */
-  readonly jules?: JulesChoices | undefined;
-  readonly confidence?: Confidence | undefined;
-  readonly k?: number | undefined;
-  /** The GitHub repository, `owner/name` (created when missing), and whether to create it public. */
-  readonly github?: string | undefined;
-  readonly githubPublic?: boolean | undefined;
-  readonly keepCandidates?: boolean | undefined;
-  readonly maxDepth?: number | undefined;
-  /** The person's overall check, run sandboxed on the composed result before the final veto. */
-  readonly check?: string | undefined;
-  /** Run subtasks' checks on candidates (sandboxed). */
-  readonly runChecks?: boolean | undefined;
-  /** What candidates may do beyond the defaults. */
-  readonly allow?:
-    | {
-        executables?: string[] | undefined;
-        symlinks?: string[] | undefined;
-        workflows?: boolean | undefined;
-      }
-    | undefined;
-  /** Largest file a candidate may write, in KiB. */
-  readonly maxFileKb?: number | undefined;
-  /** Simulated runs: the sim's seed and rates (clarify defaults to true, so a demo shows a question). */
-  readonly sim?:
-    | {
-        seed?: number | undefined;
-        clarify?: boolean | undefined;
-        errorRate?: number | undefined;
-        judgeAccuracy?: number | undefined;
-        flagRate?: number | undefined;
-      }
-    | undefined;
-}
+/** `maker_start`'s arguments as the tool's schema checked them (its `view` flag is the server's). */
+export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
 
 interface Workspace {
   readonly dir: string;
