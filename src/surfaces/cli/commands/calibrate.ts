@@ -112,7 +112,7 @@ The result is saved as maker-calibration.json in --dir (kept out of git), and
     await mkdir(dir, { recursive: true });
     const file = await saveCalibration(dir, result);
     if ((await inspectRepository(dir)).kind === 'repository')
-      await openWorkspace(dir, false, io.env);
+      await (await openWorkspace(dir, false, io.env)).close();
     io.stdout(o.json === true ? `${JSON.stringify(result)}\n` : table(result, file));
     return 0;
   },

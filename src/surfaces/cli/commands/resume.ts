@@ -91,33 +91,37 @@ exactly where it stopped: finished work is never paid for twice.`,
         : undefined;
     try {
       const workspace = await openWorkspace(dir, false, io.env);
-      const { engine, roles } = wire(dir, workspace, io.env, served?.token ?? github.token, {
-        ...(served === undefined || run.github === undefined
-          ? {}
-          : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
-      });
-      const loaded = await engine.getRun(run.id);
-      loaded.config = config;
-      if (served?.github !== undefined) {
-        loaded.github = served.github;
-        await engine.persist();
+      try {
+        const { engine, roles } = wire(dir, workspace, io.env, served?.token ?? github.token, {
+          ...(served === undefined || run.github === undefined
+            ? {}
+            : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
+        });
+        const loaded = await engine.getRun(run.id);
+        loaded.config = config;
+        if (served?.github !== undefined) {
+          loaded.github = served.github;
+          await engine.persist();
+        }
+        if (o.json !== true) {
+          if (served !== undefined)
+            io.stderr(
+              `maker: SIMULATED GitHub: the demo's local fake GitHub served again at ${served.fake.baseUrl}${served.github === undefined ? '' : ` (its recorded port was taken: the run's URLs and origin now use this one)`}\n`,
+            );
+          io.stderr(startLine(loaded, dir, 'resuming'));
+        }
+        return await drive(ctx, {
+          engine,
+          runId: run.id,
+          dir,
+          hitlChoice,
+          json: o.json === true,
+          roles,
+          view: view ? workspace : undefined,
+        });
+      } finally {
+        await workspace.close();
       }
-      if (o.json !== true) {
-        if (served !== undefined)
-          io.stderr(
-            `maker: SIMULATED GitHub: the demo's local fake GitHub served again at ${served.fake.baseUrl}${served.github === undefined ? '' : ` (its recorded port was taken: the run's URLs and origin now use this one)`}\n`,
-          );
-        io.stderr(startLine(loaded, dir, 'resuming'));
-      }
-      return await drive(ctx, {
-        engine,
-        runId: run.id,
-        dir,
-        hitlChoice,
-        json: o.json === true,
-        roles,
-        view: view ? workspace : undefined,
-      });
     } finally {
       await served?.fake.close();
     }

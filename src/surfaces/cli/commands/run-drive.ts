@@ -126,39 +126,44 @@ export async function start(
   }).holdUntilExit();
   const made = await remote.setUp(dir, () => openWorkspace(dir, true, io.env), crashSeam(io.env));
   const { workspace } = made;
-  const record =
-    made.record !== undefined && plan.demoFake === true
-      ? { ...made.record, demoFake: true as const }
-      : made.record;
-  if (made.said !== undefined && !plan.json) io.stderr(`maker: ${made.said}\n`);
-  // A demo's fake Jules without a GitHub: a local origin it reads, as Jules reads GitHub.
-  if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
-    await addLocalOrigin(workspace);
-  const config = runConfig({
-    ...plan.choices,
-    worker: kind.name,
-    defaultBranch: await workspace.currentBranch(),
-  });
-  const { engine, roles } = wire(dir, workspace, io.env, remote.token, {
-    paceMs: plan.paceMs,
-    ...(record === undefined || plan.sourceGitDir === undefined
-      ? {}
-      : { sourceGitDir: plan.sourceGitDir(record.owner, record.name) }),
-  });
-  const runId = await engine.create(plan.idea, config, {
-    ...(plan.check === undefined ? {} : { check: plan.check }),
-    ...(record === undefined ? {} : { github: record }),
-  });
-  if (!plan.json) io.stderr(startLine(await engine.getRun(runId), dir, 'started'));
-  return drive(ctx, {
-    engine,
-    runId,
-    dir,
-    hitlChoice: plan.hitlChoice,
-    json: plan.json,
-    roles,
-    view: plan.view === true ? workspace : undefined,
-  });
+  // Its long-lived git processes end with the command, not with Node.
+  try {
+    const record =
+      made.record !== undefined && plan.demoFake === true
+        ? { ...made.record, demoFake: true as const }
+        : made.record;
+    if (made.said !== undefined && !plan.json) io.stderr(`maker: ${made.said}\n`);
+    // A demo's fake Jules without a GitHub: a local origin it reads, as Jules reads GitHub.
+    if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
+      await addLocalOrigin(workspace);
+    const config = runConfig({
+      ...plan.choices,
+      worker: kind.name,
+      defaultBranch: await workspace.currentBranch(),
+    });
+    const { engine, roles } = wire(dir, workspace, io.env, remote.token, {
+      paceMs: plan.paceMs,
+      ...(record === undefined || plan.sourceGitDir === undefined
+        ? {}
+        : { sourceGitDir: plan.sourceGitDir(record.owner, record.name) }),
+    });
+    const runId = await engine.create(plan.idea, config, {
+      ...(plan.check === undefined ? {} : { check: plan.check }),
+      ...(record === undefined ? {} : { github: record }),
+    });
+    if (!plan.json) io.stderr(startLine(await engine.getRun(runId), dir, 'started'));
+    return await drive(ctx, {
+      engine,
+      runId,
+      dir,
+      hitlChoice: plan.hitlChoice,
+      json: plan.json,
+      roles,
+      view: plan.view === true ? workspace : undefined,
+    });
+  } finally {
+    await workspace.close();
+  }
 }
 
 /**
