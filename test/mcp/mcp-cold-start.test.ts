@@ -4,22 +4,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LazyRuns } from '../../src/surfaces/mcp/lazy-runs.js';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
-import { createMakerServer } from '../../src/surfaces/mcp/server.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { text, useMcpClients } from '../helpers/mcp.js';
 
 const tempDir = useTempDirs();
+const connect = useMcpClients();
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
-
-const text = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 /**
  * `node --import` of this: every `file:` module the process loads is appended to `log`, one URL a
@@ -101,19 +98,6 @@ describe('MCP server cold start', () => {
 });
 
 describe('LazyRuns', () => {
-  async function connect(runs: LazyRuns) {
-    const server = createMakerServer(runs, '0.0.0-test');
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'test', version: '1' });
-    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-    closers.push(async () => {
-      await runs.close();
-      await client.close();
-    });
-    return async (name: string, args: Record<string, unknown>) =>
-      (await client.callTool({ name, arguments: args })) as CallToolResult;
-  }
-
   it('loads the run manager once, on the first call that needs it', async () => {
     const dir = await tempDir();
     let loads = 0;
@@ -121,7 +105,7 @@ describe('LazyRuns', () => {
       loads++;
       return Promise.resolve(new RunManager({ workspaceDir: dir, env: {} }));
     }, {});
-    const call = await connect(runs);
+    const { call } = await connect(runs);
     await call('maker_estimate', { p: 0.9, steps: 10, target: 0.9 });
     expect([loads, runs.loaded]).toEqual([0, false]);
     const [a, b] = await Promise.all([call('maker_status', {}), call('maker_status', {})]);
@@ -139,7 +123,7 @@ describe('LazyRuns', () => {
         ? Promise.reject(new Error("Cannot find module '/x/dist/chunk-ABC.js'"))
         : Promise.resolve(new RunManager({ workspaceDir: dir, env: {} }));
     }, {});
-    const call = await connect(runs);
+    const { call } = await connect(runs);
     const failed = await call('maker_status', {});
     expect(failed.isError).toBe(true);
     expect(text(failed)).toMatch(
@@ -157,7 +141,7 @@ describe('LazyRuns', () => {
     const runs = new LazyRuns(() => Promise.reject(new Error(`bad ${key}`)), {
       GEMINI_API_KEY: key,
     });
-    const call = await connect(runs);
+    const { call } = await connect(runs);
     const failed = await call('maker_status', {});
     expect(text(failed)).not.toContain(key);
     expect(text(failed)).toContain('[redacted]');

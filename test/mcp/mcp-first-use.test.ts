@@ -1,39 +1,15 @@
 import { readdir } from 'node:fs/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
-import { createMakerServer } from '../../src/surfaces/mcp/server.js';
+import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/tmp.js';
+import { text, useMcpClients } from '../helpers/mcp.js';
 
 const tempDir = useTempDirs();
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-
-async function connect(dir: string, env: Record<string, string | undefined> = {}) {
-  const runs = new RunManager({ workspaceDir: dir, env });
-  const server = createMakerServer(runs, '0.0.0-test');
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  closers.push(async () => {
-    await client.close();
-    await runs.close();
-  });
-  return async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-const text = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const connect = useMcpClients();
 
 describe('maker_start never simulates silently', () => {
   it('with no worker and no key, refuses, names the ways forward, and creates nothing', async () => {
     const dir = await tempDir();
-    const call = await connect(dir);
+    const { call } = await connect(dir);
     const refused = await call('maker_start', { idea: 'a todo list CLI' });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/No worker was chosen and GEMINI_API_KEY is not set/);
@@ -43,7 +19,7 @@ describe('maker_start never simulates silently', () => {
   });
 
   it('says SIMULATED when it starts, waits on and shows a simulated run', async () => {
-    const call = await connect(await tempDir());
+    const { call } = await connect(await tempDir());
     const started = await call('maker_start', { idea: 'a notes app', worker: 'sim' });
     expect(text(started)).toMatch(
       /^Started run r[\w-]+ in .* \(SIMULATED: placeholder plans and files, not real work\)\./,
@@ -57,7 +33,7 @@ describe('maker_start never simulates silently', () => {
 
   it('refuses simulation settings for a real worker instead of dropping them', async () => {
     const dir = await tempDir();
-    const call = await connect(dir, { GEMINI_API_KEY: 'AIza-test-key-0123456789' });
+    const { call } = await connect(dir, { GEMINI_API_KEY: 'AIza-test-key-0123456789' });
     const refused = await call('maker_start', { idea: 'x', worker: 'gemini', sim: { seed: 3 } });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/sim settings apply to simulated workers only, not to gemini/);

@@ -1,43 +1,23 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createMakerServer } from '../../src/surfaces/mcp/server.js';
-import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
+import { describe, expect, it } from 'vitest';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { text, useMcpClients } from '../helpers/mcp.js';
 
 /** maker_start with `github`, driven by an MCP client to a merged pull request on the fake GitHub. */
 const tempDir = useTempDirs();
+const connect = useMcpClients();
 const startFake = useFakeGitHub();
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-
-const text = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe('maker_start with github (MCP)', () => {
   it('takes an empty folder to a merged pull request; status and the veto question carry the URLs', async () => {
     const fake = await startFake();
     const dir = await tempDir();
-    const runs = new RunManager({
-      workspaceDir: dir,
-      env: { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full },
+    const { call } = await connect(dir, {
+      GITHUB_API_URL: fake.baseUrl,
+      GITHUB_TOKEN: TOKENS.full,
     });
-    const server = createMakerServer(runs, '0.0.0-test');
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'test', version: '1' });
-    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-    closers.push(async () => {
-      await client.close();
-      await runs.close();
-    });
-    const call = async (name: string, args: Record<string, unknown>) =>
-      (await client.callTool({ name, arguments: args })) as CallToolResult;
 
     const started = await call('maker_start', {
       idea: 'a csv tool',

@@ -1,41 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
-import { createMakerServer } from '../../src/surfaces/mcp/server.js';
+import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/tmp.js';
+import { text, useMcpClients } from '../helpers/mcp.js';
 
 const tempDir = useTempDirs();
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-
-/** A server over `dir`, as Gemini CLI starts it; `stop` shuts it down as when Gemini CLI quits. */
-async function connect(dir: string) {
-  const runs = new RunManager({ workspaceDir: dir, env: {} });
-  const server = createMakerServer(runs, '0.0.0-test');
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await runs.close();
-    await client.close();
-  };
-  closers.push(stop);
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
-  return { call, stop, client };
-}
-
-const text = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const connect = useMcpClients();
 
 async function journalSeqs(dir: string): Promise<number[]> {
   return (await readFile(join(dir, 'maker-journal.jsonl'), 'utf8'))
@@ -87,7 +58,7 @@ describe('the MCP tools guide the model', () => {
     expect(text(await first.call('maker_wait', { runId, cursor: 0, seconds: 60 }))).toMatch(
       /questionId="q-root-clarify-0"/,
     );
-    await first.stop();
+    await first.close();
 
     const second = await connect(dir);
     for (const tool of ['maker_wait', 'maker_status']) {
@@ -129,7 +100,7 @@ describe('the MCP tools guide the model', () => {
     const started = await first.call('maker_start', { idea: 'a notes app', worker: 'sim' });
     const runId = (started.structuredContent as { runId: string }).runId;
     await first.call('maker_wait', { runId, cursor: 0, seconds: 60 });
-    await first.stop();
+    await first.close();
     expect(await stateSeq(dir, runId)).toBe(Math.max(...(await journalSeqs(dir))));
 
     const second = await connect(dir);
@@ -146,7 +117,7 @@ describe('the MCP tools guide the model', () => {
       if (/: done\./.test(text(last))) break;
     }
     expect(text(last as CallToolResult)).toMatch(/: done\./);
-    await second.stop();
+    await second.close();
     const seqs = await journalSeqs(dir);
     expect(new Set(seqs).size).toBe(seqs.length);
     expect(await stateSeq(dir, runId)).toBe(Math.max(...seqs));

@@ -1,42 +1,17 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
-import { createMakerServer } from '../../src/surfaces/mcp/server.js';
 import { startFakeGemini } from '../../src/testing/fake-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { text, useMcpClients } from '../helpers/mcp.js';
 
 const tempDir = useTempDirs();
+const connect = useMcpClients();
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
-
-async function connect(dir: string, env: Record<string, string> = {}) {
-  const runs = new RunManager({ workspaceDir: dir, env });
-  const server = createMakerServer(runs, '0.0.0-test');
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await client.close();
-    await runs.close();
-  };
-  closers.push(close);
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
-  return { call, close };
-}
-
-const text = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe('maker_start confines repo to the workspace', () => {
   it.each([

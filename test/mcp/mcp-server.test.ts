@@ -2,45 +2,22 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
-import { createMakerServer } from '../../src/surfaces/mcp/server.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { text, useMcpClients } from '../helpers/mcp.js';
 
 const tempDir = useTempDirs();
+const connect = useMcpClients();
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
-
-async function connect(dir: string, env: Record<string, string | undefined> = {}) {
-  const runs = new RunManager({ workspaceDir: dir, env });
-  const server = createMakerServer(runs, '0.0.0-test');
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test', version: '1' });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  closers.push(async () => {
-    await client.close();
-    await runs.close();
-  });
-  const call = async (name: string, args: Record<string, unknown>, onProgress?: () => void) =>
-    (await client.callTool(
-      { name, arguments: args },
-      undefined,
-      onProgress === undefined ? undefined : { onprogress: onProgress },
-    )) as CallToolResult;
-  return { client, call, runs };
-}
-
-const text = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe('the maker MCP server', () => {
   it('lists its tools with schemas', async () => {

@@ -1,35 +1,15 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
-import { createMakerServer } from '../../src/surfaces/mcp/server.js';
+import { describe, expect, it } from 'vitest';
 import type { RunSnapshot } from '../../src/surfaces/view/protocol.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { text, useMcpClients } from '../helpers/mcp.js';
 import { http } from './http.js';
 
 const tempDir = useTempDirs();
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
-
-const text = (r: CallToolResult) =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const connect = useMcpClients();
 
 describe('the live view from Gemini CLI', () => {
   it('maker_start and maker_status with view: true give the address; the page answers as maker_answer does', async () => {
-    const runs = new RunManager({ workspaceDir: await tempDir(), env: {} });
-    const server = createMakerServer(runs, '0.0.0-test');
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'test', version: '1' });
-    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-    closers.push(async () => {
-      await client.close();
-      await runs.close();
-    });
-    const call = async (name: string, args: Record<string, unknown>) =>
-      (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const { call } = await connect(await tempDir());
 
     const started = await call('maker_start', { idea: 'a todo app', worker: 'sim', view: true });
     expect(started.isError).toBeFalsy();
