@@ -1,10 +1,20 @@
 import type { Redactor } from '../../core/errors.js';
-import type { Draw, StateFile, TreeNode, VoteRecord } from '../../core/tree/schema.js';
+import type { StateFile, TreeNode } from '../../core/tree/schema.js';
+import { NODE_VOTE_FIELDS } from './state-log.js';
+import { sameShape, shapeOf } from './value-shape.js';
+import { VoteTexts, type VoteField, type VoteText } from './vote-text.js';
 
 interface NodeText {
   node: TreeNode;
-  json: string;
-  /** The node was `done` when `json` was taken. */
+  /** The node's fields but its votes and {@link LIVE}, and what they were made of. */
+  fixed: VoteText;
+  /** The {@link LIVE} fields. */
+  live: string;
+  /** Each vote field the node has. */
+  votes: Partial<Record<VoteField, VoteText>>;
+  /** The whole node, built from `fixed`, `live` and `votes` when first needed. */
+  json: string | undefined;
+  /** The node was `done` when its text was taken. */
   done: boolean;
 }
 
@@ -22,20 +32,68 @@ export interface StateChanges {
 }
 
 /**
- * The JSON text of a state document, kept per run head and per node so that a save serialises only
- * what may have changed. A node cached while `done` is not serialised again while it is the same
- * object and still `done` (the engine never changes a finished node); any other node is serialised
- * and compared with its cached text. Everything passes `redact` before it is cached.
+ * A node's fields that change as it is worked on (serialised on every save of the node); its other
+ * fields, but the votes, are serialised only when they no longer hold the same values.
+ */
+const LIVE = new Set([
+  'status',
+  'kind',
+  'cost',
+  'mergeHeads',
+  'commit',
+  'branch',
+  'baseCommit',
+  'error',
+]);
+const NOT_FIXED: ReadonlySet<string> = new Set([...LIVE, ...NODE_VOTE_FIELDS]);
+
+const live = (n: TreeNode): object => ({
+  status: n.status,
+  kind: n.kind,
+  cost: n.cost,
+  mergeHeads: n.mergeHeads,
+  commit: n.commit,
+  branch: n.branch,
+  baseCommit: n.baseCommit,
+  error: n.error,
+});
+
+/** `{…fixed, …live, "field": vote, …}` for the given vote fields the node has, by one `join` (a flat string). */
+function nodeJson(entry: NodeText, fields: readonly VoteField[]): string {
+  const { fixed, live } = entry;
+  const parts = [fixed.text.slice(0, -1)];
+  let sep = fixed.text === '{}' ? '' : ',';
+  if (live !== '{}') {
+    parts.push(sep, live.slice(1, -1));
+    sep = ',';
+  }
+  for (const field of fields) {
+    const vote = entry.votes[field];
+    if (vote === undefined) continue;
+    parts.push(sep, '"', field, '":', vote.text);
+    sep = ',';
+  }
+  parts.push('}');
+  return parts.join('');
+}
+
+/**
+ * The JSON text of a state document, kept per run head and per node (its fields, and each of its
+ * votes) so that a save serialises only what may have changed. A node cached while `done` is not
+ * serialised again while it is the same object and still `done` (the engine never changes a
+ * finished node); any other node's fields are serialised and compared with their cached text, and
+ * each vote's text is reused while the vote holds the same values and the same finished draws (see
+ * {@link VoteTexts}). Everything passes `redact` before it is cached.
  */
 export class StateText {
   readonly #redact: Redactor;
-  /** Finished draws' text: a finished draw is replaced, never changed (the engine's invariant). */
-  readonly #draws = new WeakMap<Draw, string>();
+  readonly #votes: VoteTexts;
   readonly #runs = new Map<string, RunText>();
   #ledger: string | undefined;
 
   constructor(redact: Redactor = (text) => text) {
     this.#redact = redact;
+    this.#votes = new VoteTexts(redact);
   }
 
   /**
@@ -109,88 +167,64 @@ export class StateText {
     return undefined;
   }
 
-  /** Serialises the node unless it is cached as `done`; a line for it if its text changed. */
+  /**
+   * Serialises the node unless it is cached as `done`: its fields without the votes always, each
+   * vote only if it is no longer made of what its cached text was built from. A line if anything
+   * changed: the whole node when it is new or lost a vote, else its fields and the changed votes.
+   */
   #updateNode(runId: string, nodeId: string, node: TreeNode, lines: string[]): void {
     const cached = this.#runs.get(runId) as RunText;
     const entry = cached.nodes.get(nodeId);
     if (entry?.node === node && entry.done && node.status === 'done') return;
-    const json = this.#node(node);
-    if (entry !== undefined && entry.json === json) {
+    const fixed = this.#fixed(node, entry?.fixed);
+    const liveText = this.#redact(JSON.stringify(live(node)));
+    const { minimal, split, leaf, integrations } = node;
+    const values = { minimal, split, leaf, integrations };
+    const votes: Partial<Record<VoteField, VoteText>> = {};
+    const changed: VoteField[] = [];
+    let whole = entry === undefined;
+    for (const field of NODE_VOTE_FIELDS) {
+      const value = values[field];
+      const before = entry?.votes[field];
+      if (value === undefined) {
+        if (before !== undefined) whole = true; // a part record cannot remove a vote
+        continue;
+      }
+      const text = this.#votes.field(field, value, before);
+      votes[field] = text;
+      if (text.text !== before?.text) changed.push(field);
+    }
+    const done = node.status === 'done';
+    if (
+      entry !== undefined &&
+      !whole &&
+      changed.length === 0 &&
+      entry.live === liveText &&
+      entry.fixed.text === fixed.text
+    ) {
       entry.node = node;
+      entry.fixed = fixed;
+      entry.votes = votes;
+      entry.done = done;
       return;
     }
-    cached.nodes.set(nodeId, { node, json, done: node.status === 'done' });
-    lines.push(`{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)},"node":${json}}\n`);
+    const next: NodeText = { node, fixed, live: liveText, votes, json: undefined, done };
+    cached.nodes.set(nodeId, next);
+    const where = `{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)}`;
+    if (whole) {
+      next.json = nodeJson(next, NODE_VOTE_FIELDS);
+      lines.push(`${where},"node":${next.json}}\n`);
+    } else {
+      lines.push(`${where},"part":${nodeJson(next, changed)}}\n`);
+    }
   }
 
-  /**
-   * `redact(JSON.stringify(node))`, in meaning (vote records last), with finished draws' text reused.
-   * Built by one `join`, so the text is one flat string: a node's text is kept until the node
-   * changes again, and a string built by `+=` would keep every piece alive (more for the GC to do).
-   */
-  #node(node: TreeNode): string {
-    const { minimal, split, leaf, integrations, ...rest } = node;
-    const json = this.#redact(JSON.stringify(rest));
-    const parts = [json.slice(0, -1)];
-    let sep = json === '{}' ? '' : ',';
-    for (const [key, vote] of [
-      ['minimal', minimal],
-      ['split', split],
-      ['leaf', leaf],
-    ] as const) {
-      if (vote === undefined) continue;
-      parts.push(sep, '"', key, '":');
-      this.#vote(vote, parts);
-      sep = ',';
-    }
-    if (integrations !== undefined) {
-      parts.push(sep, '"integrations":{');
-      let inner = '';
-      for (const k in integrations) {
-        const v = integrations[k];
-        if (v === undefined) continue;
-        parts.push(inner, JSON.stringify(k), ':');
-        this.#vote(v, parts);
-        inner = ',';
-      }
-      parts.push('}');
-    }
-    parts.push('}');
-    return parts.join('');
-  }
-
-  /** Appends the vote's text to `parts`. */
-  #vote(vote: VoteRecord, parts: string[]): void {
-    const { draws, ballots, ...rest } = vote;
-    const json = this.#redact(JSON.stringify(rest));
-    parts.push(json.slice(0, -1));
-    let sep = json === '{}' ? '' : ',';
-    for (const [key, list] of [
-      ['draws', draws],
-      ['ballots', ballots],
-    ] as const) {
-      if (list === undefined) continue;
-      parts.push(sep, '"', key, '":[');
-      let inner = '';
-      for (const d of list as (Draw | undefined)[]) {
-        parts.push(inner, this.#draw(d));
-        inner = ',';
-      }
-      parts.push(']');
-      sep = ',';
-    }
-    parts.push('}');
-  }
-
-  #draw(draw: Draw | undefined): string {
-    if (draw === undefined || draw === null) return 'null';
-    if (draw.status === 'started') return this.#redact(JSON.stringify(draw));
-    let json = this.#draws.get(draw);
-    if (json === undefined) {
-      json = this.#redact(JSON.stringify(draw));
-      this.#draws.set(draw, json);
-    }
-    return json;
+  /** The text of the node's fields but its votes and {@link LIVE}, reusing `cached` if it still holds. */
+  #fixed(node: TreeNode, cached?: VoteText): VoteText {
+    if (cached?.shape !== undefined && sameShape(node, cached.shape, NOT_FIXED)) return cached;
+    const fields: Record<string, unknown> = {};
+    for (const key in node) if (!NOT_FIXED.has(key)) fields[key] = node[key as keyof TreeNode];
+    return { text: this.#redact(JSON.stringify(fields)), shape: shapeOf(node, NOT_FIXED) };
   }
 
   /**
@@ -206,7 +240,9 @@ export class StateText {
       const body: string[] = [];
       for (const nodeId in run.nodes) {
         const entry = cached.nodes.get(nodeId);
-        if (entry !== undefined) body.push(`${JSON.stringify(nodeId)}:${entry.json}`);
+        if (entry === undefined) continue;
+        entry.json ??= nodeJson(entry, NODE_VOTE_FIELDS);
+        body.push(`${JSON.stringify(nodeId)}:${entry.json}`);
       }
       const head = cached.head;
       runs.push(
