@@ -4,19 +4,25 @@ import { NODE_VOTE_FIELDS } from './state-log.js';
 import { sameShape, shapeOf } from './value-shape.js';
 import { VoteTexts, type VoteField, type VoteText } from './vote-text.js';
 
-interface NodeText {
-  node: TreeNode;
+/** A node's text in parts, to tell which changed. */
+interface NodeParts {
   /** The node's fields but its votes and {@link LIVE}, and what they were made of. */
-  fixed: VoteText;
+  readonly fixed: VoteText;
   /** The {@link LIVE} fields. */
-  live: string;
+  readonly live: string;
   /** Each vote field the node has. */
-  votes: Partial<Record<VoteField, VoteText>>;
-  /** The whole node, built from `fixed`, `live` and `votes` when first needed. */
-  json: string | undefined;
+  readonly votes: Partial<Record<VoteField, VoteText>>;
+}
+
+/** A node's text: its parts while it is worked on, its whole text (when needed, and once done). */
+type NodeText = {
+  node: TreeNode;
   /** The node was `done` when its text was taken. */
   done: boolean;
-}
+} & (
+  | { parts: NodeParts; json: string | undefined }
+  | { parts: undefined; json: string } // done: the parts are let go (a change is written whole)
+);
 
 interface RunText {
   head: string;
@@ -33,7 +39,8 @@ export interface StateChanges {
 
 /**
  * A node's fields that change as it is worked on (serialised on every save of the node); its other
- * fields, but the votes, are serialised only when they no longer hold the same values.
+ * fields, but the votes, are serialised only when they no longer hold the same values. The list is
+ * spelt out again in `live` and `#fixed` (keep them in step).
  */
 const LIVE = new Set([
   'status',
@@ -59,7 +66,7 @@ const live = (n: TreeNode): object => ({
 });
 
 /** `{…fixed, …live, "field": vote, …}` for the given vote fields the node has, by one `join` (a flat string). */
-function nodeJson(entry: NodeText, fields: readonly VoteField[]): string {
+function nodeJson(entry: NodeParts, fields: readonly VoteField[]): string {
   const { fixed, live } = entry;
   const parts = [fixed.text.slice(0, -1)];
   let sep = fixed.text === '{}' ? '' : ',';
@@ -176,55 +183,62 @@ export class StateText {
     const cached = this.#runs.get(runId) as RunText;
     const entry = cached.nodes.get(nodeId);
     if (entry?.node === node && entry.done && node.status === 'done') return;
-    const fixed = this.#fixed(node, entry?.fixed);
+    const before = entry?.parts;
+    const fixed = this.#fixed(node, before?.fixed);
     const liveText = this.#redact(JSON.stringify(live(node)));
     const { minimal, split, leaf, integrations } = node;
     const values = { minimal, split, leaf, integrations };
     const votes: Partial<Record<VoteField, VoteText>> = {};
     const changed: VoteField[] = [];
-    let whole = entry === undefined;
+    let whole = before === undefined;
     for (const field of NODE_VOTE_FIELDS) {
       const value = values[field];
-      const before = entry?.votes[field];
+      const old = before?.votes[field];
       if (value === undefined) {
-        if (before !== undefined) whole = true; // a part record cannot remove a vote
+        if (old !== undefined) whole = true; // a part record cannot remove a vote
         continue;
       }
-      const text = this.#votes.field(field, value, before);
+      const text = this.#votes.field(field, value, old);
       votes[field] = text;
-      if (text.text !== before?.text) changed.push(field);
+      if (text.text !== old?.text) changed.push(field);
     }
+    const parts: NodeParts = { fixed, live: liveText, votes };
     const done = node.status === 'done';
-    if (
-      entry !== undefined &&
+    const same =
+      before !== undefined &&
       !whole &&
       changed.length === 0 &&
-      entry.live === liveText &&
-      entry.fixed.text === fixed.text
-    ) {
-      entry.node = node;
-      entry.fixed = fixed;
-      entry.votes = votes;
-      entry.done = done;
-      return;
+      before.live === liveText &&
+      before.fixed.text === fixed.text;
+    let json = same ? entry?.json : undefined;
+    if (!same) {
+      const where = `{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)}`;
+      if (whole) {
+        json = nodeJson(parts, NODE_VOTE_FIELDS);
+        lines.push(`${where},"node":${json}}\n`);
+      } else {
+        lines.push(`${where},"part":${nodeJson(parts, changed)}}\n`);
+      }
     }
-    const next: NodeText = { node, fixed, live: liveText, votes, json: undefined, done };
-    cached.nodes.set(nodeId, next);
-    const where = `{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)}`;
-    if (whole) {
-      next.json = nodeJson(next, NODE_VOTE_FIELDS);
-      lines.push(`${where},"node":${next.json}}\n`);
-    } else {
-      lines.push(`${where},"part":${nodeJson(next, changed)}}\n`);
-    }
+    cached.nodes.set(
+      nodeId,
+      done
+        ? { node, done, parts: undefined, json: json ?? nodeJson(parts, NODE_VOTE_FIELDS) }
+        : { node, done, parts, json },
+    );
   }
 
   /** The text of the node's fields but its votes and {@link LIVE}, reusing `cached` if it still holds. */
   #fixed(node: TreeNode, cached?: VoteText): VoteText {
     if (cached?.shape !== undefined && sameShape(node, cached.shape, NOT_FIXED)) return cached;
-    const fields: Record<string, unknown> = {};
-    for (const key in node) if (!NOT_FIXED.has(key)) fields[key] = node[key as keyof TreeNode];
-    return { text: this.#redact(JSON.stringify(fields)), shape: shapeOf(node, NOT_FIXED) };
+    /* eslint-disable @typescript-eslint/no-unused-vars -- left out by a rest copy, V8's fast path */
+    // prettier-ignore
+    const { status, kind, cost, mergeHeads, commit, branch, baseCommit, error, // LIVE
+      minimal, split, leaf, integrations, ...fields } = node;
+    /* eslint-enable @typescript-eslint/no-unused-vars */
+    const text = this.#redact(JSON.stringify(fields));
+    // Its shape from its second serialisation on: many nodes are written once (a snapshot, a new child).
+    return { text, shape: cached === undefined ? undefined : shapeOf(node, NOT_FIXED) };
   }
 
   /**
@@ -241,7 +255,7 @@ export class StateText {
       for (const nodeId in run.nodes) {
         const entry = cached.nodes.get(nodeId);
         if (entry === undefined) continue;
-        entry.json ??= nodeJson(entry, NODE_VOTE_FIELDS);
+        if (entry.parts !== undefined) entry.json ??= nodeJson(entry.parts, NODE_VOTE_FIELDS);
         body.push(`${JSON.stringify(nodeId)}:${entry.json}`);
       }
       const head = cached.head;

@@ -30,7 +30,8 @@ export class VoteTexts {
     if (cached?.shape !== undefined && sameShape(value, cached.shape)) return cached;
     const parts: string[] = [];
     this.#vote(value as VoteRecord, parts);
-    return { text: parts.join(''), shape: shapeOf(value) };
+    // Its shape from its second serialisation on: many votes are written once.
+    return { text: parts.join(''), shape: cached === undefined ? undefined : shapeOf(value) };
   }
 
   #integrations(value: Integrations, cached?: VoteText): VoteText {
@@ -50,14 +51,14 @@ export class VoteTexts {
     }
     const parts = ['{'];
     const next: unknown[] | undefined = [];
-    let reusable = true;
+    let reusable = cached !== undefined; // its shape from its second serialisation on
     let sep = '';
     for (const key in value) {
       const vote = value[key];
       if (vote === undefined) continue;
       parts.push(sep, JSON.stringify(key), ':');
       this.#vote(vote, parts);
-      const s = shapeOf(vote);
+      const s = reusable ? shapeOf(vote) : undefined;
       if (s === undefined) reusable = false;
       else next.push(key, s);
       sep = ',';
