@@ -9,6 +9,7 @@ import {
   repositoryView,
   runDate,
   RunStoppedError,
+  saveSoon,
   type RunContext,
 } from './run-context.js';
 import { commitMessage } from '../core/tree/simulated.js';
@@ -26,10 +27,11 @@ export async function processNode(
 ): Promise<void> {
   if (n.status === 'done') return;
   if (n.baseCommit === undefined) {
+    // The base is the parent's saved head: after a crash, the same again.
     n.baseCommit = base;
     n.branch = branchName(ctx.run.id, n.id);
     n.status = 'deciding';
-    await ctx.save(n);
+    saveSoon(ctx, n);
     ctx.emit({ type: 'node-start', nodeId: n.id, title: n.title });
   }
   const from = n.baseCommit;

@@ -11,7 +11,7 @@ import {
   REVIEW_THRESHOLD,
   type SplitAnswer,
 } from './parse.js';
-import { counted, nodeContext, RunStoppedError, type RunContext } from './run-context.js';
+import { counted, nodeContext, RunStoppedError, saveSoon, type RunContext } from './run-context.js';
 import { candidateVote, exactVote, tally, type DrawResult } from './votes.js';
 
 const temperature = (slot: number) => (slot === 0 ? 0 : 0.1);
@@ -51,7 +51,10 @@ function nodeCount(ctx: Pick<RunContext, 'run'>): number {
 export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boolean> {
   const { maxDepth, maxNodes } = ctx.run.config;
   let minimal: boolean;
-  if (n.depth >= maxDepth || nodeCount(ctx) + 2 > maxNodes) {
+  // Forced by the depth or decided by a saved vote, the kind comes out the same after a crash; the
+  // node count may not (nodes made since the last save are lost with it).
+  const byCount = n.depth < maxDepth && nodeCount(ctx) + 2 > maxNodes;
+  if (n.depth >= maxDepth || byCount) {
     minimal = true;
   } else {
     const record = (n.minimal ??= { attempt: 0, draws: [], ballots: [] });
@@ -80,7 +83,8 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
     minimal = outcome.key === 'yes' && outcome.status === 'decided';
   }
   n.kind = minimal ? 'leaf' : 'branch';
-  await ctx.save(n);
+  if (byCount) await ctx.save(n);
+  else saveSoon(ctx, n);
   ctx.emit({ type: 'node-minimal', nodeId: n.id, minimal });
   return minimal;
 }

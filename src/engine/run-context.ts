@@ -67,6 +67,8 @@ export interface RunContext {
    * fields and new nodes. No argument: anything may have changed.
    */
   save(...nodes: TreeNode[]): Promise<void>;
+  /** Marks nodes changed for the next save, which it does not start at once (see {@link saveSoon}). */
+  saveSoon?(...nodes: TreeNode[]): void;
   emit(event: EngineEventInput): void;
   /** Limits concurrent paid work (model calls and worker runs). */
   paid<T>(work: () => Promise<T>): Promise<T>;
@@ -223,6 +225,17 @@ export async function reserveSession(
   ledger.sessionStarts[workerId] = recent;
   await ctx.save();
   return { ok: true };
+}
+
+/**
+ * Records that `n` changed without waiting for it to be on disk, for a change the run makes again
+ * identically after a crash, before any paid or external work that depends on it: the save the run
+ * awaits next carries it, in the same log line (or one starts when the event loop turns). A
+ * failure shows on the next save.
+ */
+export function saveSoon(ctx: RunContext, n: TreeNode): void {
+  if (ctx.saveSoon !== undefined) ctx.saveSoon(n);
+  else ctx.save(n).catch(() => undefined);
 }
 
 /** Counts one model call and its tokens against the node, and passes the response on. */

@@ -5,7 +5,7 @@ import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schem
 import { initialCandidates } from '../core/tree/presets.js';
 import type { BallotOption } from '../ports/planner.js';
 import type { CheckResult } from './checks.js';
-import type { RunContext } from './run-context.js';
+import { saveSoon, type RunContext } from './run-context.js';
 
 /** A draw's result before it is recorded. */
 export type DrawResult =
@@ -275,15 +275,16 @@ export async function candidateVote(
   });
 }
 
-async function finish(
+function finish(
   ctx: RunContext,
   n: TreeNode,
   vote: string,
   record: VoteRecord,
   outcome: VoteOutcome,
-): Promise<VoteOutcome> {
+): VoteOutcome {
   record.outcome = outcome;
-  await ctx.save(n);
+  // Tallied from saved draws and ballots: after a crash, the same outcome again.
+  saveSoon(ctx, n);
   ctx.emit({
     type: 'vote-end',
     nodeId: n.id,

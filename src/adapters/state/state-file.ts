@@ -121,7 +121,7 @@ export class MakerStateFile implements StateStore<StateFile> {
         `the state log follows snapshot generation ${log.generation}, but ${this.path} is generation ${snapshotGeneration} (an older snapshot, e.g. a restored backup). Move the log aside to continue from the snapshot alone.`,
       );
     }
-    return replay(document, log.records);
+    return replay(document, log.records, logPath);
   }
 
   /**

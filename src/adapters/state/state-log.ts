@@ -3,14 +3,23 @@ import { StateFileError } from './versioned-json-file.js';
 
 /**
  * The state log (`maker-state.json.log`): a header line naming the snapshot generation it follows,
- * then one JSON record a line, each a whole value that replaces the one before it:
+ * then one JSON record a line, each replacing what the one before it said:
  *
  *     {"$log":"maker-state","generation":3}
  *     {"run":"r1","head":{…the run without its nodes…}}
  *     {"run":"r1","id":"0-1","node":{…the whole node…}}
+ *     {"run":"r1","id":"0-1","part":{…the node's fields but its votes, and the votes that changed…}}
  *     {"ledger":{…}}
+ *
+ * A `part` (written since issue #13's last save share; logs without it load as before) replaces
+ * every field of the node except its votes ({@link NODE_VOTE_FIELDS}), and those of its votes it
+ * carries; the node's other votes stay. It always follows a whole `node` for that node, here or in
+ * the snapshot.
  */
 export const LOG_MARK = 'maker-state';
+
+/** A node's vote fields: the only ones a `part` record may leave out without removing them. */
+export const NODE_VOTE_FIELDS = ['minimal', 'split', 'leaf', 'integrations'] as const;
 
 export function logHeader(generation: number): string {
   return `{"$log":"${LOG_MARK}","generation":${generation}}\n`;
@@ -84,11 +93,18 @@ function parseLine(line: string): Json | undefined {
 function isLogRecord(r: Json): boolean {
   if (isRecord(r['ledger'])) return true;
   if (typeof r['run'] !== 'string') return false;
-  return isRecord(r['head']) || (typeof r['id'] === 'string' && isRecord(r['node']));
+  if (isRecord(r['head'])) return true;
+  return typeof r['id'] === 'string' && (isRecord(r['node']) || isRecord(r['part']));
 }
 
-/** Applies the records, in order, to a state document (raw JSON, validated afterwards by the caller). */
-export function replay(document: Json, records: readonly Json[]): Json {
+const VOTE_FIELDS: ReadonlySet<string> = new Set(NODE_VOTE_FIELDS);
+
+/**
+ * Applies the records, in order, to a state document (raw JSON, validated afterwards by the
+ * caller). A `part` for a node neither the document nor an earlier record holds is a
+ * {@link StateFileError} (`corrupt`), naming `path`.
+ */
+export function replay(document: Json, records: readonly Json[], path: string): Json {
   const runs = isRecord(document['runs']) ? document['runs'] : {};
   for (const r of records) {
     if (isRecord(r['ledger'])) {
@@ -105,7 +121,21 @@ export function replay(document: Json, records: readonly Json[]): Json {
       Object.assign(run, r['head'], { nodes: isRecord(nodes) ? nodes : {} });
     } else {
       const nodes = isRecord(run['nodes']) ? run['nodes'] : (run['nodes'] = {});
-      nodes[r['id'] as string] = r['node'];
+      const id = r['id'] as string;
+      if (isRecord(r['node'])) {
+        nodes[id] = r['node'];
+        continue;
+      }
+      const node = nodes[id];
+      if (!isRecord(node)) {
+        throw new StateFileError(
+          path,
+          'corrupt',
+          `the state log changes node ${id} of run ${runId}, which it never wrote whole. Move the log aside to continue from maker-state.json alone (losing what the log adds), or restore a backup.`,
+        );
+      }
+      for (const key of Object.keys(node)) if (!VOTE_FIELDS.has(key)) delete node[key];
+      Object.assign(node, r['part']);
     }
   }
   document['runs'] = runs;

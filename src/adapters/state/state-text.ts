@@ -1,12 +1,28 @@
 import type { Redactor } from '../../core/errors.js';
-import type { Draw, StateFile, TreeNode, VoteRecord } from '../../core/tree/schema.js';
+import type { StateFile, TreeNode } from '../../core/tree/schema.js';
+import { NODE_VOTE_FIELDS } from './state-log.js';
+import { sameShape, shapeOf } from './value-shape.js';
+import { VoteTexts, type VoteField, type VoteText } from './vote-text.js';
 
-interface NodeText {
-  node: TreeNode;
-  json: string;
-  /** The node was `done` when `json` was taken. */
-  done: boolean;
+/** A node's text in parts, to tell which changed. */
+interface NodeParts {
+  /** The node's fields but its votes and {@link LIVE}, and what they were made of. */
+  readonly fixed: VoteText;
+  /** The {@link LIVE} fields. */
+  readonly live: string;
+  /** Each vote field the node has. */
+  readonly votes: Partial<Record<VoteField, VoteText>>;
 }
+
+/** A node's text: its parts while it is worked on, its whole text (when needed, and once done). */
+type NodeText = {
+  node: TreeNode;
+  /** The node was `done` when its text was taken. */
+  done: boolean;
+} & (
+  | { parts: NodeParts; json: string | undefined }
+  | { parts: undefined; json: string } // done: the parts are let go (a change is written whole)
+);
 
 interface RunText {
   head: string;
@@ -22,20 +38,69 @@ export interface StateChanges {
 }
 
 /**
- * The JSON text of a state document, kept per run head and per node so that a save serialises only
- * what may have changed. A node cached while `done` is not serialised again while it is the same
- * object and still `done` (the engine never changes a finished node); any other node is serialised
- * and compared with its cached text. Everything passes `redact` before it is cached.
+ * A node's fields that change as it is worked on (serialised on every save of the node); its other
+ * fields, but the votes, are serialised only when they no longer hold the same values. The list is
+ * spelt out again in `live` and `#fixed` (keep them in step).
+ */
+const LIVE = new Set([
+  'status',
+  'kind',
+  'cost',
+  'mergeHeads',
+  'commit',
+  'branch',
+  'baseCommit',
+  'error',
+]);
+const NOT_FIXED: ReadonlySet<string> = new Set([...LIVE, ...NODE_VOTE_FIELDS]);
+
+const live = (n: TreeNode): object => ({
+  status: n.status,
+  kind: n.kind,
+  cost: n.cost,
+  mergeHeads: n.mergeHeads,
+  commit: n.commit,
+  branch: n.branch,
+  baseCommit: n.baseCommit,
+  error: n.error,
+});
+
+/** `{…fixed, …live, "field": vote, …}` for the given vote fields the node has, by one `join` (a flat string). */
+function nodeJson(entry: NodeParts, fields: readonly VoteField[]): string {
+  const { fixed, live } = entry;
+  const parts = [fixed.text.slice(0, -1)];
+  let sep = fixed.text === '{}' ? '' : ',';
+  if (live !== '{}') {
+    parts.push(sep, live.slice(1, -1));
+    sep = ',';
+  }
+  for (const field of fields) {
+    const vote = entry.votes[field];
+    if (vote === undefined) continue;
+    parts.push(sep, '"', field, '":', vote.text);
+    sep = ',';
+  }
+  parts.push('}');
+  return parts.join('');
+}
+
+/**
+ * The JSON text of a state document, kept per run head and per node (its fields, and each of its
+ * votes) so that a save serialises only what may have changed. A node cached while `done` is not
+ * serialised again while it is the same object and still `done` (the engine never changes a
+ * finished node); any other node's fields are serialised and compared with their cached text, and
+ * each vote's text is reused while the vote holds the same values and the same finished draws (see
+ * {@link VoteTexts}). Everything passes `redact` before it is cached.
  */
 export class StateText {
   readonly #redact: Redactor;
-  /** Finished draws' text: a finished draw is replaced, never changed (the engine's invariant). */
-  readonly #draws = new WeakMap<Draw, string>();
+  readonly #votes: VoteTexts;
   readonly #runs = new Map<string, RunText>();
   #ledger: string | undefined;
 
   constructor(redact: Redactor = (text) => text) {
     this.#redact = redact;
+    this.#votes = new VoteTexts(redact);
   }
 
   /**
@@ -109,88 +174,71 @@ export class StateText {
     return undefined;
   }
 
-  /** Serialises the node unless it is cached as `done`; a line for it if its text changed. */
+  /**
+   * Serialises the node unless it is cached as `done`: its fields without the votes always, each
+   * vote only if it is no longer made of what its cached text was built from. A line if anything
+   * changed: the whole node when it is new or lost a vote, else its fields and the changed votes.
+   */
   #updateNode(runId: string, nodeId: string, node: TreeNode, lines: string[]): void {
     const cached = this.#runs.get(runId) as RunText;
     const entry = cached.nodes.get(nodeId);
     if (entry?.node === node && entry.done && node.status === 'done') return;
-    const json = this.#node(node);
-    if (entry !== undefined && entry.json === json) {
-      entry.node = node;
-      return;
-    }
-    cached.nodes.set(nodeId, { node, json, done: node.status === 'done' });
-    lines.push(`{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)},"node":${json}}\n`);
-  }
-
-  /**
-   * `redact(JSON.stringify(node))`, in meaning (vote records last), with finished draws' text reused.
-   * Built by one `join`, so the text is one flat string: a node's text is kept until the node
-   * changes again, and a string built by `+=` would keep every piece alive (more for the GC to do).
-   */
-  #node(node: TreeNode): string {
-    const { minimal, split, leaf, integrations, ...rest } = node;
-    const json = this.#redact(JSON.stringify(rest));
-    const parts = [json.slice(0, -1)];
-    let sep = json === '{}' ? '' : ',';
-    for (const [key, vote] of [
-      ['minimal', minimal],
-      ['split', split],
-      ['leaf', leaf],
-    ] as const) {
-      if (vote === undefined) continue;
-      parts.push(sep, '"', key, '":');
-      this.#vote(vote, parts);
-      sep = ',';
-    }
-    if (integrations !== undefined) {
-      parts.push(sep, '"integrations":{');
-      let inner = '';
-      for (const k in integrations) {
-        const v = integrations[k];
-        if (v === undefined) continue;
-        parts.push(inner, JSON.stringify(k), ':');
-        this.#vote(v, parts);
-        inner = ',';
+    const before = entry?.parts;
+    const fixed = this.#fixed(node, before?.fixed);
+    const liveText = this.#redact(JSON.stringify(live(node)));
+    const { minimal, split, leaf, integrations } = node;
+    const values = { minimal, split, leaf, integrations };
+    const votes: Partial<Record<VoteField, VoteText>> = {};
+    const changed: VoteField[] = [];
+    let whole = before === undefined;
+    for (const field of NODE_VOTE_FIELDS) {
+      const value = values[field];
+      const old = before?.votes[field];
+      if (value === undefined) {
+        if (old !== undefined) whole = true; // a part record cannot remove a vote
+        continue;
       }
-      parts.push('}');
+      const text = this.#votes.field(field, value, old);
+      votes[field] = text;
+      if (text.text !== old?.text) changed.push(field);
     }
-    parts.push('}');
-    return parts.join('');
-  }
-
-  /** Appends the vote's text to `parts`. */
-  #vote(vote: VoteRecord, parts: string[]): void {
-    const { draws, ballots, ...rest } = vote;
-    const json = this.#redact(JSON.stringify(rest));
-    parts.push(json.slice(0, -1));
-    let sep = json === '{}' ? '' : ',';
-    for (const [key, list] of [
-      ['draws', draws],
-      ['ballots', ballots],
-    ] as const) {
-      if (list === undefined) continue;
-      parts.push(sep, '"', key, '":[');
-      let inner = '';
-      for (const d of list as (Draw | undefined)[]) {
-        parts.push(inner, this.#draw(d));
-        inner = ',';
+    const parts: NodeParts = { fixed, live: liveText, votes };
+    const done = node.status === 'done';
+    const same =
+      before !== undefined &&
+      !whole &&
+      changed.length === 0 &&
+      before.live === liveText &&
+      before.fixed.text === fixed.text;
+    let json = same ? entry?.json : undefined;
+    if (!same) {
+      const where = `{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)}`;
+      if (whole) {
+        json = nodeJson(parts, NODE_VOTE_FIELDS);
+        lines.push(`${where},"node":${json}}\n`);
+      } else {
+        lines.push(`${where},"part":${nodeJson(parts, changed)}}\n`);
       }
-      parts.push(']');
-      sep = ',';
     }
-    parts.push('}');
+    cached.nodes.set(
+      nodeId,
+      done
+        ? { node, done, parts: undefined, json: json ?? nodeJson(parts, NODE_VOTE_FIELDS) }
+        : { node, done, parts, json },
+    );
   }
 
-  #draw(draw: Draw | undefined): string {
-    if (draw === undefined || draw === null) return 'null';
-    if (draw.status === 'started') return this.#redact(JSON.stringify(draw));
-    let json = this.#draws.get(draw);
-    if (json === undefined) {
-      json = this.#redact(JSON.stringify(draw));
-      this.#draws.set(draw, json);
-    }
-    return json;
+  /** The text of the node's fields but its votes and {@link LIVE}, reusing `cached` if it still holds. */
+  #fixed(node: TreeNode, cached?: VoteText): VoteText {
+    if (cached?.shape !== undefined && sameShape(node, cached.shape, NOT_FIXED)) return cached;
+    /* eslint-disable @typescript-eslint/no-unused-vars -- left out by a rest copy, V8's fast path */
+    // prettier-ignore
+    const { status, kind, cost, mergeHeads, commit, branch, baseCommit, error, // LIVE
+      minimal, split, leaf, integrations, ...fields } = node;
+    /* eslint-enable @typescript-eslint/no-unused-vars */
+    const text = this.#redact(JSON.stringify(fields));
+    // Its shape from its second serialisation on: many nodes are written once (a snapshot, a new child).
+    return { text, shape: cached === undefined ? undefined : shapeOf(node, NOT_FIXED) };
   }
 
   /**
@@ -206,7 +254,9 @@ export class StateText {
       const body: string[] = [];
       for (const nodeId in run.nodes) {
         const entry = cached.nodes.get(nodeId);
-        if (entry !== undefined) body.push(`${JSON.stringify(nodeId)}:${entry.json}`);
+        if (entry === undefined) continue;
+        if (entry.parts !== undefined) entry.json ??= nodeJson(entry.parts, NODE_VOTE_FIELDS);
+        body.push(`${JSON.stringify(nodeId)}:${entry.json}`);
       }
       const head = cached.head;
       runs.push(

@@ -84,6 +84,67 @@ describe('the state log', () => {
     expect(store.bytesWritten).toBe(before);
   });
 
+  it('writes a changed node as its fields and the votes that changed, and loads older whole-node logs', async () => {
+    const dir = await tempDir();
+    const store = makerStateFile(dir, undefined, { policy: NEVER });
+    const state = stateWith(await store.load(), 2);
+    const n = node(state, '1');
+    const valid = (slot: number) => ({
+      slot,
+      status: 'valid' as const,
+      key: 'x'.repeat(500),
+      flags: [],
+    });
+    n.minimal = { attempt: 0, draws: [valid(0), valid(1)], ballots: [] };
+    n.leaf = { attempt: 0, draws: [], ballots: [] };
+    await store.save(state);
+    n.status = 'sampling';
+    n.leaf.draws.push({ slot: 0, status: 'started', flags: [] });
+    await store.save(state, new Set([n]));
+    n.leaf.draws[0] = valid(0);
+    n.cost.modelCalls = 1;
+    n.minimal.outcome = {
+      status: 'decided',
+      key: 'x',
+      votes: 2,
+      runnerUpVotes: 0,
+      draws: 2,
+      flagged: 0,
+    };
+    await store.save(state, new Set([n]));
+    const log = (await lines(dir)).slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(
+      log.map((r) =>
+        Object.keys(r['part'] as object).filter((k) => k === 'minimal' || k === 'leaf'),
+      ),
+    ).toEqual([['leaf'], ['minimal', 'leaf']]);
+    expect(JSON.stringify(log[0]).length).toBeLessThan(1000); // the minimal vote (1 KB) not repeated
+    expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
+
+    // A vote removed: only a whole node can say that.
+    n.leaf = undefined;
+    await store.save(state, new Set([n]));
+    expect(JSON.parse((await lines(dir)).at(-1) as string)).toHaveProperty('node');
+    expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
+
+    // A log written before `part` records (whole nodes only) loads as before.
+    const old = { ...JSON.parse(JSON.stringify(n)), title: 'from an older log' } as TreeNode;
+    await writeFile(
+      join(dir, STATE_LOG_FILE_NAME),
+      [(await lines(dir))[0], JSON.stringify({ run: 'r1', id: '1', node: old }), ''].join('\n'),
+    );
+    expect(node(await fresh(dir), '1')).toEqual(JSON.parse(JSON.stringify(old)));
+
+    // A part for a node the log never wrote whole is refused.
+    await appendFile(
+      join(dir, STATE_LOG_FILE_NAME),
+      `${JSON.stringify({ run: 'r1', id: 'ghost', part: { id: 'ghost' } })}\n{}\n`,
+    );
+    const error = await fresh(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateFileError);
+    expect((error as StateFileError).problem).toBe('corrupt');
+  });
+
   it('ignores a torn last line, refuses a damaged earlier one', async () => {
     const dir = await tempDir();
     const store = makerStateFile(dir, undefined, { policy: NEVER });
@@ -163,8 +224,16 @@ describe('the state log', () => {
     await store.save(state);
     node(state, '1').error = `the service said: bad key ${secret}`;
     await store.save(state, new Set([node(state, '1')]));
+    // In each part a save serialises on its own: the node's other fields, and a vote.
+    node(state, '1').title = `about ${secret}`;
+    node(state, '1').leaf = {
+      attempt: 0,
+      draws: [{ slot: 0, status: 'valid', key: 'k', flags: [], summary: secret }],
+      ballots: [],
+    };
+    await store.save(state, new Set([node(state, '1')]));
     const log = await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8');
-    expect(log).toContain('[redacted]');
+    expect(log.match(/\[redacted\]/g)).toHaveLength(4); // error (twice: the second line repeats it), title, summary
     expect(log).not.toContain(secret);
   });
 });

@@ -1,0 +1,103 @@
+import type { Redactor } from '../../core/errors.js';
+import type { Draw, TreeNode, VoteRecord } from '../../core/tree/schema.js';
+import { sameShape, shapeOf } from './value-shape.js';
+
+/** A vote field's text and what it was built from (see {@link shapeOf}). */
+export interface VoteText {
+  readonly text: string;
+  /** Undefined when the text cannot be reused (a draw in progress, a value nested deeper). */
+  readonly shape: readonly unknown[] | undefined;
+}
+
+export type VoteField = 'minimal' | 'split' | 'leaf' | 'integrations';
+export type Integrations = TreeNode['integrations'];
+
+/**
+ * The redacted JSON text of a node's votes, reused while a vote is made of the same values (its
+ * fields, and the same finished draws); a finished draw's text is built once.
+ */
+export class VoteTexts {
+  readonly #redact: Redactor;
+  readonly #draws = new WeakMap<Draw, string>();
+
+  constructor(redact: Redactor) {
+    this.#redact = redact;
+  }
+
+  /** The text of `value` (the node's field `field`), reusing `cached` if it still holds. */
+  field(field: VoteField, value: VoteRecord | Integrations, cached?: VoteText): VoteText {
+    if (field === 'integrations') return this.#integrations(value as Integrations, cached);
+    if (cached?.shape !== undefined && sameShape(value, cached.shape)) return cached;
+    const parts: string[] = [];
+    this.#vote(value as VoteRecord, parts);
+    // Its shape from its second serialisation on: many votes are written once.
+    return { text: parts.join(''), shape: cached === undefined ? undefined : shapeOf(value) };
+  }
+
+  #integrations(value: Integrations, cached?: VoteText): VoteText {
+    const shape = cached?.shape;
+    if (shape !== undefined) {
+      let i = 0;
+      let same = true;
+      for (const key in value) {
+        const vote = value[key];
+        const s = shape[i + 1];
+        if (shape[i] !== key || vote === undefined || s === undefined) same = false;
+        else same = sameShape(vote, s as unknown[]);
+        if (!same) break;
+        i += 2;
+      }
+      if (same && i === shape.length) return cached as VoteText;
+    }
+    const parts = ['{'];
+    const next: unknown[] | undefined = [];
+    let reusable = cached !== undefined; // its shape from its second serialisation on
+    let sep = '';
+    for (const key in value) {
+      const vote = value[key];
+      if (vote === undefined) continue;
+      parts.push(sep, JSON.stringify(key), ':');
+      this.#vote(vote, parts);
+      const s = reusable ? shapeOf(vote) : undefined;
+      if (s === undefined) reusable = false;
+      else next.push(key, s);
+      sep = ',';
+    }
+    parts.push('}');
+    return { text: parts.join(''), shape: reusable ? next : undefined };
+  }
+
+  /** Appends the vote's text to `parts`: `redact(JSON.stringify(vote))` in meaning. */
+  #vote(vote: VoteRecord, parts: string[]): void {
+    const { draws, ballots, ...rest } = vote;
+    const json = this.#redact(JSON.stringify(rest));
+    parts.push(json.slice(0, -1));
+    let sep = json === '{}' ? '' : ',';
+    for (const [key, list] of [
+      ['draws', draws],
+      ['ballots', ballots],
+    ] as const) {
+      if (list === undefined) continue;
+      parts.push(sep, '"', key, '":[');
+      let inner = '';
+      for (const d of list as (Draw | undefined)[]) {
+        parts.push(inner, this.#draw(d));
+        inner = ',';
+      }
+      parts.push(']');
+      sep = ',';
+    }
+    parts.push('}');
+  }
+
+  #draw(draw: Draw | undefined): string {
+    if (draw === undefined || draw === null) return 'null';
+    if (draw.status === 'started') return this.#redact(JSON.stringify(draw));
+    let json = this.#draws.get(draw);
+    if (json === undefined) {
+      json = this.#redact(JSON.stringify(draw));
+      this.#draws.set(draw, json);
+    }
+    return json;
+  }
+}
