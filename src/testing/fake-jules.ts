@@ -136,9 +136,11 @@ export async function startFakeJules(options: {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const target = req.url ?? '/';
+    const mark = target.indexOf('?');
+    const query = mark < 0 ? undefined : new URLSearchParams(target.slice(mark + 1));
     const method = req.method ?? 'GET';
-    const path = decodeURIComponent(url.pathname);
+    const path = decodeURIComponent(mark < 0 ? target : target.slice(0, mark));
     // Test control, outside the API: what this server answered so far.
     if (path === '/_fake/requests') return sendJson(res, 200, { requests });
     requests.push({ method, path });
@@ -155,11 +157,8 @@ export async function startFakeJules(options: {
       return;
     }
     const page = (items: unknown[], field: string, defaultSize: number) => {
-      const size = Math.min(
-        100,
-        Math.max(1, Number(url.searchParams.get('pageSize') ?? defaultSize)),
-      );
-      const start = Number(url.searchParams.get('pageToken') ?? '0');
+      const size = Math.min(100, Math.max(1, Number(query?.get('pageSize') ?? defaultSize)));
+      const start = Number(query?.get('pageToken') ?? '0');
       const slice = items.slice(start, start + size);
       return {
         [field]: slice,
@@ -254,12 +253,14 @@ export async function startFakeJules(options: {
 
   /** The plan limit a new session would exceed now, as Jules answers it; undefined when none. */
   const overLimit = (): FakeFault =>
-    planLimitFault(
-      [...sessions.values()].map((s) => ({ state: s.state, startedAt: s.startedAt })),
-      creating,
-      { concurrent: options.concurrentLimit, daily: options.dailyLimit },
-      clock(),
-    );
+    options.concurrentLimit === undefined && options.dailyLimit === undefined
+      ? undefined
+      : planLimitFault(
+          [...sessions.values()].map((s) => ({ state: s.state, startedAt: s.startedAt })),
+          creating,
+          { concurrent: options.concurrentLimit, daily: options.dailyLimit },
+          clock(),
+        );
 
   async function create(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
     const checked = await checkCreate(body, sources);
