@@ -234,7 +234,8 @@ export class JulesWorker implements Worker {
       const lookedAt = now();
       const session = await this.#get(id, call, delay);
       if (created && (session.state === 'COMPLETED' || session.state === 'FAILED'))
-        this.#polls.finished(lookedAt - since);
+        // Plus the clock's resolution (1 ms): later first looks are never earlier than this one.
+        this.#polls.finished(lookedAt - since + 1);
       switch (session.state) {
         case 'COMPLETED':
           // The session's outputs carry its changeSet; the activities are read only when they do not.
