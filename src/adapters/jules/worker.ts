@@ -301,7 +301,9 @@ export class JulesWorker implements Worker {
         default:
           break;
       }
-      if (now() > deadline)
+      // Judged at the look, not at its answer: an answer that comes late says the session was
+      // still working when it was asked, and the next look settles it.
+      if (lookedAt > deadline)
         return {
           ok: false,
           reason: `The Jules session ${id} did not finish in time (state ${session.state ?? 'unknown'}).`,
