@@ -13,6 +13,7 @@ import {
   planLimitFault,
 } from './fake-jules-model.js';
 import { fakeJulesStore } from './fake-jules-store.js';
+import { sessionLife, type FakeSession } from './fake-jules-session.js';
 
 export { julesQuotaFault } from './fake-jules-model.js';
 export type {
@@ -23,23 +24,6 @@ export type {
   FakeJulesSource,
 } from './fake-jules-model.js';
 
-interface Session {
-  readonly id: string;
-  readonly body: Record<string, unknown>;
-  readonly context: FakeAgentContext;
-  script: FakeAgentScript;
-  state: string;
-  step: number;
-  planApproved: boolean;
-  readonly messages: string[];
-  readonly activities: Record<string, unknown>[];
-  readonly createdAt: number;
-  /** `clock()` at creation, for simulated work. */
-  readonly startedAt: number;
-  activityReads: number;
-}
-
-const EPOCH = Date.parse('2026-03-01T10:00:00Z');
 /** Session ids are this number's successors, after a fixed prefix (Jules' ids are long digit strings). */
 const ID_BASE = 594092;
 
@@ -81,13 +65,13 @@ export async function startFakeJules(options: {
 }): Promise<FakeJules> {
   const requests: { method: string; path: string }[] = [];
   const sources = [...options.sources];
-  const sessions = new Map<string, Session>();
+  const sessions = new Map<string, FakeSession>();
   let created = 0;
   /** Start times of sessions being created (their agent not answered yet). */
   const creating: number[] = [];
-  let tick = 0;
   const clock = options.clock ?? (() => performance.now());
-  const time = () => new Date(EPOCH + ++tick * 1000).toISOString();
+  const life = sessionLife({ workMs: options.workMs, clock });
+  const { advance, sessionJson, activity } = life;
   const store = options.store === undefined ? undefined : fakeJulesStore(options.store);
   const persist = () =>
     store?.save(
@@ -111,7 +95,7 @@ export async function startFakeJules(options: {
       planApproved: stored.planApproved,
       messages: [...stored.messages],
       activities: [],
-      createdAt: tick,
+      createdAt: life.tick,
       startedAt: clock(),
       activityReads: 0,
     });
@@ -136,9 +120,11 @@ export async function startFakeJules(options: {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const target = req.url ?? '/';
+    const mark = target.indexOf('?');
+    const query = mark < 0 ? undefined : new URLSearchParams(target.slice(mark + 1));
     const method = req.method ?? 'GET';
-    const path = decodeURIComponent(url.pathname);
+    const path = decodeURIComponent(mark < 0 ? target : target.slice(0, mark));
     // Test control, outside the API: what this server answered so far.
     if (path === '/_fake/requests') return sendJson(res, 200, { requests });
     requests.push({ method, path });
@@ -155,11 +141,8 @@ export async function startFakeJules(options: {
       return;
     }
     const page = (items: unknown[], field: string, defaultSize: number) => {
-      const size = Math.min(
-        100,
-        Math.max(1, Number(url.searchParams.get('pageSize') ?? defaultSize)),
-      );
-      const start = Number(url.searchParams.get('pageToken') ?? '0');
+      const size = Math.min(100, Math.max(1, Number(query?.get('pageSize') ?? defaultSize)));
+      const start = Number(query?.get('pageToken') ?? '0');
       const slice = items.slice(start, start + size);
       return {
         [field]: slice,
@@ -254,12 +237,14 @@ export async function startFakeJules(options: {
 
   /** The plan limit a new session would exceed now, as Jules answers it; undefined when none. */
   const overLimit = (): FakeFault =>
-    planLimitFault(
-      [...sessions.values()].map((s) => ({ state: s.state, startedAt: s.startedAt })),
-      creating,
-      { concurrent: options.concurrentLimit, daily: options.dailyLimit },
-      clock(),
-    );
+    options.concurrentLimit === undefined && options.dailyLimit === undefined
+      ? undefined
+      : planLimitFault(
+          [...sessions.values()].map((s) => ({ state: s.state, startedAt: s.startedAt })),
+          creating,
+          { concurrent: options.concurrentLimit, daily: options.dailyLimit },
+          clock(),
+        );
 
   async function create(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
     const checked = await checkCreate(body, sources);
@@ -281,7 +266,7 @@ export async function startFakeJules(options: {
       baseCommit,
       messages: [],
     };
-    const session: Session = {
+    const session: FakeSession = {
       id,
       body,
       context: agentContext,
@@ -291,7 +276,7 @@ export async function startFakeJules(options: {
       planApproved: body['requirePlanApproval'] !== true,
       messages: [],
       activities: [],
-      createdAt: tick,
+      createdAt: life.tick,
       startedAt,
       activityReads: 0,
     };
@@ -300,130 +285,6 @@ export async function startFakeJules(options: {
     persist();
     options.onSessionCreated?.({ id, title: agentContext.title }, sessions.size);
     sendJson(res, 200, sessionJson(session));
-  }
-
-  /**
-   * The session's life as of this read: one step per read by default; with simulated work, every
-   * step whose time has come (queued for the first 10% of the work, planning until 20%).
-   */
-  function advance(session: Session): void {
-    if ((options.workMs ?? 0) === 0) step(session);
-    else while (step(session));
-  }
-
-  /** One step of the session's life, if its time has come; false when it stays where it is. */
-  function step(session: Session): boolean {
-    const script = session.script;
-    const due = (share: number) => clock() - session.startedAt >= share * (options.workMs ?? 0);
-    switch (session.state) {
-      case 'QUEUED':
-        if (!due(0.1)) return false;
-        session.state = 'PLANNING';
-        return true;
-      case 'PLANNING':
-        if (!due(0.2)) return false;
-        session.activities.push(
-          activity(session, 'agent', {
-            planGenerated: {
-              plan: {
-                id: `plan-${session.id}`,
-                createTime: time(),
-                steps: [
-                  {
-                    id: 's1',
-                    index: 0,
-                    title: session.context.title,
-                    description: session.context.prompt.slice(0, 200),
-                  },
-                ],
-              },
-            },
-          }),
-        );
-        session.state = session.planApproved ? 'IN_PROGRESS' : 'AWAITING_PLAN_APPROVAL';
-        return true;
-      case 'IN_PROGRESS':
-        if (!due(1)) return false;
-        if (script.askFeedback !== undefined && session.messages.length === 0) {
-          session.activities.push(
-            activity(session, 'agent', { agentMessaged: { agentMessage: script.askFeedback } }),
-          );
-          session.state = 'AWAITING_USER_FEEDBACK';
-          return true;
-        }
-        if (script.fail !== undefined) {
-          session.activities.push(
-            activity(session, 'system', { sessionFailed: { reason: script.fail } }),
-          );
-          session.state = 'FAILED';
-          return true;
-        }
-        if (script.patch !== undefined)
-          session.activities.push(
-            activity(
-              session,
-              'agent',
-              { progressUpdated: { title: 'Code changes ready', description: '' } },
-              [{ changeSet: changeSet(session) }],
-            ),
-          );
-        session.activities.push(activity(session, 'system', { sessionCompleted: {} }));
-        session.state = 'COMPLETED';
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  function changeSet(session: Session) {
-    return {
-      source: session.context.source,
-      gitPatch: {
-        unidiffPatch: session.script.patch,
-        baseCommitId: session.script.baseCommitId ?? session.context.baseCommit,
-        suggestedCommitMessage: session.context.title,
-      },
-    };
-  }
-
-  function sessionJson(session: Session) {
-    const done =
-      session.state === 'COMPLETED' &&
-      session.script.patch !== undefined &&
-      session.script.patchOnlyInActivities !== true;
-    return {
-      name: `sessions/${session.id}`,
-      id: session.id,
-      prompt: session.context.prompt,
-      title: session.context.title,
-      sourceContext: {
-        source: session.context.source,
-        githubRepoContext: { startingBranch: session.context.startingBranch },
-      },
-      state: session.state,
-      url: `https://jules.google.com/session/${session.id}`,
-      createTime: new Date(EPOCH + session.createdAt * 1000).toISOString(),
-      updateTime: time(),
-      ...(done ? { outputs: [{ changeSet: changeSet(session) }] } : {}),
-    };
-  }
-
-  function activity(
-    session: Session,
-    originator: string,
-    member: Record<string, unknown>,
-    artifacts?: unknown[],
-  ) {
-    const id = `a${session.activities.length + 1}`;
-    return {
-      name: `sessions/${session.id}/activities/${id}`,
-      id,
-      createTime: time(),
-      originator,
-      description: Object.keys(member)[0] ?? '',
-      ...member,
-      ...(artifacts === undefined ? {} : { artifacts }),
-    };
   }
 
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

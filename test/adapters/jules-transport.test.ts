@@ -5,10 +5,9 @@ import { nodeTransport } from '../../src/adapters/jules/node-transport.js';
 import { request } from '../../src/adapters/jules/http.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
-let close: (() => Promise<void>) | undefined;
+const closes: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  await close?.();
-  close = undefined;
+  await Promise.all(closes.splice(0).map((close) => close()));
 });
 
 /** A loopback server answering with `handler`; counts the connections it accepted. */
@@ -22,11 +21,13 @@ async function serve(handler: Handler) {
   let connections = 0;
   server.on('connection', () => (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  closes.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/v1alpha/sessions`, connections: () => connections };
 }
@@ -58,6 +59,31 @@ describe('nodeTransport', () => {
     const transport = nodeTransport();
     for (let i = 0; i < 3; i++) await request(transport, server.url, call, undefined);
     expect(server.connections()).toBe(1);
+  });
+
+  it('sends each request to its own URL’s origin and path, query included', async () => {
+    const a = await serve((req, res) => res.end(`a ${req.url}`));
+    const b = await serve((req, res) => res.end(`b ${req.url}`));
+    const transport = nodeTransport();
+    const get = { ...call, method: 'GET', body: undefined };
+    for (const [url, text] of [
+      [a.url, 'a /v1alpha/sessions'],
+      [`${b.url}/1?pageSize=5`, 'b /v1alpha/sessions/1?pageSize=5'],
+      [`${a.url}/2`, 'a /v1alpha/sessions/2'],
+    ] as const)
+      expect((await request(transport, url, get, undefined)).text).toBe(text);
+    await expect(request(transport, 'ftp://127.0.0.1/x', get, undefined)).rejects.toThrow(
+      /unsupported protocol ftp:/,
+    );
+  });
+
+  it('sends nothing under a signal already aborted', async () => {
+    let seen = 0;
+    const { url } = await serve((_req, res) => (seen++, res.end('{}')));
+    const controller = new AbortController();
+    controller.abort(new Error('stopped'));
+    await expect(request(nodeTransport(), url, call, controller.signal)).rejects.toThrow(/aborted/);
+    expect(seen).toBe(0);
   });
 
   it.each<[string, Handler, RegExp]>([

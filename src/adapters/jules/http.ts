@@ -9,8 +9,9 @@ export interface JulesAnswer {
 
 /**
  * Sends one HTTP request and reads its whole answer; throws when none arrived (no connection, a
- * reset, `signal`). The client's only I/O: `nodeTransport()` by default, `fetchTransport(fetch)`
- * for an injected `fetch`.
+ * reset), after `timeoutMs` with no complete answer (an error saying "no answer in …"), or at
+ * `signal` (the transport's abort error). The client's only I/O: `nodeTransport()` by default,
+ * `fetchTransport(fetch)` for an injected `fetch`.
  */
 export type JulesTransport = (
   url: string,
@@ -18,21 +19,41 @@ export type JulesTransport = (
     readonly method: string;
     readonly headers: Readonly<Record<string, string>>;
     readonly body: string | undefined;
-    readonly signal: AbortSignal;
+    readonly signal: AbortSignal | undefined;
+    readonly timeoutMs: number;
   },
 ) => Promise<JulesAnswer>;
+
+/** The error of a request with no complete answer after `timeoutMs`. */
+export function noAnswerIn(timeoutMs: number): Error {
+  return new Error(`no answer in ${duration(timeoutMs)}`);
+}
 
 /** A transport over a `fetch` function. */
 export function fetchTransport(doFetch: typeof fetch): JulesTransport {
   return async (url, init) => {
-    const response = await doFetch(url, {
-      method: init.method,
-      headers: init.headers,
-      ...(init.body === undefined ? {} : { body: init.body }),
-      signal: init.signal,
-    });
-    const text = await response.text();
-    return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
+    const controller = new AbortController();
+    const { signal } = init;
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(noAnswerIn(init.timeoutMs)), init.timeoutMs);
+    try {
+      const response = await doFetch(url, {
+        method: init.method,
+        headers: init.headers,
+        ...(init.body === undefined ? {} : { body: init.body }),
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
+    } catch (error) {
+      throw controller.signal.aborted && !(signal?.aborted ?? false)
+        ? (controller.signal.reason as Error)
+        : error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
   };
 }
 
@@ -40,37 +61,23 @@ export function fetchTransport(doFetch: typeof fetch): JulesTransport {
  * One Jules request with a timeout: the status, body and `Retry-After` of a complete answer, or a
  * throw when none arrived (no connection, a reset, a timeout, `signal`).
  */
-export async function request(
+export function request(
   transport: JulesTransport,
   url: string,
   options: { method: string; apiKey: string; body: unknown; timeoutMs: number },
   signal: AbortSignal | undefined,
 ): Promise<JulesAnswer> {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(
-    () => controller.abort(new Error(`no answer in ${duration(options.timeoutMs)}`)),
-    options.timeoutMs,
-  );
-  try {
-    return await transport(url, {
-      method: options.method,
-      headers: {
-        'X-Goog-Api-Key': options.apiKey,
-        ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: controller.signal,
-    });
-  } catch (error) {
-    throw controller.signal.aborted && !(signal?.aborted ?? false)
-      ? (controller.signal.reason as Error)
-      : error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-  }
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  return transport(url, {
+    method: options.method,
+    headers:
+      body === undefined
+        ? { 'X-Goog-Api-Key': options.apiKey }
+        : { 'X-Goog-Api-Key': options.apiKey, 'Content-Type': 'application/json' },
+    body,
+    signal,
+    timeoutMs: options.timeoutMs,
+  });
 }
 
 /** A transport failure in a few words: the cause's code when there is one (ECONNRESET, …). */

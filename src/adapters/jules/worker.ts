@@ -11,6 +11,7 @@ import type { JulesActivity, JulesSession } from './schemas.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
 import { planText, prompt, sessionTitle } from './prompt.js';
 import { SourceGate } from './source.js';
+import { PollSchedule } from './poll-schedule.js';
 
 export interface JulesWorkerOptions {
   readonly client: JulesClient;
@@ -32,7 +33,11 @@ export interface JulesWorkerOptions {
   readonly planReview?: boolean;
   /** Merge-conflict integrations (which Jules is not asked to do) go to this worker. */
   readonly integrations?: Worker;
-  /** First poll delay, its growth per poll and its cap (default 15 s, ×1.5, 60 s: sessions take minutes). */
+  /**
+   * First poll delay, its growth per poll and its cap (default 15 s, ×1.5, 60 s: sessions take
+   * minutes). Once a session of this worker is seen finished, later sessions are first looked at
+   * after the shortest such time (see {@link PollSchedule}).
+   */
   readonly pollMs?: { readonly initial: number; readonly max: number; readonly factor?: number };
   /** Re-check delay while waiting for the repository to be connected to Jules (default 15 s, doubling to 5 min). */
   readonly sourceRetryMs?: number;
@@ -78,9 +83,15 @@ export class JulesWorker implements Worker {
   readonly #running = new RunningSessions();
   readonly #publisher: Pick<RefPublisher, 'publish'>;
   readonly #source: SourceGate;
+  readonly #polls: PollSchedule;
 
   constructor(options: JulesWorkerOptions) {
     this.#o = options;
+    this.#polls = new PollSchedule({
+      initial: options.pollMs?.initial ?? 15_000,
+      factor: options.pollMs?.factor ?? 1.5,
+      max: options.pollMs?.max ?? 60_000,
+    });
     this.#slots = new Slots(options.concurrency ?? 3);
     this.#publisher = options.publisher;
     this.#source = new SourceGate(options.client, options.source, {
@@ -205,7 +216,9 @@ export class JulesWorker implements Worker {
     const signal = call.signal;
     const externalId = id;
     const now = this.#now;
-    const deadline = now() + (this.#o.timeoutMs ?? 45 * 60_000);
+    const since = now();
+    const deadline = since + (this.#o.timeoutMs ?? 45 * 60_000);
+    const waits = this.#polls.waits();
     let delay = this.#o.pollMs?.initial ?? 15_000;
     // A session created a moment ago is still queued: the first look waits one delay. A session
     // re-attached after a restart may have finished long ago: look at once.
@@ -214,14 +227,15 @@ export class JulesWorker implements Worker {
       if (wait) {
         const halted = this.#slots.halted;
         if (halted !== undefined) throw halted;
+        delay = waits.next().value;
         await this.#sleep(delay, signal);
-        delay = Math.min(
-          Math.round(delay * (this.#o.pollMs?.factor ?? 1.5)),
-          this.#o.pollMs?.max ?? 60_000,
-        );
       }
       wait = true;
+      const lookedAt = now();
       const session = await this.#get(id, call, delay);
+      if (created && (session.state === 'COMPLETED' || session.state === 'FAILED'))
+        // Plus the clock's resolution (1 ms): later first looks are never earlier than this one.
+        this.#polls.finished(lookedAt - since + 1);
       switch (session.state) {
         case 'COMPLETED':
           // The session's outputs carry its changeSet; the activities are read only when they do not.
@@ -287,7 +301,9 @@ export class JulesWorker implements Worker {
         default:
           break;
       }
-      if (now() > deadline)
+      // Judged at the look, not at its answer: an answer that comes late says the session was
+      // still working when it was asked, and the next look settles it.
+      if (lookedAt > deadline)
         return {
           ok: false,
           reason: `The Jules session ${id} did not finish in time (state ${session.state ?? 'unknown'}).`,

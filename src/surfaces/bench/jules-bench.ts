@@ -203,9 +203,11 @@ type FakeProcess = Awaited<ReturnType<typeof startFakeProcess>>;
 
 /** `maker fake-jules` in a child process: its base URL, its request log, and a way to stop it. */
 async function startFakeProcess(options: JulesBenchOptions, origin: string, apiKey: string) {
+  // The bench's own node flags go to the fake too (`node --cpu-prof … bench jules` profiles both).
   const child = spawn(
     process.execPath,
     [
+      ...process.execArgv,
       options.cliPath,
       'fake-jules',
       '--source',

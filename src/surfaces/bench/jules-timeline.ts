@@ -18,7 +18,11 @@ export function tracing(transport: JulesTransport, log: TracedRequest[]): JulesT
     const sent = performance.now();
     const answer = await transport(url, init);
     const answered = performance.now();
-    const path = new URL(url).pathname;
+    // The path without the query, cut out of the URL (no URL object per request: this runs in
+    // the measured process).
+    const start = url.indexOf('/', url.indexOf('//') + 2);
+    const end = url.indexOf('?', start);
+    const path = start < 0 ? '/' : url.slice(start, end < 0 ? undefined : end);
     const session =
       /\/sessions\/(\d+)$/.exec(path)?.[1] ??
       (init.method === 'POST' && path.endsWith('/sessions') && answer.status === 200
@@ -33,7 +37,8 @@ export function tracing(transport: JulesTransport, log: TracedRequest[]): JulesT
  * Where one trial's time went, from the worker's side of the wire (ms): how long creates and polls
  * took to be answered (median and max), when the last create of the first wave (the first `cap`)
  * was answered, and each session's lag: from its create's answer plus `workMs` (the earliest it can
- * be finished) to the answer of the poll that saw it finished.
+ * be finished) to the answer of the poll that saw it finished; and each handoff: from a session
+ * seen finished to the create its freed slot sends next.
  */
 export function timeline(
   log: readonly TracedRequest[],
@@ -41,7 +46,8 @@ export function timeline(
 ) {
   const creates = log.filter((r) => r.method === 'POST' && r.path.endsWith('/sessions'));
   const polls = log.filter((r) => r.method === 'GET' && /\/sessions\/[^/]+$/.test(r.path));
-  const firstWave = [...creates].sort((a, b) => a.sent - b.sent).slice(0, options.concurrency);
+  const bySending = [...creates].sort((a, b) => a.sent - b.sent);
+  const firstWave = bySending.slice(0, options.concurrency);
   // A session's last poll is the one that saw it finished.
   const seen = new Map<string, number>();
   for (const poll of polls)
@@ -51,11 +57,19 @@ export function timeline(
     const done = c.session === undefined ? undefined : seen.get(c.session);
     return done === undefined ? [] : [done - (c.answered + options.workMs)];
   });
+  // A slot freed by a session seen finished starts the next: the n-th create after the first
+  // wave follows the n-th session seen finished.
+  const finished = [...seen.values()].sort((a, b) => a - b);
+  const handoffs = bySending.slice(options.concurrency).flatMap((c, n) => {
+    const freed = finished[n];
+    return freed === undefined ? [] : [c.sent - freed];
+  });
   return {
     createMs: spread(creates.map((c) => c.answered - c.sent)),
     pollMs: spread(polls.map((p) => p.answered - p.sent)),
     firstWaveCreatedMs: round(Math.max(0, ...firstWave.map((c) => c.answered)) - options.started),
     lagMs: spread(lags),
+    handoffMs: spread(handoffs),
   };
 }
 
