@@ -126,6 +126,26 @@ describe('JulesWorker polling', () => {
     expect(looks()).toBe(4);
   });
 
+  it('learns nothing from a session that waited for its plan to be approved (a person’s time is not the work’s)', async () => {
+    const time = virtualTime();
+    const slept: number[] = [];
+    const { worker, task } = await julesOn({
+      workMs: 300,
+      clock: time.now,
+      worker: {
+        pollMs: { initial: 100, factor: 1.5, max: 1000 },
+        planReview: true,
+        sleep: (ms, signal) => (slept.push(ms), time.sleep(ms, signal)),
+        now: time.now,
+      },
+    });
+    expect((await worker.run(task, 0)).ok).toBe(true);
+    const firstSession = slept.length;
+    expect(firstSession).toBeGreaterThan(1);
+    expect((await worker.run(task, 1)).ok).toBe(true);
+    expect(slept[firstSession]).toBe(100);
+  });
+
   it('judges the time limit at the look, not at its late answer', async () => {
     // A clock moved by hand: each sleep moves it on, and each look's answer arrives 10 minutes
     // after the look was sent (Jules saw the session when the look arrived).

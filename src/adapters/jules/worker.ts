@@ -13,6 +13,13 @@ import { planText, prompt, sessionTitle } from './prompt.js';
 import { SourceGate } from './source.js';
 import { PollSchedule } from './poll-schedule.js';
 
+/** A session that passed through one of these waited on someone: it does not teach the poll schedule. */
+const WAITING_ON_SOMEONE: ReadonlySet<string> = new Set([
+  'AWAITING_PLAN_APPROVAL',
+  'AWAITING_USER_FEEDBACK',
+  'PAUSED',
+]);
+
 export interface JulesWorkerOptions {
   readonly client: JulesClient;
   /** The repository as a Jules source, e.g. `sources/github/owner/repo` (or how to find it). */
@@ -223,6 +230,8 @@ export class JulesWorker implements Worker {
     // A session created a moment ago is still queued: the first look waits one delay. A session
     // re-attached after a restart may have finished long ago: look at once.
     let wait = created;
+    // Its time then includes a person's (or a pause): it says nothing of how long the work takes.
+    let waitedOnSomeone = false;
     for (;;) {
       if (wait) {
         const halted = this.#slots.halted;
@@ -233,7 +242,12 @@ export class JulesWorker implements Worker {
       wait = true;
       const lookedAt = now();
       const session = await this.#get(id, call, delay);
-      if (created && (session.state === 'COMPLETED' || session.state === 'FAILED'))
+      if (WAITING_ON_SOMEONE.has(session.state ?? '')) waitedOnSomeone = true;
+      if (
+        created &&
+        !waitedOnSomeone &&
+        (session.state === 'COMPLETED' || session.state === 'FAILED')
+      )
         // Plus the clock's resolution (1 ms): later first looks are never earlier than this one.
         this.#polls.finished(lookedAt - since + 1);
       switch (session.state) {
