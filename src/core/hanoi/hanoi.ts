@@ -113,13 +113,14 @@ export function formatMove(move: HanoiMove): string {
 }
 
 /**
- * Equivalence key of an answer: the whole (move, next_state) pair, exactly, in the canonical
- * rendering `[d, f, t]|[[...], [...], [...]]`.
+ * Equivalence key of an answer: the whole (move, next_state) pair, exactly, as the canonical
+ * answer text `move = [d, f, t]\nnext_state = [[...], [...], [...]]` (so a response that is exactly
+ * that text is its own key).
  */
 export function answerKey(answer: HanoiAnswer): string {
   return answer.key ?? canonicalKey(answer.move, answer.nextState);
 }
 
 export function canonicalKey(move: HanoiMove, state: HanoiState): string {
-  return `${formatMove(move)}|${formatState(state)}`;
+  return `move = ${formatMove(move)}\nnext_state = ${formatState(state)}`;
 }

@@ -16,6 +16,10 @@ const OPEN = 91;
 const CLOSE = 93;
 const SPACE = 32;
 
+/** The canonical answer text around its two lists: `move = [1, 0, 2]\nnext_state = [[...], ...]`. */
+export const CANONICAL_MOVE = 'move = ';
+export const CANONICAL_STATE = '\nnext_state = ';
+
 function isSpace(c: number): boolean {
   return c === SPACE || c === 9 || c === 10 || c === 13;
 }
@@ -107,6 +111,21 @@ export class ListReader {
     this.canonical = canonical;
     this.count = count;
     return true;
+  }
+
+  /**
+   * The whole text is exactly the canonical answer, {@link CANONICAL_MOVE} + a canonical move of
+   * three integers + {@link CANONICAL_STATE} + a canonical state holding every disk once, and
+   * nothing else: its pegs (the move in `first`, `second`, `third`). Undefined on anything else.
+   */
+  readCanonicalAnswer(text: string): number[][] | undefined {
+    if (!text.startsWith(CANONICAL_MOVE)) return undefined;
+    if (!this.readIntList(text, CANONICAL_MOVE.length) || !this.canonical || this.count !== 3)
+      return undefined;
+    const at = this.end;
+    if (!text.startsWith(CANONICAL_STATE, at)) return undefined;
+    const pegs = this.readCanonicalState(text, at + CANONICAL_STATE.length);
+    return pegs !== undefined && this.end === text.length ? pegs : undefined;
   }
 
   /**
