@@ -19,6 +19,19 @@ const SPACE = 32;
 /** The canonical answer text around its two lists: `move = [1, 0, 2]\nnext_state = [[...], ...]`. */
 export const CANONICAL_MOVE = 'move = ';
 export const CANONICAL_STATE = '\nnext_state = ';
+const MOVE_CODES = codesOf(CANONICAL_MOVE);
+const STATE_CODES = codesOf(CANONICAL_STATE);
+
+function codesOf(text: string): Uint16Array {
+  return Uint16Array.from(text, (ch) => ch.charCodeAt(0));
+}
+
+/** Whether `codes` occur in `text` at `at`: a loop of reads, cheaper here than `startsWith`. */
+function startsWithCodes(text: string, at: number, codes: Uint16Array): boolean {
+  if (at + codes.length > text.length) return false;
+  for (let j = 0; j < codes.length; j++) if (text.charCodeAt(at + j) !== codes[j]) return false;
+  return true;
+}
 
 function isSpace(c: number): boolean {
   return c === SPACE || c === 9 || c === 10 || c === 13;
@@ -119,12 +132,12 @@ export class ListReader {
    * nothing else: its pegs (the move in `first`, `second`, `third`). Undefined on anything else.
    */
   readCanonicalAnswer(text: string): number[][] | undefined {
-    if (!text.startsWith(CANONICAL_MOVE)) return undefined;
-    if (!this.readIntList(text, CANONICAL_MOVE.length) || !this.canonical || this.count !== 3)
+    if (!startsWithCodes(text, 0, MOVE_CODES)) return undefined;
+    if (!this.readIntList(text, MOVE_CODES.length) || !this.canonical || this.count !== 3)
       return undefined;
     const at = this.end;
-    if (!text.startsWith(CANONICAL_STATE, at)) return undefined;
-    const pegs = this.readCanonicalState(text, at + CANONICAL_STATE.length);
+    if (!startsWithCodes(text, at, STATE_CODES)) return undefined;
+    const pegs = this.readCanonicalState(text, at + STATE_CODES.length);
     return pegs !== undefined && this.end === text.length ? pegs : undefined;
   }
 
@@ -132,50 +145,57 @@ export class ListReader {
    * The fast path of {@link readState} for the canonical rendering only: `[[3, 2], [], [1]]`,
    * `, ` between items, every disk 1..n exactly once. Undefined on anything else, whether or not
    * {@link readState} would accept it; on success the same pegs, `end` and `canonical` (true) as
-   * {@link readState}, and no `problem`.
+   * {@link readState}, and no `problem`. Also undefined when the text does not end with `]`: every
+   * read then stops at or before that `]`, so the reads need no bounds checks of their own.
    */
   readCanonicalState(text: string, at: number): number[][] | undefined {
-    if (codeAt(text, at) !== OPEN || codeAt(text, at + 1) !== OPEN) return undefined;
+    const n = text.length;
+    if (at < 0 || at + 1 >= n || text.charCodeAt(n - 1) !== CLOSE) return undefined;
+    if (text.charCodeAt(at) !== OPEN || text.charCodeAt(at + 1) !== OPEN) return undefined;
     const disks = this.#disks;
     const seenAt = this.#seenAt;
     const generation = this.#nextGeneration();
     const pegs: number[][] = [];
     let count = 0;
     let i = at + 2;
-    let c = codeAt(text, i);
+    // In bounds: at + 1 < n − 1 would make text[at + 1] the last `]`, not `[`.
+    let c = text.charCodeAt(i);
     for (let index = 0; ; index++) {
       const peg: number[] = [];
       if (c !== CLOSE) {
         for (;;) {
+          // A digit, a comma or its space is never the last character (a `]`): the next read is in bounds.
           let value = c - ZERO;
           if (!(value >= 1 && value <= 9)) return undefined;
-          c = codeAt(text, ++i);
+          c = text.charCodeAt(++i);
           while (c >= ZERO && c <= NINE) {
             value = value * 10 + (c - ZERO);
-            c = codeAt(text, ++i);
+            c = text.charCodeAt(++i);
           }
           if (value > disks || seenAt[value] === generation) return undefined;
           seenAt[value] = generation;
           count += 1;
           peg.push(value);
           if (c === CLOSE) break;
-          if (c !== COMMA || codeAt(text, i + 1) !== SPACE) return undefined;
+          if (c !== COMMA || text.charCodeAt(i + 1) !== SPACE) return undefined;
           i += 2;
-          c = codeAt(text, i);
+          c = text.charCodeAt(i);
         }
       }
       pegs.push(peg);
       if (index === 2) break;
+      // `, [` and the next peg's first character.
       if (
-        codeAt(text, i + 1) !== COMMA ||
-        codeAt(text, i + 2) !== SPACE ||
-        codeAt(text, i + 3) !== OPEN
+        i + 4 >= n ||
+        text.charCodeAt(i + 1) !== COMMA ||
+        text.charCodeAt(i + 2) !== SPACE ||
+        text.charCodeAt(i + 3) !== OPEN
       )
         return undefined;
       i += 4;
-      c = codeAt(text, i);
+      c = text.charCodeAt(i);
     }
-    if (codeAt(text, i + 1) !== CLOSE || count !== disks) return undefined;
+    if (i + 1 >= n || text.charCodeAt(i + 1) !== CLOSE || count !== disks) return undefined;
     this.end = i + 2;
     this.canonical = true;
     this.problem = undefined;
