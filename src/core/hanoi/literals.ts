@@ -54,6 +54,7 @@ export class ListReader {
   /** The first disk problem {@link readState} met, if any (reported only if the syntax holds). */
   problem: string | undefined;
   readonly #disks: number;
+  #value = 0;
   /** `seenAt[d] === generation`: disk d was seen in the current read. */
   readonly #seenAt: Uint32Array;
   #generation = 0;
@@ -132,13 +133,52 @@ export class ListReader {
    * nothing else: its pegs (the move in `first`, `second`, `third`). Undefined on anything else.
    */
   readCanonicalAnswer(text: string): number[][] | undefined {
-    if (!startsWithCodes(text, 0, MOVE_CODES)) return undefined;
-    if (!this.readIntList(text, MOVE_CODES.length) || !this.canonical || this.count !== 3)
+    // The shortest canonical answer has 42 characters. Its last, `]`, bounds every read below
+    // (no digit, sign, comma or space can be the last character), as in readCanonicalState.
+    const n = text.length;
+    if (n < 42 || text.charCodeAt(n - 1) !== CLOSE || !startsWithCodes(text, 0, MOVE_CODES))
       return undefined;
-    const at = this.end;
-    if (!startsWithCodes(text, at, STATE_CODES)) return undefined;
-    const pegs = this.readCanonicalState(text, at + STATE_CODES.length);
-    return pegs !== undefined && this.end === text.length ? pegs : undefined;
+    let i = MOVE_CODES.length;
+    if (text.charCodeAt(i) !== OPEN) return undefined;
+    i = this.#canonicalInt(text, i + 1);
+    if (i < 0) return undefined;
+    this.first = this.#value;
+    if (text.charCodeAt(i) !== COMMA || text.charCodeAt(i + 1) !== SPACE) return undefined;
+    i = this.#canonicalInt(text, i + 2);
+    if (i < 0) return undefined;
+    this.second = this.#value;
+    if (text.charCodeAt(i) !== COMMA || text.charCodeAt(i + 1) !== SPACE) return undefined;
+    i = this.#canonicalInt(text, i + 2);
+    if (i < 0) return undefined;
+    this.third = this.#value;
+    if (text.charCodeAt(i) !== CLOSE || !startsWithCodes(text, i + 1, STATE_CODES))
+      return undefined;
+    const pegs = this.readCanonicalState(text, i + 1 + STATE_CODES.length);
+    if (pegs === undefined || this.end !== n) return undefined;
+    this.count = 3;
+    return pegs;
+  }
+
+  /**
+   * An integer in canonical rendering at `i` (as {@link readIntList} reads it, and not `-0`),
+   * in a text whose last character is not a digit or `-`: the index after it, or −1. The value
+   * goes to `#value`.
+   */
+  #canonicalInt(text: string, i: number): number {
+    let c = text.charCodeAt(i);
+    const negative = c === MINUS;
+    if (negative) c = text.charCodeAt(++i);
+    const start = i;
+    let value = 0;
+    while (c >= ZERO && c <= NINE) {
+      value = value * 10 + (c - ZERO);
+      c = text.charCodeAt(++i);
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === ZERO)) return -1;
+    if (negative && value === 0) return -1;
+    this.#value = negative ? -value : value;
+    return i;
   }
 
   /**
