@@ -26,10 +26,11 @@ export class AnswerWriter {
    * `from` is −1), without building that state.
    */
   renderMoved(move: HanoiMove, state: HanoiState, change: HanoiMove): string {
-    const [disk, from, to] = change;
-    const [a, b, c] = state;
+    const disk = change[0];
+    const from = change[1];
+    const to = change[2];
     // Two bytes per item and 17 digits at most (safe integers), plus the fixed text.
-    const room = 60 + 19 * (move.length + a.length + b.length + c.length);
+    const room = 60 + 19 * (move.length + state[0].length + state[1].length + state[2].length);
     if (room > this.#bytes.length) this.#bytes = Buffer.alloc(room * 2);
     const bytes = this.#bytes;
     let at = put(bytes, 0, MOVE);

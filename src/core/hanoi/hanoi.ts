@@ -105,7 +105,9 @@ export function sameAnswer(a: HanoiAnswer, b: HanoiAnswer): boolean {
  * value, without building that state.
  */
 export function isApplied(answer: HanoiAnswer, state: HanoiState, move: HanoiMove): boolean {
-  const [disk, from, to] = move;
+  const disk = move[0];
+  const from = move[1];
+  const to = move[2];
   const given = answer.move;
   if (given[0] !== disk || given[1] !== from || given[2] !== to) return false;
   for (let peg = 0; peg < 3; peg++) {
