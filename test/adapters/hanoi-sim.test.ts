@@ -5,9 +5,12 @@ import {
   answerKey,
   formatMove,
   formatState,
+  apply,
   initialState,
   oracleStep,
   type HanoiAnswer,
+  type HanoiMove,
+  type HanoiState,
 } from '../../src/core/hanoi/hanoi.js';
 import { uniform } from '../../src/core/random.js';
 import { hanoiParser } from '../../src/core/hanoi/parser.js';
@@ -98,5 +101,23 @@ describe('the simulated Hanoi model', () => {
       { move: [123456789, 0, 2], nextState: [[], [], [10, 9, 100]] },
     ] as unknown as HanoiAnswer[])
       expect(writer.render(odd)).toBe(expected(odd));
+  });
+
+  it('renders a move applied to a state as it renders the applied state', () => {
+    const writer = new AnswerWriter();
+    const expected = (move: HanoiMove, state: HanoiState) =>
+      `move = ${formatMove(move)}\nnext_state = ${formatState(state)}`;
+    for (let trial = 0; trial < 500; trial++) {
+      const disks = 1 + Math.floor(uniform(4, trial) * 40);
+      const pegs: number[][] = [[], [], []];
+      for (let d = disks; d >= 1; d--) pegs[Math.floor(uniform(4, trial, d) * 3)]?.push(d);
+      const state = pegs as unknown as HanoiState;
+      const change: HanoiMove = [1 + (trial % disks), trial % 3, Math.floor(trial / 3) % 3];
+      const move: HanoiMove = [trial % 7, 0, 2];
+      expect(writer.renderMoved(move, state, change)).toBe(
+        expected(move, apply(state, change).nextState),
+      );
+      expect(writer.renderMoved(move, state, [0, -1, -1])).toBe(expected(move, state));
+    }
   });
 });

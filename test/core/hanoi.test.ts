@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   answerKey,
+  apply,
+  canonicalKey,
   formatState,
   goalPeg,
   initialState,
+  isApplied,
   isGoal,
   oracleStep,
+  sameAnswer,
   stepCount,
+  strategyMove,
+  type HanoiAnswer,
+  type HanoiMove,
+  type HanoiState,
   type HanoiStepInput,
 } from '../../src/core/hanoi/hanoi.js';
 import { hanoiParser } from '../../src/core/hanoi/parser.js';
@@ -32,6 +40,47 @@ describe('the Hanoi oracle', () => {
 
   it('starts with disk 1 clockwise, as the paper’s oracle does', () => {
     expect(oracleStep({ previousMove: null, state: initialState(4) })?.move).toEqual([1, 0, 1]);
+  });
+
+  it('compares an answer with a move applied to a state by value, as sameAnswer with apply does', () => {
+    const states: HanoiState[] = [
+      [[3, 2, 1], [], []],
+      [[3], [2], [1]],
+      [[], [3, 1], [2]],
+      [[], [], []],
+    ];
+    const moves: HanoiMove[] = [];
+    for (const disk of [1, 2, 3])
+      for (let f = 0; f < 3; f++) for (let t = 0; t < 3; t++) moves.push([disk, f, t]);
+    let same = 0;
+    for (const state of states)
+      for (const move of moves)
+        for (const answerState of states)
+          for (const other of [move, ...moves.slice(0, 4)]) {
+            const candidates: HanoiAnswer[] = [
+              apply(state, move),
+              { move: other, nextState: answerState },
+              { move, nextState: apply(answerState, other).nextState },
+            ];
+            for (const answer of candidates) {
+              const expected = sameAnswer(answer, apply(state, move));
+              expect(isApplied(answer, state, move), JSON.stringify({ answer, state, move })).toBe(
+                expected,
+              );
+              if (expected) same += 1;
+            }
+          }
+    expect(same).toBeGreaterThan(states.length * moves.length);
+  });
+
+  it('gives the oracle’s move without its state', () => {
+    let input: HanoiStepInput = { previousMove: null, state: initialState(5) };
+    for (let step = 0; step < stepCount(5); step++) {
+      const answer = oracleStep(input) as HanoiAnswer;
+      expect(strategyMove(input)).toEqual(answer.move);
+      input = { previousMove: answer.move, state: answer.nextState };
+    }
+    expect(strategyMove({ previousMove: null, state: [[1, 2], [], []] })).toBeUndefined();
   });
 
   it('has no move from a state the strategy cannot be in', () => {
@@ -113,6 +162,40 @@ describe('the strict parser', () => {
     ['a double comma', 'move = [1,, 0, 1]\nnext_state = [[4, 3, 2], [1], []]', /three integers/],
   ])('flags %s', (_name, text, message) => {
     expect(flagged(text)).toMatch(message);
+  });
+
+  it('reads a text that is exactly the canonical answer as any other, and keys it by the text itself', () => {
+    const canonical = 'move = [1, 0, 1]\nnext_state = [[4, 3, 2], [1], []]';
+    const parse = hanoiParser(4);
+    const fast = parse({ text: canonical });
+    expect(fast.ok && fast.value.key).toBe(canonical);
+    expect(fast.ok && canonicalKey(fast.value.move, fast.value.nextState)).toBe(canonical);
+    // Near misses take the general path: the same values (or flag) as with reasoning around them.
+    for (const text of [
+      `${canonical} `,
+      `${canonical}]`,
+      canonical.replace('[1, 0, 1]', '[1, 0, 1, 2]'),
+      canonical.replace('[1, 0, 1]', '[-0, 0, 1]'),
+      canonical.replace('[1, 0, 1]', '[1, 00, 1]'),
+      canonical.replace('[1, 0, 1]', '[-1, 0, 1]'),
+      canonical.replace('[1], []', '[1, 1], []'),
+      canonical.replace('[1], []', '[5], []'),
+      canonical.replace('[1], []', '[], []'),
+      canonical.replace('[4, 3, 2]', '[4, 3,2]'),
+      canonical.replace('[4, 3, 2]', '[2, 3, 4]'),
+      canonical.replace('next_state', 'Next_state'),
+      canonical.slice(0, -1),
+      canonical.replace('\n', ' '),
+    ]) {
+      const general = parse({ text: `Thinking.\n${text}` });
+      const direct = parse({ text });
+      expect(direct.ok, text).toBe(general.ok);
+      if (direct.ok && general.ok) {
+        expect(direct.value.move, text).toEqual(general.value.move);
+        expect(direct.value.nextState, text).toEqual(general.value.nextState);
+        expect(answerKey(direct.value), text).toBe(answerKey(general.value));
+      } else if (!direct.ok && !general.ok) expect(direct.flag, text).toEqual(general.flag);
+    }
   });
 
   it('does not judge legality: an illegal but well-formed answer passes to the vote', () => {

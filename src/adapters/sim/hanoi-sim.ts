@@ -1,14 +1,9 @@
 import { uniform, uniformAt, uniformPrefix } from '../../core/random.js';
 import type { ModelResponse } from '../../core/red-flags.js';
-import {
-  apply,
-  oracleStep,
-  type HanoiAnswer,
-  type HanoiStepInput,
-} from '../../core/hanoi/hanoi.js';
+import { strategyMove, type HanoiMove, type HanoiStepInput } from '../../core/hanoi/hanoi.js';
 import { HANOI_MAX_OUTPUT_TOKENS } from '../../core/hanoi/prompts.js';
 import type { HanoiAgent } from '../../ports/hanoi-agent.js';
-import { AnswerWriter, flat } from './hanoi-text.js';
+import { AnswerWriter, flat, UNCHANGED } from './hanoi-text.js';
 
 export interface HanoiSimOptions {
   readonly seed: number;
@@ -43,17 +38,12 @@ export function hanoiSimAgent(options: HanoiSimOptions): HanoiAgent {
   const hardLongRate = options.hardLongRate ?? 0.3;
 
   // Texts of the current input, rendered once: every draw of a step answers the same input.
-  const writer = new AnswerWriter();
-  let cachedInput: HanoiStepInput | undefined;
-  let texts: StepTexts = new StepTexts(undefined, writer);
+  const texts = new StepTexts(new AnswerWriter());
   let cachedStep = -1;
   let hard = false;
 
   return (input, step, request): ModelResponse => {
-    if (input !== cachedInput) {
-      cachedInput = input;
-      texts = new StepTexts(input, writer);
-    }
+    texts.answer(input);
     if (step !== cachedStep) {
       cachedStep = step;
       hard = uniform(seed, step, 0, 0xa1) < hardRate;
@@ -83,22 +73,31 @@ export function hanoiSimAgent(options: HanoiSimOptions): HanoiAgent {
  * without its effect on the state, 3 the right move with the other peg's state. When the strategy
  * has no move from this input (only after an accepted error) the model is `stuck` and can only
  * produce a confused text that the parser flags. The flagged texts come from the strategy's: cut
- * at the token cap mid-state (truncated), or with a disk listed twice (malformed).
+ * at the token cap mid-state (truncated), or with a disk listed twice (malformed). One instance
+ * serves every step: {@link answer} moves it to a new input.
  */
 class StepTexts {
-  readonly #input: HanoiStepInput | undefined;
   readonly #writer: AnswerWriter;
-  readonly #truth: HanoiAnswer | undefined;
+  #input: HanoiStepInput | undefined;
+  #move: HanoiMove | undefined;
   readonly #texts: (string | undefined)[] = [undefined, undefined, undefined, undefined];
   #truncated: string | undefined;
   #malformed: string | undefined;
-  readonly stuck: boolean;
+  stuck = true;
 
-  constructor(input: HanoiStepInput | undefined, writer: AnswerWriter) {
-    this.#input = input;
+  constructor(writer: AnswerWriter) {
     this.#writer = writer;
-    this.#truth = input === undefined ? undefined : oracleStep(input);
-    this.stuck = this.#truth === undefined;
+  }
+
+  /** Answers `input` from now on (nothing changes when it is the current input). */
+  answer(input: HanoiStepInput): void {
+    if (input === this.#input) return;
+    this.#input = input;
+    this.#move = strategyMove(input);
+    this.stuck = this.#move === undefined;
+    const texts = this.#texts;
+    texts[0] = texts[1] = texts[2] = texts[3] = undefined;
+    this.#truncated = this.#malformed = undefined;
   }
 
   text(index: number): string {
@@ -115,21 +114,21 @@ class StepTexts {
   }
 
   #render(index: number): string {
-    const truth = this.#truth;
+    const move = this.#move;
     const input = this.#input;
-    if (truth === undefined || input === undefined) return STUCK;
-    const [disk, from, to] = truth.move;
-    const misplaced = (): HanoiAnswer => apply(input.state, [disk, from, 3 - from - to]);
+    if (move === undefined || input === undefined) return STUCK;
+    const [disk, from, to] = move;
+    const misplaced: HanoiMove = [disk, from, 3 - from - to];
     const writer = this.#writer;
     switch (index) {
       case 0:
-        return writer.render(truth);
+        return writer.renderMoved(move, input.state, move);
       case 1:
-        return writer.render(misplaced());
+        return writer.renderMoved(misplaced, input.state, misplaced);
       case 2:
-        return writer.render({ move: truth.move, nextState: input.state });
+        return writer.renderMoved(move, input.state, UNCHANGED);
       default:
-        return writer.render({ move: truth.move, nextState: misplaced().nextState });
+        return writer.renderMoved(move, input.state, misplaced);
     }
   }
 }

@@ -1,5 +1,12 @@
 import { Buffer } from 'node:buffer';
-import { formatMove, formatState, type HanoiAnswer } from '../../core/hanoi/hanoi.js';
+import {
+  apply,
+  formatMove,
+  formatState,
+  type HanoiAnswer,
+  type HanoiMove,
+  type HanoiState,
+} from '../../core/hanoi/hanoi.js';
 
 /**
  * Renders answers in the paper's format, `move = [d, f, t]\nnext_state = [[...], [...], [...]]`,
@@ -11,21 +18,37 @@ export class AnswerWriter {
   #bytes = Buffer.alloc(256);
 
   render(answer: HanoiAnswer): string {
-    const { move, nextState } = answer;
-    const [a, b, c] = nextState;
+    return this.renderMoved(answer.move, answer.nextState, UNCHANGED);
+  }
+
+  /**
+   * The answer `move` with the state `apply(state, change)` (`state` itself when the change's
+   * `from` is −1), without building that state.
+   */
+  renderMoved(move: HanoiMove, state: HanoiState, change: HanoiMove): string {
+    const disk = change[0];
+    const from = change[1];
+    const to = change[2];
     // Two bytes per item and 17 digits at most (safe integers), plus the fixed text.
-    const room = 40 + 19 * (move.length + a.length + b.length + c.length);
+    const room = 60 + 19 * (move.length + state[0].length + state[1].length + state[2].length);
     if (room > this.#bytes.length) this.#bytes = Buffer.alloc(room * 2);
     const bytes = this.#bytes;
     let at = put(bytes, 0, MOVE);
-    at = list(bytes, at, move);
+    at = list(bytes, at, move, move.length, -1);
     at = at < 0 ? at : put(bytes, at, NEXT_STATE);
-    at = at < 0 ? at : list(bytes, at, a);
-    at = at < 0 ? at : put(bytes, at, SEPARATOR);
-    at = at < 0 ? at : list(bytes, at, b);
-    at = at < 0 ? at : put(bytes, at, SEPARATOR);
-    at = at < 0 ? at : list(bytes, at, c);
-    if (at < 0) return flat(`move = ${formatMove(move)}\nnext_state = ${formatState(nextState)}`);
+    for (let peg = 0; peg < 3 && at >= 0; peg++) {
+      if (peg > 0) {
+        bytes[at++] = COMMA;
+        bytes[at++] = SPACE;
+      }
+      const items = state[peg as 0 | 1 | 2];
+      const kept = peg === from ? Math.max(0, items.length - 1) : items.length;
+      at = list(bytes, at, items, kept, peg === to ? disk : -1);
+    }
+    if (at < 0) {
+      const after = from < 0 ? state : apply(state, change).nextState;
+      return flat(`move = ${formatMove(move)}\nnext_state = ${formatState(after)}`);
+    }
     bytes[at++] = CLOSE;
     return bytes.toString('latin1', 0, at);
   }
@@ -36,15 +59,25 @@ export function flat(text: string): string {
   return Buffer.from(text, 'latin1').toString('latin1');
 }
 
-/** Writes `[a, b, …]` at `at`: the index after it, or −1 when an item is not a non-negative safe integer. */
-function list(bytes: Uint8Array, at: number, items: readonly number[]): number {
+/**
+ * Writes `[a, b, …]` at `at`, the first `count` items and then `extra` unless it is −1: the index
+ * after it, or −1 when an item is not a non-negative safe integer.
+ */
+function list(
+  bytes: Uint8Array,
+  at: number,
+  items: readonly number[],
+  count: number,
+  extra: number,
+): number {
   bytes[at++] = OPEN;
-  for (let i = 0; i < items.length; i++) {
+  const n = extra < 0 ? count : count + 1;
+  for (let i = 0; i < n; i++) {
     if (i > 0) {
       bytes[at++] = COMMA;
       bytes[at++] = SPACE;
     }
-    const value = items[i] as number;
+    const value = i < count ? (items[i] as number) : extra;
     if (value >= 0 && value < 10 && (value | 0) === value) bytes[at++] = ZERO + value;
     else if (value >= 10 && value < 100 && (value | 0) === value) {
       const tens = (value / 10) | 0;
@@ -64,6 +97,9 @@ function put(bytes: Uint8Array, at: number, piece: readonly number[]): number {
   return at;
 }
 
+/** A change that leaves the state as it is. */
+export const UNCHANGED: HanoiMove = [0, -1, -1];
+
 const codes = (text: string): readonly number[] => Array.from(text, (ch) => ch.charCodeAt(0));
 const SPACE = 32;
 const COMMA = 44;
@@ -72,4 +108,3 @@ const OPEN = 91;
 const CLOSE = 93;
 const MOVE = codes('move = ');
 const NEXT_STATE = codes('\nnext_state = [');
-const SEPARATOR = codes(', ');

@@ -54,20 +54,23 @@ export function isGoal(state: HanoiState, disks: number): boolean {
  * no legal move without disk 1).
  */
 export function oracleStep(input: HanoiStepInput): HanoiAnswer | undefined {
+  const move = strategyMove(input);
+  return move === undefined ? undefined : apply(input.state, move);
+}
+
+/** The strategy's move from `input` ({@link oracleStep} without the state), or undefined. */
+export function strategyMove(input: HanoiStepInput): HanoiMove | undefined {
   const { previousMove, state } = input;
   const onePeg = top(state[0]) === 1 ? 0 : top(state[1]) === 1 ? 1 : top(state[2]) === 1 ? 2 : -1;
   if (onePeg < 0) return undefined;
-  if (previousMove === null || previousMove[0] !== 1) {
-    return apply(state, [1, onePeg, (onePeg + 1) % 3]);
-  }
+  if (previousMove === null || previousMove[0] !== 1) return [1, onePeg, (onePeg + 1) % 3];
   const a = (onePeg + 1) % 3;
   const b = (onePeg + 2) % 3;
   const topA = top(state[a as 0 | 1 | 2]);
   const topB = top(state[b as 0 | 1 | 2]);
   if (topA === undefined && topB === undefined) return undefined;
-  if (topB === undefined || (topA !== undefined && topA < topB))
-    return apply(state, [topA as number, a, b]);
-  return apply(state, [topB, b, a]);
+  if (topB === undefined || (topA !== undefined && topA < topB)) return [topA as number, a, b];
+  return [topB, b, a];
 }
 
 /** Applies a move without checking legality (the caller knows it is the strategy's move). */
@@ -97,6 +100,27 @@ export function sameAnswer(a: HanoiAnswer, b: HanoiAnswer): boolean {
   );
 }
 
+/**
+ * Whether `answer` is `apply(state, move)` — the same move and the same next state — compared by
+ * value, without building that state.
+ */
+export function isApplied(answer: HanoiAnswer, state: HanoiState, move: HanoiMove): boolean {
+  const disk = move[0];
+  const from = move[1];
+  const to = move[2];
+  const given = answer.move;
+  if (given[0] !== disk || given[1] !== from || given[2] !== to) return false;
+  for (let peg = 0; peg < 3; peg++) {
+    const before = state[peg as 0 | 1 | 2];
+    const after = answer.nextState[peg as 0 | 1 | 2];
+    const kept = peg === from ? Math.max(0, before.length - 1) : before.length;
+    if (after.length !== (peg === to ? kept + 1 : kept)) return false;
+    for (let i = 0; i < kept; i++) if (after[i] !== before[i]) return false;
+    if (peg === to && after[kept] !== disk) return false;
+  }
+  return true;
+}
+
 function samePeg(a: Peg, b: Peg): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -113,13 +137,14 @@ export function formatMove(move: HanoiMove): string {
 }
 
 /**
- * Equivalence key of an answer: the whole (move, next_state) pair, exactly, in the canonical
- * rendering `[d, f, t]|[[...], [...], [...]]`.
+ * Equivalence key of an answer: the whole (move, next_state) pair, exactly, as the canonical
+ * answer text `move = [d, f, t]\nnext_state = [[...], [...], [...]]` (so a response that is exactly
+ * that text is its own key).
  */
 export function answerKey(answer: HanoiAnswer): string {
   return answer.key ?? canonicalKey(answer.move, answer.nextState);
 }
 
 export function canonicalKey(move: HanoiMove, state: HanoiState): string {
-  return `${formatMove(move)}|${formatState(state)}`;
+  return `move = ${formatMove(move)}\nnext_state = ${formatState(state)}`;
 }

@@ -16,6 +16,23 @@ const OPEN = 91;
 const CLOSE = 93;
 const SPACE = 32;
 
+/** The canonical answer text around its two lists: `move = [1, 0, 2]\nnext_state = [[...], ...]`. */
+export const CANONICAL_MOVE = 'move = ';
+export const CANONICAL_STATE = '\nnext_state = ';
+const MOVE_CODES = codesOf(CANONICAL_MOVE);
+const STATE_CODES = codesOf(CANONICAL_STATE);
+
+function codesOf(text: string): Uint16Array {
+  return Uint16Array.from(text, (ch) => ch.charCodeAt(0));
+}
+
+/** Whether `codes` occur in `text` at `at`: a loop of reads, cheaper here than `startsWith`. */
+function startsWithCodes(text: string, at: number, codes: Uint16Array): boolean {
+  if (at + codes.length > text.length) return false;
+  for (let j = 0; j < codes.length; j++) if (text.charCodeAt(at + j) !== codes[j]) return false;
+  return true;
+}
+
 function isSpace(c: number): boolean {
   return c === SPACE || c === 9 || c === 10 || c === 13;
 }
@@ -37,6 +54,7 @@ export class ListReader {
   /** The first disk problem {@link readState} met, if any (reported only if the syntax holds). */
   problem: string | undefined;
   readonly #disks: number;
+  #value = 0;
   /** `seenAt[d] === generation`: disk d was seen in the current read. */
   readonly #seenAt: Uint32Array;
   #generation = 0;
@@ -110,53 +128,114 @@ export class ListReader {
   }
 
   /**
+   * The whole text is exactly the canonical answer, {@link CANONICAL_MOVE} + a canonical move of
+   * three integers + {@link CANONICAL_STATE} + a canonical state holding every disk once, and
+   * nothing else: its pegs (the move in `first`, `second`, `third`). Undefined on anything else.
+   */
+  readCanonicalAnswer(text: string): number[][] | undefined {
+    // The shortest canonical answer has 42 characters. Its last, `]`, bounds every read below
+    // (no digit, sign, comma or space can be the last character), as in readCanonicalState.
+    const n = text.length;
+    if (n < 42 || text.charCodeAt(n - 1) !== CLOSE || !startsWithCodes(text, 0, MOVE_CODES))
+      return undefined;
+    let i = MOVE_CODES.length;
+    if (text.charCodeAt(i) !== OPEN) return undefined;
+    i = this.#canonicalInt(text, i + 1);
+    if (i < 0) return undefined;
+    this.first = this.#value;
+    if (text.charCodeAt(i) !== COMMA || text.charCodeAt(i + 1) !== SPACE) return undefined;
+    i = this.#canonicalInt(text, i + 2);
+    if (i < 0) return undefined;
+    this.second = this.#value;
+    if (text.charCodeAt(i) !== COMMA || text.charCodeAt(i + 1) !== SPACE) return undefined;
+    i = this.#canonicalInt(text, i + 2);
+    if (i < 0) return undefined;
+    this.third = this.#value;
+    if (text.charCodeAt(i) !== CLOSE || !startsWithCodes(text, i + 1, STATE_CODES))
+      return undefined;
+    const pegs = this.readCanonicalState(text, i + 1 + STATE_CODES.length);
+    if (pegs === undefined || this.end !== n) return undefined;
+    this.count = 3;
+    return pegs;
+  }
+
+  /**
+   * An integer in canonical rendering at `i` (as {@link readIntList} reads it, and not `-0`),
+   * in a text whose last character is not a digit or `-`: the index after it, or −1. The value
+   * goes to `#value`.
+   */
+  #canonicalInt(text: string, i: number): number {
+    let c = text.charCodeAt(i);
+    const negative = c === MINUS;
+    if (negative) c = text.charCodeAt(++i);
+    const start = i;
+    let value = 0;
+    while (c >= ZERO && c <= NINE) {
+      value = value * 10 + (c - ZERO);
+      c = text.charCodeAt(++i);
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === ZERO)) return -1;
+    if (negative && value === 0) return -1;
+    this.#value = negative ? -value : value;
+    return i;
+  }
+
+  /**
    * The fast path of {@link readState} for the canonical rendering only: `[[3, 2], [], [1]]`,
    * `, ` between items, every disk 1..n exactly once. Undefined on anything else, whether or not
    * {@link readState} would accept it; on success the same pegs, `end` and `canonical` (true) as
-   * {@link readState}, and no `problem`.
+   * {@link readState}, and no `problem`. Also undefined when the text does not end with `]`: every
+   * read then stops at or before that `]`, so the reads need no bounds checks of their own.
    */
   readCanonicalState(text: string, at: number): number[][] | undefined {
-    if (codeAt(text, at) !== OPEN || codeAt(text, at + 1) !== OPEN) return undefined;
+    const n = text.length;
+    if (at < 0 || at + 1 >= n || text.charCodeAt(n - 1) !== CLOSE) return undefined;
+    if (text.charCodeAt(at) !== OPEN || text.charCodeAt(at + 1) !== OPEN) return undefined;
     const disks = this.#disks;
     const seenAt = this.#seenAt;
     const generation = this.#nextGeneration();
     const pegs: number[][] = [];
     let count = 0;
     let i = at + 2;
-    let c = codeAt(text, i);
+    // In bounds: at + 1 < n − 1 would make text[at + 1] the last `]`, not `[`.
+    let c = text.charCodeAt(i);
     for (let index = 0; ; index++) {
       const peg: number[] = [];
       if (c !== CLOSE) {
         for (;;) {
+          // A digit, a comma or its space is never the last character (a `]`): the next read is in bounds.
           let value = c - ZERO;
           if (!(value >= 1 && value <= 9)) return undefined;
-          c = codeAt(text, ++i);
+          c = text.charCodeAt(++i);
           while (c >= ZERO && c <= NINE) {
             value = value * 10 + (c - ZERO);
-            c = codeAt(text, ++i);
+            c = text.charCodeAt(++i);
           }
           if (value > disks || seenAt[value] === generation) return undefined;
           seenAt[value] = generation;
           count += 1;
           peg.push(value);
           if (c === CLOSE) break;
-          if (c !== COMMA || codeAt(text, i + 1) !== SPACE) return undefined;
+          if (c !== COMMA || text.charCodeAt(i + 1) !== SPACE) return undefined;
           i += 2;
-          c = codeAt(text, i);
+          c = text.charCodeAt(i);
         }
       }
       pegs.push(peg);
       if (index === 2) break;
+      // `, [` and the next peg's first character.
       if (
-        codeAt(text, i + 1) !== COMMA ||
-        codeAt(text, i + 2) !== SPACE ||
-        codeAt(text, i + 3) !== OPEN
+        i + 4 >= n ||
+        text.charCodeAt(i + 1) !== COMMA ||
+        text.charCodeAt(i + 2) !== SPACE ||
+        text.charCodeAt(i + 3) !== OPEN
       )
         return undefined;
       i += 4;
-      c = codeAt(text, i);
+      c = text.charCodeAt(i);
     }
-    if (codeAt(text, i + 1) !== CLOSE || count !== disks) return undefined;
+    if (i + 1 >= n || text.charCodeAt(i + 1) !== CLOSE || count !== disks) return undefined;
     this.end = i + 2;
     this.canonical = true;
     this.problem = undefined;

@@ -1,6 +1,6 @@
 import type { ResponseParser } from '../red-flags.js';
 import { canonicalKey, type HanoiAnswer, type HanoiMove, type HanoiState } from './hanoi.js';
-import { ListReader } from './literals.js';
+import { CANONICAL_MOVE, CANONICAL_STATE, ListReader } from './literals.js';
 import {
   flatListEnd,
   keywordBefore,
@@ -19,14 +19,24 @@ import {
  *
  * "The last match" is that of the regular expressions in `./scan.ts`; the parser finds it by
  * walking back over the text's `=` signs, reading each candidate's value at once, so a
- * well-formed answer is read in one pass. The answer's `key` is always {@link canonicalKey} of
- * its values, taken from the text itself when the text is already in canonical rendering.
+ * well-formed answer is read in one pass. A text that is exactly the canonical answer (as
+ * {@link canonicalKey} renders it) is read from its start instead, with the same outcome. The
+ * answer's `key` is always {@link canonicalKey} of its values: the text itself when it is exactly
+ * the canonical answer, else built from the text's pieces when they are canonical.
  */
 export function hanoiParser(disks: number): ResponseParser<{ readonly text: string }, HanoiAnswer> {
   const reader = new ListReader(disks);
   const equalsAt: number[] = [];
   return (response) => {
     const text = response.text;
+    // The text is the canonical answer and nothing else: read in one pass, and its own key.
+    const canonicalPegs = reader.readCanonicalAnswer(text);
+    if (canonicalPegs !== undefined) {
+      const move: HanoiMove = [reader.first, reader.second, reader.third];
+      const nextState = canonicalPegs as unknown as HanoiState;
+      return { ok: true, value: { move, nextState, key: text } };
+    }
+
     let equalsCount = 0;
     for (let at = text.indexOf('='); at >= 0; at = text.indexOf('=', at + 1))
       equalsAt[equalsCount++] = at;
@@ -86,7 +96,7 @@ export function hanoiParser(disks: number): ResponseParser<{ readonly text: stri
     const nextState = pegs as unknown as HanoiState;
     const key =
       moveCanonical && stateCanonical
-        ? `${text.slice(moveStart, moveEnd)}|${text.slice(stateStart, stateEnd)}`
+        ? `${CANONICAL_MOVE}${text.slice(moveStart, moveEnd)}${CANONICAL_STATE}${text.slice(stateStart, stateEnd)}`
         : canonicalKey(move, nextState);
     return { ok: true, value: { move, nextState, key } };
   };

@@ -9,11 +9,12 @@ import {
 import {
   answerKey,
   initialState,
+  isApplied,
   isGoal,
-  oracleStep,
-  sameAnswer,
   stepCount,
+  strategyMove,
   type HanoiAnswer,
+  type HanoiMove,
   type HanoiStepInput,
 } from '../../core/hanoi/hanoi.js';
 import { hanoiParser } from '../../core/hanoi/parser.js';
@@ -96,14 +97,32 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
 
   // Per-step scratch shared with the sampler closure (one closure for the whole run).
   let step = 0;
-  let truth: HanoiAnswer | undefined;
+  // The strategy's move from `input` (undefined: it has none); answers are scored against
+  // `apply(input.state, truth)` by value, and the verdict on the first valid answer is kept for
+  // answers equal to it.
+  let truth: HanoiMove | undefined;
+  let firstValid: HanoiAnswer | undefined;
+  let firstRight = false;
   let validSeen = 0;
   let wrongFirstTwo = 0;
+  const isRight = (answer: HanoiAnswer): boolean => {
+    if (
+      firstValid !== undefined &&
+      (answer === firstValid || (answer.key !== undefined && answer.key === firstValid.key))
+    )
+      return firstRight;
+    return truth !== undefined && isApplied(answer, input.state, truth);
+  };
   const score = (sample: Sample<HanoiAnswer>): Sample<HanoiAnswer> => {
     if (sample.ok) {
       if (validSeen < 2) {
         validSeen += 1;
-        if (truth === undefined || !sameAnswer(sample.value, truth)) wrongFirstTwo += 1;
+        const right = isRight(sample.value);
+        if (validSeen === 1) {
+          firstValid = sample.value;
+          firstRight = right;
+        }
+        if (!right) wrongFirstTwo += 1;
       }
     } else {
       for (const flag of sample.flags)
@@ -128,7 +147,8 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
   };
 
   for (; step < total; step++) {
-    truth = oracleStep(input);
+    truth = strategyMove(input);
+    firstValid = undefined;
     validSeen = 0;
     wrongFirstTwo = 0;
     const pending = voteFirstToAheadByK(vote);
@@ -152,7 +172,7 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
       };
       break;
     }
-    if (truth === undefined || !sameAnswer(result.winner, truth)) {
+    if (!isRight(result.winner)) {
       errors += 1;
       if (errorSteps.length < 10) errorSteps.push(step);
     }
