@@ -10,18 +10,12 @@ import type {
   RepositoryInfo,
   RepositorySpec,
 } from '../../ports/repo-host.js';
-import {
-  isRequestError,
-  isUnknownOutcome,
-  toGitHubError,
-  validationMessages,
-  type GitHubPermission,
-} from './errors.js';
+import { isRequestError, toGitHubError, type GitHubPermission } from './errors.js';
 import { createOnce, type CreateOp } from './create-once.js';
+import { mergePull } from './merge-pull.js';
 import { createOctokit, type OctokitOptions } from './octokit.js';
 import {
   commentSchema,
-  mergeSchema,
   parse,
   pullInfo,
   pullSchema,
@@ -258,50 +252,24 @@ export class GitHubHost implements RepoHost {
     }
   }
 
-  async mergePullRequest(
+  mergePullRequest(
     repo: RepoRef,
     number: number,
     merge: { expectedHeadSha: string; title?: string; message?: string },
   ): Promise<MergeOutcome> {
-    const action = `merge pull request #${number} in ${repo.owner}/${repo.name}`;
-    for (let attempt = 1; ; attempt++) {
-      const pr = await this.#settledPull(repo, number);
-      const settled = settledOutcome(pr, merge.expectedHeadSha);
-      if (settled !== undefined) return settled;
-      if (pr.mergeable === false)
-        return { status: 'not-mergeable', message: `#${number} conflicts with ${pr.base.ref}.` };
-      try {
-        const { data } = await this.#octokit.rest.pulls.merge({
-          owner: repo.owner,
-          repo: repo.name,
-          pull_number: number,
-          sha: merge.expectedHeadSha,
-          merge_method: 'merge',
-          ...(merge.title === undefined ? {} : { commit_title: merge.title }),
-          ...(merge.message === undefined ? {} : { commit_message: merge.message }),
-          request: { retries: 0 },
-        });
-        return { status: 'merged', sha: parse(mergeSchema, data, action).sha };
-      } catch (error) {
-        const known = isRequestError(error) && (error.status === 405 || error.status === 409);
-        if (!known && !(isUnknownOutcome(error) && attempt < this.#attempts))
-          throw toGitHubError(error, {
-            action,
-            needs: 'contents',
-            repoSeen: true,
-            token: this.#token,
-          });
-        // Merged by this very request (lost reply), or refused: what is true now decides.
-        const now = await this.#getPull(repo, number);
-        const outcome = settledOutcome(now, merge.expectedHeadSha);
-        if (outcome !== undefined) return outcome;
-        if (known && isRequestError(error))
-          return error.status === 409
-            ? { status: 'head-moved', headSha: now.head.sha }
-            : { status: 'not-mergeable', message: validationMessages(error).join('; ') };
-        await this.#sleep(500 * attempt);
-      }
-    }
+    return mergePull(
+      {
+        octokit: this.#octokit,
+        token: this.#token,
+        attempts: this.#attempts,
+        polls: this.#polls,
+        sleep: this.#sleep,
+        getPull: (r, n) => this.#getPull(r, n),
+      },
+      repo,
+      number,
+      merge,
+    );
   }
 
   async addComment(
@@ -396,16 +364,6 @@ export class GitHubHost implements RepoHost {
     );
   }
 
-  /** The pull request once GitHub has computed its mergeability (or stopped trying). */
-  async #settledPull(repo: RepoRef, number: number): Promise<GitHubPull> {
-    let pr = await this.#getPull(repo, number);
-    for (let poll = 0; pr.state === 'open' && pr.mergeable == null && poll < this.#polls; poll++) {
-      await this.#sleep(Math.min(4000, 250 * 2 ** poll));
-      pr = await this.#getPull(repo, number);
-    }
-    return pr;
-  }
-
   async #call<T>(
     ctx: { action: string; needs?: GitHubPermission; repoSeen?: boolean },
     fn: () => Promise<T>,
@@ -416,17 +374,6 @@ export class GitHubHost implements RepoHost {
       throw toGitHubError(error, { ...ctx, token: this.#token });
     }
   }
-}
-
-/** A merged or closed pull request's outcome, or undefined while it is open at the expected head. */
-function settledOutcome(pr: GitHubPull, expectedHead: string): MergeOutcome | undefined {
-  if (pr.merged === true || (pr.merged_at ?? null) !== null)
-    return pr.head.sha === expectedHead && pr.merge_commit_sha != null
-      ? { status: 'merged', sha: pr.merge_commit_sha }
-      : { status: 'head-moved', headSha: pr.head.sha };
-  if (pr.state === 'closed') return { status: 'closed' };
-  if (pr.head.sha !== expectedHead) return { status: 'head-moved', headSha: pr.head.sha };
-  return undefined;
 }
 
 /** A {@link GitHubHost} over a MAKER-configured octokit (see {@link createOctokit}). */
