@@ -9,6 +9,7 @@ import {
 } from '../core/tree/schema.js';
 import type { Planner } from '../ports/planner.js';
 import type { StateStore } from '../ports/state-store.js';
+import { StateSaver } from './state-saver.js';
 import type { Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import { LIMITS } from '../core/limits.js';
@@ -75,19 +76,14 @@ export class MakerEngine {
   >();
   #state: StateFile | undefined;
   #loading: Promise<StateFile> | undefined;
-  #saveQueued: Promise<void> | undefined;
-  /** What the queued save covers: these nodes, or (undefined) anything. */
-  #saveHints: Set<TreeNode> | undefined = new Set();
-  #saving: Promise<void> = Promise.resolve();
-  /** Nodes changed but not yet named to a save (see {@link #saveSoon}). */
-  readonly #soon = new Set<TreeNode>();
-  #soonPending = false;
+  readonly #saver: StateSaver;
   #waitSeq = 0;
   readonly #keepers = new Map<string, PullRequestKeeper>();
 
   constructor(deps: MakerEngineDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.#saver = new StateSaver(deps.store, () => this.#state as StateFile);
   }
 
   /** Every event from now on, as an async iterable (ends when `signal` aborts or `close` is called). */
@@ -288,7 +284,7 @@ export class MakerEngine {
       now: this.#now,
       secrets: this.#deps.secrets ?? [],
       save: (...nodes: TreeNode[]) => this.#save(nodes),
-      saveSoon: (...nodes: TreeNode[]) => this.#saveSoon(nodes),
+      saveSoon: (...nodes: TreeNode[]) => this.#saver.soon(nodes),
       emit: (event) => this.#emit(run, event),
       paid: (work) => semaphore.run(work, signal),
       wait: (wait) =>
@@ -360,42 +356,8 @@ export class MakerEngine {
     return this.#save();
   }
 
-  /**
-   * Marks `nodes` changed without saving them yet: the next save that names one of them (or looks
-   * at everything) carries its change, in one log line with whatever changed next. A node no save
-   * has named by the time the event loop turns is saved then.
-   */
-  #saveSoon(nodes: readonly TreeNode[]): void {
-    for (const n of nodes) this.#soon.add(n);
-    if (this.#soonPending) return;
-    this.#soonPending = true;
-    setImmediate(() => {
-      this.#soonPending = false;
-      const left = [...this.#soon];
-      this.#soon.clear();
-      if (left.length > 0) this.#save(left).catch(() => undefined);
-    });
-  }
-
-  /**
-   * Saves the state; concurrent calls coalesce into one write of the latest state. `nodes`, when
-   * not empty, are the only nodes that changed (besides run-level fields and new nodes).
-   */
   #save(nodes: readonly TreeNode[] = []): Promise<void> {
-    if (nodes.length === 0) this.#saveHints = undefined;
-    else if (this.#saveHints !== undefined) for (const n of nodes) this.#saveHints.add(n);
-    if (nodes.length === 0) this.#soon.clear();
-    else for (const n of nodes) this.#soon.delete(n);
-    if (this.#saveQueued !== undefined) return this.#saveQueued;
-    const queued = this.#saving.then(async () => {
-      this.#saveQueued = undefined;
-      const hints = this.#saveHints;
-      this.#saveHints = new Set();
-      await this.#deps.store.save(this.#state as StateFile, hints);
-    });
-    this.#saveQueued = queued;
-    this.#saving = queued.catch(() => undefined);
-    return queued;
+    return this.#saver.save(nodes);
   }
 }
 
