@@ -1,84 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JulesClient } from '../../src/adapters/jules/client.js';
 import { JulesWorker, SessionBudgetError } from '../../src/adapters/jules/worker.js';
-import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { abortableSleep } from '../../src/core/sleep.js';
-import type { WorkerTask } from '../../src/ports/worker.js';
-import { julesQuotaFault, startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
-import { useTempDirs } from '../helpers/tmp.js';
+import { julesQuotaFault, startFakeJules } from '../../src/testing/fake-jules.js';
+import { PATCH, useJulesWorkers, workerOn } from '../helpers/jules-worker.js';
 import { virtualTime } from '../helpers/virtual-time.js';
-import { julesSourceOf } from '../../src/surfaces/jules-wiring.js';
 
-const tempDir = useTempDirs();
-let fake: FakeJules | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-const PATCH =
-  'diff --git a/a.txt b/a.txt\nnew file mode 100644\n--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+a\n';
-
-async function setup(
-  script: Parameters<typeof startFakeJules>[0]['agent'] = () => ({ patch: PATCH }),
-) {
-  const dir = await tempDir();
-  const ws = await GitWorkspace.open(dir, { create: true });
-  const base = (await ws.resolve('main')) as string;
-  const apiKey = 'jules-worker-key-0123456789';
-  fake = await startFakeJules({
-    apiKey,
-    sources: [{ owner: 'me', repo: 'app', gitDir: `${dir}/.git` }],
-    agent: script,
-  });
-  const published: string[] = [];
-  const worker = new JulesWorker({
-    client: new JulesClient({ apiKey, baseUrl: fake.baseUrl, sleep: () => Promise.resolve() }),
-    source: 'sources/github/me/app',
-    publisher: {
-      publish: (branch, commit) => {
-        published.push(branch);
-        // A commit this repository does not have (the stale-base case) leaves the branch at main.
-        const exists = (() => {
-          try {
-            execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], {
-              cwd: dir,
-              stdio: 'ignore',
-            });
-            return true;
-          } catch {
-            return false;
-          }
-        })();
-        execFileSync('git', ['branch', '-f', branch, exists ? commit : 'main'], { cwd: dir });
-        return Promise.resolve();
-      },
-    },
-    sleep: () => Promise.resolve(),
-  });
-  const task: WorkerTask = {
-    context: {
-      runId: 'r1',
-      nodeId: '0-1',
-      idea: 'idea',
-      depth: 1,
-      maxDepth: 2,
-      task: {
-        title: 'Add a',
-        description: 'Add a.txt',
-        acceptance: [],
-        files: ['a.txt'],
-        dependsOn: [],
-      },
-      ancestors: ['idea'],
-      clarifications: [],
-    },
-    baseCommit: base,
-    branch: 'maker/r1/n-0-1',
-  };
-  return { worker, task, published, fake, gitDir: `${dir}/.git` };
-}
-
+const { held, setup } = useJulesWorkers();
 describe('JulesWorker', () => {
   it('creates one session per slot, records its id before waiting, and returns the changeSet', async () => {
     const { worker, task, published, fake: server } = await setup();
@@ -123,8 +51,8 @@ describe('JulesWorker', () => {
       expect(out).toMatchObject({ ok: true, patch: PATCH });
       const reads = server.requests.filter((r) => r.path.endsWith('/activities')).length;
       expect(reads).toBe(onlyInActivities ? 1 : 0);
-      await fake?.close();
-      fake = undefined;
+      await held.fake?.close();
+      held.fake = undefined;
     }
   });
 
@@ -139,157 +67,14 @@ describe('JulesWorker', () => {
       const out = await worker.run(task, 0);
       expect(out.ok).toBe(false);
       expect(!out.ok && out.reason).toMatch(reason);
-      await fake?.close();
-      fake = undefined;
+      await held.fake?.close();
+      held.fake = undefined;
     }
     const { worker, task } = await setup();
     const stale = await worker.run({ ...task, baseCommit: 'f'.repeat(40) }, 0);
     expect(!stale.ok && stale.reason).toMatch(
       /based on [0-9a-f]{40}, not the subtask's base f{40}/,
     );
-  });
-});
-
-describe('Jules sources', () => {
-  function unconnected(source: string, gitDir?: string) {
-    return new JulesWorker({
-      client: new JulesClient({
-        apiKey: 'jules-worker-key-0123456789',
-        baseUrl: fake?.baseUrl ?? '',
-        sleep: () => Promise.resolve(),
-      }),
-      source: () => Promise.resolve(source),
-      publisher: {
-        publish: (branch, commit) => {
-          if (gitDir !== undefined)
-            execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
-          return Promise.resolve();
-        },
-      },
-      sleep: () => Promise.resolve(),
-    });
-  }
-
-  it('without a way to ask, stops with how to connect a repository Jules cannot see', async () => {
-    const { task } = await setup();
-    await expect(unconnected('sources/github/me/unconnected').run(task, 0)).rejects.toThrow(
-      /Jules cannot see me\/unconnected \(sources\/github\/me\/unconnected\)\. Connect it: open https:\/\/jules\.google\.com.*maker resume/,
-    );
-  });
-
-  it('asks the person to connect it, checks again on each answer, and goes on once it appears', async () => {
-    const { task, fake: server, gitDir } = await setup();
-    const worker = unconnected('sources/github/me/later', gitDir);
-    const asked: { id: string; scope: string | undefined; prompt: string }[] = [];
-    const out = await worker.run(task, 0, undefined, {
-      choose: (choice) => {
-        asked.push({ id: choice.id, scope: choice.scope, prompt: choice.prompt });
-        // The person connects the repository only while the second question is open.
-        if (asked.length === 2) server.addSource({ owner: 'me', repo: 'later', gitDir });
-        return Promise.resolve('connected');
-      },
-    });
-    expect(asked.map((q) => [q.id, q.scope])).toEqual([
-      ['source-0', 'run'],
-      ['source-1', 'run'],
-    ]);
-    expect(asked[0]?.prompt).toMatch(/Jules cannot see me\/later.*https:\/\/jules\.google\.com/);
-    expect(out.ok).toBe(true);
-    expect([...server.sessions.values()].map((s) => s.title)).toEqual(['maker r1 n-0-1 cand-0']);
-  });
-
-  it('stops the run when the person chooses to', async () => {
-    const { task } = await setup();
-    const worker = unconnected('sources/github/me/never');
-    await expect(
-      worker.run(task, 0, undefined, { choose: () => Promise.resolve('stop') }),
-    ).rejects.toThrow(/Jules cannot see me\/never.*maker resume/);
-  });
-
-  it('derives the source from a GitHub remote', () => {
-    expect(julesSourceOf('https://github.com/me/app.git')).toBe('sources/github/me/app');
-    expect(julesSourceOf('git@github.com:me/app.git')).toBe('sources/github/me/app');
-    expect(julesSourceOf('https://github.com/me/app')).toBe('sources/github/me/app');
-    expect(() => julesSourceOf('/srv/git/app.git')).toThrow(/not a GitHub URL.*JULES_SOURCE/);
-  });
-});
-
-describe('a Jules agent that asks', () => {
-  it('relays the question to the person and sends their answer back with :sendMessage', async () => {
-    const {
-      worker,
-      task,
-      fake: server,
-    } = await setup((context) =>
-      context.messages.length === 0
-        ? { askFeedback: 'Upper or lower case?' }
-        : {
-            patch: `diff --git a/a.txt b/a.txt\nnew file mode 100644\n--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+${context.messages[0] ?? ''}\n`,
-          },
-    );
-    const asked: string[] = [];
-    const out = await worker.run(task, 0, undefined, {
-      ask: (q) => (asked.push(q), Promise.resolve('lower')),
-    });
-    expect(asked).toEqual(['Upper or lower case?']);
-    expect(out.ok && out.patch).toContain('+lower');
-    expect(
-      server.requests.some((r) => r.method === 'POST' && r.path.endsWith(':sendMessage')),
-    ).toBe(true);
-  });
-});
-
-/** A worker on the fake's me/app source whose branches are created in `gitDir`, with `extra` options. */
-function workerOn(
-  server: FakeJules,
-  gitDir: string,
-  extra: Partial<ConstructorParameters<typeof JulesWorker>[0]>,
-): JulesWorker {
-  return new JulesWorker({
-    client: new JulesClient({
-      apiKey: 'jules-worker-key-0123456789',
-      baseUrl: server.baseUrl,
-      sleep: () => Promise.resolve(),
-    }),
-    source: 'sources/github/me/app',
-    publisher: {
-      publish: (branch, commit) => {
-        execFileSync('git', ['--git-dir', gitDir, 'branch', '-f', branch, commit]);
-        return Promise.resolve();
-      },
-    },
-    sleep: () => Promise.resolve(),
-    ...extra,
-  });
-}
-
-describe('plan review', () => {
-  async function reviewing(answer: string) {
-    const { task, fake: server, gitDir } = await setup();
-    const choices: { id: string; kind: string; detail: string | undefined }[] = [];
-    const worker = workerOn(server, gitDir, { planReview: true });
-    const out = await worker.run(task, 2, undefined, {
-      choose: (choice) => {
-        choices.push({ id: choice.id, kind: choice.kind, detail: choice.detail });
-        return Promise.resolve(answer);
-      },
-    });
-    return { out, choices, server };
-  }
-
-  it('asks to approve the plan (requirePlanApproval), then approves it and takes the patch', async () => {
-    const { out, choices, server } = await reviewing('approve');
-    expect(choices.map((c) => [c.id, c.kind])).toEqual([['plan', 'veto']]);
-    expect(choices[0]?.detail).toMatch(/^1\. maker r1 n-0-1 cand-2 — Overall project: idea/);
-    expect(out).toMatchObject({ ok: true, patch: PATCH });
-    expect(server.requests.filter((r) => r.path.endsWith(':approvePlan'))).toHaveLength(1);
-  });
-
-  it('a vetoed plan is a red-flagged candidate, and the plan is never approved', async () => {
-    const { out, server } = await reviewing('veto');
-    expect(out.ok).toBe(false);
-    expect(!out.ok && out.reason).toMatch(/vetoed the plan of Jules session \d+/);
-    expect(server.requests.some((r) => r.path.endsWith(':approvePlan'))).toBe(false);
   });
 });
 
@@ -346,8 +131,8 @@ describe('the session budget and integrations', () => {
     ],
   ] as const)('stops (never flags the candidate) on %s', async (_name, answer, code, message) => {
     const { task, gitDir } = await setup();
-    await fake?.close();
-    fake = await startFakeJules({
+    await held.fake?.close();
+    held.fake = await startFakeJules({
       apiKey: 'jules-worker-key-0123456789',
       sources: [{ owner: 'me', repo: 'app', gitDir }],
       agent: () => ({ patch: PATCH }),
@@ -356,10 +141,10 @@ describe('the session budget and integrations', () => {
     });
     const time = virtualTime();
     const waits: string[] = [];
-    const worker = workerOn(fake, gitDir, {
+    const worker = workerOn(held.fake, gitDir, {
       client: new JulesClient({
         apiKey: 'jules-worker-key-0123456789',
-        baseUrl: fake.baseUrl,
+        baseUrl: held.fake.baseUrl,
         sleep: time.sleep,
         now: time.now,
         outageMs: 60_000,
@@ -376,8 +161,8 @@ describe('the session budget and integrations', () => {
     if (code === 'unavailable') expect(error).toMatchObject({ kind: 'unavailable' });
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toMatch(/\.\.|\. \./);
-    expect(fake.sessions.size).toBe(0);
-    const creates = fake.requests.filter((r) => r.method === 'POST').length;
+    expect(held.fake.sessions.size).toBe(0);
+    const creates = held.fake.requests.filter((r) => r.method === 'POST').length;
     if (code === 'session-budget') expect(creates).toBe(1);
     else {
       expect(creates).toBeGreaterThan(1);
@@ -407,8 +192,8 @@ describe('the session budget and integrations', () => {
 describe('a session whose later call fails', () => {
   it('keeps the session id on the flagged candidate, so the run counts and can re-attach it', async () => {
     const { task, gitDir } = await setup();
-    await fake?.close();
-    fake = await startFakeJules({
+    await held.fake?.close();
+    held.fake = await startFakeJules({
       apiKey: 'jules-worker-key-0123456789',
       sources: [{ owner: 'me', repo: 'app', gitDir }],
       agent: () => ({ patch: PATCH }),
@@ -418,11 +203,11 @@ describe('a session whose later call fails', () => {
           : undefined,
     });
     const recorded: string[] = [];
-    const out = await workerOn(fake, gitDir, {}).run(task, 0, undefined, {
+    const out = await workerOn(held.fake, gitDir, {}).run(task, 0, undefined, {
       recordExternalId: (id) => (recorded.push(id), Promise.resolve()),
     });
-    expect(fake.sessions.size).toBe(1);
-    expect(recorded).toEqual([...fake.sessions.keys()]);
+    expect(held.fake.sessions.size).toBe(1);
+    expect(recorded).toEqual([...held.fake.sessions.keys()]);
     expect(out).toEqual({
       ok: false,
       externalId: recorded[0],
@@ -434,9 +219,9 @@ describe('a session whose later call fails', () => {
 describe('long sessions', () => {
   it('polls one session 100 times under one run signal without a MaxListenersExceededWarning', async () => {
     const { task, gitDir } = await setup();
-    await fake?.close();
+    await held.fake?.close();
     let polls = 0;
-    fake = await startFakeJules({
+    held.fake = await startFakeJules({
       apiKey: 'jules-worker-key-0123456789',
       sources: [{ owner: 'me', repo: 'app', gitDir }],
       agent: () => ({ patch: PATCH }),
@@ -452,7 +237,7 @@ describe('long sessions', () => {
     const onWarning = (warning: Error) => warnings.push(warning);
     process.on('warning', onWarning);
     try {
-      const worker = workerOn(fake, gitDir, {
+      const worker = workerOn(held.fake, gitDir, {
         sleep: abortableSleep,
         pollMs: { initial: 1, max: 1 },
       });
