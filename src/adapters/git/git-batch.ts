@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MakerError } from '../../core/errors.js';
 import { countGitProcess, gitEnv } from './run-git.js';
-import { endProcess } from './git-launcher.js';
+import { endProcess, refProcess } from './git-launcher.js';
 
 /**
  * Where a response ends in the bytes read so far: its length, or undefined while more must come.
@@ -132,14 +132,7 @@ export class GitBatch {
   }
 
   #setRef(active: boolean): void {
-    const child = this.#child;
-    if (child === undefined) return;
-    for (const handle of [child, child.stdin, child.stdout, child.stderr] as {
-      ref?: () => void;
-      unref?: () => void;
-    }[])
-      if (active) handle.ref?.();
-      else handle.unref?.();
+    refProcess(this.#child, active);
   }
 }
 

@@ -20,6 +20,23 @@ export async function endProcess(child: ChildProcessWithoutNullStreams): Promise
   });
 }
 
+/**
+ * Whether a long-lived child (and its pipes) keeps Node's event loop alive: only while work waits
+ * on it, so an idle one never holds the process open.
+ */
+export function refProcess(
+  child: ChildProcessWithoutNullStreams | undefined,
+  active: boolean,
+): void {
+  if (child === undefined) return;
+  for (const handle of [child, child.stdin, child.stdout, child.stderr] as {
+    ref?: () => void;
+    unref?: () => void;
+  }[])
+    if (active) handle.ref?.();
+    else handle.unref?.();
+}
+
 /** What a process ended with; `error` when it could not be run at all. */
 export interface SpawnResult {
   readonly code: number | null;
@@ -179,14 +196,7 @@ export class GitLauncher {
   }
 
   #setRef(active: boolean): void {
-    const child = this.#shell?.child;
-    if (child === undefined) return;
-    for (const handle of [child, child.stdin, child.stdout, child.stderr] as {
-      ref?: () => void;
-      unref?: () => void;
-    }[])
-      if (active) handle.ref?.();
-      else handle.unref?.();
+    refProcess(this.#shell?.child, active);
   }
 }
 
