@@ -38,22 +38,10 @@ export interface StateChanges {
 }
 
 /**
- * A node's fields that change as it is worked on (serialised on every save of the node); its other
- * fields, but the votes, are serialised only when they no longer hold the same values. The list is
- * spelt out again in `live` and `#fixed` (keep them in step).
+ * A node's fields that change as it is worked on, serialised on every save of the node; its other
+ * fields, but the votes, are serialised only when they no longer hold the same values. `#fixed`
+ * leaves out the same names by a rest copy (keep it in step).
  */
-const LIVE = new Set([
-  'status',
-  'kind',
-  'cost',
-  'mergeHeads',
-  'commit',
-  'branch',
-  'baseCommit',
-  'error',
-]);
-const NOT_FIXED: ReadonlySet<string> = new Set([...LIVE, ...NODE_VOTE_FIELDS]);
-
 const live = (n: TreeNode): object => ({
   status: n.status,
   kind: n.kind,
@@ -64,6 +52,8 @@ const live = (n: TreeNode): object => ({
   baseCommit: n.baseCommit,
   error: n.error,
 });
+const LIVE: ReadonlySet<string> = new Set(Object.keys(live({} as TreeNode)));
+const NOT_FIXED: ReadonlySet<string> = new Set([...LIVE, ...NODE_VOTE_FIELDS]);
 
 /** `{…fixed, …live, "field": vote, …}` for the given vote fields the node has, by one `join` (a flat string). */
 function nodeJson(entry: NodeParts, fields: readonly VoteField[]): string {
