@@ -21,6 +21,10 @@ import type { DrawResult } from './votes.js';
  * own files, modes, symlinks, sizes, scope and contents (`candidate-policy.ts`), then the size of
  * the change, an opt-in check, and a confident "suspect" from the LLM review. A candidate is data:
  * nothing here throws for what the worker produced.
+ *
+ * Paid work takes one of the run's paid slots while it runs, and only then: the worker's run
+ * (unless the worker limits itself, `Worker.limitsItself`, as Jules does with its plan's
+ * cap), then the check and the review, which go ahead of work not yet started.
  */
 export async function codeCandidate(
   ctx: RunContext,
@@ -31,7 +35,8 @@ export async function codeCandidate(
   hooks: WorkerHooks = {},
 ): Promise<DrawResult> {
   n.cost.workerRuns += 1;
-  const out = await ctx.worker.run(task, slot, ctx.signal, hooks);
+  const run = () => ctx.worker.run(task, slot, ctx.signal, hooks);
+  const out = await (ctx.worker.limitsItself === true ? run() : ctx.paid(run));
   const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
   const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
   if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
@@ -48,7 +53,8 @@ export async function codeCandidate(
   flags.push(...patchRedFlags(patch, { maxChangedLines: ctx.run.config.maxChangedLines }));
   let check: CheckResult | undefined;
   if (flags.length === 0 && ctx.run.config.runChecks && n.check !== undefined) {
-    check = await runCheck(ctx, tree, n.check);
+    const command = n.check;
+    check = await ctx.paid(() => runCheck(ctx, tree, command), AHEAD);
     if (!check.ok)
       flags.push({
         rule: 'check-failed',
@@ -58,13 +64,17 @@ export async function codeCandidate(
   const checked = check === undefined ? {} : { check };
   if (flags.length === 0) {
     const review = parseReview(
-      await counted(
-        n,
-        ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
-          slot,
-          temperature: 0,
-          signal: ctx.signal,
-        }),
+      await ctx.paid(
+        () =>
+          counted(
+            n,
+            ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
+              slot,
+              temperature: 0,
+              signal: ctx.signal,
+            }),
+          ),
+        AHEAD,
       ),
     );
     // A malformed review is ignored, never trusted.
@@ -88,6 +98,8 @@ export async function codeCandidate(
     ...checked,
   };
 }
+
+const AHEAD = { ahead: true } as const;
 
 /**
  * The tree a worker's output produces at `base`, or why there is none. Edit paths in the harmless

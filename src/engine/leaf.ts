@@ -89,6 +89,7 @@ export async function voteOnCode(
           reserveSession: (budget) => reserveSession(ctx, ctx.worker.id, budget),
           wait: ctx.wait,
         }),
+      paysItself: true,
       ballot: {
         question: `Which change best completes "${n.title}"?`,
         render: async (draw) =>

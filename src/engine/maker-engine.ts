@@ -286,7 +286,7 @@ export class MakerEngine {
       save: (...nodes: TreeNode[]) => this.#save(nodes),
       saveSoon: (...nodes: TreeNode[]) => this.#saver.soon(nodes),
       emit: (event) => this.#emit(run, event),
-      paid: (work) => semaphore.run(work, signal),
+      paid: (work, options) => semaphore.run(work, signal, options),
       wait: (wait) =>
         showWait(run, wait, {
           now: this.#now,

@@ -70,8 +70,11 @@ export interface RunContext {
   /** Marks nodes changed for the next save, which it does not start at once (see {@link saveSoon}). */
   saveSoon?(...nodes: TreeNode[]): void;
   emit(event: EngineEventInput): void;
-  /** Limits concurrent paid work (model calls and worker runs). */
-  paid<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs paid work (a model call, a worker run, a check) in one of the run's `concurrency` slots.
+   * `ahead`: served before work that has not started yet (it finishes a candidate already paid for).
+   */
+  paid<T>(work: () => Promise<T>, options?: { readonly ahead?: boolean }): Promise<T>;
   /**
    * Shows a wait on an external service: one long enough to notice ({@link VISIBLE_WAIT_MS}) is
    * recorded on the run in the state file and announced (`wait-start`), until the returned

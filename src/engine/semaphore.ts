@@ -7,17 +7,19 @@ interface Waiter {
 }
 
 /**
- * At most `limit` tasks at once; waiters are served in arrival order, a slot handed straight on.
- * A waiter whose signal aborts is removed and rejected with {@link AbortedError}. However many
- * waiters share a signal, the semaphore adds one abort listener to it, and removes it when the
- * last of them leaves the queue.
+ * At most `limit` tasks at once; waiters are served in arrival order, a slot handed straight on,
+ * except that waiters asking to go `ahead` are served before every other waiter (in their own
+ * arrival order): work that finishes what was already paid for, such as reviewing a candidate,
+ * does not queue behind new work. A waiter whose signal aborts is removed and rejected with
+ * {@link AbortedError}. However many waiters share a signal, the semaphore adds one abort
+ * listener to it, and removes it when the last of them leaves the queue.
  */
 export class Semaphore {
   readonly #limit: number;
   #active = 0;
-  /** Waiters in arrival order from `#head`; entries before it are served. */
-  #queue: (Waiter | undefined)[] = [];
-  #head = 0;
+  /** Waiters going ahead, then the others; each in arrival order. */
+  readonly #ahead = new Lane();
+  readonly #queue = new Lane();
   /** Per signal: its listener and how many queued waiters hold it. */
   readonly #watched = new Map<AbortSignal, { waiting: number; readonly onAbort: () => void }>();
 
@@ -25,9 +27,13 @@ export class Semaphore {
     this.#limit = Math.max(1, limit);
   }
 
-  async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(
+    work: () => Promise<T>,
+    signal?: AbortSignal,
+    options: { readonly ahead?: boolean } = {},
+  ): Promise<T> {
     if (this.#active < this.#limit) this.#active += 1;
-    else await this.#wait(signal);
+    else await this.#wait(signal, options.ahead === true ? this.#ahead : this.#queue);
     try {
       if (signal?.aborted) throw new AbortedError(signal.reason);
       return await work();
@@ -36,45 +42,23 @@ export class Semaphore {
     }
   }
 
-  #wait(signal: AbortSignal | undefined): Promise<void> {
+  #wait(signal: AbortSignal | undefined, lane: Lane): Promise<void> {
     if (signal?.aborted) return Promise.reject(new AbortedError(signal.reason));
     return new Promise<void>((grant, reject) => {
-      this.#queue.push({ grant, reject, signal });
+      lane.push({ grant, reject, signal });
       if (signal !== undefined) this.#watch(signal);
     });
   }
 
   /** Hands the slot to the first waiter, or frees it. */
   #release(): void {
-    const next = this.#dequeue();
+    const next = this.#ahead.shift() ?? this.#queue.shift();
     if (next === undefined) {
       this.#active -= 1;
       return;
     }
     if (next.signal !== undefined) this.#unwatch(next.signal);
     next.grant();
-  }
-
-  #dequeue(): Waiter | undefined {
-    const queue = this.#queue;
-    while (this.#head < queue.length) {
-      const waiter = queue[this.#head];
-      queue[this.#head++] = undefined;
-      if (waiter !== undefined) {
-        this.#compact();
-        return waiter;
-      }
-    }
-    this.#compact();
-    return undefined;
-  }
-
-  /** Drops served entries once they are the larger part of the queue. */
-  #compact(): void {
-    if (this.#head > 32 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
   }
 
   #watch(signal: AbortSignal): void {
@@ -97,18 +81,57 @@ export class Semaphore {
     signal.removeEventListener('abort', watched.onAbort);
   }
 
-  /** Removes and rejects, in arrival order, every waiter holding `signal`. */
+  /** Removes and rejects, in arrival order (those going ahead first), every waiter holding `signal`. */
   #abortWaiters(signal: AbortSignal): void {
     this.#watched.delete(signal);
-    const queue = this.#queue;
-    const aborted: Waiter[] = [];
-    for (let i = this.#head; i < queue.length; i++) {
-      const waiter = queue[i];
-      if (waiter?.signal === signal) {
-        queue[i] = undefined;
-        aborted.push(waiter);
+    const aborted = [...this.#ahead.remove(signal), ...this.#queue.remove(signal)];
+    for (const waiter of aborted) waiter.reject(new AbortedError(signal.reason));
+  }
+}
+
+/** Waiters in arrival order from `#head`; entries before it are served, removed ones are holes. */
+class Lane {
+  #waiters: (Waiter | undefined)[] = [];
+  #head = 0;
+
+  push(waiter: Waiter): void {
+    this.#waiters.push(waiter);
+  }
+
+  /** The first waiter still queued, taken off the lane; undefined when there is none. */
+  shift(): Waiter | undefined {
+    const waiters = this.#waiters;
+    while (this.#head < waiters.length) {
+      const waiter = waiters[this.#head];
+      waiters[this.#head++] = undefined;
+      if (waiter !== undefined) {
+        this.#compact();
+        return waiter;
       }
     }
-    for (const waiter of aborted) waiter.reject(new AbortedError(signal.reason));
+    this.#compact();
+    return undefined;
+  }
+
+  /** Takes every waiter holding `signal` off the lane; returns them in arrival order. */
+  remove(signal: AbortSignal): Waiter[] {
+    const waiters = this.#waiters;
+    const removed: Waiter[] = [];
+    for (let i = this.#head; i < waiters.length; i++) {
+      const waiter = waiters[i];
+      if (waiter?.signal === signal) {
+        waiters[i] = undefined;
+        removed.push(waiter);
+      }
+    }
+    return removed;
+  }
+
+  /** Drops served entries once they are the larger part of the lane. */
+  #compact(): void {
+    if (this.#head > 32 && this.#head * 2 > this.#waiters.length) {
+      this.#waiters = this.#waiters.slice(this.#head);
+      this.#head = 0;
+    }
   }
 }

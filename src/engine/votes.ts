@@ -27,7 +27,8 @@ export type DrawResult =
 /**
  * Draws one slot of a vote, exactly once across crashes: a finished slot is returned as recorded;
  * otherwise the slot is recorded as started (and saved) before the paid work is awaited, and its
- * result is saved the moment it arrives.
+ * result is saved the moment it arrives. `produce` runs in one of the run's paid slots, unless it
+ * `paysItself` (takes slots for its own paid calls only, see {@link CandidateVoteOptions}).
  */
 export async function drawSlot(
   ctx: RunContext,
@@ -36,6 +37,7 @@ export async function drawSlot(
   list: Draw[],
   slot: number,
   produce: (started: Draw, resumed: boolean) => Promise<DrawResult>,
+  paysItself = false,
 ): Promise<Draw> {
   const existing = list[slot];
   if (existing !== undefined && existing.status !== 'started') return existing;
@@ -44,7 +46,10 @@ export async function drawSlot(
     list[slot] = started;
     await ctx.save(n);
   }
-  const result = await ctx.paid(() => produce(started, existing !== undefined));
+  const resumed = existing !== undefined;
+  const result = await (paysItself
+    ? produce(started, resumed)
+    : ctx.paid(() => produce(started, resumed)));
   const draw: Draw = result.ok
     ? {
         slot,
@@ -145,6 +150,12 @@ export interface CandidateVoteOptions {
    * an earlier attempt started it (and may have paid for work whose id it did not record).
    */
   readonly produce: (slot: number, started: Draw, resumed: boolean) => Promise<DrawResult>;
+  /**
+   * `produce` takes the run's paid slots itself, around its paid calls only (a code candidate: the
+   * worker's run, its check and its review, not the git work between them); otherwise each draw
+   * holds one slot from start to end.
+   */
+  readonly paysItself?: boolean;
   /** What the judges are asked, and how a class is shown to them. */
   readonly ballot: {
     readonly question: string;
@@ -181,8 +192,14 @@ export async function candidateVote(
     }
     await settleAll(
       [...unfinished, ...fresh].map((slot) =>
-        drawSlot(ctx, n, vote, record.draws, slot, (started, resumed) =>
-          options.produce(slot, started, resumed),
+        drawSlot(
+          ctx,
+          n,
+          vote,
+          record.draws,
+          slot,
+          (started, resumed) => options.produce(slot, started, resumed),
+          options.paysItself,
         ),
       ),
     );

@@ -90,6 +90,13 @@ export interface WorkerHooks {
 export interface Worker {
   readonly id: string;
   /**
+   * The worker bounds its own concurrent runs (a service's session cap, as Jules' plan does): the
+   * engine then runs it outside its paid-call slots, which bound model calls only, so a session
+   * never holds a slot the planner or a review needs, and a finished session's review never keeps
+   * the next session from starting.
+   */
+  readonly limitsItself?: boolean;
+  /**
    * Called when a node starts, before anyone knows whether it is a leaf: the worker may get ready
    * in the background (Jules: publish the branch its sessions would start from, overlapping the
    * push with the "is this minimal?" vote). Failures are ignored; `run` must not depend on it.

@@ -56,8 +56,8 @@ export function runConfig(choices: {
     maxDepth: choices.maxDepth ?? 3,
     maxNodes: choices.maxNodes ?? 60,
     maxChangedLines: 400,
-    // Sessions hold a paid slot while they run: leave room for the planner's and judges' calls.
-    concurrency: choices.concurrency ?? (jules === undefined ? 4 : jules.concurrency + 2),
+    // Model calls at once. Jules sessions are not counted: the plan's cap bounds them.
+    concurrency: choices.concurrency ?? 4,
     seed: choices.seed ?? 1,
     hitl: choices.hitl,
     runChecks: choices.runChecks ?? false,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { SimWorker } from '../../src/adapters/sim/project-sim.js';
+import { FLAWLESS, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import type { StateFile, TreeNode } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { StateStore } from '../../src/ports/state-store.js';
@@ -33,14 +33,7 @@ class RecordingStore implements StateStore<StateFile> {
 describe('saves the engine names', () => {
   it("carry a leaf's start and forced kind with its first draws, and every change reaches a save", async () => {
     const planner = new ShapePlanner(12, 0);
-    const worker = new SimWorker({
-      seed: 1,
-      flagRate: 0,
-      failRate: 0,
-      errorRate: 0,
-      confusedRate: 0,
-      conflictRate: 0,
-    });
+    const worker = new SimWorker({ seed: 1, ...FLAWLESS });
     const store = new RecordingStore();
     const engine = new MakerEngine({
       workspace: new MemoryWorkspace(),

@@ -105,4 +105,29 @@ describe('Semaphore', () => {
     await held;
     expect(log).toEqual(['holder']);
   });
+
+  it('serves waiters going ahead before the others, each in arrival order, and aborts them alike', async () => {
+    const semaphore = new Semaphore(1);
+    const controller = new AbortController();
+    const log: string[] = [];
+    const holder = gate(log, 'holder');
+    const held = semaphore.run(holder.work);
+    const [n1, n2, a1, a2] = ['n1', 'n2', 'a1', 'a2'].map((name) => gate(log, name));
+    const runs = [
+      semaphore.run(n1!.work),
+      semaphore.run(n2!.work),
+      semaphore.run(a1!.work, undefined, { ahead: true }),
+      semaphore.run(a2!.work, undefined, { ahead: true }),
+    ];
+    const doomed = semaphore.run(gate(log, 'doomed').work, controller.signal, { ahead: true });
+    controller.abort(new Error('stop'));
+    await expect(doomed).rejects.toBeInstanceOf(AbortedError);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    for (const g of [holder, a1, a2, n1, n2]) {
+      g!.finish();
+      await flush();
+    }
+    expect(log).toEqual(['holder', 'a1', 'a2', 'n1', 'n2']);
+    expect(await Promise.all([held, ...runs])).toEqual(['holder', 'n1', 'n2', 'a1', 'a2']);
+  });
 });

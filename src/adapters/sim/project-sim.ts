@@ -26,6 +26,15 @@ export interface ProjectSimOptions {
   readonly clarify?: boolean;
 }
 
+/** Rates of a simulated project without a single fault (every answer valid, right and on task). */
+export const FLAWLESS = {
+  flagRate: 0,
+  failRate: 0,
+  errorRate: 0,
+  confusedRate: 0,
+  conflictRate: 0,
+} as const satisfies Partial<ProjectSimOptions>;
+
 const WRONG = 'TODO: this does not do what the subtask asks';
 const CONFUSED = 'I am not sure what this subtask wants';
 const ROOT_PARTS = ['Project scaffold', 'Core logic', 'Command-line interface', 'Documentation'];

@@ -151,6 +151,7 @@ export const runConfigSchema = z.object({
   maxBallots: z.number().int().min(1),
   maxFlagRate: z.number().min(0).max(1),
   maxChangedLines: z.number().int().min(1),
+  /** Paid calls at once: model calls, LLM-written candidates, checks (a self-limiting worker, as Jules, is not counted). */
   concurrency: z.number().int().min(1),
   seed: z.number().int().nonnegative(),
   hitl: z.enum(['wait', 'auto', 'fail', 'defer']),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitProcessCounts } from '../../adapters/git/run-git.js';
 import { MemoryWorkspace } from '../../adapters/memory/memory-workspace.js';
-import { SimWorker } from '../../adapters/sim/project-sim.js';
+import { FLAWLESS, SimWorker } from '../../adapters/sim/project-sim.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
 import { makeRedactor } from '../../core/errors.js';
 import type { StateFile, TreeNode } from '../../core/tree/schema.js';
@@ -50,17 +50,7 @@ export async function runTreeBench(options: TreeBenchOptions) {
   const git = options.workspace === 'git' ? await openWorkspace(dir, true) : undefined;
   try {
     const workspace = git ?? new MemoryWorkspace();
-    const worker = new DelayedWorker(
-      new SimWorker({
-        seed: 1,
-        flagRate: 0,
-        failRate: 0,
-        errorRate: 0,
-        confusedRate: 0,
-        conflictRate: 0,
-      }),
-      options.latencyMs,
-    );
+    const worker = new DelayedWorker(new SimWorker({ seed: 1, ...FLAWLESS }), options.latencyMs);
     // The redactor every real run has (known key formats), so saves pay what they pay in a run.
     const store = new CountingStore(makerStateFile(dir, makeRedactor([])));
     const engine = new MakerEngine({ workspace, roles: { planner, worker }, store });

@@ -35,7 +35,7 @@ export const RUN_OPTIONS = {
   ),
   concurrency: option(
     '--concurrency <n>',
-    'paid calls at once (default 4; with Jules, the session cap + 2, as a session holds a slot while it runs)',
+    'paid calls at once: model calls, LLM-written candidates, checks (default 4). Jules sessions are not counted: --jules-concurrency bounds them',
     wholeNumber({ min: 1, max: 64 }),
   ),
   model: option(
