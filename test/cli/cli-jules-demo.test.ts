@@ -23,12 +23,19 @@ describe('the fake Jules from the CLI', () => {
       '30',
       '--repeats',
       '1',
+      '--warmup',
+      '1',
       '--json',
     ]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(report).toMatchObject({ sessions: 4, idealMs: 30, candidatesValid: true });
     expect(report['ratio']).toBeGreaterThanOrEqual(1);
+    // the warm-up trial ran first, apart from the median
+    const warmup = report['warmup'] as { trials: number; wallMs: number[] };
+    expect(warmup.trials).toBe(1);
+    expect(warmup.wallMs).toHaveLength(1);
+    expect(warmup.wallMs[0]).toBeGreaterThanOrEqual(30);
     // a create and at least one poll (and a share of the one source read)
     expect(report['requestsPerSession']).toBeGreaterThanOrEqual(2);
     expect(report['requestsPerSession']).toBeLessThanOrEqual(10);

@@ -26,6 +26,8 @@ export interface JulesBenchOptions {
   /** The poll schedule: first delay, growth per poll, cap (ms). */
   readonly poll: { readonly initial: number; readonly factor: number; readonly max: number };
   readonly repeats: number;
+  /** Trials run first and left out of the median (their walls are reported apart). */
+  readonly warmup?: number;
 }
 
 /**
@@ -35,8 +37,9 @@ export interface JulesBenchOptions {
  * branch is pushed to a real bare origin first, as the engine does when the node starts (timed
  * apart: `publishMs`, and `coldRatio` with it). The ideal is the work alone, spread over the cap:
  * ceil(sessions / cap) × workMs. Requests per session counts every HTTP request the fake answered.
- * One fake server serves every trial (each with its own branches and sessions), as Jules is a
- * long-running service; each trial has its own worker and client.
+ * `warmup` trials run first and are left out of the median (a process's first trials pay the JIT
+ * of both processes). One fake server serves every trial (each with its own branches and
+ * sessions), as Jules is a long-running service; each trial has its own worker and client.
  */
 export async function runJulesBench(options: JulesBenchOptions) {
   const root = await mkdtemp(join(tmpdir(), 'maker-bench-jules-'));
@@ -53,12 +56,13 @@ export async function runJulesBench(options: JulesBenchOptions) {
     // branches and sessions, and counts the requests answered during it.
     const fake = await startFakeProcess(options, origin, apiKey);
     try {
+      const warmup = options.warmup ?? 0;
       const trials = [];
-      for (let i = 0; i < options.repeats; i++)
+      for (let i = 0; i < warmup + options.repeats; i++)
         trials.push(
           await trial(options, { fake, apiKey, dir: workspace.dir, origin, base, run: i }),
         );
-      return report(options, trials);
+      return report(options, trials.slice(warmup), trials.slice(0, warmup));
     } finally {
       await fake.close();
     }
@@ -67,7 +71,7 @@ export async function runJulesBench(options: JulesBenchOptions) {
   }
 }
 
-function report(options: JulesBenchOptions, trials: readonly Trial[]) {
+function report(options: JulesBenchOptions, trials: readonly Trial[], warmups: readonly Trial[]) {
   const median = (pick: (t: Trial) => number) => {
     const sorted = trials.map(pick).sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)] as number;
@@ -86,6 +90,8 @@ function report(options: JulesBenchOptions, trials: readonly Trial[]) {
     concurrency: options.concurrency,
     poll: options.poll,
     repeats: options.repeats,
+    /** Trials run before the measured ones (a cold JIT in both processes), in order. */
+    warmup: { trials: warmups.length, wallMs: warmups.map((t) => round(t.wallMs)) },
     idealMs,
     wallMs: { median: round(wall), min: round(walls[0] ?? 0), max: round(walls.at(-1) ?? 0) },
     ratio: round(wall / idealMs, 3),

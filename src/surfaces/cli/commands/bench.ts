@@ -148,6 +148,11 @@ schedule is 15 s, x1.5, 60 s (JULES_POLL_MS), for sessions that take minutes.`,
       'repeats; the median is reported (default 5)',
       wholeNumber({ min: 1, max: 100 }),
     ),
+    warmup: option(
+      '--warmup <n>',
+      'trials run first and left out of the median, their walls reported apart (default 0: every trial counts, the first with a cold JIT in both processes)',
+      wholeNumber({ min: 0, max: 100 }),
+    ),
     json,
   },
   exits: measured,
@@ -160,11 +165,12 @@ schedule is 15 s, x1.5, 60 s (JULES_POLL_MS), for sessions that take minutes.`,
       concurrency: o.concurrency ?? 15,
       poll: { initial: o.pollMs ?? 40, factor: o.pollFactor ?? 1.5, max: o.pollMax ?? 1000 },
       repeats: o.repeats ?? 5,
+      warmup: o.warmup ?? 0,
     });
     io.stdout(
       o.json === true
         ? `${JSON.stringify(report)}\n`
-        : `Jules: ${report.leaves} leaves x ${report.candidates} candidates = ${report.sessions} sessions of ${report.workMs} ms, cap ${report.concurrency}, first poll ${report.poll.initial} ms x${report.poll.factor}\n  wall ${report.wallMs.median} ms (median of ${report.repeats}; ${report.wallMs.min}-${report.wallMs.max}) vs ideal ${report.idealMs} ms: ratio ${report.ratio}\n  branches published in ${report.publishMs} ms beforehand (with them: ratio ${report.coldRatio})\n  ${report.requestsPerSession} requests per session: ${Object.entries(
+        : `Jules: ${report.leaves} leaves x ${report.candidates} candidates = ${report.sessions} sessions of ${report.workMs} ms, cap ${report.concurrency}, first poll ${report.poll.initial} ms x${report.poll.factor}\n  wall ${report.wallMs.median} ms (median of ${report.repeats}; ${report.wallMs.min}-${report.wallMs.max}) vs ideal ${report.idealMs} ms: ratio ${report.ratio}${report.warmup.trials === 0 ? '' : ` after ${report.warmup.trials} warm-up trials (${report.warmup.wallMs.join(', ')} ms)`}\n  branches published in ${report.publishMs} ms beforehand (with them: ratio ${report.coldRatio})\n  ${report.requestsPerSession} requests per session: ${Object.entries(
             report.requestsByKind,
           )
             .map(([kind, n]) => `${kind} x${n}`)
