@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { journalRecords } from '../../adapters/state/journal.js';
 import { logEntry } from './model.js';
 import type { LogEntry } from './protocol.js';
 
@@ -26,7 +27,7 @@ export async function readAppended(
     const end = buffer.lastIndexOf(0x0a);
     if (end < 0) return { records: [], offset: from };
     return {
-      records: parseLines(buffer.subarray(0, end).toString('utf8')),
+      records: journalRecords(buffer.subarray(0, end).toString('utf8')),
       offset: from + end + 1,
     };
   } finally {
@@ -50,7 +51,7 @@ export async function journalTail(path: string, runId: string, max = 200): Promi
     let text = buffer.toString('utf8');
     // Reading from the middle of the file: the first line is a fragment.
     if (from > 0) text = text.slice(text.indexOf('\n') + 1);
-    return parseLines(text)
+    return journalRecords(text)
       .filter((r) => r['runId'] === runId)
       .map((r) => logEntry(r))
       .filter((e): e is LogEntry => e !== undefined)
@@ -58,19 +59,4 @@ export async function journalTail(path: string, runId: string, max = 200): Promi
   } finally {
     await handle.close();
   }
-}
-
-function parseLines(text: string): Record<string, unknown>[] {
-  const records: Record<string, unknown>[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value))
-        records.push(value as Record<string, unknown>);
-    } catch {
-      // A torn line (a crash mid-append): skipped, as the journal's own reader does.
-    }
-  }
-  return records;
 }
