@@ -194,7 +194,7 @@ export async function integrate(
       theirs: await ctx.workspace.readFiles(merge.theirs, conflicts),
     },
   };
-  const winner = await voteOnCode(ctx, n, record, merge.vote, task, conflicts);
+  const winner = await voteOnCode(ctx, n, record, merge.vote, task, conflicts, merge.ours);
   if (winner === 'split') throw new Error('unreachable: integrations cannot be split');
   return candidateTree(winner);
 }

@@ -28,7 +28,9 @@ export function candidateTree(draw: Draw): string {
 /**
  * Votes among code candidates for `record`, and settles an undecided vote with a person: pick a
  * candidate, or veto (resample, or split the node further). Returns the winning draw, or
- * `split` when the person asked to decompose further.
+ * `split` when the person asked to decompose further. With GitHub, the candidates of that question
+ * are pushed as commits on `parent` (the task's base commit; an integration's base is a merge's
+ * tree, and its candidates go on the node's own commit).
  */
 export async function voteOnCode(
   ctx: RunContext,
@@ -37,6 +39,7 @@ export async function voteOnCode(
   vote: string,
   task: WorkerTask,
   scope: readonly string[],
+  parent: string = task.baseCommit,
 ): Promise<Draw | 'split'> {
   for (;;) {
     const attempt = record.attempt;
@@ -133,7 +136,7 @@ export async function voteOnCode(
             ctx.remote,
             n.id,
             tag,
-            task.baseCommit,
+            parent,
             classes.map((c) => candidateTree(c.representative)),
           );
     const answer = await ctx.ask(

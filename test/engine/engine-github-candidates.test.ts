@@ -33,7 +33,12 @@ const SPLIT = {
   depth: 1,
 };
 
-async function githubRun(fake: FakeGitHub, name: string, keepCandidates: boolean) {
+async function githubRun(
+  fake: FakeGitHub,
+  name: string,
+  keepCandidates: boolean,
+  sim: typeof SPLIT & { conflictRate?: number } = SPLIT,
+) {
   const dir = join(await tempDir(), name);
   const env = { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full };
   const { plan, problems } = await planGitHub(
@@ -48,7 +53,7 @@ async function githubRun(fake: FakeGitHub, name: string, keepCandidates: boolean
   const remote = remotesFor(workspace, TOKENS.full, () => engine.persist());
   const engine: MakerEngine = new MakerEngine({
     workspace,
-    roles: { planner: new SimPlanner(SPLIT), worker: new SimWorker(SPLIT) },
+    roles: { planner: new SimPlanner(sim), worker: new SimWorker(sim) },
     store: makerStateFile(dir),
     remote,
   });
@@ -123,4 +128,43 @@ describe.each([
     },
     120_000,
   );
+});
+
+describe('select-question candidates of an integration on GitHub', () => {
+  it('are pushed on the node’s commit (an integration’s base is a merge’s tree), and the run goes on', async () => {
+    const fake = await startFake();
+    // Every split's children touch a shared file, so each merge conflicts and is integrated by a vote.
+    const { engine, runId } = await githubRun(fake, 'merges', true, {
+      ...SPLIT,
+      conflictRate: 1,
+      seed: 1,
+    });
+    const bare = join(fake.root, 'alice', 'merges.git');
+    let integrations = 0;
+    for (let round = 0; round < 20; round++) {
+      const outcome = await engine.run(runId);
+      expect(outcome.error).toBeUndefined();
+      if (outcome.status !== 'awaiting-human') break;
+      for (const q of outcome.pending) {
+        const candidates = q.options.filter((o) => /^candidate-\d+$/.test(o.id));
+        if (/-integrate-/.test(q.id) && candidates.length > 0) {
+          integrations += 1;
+          const m = /^q-(.+)-(integrate-.+)-(\d+)$/.exec(q.id) as RegExpExecArray;
+          const branch = `maker/${runId}/c-${m[1]}-${m[2]}-${m[3]}-1`;
+          // A commit whose parent is a commit (the node's own), not the merge's tree.
+          const parent = await git(bare, ['--git-dir', bare, 'rev-parse', `${branch}^`]);
+          expect(parent.code, `${branch}^`).toBe(0);
+          const type = await git(bare, ['--git-dir', bare, 'cat-file', '-t', parent.stdout.trim()]);
+          expect(type.stdout.trim()).toBe('commit');
+        }
+        await engine.answer(
+          runId,
+          q.id,
+          candidates.length > 0 ? 'candidate-1' : (q.options[0]?.id ?? 'accept'),
+        );
+      }
+    }
+    expect(integrations).toBeGreaterThan(0);
+    expect((await engine.getRun(runId)).status).toBe('done');
+  }, 120_000);
 });

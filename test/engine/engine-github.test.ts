@@ -123,6 +123,7 @@ describe('the engine on GitHub', () => {
 
     await engine.answer(runId, 'q-root-veto', 'accept');
     const second = await engine.run(runId);
+    expect(second.error).toBeUndefined();
     expect(second.status).toBe('awaiting-human');
     const again = second.pending[0];
     expect(again?.id).toMatch(/^q-root-veto-[0-9a-f]{12}$/);

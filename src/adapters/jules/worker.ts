@@ -85,8 +85,7 @@ function stopsRun(error: unknown): boolean {
  */
 export class JulesWorker implements Worker {
   readonly id = 'jules';
-  /** At most the plan's `concurrency` sessions run at once: the engine does not count them. */
-  readonly limitsItself = true;
+  readonly limitsItself = true; // the plan's `concurrency` bounds its sessions
   readonly #o: JulesWorkerOptions;
   readonly #slots: Slots;
   readonly #running = new RunningSessions();
