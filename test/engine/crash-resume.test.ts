@@ -82,7 +82,9 @@ describe('kill -9 at any moment, then resume', () => {
       let result = await maker(
         ['run', IDEA, '--dir', dir, ...RUN_ARGS],
         dir,
-        Math.floor(uniform(5, trial, 0) * 600),
+        // Kill delays well inside a run's length (a run of this tree takes about 1 s here), so
+        // that the kills land mid-run even when the engine overlaps more of its work.
+        Math.floor(uniform(5, trial, 0) * 450),
       );
       let finishedBeforeKill = false;
       for (let attempt = 1; result.code !== 0; attempt++) {
@@ -102,7 +104,7 @@ describe('kill -9 at any moment, then resume', () => {
         result = await maker(
           args,
           dir,
-          attempt < 3 ? 50 + Math.floor(uniform(5, trial, attempt) * 450) : undefined,
+          attempt < 3 ? 50 + Math.floor(uniform(5, trial, attempt) * 350) : undefined,
         );
       }
       if (!finishedBeforeKill) {
