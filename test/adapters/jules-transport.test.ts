@@ -61,6 +61,12 @@ describe('nodeTransport', () => {
     expect(server.connections()).toBe(1);
   });
 
+  it('shares its connections with every transport in the process (a new client reuses them)', async () => {
+    const server = await serve((_req, res) => res.end('{}'));
+    for (let i = 0; i < 3; i++) await request(nodeTransport(), server.url, call, undefined);
+    expect(server.connections()).toBe(1);
+  });
+
   it('sends each request to its own URL’s origin and path, query included', async () => {
     const a = await serve((req, res) => res.end(`a ${req.url}`));
     const b = await serve((req, res) => res.end(`b ${req.url}`));
