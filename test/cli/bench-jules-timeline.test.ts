@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { timeline, type TracedRequest } from '../../src/surfaces/bench/jules-timeline.js';
+import {
+  timeline,
+  traced,
+  tracing,
+  type RawTrace,
+  type TracedRequest,
+} from '../../src/surfaces/bench/jules-timeline.js';
 
 const r = (
   method: string,
@@ -30,5 +36,28 @@ describe('the jules bench timeline', () => {
       // s2's create left at 116, 1 ms after s1 was seen finished
       handoffMs: { median: 1, max: 1 },
     });
+  });
+
+  it('keeps what each request was while the trial runs, and reads paths and sessions after', async () => {
+    const answers: Record<string, string> = {
+      POST: '{"name":"sessions/42","id":"42","state":"QUEUED"}',
+      GET: '{"id":"7"}',
+    };
+    const log: RawTrace[] = [];
+    const transport = tracing(
+      (_url, init) =>
+        Promise.resolve({ status: 200, text: answers[init.method] ?? '', retryAfter: null }),
+      log,
+    );
+    const init = { headers: {}, body: undefined, signal: undefined, timeoutMs: 1000 };
+    await transport('http://127.0.0.1:9/v1alpha/sessions', { ...init, method: 'POST' });
+    await transport('http://127.0.0.1:9/v1alpha/sessions/7', { ...init, method: 'GET' });
+    await transport('http://127.0.0.1:9/v1alpha/sessions?pageSize=100', { ...init, method: 'GET' });
+    expect(log.every((r) => r.answered >= r.sent)).toBe(true);
+    expect(traced(log).map(({ method, path, session }) => ({ method, path, session }))).toEqual([
+      { method: 'POST', path: '/v1alpha/sessions', session: '42' },
+      { method: 'GET', path: '/v1alpha/sessions/7', session: '7' },
+      { method: 'GET', path: '/v1alpha/sessions', session: undefined },
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import { JulesClient } from '../../adapters/jules/client.js';
 import { JulesWorker } from '../../adapters/jules/worker.js';
 import type { WorkerTask } from '../../ports/worker.js';
 import { nodeTransport } from '../../adapters/jules/node-transport.js';
-import { timeline, tracing, type TracedRequest } from './jules-timeline.js';
+import { timeline, traced, tracing, type RawTrace } from './jules-timeline.js';
 
 export interface JulesBenchOptions {
   /** The bundled CLI, whose `fake-jules` command serves the fake in its own process (as Jules is remote). */
@@ -141,7 +141,7 @@ async function trial(
     run: number;
   },
 ): Promise<Trial> {
-  const log: TracedRequest[] = [];
+  const log: RawTrace[] = [];
   const worker = new JulesWorker({
     client: new JulesClient({
       apiKey: at.apiKey,
@@ -186,10 +186,11 @@ async function trial(
     },
     publishMs,
     requests: (await at.fake.requests()).slice(before),
-    timeline: timeline(
-      log.filter((r) => r.sent >= started),
-      { started, workMs: options.workMs, concurrency: options.concurrency },
-    ),
+    timeline: timeline(traced(log.filter((r) => r.sent >= started)), {
+      started,
+      workMs: options.workMs,
+      concurrency: options.concurrency,
+    }),
     valid: outputs.filter((o) => o.ok).length,
   };
 }

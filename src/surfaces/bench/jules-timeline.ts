@@ -1,4 +1,4 @@
-import type { JulesTransport } from '../../adapters/jules/http.js';
+import type { JulesAnswer, JulesTransport } from '../../adapters/jules/http.js';
 
 /**
  * One request the worker sent: what, the session it concerns (a create's from its answer), and when
@@ -12,25 +12,43 @@ export interface TracedRequest {
   readonly answered: number;
 }
 
-/** `transport`, recording every request it carries into `log`. */
-export function tracing(transport: JulesTransport, log: TracedRequest[]): JulesTransport {
-  return async (url, init) => {
+/** A request as the tracer keeps it while the trial runs: read into a {@link TracedRequest} after. */
+export interface RawTrace {
+  readonly method: string;
+  readonly url: string;
+  readonly sent: number;
+  readonly answered: number;
+  readonly answer: JulesAnswer;
+}
+
+/**
+ * `transport`, recording every request it carries into `log`. It runs in the measured process, so
+ * it only keeps what it saw (two clock reads and a push per request, no extra promise): paths and
+ * sessions are read afterwards, by {@link traced}.
+ */
+export function tracing(transport: JulesTransport, log: RawTrace[]): JulesTransport {
+  return (url, init) => {
     const sent = performance.now();
-    const answer = await transport(url, init);
-    const answered = performance.now();
-    // The path without the query, cut out of the URL (no URL object per request: this runs in
-    // the measured process).
+    return transport(url, init).then((answer) => {
+      log.push({ method: init.method, url, sent, answered: performance.now(), answer });
+      return answer;
+    });
+  };
+}
+
+/** The requests of a trial: each one's path without the query, and the session it concerns. */
+export function traced(log: readonly RawTrace[]): TracedRequest[] {
+  return log.map(({ method, url, sent, answered, answer }) => {
     const start = url.indexOf('/', url.indexOf('//') + 2);
     const end = url.indexOf('?', start);
     const path = start < 0 ? '/' : url.slice(start, end < 0 ? undefined : end);
     const session =
       /\/sessions\/(\d+)$/.exec(path)?.[1] ??
-      (init.method === 'POST' && path.endsWith('/sessions') && answer.status === 200
+      (method === 'POST' && path.endsWith('/sessions') && answer.status === 200
         ? (JSON.parse(answer.text) as { id?: string }).id
         : undefined);
-    log.push({ method: init.method, path, session, sent, answered });
-    return answer;
-  };
+    return { method, path, session, sent, answered };
+  });
 }
 
 /**
