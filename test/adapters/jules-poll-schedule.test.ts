@@ -146,6 +146,34 @@ describe('JulesWorker polling', () => {
     expect(slept[firstSession]).toBe(100);
   });
 
+  it('times each look from the previous one’s sending: a slow answer does not push the next looks back', async () => {
+    // Each look's answer arrives 30 ms after it was sent.
+    let now = 0;
+    const sent: number[] = [];
+    const slept: number[] = [];
+    const transport = nodeTransport();
+    const { worker, task } = await julesOn({
+      workMs: 300,
+      clock: () => now,
+      transport: async (url, init) => {
+        const look = init.method === 'GET' && /sessions\/\d+$/.test(url);
+        if (look) sent.push(now);
+        const answer = await transport(url, init);
+        if (look) now += 30;
+        return answer;
+      },
+      worker: {
+        pollMs: { initial: 100, factor: 1.5, max: 1000 },
+        sleep: (ms) => (slept.push(ms), (now += ms), Promise.resolve()),
+        now: () => now,
+      },
+    });
+    expect((await worker.run(task, 0)).ok).toBe(true);
+    // 100, 150 and 225 ms apart, as the schedule says (not 100, 280 and 535 ms after the create).
+    expect(sent).toEqual([100, 250, 475]);
+    expect(slept).toEqual([100, 120, 195]);
+  });
+
   it('judges the time limit at the look, not at its late answer', async () => {
     // A clock moved by hand: each sleep moves it on, and each look's answer arrives 10 minutes
     // after the look was sent (Jules saw the session when the look arrived).

@@ -233,15 +233,19 @@ export class JulesWorker implements Worker {
     let wait = created;
     // Its time then includes a person's (or a pause): it says nothing of how long the work takes.
     let waitedOnSomeone = false;
+    // Waits run from the previous look's sending (the first from now): a slow answer does not push
+    // every later look back by its latency, and a look is never sent before the last is answered.
+    let lookedAt = since;
     for (;;) {
       if (wait) {
         const halted = this.#slots.halted;
         if (halted !== undefined) throw halted;
         delay = waits.next().value;
-        await this.#sleep(delay, signal);
+        const rest = lookedAt + delay - now();
+        if (rest > 0) await this.#sleep(rest, signal);
       }
       wait = true;
-      const lookedAt = now();
+      lookedAt = now();
       const session = await this.#get(id, call, delay);
       if (WAITING_ON_SOMEONE.has(session.state ?? '')) waitedOnSomeone = true;
       if (
