@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
@@ -99,8 +100,13 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
   });
 
   it('fails and flags a check that writes outside its checkout, which it cannot', async () => {
-    // Outside /tmp (read-only in the sandbox) and inside it (the sandbox has a private /tmp).
-    const cache = join(process.cwd(), 'node_modules', '.cache');
+    // Outside /tmp (read-only in the sandbox) and inside it (the sandbox has a private /tmp). The
+    // first under the checkout, or under the home directory when the checkout is itself in /tmp.
+    const inTmp = (path: string) => path === '/tmp' || path.startsWith('/tmp/');
+    const cache = inTmp(process.cwd())
+      ? join(homedir(), '.cache')
+      : join(process.cwd(), 'node_modules', '.cache');
+    expect(inTmp(cache)).toBe(false);
     await mkdir(cache, { recursive: true });
     const persistent = await mkdtemp(join(cache, 'maker-outside-'));
     try {
