@@ -23,8 +23,8 @@ export interface RawTrace {
 
 /**
  * `transport`, recording every request it carries into `log`. It runs in the measured process, so
- * it only keeps what it saw (two clock reads and a push per request, no extra promise): paths and
- * sessions are read afterwards, by {@link traced}.
+ * it only keeps what it saw (two clock reads and a push per request): paths and sessions are read
+ * afterwards, by {@link traced}.
  */
 export function tracing(transport: JulesTransport, log: RawTrace[]): JulesTransport {
   return (url, init) => {
