@@ -46,3 +46,10 @@ export class PollSchedule {
     if (this.#fastest === undefined || elapsedMs < this.#fastest) this.#fastest = elapsedMs;
   }
 }
+
+/** A session that passed through one of these waited on someone: it does not teach the schedule. */
+export const WAITING_ON_SOMEONE: ReadonlySet<string> = new Set([
+  'AWAITING_PLAN_APPROVAL',
+  'AWAITING_USER_FEEDBACK',
+  'PAUSED',
+]);

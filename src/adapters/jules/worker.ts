@@ -11,14 +11,7 @@ import type { JulesActivity, JulesSession } from './schemas.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
 import { planText, prompt, sessionTitle } from './prompt.js';
 import { SourceGate } from './source.js';
-import { PollSchedule } from './poll-schedule.js';
-
-/** A session that passed through one of these waited on someone: it does not teach the poll schedule. */
-const WAITING_ON_SOMEONE: ReadonlySet<string> = new Set([
-  'AWAITING_PLAN_APPROVAL',
-  'AWAITING_USER_FEEDBACK',
-  'PAUSED',
-]);
+import { PollSchedule, WAITING_ON_SOMEONE } from './poll-schedule.js';
 
 export interface JulesWorkerOptions {
   readonly client: JulesClient;
