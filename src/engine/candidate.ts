@@ -5,7 +5,7 @@ import {
   type TreeChange,
 } from '../core/candidate-policy.js';
 import { patchRedFlags } from '../core/patch.js';
-import { normalizeRepoPath } from '../core/paths.js';
+import { normalizeRepoPath, showPath } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
@@ -134,12 +134,12 @@ async function buildTree(
       if (!normal.ok)
         problems.push({
           rule: 'unsafe-path',
-          message: `The candidate writes ${JSON.stringify(edit.path)}: ${normal.reason}.`,
+          message: `The candidate writes ${showPath(edit.path)}: ${normal.reason}.`,
         });
       else if (seen.has(normal.path))
         problems.push({
           rule: 'duplicate-path',
-          message: `The candidate writes ${JSON.stringify(normal.path)} more than once.`,
+          message: `The candidate writes ${showPath(normal.path)} more than once.`,
         });
       else {
         seen.add(normal.path);

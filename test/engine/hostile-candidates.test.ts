@@ -190,6 +190,17 @@ const CASES: [string, () => WorkerOutput, string][] = [
     'does-not-apply',
   ],
   ["MAKER's state file", () => edits(['maker-state.json', '{}']), 'maker-file'],
+  [
+    "MAKER's calibration file (read by --confidence auto)",
+    () => edits(['maker-calibration.json', '{"recommendedK":1}']),
+    'maker-file',
+  ],
+  [
+    '.git/ spelled with a zero-width joiner (HFS+ ignores it)',
+    () => edits(['.g\u200cit/config', 'x']),
+    'unsafe-path',
+  ],
+  ['a zero-width space disguising a name', () => edits(['src/a\u200b.ts', 'x']), 'unsafe-path'],
   ['a CI workflow', () => edits(['.github/workflows/x.yml', 'on: push\n']), 'ci-workflow'],
   ['a file under an existing file', () => edits(['src/a.ts/inner.ts', 'x']), 'tree-build-failed'],
   ['the same file twice', () => edits(['src/b.ts', 'x'], ['./src/b.ts', 'y']), 'duplicate-path'],
@@ -216,6 +227,10 @@ describe('hostile candidates', () => {
       );
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.flags.map((f) => f.rule)).toContain(rule);
+      // A message shows a hostile name escaped, never with its control or invisible characters.
+      if (!result.ok)
+        for (const f of result.flags)
+          expect(f.message).not.toMatch(/[\n\u200b-\u200f\u202a-\u202e\u2066-\u2069]/u);
       expect(await gitSnapshot(dir)).toBe(before.git);
       expect(await readdir(outside)).toEqual(before.outside);
       expect(await readdir('/etc')).toEqual(before.etc);
