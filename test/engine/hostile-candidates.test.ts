@@ -288,3 +288,51 @@ describe('hostile candidates', () => {
       ).toMatch(/^100755/);
   });
 });
+
+describe('an integration candidate', () => {
+  /** Two branches that both change src/a.ts and src/b.ts, merged: markers in both files. */
+  async function conflicted(ws: GitWorkspace, dir: string) {
+    const side = async (branch: string, word: string) => {
+      git(dir, 'checkout', '-q', '-b', branch, 'main');
+      await writeFile(join(dir, 'src', 'a.ts'), `export const a = '${word}';\n`);
+      await writeFile(join(dir, 'src', 'b.ts'), `export const b = '${word}';\n`);
+      git(dir, 'add', '.');
+      git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', word);
+      return (await ws.resolve(branch)) as string;
+    };
+    await writeFile(join(dir, 'src', 'b.ts'), 'export const b = 0;\n');
+    git(dir, 'add', '.');
+    git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', 'b');
+    const ours = await side('ours', 'ours');
+    const theirs = await side('theirs', 'theirs');
+    git(dir, 'checkout', '-q', 'main');
+    const merged = await ws.merge(ours, theirs);
+    expect(merged.ok).toBe(false);
+    return merged.tree;
+  }
+
+  it('is red-flagged when it leaves conflict markers in a conflicted file it did not rewrite', async () => {
+    const { dir, ws } = await repository();
+    const tree = await conflicted(ws, dir);
+    const conflicts = ['src/a.ts', 'src/b.ts'];
+    const task = {
+      context: {} as never,
+      baseCommit: tree,
+      branch: 'b',
+      integration: { conflicts, ours: [], theirs: [] },
+    };
+    const lazy = context(ws, tree, edits(['src/a.ts', "export const a = 'both';\n"]));
+    const left = await codeCandidate(lazy.ctx, lazy.node, task, 0, conflicts);
+    expect(left.ok).toBe(false);
+    if (!left.ok) expect(left.flags.map((f) => f.rule)).toContain('conflict-markers');
+
+    const whole = context(
+      ws,
+      tree,
+      edits(['src/a.ts', "export const a = 'both';\n"], ['src/b.ts', "export const b = 'both';\n"]),
+    );
+    expect(await codeCandidate(whole.ctx, whole.node, task, 0, conflicts)).toMatchObject({
+      ok: true,
+    });
+  });
+});
