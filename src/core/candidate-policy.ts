@@ -1,4 +1,4 @@
-import { inScope, normalizeRepoPath } from './paths.js';
+import { inScope, normalizeRepoPath, showPath as show } from './paths.js';
 import type { RedFlag } from './voting/types.js';
 
 /**
@@ -45,11 +45,12 @@ export const MAKER_FILES: readonly string[] = [
   'maker-state.json.log',
   'maker-state.json.lock',
   'maker-journal.jsonl',
+  'maker-calibration.json',
   '.maker-state.json.tmp',
 ];
 
 const isMakerFile = (path: string) =>
-  MAKER_FILES.includes(path) || /^\.?maker-(state|journal)[^/]*$/.test(path);
+  MAKER_FILES.includes(path) || /^\.?maker-(state|journal|calibration)[^/]*$/.test(path);
 
 /**
  * Red flags for the changes a candidate's tree makes: unsafe or non-canonical names, MAKER's own
@@ -212,12 +213,4 @@ export function contentRedFlags(
 
 function matches(path: string, globs: readonly string[] | undefined): boolean {
   return globs !== undefined && globs.length > 0 && inScope(path, globs);
-}
-
-/** A path as it can be shown safely: control and bidi characters escaped. */
-function show(path: string): string {
-  return JSON.stringify(path).replace(
-    /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }

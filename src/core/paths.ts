@@ -9,9 +9,14 @@ export function isGitDirName(segment: string): boolean {
   return s === '.git' || /^git~\d+$/.test(s);
 }
 
-/** C0 and C1 control characters, and Unicode's bidirectional controls (which can disguise a name). */
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+/**
+ * C0 and C1 control characters, Unicode's bidirectional controls and its zero-width characters:
+ * each can disguise a name, and HFS+ ignores the zero-width ones (`.g\u200cit` is `.git` there;
+ * `git fsck` says `hasDotgit`).
+ */
+const INVISIBLE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
 
 const MAX_SEGMENT_BYTES = 255;
 const MAX_PATH_BYTES = 4096;
@@ -27,7 +32,10 @@ export function normalizeRepoPath(
 ): { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string } {
   if (raw.includes('\0')) return { ok: false, reason: 'a path with a NUL byte' };
   if (INVISIBLE.test(raw))
-    return { ok: false, reason: 'a path with a control or bidirectional-text character' };
+    return {
+      ok: false,
+      reason: 'a path with a control, bidirectional-text or zero-width character',
+    };
   if (raw.includes('\\'))
     return { ok: false, reason: 'a path with a backslash (not a portable separator)' };
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw))
@@ -44,6 +52,14 @@ export function normalizeRepoPath(
   if (Buffer.byteLength(path) > MAX_PATH_BYTES)
     return { ok: false, reason: `a path over ${MAX_PATH_BYTES} bytes` };
   return { ok: true, path };
+}
+
+/** A path as it can be shown safely: quoted, with control, bidi and zero-width characters escaped. */
+export function showPath(path: string): string {
+  return JSON.stringify(path).replace(
+    new RegExp(INVISIBLE.source, 'gu'),
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Why a path (as git stores it, already canonical) is unsafe to write, or undefined. */

@@ -5,7 +5,7 @@ import {
   type TreeChange,
 } from '../core/candidate-policy.js';
 import { patchRedFlags } from '../core/patch.js';
-import { normalizeRepoPath } from '../core/paths.js';
+import { normalizeRepoPath, showPath } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
@@ -47,7 +47,9 @@ export async function codeCandidate(
   const built = await buildTree(ctx, task.baseCommit, out);
   if (!built.ok) return flagged([...flags, ...built.flags]);
   const { tree } = built;
-  flags.push(...(await policyFlags(ctx, task.baseCommit, tree, scope)));
+  flags.push(
+    ...(await policyFlags(ctx, task.baseCommit, tree, scope, task.integration?.conflicts ?? [])),
+  );
   if (flags.length > 0) return flagged(flags);
   const patch = await ctx.workspace.diff(task.baseCommit, tree);
   flags.push(...patchRedFlags(patch, { maxChangedLines: ctx.run.config.maxChangedLines }));
@@ -134,12 +136,12 @@ async function buildTree(
       if (!normal.ok)
         problems.push({
           rule: 'unsafe-path',
-          message: `The candidate writes ${JSON.stringify(edit.path)}: ${normal.reason}.`,
+          message: `The candidate writes ${showPath(edit.path)}: ${normal.reason}.`,
         });
       else if (seen.has(normal.path))
         problems.push({
           rule: 'duplicate-path',
-          message: `The candidate writes ${JSON.stringify(normal.path)} more than once.`,
+          message: `The candidate writes ${showPath(normal.path)} more than once.`,
         });
       else {
         seen.add(normal.path);
@@ -161,12 +163,17 @@ async function buildTree(
   }
 }
 
-/** The tree and content red flags of `candidate-policy.ts`, on what git reports between base and tree. */
+/**
+ * The tree and content red flags of `candidate-policy.ts`, on what git reports between base and
+ * tree. An integration's `conflicts` are judged too where the candidate left them as they were:
+ * the base holds their conflict markers.
+ */
 async function policyFlags(
   ctx: RunContext,
   base: string,
   tree: string,
   scope: readonly string[],
+  conflicts: readonly string[],
 ): Promise<RedFlag[]> {
   const ws = ctx.workspace;
   const { allow, maxFileBytes } = ctx.run.config;
@@ -181,7 +188,18 @@ async function policyFlags(
       c.newMode !== '160000' &&
       (c.newSize === undefined || c.newSize <= maxFileBytes),
   );
-  if (written.length === 0) return flags;
+  const changed = new Set(changes.map((c) => c.path));
+  const untouched = (
+    await ws.readFiles(
+      tree,
+      conflicts.filter((p) => !changed.has(p)),
+    )
+  ).flatMap((f) => {
+    if (f.content === null) return [];
+    const bytes = Buffer.from(f.content);
+    return [{ path: f.path, before: bytes, after: bytes }];
+  });
+  if (written.length === 0 && untouched.length === 0) return flags;
   const blobs = await ws.readBlobs([
     ...written.map((c) => c.newBlob),
     ...written.flatMap((c) => (c.oldBlob === undefined ? [] : [c.oldBlob])),
@@ -191,5 +209,5 @@ async function policyFlags(
     before: c.oldBlob === undefined ? undefined : blobs.get(c.oldBlob),
     after: blobs.get(c.newBlob) ?? new Uint8Array(),
   }));
-  return [...flags, ...contentRedFlags(contents, ctx.secrets)];
+  return [...flags, ...contentRedFlags([...contents, ...untouched], ctx.secrets)];
 }

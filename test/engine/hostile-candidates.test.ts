@@ -190,6 +190,17 @@ const CASES: [string, () => WorkerOutput, string][] = [
     'does-not-apply',
   ],
   ["MAKER's state file", () => edits(['maker-state.json', '{}']), 'maker-file'],
+  [
+    "MAKER's calibration file (read by --confidence auto)",
+    () => edits(['maker-calibration.json', '{"recommendedK":1}']),
+    'maker-file',
+  ],
+  [
+    '.git/ spelled with a zero-width joiner (HFS+ ignores it)',
+    () => edits(['.g\u200cit/config', 'x']),
+    'unsafe-path',
+  ],
+  ['a zero-width space disguising a name', () => edits(['src/a\u200b.ts', 'x']), 'unsafe-path'],
   ['a CI workflow', () => edits(['.github/workflows/x.yml', 'on: push\n']), 'ci-workflow'],
   ['a file under an existing file', () => edits(['src/a.ts/inner.ts', 'x']), 'tree-build-failed'],
   ['the same file twice', () => edits(['src/b.ts', 'x'], ['./src/b.ts', 'y']), 'duplicate-path'],
@@ -216,6 +227,10 @@ describe('hostile candidates', () => {
       );
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.flags.map((f) => f.rule)).toContain(rule);
+      // A message shows a hostile name escaped, never with its control or invisible characters.
+      if (!result.ok)
+        for (const f of result.flags)
+          expect(f.message).not.toMatch(/[\n\u200b-\u200f\u202a-\u202e\u2066-\u2069]/u);
       expect(await gitSnapshot(dir)).toBe(before.git);
       expect(await readdir(outside)).toEqual(before.outside);
       expect(await readdir('/etc')).toEqual(before.etc);
@@ -271,5 +286,53 @@ describe('hostile candidates', () => {
       expect(
         git((await ws.gitDir()).replace(/\/\.git$/, ''), 'ls-tree', kept.key, 'bin/tool'),
       ).toMatch(/^100755/);
+  });
+});
+
+describe('an integration candidate', () => {
+  /** Two branches that both change src/a.ts and src/b.ts, merged: markers in both files. */
+  async function conflicted(ws: GitWorkspace, dir: string) {
+    const side = async (branch: string, word: string) => {
+      git(dir, 'checkout', '-q', '-b', branch, 'main');
+      await writeFile(join(dir, 'src', 'a.ts'), `export const a = '${word}';\n`);
+      await writeFile(join(dir, 'src', 'b.ts'), `export const b = '${word}';\n`);
+      git(dir, 'add', '.');
+      git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', word);
+      return (await ws.resolve(branch)) as string;
+    };
+    await writeFile(join(dir, 'src', 'b.ts'), 'export const b = 0;\n');
+    git(dir, 'add', '.');
+    git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', 'b');
+    const ours = await side('ours', 'ours');
+    const theirs = await side('theirs', 'theirs');
+    git(dir, 'checkout', '-q', 'main');
+    const merged = await ws.merge(ours, theirs);
+    expect(merged.ok).toBe(false);
+    return merged.tree;
+  }
+
+  it('is red-flagged when it leaves conflict markers in a conflicted file it did not rewrite', async () => {
+    const { dir, ws } = await repository();
+    const tree = await conflicted(ws, dir);
+    const conflicts = ['src/a.ts', 'src/b.ts'];
+    const task = {
+      context: {} as never,
+      baseCommit: tree,
+      branch: 'b',
+      integration: { conflicts, ours: [], theirs: [] },
+    };
+    const lazy = context(ws, tree, edits(['src/a.ts', "export const a = 'both';\n"]));
+    const left = await codeCandidate(lazy.ctx, lazy.node, task, 0, conflicts);
+    expect(left.ok).toBe(false);
+    if (!left.ok) expect(left.flags.map((f) => f.rule)).toContain('conflict-markers');
+
+    const whole = context(
+      ws,
+      tree,
+      edits(['src/a.ts', "export const a = 'both';\n"], ['src/b.ts', "export const b = 'both';\n"]),
+    );
+    expect(await codeCandidate(whole.ctx, whole.node, task, 0, conflicts)).toMatchObject({
+      ok: true,
+    });
   });
 });

@@ -48,6 +48,23 @@ describe('maker_start confines repo to the workspace', () => {
     expect(existsSync(join(parent, 'elsewhere'))).toBe(false);
   });
 
+  it.each(['dangling', 'dangling/sub', 'loop', 'loop/sub'])(
+    'refuses %s, through a symlink that resolves nowhere, with a clear reason',
+    async (repo) => {
+      const parent = await tempDir();
+      const workspace = join(parent, 'ws');
+      await mkdir(workspace);
+      await symlink(join(parent, 'outside'), join(workspace, 'dangling'));
+      await symlink(join(workspace, 'loop'), join(workspace, 'loop'));
+      const { call } = await connect(workspace);
+      const refused = await call('maker_start', { idea: 'x', worker: 'sim', repo });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/symbolic link that leads nowhere/);
+      expect(text(refused)).not.toMatch(/Unexpected error/);
+      expect(await readdir(parent)).toEqual(['ws']);
+    },
+  );
+
   it('treats a symlinked spelling of a repository as the same one, and resumes runs in sub-repositories after a restart', async () => {
     const workspace = await tempDir();
     await mkdir(join(workspace, 'app'));

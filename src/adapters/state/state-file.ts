@@ -66,6 +66,8 @@ export class MakerStateFile implements StateStore<StateFile> {
   #mustCompact = true;
   #tail: Promise<void> = Promise.resolve();
   #written = 0;
+  /** Whether the last load found a snapshot (and so looked at the log through it). */
+  #snapshotRead = false;
 
   constructor(dir: string, redact: Redactor = (text) => text, options: MakerStateFileOptions = {}) {
     const logPath = join(dir, STATE_LOG_FILE_NAME);
@@ -101,13 +103,28 @@ export class MakerStateFile implements StateStore<StateFile> {
   async load(): Promise<StateFile> {
     this.#generation = 0;
     this.#mustCompact = true;
-    return this.#snapshot.load();
+    this.#snapshotRead = false;
+    const state = await this.#snapshot.load();
+    if (!this.#snapshotRead) await this.#refuseOrphanLog();
+    return state;
+  }
+
+  /** No snapshot: a log beside it that is not ours, or holds changes, would be replaced by the first save. */
+  async #refuseOrphanLog(): Promise<void> {
+    const log = await readStateLog(this.#log.path);
+    if (log === undefined || log.records.length === 0) return;
+    throw new StateFileError(
+      this.#log.path,
+      'corrupt',
+      `the state log holds changes to a snapshot, but ${this.path} is missing (moved aside?). Put the snapshot back to continue, or move the log aside to start afresh.`,
+    );
   }
 
   async #replayLog(
     logPath: string,
     document: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
+    this.#snapshotRead = true;
     const generation = document['$generation'];
     delete document['$generation'];
     const snapshotGeneration = typeof generation === 'number' ? generation : 0;

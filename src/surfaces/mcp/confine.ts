@@ -1,4 +1,4 @@
-import { readFile, readdir, realpath } from 'node:fs/promises';
+import { lstat, readFile, readdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { isGitDirName, normalizeRepoPath } from '../../core/paths.js';
@@ -20,7 +20,13 @@ export async function confineRepo(workspace: string, repo: string | undefined): 
     throw new UsageError(
       `repo must be a directory inside the workspace (${root}): ${JSON.stringify(repo)} is ${normal.reason}.`,
     );
-  const real = await resolveExisting(join(root, normal.path));
+  const real = await resolveExisting(join(root, normal.path)).catch((error: unknown) => {
+    if (error instanceof DanglingLinkError)
+      throw new UsageError(
+        `repo ${JSON.stringify(repo)} goes through ${error.link}, a symbolic link that leads nowhere (its target is missing, or it loops). Fix or remove the link, or name another directory.`,
+      );
+    throw error;
+  });
   const inside = relative(root, real);
   if (inside.startsWith('..') || isAbsolute(inside))
     throw new UsageError(
@@ -31,13 +37,29 @@ export async function confineRepo(workspace: string, repo: string | undefined): 
   return real;
 }
 
-/** `path` with every existing leading component's symlinks resolved; the missing rest appended. */
+class DanglingLinkError extends Error {
+  constructor(readonly link: string) {
+    super(`${link} is a symbolic link that leads nowhere.`);
+  }
+}
+
+/**
+ * `path` with every existing leading component's symlinks resolved; the missing rest appended.
+ * A component that exists but cannot be resolved (a dangling or looping link) is a {@link DanglingLinkError}.
+ */
 async function resolveExisting(path: string): Promise<string> {
   const parts = path.split(sep);
   for (let i = parts.length; i > 0; i--) {
     const head = parts.slice(0, i).join(sep) || sep;
     const real = await realpath(head).catch(() => undefined);
     if (real !== undefined) return join(real, ...parts.slice(i));
+    if (
+      await lstat(head).then(
+        (s) => s.isSymbolicLink(),
+        () => false,
+      )
+    )
+      throw new DanglingLinkError(head);
   }
   return path;
 }

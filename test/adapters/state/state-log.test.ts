@@ -1,4 +1,4 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -186,6 +186,27 @@ describe('the state log', () => {
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as StateFileError).problem).toBe('newer');
     expect((error as Error).message).toMatch(/Move the log aside/);
+  });
+
+  it('refuses a log with no snapshot beside it, and leaves it untouched', async () => {
+    // A garbage log, and a real one whose snapshot was moved aside: neither is silently replaced.
+    const garbage = await tempDir();
+    await writeFile(join(garbage, STATE_LOG_FILE_NAME), 'not a log\n');
+    const moved = await tempDir();
+    const store = makerStateFile(moved, undefined, { policy: NEVER });
+    const state = stateWith(await store.load(), 3);
+    await store.save(state);
+    node(state, '1').title = 'only in the log';
+    await store.save(state, new Set([node(state, '1')]));
+    await rm(join(moved, STATE_FILE_NAME));
+    for (const dir of [garbage, moved]) {
+      const log = await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8');
+      const again = makerStateFile(dir, undefined, { policy: NEVER });
+      const error = await again.load().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StateFileError);
+      expect((error as Error).message).toContain(STATE_LOG_FILE_NAME);
+      expect(await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8')).toBe(log);
+    }
   });
 
   it('folds the log into the snapshot past the size bound and on a clean stop', async () => {
