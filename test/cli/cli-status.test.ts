@@ -142,4 +142,23 @@ describe('maker status tells the truth', () => {
     expect(described.length).toBeGreaterThan(0);
     expect(new Set(described).size).toBe(described.length);
   });
+
+  it('shows control characters in run content escaped, never acts on them (a title cannot retitle or recolour the terminal)', async () => {
+    const dir = await tempDir();
+    const idea = 'a csv tool \x1b]0;pwned\x07 \x1b[31mred\rover \x9b2J';
+    const run = await maker(['run', idea, '--dir', dir, '--worker', 'sim', '--hitl', 'defer']);
+    expect(run.code).toBe(4);
+    const status = await maker(['status', '--dir', dir]);
+    for (const out of [run.stdout, run.stderr, status.stdout, status.stderr])
+      // eslint-disable-next-line no-control-regex
+      expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(status.stdout).toContain(
+      'a csv tool \\u001b]0;pwned\\u0007 \\u001b[31mred\\u000dover \\u009b2J',
+    );
+    // In JSON the title is the text as written.
+    const json = JSON.parse((await maker(['status', '--dir', dir, '--json'])).stdout) as {
+      idea: string;
+    };
+    expect(json.idea).toBe(idea);
+  });
 });

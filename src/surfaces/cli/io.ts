@@ -1,3 +1,5 @@
+import { escapeControls } from '../../core/text.js';
+
 /** Where a command writes: stdout for results, stderr for progress and diagnostics. Injected for tests. */
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -12,13 +14,28 @@ export interface CliIo {
 
 export function processIo(): CliIo {
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => process.stdout.write(forTerminal(text)),
+    stderr: (text) => process.stderr.write(forTerminal(text)),
     stderrIsTty: process.stderr.isTTY === true,
     env: process.env,
     stdinIsTty: process.stdin.isTTY === true,
     cwd: process.cwd(),
   };
+}
+
+/** What starts a progress line's write: a carriage return, and the escape that clears the line. */
+// eslint-disable-next-line no-control-regex
+const PROGRESS_START = /^\r(?:\x1b\[2K)?/;
+
+/**
+ * What a command writes, as it may reach a terminal: run content (titles, questions, a model's or a
+ * service's words, file names) comes from models and services, so its control characters are shown
+ * escaped, never acted on. Only maker's own progress line may begin a write by returning to the
+ * line's start and clearing it.
+ */
+export function forTerminal(text: string): string {
+  const start = PROGRESS_START.exec(text)?.[0] ?? '';
+  return start + escapeControls(text.slice(start.length));
 }
 
 /** A one-line progress indicator on a TTY; a no-op elsewhere. */

@@ -23,7 +23,7 @@ import {
   type CliContext,
   type GroupSpec,
 } from './define.js';
-import { processIo, type CliIo } from './io.js';
+import { forTerminal, processIo, type CliIo } from './io.js';
 
 declare const MAKER_VERSION: string | undefined;
 const VERSION = typeof MAKER_VERSION === 'string' ? MAKER_VERSION : '0.0.0-dev';
@@ -189,8 +189,10 @@ export async function runFromProcess(): Promise<void> {
     process.exitCode = await main(process.argv.slice(2), processIo(), controller.signal);
   } catch (error) {
     process.stderr.write(
-      makeRedactor(secretsOf(process.env))(
-        `maker: unexpected error — this is a bug in maker ${VERSION}. Please report it as an issue on the project's repository, with the command you ran and the text below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      forTerminal(
+        makeRedactor(secretsOf(process.env))(
+          `maker: unexpected error — this is a bug in maker ${VERSION}. Please report it as an issue on the project's repository, with the command you ran and the text below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        ),
       ),
     );
     process.exitCode = 1;
