@@ -4,7 +4,7 @@ import { STATE_SCHEMA_VERSION, stateFileSchema, type StateFile } from '../../cor
 import type { StateStore } from '../../ports/state-store.js';
 import { LogFile } from './log-file.js';
 import { STATE_MIGRATIONS } from './migrations.js';
-import { logHeader, readStateLog, replay } from './state-log.js';
+import { logHeader, readStateLog, replay, saveText } from './state-log.js';
 import { StateText } from './state-text.js';
 import { StateFileError, VersionedJsonFile } from './versioned-json-file.js';
 
@@ -41,8 +41,8 @@ export interface MakerStateFileOptions {
  * The workspace's state: `maker-state.json` (a complete snapshot, schema v2, validated on every
  * load, older versions migrated) plus `maker-state.json.log`, the changes since that snapshot.
  *
- * A save appends one line per changed node, run head or ledger to the log and flushes it to disk
- * (so it costs what changed); the log is folded into a new snapshot, written atomically with its
+ * A save appends a record per changed node, run head or ledger to the log, all on one line, and
+ * flushes it to disk (so it costs what changed, and a torn append loses a whole save, never part); the log is folded into a new snapshot, written atomically with its
  * `.bak` kept, when it outgrows the snapshot or ages (see {@link CompactionPolicy}), on the first
  * save after a load, and on {@link compact} (a clean stop), so the snapshot is complete whenever no
  * process is running. A load reads the snapshot and replays the log over it; a torn last line (a
@@ -158,7 +158,7 @@ export class MakerStateFile implements StateStore<StateFile> {
     if (lines.length === 0) return this.#tail;
     this.#logBytes += bytes;
     return this.#enqueue(async () => {
-      const written = await this.#log.append(lines.join(''));
+      const written = await this.#log.append(saveText(lines));
       this.#written += written;
       this.#checkpoint('state:log-appended');
     });

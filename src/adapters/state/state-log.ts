@@ -15,6 +15,10 @@ import { StateFileError } from './versioned-json-file.js';
  * every field of the node except its votes ({@link NODE_VOTE_FIELDS}), and those of its votes it
  * carries; the node's other votes stay. It always follows a whole `node` for that node, here or in
  * the snapshot.
+ *
+ * A save of several records is one line, `{"save":[…records…]}` ({@link saveText}), so that an
+ * append torn by a crash or a power loss loses that whole save, never a part of it (a parent
+ * without the child it names). Logs whose saves are loose lines load as before.
  */
 export const LOG_MARK = 'maker-state';
 
@@ -23,6 +27,12 @@ export const NODE_VOTE_FIELDS = ['minimal', 'split', 'leaf', 'integrations'] as 
 
 export function logHeader(generation: number): string {
   return `{"$log":"${LOG_MARK}","generation":${generation}}\n`;
+}
+
+/** The text one save appends: its lines (each a record and its `\n`), as one line when there are several. */
+export function saveText(lines: readonly string[]): string {
+  if (lines.length === 1) return lines[0] as string;
+  return `{"save":[${lines.map((line) => line.slice(0, -1)).join(',')}]}\n`;
 }
 
 /** A log read from disk: the generation it follows and its records (a torn last line left out). */
@@ -67,8 +77,9 @@ export async function readStateLog(path: string): Promise<StateLog | undefined> 
   for (let i = 1; i <= lastLine; i++) {
     const line = lines[i] as string;
     if (line === '') continue;
-    const record = parseLine(line);
-    if (record === undefined || !isLogRecord(record)) {
+    const parsed = parseLine(line);
+    const saved = parsed === undefined ? undefined : savedRecords(parsed);
+    if (saved === undefined) {
       if (i === lastLine) break; // torn by a crash during the append: it was never acknowledged
       throw new StateFileError(
         path,
@@ -76,7 +87,7 @@ export async function readStateLog(path: string): Promise<StateLog | undefined> 
         `line ${i + 1} of the state log is not a state record. Move the log aside to continue from maker-state.json alone (losing what the log adds), or restore a backup.`,
       );
     }
-    records.push(record);
+    records.push(...saved);
   }
   return { generation: header['generation'], records };
 }
@@ -88,6 +99,13 @@ function parseLine(line: string): Json | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The records a line holds: itself, or a save's; undefined when it is not a log line. */
+function savedRecords(line: Json): Json[] | undefined {
+  const save = line['save'];
+  if (!Array.isArray(save)) return isLogRecord(line) ? [line] : undefined;
+  return save.every((r): r is Json => isRecord(r) && isLogRecord(r)) ? save : undefined;
 }
 
 function isLogRecord(r: Json): boolean {

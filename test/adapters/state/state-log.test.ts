@@ -62,9 +62,8 @@ describe('the state log', () => {
     node(state, '7').status = 'sampling';
     node(state, '7').cost.modelCalls = 2;
     await store.save(state, new Set([node(state, '7')]));
-    const log = await lines(dir);
-    expect(log).toHaveLength(2);
-    expect(JSON.parse(log[1] as string)).toMatchObject({ run: 'r1', id: '7' });
+    expect(await lines(dir)).toHaveLength(2);
+    expect(JSON.parse((await lines(dir))[1] as string)).toMatchObject({ run: 'r1', id: '7' });
     expect(store.bytesWritten - afterSnapshot).toBeLessThan(1000);
 
     // Unhinted, a save finds the change wherever it is; new nodes and run fields are always found.
@@ -76,7 +75,13 @@ describe('the state log', () => {
     run.nodes['new'] = newNode('new', 'root', 1, 50, task('new'));
     run.status = 'awaiting-human';
     await store.save(state, new Set([node(state, 'root')]));
-    expect((await lines(dir)).length).toBe(6); // header, 7, 9, root, new, run head
+    const log = await lines(dir);
+    expect(log.length).toBe(4); // header, 7, 9, then one save of root, new and the run head
+    expect(
+      (JSON.parse(log[3] as string) as { save: Record<string, unknown>[] }).save.map(
+        (r) => r['id'] ?? 'head',
+      ),
+    ).toEqual(['head', 'root', 'new']);
     expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
     // Nothing changed: nothing written.
     const before = store.bytesWritten;
@@ -162,6 +167,31 @@ describe('the state log', () => {
     const error = await fresh(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateFileError);
     expect((error as StateFileError).problem).toBe('corrupt');
+  });
+
+  it('loses a whole save torn by a crash, never a part of it (a parent without its new child)', async () => {
+    const dir = await tempDir();
+    const store = makerStateFile(dir, undefined, { policy: NEVER });
+    const state = stateWith(await store.load(), 2);
+    await store.save(state);
+    const run = state.runs['r1'];
+    if (run === undefined) throw new Error('no run');
+    const children = [...node(state, 'root').children];
+    run.nodes['new'] = newNode('new', 'root', 1, 2, task('new'));
+    node(state, 'root').children.push('new');
+    node(state, '0').title = 'renamed';
+    await store.save(state, new Set([node(state, 'root'), node(state, '0')]));
+    const whole = await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8');
+    expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
+    // Torn anywhere inside the save's line (after any of its records): nothing of it is applied.
+    const saveAt = whole.indexOf('\n') + 1;
+    for (const cut of [saveAt + 40, whole.indexOf('},{', saveAt) + 2, whole.length - 3]) {
+      await writeFile(join(dir, STATE_LOG_FILE_NAME), whole.slice(0, cut));
+      const loaded = await fresh(dir);
+      expect(Object.keys(loaded.runs['r1']?.nodes ?? {}).sort()).toEqual(['0', '1', 'root']);
+      expect(node(loaded, 'root').children).toEqual(children);
+      expect(node(loaded, '0').title).toBe('part 0');
+    }
   });
 
   it('ignores a log older than the snapshot and refuses one newer', async () => {
