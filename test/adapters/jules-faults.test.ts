@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { JulesClient } from '../../src/adapters/jules/client.js';
+import type { JulesTransport } from '../../src/adapters/jules/http.js';
+import { nodeTransport } from '../../src/adapters/jules/node-transport.js';
+import { PATCH, useJulesWorkers, workerOn } from '../helpers/jules-worker.js';
+
+const { setup } = useJulesWorkers();
+const KEY = 'jules-worker-key-0123456789';
+const SESSION_GET = /\/sessions\/\d+$/;
+
+/** The production transport to the fake, with `change` deciding each answer (or leaving it as it is). */
+function altered(
+  change: (
+    request: { method: string; url: string; n: number },
+    forward: () => ReturnType<JulesTransport>,
+  ) => ReturnType<JulesTransport> | undefined,
+): JulesTransport {
+  const base = nodeTransport();
+  let n = 0;
+  return (url, init) =>
+    change({ method: init.method, url, n: ++n }, () => base(url, init)) ?? base(url, init);
+}
+
+/** A client on the fake through `transport`, recording its waits. */
+function clientOn(baseUrl: string, transport: JulesTransport, slept: number[] = []) {
+  return new JulesClient({
+    apiKey: KEY,
+    baseUrl,
+    transport,
+    sleep: (ms) => (slept.push(ms), Promise.resolve()),
+    random: () => 0.5,
+  });
+}
+
+describe('Jules transport failures never flag a candidate', () => {
+  it('a create whose 2xx reply cannot be read is looked up by its title: one session, its patch', async () => {
+    const { task, fake, gitDir } = await setup();
+    const transport = altered(({ method, url }, forward) =>
+      method === 'POST' && url.endsWith('/sessions')
+        ? forward().then((answer) => ({ ...answer, text: '<html>upstream hiccup</html>' }))
+        : undefined,
+    );
+    const worker = workerOn(fake, gitDir, { client: clientOn(fake.baseUrl, transport) });
+    const out = await worker.run(task, 0);
+    expect(out).toMatchObject({ ok: true, patch: PATCH });
+    expect(fake.sessions.size).toBe(1);
+    expect(fake.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('a look at a running session answered with something unreadable is retried, not a red flag', async () => {
+    const { task, fake, gitDir } = await setup();
+    let garbled = 0;
+    const transport = altered(({ method, url }, forward) =>
+      method === 'GET' && SESSION_GET.test(url) && garbled++ < 2
+        ? forward().then((answer) => ({ ...answer, text: garbled === 1 ? 'not json' : '{}' }))
+        : undefined,
+    );
+    const worker = workerOn(fake, gitDir, { client: clientOn(fake.baseUrl, transport) });
+    const out = await worker.run(task, 0);
+    expect(out).toMatchObject({ ok: true, patch: PATCH });
+    expect(fake.sessions.size).toBe(1);
+  });
+
+  it('a 408 Request Timeout on a look at a running session is retried, not a red flag', async () => {
+    const { task, fake, gitDir } = await setup();
+    let timedOut = 0;
+    const transport = altered(({ method, url }) =>
+      method === 'GET' && SESSION_GET.test(url) && timedOut++ === 0
+        ? Promise.resolve({ status: 408, text: '', retryAfter: null })
+        : undefined,
+    );
+    const worker = workerOn(fake, gitDir, { client: clientOn(fake.baseUrl, transport) });
+    const out = await worker.run(task, 0);
+    expect(out).toMatchObject({ ok: true, patch: PATCH });
+    expect(fake.sessions.size).toBe(1);
+  });
+});
+
+describe('Retry-After on a 5xx', () => {
+  it('is waited out on a read, and a longer one than the cap stops, saying when to resume', async () => {
+    const { fake } = await setup();
+    const retryAfter = ['7', '3600'];
+    const slept: number[] = [];
+    const transport = altered(({ n }) =>
+      n <= 2
+        ? Promise.resolve({ status: 503, text: '', retryAfter: retryAfter[n - 1] ?? null })
+        : undefined,
+    );
+    const client = clientOn(fake.baseUrl, transport, slept);
+    await expect(client.listSources()).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(slept).toEqual([7000]);
+  });
+
+  it('is waited out before a create of unknown outcome is looked up', async () => {
+    const { task, fake, gitDir } = await setup();
+    const slept: number[] = [];
+    let creates = 0;
+    const transport = altered(({ method, url }) =>
+      method === 'POST' && url.endsWith('/sessions') && creates++ === 0
+        ? Promise.resolve({ status: 503, text: '', retryAfter: '20' })
+        : undefined,
+    );
+    const worker = workerOn(fake, gitDir, {
+      client: clientOn(fake.baseUrl, transport),
+      sleep: (ms) => (slept.push(ms), Promise.resolve()),
+    });
+    expect(await worker.run(task, 0)).toMatchObject({ ok: true, patch: PATCH });
+    expect(slept[0]).toBeGreaterThanOrEqual(20_000);
+    expect(fake.sessions.size).toBe(1);
+  });
+});
