@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { JulesClient } from '../../src/adapters/jules/client.js';
 import type { JulesTransport } from '../../src/adapters/jules/http.js';
 import { nodeTransport } from '../../src/adapters/jules/node-transport.js';
+import { AbortedError } from '../../src/core/errors.js';
 import { PATCH, useJulesWorkers, workerOn } from '../helpers/jules-worker.js';
 
 const { setup } = useJulesWorkers();
@@ -107,5 +108,47 @@ describe('Retry-After on a 5xx', () => {
     expect(await worker.run(task, 0)).toMatchObject({ ok: true, patch: PATCH });
     expect(slept[0]).toBeGreaterThanOrEqual(20_000);
     expect(fake.sessions.size).toBe(1);
+  });
+});
+
+describe('cancelling a run', () => {
+  /** A worker on the fake whose every request fails 503, its backoffs ending only at their signal. */
+  async function inOutage() {
+    const { task, fake, gitDir } = await setup();
+    let backingOff: () => void = () => undefined;
+    const inBackoff = new Promise<void>((resolve) => (backingOff = resolve));
+    const client = new JulesClient({
+      apiKey: KEY,
+      baseUrl: fake.baseUrl,
+      transport: () => Promise.resolve({ status: 503, text: '', retryAfter: null }),
+      sleep: (_ms, signal) => {
+        backingOff();
+        return new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => reject(new AbortedError(signal.reason)), {
+            once: true,
+          }),
+        );
+      },
+    });
+    return { task, inBackoff, worker: workerOn(fake, gitDir, { client }) };
+  }
+
+  it('stops a slot waiting on the source check that prepare started, during an outage', async () => {
+    const { task, inBackoff, worker } = await inOutage();
+    void worker.prepare(task).catch(() => undefined);
+    const controller = new AbortController();
+    const running = worker.run(task, 0, controller.signal).catch((e: unknown) => e);
+    await inBackoff;
+    controller.abort(new Error('cancelled'));
+    expect(await running).toBeInstanceOf(AbortedError);
+  });
+
+  it('stops the source check prepare started at the run’s signal', async () => {
+    const { task, inBackoff, worker } = await inOutage();
+    const controller = new AbortController();
+    const prepared = worker.prepare(task, controller.signal).catch((e: unknown) => e);
+    await inBackoff;
+    controller.abort(new Error('cancelled'));
+    expect(await prepared).toBeInstanceOf(AbortedError);
   });
 });

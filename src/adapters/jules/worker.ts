@@ -105,10 +105,13 @@ export class JulesWorker implements Worker {
    * Ahead of sampling: publishes the branch a leaf's sessions would start from, and checks the
    * source once (a source Jules cannot see is left for `run`, which can ask about it).
    */
-  async prepare(task: Pick<WorkerTask, 'branch' | 'baseCommit'>): Promise<void> {
+  async prepare(
+    task: Pick<WorkerTask, 'branch' | 'baseCommit'>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     await Promise.all([
       this.#publisher.publish(task.branch, task.baseCommit),
-      this.#source.probe(),
+      this.#source.probe(signal),
     ]);
   }
 
