@@ -152,3 +152,51 @@ describe('cancelling a run', () => {
     expect(await prepared).toBeInstanceOf(AbortedError);
   });
 });
+
+describe('a person’s time is not the session’s', () => {
+  /** Jules is still at work at the first look after the person's answer was sent by `verb`. */
+  function stillWorkingAfter(verb: string): JulesTransport {
+    let answered = false;
+    let looks = 0;
+    return altered(({ method, url }, forward) => {
+      if (method === 'POST' && url.endsWith(verb)) answered = true;
+      if (!(answered && method === 'GET' && SESSION_GET.test(url) && looks++ === 0))
+        return undefined;
+      return forward().then((answer) => ({
+        ...answer,
+        text: JSON.stringify({ ...(JSON.parse(answer.text) as object), state: 'IN_PROGRESS' }),
+      }));
+    });
+  }
+
+  it('a session that waited longer than its time limit for an answer goes on once answered', async () => {
+    let now = 0;
+    const { task, fake, gitDir } = await setup((context) =>
+      context.messages.length === 0 ? { askFeedback: 'Upper or lower case?' } : { patch: PATCH },
+    );
+    const worker = workerOn(fake, gitDir, {
+      client: clientOn(fake.baseUrl, stillWorkingAfter(':sendMessage')),
+      timeoutMs: 60_000,
+      now: () => now,
+    });
+    const out = await worker.run(task, 0, undefined, {
+      ask: () => ((now += 3_600_000), Promise.resolve('lower')),
+    });
+    expect(out).toMatchObject({ ok: true, patch: PATCH });
+  });
+
+  it('a plan reviewed for longer than the time limit goes on once approved', async () => {
+    let now = 0;
+    const { task, fake, gitDir } = await setup();
+    const worker = workerOn(fake, gitDir, {
+      client: clientOn(fake.baseUrl, stillWorkingAfter(':approvePlan')),
+      planReview: true,
+      timeoutMs: 60_000,
+      now: () => now,
+    });
+    const out = await worker.run(task, 0, undefined, {
+      choose: () => ((now += 3_600_000), Promise.resolve('approve')),
+    });
+    expect(out).toMatchObject({ ok: true, patch: PATCH });
+  });
+});
