@@ -38,7 +38,7 @@ export async function processNode(
   if (n.kind !== 'branch' && ctx.worker.prepare !== undefined)
     // In the background: a failure here shows up, if it matters, when the leaf is sampled.
     ctx.worker
-      .prepare({ branch: branchName(ctx.run.id, n.id), baseCommit: from })
+      .prepare({ branch: branchName(ctx.run.id, n.id), baseCommit: from }, ctx.signal)
       .catch(() => undefined);
   if (n.kind === 'undecided') await decideMinimal(ctx, n);
   if (n.kind === 'leaf') {

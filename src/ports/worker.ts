@@ -100,8 +100,9 @@ export interface Worker {
    * Called when a node starts, before anyone knows whether it is a leaf: the worker may get ready
    * in the background (Jules: publish the branch its sessions would start from, overlapping the
    * push with the "is this minimal?" vote). Failures are ignored; `run` must not depend on it.
+   * `signal` is the run's: its requests and waits end with it.
    */
-  prepare?(task: Pick<WorkerTask, 'branch' | 'baseCommit'>): Promise<void>;
+  prepare?(task: Pick<WorkerTask, 'branch' | 'baseCommit'>, signal?: AbortSignal): Promise<void>;
   run(
     task: WorkerTask,
     slot: number,

@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import { AbortedError, redactSecrets } from '../../core/errors.js';
+import { AbortedError, isRetryableStatus, redactSecrets } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import { sentences } from '../../core/text.js';
 import type { WaitReporter } from '../../ports/waits.js';
@@ -15,6 +15,7 @@ import { describe, fetchTransport, request, type JulesTransport } from './http.j
 import { nodeTransport } from './node-transport.js';
 import { OutageClock } from './outage.js';
 import {
+  readAnswer,
   activitiesPageSchema,
   sessionSchema,
   sessionsPageSchema,
@@ -81,12 +82,13 @@ export const DEFAULT_OUTAGE_MS = 10 * 60_000;
 /**
  * The Jules REST API (v1alpha) over HTTP, typed by zod (only the fields MAKER reads).
  *
- * Transport failures (no answer, a timeout, 5xx, a 429 rate limit) are retried with exponential
- * backoff and jitter, a `Retry-After` honoured up to a cap, until Jules has failed every call for
- * the outage tolerance; then, or for a longer `Retry-After`, the call fails as `unavailable`. A
- * create is never retried blindly: when its outcome is unknown it fails `outcomeUnknown`, for the
- * caller to look the session up before creating again. Plan limits answered to a create fail at
- * once as `concurrent-limit` or `daily-limit`. Every wait is reported through `onWait`.
+ * Transport failures (no answer, a timeout, a 408, 5xx, a 429 rate limit, a 2xx whose body cannot
+ * be read) are retried with exponential backoff and jitter, a `Retry-After` honoured up to a cap,
+ * until Jules has failed every call for the outage tolerance; then, or for a longer `Retry-After`,
+ * the call fails as `unavailable`. A create is never retried blindly: when its outcome is unknown
+ * it fails `outcomeUnknown` (with `resumeAt` for a `Retry-After`), for the caller to look the
+ * session up before creating again. Plan limits answered to a create fail at once as
+ * `concurrent-limit` or `daily-limit`. Every wait is reported through `onWait`.
  */
 export class JulesClient {
   readonly #o: Required<
@@ -256,36 +258,41 @@ export class JulesClient {
       } catch (error) {
         if (requestSignal?.aborted) throw new AbortedError(requestSignal.reason);
         const failure = this.#redact(`no answer (${describe(error)})`);
-        if (call.creates === true) throw this.#unknownOutcome(what, failure);
+        if (call.creates === true) throw this.#unknownOutcome(what, failure, 'network');
         await this.#retry(failure, this.#backoff(attempt), call);
         continue;
       }
       if (status >= 200 && status < 300) {
-        this.#outage.ok();
-        return this.#parse(text, schema, what);
+        const parsed = readAnswer(text, schema, what);
+        if (parsed.ok) {
+          this.#outage.ok();
+          return parsed.value;
+        }
+        // An answer that cannot be read says no more of what Jules did than no answer at all.
+        if (call.creates === true) throw this.#unknownOutcome(what, parsed.failure, 'protocol');
+        await this.#retry(parsed.failure, this.#backoff(attempt), call);
+        continue;
       }
       const answer = readErrorAnswer(text, retryAfter, this.#now());
-      if (status === 429) {
-        const kind = call.creates === true ? quotaKind(answer) : 'rate-limit';
+      if (status === 429 && call.creates === true) {
+        const kind = quotaKind(answer);
         if (kind !== 'rate-limit') {
           // Jules answered, definitely: a plan limit, and no session was created.
           this.#outage.ok();
           throw this.#limitError(kind, answer, what);
         }
-        const wait = answer.retryAfterMs;
-        if (wait !== undefined && wait > this.#o.maxRetryAfterMs) throw this.#tooLong(wait);
-        await this.#retry(
-          `429 ${this.#redact(answer.message) || 'rate limited'}${wait === undefined ? '' : `, Retry-After ${Math.ceil(wait / 1000)} s`}`,
-          // Retry-After is the least to wait; a 0 repeated must not turn into a tight loop.
-          Math.max(wait ?? 0, this.#backoff(attempt)),
-          call,
-        );
-        continue;
       }
-      if (status >= 500) {
-        const failure = `${status} ${this.#redact(answer.message)}`.trim();
-        if (call.creates === true) throw this.#unknownOutcome(what, failure, status);
-        await this.#retry(failure, this.#backoff(attempt), call);
+      if (isRetryableStatus(status)) {
+        // A rate limit, a request timeout or a server error: `Retry-After` is the least to wait.
+        const wait = answer.retryAfterMs;
+        const said = this.#redact(answer.message) || (status === 429 ? 'rate limited' : '');
+        const failure = `${`${status} ${said}`.trim()}${wait === undefined ? '' : `, Retry-After ${Math.ceil(wait / 1000)} s`}`;
+        if (wait !== undefined && wait > this.#o.maxRetryAfterMs) throw this.#tooLong(wait, status);
+        // Only a 429 says for sure that nothing was done.
+        if (call.creates === true && status !== 429)
+          throw this.#unknownOutcome(what, failure, 'server', status, wait);
+        // A 0 repeated must not turn into a tight loop.
+        await this.#retry(failure, Math.max(wait ?? 0, this.#backoff(attempt)), call);
         continue;
       }
       this.#outage.ok();
@@ -312,12 +319,24 @@ export class JulesClient {
     }
   }
 
-  #unknownOutcome(what: string, failure: string, status?: number): JulesError {
+  /** `resumeAt` is when Jules asked to be called again (a `Retry-After`), if it did. */
+  #unknownOutcome(
+    what: string,
+    failure: string,
+    kind: 'network' | 'server' | 'protocol',
+    status?: number,
+    waitMs?: number,
+  ): JulesError {
     this.#outage.failed(failure);
     return new JulesError(
-      status === undefined ? 'network' : 'server',
+      kind,
       sentences(`Jules ${what} failed: ${failure}`, 'Whether it was carried out is unknown'),
-      { ...(status === undefined ? {} : { status }), isRetryable: true, outcomeUnknown: true },
+      {
+        ...(status === undefined ? {} : { status }),
+        ...(waitMs === undefined ? {} : { resumeAt: new Date(this.#now() + waitMs) }),
+        isRetryable: true,
+        outcomeUnknown: true,
+      },
     );
   }
 
@@ -336,7 +355,7 @@ export class JulesClient {
     });
   }
 
-  #tooLong(waitMs: number): JulesError {
+  #tooLong(waitMs: number, status: number): JulesError {
     const resumeAt = new Date(this.#now() + waitMs);
     return new JulesError(
       'unavailable',
@@ -344,25 +363,8 @@ export class JulesClient {
         `Jules asked MAKER to wait ${duration(waitMs)} (Retry-After ${Math.ceil(waitMs / 1000)} s), longer than the ${duration(this.#o.maxRetryAfterMs)} it waits`,
         `The state is saved; run maker resume after ${resumeAt.toISOString()}: it re-attaches every session`,
       ),
-      { status: 429, isRetryable: true, resumeAt },
+      { status, isRetryable: true, resumeAt },
     );
-  }
-
-  #parse<T>(text: string, schema: ZodType<T> | undefined, what: string): T {
-    if (schema === undefined) return undefined as T;
-    let json: unknown;
-    try {
-      json = text === '' ? {} : JSON.parse(text);
-    } catch {
-      throw new JulesError('protocol', `Jules answered ${what} with something that is not JSON.`);
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success)
-      throw new JulesError(
-        'protocol',
-        `Jules answered ${what} with an unexpected shape: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
-      );
-    return parsed.data;
   }
 
   #backoff(attempt: number): number {

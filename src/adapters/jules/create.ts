@@ -81,11 +81,12 @@ export async function createSessionOnce(
       if (!(error instanceof JulesError)) throw error;
       if (error.outcomeUnknown) {
         unconfirmedSince ??= now();
-        // A session Jules did create may take a moment to be listed: wait, then look for it.
+        // A session Jules did create may take a moment to be listed: wait (at least as long as
+        // Jules asked, by a Retry-After), then look for it.
         await wait(
           deps,
           call,
-          Math.min(30_000, 1000 * 2 ** attempt),
+          Math.max(Math.min(30_000, 1000 * 2 ** attempt), (error.resumeAt?.getTime() ?? 0) - now()),
           `Jules did not confirm a new session (${clause(error.message)}); looking it up by its title before asking again`,
         );
         const found = await findByTitle(client, request.title, waitsOnly(call));

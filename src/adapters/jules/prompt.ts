@@ -1,4 +1,4 @@
-import type { WorkerTask } from '../../ports/worker.js';
+import type { WorkerChoice, WorkerTask } from '../../ports/worker.js';
 import type { JulesActivity } from './schemas.js';
 
 /** The title that names a candidate slot's session, so a crashed run can find it again. */
@@ -20,6 +20,26 @@ export function planText(activities: readonly JulesActivity[]): string | undefin
         `${i + 1}. ${step.title ?? ''}${step.description ? ` — ${step.description}` : ''}`,
     )
     .join('\n');
+}
+
+/** The question that lets a person approve or veto a session's plan (`plan`: its steps, if known). */
+export function planChoice(
+  task: WorkerTask,
+  slot: number,
+  id: string,
+  plan: string | undefined,
+): WorkerChoice {
+  return {
+    id: 'plan',
+    kind: 'veto',
+    prompt: `Jules proposes a plan for "${task.context.task.title}" (candidate ${slot}, session ${id}). Let it carry the plan out?`,
+    ...(plan === undefined ? {} : { detail: plan }),
+    options: [
+      { id: 'approve', label: 'Approve: let Jules carry out this plan' },
+      { id: 'veto', label: 'Veto: discard this candidate' },
+    ],
+    auto: 'approve',
+  };
 }
 
 export function prompt(task: WorkerTask): string {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z, type ZodType } from 'zod';
 
 /** The parts of Jules v1alpha resources MAKER reads; every other field is tolerated and ignored. */
 
@@ -130,3 +130,25 @@ export const errorEnvelopeSchema = z.looseObject({
 export type JulesSession = z.infer<typeof sessionSchema>;
 export type JulesActivity = z.infer<typeof activitySchema>;
 export type JulesSource = z.infer<typeof sourceSchema>;
+
+/** A 2xx answer's body read by `schema` (none: nothing to read), or why it cannot be. */
+export function readAnswer<T>(
+  text: string,
+  schema: ZodType<T> | undefined,
+  what: string,
+): { ok: true; value: T } | { ok: false; failure: string } {
+  if (schema === undefined) return { ok: true, value: undefined as T };
+  let json: unknown;
+  try {
+    json = text === '' ? {} : JSON.parse(text);
+  } catch {
+    return { ok: false, failure: `${what} answered with something that is not JSON` };
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  return {
+    ok: false,
+    failure: `${what} answered with an unexpected shape: ${issue?.path.join('.')} ${issue?.message}`,
+  };
+}

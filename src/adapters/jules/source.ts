@@ -1,4 +1,4 @@
-import { ConfigError } from '../../core/errors.js';
+import { AbortedError, ConfigError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import type { WaitReporter } from '../../ports/waits.js';
 import type { WorkerHooks } from '../../ports/worker.js';
@@ -33,11 +33,11 @@ export class SourceGate {
   }
 
   /** A plain check ahead of sampling (no questions): a success spares `checked` the request. */
-  async probe(): Promise<void> {
+  async probe(signal?: AbortSignal): Promise<void> {
     if (this.#source !== undefined || this.#probe !== undefined) return;
     const probe = (async () => {
       const name = await this.#resolveName();
-      await this.#client.getSource(name);
+      await this.#client.getSource(name, { signal });
       return name;
     })();
     this.#probe = probe;
@@ -56,7 +56,9 @@ export class SourceGate {
     hooks: Pick<WorkerHooks, 'choose'> & { wait?: WaitReporter | undefined },
   ): Promise<string> {
     this.#source ??= (async () => {
-      const probed = await this.#probe?.catch(() => undefined);
+      // A probe under way (it may be waiting out an outage) is awaited only until `signal`,
+      // whose end the next request then reports.
+      const probed = await abortable(this.#probe, signal).catch(() => undefined);
       if (probed !== undefined) return probed;
       const name = await this.#resolveName();
       const repo = name.replace(/^sources\/github\//, '');
@@ -105,4 +107,15 @@ export class SourceGate {
     this.#source.catch(() => (this.#source = undefined));
     return this.#source;
   }
+}
+
+/** `promise`'s outcome, or an {@link AbortedError} as soon as `signal` aborts. */
+function abortable<T>(promise: Promise<T> | undefined, signal: AbortSignal | undefined) {
+  if (promise === undefined || signal === undefined) return Promise.resolve(promise);
+  if (signal.aborted) return Promise.reject(new AbortedError(signal.reason));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+  });
 }

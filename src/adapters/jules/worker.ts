@@ -9,7 +9,7 @@ import { SessionBudgetError } from './errors.js';
 import { Slots } from './slots.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
-import { planText, prompt, sessionTitle } from './prompt.js';
+import { planChoice, planText, prompt, sessionTitle } from './prompt.js';
 import { SourceGate } from './source.js';
 import { PollSchedule, WAITING_ON_SOMEONE } from './poll-schedule.js';
 
@@ -105,10 +105,13 @@ export class JulesWorker implements Worker {
    * Ahead of sampling: publishes the branch a leaf's sessions would start from, and checks the
    * source once (a source Jules cannot see is left for `run`, which can ask about it).
    */
-  async prepare(task: Pick<WorkerTask, 'branch' | 'baseCommit'>): Promise<void> {
+  async prepare(
+    task: Pick<WorkerTask, 'branch' | 'baseCommit'>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     await Promise.all([
       this.#publisher.publish(task.branch, task.baseCommit),
-      this.#source.probe(),
+      this.#source.probe(signal),
     ]);
   }
 
@@ -216,9 +219,17 @@ export class JulesWorker implements Worker {
     const { client } = this.#o;
     const signal = call.signal;
     const externalId = id;
+    const { ask, choose } = hooks;
     const now = this.#now;
     const since = now();
-    const deadline = since + (this.#o.timeoutMs ?? 45 * 60_000);
+    // Moved on by the time a person takes to answer: that time is not the session's.
+    let deadline = since + (this.#o.timeoutMs ?? 45 * 60_000);
+    const person = async <T>(answer: () => Promise<T>): Promise<T> => {
+      const asked = now();
+      const value = await answer();
+      deadline += now() - asked;
+      return value;
+    };
     const waits = this.#polls.waits();
     let delay = this.#o.pollMs?.initial ?? 15_000;
     // A session created a moment ago is still queued: the first look waits one delay. A session
@@ -268,19 +279,9 @@ export class JulesWorker implements Worker {
           };
         }
         case 'AWAITING_PLAN_APPROVAL': {
-          if (this.#o.planReview === true && hooks.choose !== undefined) {
+          if (this.#o.planReview === true && choose !== undefined) {
             const plan = planText(await this.#activities(id, call));
-            const choice = await hooks.choose({
-              id: 'plan',
-              kind: 'veto',
-              prompt: `Jules proposes a plan for "${task.context.task.title}" (candidate ${slot}, session ${id}). Let it carry the plan out?`,
-              ...(plan === undefined ? {} : { detail: plan }),
-              options: [
-                { id: 'approve', label: 'Approve: let Jules carry out this plan' },
-                { id: 'veto', label: 'Veto: discard this candidate' },
-              ],
-              auto: 'approve',
-            });
+            const choice = await person(() => choose(planChoice(task, slot, id, plan)));
             if (choice !== 'approve')
               return {
                 ok: false,
@@ -299,9 +300,9 @@ export class JulesWorker implements Worker {
             .map((a) => a.agentMessaged?.agentMessage)
             .filter(Boolean)
             .at(-1);
-          if (hooks.ask !== undefined && question) {
+          if (ask !== undefined && question) {
             // The person answers (now, or after a deferred run resumes and re-attaches here).
-            await client.sendMessage(id, await hooks.ask(question), call);
+            await client.sendMessage(id, await person(() => ask(question)), call);
             break;
           }
           return {

@@ -34,7 +34,7 @@ export function pacedWorker(inner: Worker, ms: number): Worker {
     id: inner.id,
     ...(inner.prepare === undefined
       ? {}
-      : { prepare: (task) => inner.prepare?.(task) ?? Promise.resolve() }),
+      : { prepare: (task, signal) => inner.prepare?.(task, signal) ?? Promise.resolve() }),
     run: async (task, slot, signal, hooks) => {
       await abortableSleep(ms, signal);
       return inner.run(task, slot, signal, hooks);
