@@ -78,7 +78,7 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
     } catch (error) {
       if (!(error instanceof BaseMovedError) || remote === undefined) throw error;
       run.landing = undefined;
-      await mergeMovedBase(ctx, remote);
+      await mergeMovedBase(ctx, remote, error);
       continue;
     }
     run.status = 'done';

@@ -160,6 +160,33 @@ describe('the engine on GitHub', () => {
     ).toBe(0);
   }, 90_000);
 
+  it('a merge GitHub refuses while the default branch has not moved (a protection rule) stops the run; no merge commit is made', async () => {
+    const fake = await startFake();
+    const { engine, runId } = await githubRun(fake, 'protected');
+    const first = await engine.run(runId);
+    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    const rootCommit = (await engine.getRun(runId)).nodes['root']?.commit as string;
+    const mainBefore = (await repoOf(fake, 'protected'))?.branches['main'];
+    // GitHub's answer to a merge a branch protection rule blocks: 405, the base untouched.
+    fake.addFault({ kind: 'status', status: 405, method: 'PUT', path: '/pulls/\\d+/merge$' });
+    await engine.answer(runId, 'q-root-veto', 'accept');
+    const refused = await engine.run(runId);
+    expect(refused.status).toBe('failed');
+    expect(refused.error).toContain('GitHub refused to merge');
+    expect(refused.error).toContain('Injected fault');
+    // Nothing merged into the result and nothing pushed: the root and main are where they were.
+    const after = await engine.getRun(runId);
+    expect(after.nodes['root']?.commit).toBe(rootCommit);
+    const repo = await repoOf(fake, 'protected');
+    expect(repo?.branches[`maker/${runId}/n-root`]).toBe(rootCommit);
+    expect(repo?.branches['main']).toBe(mainBefore);
+    expect(repo?.pulls[0]?.state).toBe('open');
+    // Once GitHub allows it, resume merges the same result.
+    const done = await engine.run(runId);
+    expect(done.status).toBe('done');
+    expect((await repoOf(fake, 'protected'))?.pulls[0]?.merged).toBe(true);
+  }, 60_000);
+
   it('a push that landed just before a crash, its lease unsaved, is recognised as MAKER’s own on resume', async () => {
     const fake = await startFake();
     const { dir, engine, runId, workspace } = await githubRun(fake, 'lease');
