@@ -352,4 +352,38 @@ describe('GitHubHost: transient failures and rate limits', () => {
     expect((error as Error).message).toContain(`Resume after ${new Date(resumeAt).toISOString()}`);
     expect(waits).toEqual([]);
   });
+  it('a 429 is the throttling plugin’s alone: waited out within the cap, sent once past it', async () => {
+    const fake = await startFake();
+    await hostFor(fake).host.ensureRepository({ owner: 'alice', name: 'app' });
+    const waits: RateLimitWait[] = [];
+    const host = createGitHubHost({
+      token: TOKENS.full,
+      baseUrl: fake.baseUrl,
+      throttle: { retryAfterBaseValue: 10 },
+      retryAfterBaseValue: 1,
+      onWait: (w) => waits.push(w),
+    });
+    const reads = () => count(fake, 'GET', /^\/repos\/alice\/app$/);
+    fake.addFault({ kind: 'secondary-limit', status: 429, retryAfter: 1, path: '^/repos/' });
+    const before = reads();
+    await expect(host.ensureRepository({ owner: 'alice', name: 'app' })).resolves.toMatchObject({
+      created: false,
+    });
+    expect(waits).toHaveLength(1);
+    expect(reads() - before).toBe(2);
+    // Past the cap: no more requests while the limit lasts (GitHub may ban a client that keeps on).
+    fake.addFault({
+      kind: 'primary-limit',
+      status: 429,
+      resetInSeconds: 3600,
+      path: '^/repos/',
+      times: 10,
+    });
+    const again = reads();
+    const error = await host
+      .ensureRepository({ owner: 'alice', name: 'app' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'rate-limited' });
+    expect(reads() - again).toBe(1);
+  });
 });
