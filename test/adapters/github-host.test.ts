@@ -175,6 +175,25 @@ describe('GitHubHost: pull requests', () => {
     expect((await fake.state()).repos[0]?.pulls.map((p) => p.head)).toEqual(['other', 'feature']);
   });
 
+  it.each(CREATE_FAULTS)('comments exactly once with %s', async (_name, faults) => {
+    const fake = await startFake();
+    const { host } = hostFor(fake);
+    const { repo } = await repoWithFeature(fake, host);
+    const pr = await host.openPullRequest(repo, {
+      head: 'feature',
+      base: 'main',
+      title: 'T',
+      body: '',
+    });
+    for (const fault of faults) fake.addFault({ ...fault, path: '/comments$' });
+    const comment = { key: 'veto-r1', body: 'Vetoed.' };
+    const made = await host.addComment(repo, pr.number, comment);
+    expect(await host.addComment(repo, pr.number, comment)).toEqual(made);
+    const comments = (await fake.state()).repos[0]?.comments ?? [];
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.body).toContain('<!-- maker:veto-r1 -->');
+  });
+
   it('updates the body, closes idempotently, and finds closed pull requests', async () => {
     const fake = await startFake();
     const { host } = hostFor(fake);

@@ -94,7 +94,7 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     expect(JSON.stringify(saved)).not.toContain(TOKENS.full);
   }, 120_000);
 
-  it('a veto leaves the default branch untouched and closes the pull request with one comment', async () => {
+  it('a veto leaves the default branch untouched and closes the pull request with one comment, even when killed between the two', async () => {
     const fake = await startFake();
     const dir = join(await tempDir(), 'vetoed');
     const first = await maker(RUN(dir, 'vetoed', '--hitl', 'defer'), envOf(fake));
@@ -105,6 +105,13 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     expect(before?.pulls[0]?.state).toBe('open');
     const veto = await maker(['answer', 'q-root-veto', 'veto', '--dir', dir], envOf(fake));
     expect(veto.code).toBe(0);
+    // Killed between the comment and the close: the resume closes it, with no second comment.
+    const killed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], {
+      ...envOf(fake),
+      MAKER_CRASH_AT: 'github:veto-commented',
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect((await fake.state()).repos[0]?.pulls[0]?.state).toBe('open');
     const resumed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], envOf(fake));
     expect(resumed.code).toBe(0);
     expect(summaryOf(resumed)).toMatchObject({
