@@ -311,6 +311,7 @@ export async function mergeMovedBase(
     date: runDate(run),
   });
   await moveBranch(ctx, root.branch as string, commit, ours);
+  await ctx.checkpoint?.('github:base-merged');
   root.commit = commit;
   await ctx.save();
   await remote.publisher.publish(root.branch as string, commit);
