@@ -185,7 +185,19 @@ export async function landThroughPullRequest(
   const merged = landing.mergeCommit;
   await remote.fetchCommit(gh.defaultBranch, merged);
   await ctx.checkpoint?.('github:fetched');
-  await workspace.completeLanding(target, landing.from, merged);
+  // The local branch fast-forwards to the merge when it is behind it; commits of the person's own
+  // there are kept by a local merge. Planned again on resume: the same plan (a fixed date).
+  const local = await workspace.planLanding(
+    target,
+    merged,
+    merged,
+    commitMessage(
+      run.config,
+      `Merge pull request #${pr.number} from GitHub into the local ${target}\n\nMaker-Run: ${run.id}`,
+    ),
+    runDate(run),
+  );
+  await workspace.completeLanding(target, local.from, local.to);
   return merged;
 }
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
@@ -185,6 +185,28 @@ describe('the engine on GitHub', () => {
     const done = await engine.run(runId);
     expect(done.status).toBe('done');
     expect((await repoOf(fake, 'protected'))?.pulls[0]?.merged).toBe(true);
+  }, 60_000);
+
+  it('a local commit on the default branch, made while the veto waited, is kept when the merged pull request lands locally', async () => {
+    const fake = await startFake();
+    const { dir, engine, runId } = await githubRun(fake, 'local');
+    const first = await engine.run(runId);
+    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    // The person commits on their main (not pushed) while the question waits.
+    await writeFile(join(dir, 'NOTES.md'), 'mine\n');
+    expect((await git(dir, ['add', 'NOTES.md'])).code).toBe(0);
+    expect((await git(dir, ['commit', '-qm', 'my notes'])).code).toBe(0);
+    const mine = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+    await engine.answer(runId, 'q-root-veto', 'accept');
+    const done = await engine.run(runId);
+    expect(done.status).toBe('done');
+    expect((await repoOf(fake, 'local'))?.pulls[0]?.merged).toBe(true);
+    // Their commit (and file) are still on main, beside the merged pull request.
+    expect((await git(dir, ['merge-base', '--is-ancestor', mine, 'main'])).code).toBe(0);
+    const merge = (await repoOf(fake, 'local'))?.pulls[0]?.mergeCommitSha as string;
+    expect((await git(dir, ['merge-base', '--is-ancestor', merge, 'main'])).code).toBe(0);
+    expect(await readFile(join(dir, 'NOTES.md'), 'utf8')).toBe('mine\n');
+    expect((await git(dir, ['status', '--porcelain'])).stdout).toBe('');
   }, 60_000);
 
   it('a push that landed just before a crash, its lease unsaved, is recognised as MAKER’s own on resume', async () => {
