@@ -10,6 +10,7 @@ import {
   mergeMovedBase,
   publishAll,
 } from './github.js';
+import { moveBranch } from './leaf.js';
 import { branchName, runDate, type RunContext } from './run-context.js';
 
 /**
@@ -23,6 +24,10 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
   if (root?.commit === undefined)
     throw new MakerError('run-incomplete', 'The root finished without a commit.');
   const composed = root.commit;
+  // A merge of a moved default branch that a crash cut short may have moved the root's branch past
+  // the saved result: the state decides (the merge is made again, the same, if it is still needed).
+  const at = await workspace.resolve(root.branch as string);
+  if (at !== composed) await moveBranch(ctx, root.branch as string, composed, at ?? composed);
   if (remote !== undefined) {
     await publishAll(ctx, remote);
     await beforeVeto?.();
@@ -78,7 +83,7 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
     } catch (error) {
       if (!(error instanceof BaseMovedError) || remote === undefined) throw error;
       run.landing = undefined;
-      await mergeMovedBase(ctx, remote);
+      await mergeMovedBase(ctx, remote, error);
       continue;
     }
     run.status = 'done';

@@ -174,7 +174,7 @@ export async function landThroughPullRequest(
           `Pull request ${pr.url} was closed by someone else: nothing was merged. Reopen it, then run maker resume.`,
         );
       case 'not-mergeable':
-        throw new BaseMovedError(outcome.message);
+        throw new BaseMovedError(outcome.message, pr.url);
     }
     landing.mergeCommit = outcome.sha;
     gh.pullRequest = { ...pr, state: 'merged' };
@@ -185,14 +185,30 @@ export async function landThroughPullRequest(
   const merged = landing.mergeCommit;
   await remote.fetchCommit(gh.defaultBranch, merged);
   await ctx.checkpoint?.('github:fetched');
-  await workspace.completeLanding(target, landing.from, merged);
+  // The local branch fast-forwards to the merge when it is behind it; commits of the person's own
+  // there are kept by a local merge. Planned again on resume: the same plan (a fixed date).
+  const local = await workspace.planLanding(
+    target,
+    merged,
+    merged,
+    commitMessage(
+      run.config,
+      `Merge pull request #${pr.number} from GitHub into the local ${target}\n\nMaker-Run: ${run.id}`,
+    ),
+    runDate(run),
+  );
+  await workspace.completeLanding(target, local.from, local.to);
   return merged;
 }
 
 /** The default branch moved under the pull request so that it no longer merges. */
 export class BaseMovedError extends MakerError {
   override readonly name = 'BaseMovedError';
-  constructor(detail: string) {
+  constructor(
+    /** What GitHub said. */
+    readonly detail: string,
+    readonly url: string,
+  ) {
     super('github-base-moved', `The default branch moved under the pull request: ${detail}`);
   }
 }
@@ -252,7 +268,11 @@ export function candidateBranch(runId: string, nodeId: string, tag: string, i: n
  * children), the root branch moves to the merge and is pushed. Returns the new root commit; the
  * caller asks the veto again. Repeatable: the integration's vote is kept under the base's commit.
  */
-export async function mergeMovedBase(ctx: RunContext, remote: RunRemote): Promise<string> {
+export async function mergeMovedBase(
+  ctx: RunContext,
+  remote: RunRemote,
+  refused: BaseMovedError,
+): Promise<string> {
   const { run } = ctx;
   const gh = githubOf(run);
   const root = run.nodes[run.rootId];
@@ -266,6 +286,11 @@ export async function mergeMovedBase(ctx: RunContext, remote: RunRemote): Promis
     );
   const key = `base-${theirs.slice(0, 12)}`;
   const merged = await ctx.workspace.merge(ours, theirs);
+  // Nothing to merge in: the refusal is not a moved base, and a merge commit would not change it.
+  if (merged.ok && merged.tree === (await ctx.workspace.treeOf(ours)))
+    throw new RunStoppedError(
+      `GitHub refused to merge pull request ${refused.url} (${refused.detail || 'not mergeable'}), though ${gh.defaultBranch} holds nothing the result lacks: a branch protection rule or a repository setting blocks it (required reviews or checks, merge commits not allowed). Nothing was merged. Resolve it on GitHub, then run maker resume.`,
+    );
   let tree: string;
   let how = '';
   if (merged.ok) tree = merged.tree;
@@ -298,6 +323,7 @@ export async function mergeMovedBase(ctx: RunContext, remote: RunRemote): Promis
     date: runDate(run),
   });
   await moveBranch(ctx, root.branch as string, commit, ours);
+  await ctx.checkpoint?.('github:base-merged');
   root.commit = commit;
   await ctx.save();
   await remote.publisher.publish(root.branch as string, commit);

@@ -57,7 +57,7 @@ export interface Workspace {
   readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]>;
   /**
    * The commit that lands `commit` on branch `target`: `commit` itself when `target` is still at
-   * `expectedHead` (a fast-forward), or a merge of the two (fixed `date`, so computing it again
+   * `expectedHead` or behind `commit` (a fast-forward), or a merge of the two (fixed `date`, so computing it again
    * gives the same commit). Changes no ref. Throws `git-land` when the merge conflicts.
    */
   planLanding(

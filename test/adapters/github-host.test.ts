@@ -2,7 +2,6 @@ import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { GitHubError } from '../../src/adapters/github/errors.js';
 import { createGitHubHost, type GitHubHost } from '../../src/adapters/github/github-host.js';
-import type { RateLimitWait } from '../../src/adapters/github/octokit.js';
 import type { FakeGitHub, FakeGitHubFault } from '../../src/testing/fake-github.js';
 import { compareUrl } from '../../src/ports/repo-host.js';
 import { git, testOctokit, TOKENS, useFakeGitHub } from '../helpers/github.js';
@@ -175,6 +174,25 @@ describe('GitHubHost: pull requests', () => {
     expect((await fake.state()).repos[0]?.pulls.map((p) => p.head)).toEqual(['other', 'feature']);
   });
 
+  it.each(CREATE_FAULTS)('comments exactly once with %s', async (_name, faults) => {
+    const fake = await startFake();
+    const { host } = hostFor(fake);
+    const { repo } = await repoWithFeature(fake, host);
+    const pr = await host.openPullRequest(repo, {
+      head: 'feature',
+      base: 'main',
+      title: 'T',
+      body: '',
+    });
+    for (const fault of faults) fake.addFault({ ...fault, path: '/comments$' });
+    const comment = { key: 'veto-r1', body: 'Vetoed.' };
+    const made = await host.addComment(repo, pr.number, comment);
+    expect(await host.addComment(repo, pr.number, comment)).toEqual(made);
+    const comments = (await fake.state()).repos[0]?.comments ?? [];
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.body).toContain('<!-- maker:veto-r1 -->');
+  });
+
   it('updates the body, closes idempotently, and finds closed pull requests', async () => {
     const fake = await startFake();
     const { host } = hostFor(fake);
@@ -292,64 +310,5 @@ describe('GitHubHost: pull requests', () => {
     expect(error).toMatchObject({ kind: 'permission' });
     expect((error as Error).message).toMatch(/needs the Pull requests: Read and write permission/);
     expect((error as Error).message).not.toContain(TOKENS.readOnly);
-  });
-});
-
-describe('GitHubHost: transient failures and rate limits', () => {
-  it('retries reads through 5xx', async () => {
-    const fake = await startFake();
-    const { host } = hostFor(fake);
-    fake.addFault({
-      kind: 'status',
-      status: 502,
-      method: 'GET',
-      path: '^/repos/alice/app$',
-      times: 2,
-    });
-    await expect(host.ensureRepository({ owner: 'alice', name: 'app' })).resolves.toMatchObject({
-      created: true,
-    });
-    expect(count(fake, 'GET', /^\/repos\/alice\/app$/)).toBe(3);
-  });
-
-  it('waits out a secondary rate limit through the throttling plugin, reporting the wait', async () => {
-    const fake = await startFake();
-    await hostFor(fake).host.ensureRepository({ owner: 'alice', name: 'app' });
-    const waits: RateLimitWait[] = [];
-    const host = createGitHubHost({
-      token: TOKENS.full,
-      baseUrl: fake.baseUrl,
-      throttle: { retryAfterBaseValue: 10, fallbackSecondaryRateRetryAfter: 1 },
-      onWait: (w) => waits.push(w),
-    });
-    fake.addFault({ kind: 'secondary-limit', retryAfter: 2, path: '^/repos/alice/app$' });
-    const before = Date.now();
-    await expect(host.ensureRepository({ owner: 'alice', name: 'app' })).resolves.toMatchObject({
-      created: false,
-    });
-    expect(waits).toHaveLength(1);
-    expect(waits[0]?.reason).toBe('secondary-rate-limit');
-    expect(waits[0]!.until.getTime()).toBeGreaterThanOrEqual(before + 2000);
-  });
-
-  it('stops past the cap, saying when to resume', async () => {
-    const fake = await startFake();
-    const waits: RateLimitWait[] = [];
-    const host = createGitHubHost({
-      token: TOKENS.full,
-      baseUrl: fake.baseUrl,
-      throttle: { retryAfterBaseValue: 10 },
-      maxWaitMs: 60_000,
-      onWait: (w) => waits.push(w),
-    });
-    fake.addFault({ kind: 'primary-limit', resetInSeconds: 3600, path: '^/repos/' });
-    const error = await host
-      .ensureRepository({ owner: 'alice', name: 'app' })
-      .catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: 'rate-limited' });
-    const resumeAt = (error as GitHubError).resumeAt!.getTime();
-    expect(resumeAt).toBeGreaterThan(Date.now() + 3500_000);
-    expect((error as Error).message).toContain(`Resume after ${new Date(resumeAt).toISOString()}`);
-    expect(waits).toEqual([]);
   });
 });

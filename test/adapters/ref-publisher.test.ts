@@ -136,6 +136,46 @@ describe('BatchRefPublisher', () => {
     expect((await branches(fake))['maker/r1/n-0']).toBe(c1);
   });
 
+  it('a push whose reply was lost, though it landed, is not taken for someone else’s change', async () => {
+    const { fake, url, dir, commits, recording } = await setup();
+    const [c1, c2] = commits as [string, string];
+    let lose = 1;
+    // The push reaches GitHub and updates the branch; the connection drops before git hears back.
+    const lossy: GitRunner = async (args, options) => {
+      const run = await recording(args, options);
+      if (args[0] !== 'push' || lose-- <= 0) return run;
+      return {
+        ...run,
+        code: 128,
+        stdout: '',
+        stderr:
+          'error: RPC failed; curl 52 Empty reply from server\nfatal: the remote end hung up unexpectedly',
+      };
+    };
+    const p = new BatchRefPublisher({
+      cwd: dir,
+      remoteUrl: url,
+      env: () => gitAuthEnv(url, TOKENS.full, {}),
+      git: lossy,
+    });
+    await expect(p.publish('maker/r1/n-0', c1)).rejects.toMatchObject({ isRetryable: true });
+    expect((await branches(fake))['maker/r1/n-0']).toBe(c1);
+    // The branch moves on: the commit GitHub holds is the one maker tried, so it is maker's own.
+    await p.publish('maker/r1/n-0', c2);
+    expect((await branches(fake))['maker/r1/n-0']).toBe(c2);
+    expect(p.leases()).toEqual({ 'maker/r1/n-0': c2 });
+    // Someone else's commit is still refused.
+    const foreign = await fake.foreignCommit({
+      owner: 'alice',
+      repo: 'app',
+      branch: 'maker/r1/n-0',
+    });
+    await expect(p.publish('maker/r1/n-0', c1)).rejects.toMatchObject({
+      code: 'ref-moved',
+      actual: foreign,
+    });
+  });
+
   it('batches deletions with leases; one already gone counts as deleted; an unknown branch is left alone', async () => {
     const { fake, calls, commits, publisher } = await setup();
     const [c1] = commits as [string];

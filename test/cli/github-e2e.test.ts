@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { maker, type MakerResult } from '../helpers/cli.js';
-import { TOKENS, useFakeGitHub } from '../helpers/github.js';
+import { git, TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -94,7 +94,7 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     expect(JSON.stringify(saved)).not.toContain(TOKENS.full);
   }, 120_000);
 
-  it('a veto leaves the default branch untouched and closes the pull request with one comment', async () => {
+  it('a veto leaves the default branch untouched and closes the pull request with one comment, even when killed between the two', async () => {
     const fake = await startFake();
     const dir = join(await tempDir(), 'vetoed');
     const first = await maker(RUN(dir, 'vetoed', '--hitl', 'defer'), envOf(fake));
@@ -105,6 +105,13 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     expect(before?.pulls[0]?.state).toBe('open');
     const veto = await maker(['answer', 'q-root-veto', 'veto', '--dir', dir], envOf(fake));
     expect(veto.code).toBe(0);
+    // Killed between the comment and the close: the resume closes it, with no second comment.
+    const killed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], {
+      ...envOf(fake),
+      MAKER_CRASH_AT: 'github:veto-commented',
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect((await fake.state()).repos[0]?.pulls[0]?.state).toBe('open');
     const resumed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], envOf(fake));
     expect(resumed.code).toBe(0);
     expect(summaryOf(resumed)).toMatchObject({
@@ -120,6 +127,50 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     expect(
       Object.keys(after?.branches ?? {}).filter((b) => b.startsWith('maker/')).length,
     ).toBeGreaterThan(3);
+  }, 120_000);
+
+  it('killed after merging a moved default branch into the result, before saving it: resume lands one merge', async () => {
+    const fake = await startFake();
+    const dir = join(await tempDir(), 'based');
+    const env = envOf(fake);
+    expect((await maker(RUN(dir, 'based', '--hitl', 'defer'), env)).code).toBe(4);
+    // Someone edits, on GitHub's main, a file the result also writes: the pull request conflicts.
+    const state = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
+      runs: Record<
+        string,
+        { baseCommit: string; rootId: string; nodes: Record<string, { commit?: string }> }
+      >;
+    };
+    const run = Object.values(state.runs)[0];
+    const rootCommit = run?.nodes[run.rootId]?.commit as string;
+    const written = execFileSync(
+      'git',
+      ['-C', dir, 'diff', '--name-only', run?.baseCommit ?? '', rootCommit],
+      { encoding: 'utf8' },
+    ).split('\n')[0] as string;
+    const url = `${fake.baseUrl}/alice/based.git`;
+    const clone = join(await tempDir(), 'someone');
+    expect((await git('/', ['clone', '-q', url, clone], { token: TOKENS.full, url })).code).toBe(0);
+    await mkdir(dirname(join(clone, written)), { recursive: true });
+    await writeFile(join(clone, written), 'someone else wrote this\n');
+    expect((await git(clone, ['add', '-A'])).code).toBe(0);
+    expect((await git(clone, ['commit', '-qm', 'theirs'])).code).toBe(0);
+    expect(
+      (await git(clone, ['push', '-q', 'origin', 'main'], { token: TOKENS.full, url })).code,
+    ).toBe(0);
+    expect((await maker(['answer', 'q-root-veto', 'accept', '--dir', dir], env)).code).toBe(0);
+    const killed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], {
+      ...env,
+      MAKER_CRASH_AT: 'github:base-merged',
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const resumed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
+    expect(resumed.code, `${resumed.stderr} ${resumed.stdout}`).toBe(0);
+    expect(summaryOf(resumed)).toMatchObject({ status: 'done', pullRequest: { state: 'merged' } });
+    const repo = (await fake.state()).repos[0];
+    expect(repo?.pulls).toHaveLength(1);
+    expect(repo?.pulls[0]?.merged).toBe(true);
+    expect(bareTree(fake, 'based', 'main')).toBe(summaryOf(resumed).treeHash);
   }, 120_000);
 
   const CRASH_POINTS = [

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
@@ -159,6 +159,55 @@ describe('the engine on GitHub', () => {
         .code,
     ).toBe(0);
   }, 90_000);
+
+  it('a merge GitHub refuses while the default branch has not moved (a protection rule) stops the run; no merge commit is made', async () => {
+    const fake = await startFake();
+    const { engine, runId } = await githubRun(fake, 'protected');
+    const first = await engine.run(runId);
+    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    const rootCommit = (await engine.getRun(runId)).nodes['root']?.commit as string;
+    const mainBefore = (await repoOf(fake, 'protected'))?.branches['main'];
+    // GitHub's answer to a merge a branch protection rule blocks: 405, the base untouched.
+    fake.addFault({ kind: 'status', status: 405, method: 'PUT', path: '/pulls/\\d+/merge$' });
+    await engine.answer(runId, 'q-root-veto', 'accept');
+    const refused = await engine.run(runId);
+    expect(refused.status).toBe('failed');
+    expect(refused.error).toContain('GitHub refused to merge');
+    expect(refused.error).toContain('Injected fault');
+    // Nothing merged into the result and nothing pushed: the root and main are where they were.
+    const after = await engine.getRun(runId);
+    expect(after.nodes['root']?.commit).toBe(rootCommit);
+    const repo = await repoOf(fake, 'protected');
+    expect(repo?.branches[`maker/${runId}/n-root`]).toBe(rootCommit);
+    expect(repo?.branches['main']).toBe(mainBefore);
+    expect(repo?.pulls[0]?.state).toBe('open');
+    // Once GitHub allows it, resume merges the same result.
+    const done = await engine.run(runId);
+    expect(done.status).toBe('done');
+    expect((await repoOf(fake, 'protected'))?.pulls[0]?.merged).toBe(true);
+  }, 60_000);
+
+  it('a local commit on the default branch, made while the veto waited, is kept when the merged pull request lands locally', async () => {
+    const fake = await startFake();
+    const { dir, engine, runId } = await githubRun(fake, 'local');
+    const first = await engine.run(runId);
+    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    // The person commits on their main (not pushed) while the question waits.
+    await writeFile(join(dir, 'NOTES.md'), 'mine\n');
+    expect((await git(dir, ['add', 'NOTES.md'])).code).toBe(0);
+    expect((await git(dir, ['commit', '-qm', 'my notes'])).code).toBe(0);
+    const mine = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+    await engine.answer(runId, 'q-root-veto', 'accept');
+    const done = await engine.run(runId);
+    expect(done.status).toBe('done');
+    expect((await repoOf(fake, 'local'))?.pulls[0]?.merged).toBe(true);
+    // Their commit (and file) are still on main, beside the merged pull request.
+    expect((await git(dir, ['merge-base', '--is-ancestor', mine, 'main'])).code).toBe(0);
+    const merge = (await repoOf(fake, 'local'))?.pulls[0]?.mergeCommitSha as string;
+    expect((await git(dir, ['merge-base', '--is-ancestor', merge, 'main'])).code).toBe(0);
+    expect(await readFile(join(dir, 'NOTES.md'), 'utf8')).toBe('mine\n');
+    expect((await git(dir, ['status', '--porcelain'])).stdout).toBe('');
+  }, 60_000);
 
   it('a push that landed just before a crash, its lease unsaved, is recognised as MAKER’s own on resume', async () => {
     const fake = await startFake();

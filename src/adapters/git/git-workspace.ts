@@ -260,7 +260,8 @@ export class GitWorkspace implements Workspace {
     if (head === undefined) throw new MakerError('git-land', `Branch ${target} does not exist.`);
     if (head === commit || (await this.#ok(['merge-base', '--is-ancestor', commit, head])))
       return { from: head, to: head };
-    if (head === expectedHead) return { from: head, to: commit };
+    if (head === expectedHead || (await this.#ok(['merge-base', '--is-ancestor', head, commit])))
+      return { from: head, to: commit };
     const merged = await this.merge(head, commit);
     if (!merged.ok)
       throw new MakerError(

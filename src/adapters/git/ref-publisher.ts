@@ -46,6 +46,8 @@ export class BatchRefPublisher implements RefPublisher {
   readonly #o: BatchRefPublisherOptions;
   readonly #git: GitRunner;
   readonly #leases: Map<string, string>;
+  /** Commits sent per branch by pushes whose outcome is unknown (no answer): maker's own if found there. */
+  readonly #unsure = new Map<string, Set<string>>();
   #pending = new Map<string, Pending>();
   #scheduled = false;
   #running = false;
@@ -126,9 +128,10 @@ export class BatchRefPublisher implements RefPublisher {
       const stale: string[] = [];
       for (const [branch, { sha }] of batch) {
         const line = lines.get(`refs/heads/${branch}`);
-        if (line === undefined)
+        if (line === undefined) {
+          this.#sentUnsure(branch, sha);
           outcomes.set(branch, this.#pushFailure(run.stderr, [...batch.keys()]));
-        else if (line.flag !== '!') {
+        } else if (line.flag !== '!') {
           this.#setLease(branch, sha);
           outcomes.set(branch, null);
         } else if (/stale info|fetch first|non-fast-forward/.test(line.summary)) stale.push(branch);
@@ -145,9 +148,16 @@ export class BatchRefPublisher implements RefPublisher {
       if (outcomes.size > 0 && [...outcomes.values()].some((e) => e === null))
         await this.#o.onLeases?.(this.leases());
     } catch (error) {
-      for (const branch of batch.keys()) outcomes.set(branch, error as Error);
+      for (const [branch, { sha }] of batch) {
+        this.#sentUnsure(branch, sha);
+        outcomes.set(branch, error as Error);
+      }
     }
+    // Branches found at a commit an unanswered push of maker's sent: leased there, pushed again.
+    const again = new Map([...batch].filter(([branch]) => !outcomes.has(branch)));
+    if (again.size > 0) await this.#push(again);
     for (const [branch, { waiters }] of batch) {
+      if (again.has(branch)) continue;
       const error = outcomes.get(branch) ?? null;
       for (const w of waiters) {
         if (error === null) w.resolve();
@@ -158,7 +168,9 @@ export class BatchRefPublisher implements RefPublisher {
 
   /**
    * Refs whose lease was broken: one `ls-remote` tells where they are. One already where maker
-   * wanted it is published; any other was moved by someone else.
+   * wanted it is published; one at a commit a push of maker's sent without hearing back is leased
+   * there and left without an outcome (the caller pushes it again); any other was moved by someone
+   * else.
    */
   async #settleStale(
     batch: Map<string, Pending>,
@@ -185,12 +197,22 @@ export class BatchRefPublisher implements RefPublisher {
       if (now === wanted) {
         this.#setLease(branch, wanted);
         outcomes.set(branch, null);
+      } else if (now !== null && this.#unsure.get(branch)?.has(now) === true) {
+        this.#setLease(branch, now);
+        this.#unsure.get(branch)?.delete(now);
       } else outcomes.set(branch, new RefMovedError(branch, this.#leases.get(branch) ?? null, now));
     }
   }
 
   #timeout(): number {
     return this.#o.timeoutMs ?? 600_000;
+  }
+
+  #sentUnsure(branch: string, sha: string | null): void {
+    if (sha === null) return;
+    const sent = this.#unsure.get(branch) ?? new Set<string>();
+    sent.add(sha);
+    this.#unsure.set(branch, sent);
   }
 
   #setLease(branch: string, sha: string | null): void {

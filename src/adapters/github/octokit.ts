@@ -58,8 +58,11 @@ export interface OctokitOptions {
   readonly now?: () => number;
 }
 
-/** Statuses never retried: a 405 (not mergeable) or 409 (head moved) will not change by asking again. */
-export const DO_NOT_RETRY = [400, 401, 403, 404, 405, 409, 410, 422, 451];
+/**
+ * Statuses `@octokit/plugin-retry` never retries: a 405 (not mergeable) or 409 (head moved) will not
+ * change by asking again, and a 429 is the throttling plugin's (it waits as GitHub says, up to the cap).
+ */
+export const DO_NOT_RETRY = [400, 401, 403, 404, 405, 409, 410, 422, 429, 451];
 
 /** At most this many waits per request for a rate limit. */
 const MAX_RATE_LIMIT_RETRIES = 3;

@@ -186,7 +186,8 @@ export class MemoryWorkspace implements Workspace {
     const head = this.#refs.get(target);
     if (head === undefined) throw new MakerError('git-land', `Branch ${target} does not exist.`);
     if (head === commit || this.#ancestors(head).has(commit)) return { from: head, to: head };
-    if (head === expectedHead) return { from: head, to: commit };
+    if (head === expectedHead || this.#ancestors(commit).has(head))
+      return { from: head, to: commit };
     const merged = await this.merge(head, commit);
     if (!merged.ok)
       throw new MakerError(
