@@ -78,7 +78,12 @@ export class RunManager {
     const kind = chooseWorker(input.worker, this.#env);
     if (kind === undefined)
       throw new ConfigError(
-        noWorkerMessage((worker) => `pass worker "${worker}"`, 'or run `maker demo` in a terminal'),
+        noWorkerMessage({
+          pick: (worker) => `pass worker "${worker}"`,
+          setKey:
+            'set the extension\'s Gemini key with `gemini extensions config maker "Gemini API key"` and restart Gemini CLI',
+          demo: 'or run `maker demo` in a terminal',
+        }),
       );
     if (input.sim !== undefined && !kind.simulated)
       throw new UsageError(
