@@ -2,6 +2,7 @@ import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
 import type { Run, VoteRecord, Wait } from '../core/tree/schema.js';
 import { isSimulatedRun } from '../core/tree/simulated.js';
+import { chooser } from '../core/view/display.js';
 import { KeyNames } from './keys.js';
 
 export interface RunSummary {
@@ -176,7 +177,7 @@ export function renderTree(run: Run): string {
     const votes =
       leaf === undefined
         ? ''
-        : ` votes ${leaf.votes}:${leaf.runnerUpVotes}${leaf.status === 'human' ? ' (chosen by a person)' : ''}`;
+        : ` votes ${leaf.votes}:${leaf.runnerUpVotes}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
     const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}`;
     lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);
     const childPrefix = top ? '' : `${prefix}${last ? '   ' : '│  '}`;

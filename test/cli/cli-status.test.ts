@@ -111,6 +111,13 @@ describe('maker status tells the truth', () => {
     expect(demo.stderr).toMatch(/^maker: node [\w-]+ done: ".+" committed · \d+ samples/m);
     expect(demo.stderr).toMatch(/^maker: node [\w-]+ merged into [\w-]+ · /m);
     expect(demo.stderr).toMatch(/^maker: question q-root-clarify-0 \(clarify\): /m);
+    // The demo answers its questions itself, and says so.
+    expect(demo.stderr).toMatch(
+      /^maker: question q-root-clarify-0 answered automatically \(--hitl auto\): opt-1 /m,
+    );
+    expect(demo.stderr).toMatch(
+      /^maker: question q-root-veto answered automatically \(--hitl auto\): accept \(Accept: /m,
+    );
     const end = /^maker: run r[\w-]+ ended: done · (\d+) samples \((\d+) red-flagged\)/m.exec(
       demo.stderr,
     );
