@@ -221,7 +221,7 @@ export function renderNode(
     const outcome = record.outcome;
     const winner = outcome?.key === undefined ? undefined : names.name(outcome.key);
     lines.push(
-      `  ${name}${record.attempt > 0 ? ` (attempt ${record.attempt + 1}${record.retired === undefined ? '' : `; ${record.retired.samples} samples drawn before`})` : ''}: ${outcome === undefined ? 'in progress' : `${outcome.status}, ${outcome.votes}:${outcome.runnerUpVotes}${winner === undefined ? '' : ` for ${winner.name}`}`}`,
+      `  ${name}${record.attempt > 0 ? ` (attempt ${record.attempt + 1}${record.retired === undefined ? '' : `; ${record.retired.samples} samples drawn before`})` : ''}: ${outcome === undefined ? 'in progress' : `${outcome.status === 'human' ? chooser(outcome) : outcome.status}, ${outcome.votes}:${outcome.runnerUpVotes}${winner === undefined ? '' : ` for ${winner.name}`}`}`,
     );
     if (winner?.description !== undefined) lines.push(`    ${winner.name}: ${winner.description}`);
     const draws = record.draws.map((d) => ['', d] as const);

@@ -8,7 +8,7 @@ import {
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { RunConfig } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { renderTree } from '../../src/engine/summary.js';
+import { renderNode, renderTree } from '../../src/engine/summary.js';
 import { tallyText } from '../../src/core/view/display.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
@@ -128,6 +128,9 @@ describe('human in the loop', () => {
     expect(tree).toMatch(/chosen automatically \(--hitl auto\)/);
     for (const n of picked) {
       expect(tallyText(n.leaf)).toMatch(/^chosen automatically \(--hitl auto\)/);
+      expect(renderNode(run, n.id)).toMatch(
+        /^ {2}candidates: chosen automatically \(--hitl auto\), /m,
+      );
       const message = git(dir, 'log', '-1', '--format=%B', n.commit ?? '');
       expect(message).toMatch(/^Maker-Votes: .*chosen automatically \(--hitl auto\)\)$/m);
     }
