@@ -21,6 +21,15 @@ describe('maker_start never simulates silently', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('maker_resume where no run was ever started says so and how to start one', async () => {
+    const dir = await tempDir();
+    const { call } = await connect(dir);
+    const refused = await call('maker_resume', {});
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe(`No unfinished run in ${dir}. Start one with maker_start.`);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('says SIMULATED when it starts, waits on and shows a simulated run', async () => {
     const { call } = await connect(await tempDir());
     const started = await call('maker_start', { idea: 'a notes app', worker: 'sim' });
