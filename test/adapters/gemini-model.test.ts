@@ -119,7 +119,9 @@ describe('GeminiModel over the real @google/genai client', () => {
     const unreachable = await model(() => ({ text: 'never' }), 1);
     await fake?.close();
     fake = undefined;
-    const error = await unreachable.generate({ prompt: 'x', temperature: 0 }).catch((e) => e);
+    const error: unknown = await unreachable
+      .generate({ prompt: 'x', temperature: 0 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiCallError);
     expect(String((error as Error).message)).toMatch(/ECONNREFUSED/);
     expect(String((error as Error).message)).toMatch(/network|GOOGLE_GEMINI_BASE_URL/);
