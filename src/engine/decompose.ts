@@ -181,6 +181,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
     record.outcome = {
       ...outcome,
       status: 'human',
+      ...(answer.auto === true ? { auto: true as const } : {}),
       ...(winnerKey === undefined ? {} : { key: winnerKey }),
     };
   }

@@ -15,6 +15,7 @@ import {
 } from './run-context.js';
 import { candidateVote, tally } from './votes.js';
 import { commitMessage } from '../core/tree/simulated.js';
+import { chooser } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 
 /**
@@ -169,7 +170,12 @@ export async function voteOnCode(
     if (picked !== null) {
       const chosen = classes[Number(picked[1]) - 1];
       if (chosen !== undefined) {
-        record.outcome = { ...outcome, status: 'human', key: chosen.key };
+        record.outcome = {
+          ...outcome,
+          status: 'human',
+          ...(answer.auto === true ? { auto: true as const } : {}),
+          key: chosen.key,
+        };
         await ctx.save(n);
         return chosen.representative;
       }
@@ -209,7 +215,7 @@ export async function solveLeaf(
   const trailers = [
     `Maker-Run: ${ctx.run.id}`,
     `Maker-Node: ${n.id}`,
-    `Maker-Votes: ${votes} of ${valid} valid (${record.draws.length} drawn, k=${ctx.run.config.k}${record.outcome?.status === 'human' ? ', chosen by a person' : ''})`,
+    `Maker-Votes: ${votes} of ${valid} valid (${record.draws.length} drawn, k=${ctx.run.config.k}${record.outcome?.status === 'human' ? `, ${chooser(record.outcome)}` : ''})`,
     `Maker-Worker: ${ctx.worker.id}${winner.externalId === undefined ? '' : ` session ${winner.externalId}`}`,
   ];
   const message = commitMessage(

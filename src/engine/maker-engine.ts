@@ -168,9 +168,9 @@ export class MakerEngine {
    * Records a person's answer. `answer` is an option id, or free text where the question allows it.
    * Throws a {@link UsageError} naming the valid options when it fits none.
    */
-  async answer(runId: string, questionId: string, answer: string): Promise<Question> {
+  async answer(runId: string, questionId: string, answer: string, auto = false): Promise<Question> {
     const run = await this.getRun(runId);
-    const question = answerQuestion(run, questionId, answer, this.#now());
+    const question = answerQuestion(run, questionId, answer, this.#now(), auto);
     await this.#save();
     this.#emit(run, {
       type: 'question-answered',
@@ -314,7 +314,7 @@ export class MakerEngine {
     if (question.answer !== undefined) return question.answer;
     switch (run.config.hitl) {
       case 'auto': {
-        await this.answer(run.id, question.id, auto.optionId ?? auto.text ?? '');
+        await this.answer(run.id, question.id, auto.optionId ?? auto.text ?? '', true);
         return question.answer ?? auto;
       }
       case 'fail':

@@ -4,9 +4,16 @@ import type { Question, Run } from '../core/tree/schema.js';
 
 /**
  * Records a person's answer on a run's question: an option (by id, label or 1-based number), or
- * free text where the question allows it. Throws a {@link UsageError} naming the valid options.
+ * free text where the question allows it (`auto`: the run's `--hitl auto` policy answered, not a
+ * person). Throws a {@link UsageError} naming the valid options.
  */
-export function answerQuestion(run: Run, questionId: string, answer: string, now: Date): Question {
+export function answerQuestion(
+  run: Run,
+  questionId: string,
+  answer: string,
+  now: Date,
+  auto = false,
+): Question {
   const question = run.questions.find((q) => q.id === questionId);
   if (question === undefined) {
     const pending = run.questions.filter((q) => q.answer === undefined).map((q) => q.id);
@@ -30,6 +37,7 @@ export function answerQuestion(run: Run, questionId: string, answer: string, now
     );
   question.answer = {
     ...(option === undefined ? { text: trimmed } : { optionId: option.id }),
+    ...(auto ? { auto: true as const } : {}),
     answeredAt: now.toISOString(),
   };
   return question;

@@ -38,6 +38,8 @@ export class RunStoppedError extends MakerError {
 export interface Answer {
   readonly optionId?: string | undefined;
   readonly text?: string | undefined;
+  /** Given by the run's `--hitl auto` policy, not by a person. */
+  readonly auto?: true | undefined;
 }
 
 /** What the step modules need from the engine for one run: its state, its ports, and its services. */

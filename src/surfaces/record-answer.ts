@@ -41,6 +41,16 @@ export async function recordAnswer(request: {
         : Object.values(state.runs).find((r) =>
             r.questions.some((q) => q.id === questionId && q.answer === undefined),
           );
+    const answered =
+      run === undefined && request.runId === undefined
+        ? Object.values(state.runs)
+            .flatMap((r) => r.questions.map((q) => ({ runId: r.id, q })))
+            .findLast(({ q }) => q.id === questionId && q.answer !== undefined)
+        : undefined;
+    if (answered !== undefined)
+      throw new UsageError(
+        `Question ${questionId} of run ${answered.runId} was already answered: ${answered.q.answer?.optionId ?? answered.q.answer?.text ?? ''}. See: maker status --dir ${dir}`,
+      );
     if (run === undefined)
       throw new UsageError(
         request.runId !== undefined

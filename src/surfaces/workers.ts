@@ -215,11 +215,21 @@ export function chooseWorker(asked: WorkerName | undefined, env: Env): WorkerKin
   return envValue(env, 'GEMINI_API_KEY') === '' && replayDir(env) === '' ? undefined : gemini;
 }
 
-/** Why no worker was chosen, and the ways forward, in a surface's own words for choosing one. */
-export function noWorkerMessage(pick: (worker: WorkerName) => string, demo: string): string {
+/** How a surface words the ways forward when no worker was chosen. */
+export interface NoWorkerWords {
+  /** Asking for a worker by name: `--worker sim`, `pass worker "sim"`. */
+  readonly pick: (worker: WorkerName) => string;
+  /** Setting the Gemini key where this surface reads it. */
+  readonly setKey: string;
+  readonly demo: string;
+}
+
+/** Why no worker was chosen, and the ways forward, in a surface's own words. */
+export function noWorkerMessage(words: NoWorkerWords): string {
+  const { pick, setKey, demo } = words;
   return [
     'No worker was chosen and GEMINI_API_KEY is not set, so nothing was started (MAKER never falls back to a simulation on its own). Ways forward:',
-    `  - set GEMINI_API_KEY (a key from https://aistudio.google.com/apikey): runs then use the gemini worker, or say ${pick('gemini')};`,
+    `  - ${setKey} (a key from https://aistudio.google.com/apikey): runs then use the gemini worker (${pick('gemini')} asks for it by name);`,
     `  - ${pick('jules')}, with JULES_API_KEY and GEMINI_API_KEY set, to have Jules write the code;`,
     `  - ${pick('sim')} for a simulation: placeholder files, no model calls, marked "simulated" everywhere;`,
     `  - ${demo} to watch the whole pipeline offline, in a fresh temporary repository.`,

@@ -115,6 +115,18 @@ describe('GeminiModel over the real @google/genai client', () => {
     expect(fake?.requests).toHaveLength(2);
   });
 
+  it('names why a call could not reach the API, not only "fetch failed"', async () => {
+    const unreachable = await model(() => ({ text: 'never' }), 1);
+    await fake?.close();
+    fake = undefined;
+    const error: unknown = await unreachable
+      .generate({ prompt: 'x', temperature: 0 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiCallError);
+    expect(String((error as Error).message)).toMatch(/ECONNREFUSED/);
+    expect(String((error as Error).message)).toMatch(/network|GOOGLE_GEMINI_BASE_URL/);
+  });
+
   it('refuses to start without a key', () => {
     expect(() => new GeminiModel({ model: 'gemini-2.5-flash', apiKey: '' })).toThrow(ConfigError);
   });

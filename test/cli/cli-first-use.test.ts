@@ -64,7 +64,7 @@ describe('no silent simulation', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/No worker was chosen and GEMINI_API_KEY is not set/);
-    expect(stderr).toMatch(/set GEMINI_API_KEY/);
+    expect(stderr).toMatch(/export GEMINI_API_KEY=/);
     expect(stderr).toMatch(/--worker sim for a simulation/);
     expect(stderr).toMatch(/`maker demo`/);
     await expectUntouched(dir);

@@ -53,7 +53,7 @@ describe('maker <command> --help', () => {
     const usage = page.stdout.slice(0, page.stdout.indexOf('\n\n'));
     const options = optionsOf(page.stdout);
     expect(options.length).toBeGreaterThan(0);
-    for (const flag of options) expect(usage).toContain(`[${flag}`);
+    for (const flag of options) expect(usage).toMatch(new RegExp(`[[ ]${flag}[ \\]]`));
     // Every command lists its exit statuses (maker view, which serves until interrupted, has no 0).
     expect(page.stdout).toMatch(
       command === 'view' ? /\nExit status:\n {2}1 / : /\nExit status:\n {2}0 /,
@@ -79,6 +79,17 @@ describe('maker <command> --help', () => {
       expect(stdout).toContain(`\n  ${command}`);
     for (const status of [0, 1, 2, 4, 130])
       expect(stdout).toMatch(new RegExp(`^ {2}${status} +\\w`, 'm'));
+  });
+
+  it('shows the options a command cannot do without outside brackets', async () => {
+    const estimate = await maker(['estimate', '--help']);
+    expect(estimate.stdout).toMatch(
+      /^Usage: maker estimate --p <p> --steps <s> --target <t> \[--v <v>\]/,
+    );
+    const fakeJules = await maker(['fake-jules', '--help']);
+    expect(fakeJules.stdout).toMatch(
+      /^Usage: maker fake-jules --source <spec> \[--agent <agent>\]/,
+    );
   });
 
   it('resume, demo and answer each print their own page', async () => {

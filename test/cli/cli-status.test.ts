@@ -81,6 +81,12 @@ describe('maker status tells the truth', () => {
       / — ready to resume \(every question is answered\) — /,
     );
     expect(status.stdout).toContain(`Continue with: maker resume --dir ${dir} --run ${runId}`);
+    // Answering it again says it was answered, and with what, not that there is no such question.
+    const again = await maker(['answer', '--dir', dir, 'q-root-veto', 'veto']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toBe(
+      `maker: Question q-root-veto of run ${runId} was already answered: accept. See: maker status --dir ${dir}\n`,
+    );
   });
 
   it('shows the terminal veto with a diffstat of the changed files', async () => {
@@ -111,6 +117,13 @@ describe('maker status tells the truth', () => {
     expect(demo.stderr).toMatch(/^maker: node [\w-]+ done: ".+" committed · \d+ samples/m);
     expect(demo.stderr).toMatch(/^maker: node [\w-]+ merged into [\w-]+ · /m);
     expect(demo.stderr).toMatch(/^maker: question q-root-clarify-0 \(clarify\): /m);
+    // The demo answers its questions itself, and says so.
+    expect(demo.stderr).toMatch(
+      /^maker: question q-root-clarify-0 answered automatically \(--hitl auto\): opt-1 /m,
+    );
+    expect(demo.stderr).toMatch(
+      /^maker: question q-root-veto answered automatically \(--hitl auto\): accept \(Accept: /m,
+    );
     const end = /^maker: run r[\w-]+ ended: done · (\d+) samples \((\d+) red-flagged\)/m.exec(
       demo.stderr,
     );

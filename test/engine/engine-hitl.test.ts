@@ -8,6 +8,8 @@ import {
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { RunConfig } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { renderNode, renderTree } from '../../src/engine/summary.js';
+import { tallyText } from '../../src/core/view/display.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -100,6 +102,37 @@ describe('human in the loop', () => {
       expect(node?.leaf?.outcome?.status).toBe('human');
       // The committed tree is the second class's tree.
       expect(git(dir, 'rev-parse', `${node?.commit}^{tree}`)).toBe(node?.leaf?.outcome?.key);
+    }
+  });
+
+  it('under --hitl auto, a settled select says it was chosen automatically, not by a person', async () => {
+    const { dir, engine } = await setup({
+      errorRate: 0.45,
+      judgeAccuracy: 0.5,
+      flagRate: 0,
+      failRate: 0,
+      confusedRate: 0,
+      depth: 1,
+    });
+    const runId = await engine.create(
+      'a tiny tool',
+      config({ hitl: 'auto', maxBallots: 2, maxDepth: 1 }),
+    );
+    expect((await engine.run(runId)).status).toBe('done');
+    const run = await engine.getRun(runId);
+    const picked = Object.values(run.nodes).filter((n) => n.leaf?.outcome?.status === 'human');
+    expect(picked.length).toBeGreaterThan(0);
+    expect(run.questions.every((q) => q.answer?.auto === true)).toBe(true);
+    const tree = renderTree(run);
+    expect(tree).not.toMatch(/chosen by a person/);
+    expect(tree).toMatch(/chosen automatically \(--hitl auto\)/);
+    for (const n of picked) {
+      expect(tallyText(n.leaf)).toMatch(/^chosen automatically \(--hitl auto\)/);
+      expect(renderNode(run, n.id)).toMatch(
+        /^ {2}candidates: chosen automatically \(--hitl auto\), /m,
+      );
+      const message = git(dir, 'log', '-1', '--format=%B', n.commit ?? '');
+      expect(message).toMatch(/^Maker-Votes: .*chosen automatically \(--hitl auto\)\)$/m);
     }
   });
 

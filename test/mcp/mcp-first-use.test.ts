@@ -15,6 +15,18 @@ describe('maker_start never simulates silently', () => {
     expect(text(refused)).toMatch(/No worker was chosen and GEMINI_API_KEY is not set/);
     expect(text(refused)).toMatch(/pass worker "sim" for a simulation/);
     expect(text(refused)).toMatch(/maker demo/);
+    // In Gemini CLI the key is an extension setting: the way to set it is named, not `export`.
+    expect(text(refused)).toContain('gemini extensions config maker "Gemini API key"');
+    expect(text(refused)).not.toMatch(/or say pass/);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('maker_resume where no run was ever started says so and how to start one', async () => {
+    const dir = await tempDir();
+    const { call } = await connect(dir);
+    const refused = await call('maker_resume', {});
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe(`No unfinished run in ${dir}. Start one with maker_start.`);
     expect(await readdir(dir)).toEqual([]);
   });
 

@@ -119,8 +119,22 @@ export class GeminiModel implements LanguageModel {
         status: error.status,
       });
     }
-    return new ApiCallError('gemini', `Gemini API call failed: ${message}`, { isRetryable: true });
+    // A failed fetch says only "fetch failed": what failed underneath is what a person can act on.
+    const cause = redactSecrets(causeText(error), [this.#apiKey]);
+    const unreachable =
+      cause === ''
+        ? ''
+        : ` (${cause}). Check the network connection to ${this.#options.baseUrl ?? 'https://generativelanguage.googleapis.com'} (GOOGLE_GEMINI_BASE_URL sets another address)`;
+    return new ApiCallError('gemini', `Gemini API call failed: ${message}${unreachable}.`, {
+      isRetryable: true,
+    });
   }
+}
+
+/** What a failed fetch says underneath "fetch failed": `connect ECONNREFUSED 127.0.0.1:9`. */
+function causeText(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause instanceof Error ? cause.message : '';
 }
 
 function mapFinishReason(reason: string | undefined): ModelResponse['finishReason'] {

@@ -27,6 +27,8 @@ export const drawSchema = z.object({
 
 export const voteOutcomeSchema = z.object({
   status: z.enum(['decided', 'undecided', 'human']),
+  /** With status `human`: the run's `--hitl auto` policy chose, not a person. */
+  auto: z.literal(true).optional(),
   key: z.string().optional(),
   votes: z.number().int().nonnegative(),
   runnerUpVotes: z.number().int().nonnegative(),
@@ -114,6 +116,8 @@ export const questionSchema = z.object({
     .object({
       optionId: z.string().optional(),
       text: z.string().optional(),
+      /** Given by the run's `--hitl auto` policy, not by a person. */
+      auto: z.literal(true).optional(),
       answeredAt: z.string(),
     })
     .optional(),

@@ -116,6 +116,11 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** Who settled a vote a person was asked about: a person, or the run's `--hitl auto` policy. */
+export function chooser(outcome: { readonly auto?: true | undefined }): string {
+  return outcome.auto === true ? 'chosen automatically (--hitl auto)' : 'chosen by a person';
+}
+
 /**
  * A vote's tally as people read it: `3 : 0`, `4 : 2 after 5 judge ballots` (the ballots' count once
  * judges decided), `chosen by a person`; for a vote under way, the leading classes so far.
@@ -130,7 +135,7 @@ export function tallyText(record: VoteRecord | undefined): string | null {
     if (votes.length === 0) return null;
     return `${votes[0] ?? 0} : ${votes[1] ?? 0}${after}`;
   }
-  if (o.status === 'human') return `chosen by a person (${o.votes} : ${o.runnerUpVotes})`;
+  if (o.status === 'human') return `${chooser(o)} (${o.votes} : ${o.runnerUpVotes})`;
   return `${o.votes} : ${o.runnerUpVotes}${after}${o.status === 'undecided' ? ', undecided' : ''}`;
 }
 
@@ -145,7 +150,9 @@ export function outcomeText(record: VoteRecord, k: number): string {
   const best = classVotes(record.draws);
   switch (o.status) {
     case 'human':
-      return `A person chose it after the vote did not settle (${drawn}).`;
+      return o.auto === true
+        ? `Chosen automatically (--hitl auto) after the vote did not settle (${drawn}).`
+        : `A person chose it after the vote did not settle (${drawn}).`;
     case 'undecided':
       return `Undecided at ${o.votes} : ${o.runnerUpVotes} (${drawn}${ballots > 0 ? `, ${plural(ballots, 'judge ballot')}` : ''}): a person is asked.`;
     case 'decided':

@@ -19,6 +19,8 @@ export interface OptionSpec<T> {
   readonly help: string;
   readonly kind?: ValueKind<unknown>;
   readonly repeatable?: boolean;
+  /** The command refuses to run without it: shown without brackets in the usage line. */
+  readonly required?: boolean;
   /** For other processes of maker itself, not for people: left out of the help and usage line. */
   readonly internal?: boolean;
   /** Only for typing: the value the command receives. */
@@ -31,6 +33,11 @@ export function flag(flags: string, help: string): OptionSpec<boolean> {
 
 export function option<T>(flags: string, help: string, kind: ValueKind<T>): OptionSpec<T> {
   return { flags, help, kind };
+}
+
+/** The same option, marked as one the command cannot run without (its run still checks it). */
+export function required<T>(spec: OptionSpec<T>): OptionSpec<T> {
+  return { ...spec, required: true };
 }
 
 export function list<T>(flags: string, help: string, kind: ValueKind<T>): OptionSpec<T[]> {
@@ -121,7 +128,7 @@ export function usageLine(path: string, spec: AnyCommandSpec): string {
     ...argTerms(spec),
     ...Object.values(spec.options as OptionSpecs)
       .filter((o) => o.internal !== true)
-      .map((o) => `[${o.flags}]`),
+      .map((o) => (o.required === true ? o.flags : `[${o.flags}]`)),
   ];
   const lead = `Usage: maker ${path} `;
   const lines: string[] = [];

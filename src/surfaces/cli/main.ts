@@ -181,9 +181,15 @@ function isSystemError(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
+function ignoreClosedReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}
+
 /** Process entry: wires real I/O and Ctrl-C to cancellation. */
 export async function runFromProcess(): Promise<void> {
   const controller = new AbortController();
+  // A reader that went away (`maker help run | head -1`) ends the output, not the command.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', ignoreClosedReader);
   process.once('SIGINT', () => controller.abort(new Error('Interrupted (Ctrl-C).')));
   try {
     process.exitCode = await main(process.argv.slice(2), processIo(), controller.signal);

@@ -78,7 +78,12 @@ export class RunManager {
     const kind = chooseWorker(input.worker, this.#env);
     if (kind === undefined)
       throw new ConfigError(
-        noWorkerMessage((worker) => `pass worker "${worker}"`, 'or run `maker demo` in a terminal'),
+        noWorkerMessage({
+          pick: (worker) => `pass worker "${worker}"`,
+          setKey:
+            'set the extension\'s Gemini key with `gemini extensions config maker "Gemini API key"` and restart Gemini CLI',
+          demo: 'or run `maker demo` in a terminal',
+        }),
       );
     if (input.sim !== undefined && !kind.simulated)
       throw new UsageError(
@@ -149,7 +154,17 @@ export class RunManager {
 
   /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
   async resume(runId?: string): Promise<Run> {
-    const workspace = await this.#workspace(await this.#dirOf(runId), false);
+    const dir = await this.#dirOf(runId);
+    const none = () =>
+      new UsageError(
+        runId === undefined
+          ? `No unfinished run in ${this.#defaultDir}. Start one with maker_start.`
+          : `No run "${runId}" in ${this.#defaultDir}.`,
+      );
+    // A directory that is not a repository has no runs.
+    if (!this.#workspaces.has(dir) && (await inspectRepository(dir)).kind !== 'repository')
+      throw none();
+    const workspace = await this.#workspace(dir, false);
     const state = await workspace.engine.state();
     const run =
       runId === undefined
@@ -158,12 +173,7 @@ export class RunManager {
             .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
             .at(-1)
         : state.runs[runId];
-    if (run === undefined)
-      throw new UsageError(
-        runId === undefined
-          ? `No unfinished run in ${this.#defaultDir}.`
-          : `No run "${runId}" in ${this.#defaultDir}.`,
-      );
+    if (run === undefined) throw none();
     this.#runDirs.set(run.id, workspace.dir);
     if (!this.#active.has(run.id)) {
       // Everything the run's worker needs, checked before it is touched.

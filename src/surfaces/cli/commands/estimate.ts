@@ -1,6 +1,6 @@
 import { estimate } from '../../../core/math.js';
 import { UsageError } from '../../../core/errors.js';
-import { defineCommand, flag, option } from '../define.js';
+import { defineCommand, flag, option, required } from '../define.js';
 import { formatCount } from '../io.js';
 import { decimal, wholeNumber } from '../values.js';
 
@@ -14,16 +14,20 @@ of steps s and the probability t you want the whole task to succeed with, it
 prints the smallest margin k that reaches t (k_min), the chance one step and
 the whole task then succeed, and the expected number of samples and cost.`,
   options: {
-    p: option(
-      '--p <p>',
-      'per-step success probability of one sample, 0.5 < P ≤ 1',
-      decimal({ min: 0, max: 1 }),
+    p: required(
+      option(
+        '--p <p>',
+        'per-step success probability of one sample, 0.5 < P ≤ 1',
+        decimal({ min: 0, max: 1 }),
+      ),
     ),
-    steps: option('--steps <s>', 'number of steps in the task', wholeNumber({ min: 1 })),
-    target: option(
-      '--target <t>',
-      'wanted probability that every step is right, 0 < T < 1',
-      decimal({ min: 0, max: 1, exclusiveMin: true }),
+    steps: required(option('--steps <s>', 'number of steps in the task', wholeNumber({ min: 1 }))),
+    target: required(
+      option(
+        '--target <t>',
+        'wanted probability that every step is right, 0 < T < 1',
+        decimal({ min: 0, max: 1, exclusiveMin: true }),
+      ),
     ),
     v: option(
       '--v <v>',

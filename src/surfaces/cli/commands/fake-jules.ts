@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import { startFakeJules, type FakeAgentScript } from '../../../testing/fake-jules.js';
 import { simJulesAgent } from '../../../testing/sim-jules-agent.js';
-import { defineCommand, list, option } from '../define.js';
+import { defineCommand, list, option, required } from '../define.js';
 import { oneOf, text, wholeNumber } from '../values.js';
 
 export const fakeJulesCommand = defineCommand({
@@ -16,10 +16,12 @@ Sessions start from branches of the real git repositories given with --source,
 walk through QUEUED, PLANNING, IN_PROGRESS to COMPLETED, and return the agent's
 patch as a changeSet. Point MAKER at it with JULES_BASE_URL and JULES_API_KEY.`,
   options: {
-    source: list(
-      '--source <spec>',
-      'a repository Jules "sees": owner/repo=path to its git directory (repeatable; at least one)',
-      text('owner/repo=<git dir>', /^[^/=\s]+\/[^/=\s]+=.+$/),
+    source: required(
+      list(
+        '--source <spec>',
+        'a repository Jules "sees": owner/repo=path to its git directory (repeatable; at least one)',
+        text('owner/repo=<git dir>', /^[^/=\s]+\/[^/=\s]+=.+$/),
+      ),
     ),
     agent: option(
       '--agent <agent>',

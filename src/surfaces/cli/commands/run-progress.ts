@@ -5,7 +5,7 @@ import type { CliIo } from '../io.js';
 
 /**
  * A run's progress on stderr. On a terminal, one line redrawn in place; elsewhere (CI logs, pipes),
- * plain lines when a node is done, a question is asked and the run ends. The counts are the run
+ * plain lines when a node is done, a question is asked or answered and the run ends. The counts are the run
  * summary's own (from the live run), so they always agree with what the run prints at the end.
  */
 export function runProgress(io: CliIo, run: Run) {
@@ -49,6 +49,13 @@ export function runProgress(io: CliIo, run: Run) {
           return line(
             `question ${event.question.id} (${event.question.kind}): ${event.question.prompt}`,
           );
+        case 'question-answered': {
+          const question = run.questions.find((q) => q.id === event.questionId);
+          const option = question?.options.find((o) => o.id === event.answer);
+          return line(
+            `question ${event.questionId} answered${question?.answer?.auto === true ? ' automatically (--hitl auto)' : ''}: ${event.answer}${option === undefined ? '' : ` (${option.label})`}`,
+          );
+        }
         case 'run-end':
           return line(`run ${run.id} ended: ${event.status} · ${counts()}`);
         default:

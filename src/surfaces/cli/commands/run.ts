@@ -74,7 +74,13 @@ loses nothing: run \`maker resume\`.`,
     const hitl = hitlPolicy(hitlChoice, ctx.io, view);
     const kind = chooseWorker(o.worker, ctx.io.env);
     if (kind === undefined)
-      throw new ConfigError(noWorkerMessage((worker) => `--worker ${worker}`, '`maker demo`'));
+      throw new ConfigError(
+        noWorkerMessage({
+          pick: (worker) => `--worker ${worker}`,
+          setKey: 'export GEMINI_API_KEY=…',
+          demo: '`maker demo`',
+        }),
+      );
     const dir = resolve(o.dir ?? ctx.io.cwd);
     const confidence = await chooseConfidence(ctx.io, o, dir, kind);
     return start(ctx, {
