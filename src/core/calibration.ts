@@ -84,17 +84,33 @@ export function votedAccuracy(
 }
 
 export interface Recommendation {
-  /** The paper's k_min for p, the step count and the target; null when no k reaches it (p ≤ ½). */
+  /**
+   * The paper's k_min at {@link Recommendation.p}, the step count and the target; null when no k
+   * reaches it (that p ≤ ½, or no valid sample).
+   */
   readonly k: number | null;
-  /** Expected draws per minimal subtask at that k, flagged ones included (E[votes]/v). */
+  /** The per-sample success the advice assumes: the lower end of p's 95% Wilson interval. */
+  readonly p: number;
+  /** Expected draws per minimal subtask at that k and p, flagged ones included (E[votes]/v). */
   readonly expectedSamplesPerSubtask: number | null;
-  /** Probability that every one of the steps is decided right at that k. */
+  /** Probability that every one of the steps is decided right at that k and p. */
   readonly pFull: number | null;
 }
 
-/** What `maker estimate` gives for the measured p and v: k_min, and the samples it costs per subtask. */
-export function recommend(p: number, v: number, steps: number, target: number): Recommendation {
-  if (!(p > 0.5) || !(v > 0)) return { k: null, expectedSamplesPerSubtask: null, pFull: null };
+/**
+ * What `maker estimate` gives at the lower end of p's 95% interval (and the measured v): k_min,
+ * and the samples it costs per subtask. The point estimate would bet the run on luck in a small
+ * calibration (10 of 10 right is p = 1, hence k = 1); the lower bound advises a k that reaches the
+ * target unless the model is worse than the samples plausibly show.
+ */
+export function recommend(
+  counts: { readonly samples: number; readonly valid: number; readonly correct: number },
+  steps: number,
+  target: number,
+): Recommendation {
+  const p = wilson(counts.correct, counts.valid).low;
+  const v = counts.samples === 0 ? 0 : counts.valid / counts.samples;
+  if (!(p > 0.5) || !(v > 0)) return { k: null, p, expectedSamplesPerSubtask: null, pFull: null };
   const e = estimate({ p, v, steps, target });
-  return { k: e.kMin, expectedSamplesPerSubtask: e.expectedDrawsPerStep, pFull: e.pFull };
+  return { k: e.kMin, p, expectedSamplesPerSubtask: e.expectedDrawsPerStep, pFull: e.pFull };
 }

@@ -66,6 +66,23 @@ export function expectedVotesFrom(p: number, k: number, lead: number): number {
 }
 
 /**
+ * Probability the correct side wins the race from `lead` (−k < lead < k) when each valid vote is
+ * correct with probability p: gambler's ruin on 0..2k, (1 − r^(lead+k)) / (1 − r^(2k)), r = (1−p)/p.
+ */
+export function winProbabilityFrom(p: number, k: number, lead: number): number {
+  checkProbability('p', p);
+  checkK(k);
+  if (lead >= k) return 1;
+  if (lead <= -k) return 0;
+  if (p === 0 || p === 1) return p;
+  const i = lead + k;
+  const n = 2 * k;
+  if (Math.abs(2 * p - 1) < 1e-12) return i / n;
+  const r = (1 - p) / p;
+  return (1 - r ** i) / (1 - r ** n);
+}
+
+/**
  * Exact expected draws (flagged ones included) per subtask for the voter's schedule: an initial
  * batch of `initialBatch` parallel draws, then top-ups of k − lead. Each draw is valid with
  * probability `v` and a valid vote is correct with probability p^m. With `initialBatch` ≤ k no draw
@@ -76,6 +93,33 @@ export function expectedDrawsPerSubtask(
   k: number,
   options: { v?: number; m?: number; initialBatch?: number } = {},
 ): number {
+  const { q, v, b } = schedule(p, k, options);
+  if (b <= k) return expectedVotes(q, k) / v;
+  // A batch larger than k can overshoot: average the continuation over the batch's outcomes.
+  return b + overFirstBatch(q, v, b, (lead) => expectedVotesFrom(q, k, lead) / v);
+}
+
+/**
+ * Probability the correct answer wins one subtask's vote under the voter's schedule. With
+ * `initialBatch` ≤ k the voter decides exactly as the sequential rule does: {@link pSub}(p^m, k).
+ * A wider first batch is counted whole before the first check, so it decides on more evidence
+ * (never less often right than p_sub; k_min stays the sequential formula's, a safe side).
+ */
+export function pSubForSchedule(
+  p: number,
+  k: number,
+  options: { v?: number; m?: number; initialBatch?: number } = {},
+): number {
+  const { q, v, b } = schedule(p, k, options);
+  if (b <= k) return pSub(q, k);
+  return overFirstBatch(q, v, b, (lead) => winProbabilityFrom(q, k, lead));
+}
+
+function schedule(
+  p: number,
+  k: number,
+  options: { v?: number; m?: number; initialBatch?: number },
+): { q: number; v: number; b: number } {
   const v = options.v ?? 1;
   const m = options.m ?? 1;
   const b = options.initialBatch ?? k;
@@ -84,20 +128,19 @@ export function expectedDrawsPerSubtask(
   if (!(v > 0 && v <= 1)) throw new UsageError(`The valid rate v must be in (0, 1] (got ${v}).`);
   if (!Number.isInteger(b) || b < 1)
     throw new UsageError(`The initial batch must be a whole number ≥ 1 (got ${b}).`);
-  const q = p ** m;
-  if (b <= k) return expectedVotes(q, k) / v;
-  // A batch larger than k can overshoot: average the continuation over the batch's outcomes.
-  let expected = b;
+  return { q: p ** m, v, b };
+}
+
+/** E[f(lead after the first batch)]: b draws, each valid with probability v, each valid one right with probability q. */
+function overFirstBatch(q: number, v: number, b: number, f: (lead: number) => number): number {
+  let total = 0;
   for (let valid = 0; valid <= b; valid++) {
     const pValid = binomial(b, valid, v);
     if (pValid === 0) continue;
-    for (let correct = 0; correct <= valid; correct++) {
-      const pCorrect = binomial(valid, correct, q);
-      const lead = 2 * correct - valid;
-      expected += (pValid * pCorrect * expectedVotesFrom(q, k, lead)) / v;
-    }
+    for (let correct = 0; correct <= valid; correct++)
+      total += pValid * binomial(valid, correct, q) * f(2 * correct - valid);
   }
-  return expected;
+  return total;
 }
 
 export interface Estimate {
@@ -111,8 +154,9 @@ export interface Estimate {
 
 /**
  * Everything `maker estimate` reports: the k the paper's formula advises for the target, and what
- * running at that k is expected to achieve and cost. `expectedDrawsPerStep` is per subtask
- * (= per step at m = 1); `expectedDraws` covers all s/m subtasks.
+ * running at that k is expected to achieve and cost, for the voter's schedule (`initialBatch`).
+ * `expectedDrawsPerStep` is per subtask (= per step at m = 1); `expectedDraws` covers all s/m
+ * subtasks.
  */
 export function estimate(input: {
   p: number;
@@ -132,10 +176,15 @@ export function estimate(input: {
     initialBatch: input.initialBatch ?? k,
   });
   const expectedDraws = drawsPerSubtask * (input.steps / m);
+  const perSubtask = pSubForSchedule(input.p, k, {
+    v: input.v ?? 1,
+    m,
+    initialBatch: input.initialBatch ?? k,
+  });
   return {
     kMin: input.k === undefined ? k : kMin(input.p, input.steps, input.target, m),
-    pSub: pSub(input.p ** m, k),
-    pFull: pFull(input.p, k, input.steps, m),
+    pSub: perSubtask,
+    pFull: perSubtask ** (input.steps / m),
     expectedDrawsPerStep: drawsPerSubtask,
     expectedDraws,
     expectedCost:

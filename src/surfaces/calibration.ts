@@ -162,7 +162,11 @@ function summarise(
   const p = valid.length === 0 ? 0 : correct.length / valid.length;
   const pI = wilson(correct.length, valid.length);
   const vI = wilson(valid.length, all.length);
-  const advice = recommend(p, v, meta.steps, meta.target);
+  const advice = recommend(
+    { samples: all.length, valid: valid.length, correct: correct.length },
+    meta.steps,
+    meta.target,
+  );
   const tokensPerSample = all.length === 0 ? 0 : all.reduce((t, s) => t + s.tokens, 0) / all.length;
   const flags: Record<string, number> = {};
   for (const s of all) for (const rule of s.flags) flags[rule] = (flags[rule] ?? 0) + 1;
@@ -242,12 +246,19 @@ export async function calibratedK(
     );
   if (c.recommendedK === null)
     throw new UsageError(
-      `${file} found no k that reaches its target (p = ${c.p.toFixed(3)} ≤ 0.5 for ${c.model}): use a stronger model, or choose --k yourself.`,
+      `${file} found no k that reaches its target: ${noKReason(c)} Or choose --k yourself.`,
     );
   return {
     k: c.recommendedK,
-    note: `k = ${c.recommendedK} from ${CALIBRATION_FILE_NAME} (${c.model}, measured ${c.measuredAt.slice(0, 10)}: p = ${c.p.toFixed(3)}, v = ${c.v.toFixed(3)}, target ${c.target} over ${c.steps} subtasks)`,
+    note: `k = ${c.recommendedK} from ${CALIBRATION_FILE_NAME} (${c.model}, measured ${c.measuredAt.slice(0, 10)}: p = ${c.p.toFixed(3)}, at least ${c.pLow.toFixed(3)}, v = ${c.v.toFixed(3)}, target ${c.target} over ${c.steps} subtasks)`,
   };
+}
+
+/** Why a calibration advises no k, and what to do about it. */
+export function noKReason(c: Pick<Calibration, 'p' | 'pLow' | 'model'>): string {
+  return c.p > 0.5
+    ? `p = ${c.p.toFixed(3)} for ${c.model}, but its 95% interval reaches down to ${c.pLow.toFixed(3)} ≤ 0.5, so the samples do not show that voting converges on right answers. Take more samples (--tasks, --samples), or use a stronger model.`
+    : `p = ${c.p.toFixed(3)} ≤ 0.5 for ${c.model}, so voting converges on wrong answers. Use a stronger model or smaller subtasks.`;
 }
 
 export { DEFAULT_MODEL };

@@ -110,7 +110,7 @@ describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, (
     const estimate = await maker([
       'estimate',
       '--p',
-      String(r.p),
+      String(r.pLow),
       '--v',
       String(r.v),
       '--steps',
@@ -177,6 +177,45 @@ describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, (
     expect(Object.values(state.runs)[0]?.config.k).toBe(k);
     const { stdout: status } = await exec('git', ['-C', dir, 'status', '--porcelain']);
     expect(status).not.toContain('maker-calibration.json');
+  });
+
+  it('advises k from the lower end of p’s interval: a few samples all right do not prove p = 1', async () => {
+    const dir = await tempDir();
+    const out = await maker([
+      'calibrate',
+      '--model',
+      'sim',
+      '--p',
+      '1',
+      '--v',
+      '1',
+      '--tasks',
+      '3',
+      '--samples',
+      '5',
+      '--dir',
+      dir,
+      '--json',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const r = JSON.parse(out.stdout) as Result & { pFull: number };
+    expect([r.correctSamples, r.validSamples]).toEqual([15, 15]);
+    // 15 of 15 right puts p in [0.80, 1] (95%): k = 1 would bet 50 subtasks on p being 1.
+    const estimate = await maker([
+      'estimate',
+      '--p',
+      String(r.pLow),
+      '--steps',
+      '50',
+      '--target',
+      '0.95',
+      '--json',
+    ]);
+    const e = JSON.parse(estimate.stdout) as { kMin: number; pFull: number };
+    expect(r.recommendedK).toBe(e.kMin);
+    expect(r.recommendedK).toBeGreaterThan(1);
+    expect(r.pFull).toBeCloseTo(e.pFull, 9);
+    expect(r.pFull).toBeLessThan(1);
   });
 
   it('refuses --confidence auto without a calibration, and --p with a real model', async () => {

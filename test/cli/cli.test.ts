@@ -74,6 +74,15 @@ describe('maker estimate', () => {
     expect(stdout).toMatch(/^k_min = 6$/m);
   });
 
+  it('says when the k it evaluates falls short of the target, k = 1 included', async () => {
+    for (const k of ['1', '2']) {
+      const args = ['estimate', '--p', '0.99', '--steps', '1000', '--target', '0.95', '--k', k];
+      const { code, stdout } = await cli(args);
+      expect(code).toBe(0);
+      expect(stdout).toContain(`Note: k = ${k} falls short of the target 0.95; k_min is 3.`);
+    }
+  });
+
   it('explains an impossible case instead of crashing', async () => {
     const { code, stderr } = await cli([
       'estimate',
@@ -160,9 +169,18 @@ describe('maker bench hanoi', () => {
           '--no-reference',
         ])
       ).stdout,
-    ) as { samples: number; initialBatch: number; solved: boolean };
+    ) as {
+      samples: number;
+      initialBatch: number;
+      solved: boolean;
+      validVotesVsTheory: number;
+      theory: { validVotesPerStep: number; drawsPerStep: number };
+    };
     expect(wide).toMatchObject({ initialBatch: 5, solved: true });
     expect(wide.samples).toBeGreaterThan(narrow.samples * 1.5);
+    // The theory it is measured against is that of the schedule it ran, the wide batch's.
+    expect(wide.theory.validVotesPerStep).toBeCloseTo(wide.theory.drawsPerStep * 0.995, 3);
+    expect(wide.validVotesVsTheory).toBeCloseTo(1, 1);
   });
 
   it('exits 1 and says so when the run is not solved', async () => {

@@ -5,7 +5,7 @@ import {
   wilson,
   type CalibrationSample,
 } from '../../src/core/calibration.js';
-import { estimate } from '../../src/core/math.js';
+import { estimate, kMin } from '../../src/core/math.js';
 
 const right: CalibrationSample = { valid: true, correct: true, key: 'r' };
 const wrong = (key: string): CalibrationSample => ({ valid: true, correct: false, key });
@@ -66,16 +66,29 @@ describe('votedAccuracy', () => {
 });
 
 describe('recommend', () => {
-  it("is maker estimate's k_min and expected samples", () => {
-    const e = estimate({ p: 0.8, v: 0.95, steps: 50, target: 0.95 });
-    expect(recommend(0.8, 0.95, 50, 0.95)).toEqual({
+  it("is maker estimate's k_min and expected samples at the lower end of p's interval", () => {
+    const low = wilson(160, 200).low;
+    const e = estimate({ p: low, v: 200 / 210, steps: 50, target: 0.95 });
+    expect(recommend({ samples: 210, valid: 200, correct: 160 }, 50, 0.95)).toEqual({
       k: e.kMin,
+      p: low,
       expectedSamplesPerSubtask: e.expectedDrawsPerStep,
       pFull: e.pFull,
     });
   });
 
-  it('has no k when p ≤ 1/2', () => {
-    expect(recommend(0.5, 1, 50, 0.95).k).toBeNull();
+  it('does not take a small sample that is all right for p = 1 (k = 1)', () => {
+    const r = recommend({ samples: 10, valid: 10, correct: 10 }, 50, 0.95);
+    expect(r.p).toBeCloseTo(0.7225, 4);
+    expect(r.k).toBe(kMin(r.p, 50, 0.95));
+    expect(r.k).toBeGreaterThan(1);
+    expect(r.pFull).toBeGreaterThanOrEqual(0.95);
+    expect(r.pFull).toBeLessThan(1);
+  });
+
+  it('has no k when p ≤ 1/2, when its interval reaches ½, or with no valid sample', () => {
+    expect(recommend({ samples: 10, valid: 10, correct: 5 }, 50, 0.95).k).toBeNull();
+    expect(recommend({ samples: 10, valid: 10, correct: 7 }, 50, 0.95).k).toBeNull();
+    expect(recommend({ samples: 10, valid: 0, correct: 0 }, 50, 0.95).k).toBeNull();
   });
 });

@@ -6,6 +6,8 @@ import {
   kMin,
   pFull,
   pSub,
+  pSubForSchedule,
+  winProbabilityFrom,
 } from '../../src/core/math.js';
 import { firstToAheadByK } from '../../src/core/voting/first-to-ahead-by-k.js';
 import type { Sample } from '../../src/core/voting/types.js';
@@ -55,6 +57,20 @@ describe('the paper’s scaling laws', () => {
       expectedVotes(0.9, 3) / 0.5,
       12,
     );
+  });
+
+  it('a wider first batch, counted whole, is right at least as often as p_sub, exactly as computed', () => {
+    // p = 0.8, k = 3, first batch 5: the lead after 5 votes, then gambler's ruin from it.
+    expect(1 - pSubForSchedule(0.8, 3, { initialBatch: 5 })).toBeCloseTo(0.0106584615, 9);
+    expect(pSubForSchedule(0.8, 3, { initialBatch: 3, v: 0.5 })).toBe(pSub(0.8, 3));
+    expect(winProbabilityFrom(0.8, 3, 0)).toBeCloseTo(pSub(0.8, 3), 12);
+    expect(winProbabilityFrom(0.5, 3, 1)).toBeCloseTo(4 / 6, 12);
+    for (const p of [0.55, 0.7, 0.9, 0.9978])
+      for (const k of [1, 2, 3, 5])
+        for (const v of [1, 0.6])
+          expect(pSubForSchedule(p, k, { v, initialBatch: 2 * k - 1 })).toBeGreaterThanOrEqual(
+            pSub(p, k) - 1e-12,
+          );
   });
 
   it('m > 1 races the m-step success p^m', () => {
@@ -135,10 +151,19 @@ describe('theory against Monte Carlo runs of the real voting code', () => {
     expect(mc.meanVotes / expectedVotes(0.75, 3)).toBeCloseTo(1, 1);
   });
 
-  it('an initial batch of 2k − 1 costs what the exact formula says', async () => {
-    const mc = await monteCarlo(0.8, 3, 0.9, 20_000, 5);
+  it('an initial batch of 2k − 1 costs, and is right as often as, the exact formulas say', async () => {
+    const trials = 20_000;
+    const mc = await monteCarlo(0.8, 3, 0.9, trials, 5);
     const expected = expectedDrawsPerSubtask(0.8, 3, { v: 0.9, initialBatch: 5 });
     expect(expected).toBeGreaterThan(expectedDrawsPerSubtask(0.8, 3, { v: 0.9 }));
     expect(Math.abs(mc.meanDraws - expected)).toBeLessThan(4 * mc.seDraws);
+    // The whole first batch is counted before the first check: more evidence than the sequential
+    // rule, so fewer wrong winners than 1 − p_sub (0.0154 here), and estimate says how many.
+    const e = estimate({ p: 0.8, steps: 10, target: 0.5, k: 3, v: 0.9, initialBatch: 5 });
+    const errorRate = 1 - e.pSub;
+    const seError = Math.sqrt((errorRate * (1 - errorRate)) / trials);
+    expect(errorRate).toBeLessThan(1 - pSub(0.8, 3));
+    expect(Math.abs(mc.errorRate - errorRate)).toBeLessThan(4 * seError);
+    expect(e.pFull).toBeCloseTo(e.pSub ** 10, 12);
   });
 });

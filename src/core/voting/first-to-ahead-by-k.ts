@@ -16,8 +16,10 @@ export interface VoteOptions<T> {
   readonly keyOf: KeyOf<T>;
   /**
    * Draws in the first, parallel batch. Default `k`, the fewest that can decide (the paper's
-   * schedule). Worker candidates use `2k−1`. Later batches draw `k − lead`, the most that cannot
-   * overshoot, so batching costs no more draws than sequential voting.
+   * schedule). Later batches draw `k − lead`, the most that cannot overshoot, so with a first batch
+   * of at most k batching costs no more draws than sequential voting. A wider first batch (`2k−1`,
+   * as for slow workers) is counted whole before the first check: it may cost draws the sequential
+   * rule would not have made, and decides on that extra evidence.
    */
   readonly initialBatch?: number;
   /** Cap on draws, flagged ones included. At the cap an undecided vote returns `undecided`. */
@@ -41,8 +43,10 @@ const SCAN_LIMIT = 8;
  * First-to-ahead-by-k voting (Meyerson et al. 2025, Fig. 2): draw samples with identical input
  * until one equivalence class has `k` more valid votes than any other. Red-flagged samples cost a
  * draw but never vote. Batches are drawn in parallel; because every top-up is `k − lead` draws, a
- * decision can only fall on a batch's last vote, so the votes counted, and the winner, are exactly
- * those of the sequential algorithm.
+ * decision can only fall on a top-up's last vote, so with a first batch of at most k (the default)
+ * the votes counted, and the winner, are exactly those of the sequential algorithm. A wider first
+ * batch is counted whole, then the same rule goes on from its standings (`pSubForSchedule` in
+ * `../math.ts` gives how often that is right).
  *
  * Rejects with {@link AbortedError} when `signal` aborts, and with the sampler's own error when a
  * draw fails.

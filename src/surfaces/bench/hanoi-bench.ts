@@ -1,4 +1,4 @@
-import { expectedDrawsPerSubtask, expectedVotes, pFull } from '../../core/math.js';
+import { expectedDrawsPerSubtask, pSubForSchedule } from '../../core/math.js';
 import { stepCount } from '../../core/hanoi/hanoi.js';
 import { hanoiSimAgent } from '../../adapters/sim/hanoi-sim.js';
 import type { LanguageModel } from '../../ports/language-model.js';
@@ -99,16 +99,19 @@ export async function runHanoiBench(options: HanoiBenchOptions): Promise<HanoiBe
   }
 
   const steps = report.stepsDone;
-  const theoryVotesPerStep = expectedVotes(options.p, options.k);
+  const schedule = { v: options.v, initialBatch };
+  const theoryDrawsPerStep = expectedDrawsPerSubtask(options.p, options.k, schedule);
+  // Each draw is valid with probability v whatever came before (Wald): E[votes] = v·E[draws].
+  const theoryVotesPerStep = theoryDrawsPerStep * options.v;
   const theory = isSim
     ? {
         validVotesPerStep: round(theoryVotesPerStep, 4),
         validVotes: Math.round(theoryVotesPerStep * steps),
-        drawsPerStep: round(
-          expectedDrawsPerSubtask(options.p, options.k, { v: options.v, initialBatch }),
+        drawsPerStep: round(theoryDrawsPerStep, 4),
+        pFull: round(
+          pSubForSchedule(options.p, options.k, schedule) ** stepCount(options.disks),
           4,
         ),
-        pFull: round(pFull(options.p, options.k, stepCount(options.disks)), 4),
       }
     : null;
   const validVotesPerStep = steps === 0 ? 0 : report.validSamples / steps;

@@ -7,6 +7,7 @@ import {
   CALIBRATION_FILE_NAME,
   DEFAULT_MODEL,
   calibrate,
+  noKReason,
   saveCalibration,
   type Calibration,
 } from '../../calibration.js';
@@ -26,7 +27,8 @@ flag, the LLM review included). v is the share of samples that are valid
 (run with node in a sandbox: bubblewrap, no network). Both come with 95% Wilson
 intervals. From the same samples, resampled (seeded), it measures how often the
 first-to-ahead-by-k winner is correct for k = 1…5. Then it advises k for the
-target and step count with \`maker estimate\`'s formulas, and the samples and
+target and step count with \`maker estimate\`'s formulas at the lower end of
+p's interval (a few samples all right do not make p = 1), and the samples and
 tokens a minimal subtask is expected to cost.
 
 The result is saved as maker-calibration.json in --dir (kept out of git), and
@@ -132,8 +134,8 @@ function table(c: Calibration, file: string): string {
     ),
     '',
     c.recommendedK === null
-      ? `No k reaches ${c.target} over ${c.steps} subtasks: p ≤ 0.5, so voting converges on wrong answers. Use a stronger model or smaller subtasks.`
-      : `Recommended k = ${c.recommendedK} for P(all ${c.steps} subtasks right) ≥ ${c.target} (${(c.pFull ?? 0).toFixed(4)} expected), about ${(c.expectedSamplesPerSubtask ?? 0).toFixed(2)} samples and ${Math.round(c.expectedTokensPerSubtask ?? 0).toLocaleString('en-US')} tokens per minimal subtask.`,
+      ? `No k reaches ${c.target} over ${c.steps} subtasks: ${noKReason(c)}`
+      : `Recommended k = ${c.recommendedK} for P(all ${c.steps} subtasks right) ≥ ${c.target} (${(c.pFull ?? 0).toFixed(4)} expected at p = ${c.pLow.toFixed(3)}, the lower end of its interval), about ${(c.expectedSamplesPerSubtask ?? 0).toFixed(2)} samples and ${Math.round(c.expectedTokensPerSubtask ?? 0).toLocaleString('en-US')} tokens per minimal subtask.`,
   ];
   const flags = Object.entries(c.flags);
   if (flags.length > 0) lines.push(`Red flags: ${flags.map(([r, n]) => `${r} ${n}`).join(', ')}.`);

@@ -93,7 +93,7 @@ the whole task then succeed, and the expected number of samples and cost.`,
     ];
     if (result.expectedCost !== undefined)
       lines.push(`expected cost         ${result.expectedCost.toFixed(2)}`);
-    if (kUsed > 1 && result.pFull < o.target)
+    if (o.k !== undefined && result.pFull < o.target)
       lines.push(
         `Note: k = ${kUsed} falls short of the target ${o.target}; k_min is ${result.kMin}.`,
       );
