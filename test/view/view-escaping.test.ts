@@ -103,9 +103,7 @@ describe.skipIf(!installed)('model-written text in headless Chromium', () => {
       const diff = page.locator(`[data-detail-node="${leaf}"] pre.diff`).first();
       await diff.waitFor();
       expect((await diff.textContent())?.trimEnd()).toBe(HOSTILE_DIFF.trimEnd());
-      expect(await page.locator('[data-question="q-hostile"] .prompt').textContent()).toBe(
-        HOSTILE,
-      );
+      expect(await page.locator('[data-question="q-hostile"] .prompt').textContent()).toBe(HOSTILE);
       expect(await page.locator('header.top .idea').textContent()).toBe(HOSTILE);
       expect(await page.locator('img').count()).toBe(0);
       expect(await page.evaluate('window.pwned')).toBeUndefined();
