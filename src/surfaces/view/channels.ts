@@ -41,6 +41,13 @@ export class RunChannels implements ViewListener {
     this.#keepalive.unref();
   }
 
+  /** How many pages' event streams are open. */
+  get streams(): number {
+    let count = 0;
+    for (const channel of this.#channels.values()) count += channel.clients.size;
+    return count;
+  }
+
   /** The run a page asked for, or the latest one; undefined when there is none (yet). */
   async resolve(runId: string | undefined): Promise<string | undefined> {
     const state = await this.#source.state();
@@ -64,6 +71,8 @@ export class RunChannels implements ViewListener {
       this.#channels.set(key, channel);
     }
     const snapshot = await this.snapshot(key === '' ? undefined : key);
+    // The page may have gone while its snapshot was made: its 'close' has fired already.
+    if (res.destroyed) return;
     if (snapshot === undefined)
       this.#write(res, 'empty', {
         dir: this.#source.dir,

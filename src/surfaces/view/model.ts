@@ -72,6 +72,7 @@ export function viewRun(run: Run): ViewRun {
     status: run.status,
     createdAt: run.createdAt,
     worker: run.config.worker,
+    simulated: s.simulated,
     k: run.config.k,
     confidence: run.config.confidence,
     hitl: run.config.hitl,

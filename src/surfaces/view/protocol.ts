@@ -52,6 +52,8 @@ export interface ViewRun {
   readonly status: string;
   readonly createdAt: string;
   readonly worker: string;
+  /** The plans and candidates are simulated (`sim`, `jules-fake`): placeholder work, not real work. */
+  readonly simulated: boolean;
   readonly k: number;
   readonly confidence: string;
   readonly hitl: string;

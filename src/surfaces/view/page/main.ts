@@ -187,6 +187,16 @@ class App {
       h('h1', {}, 'MAKER'),
       runs,
       h('span', { class: `pill run-${run.status}`, data: { runStatus: run.status } }, run.status),
+      run.simulated
+        ? h(
+            'span',
+            {
+              class: 'pill simulated',
+              title: `Simulated with the ${run.worker} worker: the plans and files are placeholders, not real work.`,
+            },
+            'SIMULATED',
+          )
+        : null,
       h('span', { class: 'idea', title: run.idea }, run.idea),
       h(
         'span',

@@ -46,8 +46,15 @@ export class Store {
     this.version += 1;
   }
 
+  /**
+   * Adds the entries the log does not hold yet: the journal's tail a page starts with may overlap
+   * the first entries the server sends after it. (`seq` alone is not enough: a process that died
+   * before saving its last events numbers the next ones again.)
+   */
   appendLog(entries: readonly LogEntry[]): void {
-    this.log = [...this.log, ...entries].slice(-MAX_LOG);
+    const held = new Set(this.log.map(logKey));
+    const fresh = entries.filter((e) => !held.has(logKey(e)));
+    this.log = [...this.log, ...fresh].slice(-MAX_LOG);
     this.version += 1;
   }
 
@@ -62,4 +69,8 @@ export class Store {
       out.unshift(n.parentId);
     return out;
   }
+}
+
+function logKey(e: LogEntry): string {
+  return `${e.seq}@${e.at}`;
 }
