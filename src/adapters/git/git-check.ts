@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { CheckSandbox } from '../sandbox/bwrap.js';
+import type { CheckSandbox, Hidden } from '../sandbox/bwrap.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -9,7 +9,8 @@ const PASSED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM'];
 
 /**
  * Runs `command` confined by `sandbox` in `scratch`, a fresh checkout of `treeish` from the
- * repository at `dir`, with a timeout; resolves with whether it passed and the tail of its output.
+ * repository at `dir`, with a timeout and `hidden` out of its sight; resolves with whether it
+ * passed and the tail of its output.
  */
 export async function runCheckIn(
   dir: string,
@@ -18,6 +19,7 @@ export async function runCheckIn(
   command: string,
   timeoutMs: number,
   sandbox: CheckSandbox,
+  hidden: readonly Hidden[] = [],
 ): Promise<{ ok: boolean; output: string }> {
   await execFileAsync('sh', [
     '-c',
@@ -30,7 +32,7 @@ export async function runCheckIn(
   const env = Object.fromEntries(
     PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
   ) as Record<string, string>;
-  const [file, ...args] = sandbox.argv(command, scratch);
+  const [file, ...args] = sandbox.argv(command, scratch, hidden);
   const result = await execFileAsync(file as string, args, {
     cwd: scratch,
     env,
