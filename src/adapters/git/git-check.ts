@@ -7,10 +7,16 @@ const execFileAsync = promisify(execFile);
 /** Only what a build needs from the environment: no keys or tokens reach a check. */
 const PASSED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM'];
 
+/** What a check may print on each of stdout and stderr before it is stopped. */
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/** How much of a check's output is kept (its tail), the reason it was stopped included. */
+const KEPT_CHARS = 2000;
+
 /**
  * Runs `command` confined by `sandbox` in `scratch`, a fresh checkout of `treeish` from the
- * repository at `dir`, with a timeout and `hidden` out of its sight; resolves with whether it
- * passed and the tail of its output.
+ * repository at `dir`, with a timeout, no input and `hidden` out of its sight; resolves with
+ * whether it passed and the tail of its output, ending with why it was stopped if it was.
  */
 export async function runCheckIn(
   dir: string,
@@ -33,17 +39,28 @@ export async function runCheckIn(
     PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
   ) as Record<string, string>;
   const [file, ...args] = sandbox.argv(command, scratch, hidden);
-  const result = await execFileAsync(file as string, args, {
+  const running = execFileAsync(file as string, args, {
     cwd: scratch,
     env,
     timeout: timeoutMs,
     killSignal: 'SIGKILL',
-    maxBuffer: 4 * 1024 * 1024,
-  })
-    .then((r) => ({ ok: true, output: r.stdout + r.stderr }))
-    .catch((error: { stdout?: string; stderr?: string; killed?: boolean }) => ({
-      ok: false,
-      output: `${error.killed === true ? `timed out after ${timeoutMs} ms\n` : ''}${error.stdout ?? ''}${error.stderr ?? ''}`,
-    }));
-  return { ok: result.ok, output: result.output.slice(-2000) };
+    maxBuffer: MAX_OUTPUT_BYTES,
+  });
+  running.child.stdin?.end();
+  return running
+    .then((r) => ({ ok: true, output: tail(r.stdout + r.stderr, '') }))
+    .catch((error: { stdout?: string; stderr?: string; killed?: boolean; code?: unknown }) => {
+      const stopped =
+        error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
+          ? `\nstopped: it printed more than ${MAX_OUTPUT_BYTES} bytes`
+          : error.killed === true
+            ? `\ntimed out after ${timeoutMs} ms`
+            : '';
+      return { ok: false, output: tail(`${error.stdout ?? ''}${error.stderr ?? ''}`, stopped) };
+    });
+}
+
+/** The end of `output`, then `reason`: kept last, so every shorter tail taken later shows it. */
+function tail(output: string, reason: string): string {
+  return `${output.slice(-(KEPT_CHARS - reason.length))}${reason}`;
 }

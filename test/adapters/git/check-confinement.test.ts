@@ -116,6 +116,33 @@ describe.skipIf(sandbox === undefined)('a check, confined', () => {
       await rm(run, { recursive: true, force: true });
     }
   });
+
+  it('says why it failed, timeout or too much output, whatever it printed before', async () => {
+    const { ws, base } = await repo();
+    try {
+      const slow = await ws.runCheck(base, 'yes working | head -c 10000; sleep 30', 1000);
+      expect(slow.ok).toBe(false);
+      expect(slow.output).toMatch(/timed out after 1000 ms\s*$/);
+      const loud = await ws.runCheck(base, 'yes | head -c 20000000', 20_000);
+      expect(loud.ok).toBe(false);
+      expect(loud.output).toMatch(/printed more than \d+ bytes\s*$/);
+      expect(loud.output).not.toMatch(/timed out/);
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('gets no input: a command that reads stdin sees its end instead of waiting out the timeout', async () => {
+    const { ws, base } = await repo();
+    try {
+      expect(await ws.runCheck(base, 'cat; echo read-all', 10_000)).toEqual({
+        ok: true,
+        output: 'read-all\n',
+      });
+    } finally {
+      await ws.close();
+    }
+  }, 20_000);
 });
 
 describe('the places a check must not read', () => {
