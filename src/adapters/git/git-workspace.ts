@@ -8,7 +8,7 @@ import { runCheckIn } from './git-check.js';
 import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
 import { GitPlumbing } from './git-plumbing.js';
 import { commitTree, commonGitDir, excludeLocally, prepareRepository } from './git-repo.js';
-import { memoryScratchRoot, scratchDir, sweepScratch } from './scratch.js';
+import { memoryScratchRoot, removeTree, scratchDir, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
 import { treeWithEdits } from './tree-edit.js';
 import { GitLauncher } from './git-launcher.js';
@@ -304,7 +304,8 @@ export class GitWorkspace implements Workspace {
     try {
       return await runCheckIn(this.dir, scratch, treeish, command, timeoutMs, sandbox, hidden);
     } finally {
-      await rm(scratch, { recursive: true, force: true });
+      // What the check left there is its own doing: a checkout that resists removal is swept later.
+      await removeTree(scratch).catch(() => undefined);
     }
   }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitWorkspace } from '../../../src/adapters/git/git-workspace.js';
+import { sweepScratch } from '../../../src/adapters/git/scratch.js';
 import {
   findSandbox,
   secretPlaces,
@@ -143,6 +144,49 @@ describe.skipIf(sandbox === undefined)('a check, confined', () => {
       await ws.close();
     }
   }, 20_000);
+
+  it('leaves a checkout that is hard to remove (too deep for a path) without failing the run', async () => {
+    const { ws, base } = await repo();
+    try {
+      const deep =
+        'for i in $(seq 1 300); do mkdir aaaaaaaaaaaaaaaaaaaa && cd -P aaaaaaaaaaaaaaaaaaaa; done';
+      expect(await ws.runCheck(base, `${deep} && echo deep`, 20_000)).toEqual({
+        ok: true,
+        output: 'deep\n',
+      });
+    } finally {
+      await ws.close();
+    }
+  });
+});
+
+describe('scratch left by a dead process', () => {
+  it('is swept even when too deep for a path, and an unremovable one never blocks opening', async () => {
+    const root = await tempDir();
+    const left = join(root, 'maker-check-999999-5-abc');
+    await mkdir(left);
+    await execFileAsync('sh', [
+      '-c',
+      'cd "$1" && for i in $(seq 1 300); do mkdir aaaaaaaaaaaaaaaaaaaa && cd -P aaaaaaaaaaaaaaaaaaaa; done',
+      'sh',
+      left,
+    ]);
+    await sweepScratch(root);
+    expect(existsSync(left)).toBe(false);
+    // An immutable file (root can make one) resists every removal: the sweep leaves it, quietly.
+    const stuck = join(root, 'maker-check-999999-5-def');
+    await mkdir(stuck);
+    await writeFile(join(stuck, 'f'), '');
+    const immutable = await execFileAsync('chattr', ['+i', join(stuck, 'f')]).then(
+      () => true,
+      () => false,
+    );
+    try {
+      await expect(sweepScratch(root)).resolves.toBeUndefined();
+    } finally {
+      if (immutable) await execFileAsync('chattr', ['-i', join(stuck, 'f')]);
+    }
+  });
 });
 
 describe('the places a check must not read', () => {
