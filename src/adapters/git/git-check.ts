@@ -27,14 +27,21 @@ export async function runCheckIn(
   sandbox: CheckSandbox,
   hidden: readonly Hidden[] = [],
 ): Promise<{ ok: boolean; output: string }> {
-  await execFileAsync('sh', [
+  // A tree git holds may still not fit a file system (a path too long for it): the candidate's
+  // check then fails, as its content's doing, instead of the run.
+  const checkout = await execFileAsync('sh', [
     '-c',
     `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`,
     'sh',
     dir,
     treeish,
     scratch,
-  ]);
+  ]).then(
+    () => undefined,
+    (error: { stderr?: string }) => error.stderr ?? '',
+  );
+  if (checkout !== undefined)
+    return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
   const env = Object.fromEntries(
     PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
   ) as Record<string, string>;
