@@ -23,7 +23,7 @@ const tempDir = useTempDirs();
 const sandbox = await findSandbox();
 
 describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
-  async function candidateWithCheck(check: string) {
+  async function candidateWithCheck(check: string, path = 'src/a.txt') {
     const dir = await tempDir();
     const ws = await openWorkspace(dir, true, {});
     const base = (await ws.resolve('main')) as string;
@@ -54,7 +54,7 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
       planner: new SimPlanner({ seed: 1 }),
       worker: {
         id: 'scripted',
-        run: () => Promise.resolve({ ok: true, edits: [{ path: 'src/a.txt', content: 'a\n' }] }),
+        run: () => Promise.resolve({ ok: true, edits: [{ path, content: 'a\n' }] }),
       },
       signal: new AbortController().signal,
       now: () => new Date(0),
@@ -122,6 +122,18 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
     } finally {
       await rm(persistent, { recursive: true, force: true });
     }
+  });
+
+  it('flags a candidate whose tree cannot be checked out for its check, instead of failing the run', async () => {
+    // 4,096 bytes: a path git holds, but no file system can name (PATH_MAX counts the NUL).
+    const dirs = `src/${Array<string>(16).fill('d'.repeat(250)).join('/')}/`;
+    const path = dirs + 'f'.repeat(4096 - dirs.length);
+    const result = await candidateWithCheck('true', path);
+    expect(result.ok).toBe(false);
+    if (!result.ok)
+      expect(result.flags[0]?.message).toMatch(
+        /File name too long.*could not be checked out to run it$/s,
+      );
   });
 
   it('runs the overall check on the result before the veto, and shows it there', async () => {

@@ -1,15 +1,22 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { CheckSandbox } from '../sandbox/bwrap.js';
+import type { CheckSandbox, Hidden } from '../sandbox/bwrap.js';
 
 const execFileAsync = promisify(execFile);
 
 /** Only what a build needs from the environment: no keys or tokens reach a check. */
 const PASSED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM'];
 
+/** What a check may print on each of stdout and stderr before it is stopped. */
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/** How much of a check's output is kept (its tail), the reason it was stopped included. */
+const KEPT_CHARS = 2000;
+
 /**
  * Runs `command` confined by `sandbox` in `scratch`, a fresh checkout of `treeish` from the
- * repository at `dir`, with a timeout; resolves with whether it passed and the tail of its output.
+ * repository at `dir`, with a timeout, no input and `hidden` out of its sight; resolves with
+ * whether it passed and the tail of its output, ending with why it was stopped if it was.
  */
 export async function runCheckIn(
   dir: string,
@@ -18,30 +25,49 @@ export async function runCheckIn(
   command: string,
   timeoutMs: number,
   sandbox: CheckSandbox,
+  hidden: readonly Hidden[] = [],
 ): Promise<{ ok: boolean; output: string }> {
-  await execFileAsync('sh', [
+  // A tree git holds may still not fit a file system (a path too long for it): the candidate's
+  // check then fails, as its content's doing, instead of the run.
+  const checkout = await execFileAsync('sh', [
     '-c',
     `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`,
     'sh',
     dir,
     treeish,
     scratch,
-  ]);
+  ]).then(
+    () => undefined,
+    (error: { stderr?: string }) => error.stderr ?? '',
+  );
+  if (checkout !== undefined)
+    return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
   const env = Object.fromEntries(
     PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
   ) as Record<string, string>;
-  const [file, ...args] = sandbox.argv(command, scratch);
-  const result = await execFileAsync(file as string, args, {
+  const [file, ...args] = sandbox.argv(command, scratch, hidden);
+  const running = execFileAsync(file as string, args, {
     cwd: scratch,
     env,
     timeout: timeoutMs,
     killSignal: 'SIGKILL',
-    maxBuffer: 4 * 1024 * 1024,
-  })
-    .then((r) => ({ ok: true, output: r.stdout + r.stderr }))
-    .catch((error: { stdout?: string; stderr?: string; killed?: boolean }) => ({
-      ok: false,
-      output: `${error.killed === true ? `timed out after ${timeoutMs} ms\n` : ''}${error.stdout ?? ''}${error.stderr ?? ''}`,
-    }));
-  return { ok: result.ok, output: result.output.slice(-2000) };
+    maxBuffer: MAX_OUTPUT_BYTES,
+  });
+  running.child.stdin?.end();
+  return running
+    .then((r) => ({ ok: true, output: tail(r.stdout + r.stderr, '') }))
+    .catch((error: { stdout?: string; stderr?: string; killed?: boolean; code?: unknown }) => {
+      const stopped =
+        error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
+          ? `\nstopped: it printed more than ${MAX_OUTPUT_BYTES} bytes`
+          : error.killed === true
+            ? `\ntimed out after ${timeoutMs} ms`
+            : '';
+      return { ok: false, output: tail(`${error.stdout ?? ''}${error.stderr ?? ''}`, stopped) };
+    });
+}
+
+/** The end of `output`, then `reason`: kept last, so every shorter tail taken later shows it. */
+function tail(output: string, reason: string): string {
+  return `${output.slice(-(KEPT_CHARS - reason.length))}${reason}`;
 }

@@ -1,14 +1,14 @@
 import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
-import { findSandbox, NO_SANDBOX } from '../sandbox/bwrap.js';
+import { findSandbox, hiddenPlaces, NO_SANDBOX, secretPlaces } from '../sandbox/bwrap.js';
 import { runCheckIn } from './git-check.js';
 import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
 import { GitPlumbing } from './git-plumbing.js';
 import { commitTree, commonGitDir, excludeLocally, prepareRepository } from './git-repo.js';
-import { memoryScratchRoot, scratchDir, sweepScratch } from './scratch.js';
+import { memoryScratchRoot, removeTree, scratchDir, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
 import { treeWithEdits } from './tree-edit.js';
 import { GitLauncher } from './git-launcher.js';
@@ -294,11 +294,18 @@ export class GitWorkspace implements Workspace {
   ): Promise<{ ok: boolean; output: string }> {
     const sandbox = await findSandbox();
     if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
+    // Out of sight: the repository (its history, config and MAKER's state), sockets under /run
+    // (D-Bus, docker, databases) and the home directory's credential stores.
+    const hidden = [
+      ...(await hiddenPlaces(['/run', this.dir, await this.gitDir()])),
+      ...(await secretPlaces(homedir())),
+    ];
     const scratch = await scratchDir(tmpdir(), 'check');
     try {
-      return await runCheckIn(this.dir, scratch, treeish, command, timeoutMs, sandbox);
+      return await runCheckIn(this.dir, scratch, treeish, command, timeoutMs, sandbox, hidden);
     } finally {
-      await rm(scratch, { recursive: true, force: true });
+      // What the check left there is its own doing: a checkout that resists removal is swept later.
+      await removeTree(scratch).catch(() => undefined);
     }
   }
 

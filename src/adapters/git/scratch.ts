@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { currentProcess, processIdentity } from '../os/process-identity.js';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * A fresh scratch directory under `root`, named after this process (`<kind>-<pid>-<start>-…`), so
@@ -14,7 +18,10 @@ export async function scratchDir(root: string, kind: string): Promise<string> {
   return mkdtemp(join(root, `maker-${kind}-${pid}-${startTime ?? '0'}-`));
 }
 
-/** Removes the scratch directories under `root` whose process is gone (a SIGKILL leaves them). */
+/**
+ * Removes the scratch directories under `root` whose process is gone (a SIGKILL leaves them). One
+ * that cannot be removed is left, never an error: it must not keep a workspace from opening.
+ */
 export async function sweepScratch(root: string): Promise<void> {
   const entries = await readdir(root).catch(() => []);
   for (const name of entries) {
@@ -22,7 +29,24 @@ export async function sweepScratch(root: string): Promise<void> {
     if (match === null) continue;
     const owner = processIdentity(Number(match[1]));
     if (owner === undefined || (match[2] !== '0' && owner.startTime !== match[2]))
-      await rm(join(root, name), { recursive: true, force: true });
+      await removeTree(join(root, name)).catch(() => undefined);
+  }
+}
+
+/**
+ * Removes `dir` and everything in it, also what a check may have left to resist it: directories
+ * nested deeper than a path can name (Node's `rm` fails with ENAMETOOLONG) or made read-only.
+ */
+export async function removeTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true });
+  } catch {
+    await execFileAsync('sh', [
+      '-c',
+      'chmod -R u+rwx -- "$1" 2>/dev/null; rm -rf -- "$1"',
+      'sh',
+      dir,
+    ]);
   }
 }
 

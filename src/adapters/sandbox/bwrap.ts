@@ -1,7 +1,15 @@
 import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
+
+/** A place a check must not see: shown as an empty directory, or an empty file. */
+export interface Hidden {
+  readonly path: string;
+  readonly directory: boolean;
+}
 
 /**
  * A confinement for commands MAKER did not write (a subtask's check, proposed by a model): no
@@ -9,18 +17,22 @@ const execFileAsync = promisify(execFile);
  */
 export interface CheckSandbox {
   readonly name: string;
-  /** The argv that runs `command` (through `sh -c`) confined, with `dir` its only writable place. */
-  argv(command: string, dir: string): string[];
+  /**
+   * The argv that runs `command` (through `sh -c`) confined, with `dir` its only writable place and
+   * each of `hidden` (existing paths, see {@link hiddenPlaces}) out of its sight.
+   */
+  argv(command: string, dir: string, hidden?: readonly Hidden[]): string[];
 }
 
 /**
  * bubblewrap (`bwrap`, Debian's `bubblewrap`): the file system read-only, a private `/tmp`, `dir`
- * writable, no network, its own process, IPC and UTS namespaces, a new session (no terminal
- * injection), everything killed with it. Reads are not confined.
+ * writable, no network, no capabilities (under root too: it could remount the system writable),
+ * its own process, IPC and UTS namespaces, a new session (no terminal injection), everything
+ * killed with it. Reads are confined only by `hidden`.
  */
 export const bubblewrap: CheckSandbox = {
   name: 'bubblewrap',
-  argv: (command, dir) => [
+  argv: (command, dir, hidden = []) => [
     'bwrap',
     '--ro-bind',
     '/',
@@ -31,6 +43,9 @@ export const bubblewrap: CheckSandbox = {
     '/proc',
     '--tmpfs',
     '/tmp',
+    ...hidden.flatMap((h) =>
+      h.directory ? ['--tmpfs', h.path] : ['--ro-bind', '/dev/null', h.path],
+    ),
     '--bind',
     dir,
     dir,
@@ -40,6 +55,8 @@ export const bubblewrap: CheckSandbox = {
     '--unshare-uts',
     '--die-with-parent',
     '--new-session',
+    '--cap-drop',
+    'ALL',
     '--chdir',
     dir,
     '--setenv',
@@ -53,6 +70,47 @@ export const bubblewrap: CheckSandbox = {
     command,
   ],
 };
+
+/** Which of `paths` exist, as places to hide (a path that is gone has nothing to hide). */
+export async function hiddenPlaces(paths: readonly string[]): Promise<Hidden[]> {
+  const found = await Promise.all(
+    paths.map((path) =>
+      stat(path).then(
+        (s) => ({ path, directory: s.isDirectory() }),
+        () => undefined,
+      ),
+    ),
+  );
+  return found.filter((h) => h !== undefined);
+}
+
+/**
+ * Where credentials live under a home directory (SSH and GPG keys, git, gh, Gemini CLI, cloud and
+ * package-registry logins): read by a check, they would reach its output, the state and the model.
+ */
+const SECRET_PLACES = [
+  '.ssh',
+  '.gnupg',
+  '.git-credentials',
+  '.netrc',
+  '.config/gh',
+  '.config/git/credentials',
+  '.gemini',
+  '.npmrc',
+  '.pypirc',
+  '.docker',
+  '.kube',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.password-store',
+  '.local/share/keyrings',
+];
+
+/** The credential stores present under `home`, to hide from a check. */
+export function secretPlaces(home: string): Promise<Hidden[]> {
+  return hiddenPlaces(SECRET_PLACES.map((p) => join(home, p)));
+}
 
 const probes = new Map<string, Promise<CheckSandbox | undefined>>();
 

@@ -1,0 +1,205 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GitWorkspace } from '../../../src/adapters/git/git-workspace.js';
+import { sweepScratch } from '../../../src/adapters/git/scratch.js';
+import {
+  findSandbox,
+  secretPlaces,
+  type CheckSandbox,
+} from '../../../src/adapters/sandbox/bwrap.js';
+import { useTempDirs } from '../../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const sandbox = await findSandbox();
+const execFileAsync = promisify(execFile);
+
+/**
+ * Directories outside `/tmp` (the sandbox has a private `/tmp`, so a place there proves nothing):
+ * under the checkout, or under the home directory when the checkout is itself in `/tmp`.
+ */
+const outside: string[] = [];
+afterEach(async () => {
+  await Promise.all(outside.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+async function outsideTmp(): Promise<string> {
+  const inTmp = (path: string) => path === '/tmp' || path.startsWith('/tmp/');
+  const cache = inTmp(process.cwd())
+    ? join(homedir(), '.cache')
+    : join(process.cwd(), 'node_modules', '.cache');
+  await mkdir(cache, { recursive: true });
+  const dir = await mkdtemp(join(cache, 'maker-confined-'));
+  outside.push(dir);
+  return dir;
+}
+
+async function repo(dir?: string) {
+  const ws = await GitWorkspace.open(dir ?? (await tempDir()), { create: true });
+  return { ws, base: (await ws.resolve('main')) as string };
+}
+
+describe.skipIf(sandbox === undefined)('a check, confined', () => {
+  it('holds no capabilities, so even under root it cannot remount the system writable', async () => {
+    const { ws, base } = await repo();
+    const target = await outsideTmp();
+    try {
+      const caps = await ws.runCheck(base, 'grep CapEff /proc/self/status', 20_000);
+      expect(caps.output).toMatch(/^CapEff:\s*0+\s*$/);
+      const escape = await ws.runCheck(
+        base,
+        `mount -o remount,rw,bind / ; echo pwned > ${target}/pwned`,
+        20_000,
+      );
+      expect(escape.ok).toBe(false);
+      expect(existsSync(join(target, 'pwned'))).toBe(false);
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('cannot read the repository it checks (its .git, the state) nor other runs', async () => {
+    const dir = await outsideTmp();
+    const { ws, base } = await repo(dir);
+    await writeFile(join(dir, 'maker-state.json'), '{"secret":"state"}\n');
+    try {
+      for (const read of [`cat ${dir}/.git/config`, `cat ${dir}/maker-state.json`]) {
+        const result = await ws.runCheck(base, read, 20_000);
+        expect(result.ok).toBe(false);
+        expect(result.output).not.toMatch(/repositoryformatversion|secret/);
+      }
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('cannot read the credential stores it is given to hide, directories or files', async () => {
+    const home = await outsideTmp();
+    await mkdir(join(home, '.ssh'));
+    await writeFile(join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
+    await writeFile(join(home, '.netrc'), 'machine x password hunter2\n');
+    const scratch = await tempDir();
+    const [file, ...args] = (sandbox as CheckSandbox).argv(
+      `cat ${home}/.ssh/id_ed25519 ${home}/.netrc; ls -a ${home}`,
+      scratch,
+      await secretPlaces(home),
+    );
+    const { stdout } = await execFileAsync(file as string, args).catch(
+      (error: { stdout: string }) => error,
+    );
+    expect(stdout).not.toMatch(/PRIVATE KEY|hunter2/);
+    expect(stdout).toMatch(/\.netrc/); // there, and empty
+  });
+
+  it('cannot reach a service on a unix socket under /run (a D-Bus bus, docker, a database)', async () => {
+    const run = await mkdtemp('/run/maker-test-').catch(() => undefined);
+    if (run === undefined) return; // /run is not writable here: nothing to prove with.
+    let connections = 0;
+    const server: Server = createServer((socket) => {
+      connections += 1;
+      socket.end();
+    });
+    const path = join(run, 'service.sock');
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const { ws, base } = await repo();
+    try {
+      const script = `require('net').connect('${path}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`;
+      const result = await ws.runCheck(base, `"${process.execPath}" -e "${script}"`, 20_000);
+      expect(result.ok).toBe(false);
+      expect(connections).toBe(0);
+    } finally {
+      await ws.close();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(run, { recursive: true, force: true });
+    }
+  });
+
+  it('says why it failed, timeout or too much output, whatever it printed before', async () => {
+    const { ws, base } = await repo();
+    try {
+      const slow = await ws.runCheck(base, 'yes working | head -c 10000; sleep 30', 1000);
+      expect(slow.ok).toBe(false);
+      expect(slow.output).toMatch(/timed out after 1000 ms\s*$/);
+      const loud = await ws.runCheck(base, 'yes | head -c 20000000', 20_000);
+      expect(loud.ok).toBe(false);
+      expect(loud.output).toMatch(/printed more than \d+ bytes\s*$/);
+      expect(loud.output).not.toMatch(/timed out/);
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('gets no input: a command that reads stdin sees its end instead of waiting out the timeout', async () => {
+    const { ws, base } = await repo();
+    try {
+      expect(await ws.runCheck(base, 'cat; echo read-all', 10_000)).toEqual({
+        ok: true,
+        output: 'read-all\n',
+      });
+    } finally {
+      await ws.close();
+    }
+  }, 20_000);
+
+  it('leaves a checkout that is hard to remove (too deep for a path) without failing the run', async () => {
+    const { ws, base } = await repo();
+    try {
+      const deep =
+        'for i in $(seq 1 300); do mkdir aaaaaaaaaaaaaaaaaaaa && cd -P aaaaaaaaaaaaaaaaaaaa; done';
+      expect(await ws.runCheck(base, `${deep} && echo deep`, 20_000)).toEqual({
+        ok: true,
+        output: 'deep\n',
+      });
+    } finally {
+      await ws.close();
+    }
+  });
+});
+
+describe('scratch left by a dead process', () => {
+  it('is swept even when too deep for a path, and an unremovable one never blocks opening', async () => {
+    const root = await tempDir();
+    const left = join(root, 'maker-check-999999-5-abc');
+    await mkdir(left);
+    await execFileAsync('sh', [
+      '-c',
+      'cd "$1" && for i in $(seq 1 300); do mkdir aaaaaaaaaaaaaaaaaaaa && cd -P aaaaaaaaaaaaaaaaaaaa; done',
+      'sh',
+      left,
+    ]);
+    await sweepScratch(root);
+    expect(existsSync(left)).toBe(false);
+    // An immutable file (root can make one) resists every removal: the sweep leaves it, quietly.
+    const stuck = join(root, 'maker-check-999999-5-def');
+    await mkdir(stuck);
+    await writeFile(join(stuck, 'f'), '');
+    const immutable = await execFileAsync('chattr', ['+i', join(stuck, 'f')]).then(
+      () => true,
+      () => false,
+    );
+    try {
+      await expect(sweepScratch(root)).resolves.toBeUndefined();
+    } finally {
+      if (immutable) await execFileAsync('chattr', ['-i', join(stuck, 'f')]);
+    }
+  });
+});
+
+describe('the places a check must not read', () => {
+  it('are the credential stores present in the home directory', async () => {
+    const home = await tempDir();
+    await mkdir(join(home, '.ssh'));
+    await mkdir(join(home, '.config', 'gh'), { recursive: true });
+    await writeFile(join(home, '.netrc'), 'machine x login y password z\n');
+    await mkdir(join(home, 'projects'));
+    expect((await secretPlaces(home)).sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: join(home, '.config', 'gh'), directory: true },
+      { path: join(home, '.netrc'), directory: false },
+      { path: join(home, '.ssh'), directory: true },
+    ]);
+  });
+});
