@@ -23,7 +23,7 @@ export interface FakeGeminiRequest {
   readonly body: unknown;
 }
 
-/** A scripted answer: a candidate, or an API error with its HTTP status. */
+/** A scripted answer: a candidate, an API error with its HTTP status, or no answer at all. */
 export type FakeGeminiReply =
   | {
       readonly text: string;
@@ -40,7 +40,9 @@ export type FakeGeminiReply =
       readonly status: number;
       readonly message: string;
       readonly headers?: Readonly<Record<string, string>>;
-    };
+    }
+  /** The connection is cut with no answer (a reset, a network that went away mid-call). */
+  | { readonly drop: true };
 
 export type FakeGeminiResponder = (
   request: FakeGeminiRequest,
@@ -146,6 +148,10 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
     const index = requests.length;
     requests.push(request);
     const reply = await respond(request, index);
+    if ('drop' in reply) {
+      req.socket.destroy();
+      return;
+    }
     if ('status' in reply) {
       sendError(res, reply.status, reply.message, reply.headers);
       return;

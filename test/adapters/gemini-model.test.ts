@@ -94,6 +94,12 @@ describe('GeminiModel over the real @google/genai client', () => {
     expect(fake?.requests).toHaveLength(3);
   });
 
+  it('retries a call whose connection was cut with no answer, then succeeds', async () => {
+    const m = await model((_request, index) => (index < 2 ? { drop: true } : { text: 'ok' }));
+    expect((await m.generate({ prompt: 'x', temperature: 0 })).text).toBe('ok');
+    expect(fake?.requests).toHaveLength(3);
+  });
+
   it('fails a bad request at once with a typed error that never contains the key', async () => {
     const m = await model(() => ({ status: 400, message: `API key ${KEY} rejected: bad field` }));
     const error = await m.generate({ prompt: 'x', temperature: 0 }).catch((e: unknown) => e);
@@ -116,7 +122,7 @@ describe('GeminiModel over the real @google/genai client', () => {
   });
 
   it('names why a call could not reach the API, not only "fetch failed"', async () => {
-    const unreachable = await model(() => ({ text: 'never' }), 1);
+    const unreachable = await model(() => ({ text: 'never' }), 2);
     await fake?.close();
     fake = undefined;
     const error: unknown = await unreachable

@@ -10,7 +10,10 @@ export interface GeminiModelOptions {
   readonly apiKey: string;
   /** Override the API origin (tests point it at a local fake). */
   readonly baseUrl?: string | undefined;
-  /** Attempts per call including the first; 429/408/5xx are retried with backoff by the SDK. */
+  /**
+   * Attempts per call including the first: 429/408/5xx and a connection that failed or was cut
+   * (no answer) are retried with backoff by the SDK.
+   */
   readonly attempts?: number;
   /** First retry delay in seconds (default 1). */
   readonly initialRetryDelaySeconds?: number;
@@ -54,6 +57,7 @@ export class GeminiModel implements LanguageModel {
         httpOptions: {
           ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
           ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+          fetch: retryableFetch,
           retryOptions: {
             attempts: options.attempts ?? 5,
             initialDelay: options.initialRetryDelaySeconds ?? 1,
@@ -128,6 +132,30 @@ export class GeminiModel implements LanguageModel {
     return new ApiCallError('gemini', `Gemini API call failed: ${message}${unreachable}.`, {
       isRetryable: true,
     });
+  }
+}
+
+/**
+ * `fetch`, whose network failures (refused, reset, cut off, a name that did not resolve) the SDK's
+ * retry retries: it treats every `TypeError` but a browser's as a bug in the call and gives up at
+ * once, and Node's says only "fetch failed". A blip of the network then costs a retry with backoff,
+ * not the run. An abort stays an abort.
+ */
+const retryableFetch: typeof fetch = async (input, init) => {
+  try {
+    return await fetch(input, init);
+  } catch (error) {
+    if (error instanceof TypeError && error.message === 'fetch failed')
+      throw new NetworkFailure(error);
+    throw error;
+  }
+};
+
+/** A request that got no answer: kept as the error's cause, with the same message. */
+class NetworkFailure extends Error {
+  constructor(failure: TypeError) {
+    super(failure.message, { cause: failure.cause });
+    this.name = 'NetworkFailure';
   }
 }
 
