@@ -2,7 +2,7 @@ import { ConfigError } from '../core/errors.js';
 import { inspectRepository, type RepositoryFacts } from '../adapters/git/inspect.js';
 import { findSandbox, NO_SANDBOX } from '../adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../adapters/state/state-file.js';
-import type { StateFile } from '../core/tree/schema.js';
+import type { Run, StateFile } from '../core/tree/schema.js';
 import type { Env } from './env.js';
 import { cannotStart } from './wiring.js';
 import type { GitHubAsk } from './github/plan.js';
@@ -58,6 +58,11 @@ export async function checkBeforeRun(
 export interface ChecksWanted {
   readonly runChecks?: boolean | undefined;
   readonly check?: string | undefined;
+}
+
+/** The checks a started run executes: its subtasks' (`--run-checks`), and the overall one on its root. */
+export function checksOfRun(run: Run): ChecksWanted {
+  return { runChecks: run.config.runChecks, check: run.nodes[run.rootId]?.check };
 }
 
 /** Checks run only inside a sandbox: when some are wanted and none works here, why. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -12,10 +12,10 @@ const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
 
-async function maker(args: string[]) {
+async function maker(args: string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
-      env: { ...process.env, GEMINI_API_KEY: '' },
+      env: { ...process.env, GEMINI_API_KEY: '', ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -85,6 +85,40 @@ describe('maker run: the overall check and the candidate allowances', () => {
       expect(run?.config.maxFileBytes).toBe(2048);
       expect(run?.nodes.root.check).toBe('test -d src');
       expect(run?.finalCheck).toMatchObject({ command: 'test -d src', ok: true });
+    },
+  );
+
+  it.runIf(sandbox !== undefined)(
+    'a run with checks is not resumed where no sandbox works: refused up front, the run unchanged',
+    async () => {
+      const dir = await tempDir();
+      const started = await maker([
+        'run',
+        'a tool',
+        '--dir',
+        dir,
+        '--worker',
+        'sim',
+        '--hitl',
+        'defer',
+        '--check',
+        'true',
+      ]);
+      expect(started.code, started.stderr).toBe(4);
+      const before = await readFile(join(dir, 'maker-state.json'), 'utf8');
+      // A PATH with git and a shell, but no bwrap.
+      const bin = join(await tempDir(), 'bin');
+      await mkdir(bin);
+      for (const tool of ['git', 'sh'])
+        await symlink(
+          (await exec('sh', ['-c', `command -v ${tool}`])).stdout.trim(),
+          join(bin, tool),
+        );
+      const resumed = await maker(['resume', '--dir', dir], { PATH: bin });
+      expect(resumed.code).toBe(2);
+      expect(resumed.stderr).toMatch(/bubblewrap|bwrap/);
+      expect(resumed.stderr).toContain('The run was not changed.');
+      expect(await readFile(join(dir, 'maker-state.json'), 'utf8')).toBe(before);
     },
   );
 });

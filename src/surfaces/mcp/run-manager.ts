@@ -8,7 +8,7 @@ import { inspectRepository } from '../../adapters/git/inspect.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
 import { allowanceConfig } from '../candidate-allowances.js';
-import { checkBeforeRun, landingNotice } from '../preflight.js';
+import { checkBeforeRun, checksOfRun, landingNotice, sandboxProblems } from '../preflight.js';
 import {
   cannotStart,
   engineFor,
@@ -185,6 +185,7 @@ export class RunManager {
           origin: target.kind === 'repository' ? target.origin : undefined,
         }),
         ...github.problems,
+        ...(await sandboxProblems(checksOfRun(run), this.#env)),
         ...(run.github?.demoFake === true
           ? [
               `Run ${run.id} is a \`maker demo\` on the fake GitHub it served itself: continue it in a terminal with \`maker resume --dir ${workspace.dir}\`, which serves that fake again.`,

@@ -19,6 +19,7 @@ import {
   wire,
 } from './run-drive.js';
 import { julesChoices } from '../jules-flags.js';
+import { checksOfRun, sandboxProblems } from '../../preflight.js';
 import { dirOption, runOption } from './common.js';
 import { RUN_OPTIONS as O } from './run-options.js';
 import { replaying } from './run-choices.js';
@@ -78,7 +79,7 @@ exactly where it stopped: finished work is never paid for twice.`,
       }),
     ];
     const github = await remoteOfRun(run).resumeChecks(run, io.env, dir);
-    problems.push(...github.problems);
+    problems.push(...github.problems, ...(await sandboxProblems(checksOfRun(run), io.env)));
     if (problems.length > 0)
       throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
     announce(io, target, o.json === true);
