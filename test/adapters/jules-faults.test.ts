@@ -3,6 +3,7 @@ import { JulesClient } from '../../src/adapters/jules/client.js';
 import type { JulesTransport } from '../../src/adapters/jules/http.js';
 import { nodeTransport } from '../../src/adapters/jules/node-transport.js';
 import { AbortedError } from '../../src/core/errors.js';
+import { errorEnvelope } from '../../src/testing/google-http.js';
 import { PATCH, useJulesWorkers, workerOn } from '../helpers/jules-worker.js';
 
 const { setup } = useJulesWorkers();
@@ -198,5 +199,82 @@ describe('a person’s time is not the session’s', () => {
       choose: () => ((now += 3_600_000), Promise.resolve('approve')),
     });
     expect(out).toMatchObject({ ok: true, patch: PATCH });
+  });
+});
+
+describe('a create Jules refuses (400) says nothing about the candidate', () => {
+  const branchMissing = (branch: string) => ({
+    status: 400,
+    retryAfter: null,
+    text: JSON.stringify(
+      errorEnvelope(400, `Branch ${branch} not found in sources/github/me/app.`, [
+        {
+          field: 'session.source_context.github_repo_context.starting_branch',
+          description: 'not found',
+        },
+      ]),
+    ),
+  });
+
+  it('a starting branch Jules does not see yet (just pushed) is asked about again: one session, its patch', async () => {
+    const { task, fake, gitDir } = await setup();
+    let refusals = 0;
+    const transport = altered(({ method, url }) =>
+      method === 'POST' && url.endsWith('/sessions') && refusals++ < 2
+        ? Promise.resolve(branchMissing(task.branch))
+        : undefined,
+    );
+    const waits: string[] = [];
+    const worker = workerOn(fake, gitDir, { client: clientOn(fake.baseUrl, transport) });
+    const out = await worker.run(task, 0, undefined, {
+      wait: (w) => (waits.push(w.reason), () => undefined),
+    });
+    expect(out).toMatchObject({ ok: true, patch: PATCH });
+    expect(fake.sessions.size).toBe(1);
+    expect(waits.filter((w) => w.includes(`does not see branch ${task.branch}`))).toHaveLength(2);
+  });
+
+  it('a branch it never sees, and any other refusal, stop the run (no red flag, no second session bought)', async () => {
+    const { task, fake, gitDir } = await setup();
+    let clock = 0;
+    const never = altered(({ method, url }) =>
+      method === 'POST' && url.endsWith('/sessions')
+        ? Promise.resolve(branchMissing(task.branch))
+        : undefined,
+    );
+    const stuck = workerOn(fake, gitDir, {
+      client: clientOn(fake.baseUrl, never),
+      now: () => clock,
+      sleep: (ms) => ((clock += ms), Promise.resolve()),
+    });
+    const error = await stuck.run(task, 0).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'refused' });
+    expect((error as Error).message).toMatch(
+      /Jules GitHub app can see the repository.*maker resume/s,
+    );
+    expect(clock).toBeGreaterThanOrEqual(120_000);
+
+    let posts = 0;
+    const invalid = altered(({ method, url }) =>
+      method === 'POST' && url.endsWith('/sessions') && ++posts > 0
+        ? Promise.resolve({
+            status: 400,
+            retryAfter: null,
+            text: JSON.stringify(
+              errorEnvelope(400, 'Invalid value at session.automation_mode', [
+                { field: 'session.automation_mode', description: 'Invalid value' },
+              ]),
+            ),
+          })
+        : undefined,
+    );
+    const bad = workerOn(fake, gitDir, { client: clientOn(fake.baseUrl, invalid) });
+    const refused = await bad.run(task, 1).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'refused' });
+    expect((refused as Error).message).toMatch(
+      /session\.automation_mode.*says nothing about the candidates/s,
+    );
+    expect(posts).toBe(1);
+    expect(fake.sessions.size).toBe(0);
   });
 });

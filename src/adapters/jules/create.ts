@@ -58,13 +58,18 @@ export interface CreateDeps {
   readonly now: () => number;
   /** Longest wait between two looks at a plan limit (default 60 s). */
   readonly recheckMs: number;
+  /** How long a starting branch Jules does not see yet is asked about again (default 2 min). */
+  readonly branchWaitMs?: number;
 }
 
 /**
  * Creates the slot's session exactly once and returns its id. A create whose outcome is unknown
  * (no reply, a 5xx, a timeout) is followed by a lookup by title before anything is created again;
  * a concurrent-task limit waits until one of this worker's sessions ends (or, when none runs, up to
- * the outage tolerance); a daily task limit stops the run at once, saying when it frees up.
+ * the outage tolerance); a daily task limit stops the run at once, saying when it frees up. A
+ * create Jules refuses (400) says nothing about the candidate, and asking again would be refused
+ * the same: it stops the run (`refused`), but for a starting branch Jules does not see yet (pushed
+ * a moment ago), asked about again for a while first.
  */
 export async function createSessionOnce(
   deps: CreateDeps,
@@ -74,6 +79,8 @@ export async function createSessionOnce(
   const { client, now } = deps;
   let unconfirmedSince: number | undefined;
   let limitedSince: number | undefined;
+  let branchSince: number | undefined;
+  let branchTries = 0;
   for (let attempt = 0; ; attempt++) {
     try {
       return (await client.createSession(request, call)).id;
@@ -100,6 +107,20 @@ export async function createSessionOnce(
             ),
           );
         continue;
+      }
+      if (error.kind === 'bad-request') {
+        const branch = namesBranch(error, request.startingBranch);
+        branchSince ??= now();
+        if (branch && now() - branchSince < (deps.branchWaitMs ?? 120_000)) {
+          await wait(
+            deps,
+            call,
+            Math.min(15_000, 1000 * 2 ** branchTries++),
+            `Jules does not see branch ${request.startingBranch} yet (it was pushed a moment ago); asking again`,
+          );
+          continue;
+        }
+        throw refused(error, branch ? request.startingBranch : undefined);
       }
       if (error.kind === 'daily-limit') throw dailyLimit(error, now());
       if (error.kind !== 'concurrent-limit') throw error;
@@ -164,6 +185,33 @@ async function wait(deps: CreateDeps, call: CallOptions, ms: number, reason: str
   } finally {
     end?.();
   }
+}
+
+/** Whether a refused create is about its starting branch (Jules cannot see it). */
+function namesBranch(error: JulesError, branch: string): boolean {
+  return (
+    /starting_?branch/i.test(error.fieldViolations.map((v) => v.field).join(' ')) ||
+    error.message.includes(branch)
+  );
+}
+
+/** A create Jules refused: the run stops, saying why and what to fix (`branch`: the one it cannot see). */
+function refused(error: JulesError, branch: string | undefined): JulesError {
+  const fields = error.fieldViolations.map((v) => `${v.field}: ${v.description}`).join('; ');
+  return new JulesError(
+    'refused',
+    sentences(
+      `Jules refused to start a session: ${clause(error.message)}${fields === '' ? '' : ` (${fields})`}`,
+      branch === undefined
+        ? 'This says nothing about the candidates, and every new session would be refused the same'
+        : `Check that branch ${branch} reached the repository on GitHub and that the Jules GitHub app can see the repository`,
+      'The state is saved; fix the cause, then run maker resume',
+    ),
+    {
+      ...(error.status === undefined ? {} : { status: error.status }),
+      fieldViolations: error.fieldViolations,
+    },
+  );
 }
 
 function dailyLimit(error: JulesError, now: number): SessionBudgetError {

@@ -5,10 +5,13 @@ import { errorEnvelopeSchema } from './schemas.js';
 /**
  * Why a Jules call failed, for callers that branch on it. Transport kinds (`network`, `server`,
  * `rate-limit`) are retried by the client; `unavailable` is what is left when they last too long;
- * `concurrent-limit` and `daily-limit` are the plan's task limits answered to a new session.
+ * `concurrent-limit` and `daily-limit` are the plan's task limits answered to a new session;
+ * `refused` is a new session Jules would not start for a reason that is not the candidate's (a bad
+ * request, a starting branch it cannot see).
  */
 export type JulesErrorKind =
   | 'auth'
+  | 'refused'
   | 'concurrent-limit'
   | 'daily-limit'
   | 'rate-limit'
