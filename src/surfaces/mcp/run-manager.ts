@@ -17,6 +17,7 @@ import {
   runConfig,
   secretsOf,
 } from '../wiring.js';
+import { settledEnv } from '../env.js';
 import { WORKERS, chooseWorker, julesSettings, noWorkerMessage } from '../workers.js';
 import { julesOverrides } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
@@ -64,7 +65,8 @@ export class RunManager {
     const dir = resolve(options.workspaceDir);
     // The real path: runs are keyed by it, so a symlinked spelling never makes a second engine.
     this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
-    this.#env = options.env;
+    // Gemini CLI passes an unset setting as its literal `${NAME}`: unset it for every reader.
+    this.#env = settledEnv(options.env);
   }
 
   /**
