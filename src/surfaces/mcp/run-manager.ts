@@ -240,7 +240,7 @@ export class RunManager {
 
   /**
    * Waits until the run asks a question, ends, or `seconds` pass; reports each event to `onEvent`.
-   * Returns at once when a question is already pending or the run is not running.
+   * Returns at once when a question is already pending or the run is not running (or has ended).
    */
   async wait(
     runId: string,
@@ -249,7 +249,9 @@ export class RunManager {
     signal?: AbortSignal,
   ): Promise<Run> {
     const { run, engine, active } = await this.run(runId);
-    if (!active || run.questions.some((q) => q.answer === undefined)) return run;
+    // A run that has ended is not running, even while its end is still being saved.
+    if (!active || run.status !== 'running' || run.questions.some((q) => q.answer === undefined))
+      return run;
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), seconds * 1000);
     signal?.addEventListener('abort', () => stop.abort(), { once: true });
