@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
+import { startFakeGemini } from '../../src/testing/fake-gemini.js';
+import { text, useMcpClients } from '../helpers/mcp.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
+const connect = useMcpClients();
 const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 };
@@ -47,6 +50,37 @@ describe('maker_wait', () => {
       await waited;
     } finally {
       await runs.close();
+    }
+  });
+});
+
+describe('maker_wait while nothing happens', () => {
+  it('gives a new cursor on every call, so consecutive waits differ (Gemini CLI stops a session after 5 identical calls)', async () => {
+    const held: (() => void)[] = [];
+    // Every model call is still out: the run emits nothing while the waits run.
+    const fake = await startFakeGemini(
+      () => new Promise((resolve) => held.push(() => resolve({ status: 503, message: 'gone' }))),
+    );
+    try {
+      const dir = await tempDir();
+      const { call } = await connect(dir, {
+        GEMINI_API_KEY: 'fake-key-1234',
+        GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+      });
+      const started = await call('maker_start', { idea: 'a csv tool' });
+      const runId = (started.structuredContent as { runId: string }).runId;
+      const next = (result: string) =>
+        Number(/call maker_wait with runId="[^"]+" and cursor=(\d+)/.exec(result)?.[1]);
+      const calls = [next(text(started))];
+      for (let i = 0; i < 3; i++) {
+        const waited = await call('maker_wait', { runId, cursor: calls.at(-1), seconds: 1 });
+        expect(text(waited)).toMatch(/: running\./);
+        calls.push(next(text(waited)));
+      }
+      for (let i = 1; i < calls.length; i++) expect(calls[i]).not.toBe(calls[i - 1]);
+    } finally {
+      for (const release of held) release();
+      await fake.close();
     }
   });
 });

@@ -88,7 +88,7 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
           .describe('Longest wait (default 120, at most 240)'),
       }),
     },
-    ({ runId, seconds }, extra) =>
+    ({ runId, cursor, seconds }, extra) =>
       guard(async () => {
         const progressToken = extra._meta?.progressToken;
         const run = await runs.wait(
@@ -112,7 +112,10 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
           },
           extra.signal,
         );
-        return runResult(run, await runs.run(run.id).then((r) => r.active));
+        // Always past the cursor given, even when nothing happened: Gemini CLI ends a session
+        // that makes the same call five times in a row, and a Jules session can be quiet that long.
+        const next = Math.max(run.eventSeq, (cursor ?? 0) + 1);
+        return runResult(run, await runs.run(run.id).then((r) => r.active), false, next);
       }),
   );
 
