@@ -84,3 +84,21 @@ describe('maker_wait while nothing happens', () => {
     }
   });
 });
+
+describe('the latest run, when no run id is given', () => {
+  it('is found in a repository under the workspace: maker_status at once, maker_resume after a restart', async () => {
+    const workspace = await tempDir();
+    const first = await connect(workspace);
+    const started = await first.call('maker_start', { idea: 'an app', worker: 'sim', repo: 'app' });
+    const runId = (started.structuredContent as { runId: string }).runId;
+    const status = await first.call('maker_status', {});
+    expect(status.isError, text(status)).toBeFalsy();
+    expect(text(status)).toContain(`run ${runId} ("an app")`);
+    await first.close();
+
+    const second = await connect(workspace);
+    const resumed = await second.call('maker_resume', {});
+    expect(resumed.isError, text(resumed)).toBeFalsy();
+    expect(text(resumed)).toContain(`Resumed run ${runId}.`);
+  });
+});
