@@ -102,3 +102,38 @@ describe('the latest run, when no run id is given', () => {
     expect(text(resumed)).toContain(`Resumed run ${runId}.`);
   });
 });
+
+describe('maker_answer for a run this server is not running', () => {
+  it('says the answer was recorded when the run cannot go on yet, and what it needs', async () => {
+    const dir = await tempDir();
+    const first = await connect(dir, { PATH: process.env['PATH'] });
+    const started = await first.call('maker_start', {
+      idea: 'a notes app',
+      worker: 'sim',
+      check: 'true',
+    });
+    expect(started.isError, text(started)).toBeFalsy();
+    const runId = (started.structuredContent as { runId: string }).runId;
+    expect(text(await first.call('maker_wait', { runId, cursor: 0, seconds: 60 }))).toMatch(
+      /questionId="q-root-clarify-0"/,
+    );
+    await first.close();
+
+    // After a restart where the run's check can no longer be sandboxed (no bwrap on the PATH).
+    const second = await connect(dir, {});
+    const answered = await second.call('maker_answer', {
+      runId,
+      questionId: 'q-root-clarify-0',
+      answer: '1',
+    });
+    expect(text(answered)).toMatch(/^Recorded q-root-clarify-0 = /);
+    expect(text(answered)).toMatch(/bwrap|sandbox/);
+    expect(text(answered)).not.toMatch(/The run was not changed/);
+    const again = await second.call('maker_answer', {
+      runId,
+      questionId: 'q-root-clarify-0',
+      answer: '1',
+    });
+    expect(text(again)).toMatch(/already answered/);
+  });
+});
