@@ -58,6 +58,10 @@ const { metafile } = await build({
   },
 });
 for (const entry of entries) await chmod(`dist/${entry.out}.js`, 0o755);
+// The bundles are ES modules: said beside them, so a copy of dist/ with no package.json above it (an
+// extension installed from the release archive) still loads as ESM on Node before 20.19, which has no
+// module syntax detection, and later Node need not parse each file twice to find out.
+await writeFile('dist/package.json', `${JSON.stringify({ type: 'module' })}\n`);
 // Chunks of earlier builds: removed, so dist/ (and what is packed from it) holds this build's alone.
 const written = new Set(Object.keys(metafile.outputs).map((path) => path.replace(/^dist\//, '')));
 for (const file of await readdir('dist'))

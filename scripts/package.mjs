@@ -1,5 +1,6 @@
 // Makes the release archive `gemini extensions install` accepts: the manifest, context, commands and
-// the built server and CLI (each an entry file and the chunk files it loads), with no node_modules
+// the built server and CLI (each an entry file and the chunk files it loads, and dist/package.json,
+// which says they are ES modules), with no node_modules
 // (Gemini CLI never runs npm install).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
@@ -9,6 +10,7 @@ const files = [
   'GEMINI.md',
   'README.md',
   'commands',
+  'dist/package.json',
   'dist/maker-mcp.js',
   'dist/maker.js',
 ];

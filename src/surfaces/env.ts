@@ -10,6 +10,18 @@ export function envValue(env: Env, name: string): string {
   return /^\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}?$/.test(value) ? '' : value;
 }
 
+/**
+ * The environment with every unexpanded reference (an unset extension setting, as Gemini CLI passes
+ * it) removed, so code that reads a variable directly sees it unset rather than `${NAME}`.
+ */
+export function settledEnv(env: Env): Env {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      ([name, value]) => value === undefined || envValue(env, name) !== '',
+    ),
+  );
+}
+
 /** Secrets in the environment, so logs, journals and recordings can redact them. */
 export function secretsOf(env: Env): string[] {
   return ['GEMINI_API_KEY', 'JULES_API_KEY', 'GITHUB_TOKEN']

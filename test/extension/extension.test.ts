@@ -135,4 +135,40 @@ describe('the Gemini CLI extension', () => {
       await client.close();
     }
   });
+
+  it('packages an archive whose files run as ES modules on every Node 20 (no package.json above them)', async () => {
+    execFileSync(process.execPath, ['scripts/package.mjs'], { stdio: 'ignore' });
+    const installed = await tempDir();
+    execFileSync('tar', ['-xzf', 'release/maker-extension.tar.gz', '-C', installed]);
+    // Node before 20.19 has no module syntax detection: a .js file is CommonJS unless a
+    // package.json says otherwise. This flag gives today's Node that behaviour.
+    const old = ['--no-experimental-detect-module'];
+    const help = execFileSync(
+      process.execPath,
+      [...old, join(installed, 'dist', 'maker.js'), '--help'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(help).toMatch(/^Usage: maker <command>/);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...old, join(installed, 'dist', 'maker-mcp.js')],
+      cwd: installed,
+      env: { PATH: process.env['PATH'] ?? '', MAKER_WORKSPACE: await tempDir() },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools).toHaveLength(7);
+      const sim = (await client.callTool({
+        name: 'maker_start',
+        arguments: { idea: 'x', worker: 'sim' },
+      })) as CallToolResult;
+      expect(sim.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
 });

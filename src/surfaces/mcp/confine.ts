@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { lstat, readFile, readdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { UsageError } from '../../core/errors.js';
@@ -82,9 +83,24 @@ export async function findRunDir(
     (await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8').catch(() => '')).includes(
       `"run":${JSON.stringify(runId)}`,
     );
+  for await (const dir of walk(root, depth)) if (await holds(dir)) return dir;
+  return undefined;
+}
+
+/** The directories under `root` (as {@link findRunDir} searches) that hold a state file, nearest first. */
+export async function findStateDirs(root: string, depth = 3): Promise<string[]> {
+  const found: string[] = [];
+  for await (const dir of walk(root, depth))
+    if (existsSync(join(dir, STATE_FILE_NAME)) || existsSync(join(dir, STATE_LOG_FILE_NAME)))
+      found.push(dir);
+  return found;
+}
+
+/** `root` and the directories under it, breadth first, as {@link findRunDir} describes. */
+async function* walk(root: string, depth: number): AsyncGenerator<string> {
   let level = [root];
   for (let d = 0; d <= depth && level.length > 0; d++) {
-    for (const dir of level) if (await holds(dir)) return dir;
+    yield* level;
     const next: string[] = [];
     for (const dir of level) {
       const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -94,5 +110,4 @@ export async function findRunDir(
     }
     level = next;
   }
-  return undefined;
 }

@@ -17,12 +17,14 @@ import {
   runConfig,
   secretsOf,
 } from '../wiring.js';
+import { settledEnv } from '../env.js';
 import { WORKERS, chooseWorker, julesSettings, noWorkerMessage } from '../workers.js';
 import { julesOverrides } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
-import { engineSource } from '../view/engine-source.js';
-import { startViewServer, type ViewHandle } from '../view/server.js';
-import { confineRepo, findRunDir } from './confine.js';
+import type { ViewHandle } from '../view/server.js';
+import { confineRepo, findRunDir, findStateDirs } from './confine.js';
+import { latestRun } from './latest-run.js';
+import { startRunView } from './run-view.js';
 import { parseRepoSpec } from '../github/target.js';
 import { engineRemotes, remoteOfRun } from '../remotes.js';
 import type { z } from 'zod';
@@ -64,7 +66,8 @@ export class RunManager {
     const dir = resolve(options.workspaceDir);
     // The real path: runs are keyed by it, so a symlinked spelling never makes a second engine.
     this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
-    this.#env = options.env;
+    // Gemini CLI passes an unset setting as its literal `${NAME}`: unset it for every reader.
+    this.#env = settledEnv(options.env);
   }
 
   /**
@@ -154,26 +157,18 @@ export class RunManager {
 
   /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
   async resume(runId?: string): Promise<Run> {
-    const dir = await this.#dirOf(runId);
     const none = () =>
       new UsageError(
         runId === undefined
           ? `No unfinished run in ${this.#defaultDir}. Start one with maker_start.`
           : `No run "${runId}" in ${this.#defaultDir}.`,
       );
-    // A directory that is not a repository has no runs.
-    if (!this.#workspaces.has(dir) && (await inspectRepository(dir)).kind !== 'repository')
-      throw none();
-    const workspace = await this.#workspace(dir, false);
-    const state = await workspace.engine.state();
-    const run =
+    const found =
       runId === undefined
-        ? Object.values(state.runs)
-            .filter((r) => r.status !== 'done' && r.status !== 'vetoed')
-            .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-            .at(-1)
-        : state.runs[runId];
-    if (run === undefined) throw none();
+        ? await this.#latest((r) => r.status !== 'done' && r.status !== 'vetoed')
+        : await this.#find(runId);
+    if (found === undefined) throw none();
+    const { run, workspace } = found;
     this.#runDirs.set(run.id, workspace.dir);
     if (!this.#active.has(run.id)) {
       // Everything the run's worker needs, checked before it is touched.
@@ -201,27 +196,44 @@ export class RunManager {
     return run;
   }
 
+  /** A run by id, or the latest one in the workspace and the repositories under it. */
   async run(runId?: string): Promise<{ run: Run; engine: MakerEngine; active: boolean }> {
-    const dir = await this.#dirOf(runId);
-    const none = () =>
-      new UsageError(
+    const found = runId === undefined ? await this.#latest(() => true) : await this.#find(runId);
+    if (found === undefined)
+      throw new UsageError(
         runId === undefined
-          ? `No runs in ${dir}. Start one with maker_start.`
-          : `No run "${runId}" in ${dir}.`,
+          ? `No runs in ${this.#defaultDir}. Start one with maker_start.`
+          : `No run "${runId}" in ${await this.#dirOf(runId)}.`,
       );
-    // Looking never creates: a directory that is not a repository has no runs.
-    if (!this.#workspaces.has(dir) && (await inspectRepository(dir)).kind !== 'repository')
-      throw none();
-    const workspace = await this.#workspace(dir, false);
-    const state = await workspace.engine.state();
-    const run =
-      runId === undefined
-        ? Object.values(state.runs)
-            .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-            .at(-1)
-        : state.runs[runId];
-    if (run === undefined) throw none();
+    const { run, workspace } = found;
     return { run, engine: workspace.engine, active: this.#active.has(run.id) };
+  }
+
+  /** Run `runId` and its repository's workspace; undefined when there is no such run. */
+  async #find(runId: string): Promise<{ run: Run; workspace: Workspace } | undefined> {
+    const workspace = await this.#open(await this.#dirOf(runId));
+    const run = (await workspace?.engine.state())?.runs[runId];
+    return run === undefined || workspace === undefined ? undefined : { run, workspace };
+  }
+
+  /**
+   * The latest run `pick` accepts, in the workspace, the repositories this server ran in, and those
+   * under the workspace with a state file (a run started with `repo`, after a restart).
+   */
+  async #latest(pick: (run: Run) => boolean) {
+    const dirs = [this.#defaultDir, ...this.#runDirs.values()];
+    return latestRun(
+      [...dirs, ...(await findStateDirs(this.#defaultDir))],
+      (dir) => this.#open(dir),
+      pick,
+    );
+  }
+
+  /** A repository's workspace; undefined for a directory that is not one (looking never creates). */
+  async #open(dir: string): Promise<Workspace | undefined> {
+    if (!this.#workspaces.has(dir) && (await inspectRepository(dir)).kind !== 'repository')
+      return undefined;
+    return this.#workspace(dir, false);
   }
 
   async answer(runId: string, questionId: string, answer: string) {
@@ -238,7 +250,7 @@ export class RunManager {
 
   /**
    * Waits until the run asks a question, ends, or `seconds` pass; reports each event to `onEvent`.
-   * Returns at once when a question is already pending or the run is not running.
+   * Returns at once when a question is already pending or the run is not running (or has ended).
    */
   async wait(
     runId: string,
@@ -247,7 +259,9 @@ export class RunManager {
     signal?: AbortSignal,
   ): Promise<Run> {
     const { run, engine, active } = await this.run(runId);
-    if (!active || run.questions.some((q) => q.answer === undefined)) return run;
+    // A run that has ended is not running, even while its end is still being saved.
+    if (!active || run.status !== 'running' || run.questions.some((q) => q.answer === undefined))
+      return run;
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), seconds * 1000);
     signal?.addEventListener('abort', () => stop.abort(), { once: true });
@@ -280,25 +294,16 @@ export class RunManager {
   }
 
   async #startView(dir: string): Promise<ViewHandle> {
-    const workspace = await this.#workspace(dir, false);
-    const source = engineSource({
+    const { engine, git } = await this.#workspace(dir, false);
+    return startRunView({
       dir,
-      engine: workspace.engine,
-      diff: (from, to) => workspace.git.diff(from, to),
-      answering: (runId) =>
-        Promise.resolve({
-          ok: true,
-          note: this.#active.has(runId)
-            ? 'The run waits in Gemini CLI’s maker server: an answer here goes straight to it, as maker_answer does.'
-            : 'An answer here is saved and the run resumes in Gemini CLI’s maker server, as maker_answer does.',
-        }),
-      answer: async (runId, questionId, answer) => {
-        const question = await this.answer(runId, questionId, answer);
-        if (!this.#active.has(runId)) await this.resume(runId);
-        return { question, note: 'Answered: the run goes on.' };
-      },
+      engine,
+      git,
+      isActive: (runId) => this.#active.has(runId),
+      answer: (runId, questionId, answer) => this.answer(runId, questionId, answer),
+      resume: (runId) => this.resume(runId),
+      redact: this.redact,
     });
-    return startViewServer({ source, redact: this.redact });
   }
 
   /** Stops every run (their state is saved) and releases the workspace locks. */

@@ -2,8 +2,16 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Run } from '../../core/tree/schema.js';
 import { describeWaits, githubLines, renderTree, summarise } from '../../engine/summary.js';
 
-/** The text the model sees (it never sees structuredContent): status, ids, options and the next step. */
-export function runResult(run: Run, active: boolean, withTree = false): CallToolResult {
+/**
+ * The text the model sees (it never sees structuredContent): status, ids, options and the next step.
+ * `cursor` is the one to wait with next (default: the run's last event).
+ */
+export function runResult(
+  run: Run,
+  active: boolean,
+  withTree = false,
+  cursor = run.eventSeq,
+): CallToolResult {
   const s = summarise(run);
   const id = `runId="${run.id}"`;
   const lines = [
@@ -31,7 +39,7 @@ export function runResult(run: Run, active: boolean, withTree = false): CallTool
       if (q.allowText) lines.push('  (or the person’s own words)');
     }
     if (run.status === 'running')
-      lines.push(`After maker_answer, call maker_wait with ${id} and cursor=${run.eventSeq}.`);
+      lines.push(`After maker_answer, call maker_wait with ${id} and cursor=${cursor}.`);
   }
   if (run.result !== undefined)
     lines.push(
@@ -41,7 +49,7 @@ export function runResult(run: Run, active: boolean, withTree = false): CallTool
     );
   if (run.error !== undefined) lines.push(`Error: ${run.error}`);
   if (run.status === 'running' && active && pending.length === 0)
-    lines.push(`Next: call maker_wait with ${id} and cursor=${run.eventSeq}.`);
+    lines.push(`Next: call maker_wait with ${id} and cursor=${cursor}.`);
   if (run.status === 'cancelled')
     lines.push(
       `The run was stopped (by maker_cancel, or because the maker server shut down, e.g. when Gemini CLI quit); everything done so far is saved. To continue it, call maker_resume with ${id}, then maker_wait.`,
@@ -50,6 +58,6 @@ export function runResult(run: Run, active: boolean, withTree = false): CallTool
     lines.push(`Once the cause is fixed, maker_resume with ${id} continues the run.`);
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
-    structuredContent: { ...s, cursor: run.eventSeq, active },
+    structuredContent: { ...s, cursor, active },
   };
 }

@@ -88,7 +88,7 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
           .describe('Longest wait (default 120, at most 240)'),
       }),
     },
-    ({ runId, seconds }, extra) =>
+    ({ runId, cursor, seconds }, extra) =>
       guard(async () => {
         const progressToken = extra._meta?.progressToken;
         const run = await runs.wait(
@@ -112,7 +112,10 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
           },
           extra.signal,
         );
-        return runResult(run, await runs.run(run.id).then((r) => r.active));
+        // Always past the cursor given, even when nothing happened: Gemini CLI ends a session
+        // that makes the same call five times in a row, and a Jules session can be quiet that long.
+        const next = Math.max(run.eventSeq, (cursor ?? 0) + 1);
+        return runResult(run, await runs.run(run.id).then((r) => r.active), false, next);
       }),
   );
 
@@ -150,14 +153,24 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
     ({ runId, questionId, answer }) =>
       guard(async () => {
         const question = await runs.answer(runId, questionId, answer);
+        const recorded = `Recorded ${questionId} = ${question.answer?.optionId ?? question.answer?.text}`;
+        const structured = { runId, questionId, answer: question.answer ?? null };
         const { run, active } = await runs.run(runId);
-        if (!active) await runs.resume(runId);
+        // The answer is saved whatever happens next: a run that cannot go on yet says why.
+        const blocked = active
+          ? undefined
+          : await runs.resume(runId).then(
+              () => undefined,
+              (error: unknown) => messageOf(error).replace(/\nThe run was not changed\.$/, ''),
+            );
+        if (blocked !== undefined)
+          return result(
+            `${recorded} (saved). The run cannot go on yet, so it stays stopped:\n${blocked}\nTell the person what is missing; once it is fixed, call maker_resume with runId="${runId}".`,
+            { ...structured, resumed: false },
+          );
         return result(
-          sentences(
-            `Recorded ${questionId} = ${question.answer?.optionId ?? question.answer?.text}`,
-            `Call maker_wait with runId="${runId}" and cursor=${run.eventSeq}`,
-          ),
-          { runId, questionId, answer: question.answer ?? null },
+          sentences(recorded, `Call maker_wait with runId="${runId}" and cursor=${run.eventSeq}`),
+          structured,
         );
       }),
   );
@@ -278,10 +291,13 @@ async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolRes
   try {
     return await work();
   } catch (error) {
-    const message =
-      error instanceof MakerError
-        ? error.message
-        : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
-    return { isError: true, content: [{ type: 'text', text: message }] };
+    return { isError: true, content: [{ type: 'text', text: messageOf(error) }] };
   }
+}
+
+/** What went wrong, for a person: a MAKER error's own words; anything else says it was unexpected. */
+function messageOf(error: unknown): string {
+  return error instanceof MakerError
+    ? error.message
+    : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -1,0 +1,41 @@
+import type { Redactor } from '../../core/errors.js';
+import type { Question } from '../../core/tree/schema.js';
+import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
+import type { MakerEngine } from '../../engine/maker-engine.js';
+import { engineSource } from '../view/engine-source.js';
+import { startViewServer, type ViewHandle } from '../view/server.js';
+
+/**
+ * The live view of one repository's runs, served from the MCP server: it follows the engine's
+ * events, and an answer on the page goes where `maker_answer` sends it (a run not running in this
+ * server is resumed, as `maker_answer` does).
+ */
+export function startRunView(options: {
+  dir: string;
+  engine: MakerEngine;
+  git: Pick<GitWorkspace, 'diff'>;
+  isActive: (runId: string) => boolean;
+  answer: (runId: string, questionId: string, answer: string) => Promise<Question>;
+  resume: (runId: string) => Promise<unknown>;
+  redact: Redactor;
+}): Promise<ViewHandle> {
+  const { dir, engine, git, isActive } = options;
+  const source = engineSource({
+    dir,
+    engine,
+    diff: (from, to) => git.diff(from, to),
+    answering: (runId) =>
+      Promise.resolve({
+        ok: true,
+        note: isActive(runId)
+          ? 'The run waits in Gemini CLI’s maker server: an answer here goes straight to it, as maker_answer does.'
+          : 'An answer here is saved and the run resumes in Gemini CLI’s maker server, as maker_answer does.',
+      }),
+    answer: async (runId, questionId, answer) => {
+      const question = await options.answer(runId, questionId, answer);
+      if (!isActive(runId)) await options.resume(runId);
+      return { question, note: 'Answered: the run goes on.' };
+    },
+  });
+  return startViewServer({ source, redact: options.redact });
+}
