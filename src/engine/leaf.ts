@@ -162,7 +162,12 @@ export async function voteOnCode(
       },
       classes.length > 0
         ? { optionId: 'candidate-1' }
-        : { optionId: canSplit ? 'veto-split' : 'veto-resample' },
+        : canSplit
+          ? { optionId: 'veto-split' }
+          : // Resampled automatically once: a subtask whose every candidate keeps failing needs a person.
+            attempt < AUTO_RESAMPLES
+            ? { optionId: 'veto-resample' }
+            : undefined,
     );
     if (ctx.remote !== undefined)
       await removeCandidates(ctx, ctx.remote, n.id, tag, classes.length);
@@ -192,6 +197,9 @@ export async function voteOnCode(
     await ctx.save(n);
   }
 }
+
+/** Fresh votes `--hitl auto` starts for a subtask whose every candidate was red-flagged. */
+const AUTO_RESAMPLES = 1;
 
 /** Samples, votes and commits a leaf on its branch, from `base`. */
 export async function solveLeaf(

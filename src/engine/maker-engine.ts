@@ -301,7 +301,7 @@ export class MakerEngine {
   async #ask(
     run: Run,
     q: Parameters<RunContext['ask']>[0],
-    auto: Answer,
+    auto: Answer | undefined,
     signal: AbortSignal,
   ): Promise<Answer> {
     let question = run.questions.find((x) => x.id === q.id);
@@ -314,6 +314,10 @@ export class MakerEngine {
     if (question.answer !== undefined) return question.answer;
     switch (run.config.hitl) {
       case 'auto': {
+        if (auto === undefined)
+          throw new RunStoppedError(
+            `A person's decision is needed, which --hitl auto does not make: ${question.prompt} (question ${question.id}). Answer it with maker answer, then run maker resume.`,
+          );
         await this.answer(run.id, question.id, auto.optionId ?? auto.text ?? '', true);
         return question.answer ?? auto;
       }

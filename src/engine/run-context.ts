@@ -85,12 +85,13 @@ export interface RunContext {
   readonly wait: WaitReporter;
   /**
    * Asks a question once (by id) and resolves with its answer, following the run's HITL policy:
-   * `auto` answers at once with `auto`, `fail` stops the run, `defer` rejects with
-   * {@link QuestionPendingError}, `wait` waits for {@link MakerEngine.answer}.
+   * `auto` answers at once with `auto` (or, without one, stops the run: only a person can
+   * decide), `fail` stops the run, `defer` rejects with {@link QuestionPendingError}, `wait`
+   * waits for {@link MakerEngine.answer}.
    */
   ask(
     question: Omit<Question, 'createdAt' | 'answer' | 'allowText'> & { allowText?: boolean },
-    auto: Answer,
+    auto: Answer | undefined,
   ): Promise<Answer>;
 }
 
