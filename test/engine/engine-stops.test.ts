@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { FLAWLESS, SimPlanner } from '../../src/adapters/sim/project-sim.js';
+import { FLAWLESS, SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import type { RunConfig, StateFile } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { Worker } from '../../src/ports/worker.js';
@@ -46,4 +46,50 @@ describe('a run that cannot go on', () => {
     expect(outcome.pending.map((q) => q.id)).toEqual(['q-root-patch-1']);
     expect(runs).toBeLessThanOrEqual(3 * baseConfig.maxCandidates);
   });
+
+  /**
+   * A worker for the sim tree of seed 7 (root → 0, 1 after 0, 2): node 2's service fails (an
+   * error, not a candidate); node 0's candidate asks its person a question once that failure is
+   * in, and waits for the answer; the rest is the sim worker.
+   */
+  function failingService() {
+    const sim = new SimWorker({ seed: 7, ...FLAWLESS });
+    let failed!: () => void;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
+    const worker: Worker = {
+      id: 'flaky-service',
+      run: async (task, slot, _signal, hooks) => {
+        if (task.context.nodeId === '2') {
+          failed();
+          throw new Error('the service refused the key');
+        }
+        if (task.context.nodeId === '0' && slot === 0) {
+          await failure;
+          // Node 2's failure has gone all the way up its subtree by now.
+          for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+          await hooks?.ask?.('Which format?');
+        }
+        return sim.run(task, slot);
+      },
+    };
+    return worker;
+  }
+
+  it('under --hitl defer, reports the failure of one subtree, not only the question of another', async () => {
+    const engine = engineWith(failingService());
+    const runId = await engine.create('a tool', config({ hitl: 'defer' }));
+    const outcome = await engine.run(runId);
+    expect(outcome.error).toMatch(/the service refused the key/);
+    expect(outcome.status).toBe('failed');
+  });
+
+  it('under --hitl tty (wait), stops at the failure of one subtree without waiting for an answer elsewhere', async () => {
+    const engine = engineWith(failingService());
+    const runId = await engine.create('a tool', config({ hitl: 'wait' }));
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(/the service refused the key/);
+    // The question stays, for the resumed run.
+    expect(outcome.pending.map((q) => q.kind)).toEqual(['clarify']);
+  }, 15_000);
 });
