@@ -57,12 +57,13 @@ export async function voteOnCode(
             await ctx.save(n);
           },
           ask: async (question) => {
+            const prompt = clip(question, LIMITS.workerQuestionChars);
             const answer = await ctx.ask(
               {
-                id: `q-${n.id}-${vote}-${attempt}-worker-${slot}`,
+                id: workerQuestionId(ctx, `q-${n.id}-${vote}-${attempt}-worker-${slot}`, prompt),
                 nodeId: n.id,
                 kind: 'clarify',
-                prompt: clip(question, LIMITS.workerQuestionChars),
+                prompt,
                 options: [],
                 allowText: true,
                 context: `The ${ctx.worker.id} worker asked this while working on "${n.title}".`,
@@ -196,6 +197,23 @@ export async function voteOnCode(
     });
     await ctx.save(n);
   }
+}
+
+/**
+ * The id of a question a worker relays from slot `base`: one per distinct question, in the order
+ * asked (`base`, then `base-ask2`, …). The same question again (a resumed slot, a look before the
+ * agent took the answer) is the same question, with its answer.
+ */
+function workerQuestionId(ctx: RunContext, base: string, prompt: string): string {
+  const asked = ctx.run.questions.filter(
+    (q) =>
+      q.id === base ||
+      (q.id.startsWith(`${base}-ask`) && /^\d+$/.test(q.id.slice(base.length + 4))),
+  );
+  return (
+    asked.find((q) => q.prompt === prompt)?.id ??
+    (asked.length === 0 ? base : `${base}-ask${asked.length + 1}`)
+  );
 }
 
 /** Fresh votes `--hitl auto` starts for a subtask whose every candidate was red-flagged. */

@@ -1,27 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { FLAWLESS, SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
-import type { RunConfig, StateFile } from '../../src/core/tree/schema.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { FLAWLESS, SimWorker } from '../../src/adapters/sim/project-sim.js';
+import type { RunConfig } from '../../src/core/tree/schema.js';
 import type { Worker } from '../../src/ports/worker.js';
-import { baseConfig } from '../helpers/engine.js';
-
-/** An engine on an in-memory workspace and state, with the sim planner and `worker`. */
-function engineWith(worker: Worker, depth = 1) {
-  let saved: StateFile = { $schemaVersion: 2, runs: {} };
-  return new MakerEngine({
-    workspace: new MemoryWorkspace(),
-    roles: { planner: new SimPlanner({ seed: 7, depth, ...FLAWLESS }), worker },
-    store: {
-      path: '(memory)',
-      load: () => Promise.resolve(structuredClone(saved)),
-      save: (state) => {
-        saved = structuredClone(state);
-        return Promise.resolve();
-      },
-    },
-  });
-}
+import { baseConfig, memoryEngine as engineWith } from '../helpers/engine.js';
 
 const config = (overrides: Partial<RunConfig>): RunConfig => ({ ...baseConfig, ...overrides });
 
