@@ -3,7 +3,7 @@ import { clip, LIMITS } from '../core/limits.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
 import { codeCandidate } from './candidate.js';
-import { ballotDraw } from './decompose.js';
+import { atNodeBound, ballotDraw } from './decompose.js';
 import {
   branchName,
   counted,
@@ -123,7 +123,7 @@ export async function voteOnCode(
       const winner = classes.find((c) => c.key === outcome.key);
       if (winner !== undefined) return winner.representative;
     }
-    const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch';
+    const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch' && !atNodeBound(ctx);
     const diffs = await Promise.all(
       classes.map((c) => ctx.workspace.diff(task.baseCommit, candidateTree(c.representative))),
     );

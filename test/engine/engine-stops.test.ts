@@ -74,3 +74,26 @@ describe('a run that cannot go on', () => {
     expect(outcome.pending.map((q) => q.kind)).toEqual(['clarify']);
   }, 15_000);
 });
+
+describe('the node bound', () => {
+  it('does not offer to split a subtask further when the tree is at its node bound', async () => {
+    const sim = new SimWorker({ seed: 7, ...FLAWLESS });
+    const worker: Worker = {
+      id: 'fails-on-0',
+      run: (task, slot) =>
+        task.context.nodeId === '0'
+          ? Promise.resolve({ ok: false, reason: 'the session FAILED' })
+          : sim.run(task, slot),
+    };
+    const engine = engineWith(worker, 1);
+    // The root and its three subtasks fill the tree: no subtask can be split.
+    const runId = await engine.create(
+      'a tool',
+      config({ hitl: 'defer', maxDepth: 2, maxNodes: 4 }),
+    );
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('awaiting-human');
+    const question = outcome.pending.find((q) => q.nodeId === '0');
+    expect(question?.options.map((o) => o.id)).toEqual(['veto-resample']);
+  });
+});
