@@ -172,7 +172,13 @@ export class MakerEngine {
   async answer(runId: string, questionId: string, answer: string, auto = false): Promise<Question> {
     const run = await this.getRun(runId);
     const question = answerQuestion(run, questionId, answer, this.#now(), auto);
-    await this.#save();
+    try {
+      await this.#save();
+    } catch (error) {
+      // Not on disk, so not given: the person can answer again (and a waiting run waits on).
+      question.answer = undefined;
+      throw error;
+    }
     this.#emit(run, {
       type: 'question-answered',
       questionId,

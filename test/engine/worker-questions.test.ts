@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FLAWLESS, SimWorker } from '../../src/adapters/sim/project-sim.js';
+import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
+import { SimPlanner } from '../../src/adapters/sim/project-sim.js';
+import type { StateFile } from '../../src/core/tree/schema.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { baseConfig, memoryEngine } from '../helpers/engine.js';
 
@@ -38,5 +42,46 @@ describe("a worker's questions", () => {
       { question: 'Which format?', answer: 'CSV' },
       { question: 'Which license?', answer: 'MIT' },
     ]);
+  });
+});
+
+describe('an answer whose save fails', () => {
+  it('is not kept half-given: the person can answer again, and the waiting run gets it', async () => {
+    let failNext = false;
+    let saved: StateFile = { $schemaVersion: 2, runs: {} };
+    const engine = new MakerEngine({
+      workspace: new MemoryWorkspace(),
+      roles: {
+        planner: new SimPlanner({ seed: 7, depth: 0, ...FLAWLESS }),
+        worker: new SimWorker({ seed: 7, ...FLAWLESS }),
+      },
+      store: {
+        path: '(memory)',
+        load: () => Promise.resolve(structuredClone(saved)),
+        save: (state) => {
+          if (failNext) {
+            failNext = false;
+            return Promise.reject(new Error('ENOSPC: no space left on device'));
+          }
+          saved = structuredClone(state);
+          return Promise.resolve();
+        },
+      },
+    });
+    const runId = await engine.create('a tool', { ...baseConfig, hitl: 'wait', maxDepth: 0 });
+    const answered = (async () => {
+      for await (const event of engine.events()) {
+        if (event.type === 'question-asked') {
+          failNext = true;
+          await expect(engine.answer(runId, event.question.id, 'accept')).rejects.toThrow(/ENOSPC/);
+          await engine.answer(runId, event.question.id, 'accept');
+        }
+        if (event.type === 'run-end') return;
+      }
+    })();
+    const outcome = await engine.run(runId);
+    engine.close();
+    await answered;
+    expect(outcome.status).toBe('done');
   });
 });
