@@ -279,6 +279,7 @@ export class MakerEngine {
       planner: roles.planner,
       worker: roles.worker,
       signal,
+      halt,
       now: this.#now,
       secrets: this.#deps.secrets ?? [],
       save: (...nodes: TreeNode[]) => this.#save(nodes),

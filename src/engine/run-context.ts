@@ -50,6 +50,11 @@ export interface RunContext {
   readonly planner: Planner;
   readonly worker: Worker;
   readonly signal: AbortSignal;
+  /**
+   * Aborted when the run is cancelled or another subtree failed: no new draw starts (paid work
+   * under way holds `signal`, and finishes).
+   */
+  readonly halt?: AbortSignal;
   readonly now: () => Date;
   /** The run's repository on GitHub, when it has one. */
   readonly remote?: RunRemote | undefined;

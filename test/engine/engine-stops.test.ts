@@ -73,6 +73,35 @@ describe('a run that cannot go on', () => {
     // The question stays, for the resumed run.
     expect(outcome.pending.map((q) => q.kind)).toEqual(['clarify']);
   }, 15_000);
+  it('starts no more sessions of a worker that limits itself once another subtree failed', async () => {
+    const sim = new SimWorker({ seed: 7, ...FLAWLESS });
+    let failed!: () => void;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
+    let runsOf0 = 0;
+    // A worker that bounds its own sessions (as Jules does), outside the run's paid slots.
+    const worker: Worker = {
+      id: 'sessions',
+      limitsItself: true,
+      run: async (task, slot) => {
+        if (task.context.nodeId === '2') {
+          failed();
+          throw new Error('the service refused the key');
+        }
+        if (task.context.nodeId !== '0') return sim.run(task, slot);
+        runsOf0 += 1;
+        await failure;
+        for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+        // Red-flagged: the vote would draw more.
+        return { ok: false, reason: 'the session FAILED' };
+      },
+    };
+    const engine = engineWith(worker);
+    const runId = await engine.create('a tool', config({ hitl: 'defer' }));
+    const outcome = await engine.run(runId);
+    expect(outcome.error).toMatch(/the service refused the key/);
+    // The first batch (2k − 1) was under way; no session was started after the failure.
+    expect(runsOf0).toBe(3);
+  });
 });
 
 describe('the node bound', () => {
