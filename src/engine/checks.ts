@@ -11,13 +11,16 @@ export interface CheckResult {
   readonly output: string;
 }
 
-/** Runs `command` on `tree` in the workspace's sandboxed scratch checkout. */
+/**
+ * Runs `command` on `tree` in the workspace's sandboxed scratch checkout; cancelled with the run
+ * (`AbortedError`: a check cut short is no result).
+ */
 export async function runCheck(
-  ctx: Pick<RunContext, 'workspace'>,
+  ctx: Pick<RunContext, 'workspace'> & { readonly signal?: AbortSignal },
   tree: string,
   command: string,
 ): Promise<CheckResult> {
-  const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS);
+  const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal);
   return { command, ok: result.ok, output: result.output.slice(-600) };
 }
 

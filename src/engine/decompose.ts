@@ -44,16 +44,21 @@ function nodeCount(ctx: Pick<RunContext, 'run'>): number {
   return count;
 }
 
+/** Whether the tree is too near its node bound for any node to be split (a split adds at least 2). */
+export function atNodeBound(ctx: Pick<RunContext, 'run'>): boolean {
+  return nodeCount(ctx) + 2 > ctx.run.config.maxNodes;
+}
+
 /**
  * Decides whether a node is minimal: forced at the depth or node-count bound, otherwise a yes/no
  * vote, ahead by k.
  */
 export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boolean> {
-  const { maxDepth, maxNodes } = ctx.run.config;
+  const { maxDepth } = ctx.run.config;
   let minimal: boolean;
   // Forced by the depth or decided by a saved vote, the kind comes out the same after a crash; the
   // node count may not (nodes made since the last save are lost with it).
-  const byCount = n.depth < maxDepth && nodeCount(ctx) + 2 > maxNodes;
+  const byCount = n.depth < maxDepth && atNodeBound(ctx);
   if (n.depth >= maxDepth || byCount) {
     minimal = true;
   } else {

@@ -3,7 +3,7 @@ import { clip, LIMITS } from '../core/limits.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
 import { codeCandidate } from './candidate.js';
-import { ballotDraw } from './decompose.js';
+import { atNodeBound, ballotDraw } from './decompose.js';
 import {
   branchName,
   counted,
@@ -57,12 +57,13 @@ export async function voteOnCode(
             await ctx.save(n);
           },
           ask: async (question) => {
+            const prompt = clip(question, LIMITS.workerQuestionChars);
             const answer = await ctx.ask(
               {
-                id: `q-${n.id}-${vote}-${attempt}-worker-${slot}`,
+                id: workerQuestionId(ctx, `q-${n.id}-${vote}-${attempt}-worker-${slot}`, prompt),
                 nodeId: n.id,
                 kind: 'clarify',
-                prompt: clip(question, LIMITS.workerQuestionChars),
+                prompt,
                 options: [],
                 allowText: true,
                 context: `The ${ctx.worker.id} worker asked this while working on "${n.title}".`,
@@ -122,7 +123,7 @@ export async function voteOnCode(
       const winner = classes.find((c) => c.key === outcome.key);
       if (winner !== undefined) return winner.representative;
     }
-    const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch';
+    const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch' && !atNodeBound(ctx);
     const diffs = await Promise.all(
       classes.map((c) => ctx.workspace.diff(task.baseCommit, candidateTree(c.representative))),
     );
@@ -162,7 +163,12 @@ export async function voteOnCode(
       },
       classes.length > 0
         ? { optionId: 'candidate-1' }
-        : { optionId: canSplit ? 'veto-split' : 'veto-resample' },
+        : canSplit
+          ? { optionId: 'veto-split' }
+          : // Resampled automatically once: a subtask whose every candidate keeps failing needs a person.
+            attempt < AUTO_RESAMPLES
+            ? { optionId: 'veto-resample' }
+            : undefined,
     );
     if (ctx.remote !== undefined)
       await removeCandidates(ctx, ctx.remote, n.id, tag, classes.length);
@@ -192,6 +198,26 @@ export async function voteOnCode(
     await ctx.save(n);
   }
 }
+
+/**
+ * The id of a question a worker relays from slot `base`: one per distinct question, in the order
+ * asked (`base`, then `base-ask2`, …). The same question again (a resumed slot, a look before the
+ * agent took the answer) is the same question, with its answer.
+ */
+function workerQuestionId(ctx: RunContext, base: string, prompt: string): string {
+  const asked = ctx.run.questions.filter(
+    (q) =>
+      q.id === base ||
+      (q.id.startsWith(`${base}-ask`) && /^\d+$/.test(q.id.slice(base.length + 4))),
+  );
+  return (
+    asked.find((q) => q.prompt === prompt)?.id ??
+    (asked.length === 0 ? base : `${base}-ask${asked.length + 1}`)
+  );
+}
+
+/** Fresh votes `--hitl auto` starts for a subtask whose every candidate was red-flagged. */
+const AUTO_RESAMPLES = 1;
 
 /** Samples, votes and commits a leaf on its branch, from `base`. */
 export async function solveLeaf(

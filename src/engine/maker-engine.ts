@@ -14,7 +14,8 @@ import type { Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import { LIMITS } from '../core/limits.js';
 import { newNode } from '../core/tree/nodes.js';
-import { processNode, type Spawn } from './compose.js';
+import { processNode } from './compose.js';
+import { RunTasks } from './run-tasks.js';
 import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
 import {
@@ -171,7 +172,13 @@ export class MakerEngine {
   async answer(runId: string, questionId: string, answer: string, auto = false): Promise<Question> {
     const run = await this.getRun(runId);
     const question = answerQuestion(run, questionId, answer, this.#now(), auto);
-    await this.#save();
+    try {
+      await this.#save();
+    } catch (error) {
+      // Not on disk, so not given: the person can answer again (and a waiting run waits on).
+      question.answer = undefined;
+      throw error;
+    }
     this.#emit(run, {
       type: 'question-answered',
       questionId,
@@ -198,32 +205,25 @@ export class MakerEngine {
     await this.#save();
     this.#emit(run, { type: 'run-start', idea: run.idea, resumed });
 
-    const tasks = new Set<Promise<unknown>>();
-    const spawn: Spawn = (work) => {
-      tasks.add(work);
-      work.then(
-        () => tasks.delete(work),
-        () => tasks.delete(work),
-      );
-      return work;
-    };
+    const tasks = new RunTasks(signal);
+    const { spawn, halt } = tasks;
     const semaphore = new Semaphore(run.config.concurrency);
     const made = typeof this.#deps.roles === 'function';
     const remote = run.github === undefined ? undefined : this.#deps.remote?.(run);
     const roles =
       typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config, run) : this.#deps.roles;
-    const ctx = this.#context(run, roles, signal, semaphore, remote);
+    const ctx = this.#context(run, roles, { signal, halt }, semaphore, remote);
     remote?.watchWaits?.(ctx.wait);
     const keeper =
       remote === undefined
         ? undefined
         : new PullRequestKeeper(ctx, remote, this.#deps.pullRequestDebounceMs);
     if (keeper !== undefined) this.#keepers.set(runId, keeper);
-    const onAbort = () => {
+    const onHalt = () => {
       for (const [key, waiter] of this.#waiters)
-        if (key.startsWith(`${runId}/`)) waiter.reject(new AbortedError(signal.reason));
+        if (key.startsWith(`${runId}/`)) waiter.reject(new AbortedError(halt.reason));
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    halt.addEventListener('abort', onHalt, { once: true });
     try {
       const root = run.nodes[run.rootId];
       if (root === undefined)
@@ -231,12 +231,9 @@ export class MakerEngine {
       await spawn(processNode(ctx, root, run.baseCommit, spawn));
       await finish(ctx, () => keeper?.stop() ?? Promise.resolve());
     } catch (error) {
-      const errors = [error];
-      while (tasks.size > 0) {
-        const settled = await Promise.allSettled([...tasks]);
-        for (const s of settled) if (s.status === 'rejected') errors.push(s.reason);
-      }
-      const hard = errors.find((e) => !(e instanceof QuestionPendingError));
+      const errors = [error, ...(await tasks.settle())];
+      // The first failure is the cause: what its halt stopped fails with AbortedError after it.
+      const hard = tasks.failure?.error ?? errors.find((e) => !(e instanceof QuestionPendingError));
       if (hard === undefined) run.status = 'awaiting-human';
       else if (hard instanceof AbortedError || signal.aborted) run.status = 'cancelled';
       else {
@@ -246,7 +243,8 @@ export class MakerEngine {
     } finally {
       this.#keepers.delete(runId);
       await keeper?.stop();
-      signal.removeEventListener('abort', onAbort);
+      halt.removeEventListener('abort', onHalt);
+      tasks.close();
       if (made) await roles.close?.().catch(() => undefined);
     }
     run.waits = undefined;
@@ -261,7 +259,7 @@ export class MakerEngine {
   #context(
     run: Run,
     roles: Roles,
-    signal: AbortSignal,
+    { signal, halt }: { signal: AbortSignal; halt: AbortSignal },
     semaphore: Semaphore,
     remote: RunRemote | undefined,
   ): RunContext {
@@ -281,12 +279,14 @@ export class MakerEngine {
       planner: roles.planner,
       worker: roles.worker,
       signal,
+      halt,
       now: this.#now,
       secrets: this.#deps.secrets ?? [],
       save: (...nodes: TreeNode[]) => this.#save(nodes),
       saveSoon: (...nodes: TreeNode[]) => this.#saver.soon(nodes),
       emit: (event) => this.#emit(run, event),
-      paid: (work, options) => semaphore.run(work, signal, options),
+      // Halted, no new paid work starts; work under way holds `signal`, and finishes.
+      paid: (work, options) => semaphore.run(work, halt, options),
       wait: (wait) =>
         showWait(run, wait, {
           now: this.#now,
@@ -294,14 +294,14 @@ export class MakerEngine {
           save: () => void this.#save().catch(() => undefined),
           emit: (event) => this.#emit(run, event),
         }),
-      ask: (question, auto) => this.#ask(run, question, auto, signal),
+      ask: (question, auto) => this.#ask(run, question, auto, halt),
     };
   }
 
   async #ask(
     run: Run,
     q: Parameters<RunContext['ask']>[0],
-    auto: Answer,
+    auto: Answer | undefined,
     signal: AbortSignal,
   ): Promise<Answer> {
     let question = run.questions.find((x) => x.id === q.id);
@@ -314,6 +314,10 @@ export class MakerEngine {
     if (question.answer !== undefined) return question.answer;
     switch (run.config.hitl) {
       case 'auto': {
+        if (auto === undefined)
+          throw new RunStoppedError(
+            `A person's decision is needed, which --hitl auto does not make: ${question.prompt} (question ${question.id}). Answer it with maker answer, then run maker resume.`,
+          );
         await this.answer(run.id, question.id, auto.optionId ?? auto.text ?? '', true);
         return question.answer ?? auto;
       }

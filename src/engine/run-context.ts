@@ -50,6 +50,11 @@ export interface RunContext {
   readonly planner: Planner;
   readonly worker: Worker;
   readonly signal: AbortSignal;
+  /**
+   * Aborted when the run is cancelled or another subtree failed: no new draw starts (paid work
+   * under way holds `signal`, and finishes).
+   */
+  readonly halt?: AbortSignal;
   readonly now: () => Date;
   /** The run's repository on GitHub, when it has one. */
   readonly remote?: RunRemote | undefined;
@@ -85,12 +90,13 @@ export interface RunContext {
   readonly wait: WaitReporter;
   /**
    * Asks a question once (by id) and resolves with its answer, following the run's HITL policy:
-   * `auto` answers at once with `auto`, `fail` stops the run, `defer` rejects with
-   * {@link QuestionPendingError}, `wait` waits for {@link MakerEngine.answer}.
+   * `auto` answers at once with `auto` (or, without one, stops the run: only a person can
+   * decide), `fail` stops the run, `defer` rejects with {@link QuestionPendingError}, `wait`
+   * waits for {@link MakerEngine.answer}.
    */
   ask(
     question: Omit<Question, 'createdAt' | 'answer' | 'allowText'> & { allowText?: boolean },
-    auto: Answer,
+    auto: Answer | undefined,
   ): Promise<Answer>;
 }
 

@@ -1,3 +1,4 @@
+import { AbortedError } from '../core/errors.js';
 import { hashString, uniform } from '../core/random.js';
 import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -41,6 +42,8 @@ export async function drawSlot(
 ): Promise<Draw> {
   const existing = list[slot];
   if (existing !== undefined && existing.status !== 'started') return existing;
+  // Halted: a worker that limits itself (outside the paid slots) starts no more sessions either.
+  if (ctx.halt?.aborted === true) throw new AbortedError(ctx.halt.reason);
   const started: Draw = existing ?? { slot, status: 'started', flags: [] };
   if (existing === undefined) {
     list[slot] = started;

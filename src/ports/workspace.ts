@@ -75,10 +75,15 @@ export interface Workspace {
    * at neither `from` nor `to`, throws `git-land-moved` (plan again).
    */
   completeLanding(target: string, from: string, to: string): Promise<void>;
-  /** Runs `command` in a scratch checkout of `treeish`; resolves with its exit code and output tail. */
+  /**
+   * Runs `command` in a scratch checkout of `treeish`; resolves with its exit code and output tail.
+   * When `signal` aborts, the check is killed and the call rejects with `AbortedError`: a check a
+   * run's cancellation cut short says nothing about the candidate.
+   */
   runCheck(
     treeish: string,
     command: string,
     timeoutMs: number,
+    signal?: AbortSignal,
   ): Promise<{ ok: boolean; output: string }>;
 }

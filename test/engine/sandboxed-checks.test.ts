@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { AbortedError } from '../../src/core/errors.js';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { newNode } from '../../src/core/tree/nodes.js';
@@ -23,7 +24,11 @@ const tempDir = useTempDirs();
 const sandbox = await findSandbox();
 
 describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
-  async function candidateWithCheck(check: string, path = 'src/a.txt') {
+  async function candidateWithCheck(
+    check: string,
+    path = 'src/a.txt',
+    signal = new AbortController().signal,
+  ) {
     const dir = await tempDir();
     const ws = await openWorkspace(dir, true, {});
     const base = (await ws.resolve('main')) as string;
@@ -56,7 +61,7 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
         id: 'scripted',
         run: () => Promise.resolve({ ok: true, edits: [{ path, content: 'a\n' }] }),
       },
-      signal: new AbortController().signal,
+      signal,
       now: () => new Date(0),
       secrets: [],
       save: () => Promise.resolve(),
@@ -135,6 +140,19 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
         /File name too long.*could not be checked out to run it$/s,
       );
   });
+
+  it('stops a check under way when the run is cancelled, and flags nothing for it', async () => {
+    const controller = new AbortController();
+    // Cancelled while the check runs: it is killed, and the candidate is not judged by it.
+    const cancel = setTimeout(() => controller.abort(new Error('Interrupted (Ctrl-C).')), 300);
+    try {
+      await expect(candidateWithCheck('sleep 60', 'src/a.txt', controller.signal)).rejects.toThrow(
+        AbortedError,
+      );
+    } finally {
+      clearTimeout(cancel);
+    }
+  }, 20_000);
 
   it('runs the overall check on the result before the veto, and shows it there', async () => {
     const dir = await tempDir();

@@ -1,4 +1,8 @@
-import type { RunConfig } from '../../src/core/tree/schema.js';
+import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
+import { FLAWLESS, SimPlanner } from '../../src/adapters/sim/project-sim.js';
+import type { RunConfig, StateFile } from '../../src/core/tree/schema.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import type { Worker } from '../../src/ports/worker.js';
 
 /** A medium-confidence sim run that answers its own questions. */
 export const baseConfig: RunConfig = {
@@ -20,3 +24,23 @@ export const baseConfig: RunConfig = {
   maxFileBytes: 1_000_000,
   defaultBranch: 'main',
 };
+
+/**
+ * An engine on an in-memory workspace and state (each load a copy of the last save), with the
+ * flawless sim planner of seed 7 (nodes minimal at `depth`) and `worker`.
+ */
+export function memoryEngine(worker: Worker, depth = 1): MakerEngine {
+  let saved: StateFile = { $schemaVersion: 2, runs: {} };
+  return new MakerEngine({
+    workspace: new MemoryWorkspace(),
+    roles: { planner: new SimPlanner({ seed: 7, depth, ...FLAWLESS }), worker },
+    store: {
+      path: '(memory)',
+      load: () => Promise.resolve(structuredClone(saved)),
+      save: (state) => {
+        saved = structuredClone(state);
+        return Promise.resolve();
+      },
+    },
+  });
+}

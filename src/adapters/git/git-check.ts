@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { AbortedError } from '../../core/errors.js';
 import type { CheckSandbox, Hidden } from '../sandbox/bwrap.js';
 
 const execFileAsync = promisify(execFile);
@@ -16,7 +17,8 @@ const KEPT_CHARS = 2000;
 /**
  * Runs `command` confined by `sandbox` in `scratch`, a fresh checkout of `treeish` from the
  * repository at `dir`, with a timeout, no input and `hidden` out of its sight; resolves with
- * whether it passed and the tail of its output, ending with why it was stopped if it was.
+ * whether it passed and the tail of its output, ending with why it was stopped if it was. When
+ * `signal` aborts, the check is killed and the call rejects with {@link AbortedError}.
  */
 export async function runCheckIn(
   dir: string,
@@ -26,7 +28,12 @@ export async function runCheckIn(
   timeoutMs: number,
   sandbox: CheckSandbox,
   hidden: readonly Hidden[] = [],
+  signal?: AbortSignal,
 ): Promise<{ ok: boolean; output: string }> {
+  const cancelled = () => {
+    if (signal?.aborted === true) throw new AbortedError(signal.reason);
+  };
+  cancelled();
   // A tree git holds may still not fit a file system (a path too long for it): the candidate's
   // check then fails, as its content's doing, instead of the run.
   const checkout = await execFileAsync('sh', [
@@ -40,6 +47,7 @@ export async function runCheckIn(
     () => undefined,
     (error: { stderr?: string }) => error.stderr ?? '',
   );
+  cancelled();
   if (checkout !== undefined)
     return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
   const env = Object.fromEntries(
@@ -52,11 +60,13 @@ export async function runCheckIn(
     timeout: timeoutMs,
     killSignal: 'SIGKILL',
     maxBuffer: MAX_OUTPUT_BYTES,
+    ...(signal === undefined ? {} : { signal }),
   });
   running.child.stdin?.end();
   return running
     .then((r) => ({ ok: true, output: tail(r.stdout + r.stderr, '') }))
     .catch((error: { stdout?: string; stderr?: string; killed?: boolean; code?: unknown }) => {
+      cancelled();
       const stopped =
         error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
           ? `\nstopped: it printed more than ${MAX_OUTPUT_BYTES} bytes`

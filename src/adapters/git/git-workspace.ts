@@ -291,6 +291,7 @@ export class GitWorkspace implements Workspace {
     treeish: string,
     command: string,
     timeoutMs: number,
+    signal?: AbortSignal,
   ): Promise<{ ok: boolean; output: string }> {
     const sandbox = await findSandbox();
     if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
@@ -302,7 +303,16 @@ export class GitWorkspace implements Workspace {
     ];
     const scratch = await scratchDir(tmpdir(), 'check');
     try {
-      return await runCheckIn(this.dir, scratch, treeish, command, timeoutMs, sandbox, hidden);
+      return await runCheckIn(
+        this.dir,
+        scratch,
+        treeish,
+        command,
+        timeoutMs,
+        sandbox,
+        hidden,
+        signal,
+      );
     } finally {
       // What the check left there is its own doing: a checkout that resists removal is swept later.
       await removeTree(scratch).catch(() => undefined);
