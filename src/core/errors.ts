@@ -70,11 +70,16 @@ export function isRetryableStatus(status: number | undefined): boolean {
   return status === 408 || status === 429 || (status !== undefined && status >= 500);
 }
 
-/** Credentials by their published formats: Google API keys, GitHub tokens. */
+/**
+ * Credentials by their published formats: Google API keys, GitHub tokens; and the user information
+ * of an http(s) URL (`https://oauth2:TOKEN@host/…`, `https://TOKEN@github.com/…`, as a remote URL
+ * embeds a token of any format), leaving the scheme and host.
+ */
 const KEY_FORMATS: readonly RegExp[] = [
   /AIza[0-9A-Za-z_-]{20,}/g,
   /gh[pousr]_[0-9A-Za-z]{20,}/g,
   /github_pat_[0-9A-Za-z_]{20,}/g,
+  /(?<=[Hh][Tt][Tt][Pp][Ss]?:\/\/)[^\s/?#@"'<>\\]+(?=@)/g,
 ];
 
 /** The key formats as one pattern: one pass over a text instead of one per format. */

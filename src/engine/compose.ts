@@ -6,6 +6,7 @@ import {
   branchName,
   node,
   nodeContext,
+  outward,
   repositoryView,
   runDate,
   RunStoppedError,
@@ -126,9 +127,12 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
     });
     how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
   }
-  const message = commitMessage(
-    ctx.run.config,
-    `Merge ${child.id}: ${child.title}${how}\n\nMaker-Run: ${ctx.run.id}\nMaker-Node: ${n.id}\nMaker-Merged: ${child.id}`,
+  const message = outward(
+    ctx,
+    commitMessage(
+      ctx.run.config,
+      `Merge ${child.id}: ${child.title}${how}\n\nMaker-Run: ${ctx.run.id}\nMaker-Node: ${n.id}\nMaker-Merged: ${child.id}`,
+    ),
   );
   const commit = await ctx.workspace.commit({
     tree,

@@ -11,7 +11,7 @@ import {
   publishAll,
 } from './github.js';
 import { moveBranch } from './leaf.js';
-import { branchName, runDate, type RunContext } from './run-context.js';
+import { branchName, outward, runDate, type RunContext } from './run-context.js';
 
 /**
  * The final veto, then landing the root's branch on the default branch. With GitHub, every branch
@@ -103,7 +103,10 @@ async function landLocally(ctx: RunContext, rootCommit: string): Promise<string>
   const target = run.config.defaultBranch;
   for (let attempt = 0; ; attempt++) {
     if (run.landing === undefined || run.landing.target !== target) {
-      const message = commitMessage(run.config, `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`);
+      const message = outward(
+        ctx,
+        commitMessage(run.config, `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`),
+      );
       const plan = await workspace.planLanding(
         target,
         rootCommit,

@@ -6,7 +6,7 @@ import { integrate } from './compose.js';
 import { moveBranch } from './leaf.js';
 import type { RunRemote } from '../ports/remote.js';
 import { compareUrl } from '../ports/repo-host.js';
-import { branchName, runDate, RunStoppedError, type RunContext } from './run-context.js';
+import { branchName, outward, runDate, RunStoppedError, type RunContext } from './run-context.js';
 
 /** The run's GitHub record; only called for runs that have one. */
 export function githubOf(run: Run): GitHubRun {
@@ -82,8 +82,8 @@ export async function ensurePullRequest(
   remote: RunRemote,
 ): Promise<NonNullable<GitHubRun['pullRequest']>> {
   const gh = githubOf(ctx.run);
-  const title = pullRequestTitle(ctx.run);
-  const body = pullRequestBody(ctx.run);
+  const title = outward(ctx, pullRequestTitle(ctx.run));
+  const body = outward(ctx, pullRequestBody(ctx.run));
   if (gh.pullRequest === undefined) {
     const rootBranch = branchName(ctx.run.id, ctx.run.rootId);
     const pr = await remote.host.openPullRequest(remote.repo, {
@@ -159,7 +159,10 @@ export async function landThroughPullRequest(
   if (landing.mergeCommit === undefined) {
     const outcome = await remote.host.mergePullRequest(remote.repo, pr.number, {
       expectedHeadSha: rootCommit,
-      title: `${isSimulatedRun(run.config) ? '[simulated] ' : ''}MAKER: ${run.idea.replace(/\s+/g, ' ').slice(0, 120)}`,
+      title: outward(
+        ctx,
+        `${isSimulatedRun(run.config) ? '[simulated] ' : ''}MAKER: ${run.idea.replace(/\s+/g, ' ').slice(0, 120)}`,
+      ),
       message: `Maker-Run: ${run.id}`,
     });
     switch (outcome.status) {

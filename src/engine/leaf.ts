@@ -8,6 +8,7 @@ import {
   branchName,
   counted,
   nodeContext,
+  outward,
   reserveSession,
   runDate,
   scopeOf,
@@ -244,9 +245,12 @@ export async function solveLeaf(
     `Maker-Votes: ${votes} of ${valid} valid (${record.draws.length} drawn, k=${ctx.run.config.k}${record.outcome?.status === 'human' ? `, ${chooser(record.outcome)}` : ''})`,
     `Maker-Worker: ${ctx.worker.id}${winner.externalId === undefined ? '' : ` session ${winner.externalId}`}`,
   ];
-  const message = commitMessage(
-    ctx.run.config,
-    `${n.title}\n\n${winner.summary ?? n.description}\n\n${trailers.join('\n')}`,
+  const message = outward(
+    ctx,
+    commitMessage(
+      ctx.run.config,
+      `${n.title}\n\n${winner.summary ?? n.description}\n\n${trailers.join('\n')}`,
+    ),
   );
   const commit = await ctx.workspace.commit({
     tree,

@@ -20,6 +20,7 @@ import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
 import {
   QuestionPendingError,
+  outward,
   RunStoppedError,
   type Answer,
   type RunContext,
@@ -128,6 +129,8 @@ export class MakerEngine {
       throw new UsageError(
         `The check is ${options.check.length} characters long; at most ${LIMITS.checkChars} are taken.`,
       );
+    // As the state file holds it: a key pasted into the idea reaches no prompt, commit or title.
+    const said = outward({ secrets: this.#deps.secrets ?? [] }, idea.trim());
     const state = await this.state();
     const baseCommit = await this.#deps.workspace.resolve(config.defaultBranch);
     if (baseCommit === undefined)
@@ -137,7 +140,7 @@ export class MakerEngine {
       throw new MakerError('run-exists', `A run with id ${id} already exists.`);
     state.runs[id] = {
       id,
-      idea: idea.trim(),
+      idea: said,
       createdAt: this.#now().toISOString(),
       status: 'running',
       config,
@@ -145,8 +148,8 @@ export class MakerEngine {
       rootId: 'root',
       nodes: {
         root: newNode('root', null, 0, 0, {
-          title: idea.trim().slice(0, 200),
-          description: idea.trim(),
+          title: said.slice(0, 200),
+          description: said,
           acceptance: [],
           files: [],
           dependsOn: [],

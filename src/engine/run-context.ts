@@ -1,4 +1,4 @@
-import { MakerError } from '../core/errors.js';
+import { makeRedactor, MakerError, type Redactor } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
 import type { NodeContext, Planner, RepoContext } from '../ports/planner.js';
@@ -268,4 +268,20 @@ export function branchName(runId: string, nodeId: string): string {
 /** Commit date for everything a run writes: fixed, so redoing a commit after a crash yields the same id. */
 export function runDate(run: Run): Date {
   return new Date(run.createdAt);
+}
+
+const redactors = new WeakMap<readonly string[], Redactor>();
+
+/**
+ * `text` as it may leave the run through git or GitHub (a commit message, the pull request's
+ * title and body): with the configured keys, and keys of known formats, redacted, as the state
+ * file has them. A key pasted into the idea, or echoed by a model into a title or summary, stays home.
+ */
+export function outward(ctx: Pick<RunContext, 'secrets'>, text: string): string {
+  let redact = redactors.get(ctx.secrets);
+  if (redact === undefined) {
+    redact = makeRedactor(ctx.secrets);
+    redactors.set(ctx.secrets, redact);
+  }
+  return redact(text);
 }

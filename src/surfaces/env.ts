@@ -22,9 +22,20 @@ export function settledEnv(env: Env): Env {
   );
 }
 
-/** Secrets in the environment, so logs, journals and recordings can redact them. */
+/**
+ * Secrets in the environment, so logs, journals and recordings can redact them. gh's too: without
+ * `GITHUB_TOKEN`, the token MAKER uses is `gh auth token`'s, which is `GH_TOKEN` when set (for
+ * GitHub Enterprise, `GH_ENTERPRISE_TOKEN` or `GITHUB_ENTERPRISE_TOKEN`).
+ */
 export function secretsOf(env: Env): string[] {
-  return ['GEMINI_API_KEY', 'JULES_API_KEY', 'GITHUB_TOKEN']
+  return [
+    'GEMINI_API_KEY',
+    'JULES_API_KEY',
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'GH_ENTERPRISE_TOKEN',
+    'GITHUB_ENTERPRISE_TOKEN',
+  ]
     .map((k) => envValue(env, k))
     .filter((v) => v.length >= 4);
 }

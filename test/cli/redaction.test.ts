@@ -1,9 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { maker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const run = promisify(execFile);
@@ -48,5 +49,30 @@ describe('one redactor for everything written outward', () => {
     expect(state).toMatch(/\[redacted\]/); // the run's error was saved, redacted
     for (const text of written)
       for (const key of Object.values(KEYS)) expect(text).not.toContain(key);
+  });
+
+  it('keeps a token embedded in an origin URL out of what a refusal prints', async () => {
+    const dir = await tempDir();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
+    git('init', '--quiet', '--initial-branch=main');
+    git(
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@t',
+      'commit',
+      '--quiet',
+      '--allow-empty',
+      '-m',
+      'x',
+    );
+    const token = 'glpat-Zx9Qw8Er7Ty6Ui5Op4';
+    git('remote', 'add', 'origin', `https://oauth2:${token}@gitlab.com/o/r.git`);
+    const result = await maker(['run', 'a csv tool', '--dir', dir, '--worker', 'jules'], KEYS);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(
+      /origin remote \(https:\/\/\[redacted\]@gitlab\.com\/o\/r\.git\)/,
+    );
+    expect(result.stdout + result.stderr).not.toContain(token);
   });
 });

@@ -145,7 +145,9 @@ export function toGitHubError(error: unknown, ctx: CallContext): GitHubError {
   if (status === 401)
     return new GitHubError(
       'auth',
-      `GitHub refused the token (401 ${said}) while trying to ${ctx.action}. Check GITHUB_TOKEN (the extension's GitHub token setting), or run \`gh auth login\`.`,
+      clean(
+        `GitHub refused the token (401 ${said}) while trying to ${ctx.action}. Check GITHUB_TOKEN (the extension's GitHub token setting), or run \`gh auth login\`.`,
+      ),
       options,
     );
   if (isRateLimit(error)) {
