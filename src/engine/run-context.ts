@@ -167,7 +167,7 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
  * call for a budget, and reported then as a `context-built` event with its size.
  */
 export function repositoryView(
-  ctx: Pick<RunContext, 'workspace' | 'emit'>,
+  ctx: Pick<RunContext, 'workspace' | 'emit' | 'secrets'>,
   n: Pick<TreeNode, 'id'>,
   request: RepoContextRequest,
 ): (budget: number) => Promise<RepoContext> {
@@ -176,7 +176,7 @@ export function repositoryView(
   return (budget) => {
     let view = made.get(budget);
     if (view === undefined) {
-      view = builder.build(request, budget).then((built) => {
+      view = builder.build(request, budget, ctx.secrets).then((built) => {
         ctx.emit({
           type: 'context-built',
           nodeId: n.id,
