@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unfence } from '../core/red-flags.js';
 import type { LanguageModel } from '../ports/language-model.js';
 import type { RepoContext } from '../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';
@@ -54,27 +55,34 @@ export class LlmWorker implements Worker {
       signal,
       draw: `${task.context.nodeId}:worker:${slot}`,
     });
+    const tokens = (response.outputTokens ?? 0) + (response.inputTokens ?? 0);
+    const stop = response.finishReason;
+    const why =
+      stop === 'length'
+        ? ' (it was cut off at the output cap)'
+        : stop === 'safety' || stop === 'other'
+          ? ` (the model stopped with reason "${stop}")`
+          : '';
     let json: unknown;
     try {
-      json = JSON.parse(response.text);
+      // The whole text, or the one ```json block it is (as the planner's answers are read).
+      json = JSON.parse(unfence(response.text));
     } catch {
-      return {
-        ok: false,
-        reason: `The model's answer is not JSON${response.finishReason === 'length' ? ' (it was cut off at the output cap)' : ''}.`,
-      };
+      return { ok: false, reason: `The model's answer is not JSON${why}.`, tokens };
     }
     const parsed = editsSchema.safeParse(json);
     if (!parsed.success)
       return {
         ok: false,
-        reason: `The model's answer does not fit the edit schema: ${parsed.error.issues[0]?.message ?? ''}`,
+        reason: `The model's answer does not fit the edit schema${why}: ${parsed.error.issues[0]?.message ?? ''}`,
+        tokens,
       };
     return {
       ok: true,
       edits: parsed.data.files,
       summary: parsed.data.summary,
       ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
-      tokens: (response.outputTokens ?? 0) + (response.inputTokens ?? 0),
+      tokens,
     };
   }
 
