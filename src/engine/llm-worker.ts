@@ -44,11 +44,17 @@ export class LlmWorker implements Worker {
     const described = describeNode(task.context);
     const budget = Math.max(0, this.#contextChars - described.length - integration.length);
     const repository = task.context.repository ?? this.#ownView(task);
-    const { text } = await repository(budget);
+    const { text, omitted } = await repository(budget);
+    const shown =
+      text !== ''
+        ? text
+        : omitted.length > 0
+          ? `The repository (${omitted.length} paths) is not shown: it does not fit the context budget.`
+          : 'The repository is empty.';
     const response = await this.#model.generate({
       system:
         'You are a careful software engineer. Make exactly the change the task asks for, nothing else. Answer only with the JSON requested.',
-      prompt: `${described}\n\n${text || 'The repository is empty.'}${integration}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
+      prompt: `${described}\n\n${shown}${integration}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
       temperature: slot % 1000 === 0 ? 0 : 0.1,
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       json: { schema: EDITS_JSON_SCHEMA },
