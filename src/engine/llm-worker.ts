@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unfence } from '../core/red-flags.js';
-import type { LanguageModel } from '../ports/language-model.js';
+import { billedTokens, type LanguageModel } from '../ports/language-model.js';
 import type { RepoContext } from '../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
@@ -61,7 +61,7 @@ export class LlmWorker implements Worker {
       signal,
       draw: `${task.context.nodeId}:worker:${slot}`,
     });
-    const tokens = (response.outputTokens ?? 0) + (response.inputTokens ?? 0);
+    const tokens = billedTokens(response);
     const stop = response.finishReason;
     const why =
       stop === 'length'

@@ -1,6 +1,7 @@
 import { MakerError } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
+import { billedTokens, type GenerateResult } from '../ports/language-model.js';
 import type { NodeContext, Planner, RepoContext } from '../ports/planner.js';
 import type { RunRemote } from '../ports/remote.js';
 import type { WaitReporter } from '../ports/waits.js';
@@ -252,11 +253,11 @@ export function saveSoon(ctx: RunContext, n: TreeNode): void {
 /** Counts one model call and its tokens against the node, and passes the response on. */
 export async function counted(
   n: TreeNode,
-  call: Promise<ModelResponse & { inputTokens?: number | undefined }>,
+  call: Promise<ModelResponse & Omit<GenerateResult, 'text'>>,
 ): Promise<ModelResponse> {
   const response = await call;
   n.cost.modelCalls += 1;
-  n.cost.tokens += (response.outputTokens ?? 0) + (response.inputTokens ?? 0);
+  n.cost.tokens += billedTokens(response);
   return response;
 }
 

@@ -76,4 +76,14 @@ describe("the gemini worker's answers, as a real model gives them", () => {
     expect(draws.filter((d) => d.status === 'flagged')).toHaveLength(1);
     expect(tokens).toBeGreaterThanOrEqual(16_384 + 2);
   });
+
+  it("counts a thinking model's hidden reasoning tokens, which are billed", async () => {
+    const { tokens } = await leafDraws(() => ({
+      text: EDITS,
+      outputTokens: 10,
+      inputTokens: 2,
+      thoughtTokens: 5_000,
+    }));
+    expect(tokens).toBeGreaterThanOrEqual(5_000);
+  });
 });
