@@ -49,7 +49,7 @@ export const MAKER_FILES: readonly string[] = [
   '.maker-state.json.tmp',
 ];
 
-const isMakerFile = (path: string) =>
+export const isMakerFile = (path: string) =>
   MAKER_FILES.includes(path) || /^\.?maker-(state|journal|calibration)[^/]*$/.test(path);
 
 /**

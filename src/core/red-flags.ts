@@ -106,7 +106,8 @@ export function jsonSchemaParser<T>(schema: ZodType<T>): ResponseParser<ModelRes
 
 const FENCE = /^\s*```(?:json)?[ \t]*\r?\n([\s\S]*?)\r?\n?```\s*$/;
 
-function unfence(text: string): string {
+/** The body of the single fenced (```json) block a text consists of, or the text itself. */
+export function unfence(text: string): string {
   const match = FENCE.exec(text);
   return match?.[1] ?? text;
 }

@@ -39,11 +39,16 @@ export async function codeCandidate(
   const out = await (ctx.worker.limitsItself === true ? run() : ctx.paid(run));
   const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
   const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
-  if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
   if (out.tokens !== undefined) n.cost.tokens += out.tokens;
+  if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
   const flags: RedFlag[] = [];
   if (out.finishReason === 'length')
     flags.push({ rule: 'truncated', message: 'The worker stopped at its output cap.' });
+  if (out.finishReason === 'safety' || out.finishReason === 'other')
+    flags.push({
+      rule: 'abnormal-stop',
+      message: `The worker's model stopped with reason "${out.finishReason}".`,
+    });
   const built = await buildTree(ctx, task.baseCommit, out);
   if (!built.ok) return flagged([...flags, ...built.flags]);
   const { tree } = built;

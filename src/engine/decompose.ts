@@ -240,11 +240,21 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
   return 'split';
 }
 
+/**
+ * A decomposition as judges, reviewers and people see it: everything its vote key holds (title,
+ * order, description, acceptance, files, check), so two different votes never look alike.
+ */
 export function renderSplit(split: SplitAnswer): string {
   return split.subtasks
-    .map(
-      (s, i) =>
-        `${i + 1}. ${s.title}${s.dependsOn.length > 0 ? ` (after ${s.dependsOn.map((d) => d + 1).join(', ')})` : ''}\n   ${s.description}${s.files.length > 0 ? `\n   files: ${s.files.join(', ')}` : ''}`,
-    )
+    .map((s, i) => {
+      const lines = [
+        `${i + 1}. ${s.title}${s.dependsOn.length > 0 ? ` (after ${s.dependsOn.map((d) => d + 1).join(', ')})` : ''}`,
+        `   ${s.description}`,
+      ];
+      if (s.acceptance.length > 0) lines.push(`   done when: ${s.acceptance.join('; ')}`);
+      if (s.files.length > 0) lines.push(`   files: ${s.files.join(', ')}`);
+      if (s.check !== undefined) lines.push(`   check: ${s.check}`);
+      return lines.join('\n');
+    })
     .join('\n');
 }

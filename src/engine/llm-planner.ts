@@ -1,3 +1,4 @@
+import { clip } from '../core/limits.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { BallotOption, NodeContext, Planner, PlannerCall } from '../ports/planner.js';
 import type { LanguageModel } from '../ports/language-model.js';
@@ -90,7 +91,7 @@ export class LlmPlanner implements Planner {
     call: PlannerCall,
   ): Promise<ModelResponse> {
     return this.#ask(
-      `${describeNode(context)}\n\nA proposal for this task (a code change or a decomposition):\n\n${candidate.slice(0, 20_000)}\n\nIs it a faithful attempt at the task, or off-task, confused or hallucinated (placeholder code, unrelated files, hedging text, subtasks that do not add up to the task)? Reply as JSON {"verdict": "ok" | "suspect", "confidence": 0..1, "reason": string}.`,
+      `${describeNode(context)}\n\nA proposal for this task (a code change or a decomposition):\n\n${clip(candidate, 20_000)}\n\nIs it a faithful attempt at the task, or off-task, confused or hallucinated (placeholder code, unrelated files, hedging text, subtasks that do not add up to the task)? Reply as JSON {"verdict": "ok" | "suspect", "confidence": 0..1, "reason": string}.`,
       JSON_SCHEMAS.review,
       call,
       `${context.nodeId}:review`,

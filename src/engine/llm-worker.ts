@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { LanguageModel } from '../ports/language-model.js';
+import { unfence } from '../core/red-flags.js';
+import { billedTokens, type LanguageModel } from '../ports/language-model.js';
 import type { RepoContext } from '../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
@@ -43,38 +44,51 @@ export class LlmWorker implements Worker {
     const described = describeNode(task.context);
     const budget = Math.max(0, this.#contextChars - described.length - integration.length);
     const repository = task.context.repository ?? this.#ownView(task);
-    const { text } = await repository(budget);
+    const { text, omitted } = await repository(budget);
+    const shown =
+      text !== ''
+        ? text
+        : omitted.length > 0
+          ? `The repository (${omitted.length} paths) is not shown: it does not fit the context budget.`
+          : 'The repository is empty.';
     const response = await this.#model.generate({
       system:
         'You are a careful software engineer. Make exactly the change the task asks for, nothing else. Answer only with the JSON requested.',
-      prompt: `${described}\n\n${text || 'The repository is empty.'}${integration}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
+      prompt: `${described}\n\n${shown}${integration}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
       temperature: slot % 1000 === 0 ? 0 : 0.1,
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       json: { schema: EDITS_JSON_SCHEMA },
       signal,
       draw: `${task.context.nodeId}:worker:${slot}`,
     });
+    const tokens = billedTokens(response);
+    const stop = response.finishReason;
+    const why =
+      stop === 'length'
+        ? ' (it was cut off at the output cap)'
+        : stop === 'safety' || stop === 'other'
+          ? ` (the model stopped with reason "${stop}")`
+          : '';
     let json: unknown;
     try {
-      json = JSON.parse(response.text);
+      // The whole text, or the one ```json block it is (as the planner's answers are read).
+      json = JSON.parse(unfence(response.text));
     } catch {
-      return {
-        ok: false,
-        reason: `The model's answer is not JSON${response.finishReason === 'length' ? ' (it was cut off at the output cap)' : ''}.`,
-      };
+      return { ok: false, reason: `The model's answer is not JSON${why}.`, tokens };
     }
     const parsed = editsSchema.safeParse(json);
     if (!parsed.success)
       return {
         ok: false,
-        reason: `The model's answer does not fit the edit schema: ${parsed.error.issues[0]?.message ?? ''}`,
+        reason: `The model's answer does not fit the edit schema${why}: ${parsed.error.issues[0]?.message ?? ''}`,
+        tokens,
       };
     return {
       ok: true,
       edits: parsed.data.files,
       summary: parsed.data.summary,
       ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
-      tokens: (response.outputTokens ?? 0) + (response.inputTokens ?? 0),
+      tokens,
     };
   }
 

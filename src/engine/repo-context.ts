@@ -1,6 +1,8 @@
 import type { TreeChange } from '../core/candidate-policy.js';
 import { languageOf, outline } from '../core/outline.js';
 import { inScope } from '../core/paths.js';
+import { hashString } from '../core/random.js';
+import { modelTextRedactor, withheldFromModels } from '../core/secret-files.js';
 import type { RepoContext } from '../ports/planner.js';
 import { EMPTY_TREE, type Workspace } from '../ports/workspace.js';
 
@@ -34,14 +36,23 @@ interface Entry {
   readonly blob: string;
   readonly size: number;
   readonly mode: string;
+  /** Never shown but by name: it may hold credentials, or it is MAKER's state. */
+  readonly withheld: boolean;
 }
+
+const WITHHELD = ' (contents withheld)';
+/** A path as the map lists it. */
+const mapPath = (e: Entry) => (e.withheld ? `${e.path}${WITHHELD}` : e.path);
 
 /**
  * Renders a node's view of the repository within a character budget: the files in its scope and
  * the files its dependencies changed, whole (each file whole or not at all), then a map of every
  * path with the top-level definitions of source files. Whatever the budget leaves out is named
- * in the text ("Also exists: …", "… N more paths"), never dropped silently. Outlines are cached by
- * blob, and built contexts by request, so the candidates of one vote share one build.
+ * in the text ("Also exists: …", "… N more paths"), never dropped silently. No credential is
+ * shown: files that hold them by name (`.env`, `*.pem`, `id_rsa`, `.npmrc`, …) and MAKER's state
+ * are listed with their contents withheld, and in every file shown (outlines included) the run's
+ * configured keys and keys of known formats are redacted. Outlines are cached by blob, and built
+ * contexts by request, so the candidates of one vote share one build.
  */
 export class RepoContextBuilder {
   readonly #workspace: Workspace;
@@ -52,11 +63,17 @@ export class RepoContextBuilder {
     this.#workspace = workspace;
   }
 
-  build(request: RepoContextRequest, budget: number): Promise<RepoContext> {
-    const key = JSON.stringify([request, Math.max(0, Math.floor(budget))]);
+  /** `secrets` are the run's configured keys, redacted wherever they appear. */
+  build(
+    request: RepoContextRequest,
+    budget: number,
+    secrets: readonly string[] = [],
+  ): Promise<RepoContext> {
+    const whole = Math.max(0, Math.floor(budget));
+    const key = JSON.stringify([request, whole, hashString(secrets.join('\0'))]);
     let built = this.#built.get(key);
     if (built === undefined) {
-      built = this.#build(request, Math.max(0, Math.floor(budget)));
+      built = this.#build(request, whole, modelTextRedactor(secrets));
       built.catch(() => this.#built.delete(key));
       if (this.#built.size >= BUILT_CACHE) this.#built.clear();
       this.#built.set(key, built);
@@ -64,14 +81,24 @@ export class RepoContextBuilder {
     return built;
   }
 
-  async #build(request: RepoContextRequest, budget: number): Promise<RepoContext> {
+  async #build(
+    request: RepoContextRequest,
+    budget: number,
+    redact: (text: string) => string,
+  ): Promise<RepoContext> {
     const ws = this.#workspace;
     const entries = (await ws.changes(EMPTY_TREE, request.base))
       .filter((c): c is TreeChange & { newBlob: string } => c.newBlob !== undefined)
-      .map((c) => ({ path: c.path, blob: c.newBlob, size: c.newSize ?? 0, mode: c.newMode ?? '' }))
+      .map((c) => ({
+        path: c.path,
+        blob: c.newBlob,
+        size: c.newSize ?? 0,
+        mode: c.newMode ?? '',
+        withheld: withheldFromModels(c.path),
+      }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const byPath = new Map(entries.map((e) => [e.path, e]));
-    const isFile = (e: Entry) => e.mode === '100644' || e.mode === '100755';
+    const isFile = (e: Entry) => !e.withheld && (e.mode === '100644' || e.mode === '100755');
     const scoped = entries.filter(
       (e) => isFile(e) && (request.scope.length === 0 || inScope(e.path, request.scope)),
     );
@@ -90,7 +117,7 @@ export class RepoContextBuilder {
 
     // What to read: candidate files that could fit, and source files whose outline is not cached.
     const mapReserve = Math.min(
-      entries.reduce((n, e) => n + e.path.length + 1, 0) + MAP_HEADER.length,
+      entries.reduce((n, e) => n + mapPath(e).length + 1, 0) + MAP_HEADER.length,
       Math.floor(budget * MAP_SHARE),
     );
     const fileRoom = budget - mapReserve;
@@ -105,16 +132,20 @@ export class RepoContextBuilder {
       )
         wanted.add(e.blob);
     const blobs = await ws.readBlobs([...wanted]);
-    const text = (e: Entry) => {
+    const raw = (e: Entry) => {
       const bytes = blobs.get(e.blob);
       return bytes === undefined || bytes.includes(0)
         ? undefined
         : Buffer.from(bytes).toString('utf8');
     };
+    const text = (e: Entry) => {
+      const content = raw(e);
+      return content === undefined ? undefined : redact(content);
+    };
     if (this.#outlines.size > OUTLINE_CACHE) this.#outlines.clear();
     for (const e of entries) {
-      if (this.#outlines.has(e.blob) || languageOf(e.path) === undefined) continue;
-      const content = e.size <= OUTLINE_MAX_BYTES ? text(e) : undefined;
+      if (!isFile(e) || this.#outlines.has(e.blob) || languageOf(e.path) === undefined) continue;
+      const content = e.size <= OUTLINE_MAX_BYTES ? raw(e) : undefined;
       if (content !== undefined) this.#outlines.set(e.blob, outline(e.path, content));
     }
 
@@ -156,7 +187,9 @@ export class RepoContextBuilder {
     // The tail naming what was left out, then the map in whatever remains.
     const omittedSet = new Set(omitted);
     const outlineOf = (e: Entry) =>
-      shown.has(e.path) || omittedSet.has(e.path) ? [] : (this.#outlines.get(e.blob) ?? []);
+      shown.has(e.path) || omittedSet.has(e.path) || e.withheld
+        ? []
+        : (this.#outlines.get(e.blob) ?? []).map(redact);
     const tail = listOmitted(
       omitted.map((p) => `${p} (${byPath.get(p)?.size ?? 0} bytes)`),
       Math.max(0, budget - used - NOTES),
@@ -228,8 +261,8 @@ function renderMap(
   let size = MAP_HEADER.length;
   let listed = 0;
   for (const e of entries) {
-    if (size + e.path.length + 1 > listRoom) break;
-    size += e.path.length + 1;
+    if (size + mapPath(e).length + 1 > listRoom) break;
+    size += mapPath(e).length + 1;
     listed++;
   }
   const withOutline = new Set<number>();
@@ -250,7 +283,7 @@ function renderMap(
   const lines: string[] = [];
   for (let i = 0; i < listed; i++) {
     const e = entries[i] as Entry;
-    lines.push(e.path);
+    lines.push(mapPath(e));
     if (withOutline.has(i)) for (const l of outlineOf(e)) lines.push(`  ${l}`);
   }
   const notes: string[] = [];

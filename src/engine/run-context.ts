@@ -1,6 +1,7 @@
 import { makeRedactor, MakerError, type Redactor } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
+import { billedTokens, type GenerateResult } from '../ports/language-model.js';
 import type { NodeContext, Planner, RepoContext } from '../ports/planner.js';
 import type { RunRemote } from '../ports/remote.js';
 import type { WaitReporter } from '../ports/waits.js';
@@ -167,7 +168,7 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
  * call for a budget, and reported then as a `context-built` event with its size.
  */
 export function repositoryView(
-  ctx: Pick<RunContext, 'workspace' | 'emit'>,
+  ctx: Pick<RunContext, 'workspace' | 'emit' | 'secrets'>,
   n: Pick<TreeNode, 'id'>,
   request: RepoContextRequest,
 ): (budget: number) => Promise<RepoContext> {
@@ -176,7 +177,7 @@ export function repositoryView(
   return (budget) => {
     let view = made.get(budget);
     if (view === undefined) {
-      view = builder.build(request, budget).then((built) => {
+      view = builder.build(request, budget, ctx.secrets).then((built) => {
         ctx.emit({
           type: 'context-built',
           nodeId: n.id,
@@ -252,11 +253,11 @@ export function saveSoon(ctx: RunContext, n: TreeNode): void {
 /** Counts one model call and its tokens against the node, and passes the response on. */
 export async function counted(
   n: TreeNode,
-  call: Promise<ModelResponse & { inputTokens?: number | undefined }>,
+  call: Promise<ModelResponse & Omit<GenerateResult, 'text'>>,
 ): Promise<ModelResponse> {
   const response = await call;
   n.cost.modelCalls += 1;
-  n.cost.tokens += (response.outputTokens ?? 0) + (response.inputTokens ?? 0);
+  n.cost.tokens += billedTokens(response);
   return response;
 }
 

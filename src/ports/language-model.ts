@@ -21,6 +21,16 @@ export interface GenerateRequest {
 /** What a generation returns: the text and what red-flagging needs to judge it, plus usage. */
 export interface GenerateResult extends ModelResponse {
   readonly inputTokens?: number | undefined;
+  /**
+   * Hidden reasoning tokens of a thinking model: billed as output, but not part of the answer
+   * (`outputTokens`, which the length red flag judges).
+   */
+  readonly thoughtTokens?: number | undefined;
+}
+
+/** Every token a call is billed for: prompt, answer and hidden reasoning. */
+export function billedTokens(result: Omit<GenerateResult, 'text'>): number {
+  return (result.inputTokens ?? 0) + (result.outputTokens ?? 0) + (result.thoughtTokens ?? 0);
 }
 
 /**

@@ -28,7 +28,13 @@ export type WorkerOutput =
       readonly externalId?: string;
       readonly tokens?: number;
     }
-  | { readonly ok: false; readonly reason: string; readonly externalId?: string };
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly externalId?: string;
+      /** Tokens the failed attempt still cost (a model answer that could not be used). */
+      readonly tokens?: number;
+    };
 
 /** A choice a worker asks a person to make on its behalf (a coding agent's plan to approve or veto). */
 export interface WorkerChoice {

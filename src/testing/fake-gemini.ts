@@ -23,7 +23,7 @@ export interface FakeGeminiRequest {
   readonly body: unknown;
 }
 
-/** A scripted answer: a candidate, an API error with its HTTP status, or no answer at all. */
+/** A scripted answer: a candidate, a blocked prompt, an API error with its HTTP status, or no answer at all. */
 export type FakeGeminiReply =
   | {
       readonly text: string;
@@ -35,7 +35,11 @@ export type FakeGeminiReply =
       readonly finishReason?: string;
       readonly outputTokens?: number;
       readonly inputTokens?: number;
+      /** Hidden thinking tokens (`usageMetadata.thoughtsTokenCount`), billed as output. */
+      readonly thoughtTokens?: number;
     }
+  /** The prompt is blocked: no candidate, `promptFeedback.blockReason` (`SAFETY`, `PROHIBITED_CONTENT`, …). */
+  | { readonly blocked: string }
   | {
       readonly status: number;
       readonly message: string;
@@ -156,8 +160,19 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
       sendError(res, reply.status, reply.message, reply.headers);
       return;
     }
+    if ('blocked' in reply) {
+      const promptTokenCount = Math.ceil(request.prompt.length / 4);
+      sendJson(res, 200, {
+        promptFeedback: { blockReason: reply.blocked },
+        usageMetadata: { promptTokenCount, totalTokenCount: promptTokenCount },
+        modelVersion: request.model,
+        responseId: `fake-${index}`,
+      });
+      return;
+    }
     const outputTokens = reply.outputTokens ?? Math.ceil(reply.text.length / 4);
     const inputTokens = reply.inputTokens ?? Math.ceil(request.prompt.length / 4);
+    const thoughtTokens = reply.thoughtTokens ?? 0;
     const parts = [
       ...(reply.text === '' ? [] : [{ text: reply.text }]),
       ...(reply.functionCalls ?? []).map((call) => ({
@@ -175,7 +190,8 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
       usageMetadata: {
         promptTokenCount: inputTokens,
         candidatesTokenCount: outputTokens,
-        totalTokenCount: inputTokens + outputTokens,
+        ...(thoughtTokens === 0 ? {} : { thoughtsTokenCount: thoughtTokens }),
+        totalTokenCount: inputTokens + outputTokens + thoughtTokens,
       },
       modelVersion: request.model,
       responseId: `fake-${index}`,

@@ -82,6 +82,30 @@ describe('GeminiModel over the real @google/genai client', () => {
     });
   });
 
+  it('reports a prompt Gemini blocks (no candidate, a block reason) as a safety stop', async () => {
+    const m = await model(() => ({ blocked: 'PROHIBITED_CONTENT' }));
+    expect(await m.generate({ prompt: 'x', temperature: 0 })).toMatchObject({
+      text: '',
+      finishReason: 'safety',
+    });
+  });
+
+  it('reports the hidden thinking tokens a model bills, apart from the answer', async () => {
+    const m = await model(() => ({
+      text: '{}',
+      outputTokens: 3,
+      inputTokens: 5,
+      thoughtTokens: 900,
+    }));
+    expect(await m.generate({ prompt: 'x', temperature: 0 })).toEqual({
+      text: '{}',
+      finishReason: 'stop',
+      outputTokens: 3,
+      inputTokens: 5,
+      thoughtTokens: 900,
+    });
+  });
+
   it('retries 429 and 503 with backoff, then succeeds', async () => {
     const m = await model((_request, index) =>
       index === 0

@@ -28,8 +28,8 @@ const loadGenAI = (): Promise<GenAI> => (genai ??= import('@google/genai'));
 
 /**
  * {@link LanguageModel} over `@google/genai` (`models.generateContent`). Finish reasons are mapped
- * for red-flagging (`MAX_TOKENS` → `length`); errors become {@link ApiCallError} with the key
- * redacted.
+ * for red-flagging (`MAX_TOKENS` → `length`, a blocked prompt → `safety`); errors become
+ * {@link ApiCallError} with the key redacted.
  */
 export class GeminiModel implements LanguageModel {
   readonly id: string;
@@ -97,11 +97,17 @@ export class GeminiModel implements LanguageModel {
         config,
       });
       const candidate = response.candidates?.[0];
+      const thoughts = response.usageMetadata?.thoughtsTokenCount;
       return {
         text: response.text ?? '',
-        finishReason: mapFinishReason(candidate?.finishReason),
+        // A blocked prompt has no candidate, only the block's reason.
+        finishReason:
+          candidate === undefined && response.promptFeedback?.blockReason !== undefined
+            ? 'safety'
+            : mapFinishReason(candidate?.finishReason),
         outputTokens: response.usageMetadata?.candidatesTokenCount,
         inputTokens: response.usageMetadata?.promptTokenCount,
+        ...(thoughts === undefined ? {} : { thoughtTokens: thoughts }),
       };
     } catch (error) {
       if (request.signal?.aborted) throw new AbortedError(request.signal.reason);

@@ -64,6 +64,8 @@ export const exchangeSchema = z.object({
       finishReason: z.enum(['stop', 'length', 'safety', 'other']).nullable(),
       outputTokens: z.number().nullable(),
       inputTokens: z.number().nullable(),
+      /** Absent in recordings made before thinking tokens were counted. */
+      thoughtTokens: z.number().optional(),
     })
     .optional(),
   error: z

@@ -71,6 +71,9 @@ export class RecordingModel implements LanguageModel {
               finishReason: result.finishReason ?? null,
               outputTokens: result.outputTokens ?? null,
               inputTokens: result.inputTokens ?? null,
+              ...(result.thoughtTokens === undefined
+                ? {}
+                : { thoughtTokens: result.thoughtTokens }),
             },
           }),
       startedAt: started.toISOString(),

@@ -43,6 +43,7 @@ export class ReplayModel implements LanguageModel {
       ...(r.finishReason === null ? {} : { finishReason: r.finishReason }),
       ...(r.outputTokens === null ? {} : { outputTokens: r.outputTokens }),
       ...(r.inputTokens === null ? {} : { inputTokens: r.inputTokens }),
+      ...(r.thoughtTokens === undefined ? {} : { thoughtTokens: r.thoughtTokens }),
     };
   }
 
