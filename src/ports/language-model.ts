@@ -5,6 +5,10 @@ export interface GenerateRequest {
   readonly system?: string;
   readonly prompt: string;
   readonly temperature: number;
+  /**
+   * The most tokens the answer itself may have (its red flags judge it against this). A thinking
+   * model's hidden reasoning is not part of it: the adapter leaves that room on top.
+   */
   readonly maxOutputTokens?: number;
   /** Thinking models: tokens of hidden reasoning allowed (0 turns thinking off where the model allows). */
   readonly thinkingBudget?: number;

@@ -170,11 +170,19 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
       });
       return;
     }
-    const outputTokens = reply.outputTokens ?? Math.ceil(reply.text.length / 4);
     const inputTokens = reply.inputTokens ?? Math.ceil(request.prompt.length / 4);
-    const thoughtTokens = reply.thoughtTokens ?? 0;
+    // As Gemini does: thinking (at most its budget) comes first and counts against
+    // `maxOutputTokens`; an answer that does not fit what is left is cut there (MAX_TOKENS).
+    const budget = (json as { generationConfig?: { thinkingConfig?: { thinkingBudget?: number } } })
+      .generationConfig?.thinkingConfig?.thinkingBudget;
+    const cap = request.maxOutputTokens ?? Infinity;
+    const thoughtTokens = Math.min(reply.thoughtTokens ?? 0, budget ?? Infinity, cap);
+    const wanted = reply.outputTokens ?? Math.ceil(reply.text.length / 4);
+    const cut = thoughtTokens + wanted > cap;
+    const outputTokens = cut ? cap - thoughtTokens : wanted;
+    const text = cut ? reply.text.slice(0, outputTokens * 4) : reply.text;
     const parts = [
-      ...(reply.text === '' ? [] : [{ text: reply.text }]),
+      ...(text === '' ? [] : [{ text }]),
       ...(reply.functionCalls ?? []).map((call) => ({
         functionCall: { name: call.name, args: call.args },
       })),
@@ -183,7 +191,7 @@ export async function startFakeGemini(respond: FakeGeminiResponder): Promise<Fak
       candidates: [
         {
           content: { role: 'model', parts },
-          finishReason: reply.finishReason ?? 'STOP',
+          finishReason: cut ? 'MAX_TOKENS' : (reply.finishReason ?? 'STOP'),
           index: 0,
         },
       ],

@@ -48,8 +48,27 @@ describe('GeminiModel over the real @google/genai client', () => {
       system: 'be brief',
       prompt: 'say hi',
       temperature: 0.1,
-      maxOutputTokens: 750,
+      maxOutputTokens: 750 + 8192,
     });
+  });
+
+  it("caps the answer, not the model's thinking: a long think still leaves the answer its whole cap", async () => {
+    // Gemini counts thinking against maxOutputTokens (the fake does too); 6,000 tokens of it
+    // used to spend a 4,096-token cap before the answer began.
+    const answer = JSON.stringify({ minimal: true, reason: 'x'.repeat(3000) });
+    const m = await model(() => ({ text: answer, thoughtTokens: 6000 }));
+    const result = await m.generate({ prompt: 'x', temperature: 0, maxOutputTokens: 4096 });
+    expect(result).toMatchObject({ text: answer, finishReason: 'stop', thoughtTokens: 6000 });
+    // An explicit budget is the room left for thinking; a long answer is still cut at its cap.
+    const budgeted = await model(() => ({ text: 'y'.repeat(4 * 900), thoughtTokens: 6000 }));
+    const cut = await budgeted.generate({
+      prompt: 'x',
+      temperature: 0,
+      maxOutputTokens: 750,
+      thinkingBudget: 200,
+    });
+    expect(fake?.requests[0]?.maxOutputTokens).toBe(950);
+    expect(cut).toMatchObject({ finishReason: 'length', outputTokens: 750, thoughtTokens: 200 });
   });
 
   it('passes a thinking budget as thinkingConfig', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { hanoiSimAgent } from '../../src/adapters/sim/hanoi-sim.js';
 import { AbortedError } from '../../src/core/errors.js';
-import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
+import { AUTO_THINKING_TOKENS, GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
 import { languageModelAgent, type HanoiAgent } from '../../src/engine/hanoi/agent.js';
 import { solveHanoi } from '../../src/engine/hanoi/solve.js';
 import { referenceHanoiLoop } from '../../src/surfaces/bench/hanoi-reference.js';
@@ -112,7 +112,10 @@ describe('solveHanoi', () => {
     expect(report).toMatchObject({ solved: true, errors: 0, samples: 30 });
     const requests = fake.requests;
     expect(requests).toHaveLength(30);
-    expect(requests.every((r) => r.maxOutputTokens === HANOI_MAX_OUTPUT_TOKENS)).toBe(true);
+    // The paper's cap on the answer, with room for a thinking model's hidden reasoning on top.
+    expect(
+      requests.every((r) => r.maxOutputTokens === HANOI_MAX_OUTPUT_TOKENS + AUTO_THINKING_TOKENS),
+    ).toBe(true);
     const zeros = requests.filter((r) => r.temperature === 0).length;
     const tenths = requests.filter((r) => r.temperature === 0.1).length;
     expect([zeros, tenths]).toEqual([15, 15]);

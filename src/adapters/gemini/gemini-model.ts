@@ -21,6 +21,18 @@ export interface GeminiModelOptions {
   readonly timeoutMs?: number;
 }
 
+/**
+ * Room for a thinking model's hidden reasoning: Gemini counts it against `maxOutputTokens`, and
+ * Gemini 2.5's automatic thinking takes up to 8,192 tokens. Without this room a 4,096-token cap on
+ * a planner's answer is often spent before the answer starts (an empty answer, MAX_TOKENS).
+ */
+export const AUTO_THINKING_TOKENS = 8192;
+
+/** What `maxOutputTokens` must leave for thinking: the budget asked for, or automatic thinking's most. */
+function thinkingRoom(budget: number | undefined): number {
+  return budget ?? AUTO_THINKING_TOKENS;
+}
+
 type GenAI = typeof GenAIModule;
 let genai: Promise<GenAI> | undefined;
 /** `@google/genai`, evaluated on first use: a process that makes no model call never pays for it. */
@@ -75,7 +87,7 @@ export class GeminiModel implements LanguageModel {
       ...(request.system === undefined ? {} : { systemInstruction: request.system }),
       ...(request.maxOutputTokens === undefined
         ? {}
-        : { maxOutputTokens: request.maxOutputTokens }),
+        : { maxOutputTokens: request.maxOutputTokens + thinkingRoom(request.thinkingBudget) }),
       ...(request.thinkingBudget === undefined
         ? {}
         : { thinkingConfig: { thinkingBudget: request.thinkingBudget } }),
