@@ -43,7 +43,7 @@ export async function codeCandidate(
   if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
   const flags: RedFlag[] = [];
   if (out.finishReason === 'length')
-    flags.push({ rule: 'truncated', message: 'The worker stopped at its output cap.' });
+    flags.push({ rule: 'truncated', message: "The worker's answer reached its output cap." });
   if (out.finishReason === 'safety' || out.finishReason === 'other')
     flags.push({
       rule: 'abnormal-stop',

@@ -62,7 +62,9 @@ export class LlmWorker implements Worker {
       draw: `${task.context.nodeId}:worker:${slot}`,
     });
     const tokens = billedTokens(response);
-    const stop = response.finishReason;
+    // Over its cap is as cut off, though room left for thinking let it finish.
+    const stop =
+      (response.outputTokens ?? 0) > MAX_OUTPUT_TOKENS ? 'length' : response.finishReason;
     const why =
       stop === 'length'
         ? ' (it was cut off at the output cap)'
@@ -87,7 +89,7 @@ export class LlmWorker implements Worker {
       ok: true,
       edits: parsed.data.files,
       summary: parsed.data.summary,
-      ...(response.finishReason === undefined ? {} : { finishReason: response.finishReason }),
+      ...(stop === undefined ? {} : { finishReason: stop }),
       tokens,
     };
   }

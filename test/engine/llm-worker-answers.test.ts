@@ -52,6 +52,15 @@ describe("the gemini worker's answers, as a real model gives them", () => {
     expect(flagged.map((d) => d.flags.map((f) => f.rule))).toEqual([['abnormal-stop']]);
   });
 
+  it('red-flags an answer over its 16,384-token cap that room left for thinking let finish', async () => {
+    const { draws } = await leafDraws((_r, index) => ({
+      text: EDITS,
+      ...(index === 0 ? { outputTokens: 16_500 } : {}),
+    }));
+    const flagged = draws.filter((d) => d.status === 'flagged');
+    expect(flagged.map((d) => d.flags.map((f) => f.rule))).toEqual([['truncated']]);
+  });
+
   it('names the stop reason when a stopped answer is empty', async () => {
     const { draws } = await leafDraws((_r, index) =>
       index === 0 ? { text: '', finishReason: 'SAFETY' } : { text: EDITS },
