@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AbortedError } from '../../core/errors.js';
 import type { CheckSandbox, Hidden } from '../sandbox/bwrap.js';
+import { gitEnv } from './run-git.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -35,15 +36,22 @@ export async function runCheckIn(
   };
   cancelled();
   // A tree git holds may still not fit a file system (a path too long for it): the candidate's
-  // check then fails, as its content's doing, instead of the run.
-  const checkout = await execFileAsync('sh', [
-    '-c',
-    `git -C "$1" archive --format=tar "$2" | tar -x -C "$3"`,
+  // check then fails, as its content's doing, instead of the run. Written through a private index,
+  // not `git archive`, whose `export-ignore` and `export-subst` attributes would change the tree.
+  const checkout = await execFileAsync(
     'sh',
-    dir,
-    treeish,
-    scratch,
-  ]).then(
+    [
+      '-c',
+      `export GIT_INDEX_FILE="$3.index"
+git -C "$1" read-tree "$2" && git -C "$1" checkout-index -a --prefix="$3/"; s=$?
+rm -f -- "$GIT_INDEX_FILE"; exit $s`,
+      'sh',
+      dir,
+      treeish,
+      scratch,
+    ],
+    { env: gitEnv() },
+  ).then(
     () => undefined,
     (error: { stderr?: string }) => error.stderr ?? '',
   );

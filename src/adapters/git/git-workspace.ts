@@ -11,6 +11,7 @@ import { commitTree, commonGitDir, excludeLocally, prepareRepository } from './g
 import { memoryScratchRoot, removeTree, scratchDir, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
 import { treeWithEdits } from './tree-edit.js';
+import { checkoutsOf } from './worktrees.js';
 import { GitLauncher } from './git-launcher.js';
 import { gitEnv, gitOk, gitText } from './run-git.js';
 import type {
@@ -281,8 +282,12 @@ export class GitWorkspace implements Workspace {
         'git-land-moved',
         `${target} moved (to ${head ?? 'nothing'}) since the landing was planned.`,
       );
-    if ((await this.#checkedOutBranch()) === target)
-      await syncWorkTree(this.#landingGit(), target, from, to);
+    // Every work tree with the target checked out moves with it (git's own rule: a branch checked
+    // out anywhere is never moved underneath it); one being rebased or bisected refuses.
+    const inDir = (dir: string, args: readonly string[]) =>
+      gitText(dir, args, { launcher: this.#launcher });
+    for (const checkout of await checkoutsOf(inDir, this.dir, target))
+      await syncWorkTree(this.#landingGit(checkout), target, from, to);
     await this.#checkpoint('land:update-ref');
     await this.setBranch(target, to, from);
   }
@@ -319,16 +324,12 @@ export class GitWorkspace implements Workspace {
     }
   }
 
-  async #checkedOutBranch(): Promise<string | undefined> {
-    const ref = (await this.#raw(['symbolic-ref', '-q', 'HEAD']).catch(() => '')).trim();
-    return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
-  }
-
-  #landingGit(): LandingGit {
+  /** Landing's git access in the work tree at `dir` (this one or a linked one). */
+  #landingGit(dir: string): LandingGit {
     return {
-      dir: this.dir,
-      raw: (args) => this.#raw(args),
-      ok: (args) => this.#ok(args),
+      dir,
+      raw: (args) => gitText(dir, args, { launcher: this.#launcher }),
+      ok: (args) => gitOk(dir, args, { launcher: this.#launcher }),
       checkpoint: this.#checkpoint,
     };
   }

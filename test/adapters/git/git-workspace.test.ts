@@ -124,4 +124,18 @@ describe('GitWorkspace.runCheck', () => {
     expect((await ws.runCheck(tree, 'sleep 5', 200)).output).toMatch(/timed out/);
     expect(git(dir, 'status', '--porcelain')).toBe('');
   });
+
+  it('checks the tree exactly as committed: export-ignore and export-subst do not apply', async () => {
+    const { ws, base } = await repo();
+    const tree = await ws.treeWithEdits(base, [
+      { path: '.gitattributes', content: 'tests/ export-ignore\nversion.txt export-subst\n' },
+      { path: 'tests/run.sh', content: 'echo tests ran\n' },
+      { path: 'version.txt', content: '$Format:%H$\n' },
+    ]);
+    const commit = await ws.commit({ tree, parents: [base], message: 'attrs', date: DATE });
+    expect(await ws.runCheck(commit, 'sh tests/run.sh && cat version.txt', 10_000)).toEqual({
+      ok: true,
+      output: 'tests ran\n$Format:%H$\n',
+    });
+  });
 });
