@@ -135,10 +135,7 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
     const path = dirs + 'f'.repeat(4096 - dirs.length);
     const result = await candidateWithCheck('true', path);
     expect(result.ok).toBe(false);
-    if (!result.ok)
-      expect(result.flags[0]?.message).toMatch(
-        /File name too long.*could not be checked out to run it$/s,
-      );
+    if (!result.ok) expect(result.flags[0]?.message).toMatch(/could not be checked out to run it$/);
   });
 
   it('stops a check under way when the run is cancelled, and flags nothing for it', async () => {
