@@ -241,6 +241,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (error: unknown) => {
+    // Not started (a port taken): the directory made for it goes too.
+    if (ownsRoot) await rm(root, { recursive: true, force: true });
+    throw error;
   });
   const { port } = server.address() as AddressInfo;
   base = `http://127.0.0.1:${port}`;

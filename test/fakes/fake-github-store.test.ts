@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,11 +95,20 @@ describe('fake GitHub: a world kept in a store', () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as { port: number };
+    // Its own temporary directory, so what the fake makes there (and leaves) is seen alone.
+    const tmp = await tempDir();
+    const saved = process.env['TMPDIR'];
+    process.env['TMPDIR'] = tmp;
     try {
       await expect(startFakeGitHub({ tokens: [], port })).rejects.toMatchObject({
         code: 'EADDRINUSE',
       });
+      expect(tmpdir()).toBe(tmp);
+      // The directory it made for its repositories is not left behind.
+      expect(await readdir(tmp)).toEqual([]);
     } finally {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
       await new Promise((resolve) => blocker.close(resolve));
     }
   });
