@@ -48,6 +48,8 @@ export class BatchRefPublisher implements RefPublisher {
   readonly #leases: Map<string, string>;
   /** Commits sent per branch by pushes whose outcome is unknown (no answer): maker's own if found there. */
   readonly #unsure = new Map<string, Set<string>>();
+  /** Branches found absent after a broken lease, and pushed again from nothing (once each). */
+  readonly #freed = new Set<string>();
   #pending = new Map<string, Pending>();
   #scheduled = false;
   #running = false;
@@ -140,7 +142,9 @@ export class BatchRefPublisher implements RefPublisher {
             branch,
             new ApiCallError(
               'git',
-              this.#clean(`The remote refused branch ${branch}: ${line.summary}.`),
+              this.#clean(
+                `The remote refused branch ${branch}: ${line.summary}.${remoteSaid(run.stderr)}`,
+              ),
             ),
           );
       }
@@ -195,8 +199,14 @@ export class BatchRefPublisher implements RefPublisher {
       const wanted = batch.get(branch)?.sha ?? null;
       const now = actual.get(`refs/heads/${branch}`) ?? null;
       if (now === wanted) {
+        this.#freed.delete(branch);
         this.#setLease(branch, wanted);
         outcomes.set(branch, null);
+      } else if (now === null && wanted !== null && !this.#freed.has(branch)) {
+        // Absent (deleted, as the moved-branch message suggests): free. Pushed again, leased on
+        // nothing; once only, so a remote that keeps refusing cannot loop.
+        this.#freed.add(branch);
+        this.#setLease(branch, null);
       } else if (now !== null && this.#unsure.get(branch)?.has(now) === true) {
         this.#setLease(branch, now);
         this.#unsure.get(branch)?.delete(now);
@@ -222,7 +232,15 @@ export class BatchRefPublisher implements RefPublisher {
 
   /** A push that failed as a whole (authentication, network): one error for every ref in it. */
   #pushFailure(stderr: string, branches: readonly string[]): Error {
-    const text = this.#clean(stderr.trim().split('\n').slice(-3).join(' '));
+    const remote = remoteSaid(stderr);
+    const text = this.#clean(
+      `${stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('remote:'))
+        .slice(-3)
+        .join(' ')}${remote}`,
+    );
     const where = `${this.#remote()} (${branches.length} branch${branches.length === 1 ? '' : 'es'})`;
     if (/Authentication failed|could not read Username|returned error: 40[13]|denied/i.test(stderr))
       return new ApiCallError(
@@ -247,6 +265,17 @@ export class BatchRefPublisher implements RefPublisher {
   #clean(text: string): string {
     return redactSecrets(text, this.#o.secrets ?? []);
   }
+}
+
+/** What the remote said (a pre-receive hook's reason: git's `remote:` lines), as a sentence. */
+function remoteSaid(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .filter((l) => l.startsWith('remote:'))
+    .map((l) => l.slice('remote:'.length).trim())
+    .filter((l) => l !== '')
+    .slice(0, 20);
+  return lines.length === 0 ? '' : ` The remote said: ${lines.join(' / ')}`;
 }
 
 function parsePorcelain(stdout: string): Map<string, PushLine> {
