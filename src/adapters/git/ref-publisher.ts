@@ -1,5 +1,6 @@
 import { ApiCallError, RefMovedError, UsageError, redactSecrets } from '../../core/errors.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
+import { gitSaid, remoteSaid } from '../../core/remote-said.js';
 import { runGit, type GitRunner } from './git-process.js';
 
 export interface BatchRefPublisherOptions {
@@ -232,15 +233,7 @@ export class BatchRefPublisher implements RefPublisher {
 
   /** A push that failed as a whole (authentication, network): one error for every ref in it. */
   #pushFailure(stderr: string, branches: readonly string[]): Error {
-    const remote = remoteSaid(stderr);
-    const text = this.#clean(
-      `${stderr
-        .trim()
-        .split('\n')
-        .filter((l) => !l.startsWith('remote:'))
-        .slice(-3)
-        .join(' ')}${remote}`,
-    );
+    const text = this.#clean(gitSaid(stderr, 3));
     const where = `${this.#remote()} (${branches.length} branch${branches.length === 1 ? '' : 'es'})`;
     if (/Authentication failed|could not read Username|returned error: 40[13]|denied/i.test(stderr))
       return new ApiCallError(
@@ -265,17 +258,6 @@ export class BatchRefPublisher implements RefPublisher {
   #clean(text: string): string {
     return redactSecrets(text, this.#o.secrets ?? []);
   }
-}
-
-/** What the remote said (a pre-receive hook's reason: git's `remote:` lines), as a sentence. */
-function remoteSaid(stderr: string): string {
-  const lines = stderr
-    .split('\n')
-    .filter((l) => l.startsWith('remote:'))
-    .map((l) => l.slice('remote:'.length).trim())
-    .filter((l) => l !== '')
-    .slice(0, 20);
-  return lines.length === 0 ? '' : ` The remote said: ${lines.join(' / ')}`;
 }
 
 function parsePorcelain(stdout: string): Map<string, PushLine> {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { makeRedactor, MakerError } from '../../core/errors.js';
+import { StopError } from '../../core/stops.js';
 import { secretsOf } from '../wiring.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
@@ -163,6 +164,10 @@ export async function main(
     if (signal?.aborted === true || (error instanceof MakerError && error.code === 'aborted')) {
       io.stderr('maker: interrupted.\n');
       return 130;
+    }
+    if (error instanceof StopError) {
+      io.stderr(`maker: ${error.message}\n`);
+      return error.exit;
     }
     if (error instanceof MakerError) {
       io.stderr(`maker: ${error.message}\n`);

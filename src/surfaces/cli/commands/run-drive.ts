@@ -1,6 +1,8 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
+import { StopError } from '../../../core/stops.js';
+import { setUpStop } from '../../set-up-stop.js';
 import { isSimulatedRun } from '../../../core/tree/simulated.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
@@ -120,11 +122,33 @@ export async function start(
   );
   announce(io, target, plan.json);
   if (githubNotice !== undefined && !plan.json) io.stderr(`maker: note: ${githubNotice}\n`);
+  const existed = await stat(dir).then(
+    () => true,
+    () => false,
+  );
   await mkdir(dir, { recursive: true });
-  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: plan.demo === true ? 'demo' : 'run',
-  }).holdUntilExit();
-  const made = await remote.setUp(dir, () => openWorkspace(dir, true, io.env), crashSeam(io.env));
+  });
+  await lock.holdUntilExit();
+  const seam = crashSeam(io.env);
+  const steps: string[] = [];
+  let made: Awaited<ReturnType<typeof remote.setUp>>;
+  try {
+    made = await remote.setUp(
+      dir,
+      () => openWorkspace(dir, true, io.env),
+      (step) => (steps.push(step), seam?.(step)),
+    );
+  } catch (error) {
+    const stop = setUpStop(error, steps);
+    if (stop instanceof StopError && stop.kind === 'refused' && !existed) {
+      // Nothing was created: not the directory either.
+      await lock.release();
+      await rmdir(dir).catch(() => undefined);
+    }
+    throw stop;
+  }
   const { workspace } = made;
   // Its long-lived git processes end with the command, not with Node.
   try {
