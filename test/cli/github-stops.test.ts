@@ -108,3 +108,22 @@ describe('stops before a run exists', () => {
     expect((await fake.state()).repos[0]?.pulls[0]?.merged).toBe(true);
   }, 120_000);
 });
+
+describe('a long Retry-After on the pull request create', () => {
+  it('is honoured by the pull request keeper and the final step: one create sent, nothing after it, maker resume', async () => {
+    // Failed at main: the final step created again at once, after the keeper's create was limited.
+    const fake = await startFake();
+    fake.addFault({ kind: 'secondary-limit', retryAfter: 120, method: 'POST', path: '/pulls$' });
+    const dir = join(await tempDir(), 'app');
+    const stopped = await run(fake, dir, 'alice/app', TOKENS.full);
+    expect(stopped.code, stopped.stderr).toBe(1);
+    const api = fake.requests.filter((r) => r.kind === 'api');
+    const limited = api.findIndex((r) => r.method === 'POST' && /\/pulls$/.test(r.path));
+    expect(limited).toBeGreaterThanOrEqual(0);
+    expect(api.slice(limited + 1)).toEqual([]);
+    expect(`${stopped.stdout}${stopped.stderr}`).toMatch(
+      /secondary rate limit .* answers again after/,
+    );
+    expect(`${stopped.stdout}${stopped.stderr}`).toContain('maker resume');
+  }, 120_000);
+});
