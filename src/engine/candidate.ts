@@ -4,6 +4,7 @@ import {
   treeRedFlags,
   type TreeChange,
 } from '../core/candidate-policy.js';
+import { credentialFlags } from '../core/credential-scan.js';
 import { patchRedFlags } from '../core/patch.js';
 import { normalizeRepoPath, showPath } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -214,5 +215,6 @@ async function policyFlags(
     before: c.oldBlob === undefined ? undefined : blobs.get(c.oldBlob),
     after: blobs.get(c.newBlob) ?? new Uint8Array(),
   }));
-  return [...flags, ...contentRedFlags([...contents, ...untouched], ctx.secrets)];
+  const found = contentRedFlags([...contents, ...untouched], ctx.secrets);
+  return [...flags, ...found, ...(await credentialFlags(contents, found))];
 }
