@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { guardMessages } from './frame-guard.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
@@ -37,6 +38,12 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
     { name: SERVER_NAME, version },
     { instructions: INSTRUCTIONS, jsonSchemaValidator: lazyAjv() },
   );
+  // A request carrying `__proto__` is refused as an unknown key, before the SDK's schemas drop it.
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    guardMessages(transport);
+  };
   // Every result passes the one redactor before it leaves the server.
   const guard = (work: () => Promise<CallToolResult>) =>
     guarded(work).then((r) => redactResult(r, runs.redact));
