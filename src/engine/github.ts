@@ -319,9 +319,12 @@ export async function mergeMovedBase(
   const commit = await ctx.workspace.commit({
     tree,
     parents: [ours, theirs],
-    message: commitMessage(
-      run.config,
-      `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
+    message: outward(
+      ctx,
+      commitMessage(
+        run.config,
+        `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
+      ),
     ),
     date: runDate(run),
   });
