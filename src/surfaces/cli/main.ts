@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { makeRedactor, MakerError } from '../../core/errors.js';
 import { StopError } from '../../core/stops.js';
+import { isSystemError, systemErrorMessage } from '../system-errors.js';
 import { secretsOf } from '../wiring.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
@@ -175,15 +176,13 @@ export async function main(
     }
     if (isSystemError(error)) {
       // The machine refused (permissions, disk full…): the person's to fix, not a bug.
-      io.stderr(`maker: ${error.message}\n`);
+      io.stderr(
+        `maker: ${systemErrorMessage(error, 'run maker resume (or the same command again if no run started)')}\n`,
+      );
       return 1;
     }
     throw error;
   }
-}
-
-function isSystemError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 function ignoreClosedReader(error: NodeJS.ErrnoException): void {
