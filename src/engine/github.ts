@@ -201,6 +201,8 @@ export async function landThroughPullRequest(
     runDate(run),
   );
   await workspace.completeLanding(target, local.from, local.to);
+  // `git status` then says the local branch is even with (or ahead of) GitHub's, as it is.
+  await remote.trackRemoteHead?.(gh.defaultBranch, merged).catch(() => undefined);
   return merged;
 }
 
