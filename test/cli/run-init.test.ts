@@ -83,4 +83,27 @@ describe('maker run in a folder that is not a git repository', () => {
     );
     expect(existsSync(join(dir, '.git'))).toBe(true);
   });
+
+  it('says so when it takes over the lock of a maker process that died holding it', async () => {
+    const dir = await tempDir();
+    // Only MAKER's own lock is there (a run killed before its git init): not the person's files.
+    await writeFile(
+      join(dir, 'maker-state.json.lock'),
+      JSON.stringify({ pid: 999_999, command: 'run', acquiredAt: '2026-11-26T10:00:00.000Z' }),
+    );
+    const result = await maker([
+      'run',
+      'a tool',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--hitl',
+      'auto',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      'maker: note: maker run (pid 999999, since 2026-11-26T10:00:00.000Z) stopped without releasing this workspace; taking it over.',
+    );
+  });
 });

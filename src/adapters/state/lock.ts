@@ -42,6 +42,7 @@ export class WorkspaceLock {
   #key: string | undefined;
   #token: string | undefined;
   #acquiring: Promise<void> | undefined;
+  #tookOverFrom: LockOwner | undefined;
 
   constructor(path: string, options: { command?: string } = {}) {
     this.path = path;
@@ -50,6 +51,11 @@ export class WorkspaceLock {
 
   get held(): boolean {
     return this.#token !== undefined;
+  }
+
+  /** The owner of a stale lock this holder took over (a process that died holding it), if any. */
+  get tookOverFrom(): LockOwner | undefined {
+    return this.#tookOverFrom;
   }
 
   /** Takes the lock, or throws `workspace-locked` naming its live owner and the way out. */
@@ -93,6 +99,7 @@ export class WorkspaceLock {
       }
       const found = await inspectLock(key);
       if (found !== undefined && found.state !== 'stale') throw lockedError(this.path, found);
+      if (found !== undefined) this.#tookOverFrom = found.owner;
       await takeOverStale(key);
     }
     throw new MakerError(

@@ -8,7 +8,7 @@ import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
-import { agreeToInit, createdRepositoryLine } from './run-init.js';
+import { agreeToInit, createdRepositoryLine, staleLockNote } from './run-init.js';
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
 import type { GitHubAsk } from '../../github/plan.js';
@@ -126,9 +126,12 @@ export async function start(
   announce(io, target, plan.json);
   if (githubNotice !== undefined && !plan.json) io.stderr(`maker: note: ${githubNotice}\n`);
   await mkdir(dir, { recursive: true });
-  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: plan.demo === true ? 'demo' : 'run',
-  }).holdUntilExit();
+  });
+  await lock.holdUntilExit();
+  if (lock.tookOverFrom !== undefined && !plan.json)
+    io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
   const made = await remote.setUp(dir, () => openWorkspace(dir, true, io.env), crashSeam(io.env));
   const { workspace } = made;
   // Its long-lived git processes end with the command, not with Node.

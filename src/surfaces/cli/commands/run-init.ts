@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';
 import { configuredIdentity } from '../../../adapters/git/git-repo.js';
 import { UsageError } from '../../../core/errors.js';
+import type { LockOwner } from '../../../adapters/state/lock.js';
 import type { CliIo } from '../io.js';
 
 const MAKER_FILE = /^\.?maker-(state\.json[.a-z0-9]*|journal\.jsonl|calibration\.json)$/;
@@ -48,4 +49,11 @@ export async function createdRepositoryLine(
 ): Promise<string> {
   const who = await configuredIdentity(dir);
   return `made ${was === 'missing' ? 'the new folder ' : ''}${dir} a git repository (branch main; its initial commit by ${who === undefined ? 'MAKER <maker@localhost>: no git identity is configured' : `${who.name} <${who.email}>`}).`;
+}
+
+/** Said when a run takes over the lock of a maker process that died holding it. */
+export function staleLockNote(owner: LockOwner): string {
+  const what = owner.command === undefined ? 'a maker process' : `maker ${owner.command}`;
+  const since = owner.acquiredAt === undefined ? '' : `, since ${owner.acquiredAt}`;
+  return `${what} (pid ${owner.pid}${since}) stopped without releasing this workspace; taking it over. What it left (a run to resume, or nothing) is shown by: maker status`;
 }
