@@ -27,6 +27,8 @@ export interface FakeNpmRegistry {
   readonly requests: readonly FakeNpmRequest[];
   /** Publishes `name@version` with `files` (paths inside the package, `package.json` added when absent). */
   publish(name: string, version: string, files: Readonly<Record<string, string>>): FakePackage;
+  /** Resolves once `count` requests (1 unless given; those already seen count) had path `path`. */
+  waitForRequest(path: string, count?: number): Promise<void>;
   /** How many times the tarball of `name@version` (any version when omitted) was fetched. */
   tarballFetches(name: string, version?: string): number;
   close(): Promise<void>;
@@ -41,11 +43,19 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
   type Published = Map<string, { meta: FakePackage; bytes: Buffer }>;
   const packages = new Map<string, Published>();
   const requests: FakeNpmRequest[] = [];
+  const waiters: { path: string; count: number; resolve: () => void }[] = [];
+  const counted = (path: string) => requests.filter((r) => r.path === path).length;
+  const seen = (request: FakeNpmRequest) => {
+    requests.push(request);
+    for (const w of waiters.splice(0))
+      if (counted(w.path) >= w.count) w.resolve();
+      else waiters.push(w);
+  };
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const tarball = /^\/([^/]+)\/-\/\1-(.+)\.tgz$/.exec(path);
     if (tarball !== null) {
-      requests.push({ method: req.method ?? 'GET', path, kind: 'tarball' });
+      seen({ method: req.method ?? 'GET', path, kind: 'tarball' });
       const found = packages.get(tarball[1] as string)?.get(tarball[2] as string);
       if (found === undefined) return notFound(res);
       res.writeHead(200, {
@@ -56,10 +66,10 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
     }
     const versions = packages.get(path.slice(1));
     if (versions === undefined) {
-      requests.push({ method: req.method ?? 'GET', path, kind: 'other' });
+      seen({ method: req.method ?? 'GET', path, kind: 'other' });
       return notFound(res);
     }
-    requests.push({ method: req.method ?? 'GET', path, kind: 'packument' });
+    seen({ method: req.method ?? 'GET', path, kind: 'packument' });
     const name = path.slice(1);
     const all = [...versions.values()].map((v) => v.meta);
     const body = JSON.stringify({
@@ -101,6 +111,10 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
       packages.set(name, versions);
       return meta;
     },
+    waitForRequest: (path, count = 1) =>
+      counted(path) >= count
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ path, count, resolve })),
     tarballFetches: (name, version) =>
       requests.filter(
         (r) =>
