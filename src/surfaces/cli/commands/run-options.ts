@@ -76,7 +76,7 @@ export const RUN_OPTIONS = {
   ),
   maxFileKb: option(
     '--max-file-kb <n>',
-    'largest file a candidate may write, in KiB (default 976, i.e. 1,000,000 bytes); a larger one is a red flag',
+    'largest file a candidate may write, in KiB of 1,024 bytes (default: 1,000,000 bytes, just under 977 KiB); a larger one is a red flag',
     wholeNumber({ min: 1, max: MAX_FILE_KB }),
   ),
   replay: option(
