@@ -44,8 +44,10 @@ export function defaultInstall(present: ReadonlySet<string>): string | undefined
     commands.push('npm ci --ignore-scripts --no-audit --no-fund');
   if (present.has('uv.lock')) commands.push('uv sync --frozen --no-install-project');
   else if (present.has('requirements.txt'))
+    // The interpreter itself, not a version manager's shim: pyenv's wraps `-m pip install` in a
+    // rehash that writes to its shims directory, which the sandbox keeps read-only.
     commands.push(
-      'python3 -m pip install --no-input --disable-pip-version-check --target "$MAKER_DEPS/python" -r requirements.txt',
+      `"$(python3 -c 'import sys; print(sys.executable)')" -m pip install --no-input --disable-pip-version-check --target "$MAKER_DEPS/python" -r requirements.txt`,
     );
   if (present.has('go.sum')) commands.push('go mod download');
   return commands.length === 0 ? undefined : commands.join(' && ');

@@ -25,7 +25,7 @@ describe('the install a tree needs', () => {
   it('installs every ecosystem present, pip into the cache', () => {
     const command = defaultInstall(new Set(['package-lock.json', 'requirements.txt', 'go.sum']));
     expect(command).toBe(
-      'npm ci --ignore-scripts --no-audit --no-fund && python3 -m pip install --no-input --disable-pip-version-check --target "$MAKER_DEPS/python" -r requirements.txt && go mod download',
+      `npm ci --ignore-scripts --no-audit --no-fund && "$(python3 -c 'import sys; print(sys.executable)')" -m pip install --no-input --disable-pip-version-check --target "$MAKER_DEPS/python" -r requirements.txt && go mod download`,
     );
   });
 
