@@ -13,6 +13,7 @@ import {
   startFakeNpmRegistry,
   type FakeNpmRegistry,
 } from '../../src/testing/fake-npm-registry.js';
+import { startFakePypi } from '../../src/testing/fake-pypi.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -212,6 +213,44 @@ describe.skipIf(sandbox === undefined || !npm)(
         expect(existsSync(join(process.cwd(), 'escaped-install'))).toBe(false);
       } finally {
         await ws.close();
+      }
+    });
+  },
+);
+
+const pip = await promisify(execFile)('python3', ['-m', 'pip', '--version']).then(
+  () => true,
+  () => false,
+);
+
+describe.skipIf(sandbox === undefined || !pip)(
+  'Python dependencies for checks (skipped without bubblewrap or python3 with pip)',
+  () => {
+    it('installs requirements.txt once from the index in PIP_INDEX_URL, for unittest to import', async () => {
+      const pypi = await startFakePypi();
+      const ws = await openWorkspace(await tempDir(), true, { PIP_INDEX_URL: pypi.indexUrl });
+      try {
+        pypi.publish('tiny-hello', '1.0', {
+          'tiny_hello/__init__.py': 'def hi():\n    return "hi from tiny_hello"\n',
+        });
+        const base = (await ws.resolve('main')) as string;
+        const tree = await ws.treeWithEdits(base, [
+          { path: 'requirements.txt', content: 'tiny-hello==1.0\n' },
+          {
+            path: 'test_hi.py',
+            content:
+              'import unittest\nimport tiny_hello\n\nclass T(unittest.TestCase):\n    def test_hi(self):\n        self.assertEqual(tiny_hello.hi(), "hi from tiny_hello")\n',
+          },
+        ]);
+        const ctx = { workspace: ws, signal: new AbortController().signal, run: { config: {} } };
+        const first = await runCheck(ctx, tree, 'python3 -m unittest -v');
+        expect(first.ok, first.output).toBe(true);
+        expect(first.output).toContain('test_hi');
+        expect((await runCheck(ctx, tree, 'python3 -m unittest')).ok).toBe(true);
+        expect(pypi.wheelFetches('tiny-hello')).toBe(1);
+      } finally {
+        await ws.close();
+        await pypi.close();
       }
     });
   },
