@@ -192,7 +192,7 @@ function viewOf(
 function failed(plan: DependencyPlan, output: string): PreparedDependencies {
   return {
     ok: false,
-    output: `${output}\nInstalling the dependencies with \`${plan.command}\` failed, so this check could not run. Fix the lock file, or choose the install with --install "<command>" (--install "" installs nothing).`,
+    output: `${output}\nInstalling the dependencies with \`${plan.command}\` failed, so this check could not run. Fix the lock file, or choose the install with --install "<command>" (--install none installs nothing).`,
   };
 }
 
