@@ -29,6 +29,11 @@ export interface FakeNpmRegistry {
   publish(name: string, version: string, files: Readonly<Record<string, string>>): FakePackage;
   /** Resolves once `count` requests (1 unless given; those already seen count) had path `path`. */
   waitForRequest(path: string, count?: number): Promise<void>;
+  /**
+   * Holds every request for `path` (answered 404) until the returned function is called: an
+   * install that fetches it stays under way until then.
+   */
+  hold(path: string): () => void;
   /** How many times the tarball of `name@version` (any version when omitted) was fetched. */
   tarballFetches(name: string, version?: string): number;
   close(): Promise<void>;
@@ -51,8 +56,15 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
       if (counted(w.path) >= w.count) w.resolve();
       else waiters.push(w);
   };
+  const held = new Map<string, Promise<void>>();
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const gate = held.get(path);
+    if (gate !== undefined) {
+      seen({ method: req.method ?? 'GET', path, kind: 'other' });
+      void gate.then(() => notFound(res));
+      return;
+    }
     const tarball = /^\/([^/]+)\/-\/\1-(.+)\.tgz$/.exec(path);
     if (tarball !== null) {
       seen({ method: req.method ?? 'GET', path, kind: 'tarball' });
@@ -110,6 +122,19 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
       versions.set(version, { meta, bytes });
       packages.set(name, versions);
       return meta;
+    },
+    hold(path) {
+      let release = () => undefined as void;
+      held.set(
+        path,
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      );
+      return () => {
+        held.delete(path);
+        release();
+      };
     },
     waitForRequest: (path, count = 1) =>
       counted(path) >= count

@@ -73,6 +73,20 @@ describe.skipIf(sandbox === undefined)(
       await expect(again).rejects.toBeInstanceOf(AbortedError);
     });
 
+    it('a second cache on the same directory (another process) waits for the install under way and reuses it', async () => {
+      const { root, cache } = await cacheIn();
+      const other = new DependencyCache({ root, env: {}, hidden: () => Promise.resolve([]) });
+      const release = registry.hold('/gate');
+      const command = `node -e "require('http').get('${registry.url}gate', (r) => r.resume())" && echo done > "$MAKER_DEPS/done.txt"`;
+      const first = cache.prepare(tree('c\n'), 't', command);
+      await registry.waitForRequest('/gate');
+      const second = other.prepare(tree('c\n'), 't', command);
+      release();
+      expect((await first).ok).toBe(true);
+      expect((await second).ok).toBe(true);
+      expect(registry.requests.filter((r) => r.path === '/gate')).toHaveLength(1);
+    });
+
     it('reads the dependency files at the root only, and keys on their content', async () => {
       const { root, cache } = await cacheIn();
       const read: string[][] = [];
