@@ -232,6 +232,16 @@ function parseOwner(text: string): (LockOwner & { token?: string }) | undefined 
   }
 }
 
+/** The workspace is another live process's: who it is, for messages that know what the caller wanted. */
+export class WorkspaceLockedError extends MakerError {
+  override readonly name = 'WorkspaceLockedError';
+  readonly owner: LockOwner;
+  constructor(message: string, owner: LockOwner) {
+    super('workspace-locked', message);
+    this.owner = owner;
+  }
+}
+
 function lockedError(path: string, found: LockInspection): MakerError {
   const { owner } = found;
   const what = owner.command === undefined ? 'Another maker process' : `maker ${owner.command}`;
@@ -240,8 +250,8 @@ function lockedError(path: string, found: LockInspection): MakerError {
     found.state === 'unknown'
       ? ` Its owner cannot be checked from here (host ${owner.hostname ?? 'unknown'}).`
       : '';
-  return new MakerError(
-    'workspace-locked',
+  return new WorkspaceLockedError(
     `${what} (pid ${owner.pid}${since}) is working on this workspace.${unsure} Use that one, or stop it first (kill ${owner.pid}). If you are sure no maker process uses this workspace, delete ${path}.`,
+    owner,
   );
 }
