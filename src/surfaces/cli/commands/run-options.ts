@@ -1,5 +1,5 @@
 import { flag, list, option } from '../define.js';
-import { oneOf, repoGlob, text, wholeNumber } from '../values.js';
+import { installCommand, oneOf, repoGlob, text, wholeNumber } from '../values.js';
 import { LIMITS } from '../../../core/limits.js';
 import { MAX_FILE_KB } from '../../candidate-allowances.js';
 import { WORKERS, WORKER_NAMES, describeWorkers } from '../../workers.js';
@@ -54,6 +54,11 @@ export const RUN_OPTIONS = {
       `a command of at most ${LIMITS.checkChars} characters`,
       new RegExp(`^[^]{1,${LIMITS.checkChars}}$`),
     ),
+  ),
+  install: option(
+    '--install <command>',
+    'how checks get the repository\'s dependencies: the command run once per content of the lock files, sandboxed with the network (the only step that has it), into a cache in .git/maker-deps/ that checks see read-only. Default: from the lock file found (npm ci --ignore-scripts, pnpm install --frozen-lockfile, pip install -r requirements.txt --target "$MAKER_DEPS/python", go mod download, …); none: install nothing',
+    installCommand(),
   ),
   allowExecutable: list(
     '--allow-executable <glob>',
