@@ -198,7 +198,8 @@ async function lookUp(
   for (let look = 0; ; look++) {
     const ms = Math.max(
       Math.min(15_000, 1000 * 2 ** look),
-      look === 0 ? (error.resumeAt?.getTime() ?? 0) - now() : 0,
+      // Whole seconds, as Retry-After says them: the ms since the answer never cut it short.
+      look === 0 ? Math.ceil(((error.resumeAt?.getTime() ?? 0) - now()) / 1000) * 1000 : 0,
     );
     await wait(
       deps,
