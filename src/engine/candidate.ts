@@ -12,14 +12,15 @@ import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
 import { runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
-import { counted, nodeContext, type RunContext } from './run-context.js';
+import { counted, type RunContext } from './run-context.js';
 import type { DrawResult } from './votes.js';
 
 /**
  * One code candidate, red-flagged. The worker's output becomes a tree at `task.baseCommit` (its
  * vote key), and everything is judged on that tree: any failure to build it, unsafe names, MAKER's
  * own files, modes, symlinks, sizes, scope and contents (`candidate-policy.ts`), then the size of
- * the change, an opt-in check, and a confident "suspect" from the LLM review. A candidate is data:
+ * the change, an opt-in check, and a confident "suspect" from the LLM review, which judges it
+ * against the task the worker was given (an integration's, not its node's). A candidate is data:
  * nothing here throws for what the worker produced.
  *
  * Paid work takes one of the run's paid slots while it runs, and only then: the worker's run
@@ -75,7 +76,7 @@ export async function codeCandidate(
         () =>
           counted(
             n,
-            ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
+            ctx.planner.reviewCandidate(task.context, patch, {
               slot,
               temperature: 0,
               signal: ctx.signal,

@@ -1,4 +1,4 @@
-import { publishCandidates, removeCandidates } from './github.js';
+import { publishCandidates, removeCandidates } from './candidate-branches.js';
 import { clip, LIMITS } from '../core/limits.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
@@ -45,7 +45,9 @@ export async function voteOnCode(
 ): Promise<Draw | 'split'> {
   for (;;) {
     const attempt = record.attempt;
+    // The task the candidates answer: an integration's own, not the node's it composes.
     const context = task.context;
+    const title = context.task.title;
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
       produce: (slot, started, resumed) =>
         codeCandidate(ctx, n, task, attempt * 1000 + slot, scope, {
@@ -97,7 +99,7 @@ export async function voteOnCode(
         }),
       paysItself: true,
       ballot: {
-        question: `Which change best completes "${n.title}"?`,
+        question: `Which change best completes "${title}"?`,
         render: async (draw) =>
           clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000),
         cast: async (options, slot) => {
@@ -106,7 +108,7 @@ export async function voteOnCode(
               n,
               ctx.planner.castBallot(
                 context,
-                `Which change best completes the subtask "${n.title}"? Prefer the correct, minimal, on-task change.`,
+                `Which change best completes the subtask "${title}"? Prefer the correct, minimal, on-task change.`,
                 options,
                 {
                   slot: attempt * 1000 + slot,

@@ -3,7 +3,7 @@ import { unfence } from '../core/red-flags.js';
 import { billedTokens, type LanguageModel } from '../ports/language-model.js';
 import type { RepoContext } from '../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';
-import type { Workspace } from '../ports/workspace.js';
+import type { FileEdit, Workspace } from '../ports/workspace.js';
 import { describeNode } from './llm-planner.js';
 import { repoContextBuilder } from './repo-context.js';
 
@@ -37,10 +37,7 @@ export class LlmWorker implements Worker {
   }
 
   async run(task: WorkerTask, slot: number, signal?: AbortSignal): Promise<WorkerOutput> {
-    const integration =
-      task.integration === undefined
-        ? ''
-        : `\n\nTwo branches changed these files differently: ${task.integration.conflicts.join(', ')}.\n${task.integration.ours.map((f) => `=== ours: ${f.path} ===\n${f.content ?? '(deleted)'}`).join('\n\n')}\n\n${task.integration.theirs.map((f) => `=== theirs: ${f.path} ===\n${f.content ?? '(deleted)'}`).join('\n\n')}\nWrite each file so both sides' intent is kept, with no conflict markers.`;
+    const integration = task.integration === undefined ? '' : integrationText(task.integration);
     const described = describeNode(task.context);
     const budget = Math.max(0, this.#contextChars - described.length - integration.length);
     const repository = task.context.repository ?? this.#ownView(task);
@@ -103,3 +100,27 @@ export class LlmWorker implements Worker {
       );
   }
 }
+
+/**
+ * The conflicting files of an integration, each in its three versions: at the merge base, then as
+ * each side left it (named as its conflict markers name it).
+ */
+function integrationText(integration: NonNullable<WorkerTask['integration']>): string {
+  const ours = integration.sides?.ours.label ?? 'ours';
+  const theirs = integration.sides?.theirs.label ?? 'theirs';
+  const version = (label: string, files: readonly FileEdit[] | undefined, path: string) => {
+    const file = files?.find((f) => f.path === path);
+    if (file === undefined) return '';
+    return `=== ${path}, ${label} ===\n${file.content === null ? '(does not exist)\n' : withNewline(file.content)}`;
+  };
+  const versions = integration.conflicts.map((path) =>
+    [
+      version('at the merge base (before either side)', integration.base, path),
+      version(`as ${ours} left it`, integration.ours, path),
+      version(`as ${theirs} left it`, integration.theirs, path),
+    ].join(''),
+  );
+  return `\n\nThe conflicting files, each at the merge base and as each side left it:\n${versions.join('')}In the repository above these files hold conflict markers between <<<<<<< ${ours} and >>>>>>> ${theirs}. Write each of them whole, so that it does what both sides set out to do, with no conflict markers.`;
+}
+
+const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);

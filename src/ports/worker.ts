@@ -8,12 +8,25 @@ export interface WorkerTask {
   readonly baseCommit: string;
   /** The node's branch (Jules starts sessions on it). */
   readonly branch: string;
-  /** Set for a merge conflict: the paths to reconcile and both sides' contents. */
+  /**
+   * Set for a merge conflict: the paths to reconcile, their contents at the merge base and on both
+   * sides, and what each side is called (its conflict markers carry that name) and set out to do.
+   */
   readonly integration?: {
     readonly conflicts: readonly string[];
+    /** The common ancestor's contents (empty when it is not known). */
+    readonly base?: readonly FileEdit[];
     readonly ours: readonly FileEdit[];
     readonly theirs: readonly FileEdit[];
+    readonly sides?: { readonly ours: IntegrationSide; readonly theirs: IntegrationSide };
   };
+}
+
+/** One side of a conflicting merge: its name in conflict markers, and what its work set out to do. */
+export interface IntegrationSide {
+  readonly label: string;
+  /** The subtasks merged on this side, each as a line: title, then what it must achieve. */
+  readonly intent: readonly string[];
 }
 
 /** One candidate: a patch against `baseCommit`, or whole-file edits, or why there is none. */
