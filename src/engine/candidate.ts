@@ -4,6 +4,7 @@ import {
   treeRedFlags,
   type TreeChange,
 } from '../core/candidate-policy.js';
+import { editFormatRedFlags } from '../core/edit-format.js';
 import { patchRedFlags } from '../core/patch.js';
 import { normalizeRepoPath, showPath } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -12,7 +13,7 @@ import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
 import { runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
-import { counted, type RunContext } from './run-context.js';
+import { addCost, counted, type RunContext } from './run-context.js';
 import type { DrawResult } from './votes.js';
 
 /**
@@ -40,7 +41,8 @@ export async function codeCandidate(
   const out = await (ctx.worker.limitsItself === true ? run() : ctx.paid(run));
   const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
   const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
-  if (out.tokens !== undefined) n.cost.tokens += out.tokens;
+  // The worker's own model requests (an LLM worker's; a Jules session's are its service's).
+  addCost(n, 'worker', out.modelCalls ?? 0, out.tokens ?? 0);
   if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
   const flags: RedFlag[] = [];
   if (out.finishReason === 'length')
@@ -54,7 +56,14 @@ export async function codeCandidate(
   if (!built.ok) return flagged([...flags, ...built.flags]);
   const { tree } = built;
   flags.push(
-    ...(await policyFlags(ctx, task.baseCommit, tree, scope, task.integration?.conflicts ?? [])),
+    ...(await policyFlags(
+      ctx,
+      task.baseCommit,
+      tree,
+      scope,
+      task.integration?.conflicts ?? [],
+      out.edits !== undefined,
+    )),
   );
   if (flags.length > 0) return flagged(flags);
   const patch = await ctx.workspace.diff(task.baseCommit, tree);
@@ -81,6 +90,7 @@ export async function codeCandidate(
               temperature: 0,
               signal: ctx.signal,
             }),
+            'review',
           ),
         AHEAD,
       ),
@@ -170,8 +180,9 @@ async function buildTree(
 }
 
 /**
- * The tree and content red flags of `candidate-policy.ts`, on what git reports between base and
- * tree. An integration's `conflicts` are judged too where the candidate left them as they were:
+ * The tree and content red flags of `candidate-policy.ts` and the edit-format ones of
+ * `edit-format.ts` (omission markers only in whole-file edits), on what git reports between base
+ * and tree. An integration's `conflicts` are judged too where the candidate left them as they were:
  * the base holds their conflict markers.
  */
 async function policyFlags(
@@ -180,6 +191,7 @@ async function policyFlags(
   tree: string,
   scope: readonly string[],
   conflicts: readonly string[],
+  wholeFiles: boolean,
 ): Promise<RedFlag[]> {
   const ws = ctx.workspace;
   const { allow, maxFileBytes } = ctx.run.config;
@@ -215,5 +227,9 @@ async function policyFlags(
     before: c.oldBlob === undefined ? undefined : blobs.get(c.oldBlob),
     after: blobs.get(c.newBlob) ?? new Uint8Array(),
   }));
-  return [...flags, ...contentRedFlags([...contents, ...untouched], ctx.secrets)];
+  return [
+    ...flags,
+    ...contentRedFlags([...contents, ...untouched], ctx.secrets),
+    ...editFormatRedFlags(contents, { wholeFiles }),
+  ];
 }

@@ -204,6 +204,21 @@ const CASES: [string, () => WorkerOutput, string][] = [
   ['a CI workflow', () => edits(['.github/workflows/x.yml', 'on: push\n']), 'ci-workflow'],
   ['a file under an existing file', () => edits(['src/a.ts/inner.ts', 'x']), 'tree-build-failed'],
   ['the same file twice', () => edits(['src/b.ts', 'x'], ['./src/b.ts', 'y']), 'duplicate-path'],
+  [
+    'a package.json that does not parse',
+    () => edits(['src/package.json', '{\n  "name": "a",\n  # ... rest unchanged\n}\n']),
+    'does-not-parse',
+  ],
+  [
+    'source escaped twice (literal \\n, no newline)',
+    () => edits(['src/c.py', 'import sys\\n\\ndef main():\\n    print(sys.argv)\\n']),
+    'over-escaped',
+  ],
+  [
+    'a whole-file rewrite that stands "// ... rest unchanged" for code',
+    () => edits(['src/a.ts', 'export const a = 2;\n// ... rest unchanged\n']),
+    'omission-marker',
+  ],
 ];
 
 describe('hostile candidates', () => {
