@@ -116,6 +116,7 @@ export async function voteOnCode(
                   signal: ctx.signal,
                 },
               ),
+              'ballot',
             ),
           );
         },

@@ -73,7 +73,7 @@ export class LlmWorker implements Worker {
       // The whole text, or the one ```json block it is (as the planner's answers are read).
       json = JSON.parse(unfence(response.text));
     } catch {
-      return { ok: false, reason: `The model's answer is not JSON${why}.`, tokens };
+      return { ok: false, reason: `The model's answer is not JSON${why}.`, tokens, modelCalls: 1 };
     }
     const parsed = editsSchema.safeParse(json);
     if (!parsed.success)
@@ -81,6 +81,7 @@ export class LlmWorker implements Worker {
         ok: false,
         reason: `The model's answer does not fit the edit schema${why}: ${parsed.error.issues[0]?.message ?? ''}`,
         tokens,
+        modelCalls: 1,
       };
     return {
       ok: true,
@@ -88,6 +89,7 @@ export class LlmWorker implements Worker {
       summary: parsed.data.summary,
       ...(stop === undefined ? {} : { finishReason: stop }),
       tokens,
+      modelCalls: 1,
     };
   }
 

@@ -250,15 +250,28 @@ export function saveSoon(ctx: RunContext, n: TreeNode): void {
   else ctx.save(n).catch(() => undefined);
 }
 
-/** Counts one model call and its tokens against the node, and passes the response on. */
+/** What a model request was for, in a node's cost by role. */
+export type CostRole = 'minimal' | 'split' | 'review' | 'ballot' | 'worker';
+
+/** Counts one model call of `role` and its tokens against the node, and passes the response on. */
 export async function counted(
   n: TreeNode,
   call: Promise<ModelResponse & Omit<GenerateResult, 'text'>>,
+  role: CostRole,
 ): Promise<ModelResponse> {
   const response = await call;
-  n.cost.modelCalls += 1;
-  n.cost.tokens += billedTokens(response);
+  addCost(n, role, 1, billedTokens(response));
   return response;
+}
+
+/** Adds `calls` model requests and `tokens` of `role` to the node's cost. */
+export function addCost(n: TreeNode, role: CostRole, calls: number, tokens: number): void {
+  n.cost.modelCalls += calls;
+  n.cost.tokens += tokens;
+  const roles = (n.cost.roles ??= {});
+  const mine = (roles[role] ??= { calls: 0, tokens: 0 });
+  mine.calls += calls;
+  mine.tokens += tokens;
 }
 
 /** Flat, collision-free branch names: `maker/<run>/n-root`, `maker/<run>/n-0-1`. */

@@ -40,6 +40,8 @@ export type WorkerOutput =
       /** External id (a Jules session) for resume and traceability. */
       readonly externalId?: string;
       readonly tokens?: number;
+      /** Requests the worker sent to a language model for this candidate (an LLM worker: one). */
+      readonly modelCalls?: number;
     }
   | {
       readonly ok: false;
@@ -47,6 +49,7 @@ export type WorkerOutput =
       readonly externalId?: string;
       /** Tokens the failed attempt still cost (a model answer that could not be used). */
       readonly tokens?: number;
+      readonly modelCalls?: number;
     };
 
 /** A choice a worker asks a person to make on its behalf (a coding agent's plan to approve or veto). */

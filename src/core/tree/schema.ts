@@ -69,6 +69,10 @@ export const nodeStatusSchema = z.enum([
   'failed',
 ]);
 
+/** Model requests and billed tokens of one role. */
+export const roleCostSchema = z.object({ calls: z.number(), tokens: z.number() });
+export type RoleCost = z.infer<typeof roleCostSchema>;
+
 export const nodeSchema = z.object({
   id: z.string().min(1),
   parentId: z.string().nullable(),
@@ -98,7 +102,14 @@ export const nodeSchema = z.object({
   commit: z.string().optional(),
   error: z.string().optional(),
   cost: z
-    .object({ modelCalls: z.number(), workerRuns: z.number(), tokens: z.number() })
+    .object({
+      /** Requests sent to a language model for this node, by MAKER's roles and by its workers. */
+      modelCalls: z.number(),
+      workerRuns: z.number(),
+      tokens: z.number(),
+      /** The same requests and tokens by role (`minimal`, `split`, `review`, `ballot`, `worker`). */
+      roles: z.record(z.string(), roleCostSchema).optional(),
+    })
     .default({ modelCalls: 0, workerRuns: 0, tokens: 0 }),
 });
 
