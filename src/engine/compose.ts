@@ -1,6 +1,6 @@
 import type { TreeNode } from '../core/tree/schema.js';
 import { decideMinimal, decideSplit } from './decompose.js';
-import { integrate, intentLine, sideLabel } from './integrate.js';
+import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch, solveLeaf } from './leaf.js';
 import {
   branchName,
@@ -101,7 +101,11 @@ async function composeChildren(ctx: RunContext, n: TreeNode, spawn: Spawn): Prom
 async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promise<void> {
   const ours = n.mergeHeads[child.index] as string;
   const theirs = child.commit as string;
-  const merged = await ctx.workspace.merge(ours, theirs);
+  const lines = await ctx.workspace.merge(ours, theirs);
+  // Shared manifests merge by their keys; what still conflicts is integrated by vote.
+  const merged = lines.ok
+    ? lines
+    : await mergeManifests(ctx, lines, child.baseCommit, ours, theirs);
   let tree: string;
   let how = '';
   if (merged.ok) {

@@ -2,7 +2,7 @@ import { MakerError, RefMovedError } from '../core/errors.js';
 import { pullRequestBody, pullRequestTitle } from '../core/github/pull-request.js';
 import type { GitHubRun, Run } from '../core/tree/schema.js';
 import { commitMessage, isSimulatedRun } from '../core/tree/simulated.js';
-import { integrate, intentLine, sideLabel } from './integrate.js';
+import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch } from './leaf.js';
 import type { RunRemote } from '../ports/remote.js';
 import { branchName, outward, runDate, RunStoppedError, type RunContext } from './run-context.js';
@@ -238,7 +238,8 @@ export async function mergeMovedBase(
       `The default branch ${gh.defaultBranch} is gone from ${gh.url}: restore it, then run maker resume.`,
     );
   const key = `base-${theirs.slice(0, 12)}`;
-  const merged = await ctx.workspace.merge(ours, theirs);
+  const lines = await ctx.workspace.merge(ours, theirs);
+  const merged = lines.ok ? lines : await mergeManifests(ctx, lines, root.baseCommit, ours, theirs);
   // Nothing to merge in: the refusal is not a moved base, and a merge commit would not change it.
   if (merged.ok && merged.tree === (await ctx.workspace.treeOf(ours)))
     throw new RunStoppedError(

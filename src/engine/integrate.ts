@@ -1,7 +1,9 @@
 import { markerLabel, relabelConflictMarkers } from '../core/conflicts.js';
 import { clip } from '../core/limits.js';
+import { manifestKind, mergeManifest } from '../core/manifest-merge.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { IntegrationSide, WorkerTask } from '../ports/worker.js';
+import type { MergeResult } from '../ports/workspace.js';
 import { candidateTree, voteOnCode } from './leaf.js';
 import { nodeContext, repositoryView, type RunContext } from './run-context.js';
 
@@ -107,4 +109,35 @@ async function labelMarkers(
     return relabelled === f.content ? [] : [{ path: f.path, content: relabelled }];
   });
   return edits.length === 0 ? tree : ctx.workspace.treeWithEdits(tree, edits);
+}
+
+/**
+ * A conflicted merge with its shared manifests (`package.json`, `pyproject.toml`, …) merged by
+ * their keys from the merge base: what is left conflicting is what two sides changed differently.
+ * Clean when nothing is left.
+ */
+export async function mergeManifests(
+  ctx: Pick<RunContext, 'workspace'>,
+  merged: Extract<MergeResult, { ok: false }>,
+  base: string | undefined,
+  ours: string,
+  theirs: string,
+): Promise<MergeResult> {
+  const manifests = merged.conflicts.filter((p) => manifestKind(p) !== undefined);
+  if (manifests.length === 0 || base === undefined) return merged;
+  const ws = ctx.workspace;
+  const [b, o, t] = await Promise.all([base, ours, theirs].map((c) => ws.readFiles(c, manifests)));
+  const edits = manifests.flatMap((path, i) => {
+    const content = mergeManifest(
+      path,
+      b?.[i]?.content ?? null,
+      o?.[i]?.content ?? null,
+      t?.[i]?.content ?? null,
+    );
+    return content === undefined ? [] : [{ path, content }];
+  });
+  if (edits.length === 0) return merged;
+  const tree = await ws.treeWithEdits(merged.tree, edits);
+  const conflicts = merged.conflicts.filter((p) => !edits.some((e) => e.path === p));
+  return conflicts.length === 0 ? { ok: true, tree } : { ok: false, tree, conflicts };
 }
