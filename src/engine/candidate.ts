@@ -43,6 +43,13 @@ export async function codeCandidate(
   const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
   // The worker's own model requests (an LLM worker's; a Jules session's are its service's).
   addCost(n, 'worker', out.modelCalls ?? 0, out.tokens ?? 0);
+  if (!out.ok && out.needsFiles !== undefined && out.needsFiles.length > 0)
+    return {
+      ok: false,
+      flags: [{ rule: 'needs-files', message: out.reason }],
+      ...externalId,
+      needsFiles: out.needsFiles,
+    };
   if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
   const flags: RedFlag[] = [];
   if (out.finishReason === 'length')

@@ -11,10 +11,16 @@ import { repoContextBuilder } from './repo-context.js';
 export const WORKER_CONTEXT_CHARS = 120_000;
 const MAX_OUTPUT_TOKENS = 16_384;
 
-const editsSchema = z.object({
-  files: z.array(z.object({ path: z.string().min(1), content: z.string().nullable() })).min(1),
-  summary: z.string().default(''),
-});
+const editsSchema = z
+  .object({
+    files: z.array(z.object({ path: z.string().min(1), content: z.string().nullable() })),
+    summary: z.string().default(''),
+    /** Files outside its list the task cannot be done without: the node is planned again with them. */
+    needsFiles: z.array(z.string().min(1).max(512)).max(10).optional(),
+  })
+  .refine((a) => a.files.length > 0 || (a.needsFiles ?? []).length > 0, {
+    message: 'no files, and no needsFiles',
+  });
 const EDITS_JSON_SCHEMA = z.toJSONSchema(editsSchema, { io: 'input' });
 
 /**
@@ -38,7 +44,7 @@ export class LlmWorker implements Worker {
 
   async run(task: WorkerTask, slot: number, signal?: AbortSignal): Promise<WorkerOutput> {
     const integration = task.integration === undefined ? '' : integrationText(task.integration);
-    const described = describeNode(task.context);
+    const described = `${describeNode(task.context, { siblings: true })}`;
     const budget = Math.max(0, this.#contextChars - described.length - integration.length);
     const repository = task.context.repository ?? this.#ownView(task);
     const { text, omitted } = await repository(budget);
@@ -51,7 +57,7 @@ export class LlmWorker implements Worker {
     const response = await this.#model.generate({
       system:
         'You are a careful software engineer. Make exactly the change the task asks for, nothing else. Answer only with the JSON requested.',
-      prompt: `${described}\n\n${shown}${integration}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
+      prompt: `${described}\n\n${shown}${integration}\n\n${answerRules(task)}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
       temperature: slot % 1000 === 0 ? 0 : 0.1,
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       json: { schema: EDITS_JSON_SCHEMA },
@@ -80,6 +86,15 @@ export class LlmWorker implements Worker {
       return {
         ok: false,
         reason: `The model's answer does not fit the edit schema${why}: ${parsed.error.issues[0]?.message ?? ''}`,
+        tokens,
+        modelCalls: 1,
+      };
+    const needsFiles = parsed.data.needsFiles ?? [];
+    if (needsFiles.length > 0)
+      return {
+        ok: false,
+        reason: `The worker needs files outside its list: ${needsFiles.join(', ')}${parsed.data.summary === '' ? '' : ` (${parsed.data.summary})`}.`,
+        needsFiles,
         tokens,
         modelCalls: 1,
       };
@@ -126,3 +141,17 @@ function integrationText(integration: NonNullable<WorkerTask['integration']>): s
 }
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
+/**
+ * What a worker must know about the form of its answer: whole files (an omission marker deletes
+ * what it stands for), only the paths it may write (any other discards the answer, and
+ * `needsFiles` asks for more), and JSON strings escaped once.
+ */
+function answerRules(task: WorkerTask): string {
+  const scope = task.integration?.conflicts ?? task.context.scope ?? task.context.task.files;
+  const where =
+    scope.length === 0
+      ? 'You may write any path in the repository.'
+      : `Write only these paths: ${scope.join(', ')}. Writing any other path discards your whole answer. If the task cannot be done without changing another file, write nothing: reply {"files": [], "needsFiles": [the paths you need], "summary": why}, and the task is planned again with them.`;
+  return `How to answer:\n- Write each file you create or change whole: its complete new content, from the first line to the last. Never stand a placeholder such as "// ... rest unchanged" or "...existing code..." for code you keep: whatever is not written out is deleted.\n- ${where}\n- Each file's content is one JSON string: escape each newline once, as JSON requires, never twice.`;
+}

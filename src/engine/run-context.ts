@@ -109,8 +109,9 @@ export function node(ctx: RunContext, id: string): TreeNode {
 }
 
 /**
- * The paths a leaf's candidates may touch: its own `files`, else its nearest ancestor's (a
- * subtask inherits its parent's bounds). Empty only for a root solved whole: the repository.
+ * The paths a leaf's candidates may touch: its own `files` and the `shared` files it may add to,
+ * else its nearest ancestor's (a subtask inherits its parent's bounds). Empty only for a root
+ * solved whole: the repository.
  */
 export function scopeOf(ctx: Pick<RunContext, 'run'>, n: TreeNode): readonly string[] {
   for (
@@ -118,7 +119,7 @@ export function scopeOf(ctx: Pick<RunContext, 'run'>, n: TreeNode): readonly str
     p !== undefined;
     p = p.parentId === null ? undefined : ctx.run.nodes[p.parentId]
   )
-    if (p.files.length > 0) return p.files;
+    if (p.files.length > 0) return [...new Set([...p.files, ...(p.shared ?? [])])];
   return [];
 }
 
@@ -146,10 +147,19 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
       description: n.description,
       acceptance: n.acceptance,
       files: n.files,
+      ...(n.shared === undefined ? {} : { shared: n.shared }),
       dependsOn: n.dependsOn,
       ...(n.check === undefined ? {} : { check: n.check }),
     },
     ancestors,
+    scope: scopeOf(ctx, n),
+    siblings: (n.parentId === null ? [] : (ctx.run.nodes[n.parentId]?.children ?? []))
+      .map((id) => ctx.run.nodes[id])
+      .filter((s): s is TreeNode => s !== undefined && s.id !== n.id)
+      .map((s) => ({
+        title: s.title,
+        promises: (s.acceptance.length > 0 ? s.acceptance.join('; ') : s.description).slice(0, 300),
+      })),
     clarifications,
     ...(n.baseCommit === undefined
       ? {}

@@ -11,6 +11,13 @@ export interface NodeContext {
   readonly task: Subtask;
   /** Titles from the root down to the parent. */
   readonly ancestors: readonly string[];
+  /**
+   * The paths its candidates may write (its own files and shared ones, else its nearest
+   * ancestor's); empty: the whole repository.
+   */
+  readonly scope?: readonly string[];
+  /** The other subtasks of its parent, in order: what they do and promise. */
+  readonly siblings?: readonly { readonly title: string; readonly promises: string }[];
   /** Clarifications a person gave for this node or its ancestors. */
   readonly clarifications: readonly { readonly question: string; readonly answer: string }[];
   /**

@@ -50,6 +50,8 @@ export type WorkerOutput =
       /** Tokens the failed attempt still cost (a model answer that could not be used). */
       readonly tokens?: number;
       readonly modelCalls?: number;
+      /** The worker cannot do the task without writing these paths, outside its list: plan it again. */
+      readonly needsFiles?: readonly string[];
     };
 
 /** A choice a worker asks a person to make on its behalf (a coding agent's plan to approve or veto). */

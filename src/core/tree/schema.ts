@@ -53,6 +53,11 @@ export const subtaskSchema = z.object({
   description: z.string().min(1).max(4000),
   acceptance: z.array(z.string().min(1).max(1000)).max(20).default([]),
   files: z.array(z.string().min(1).max(512)).max(50).default([]),
+  /**
+   * Shared files it may add entries to (manifests, `__init__.py`, index files), which other
+   * subtasks may add to as well; its candidates may write them beside `files`.
+   */
+  shared: z.array(z.string().min(1).max(512)).max(20).optional(),
   /** Indices of earlier siblings this one builds on. */
   dependsOn: z.array(z.number().int().nonnegative()).default([]),
   /** A shell command that must pass on a candidate (optional). */
