@@ -4,7 +4,7 @@ import { billedTokens, type LanguageModel } from '../ports/language-model.js';
 import type { RepoContext } from '../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit, Workspace } from '../ports/workspace.js';
-import { describeNode } from './llm-planner.js';
+import { describeNode, repositoryText } from './llm-planner.js';
 import { repoContextBuilder } from './repo-context.js';
 
 /** Characters of repository context per prompt unless the worker is told otherwise (about 30k tokens). */
@@ -48,12 +48,7 @@ export class LlmWorker implements Worker {
     const budget = Math.max(0, this.#contextChars - described.length - integration.length);
     const repository = task.context.repository ?? this.#ownView(task);
     const { text, omitted } = await repository(budget);
-    const shown =
-      text !== ''
-        ? text
-        : omitted.length > 0
-          ? `The repository (${omitted.length} paths) is not shown: it does not fit the context budget.`
-          : 'The repository is empty.';
+    const shown = repositoryText({ text, omitted, chars: text.length, budget });
     const response = await this.#model.generate({
       system:
         'You are a careful software engineer. Make exactly the change the task asks for, nothing else. Answer only with the JSON requested.',

@@ -168,6 +168,7 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
             base: n.baseCommit,
             scope: scopeOf(ctx, n),
             dependencies: dependenciesOf(ctx, n),
+            mentions: [n.title, n.description, ...n.acceptance].join('\n'),
           }),
         }),
   };
@@ -181,13 +182,16 @@ export function repositoryView(
   ctx: Pick<RunContext, 'workspace' | 'emit' | 'secrets'>,
   n: Pick<TreeNode, 'id'>,
   request: RepoContextRequest,
-): (budget: number) => Promise<RepoContext> {
+): (budget: number, options?: { readonly mapOnly?: boolean }) => Promise<RepoContext> {
   const builder = repoContextBuilder(ctx.workspace);
-  const made = new Map<number, Promise<RepoContext>>();
-  return (budget) => {
-    let view = made.get(budget);
+  const made = new Map<string, Promise<RepoContext>>();
+  return (budget, options) => {
+    const mapOnly = options?.mapOnly === true;
+    const key = `${budget}:${mapOnly}`;
+    let view = made.get(key);
     if (view === undefined) {
-      view = builder.build(request, budget, ctx.secrets).then((built) => {
+      const asked = mapOnly ? { ...request, mapOnly } : request;
+      view = builder.build(asked, budget, ctx.secrets).then((built) => {
         ctx.emit({
           type: 'context-built',
           nodeId: n.id,
@@ -197,7 +201,7 @@ export function repositoryView(
         });
         return built;
       });
-      made.set(budget, view);
+      made.set(key, view);
     }
     return view;
   };

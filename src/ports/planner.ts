@@ -26,7 +26,10 @@ export interface NodeContext {
    * and reported by the engine. Absent where there is no repository. Models that see code call it;
    * simulated roles do not, and pay nothing.
    */
-  readonly repository?: (budget: number) => Promise<RepoContext>;
+  readonly repository?: (
+    budget: number,
+    options?: { readonly mapOnly?: boolean },
+  ) => Promise<RepoContext>;
 }
 
 /** A node's view of the repository as text for a prompt, and what the budget left out. */
