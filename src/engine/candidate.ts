@@ -4,6 +4,7 @@ import {
   treeRedFlags,
   type TreeChange,
 } from '../core/candidate-policy.js';
+import { MakerError } from '../core/errors.js';
 import { patchRedFlags } from '../core/patch.js';
 import { normalizeRepoPath, showPath } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -156,6 +157,8 @@ async function buildTree(
     if (problems.length > 0) return { ok: false, flags: problems };
     return { ok: true, tree: await ctx.workspace.treeWithEdits(base, edits) };
   } catch (error) {
+    // A transport failure (git's process killed under it, twice) is not the candidate's fault.
+    if (error instanceof MakerError && error.isRetryable) throw error;
     return {
       ok: false,
       flags: [

@@ -12,7 +12,7 @@ import { memoryScratchRoot, removeTree, scratchDir, sweepScratch } from './scrat
 import { syncWorkTree, type LandingGit } from './landing.js';
 import { treeWithEdits } from './tree-edit.js';
 import { checkoutsOf } from './worktrees.js';
-import { GitLauncher } from './git-launcher.js';
+import { GitLauncher, type LauncherSeam } from './git-launcher.js';
 import { gitEnv, gitOk, gitText } from './run-git.js';
 import type {
   ApplyResult,
@@ -21,6 +21,16 @@ import type {
   MergeResult,
   Workspace,
 } from '../../ports/workspace.js';
+
+export interface WorkspaceOptions {
+  /**
+   * Called before each step of a multi-step operation (landing), by name: the seam crash tests
+   * kill the process through. It must not change anything.
+   */
+  readonly checkpoint?: (step: string) => void | Promise<void>;
+  /** Tests only: told of each one-off git process handed to the launcher (see {@link LauncherSeam}). */
+  readonly launcherSeam?: LauncherSeam;
+}
 
 /**
  * {@link Workspace} over a real git repository, with plumbing only. Reads, blobs, trees, diffs and
@@ -32,17 +42,14 @@ import type {
 export class GitWorkspace implements Workspace {
   readonly dir: string;
   readonly #git: GitPlumbing;
-  readonly #launcher = new GitLauncher(gitEnv());
+  readonly #launcher: GitLauncher;
   readonly #checkpoint: (step: string) => Promise<void>;
   #gitDir: Promise<string> | undefined;
 
-  /**
-   * `checkpoint` is called before each step of a multi-step operation (landing), by name: the
-   * seam crash tests kill the process through. It must not change anything.
-   */
-  constructor(dir: string, options: { checkpoint?: (step: string) => void | Promise<void> } = {}) {
+  constructor(dir: string, options: WorkspaceOptions = {}) {
     this.dir = dir;
     this.#git = new GitPlumbing(dir);
+    this.#launcher = new GitLauncher(gitEnv(), options.launcherSeam);
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {
       await checkpoint?.(step);
@@ -55,20 +62,20 @@ export class GitWorkspace implements Workspace {
    */
   static async open(
     dir: string,
-    options: { create?: boolean; checkpoint?: (step: string) => void | Promise<void> } = {},
+    options: WorkspaceOptions & { create?: boolean } = {},
   ): Promise<GitWorkspace> {
     await prepareRepository(dir, options.create === true);
-    const workspace = new GitWorkspace(
-      dir,
-      options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint },
-    );
+    const workspace = new GitWorkspace(dir, {
+      ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
+      ...(options.launcherSeam === undefined ? {} : { launcherSeam: options.launcherSeam }),
+    });
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());
     await sweepScratch(await memoryScratchRoot());
     return workspace;
   }
 
-  /** Stops the long-lived processes: git's, and the launcher's shell. */
+  /** Stops the long-lived processes: git's, and the launcher's helper. */
   async close(): Promise<void> {
     await Promise.all([this.#git.close(), this.#launcher.close()]);
   }
@@ -78,7 +85,7 @@ export class GitWorkspace implements Workspace {
     return this.#git;
   }
 
-  /** The shell that starts the one-off git processes, for tests. */
+  /** The helper that starts the one-off git processes, for tests. */
   get launcher(): GitLauncher {
     return this.#launcher;
   }
@@ -164,6 +171,8 @@ export class GitWorkspace implements Workspace {
           launcher: this.#launcher,
         });
       } catch (error) {
+        // git that did not run to its end is a transport failure, never the patch's fault.
+        if (error instanceof MakerError && error.code === 'git-transport') throw error;
         return { ok: false, reason: firstLine((error as Error).message) };
       }
       return {

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { describeGit } from '../../adapters/git/git-binary.js';
 import { makeRedactor, MakerError } from '../../core/errors.js';
 import { secretsOf } from '../wiring.js';
 import { answerCommand } from './commands/answer.js';
@@ -66,6 +67,7 @@ export function buildProgram(ctx: CliContext, done: (status: number) => void): C
     .description(INTRO)
     .usage('<command> [options]')
     .version(VERSION, '-v, --version', 'print the version')
+    .option('--verbose', 'with --version: also the node and git programs maker runs')
     .addHelpText(
       'after',
       `\nEvery command has --help; \`maker help <command>\` shows the same page.\nStart with:  maker demo    or    maker bench hanoi --disks 20\n\n${exitText(EXIT_STATUSES)}`,
@@ -150,6 +152,12 @@ export async function main(
     program.outputHelp({ error: true });
     return 2;
   }
+  if (isVerboseVersion(argv)) {
+    io.stdout(
+      `maker ${VERSION}\nnode: ${process.execPath} (${process.version})\ngit: ${await describeGit()}\n`,
+    );
+    return 0;
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return status;
@@ -175,6 +183,15 @@ export async function main(
     }
     throw error;
   }
+}
+
+/** `maker --version --verbose` (either order, `-v` too). */
+function isVerboseVersion(argv: readonly string[]): boolean {
+  return (
+    argv.length === 2 &&
+    argv.includes('--verbose') &&
+    (argv.includes('--version') || argv.includes('-v'))
+  );
 }
 
 function isSystemError(error: unknown): error is NodeJS.ErrnoException {
