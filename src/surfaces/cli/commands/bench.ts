@@ -33,11 +33,12 @@ const treeCommand = defineCommand({
   description: `The engine's scheduling. A run over exactly N minimal subtasks (a balanced tree
 of at most 8 children a node), every paid call (planner, judge, worker) taking
 L ms, at most C at once, against the ideal schedule: all paid calls spread
-evenly over the cap, or the critical path, whichever is longer. --workspace git
-adds real git for every candidate tree, commit and merge. Reports the leaves the
-run had, the cost per node, and what the run's state saves took (share of wall
-and CPU time, bytes written per node). Also times saving a state file of
---state-nodes nodes. Exits 1 when the run did not finish with exactly N leaves.`,
+evenly over the cap, or the critical path, or the run's own CPU time (the
+engine is one thread: the whole ideal at latency 0), whichever is longer.
+--workspace git adds real git for every candidate tree, commit and merge.
+Reports the leaves the run had, the cost per node, and what the run's state
+saves took (share of wall and CPU time, bytes written per node). Also times
+saving a state file of --state-nodes nodes. Exits 1 when the run did not finish with exactly N leaves.`,
   options: {
     leaves: option(
       '--leaves <n>',
