@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { describeGit } from '../../adapters/git/git-binary.js';
 import { makeRedactor, MakerError } from '../../core/errors.js';
-import { secretsOf } from '../wiring.js';
+import { secretsOf } from '../env.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';

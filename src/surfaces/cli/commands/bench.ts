@@ -2,9 +2,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../../core/errors.js';
-import { runJulesBench } from '../../bench/jules-bench.js';
-import { runMcpStartBench } from '../../bench/mcp-start-bench.js';
-import { runTreeBench } from '../../bench/tree-bench.js';
 import { MAX_BENCH_LEAVES } from '../../bench/tree-shape.js';
 import { defineCommand, flag, option, type GroupSpec } from '../define.js';
 import { formatCount } from '../io.js';
@@ -66,6 +63,8 @@ saving a state file of --state-nodes nodes. Exits 1 when the run did not finish 
   },
   exits: measured,
   run: async ({ options: o }, { io }) => {
+    // Loaded when run: `maker --help` and the other benchmarks never load the engine.
+    const { runTreeBench } = await import('../../bench/tree-bench.js');
     const report = await runTreeBench({
       leaves: o.leaves ?? 200,
       latencyMs: o.latencyMs ?? 50,
@@ -158,6 +157,7 @@ schedule is 15 s, x1.5, 60 s (JULES_POLL_MS), for sessions that take minutes.`,
   },
   exits: measured,
   run: async ({ options: o }, { io }) => {
+    const { runJulesBench } = await import('../../bench/jules-bench.js');
     const report = await runJulesBench({
       cliPath: bundled('maker.js', 'CLI'),
       leaves: o.leaves ?? 3,
@@ -193,6 +193,7 @@ from spawning node to the answer of tools/list, N times, each after a "node -e 0
   },
   exits: measured,
   run: async ({ options: o }, { io }) => {
+    const { runMcpStartBench } = await import('../../bench/mcp-start-bench.js');
     const report = await runMcpStartBench({
       serverPath: bundled('maker-mcp.js', 'server'),
       runs: o.runs ?? 10,
