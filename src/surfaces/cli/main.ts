@@ -158,7 +158,11 @@ function suggestion(command: Command, name: string): string | undefined {
     if (o.long === undefined || o.hidden) continue;
     const bare = name.replace(/^-+/, '');
     const distance = editDistance(bare, o.long.replace(/^-+/, ''));
-    if (distance <= 2 && distance < bare.length / 2 && (best === undefined || distance < best.distance))
+    if (
+      distance <= 2 &&
+      distance < bare.length / 2 &&
+      (best === undefined || distance < best.distance)
+    )
       best = { option: o.long, distance };
   }
   return best?.option;

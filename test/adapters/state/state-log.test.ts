@@ -295,7 +295,7 @@ describe('the state log', () => {
       nodes[id] = newNode(id, groupId, 2, group.children.length, task(`part ${i}`));
       group.children.push(id);
       for (let change = 0; change < 3; change++) {
-        (nodes[id]).cost.tokens += 1;
+        nodes[id].cost.tokens += 1;
         await store.save(state, new Set([nodes[id], group]));
         records += 1;
       }
