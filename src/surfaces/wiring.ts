@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
+import type { LauncherSeam } from '../adapters/git/git-launcher.js';
 import { Journal } from '../adapters/state/journal.js';
 import {
   JOURNAL_FILE_NAME,
@@ -101,10 +102,12 @@ export async function openWorkspace(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<GitWorkspace> {
   const checkpoint = crashSeam(env);
+  const launcherSeam = gitHelperSeam(env);
   const workspace = await GitWorkspace.open(dir, {
     create,
     env,
     ...(checkpoint === undefined ? {} : { checkpoint }),
+    ...(launcherSeam === undefined ? {} : { launcherSeam }),
   });
   await workspace.excludeLocally([
     STATE_FILE_NAME,
@@ -163,5 +166,23 @@ export function crashSeam(
     if (name !== '*' && name !== step) return;
     seen += 1;
     if (seen === at) process.kill(process.pid, 'SIGKILL');
+  };
+}
+
+/**
+ * Tests only: `MAKER_KILL_GIT_HELPER_AT=<n>` SIGKILLs the git launcher's helper process right
+ * after the nth one-off git command is handed to it (`<n>+`: after the nth and every one after),
+ * as the out-of-memory killer would. Unset, it does nothing.
+ */
+export function gitHelperSeam(
+  env: Readonly<Record<string, string | undefined>>,
+): LauncherSeam | undefined {
+  const spec = envValue(env, 'MAKER_KILL_GIT_HELPER_AT');
+  const match = /^(\d+)(\+?)$/.exec(spec);
+  if (match === null) return undefined;
+  const at = Number(match[1]);
+  const onward = match[2] === '+';
+  return (n, helper) => {
+    if (n === at || (onward && n > at)) helper.kill('SIGKILL');
   };
 }

@@ -13,7 +13,7 @@ import { memoryScratchRoot, removeTree, scratchDir, sweepScratch } from './scrat
 import { syncWorkTree, type LandingGit } from './landing.js';
 import { treeWithEdits } from './tree-edit.js';
 import { checkoutsOf } from './worktrees.js';
-import { GitLauncher } from './git-launcher.js';
+import { GitLauncher, type LauncherSeam } from './git-launcher.js';
 import { gitEnv, gitOk, gitText } from './run-git.js';
 import type {
   ApplyResult,
@@ -23,6 +23,18 @@ import type {
   MergeResult,
   Workspace,
 } from '../../ports/workspace.js';
+
+export interface WorkspaceOptions {
+  /**
+   * Called before each step of a multi-step operation (landing), by name: the seam crash tests
+   * kill the process through. It must not change anything.
+   */
+  readonly checkpoint?: (step: string) => void | Promise<void>;
+  /** Tests only: told of each one-off git process handed to the launcher (see {@link LauncherSeam}). */
+  readonly launcherSeam?: LauncherSeam;
+  /** Where a dependency install takes its registry settings from (default: this process's environment). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
 
 /**
  * {@link Workspace} over a real git repository, with plumbing only. Reads, blobs, trees, diffs and
@@ -34,27 +46,17 @@ import type {
 export class GitWorkspace implements Workspace {
   readonly dir: string;
   readonly #git: GitPlumbing;
-  readonly #launcher = new GitLauncher(gitEnv());
+  readonly #launcher: GitLauncher;
   readonly #checkpoint: (step: string) => Promise<void>;
   readonly #env: Readonly<Record<string, string | undefined>>;
   #gitDir: Promise<string> | undefined;
   #dependencies: DependencyCache | undefined;
 
-  /**
-   * `checkpoint` is called before each step of a multi-step operation (landing), by name: the
-   * seam crash tests kill the process through. It must not change anything. `env` is where a
-   * dependency install takes its registry settings from (default: this process's environment).
-   */
-  constructor(
-    dir: string,
-    options: {
-      checkpoint?: (step: string) => void | Promise<void>;
-      env?: Readonly<Record<string, string | undefined>>;
-    } = {},
-  ) {
+  constructor(dir: string, options: WorkspaceOptions = {}) {
     this.dir = dir;
     this.#env = options.env ?? process.env;
     this.#git = new GitPlumbing(dir);
+    this.#launcher = new GitLauncher(gitEnv(), options.launcherSeam);
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {
       await checkpoint?.(step);
@@ -67,15 +69,12 @@ export class GitWorkspace implements Workspace {
    */
   static async open(
     dir: string,
-    options: {
-      create?: boolean;
-      checkpoint?: (step: string) => void | Promise<void>;
-      env?: Readonly<Record<string, string | undefined>>;
-    } = {},
+    options: WorkspaceOptions & { create?: boolean } = {},
   ): Promise<GitWorkspace> {
     await prepareRepository(dir, options.create === true);
     const workspace = new GitWorkspace(dir, {
       ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
+      ...(options.launcherSeam === undefined ? {} : { launcherSeam: options.launcherSeam }),
       ...(options.env === undefined ? {} : { env: options.env }),
     });
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
@@ -84,7 +83,7 @@ export class GitWorkspace implements Workspace {
     return workspace;
   }
 
-  /** Stops the long-lived processes: git's, and the launcher's shell. */
+  /** Stops the long-lived processes: git's, and the launcher's helper. */
   async close(): Promise<void> {
     await Promise.all([this.#git.close(), this.#launcher.close()]);
   }
@@ -94,7 +93,7 @@ export class GitWorkspace implements Workspace {
     return this.#git;
   }
 
-  /** The shell that starts the one-off git processes, for tests. */
+  /** The helper that starts the one-off git processes, for tests. */
   get launcher(): GitLauncher {
     return this.#launcher;
   }
@@ -180,6 +179,8 @@ export class GitWorkspace implements Workspace {
           launcher: this.#launcher,
         });
       } catch (error) {
+        // git that did not run to its end is a transport failure, never the patch's fault.
+        if (error instanceof MakerError && error.code === 'git-transport') throw error;
         return { ok: false, reason: firstLine((error as Error).message) };
       }
       return {

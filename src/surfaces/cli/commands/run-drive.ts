@@ -14,7 +14,6 @@ import { agreeToInit, createdRepositoryLine, staleLockNote } from './run-init.js
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
 import type { GitHubAsk } from '../../github/plan.js';
-import { engineRemotes } from '../../remotes.js';
 import {
   crashSeam,
   engineFor,
@@ -174,7 +173,7 @@ export async function start(
       worker: kind.name,
       defaultBranch: await workspace.currentBranch(),
     });
-    const { engine, roles } = wire(dir, workspace, io.env, remote.token, {
+    const { engine, roles } = await wire(dir, workspace, io.env, remote.token, {
       paceMs: plan.paceMs,
       ...(record === undefined || plan.sourceGitDir === undefined
         ? {}
@@ -203,13 +202,15 @@ export async function start(
  * The engine over a workspace, with roles made per run (so a run's worker shares its GitHub
  * publisher) and, with a token, each GitHub run's remote.
  */
-export function wire(
+export async function wire(
   dir: string,
   workspace: GitWorkspace,
   env: Readonly<Record<string, string | undefined>>,
   token: string | undefined,
   options: RoleOptions,
-): { engine: MakerEngine; roles: Record<string, never> } {
+): Promise<{ engine: MakerEngine; roles: Record<string, never> }> {
+  // Loaded here, when a run starts: `maker --help` and the light commands never load GitHub's client.
+  const { engineRemotes } = await import('../../remotes.js');
   const remote = engineRemotes(workspace, token, () => engine.persist());
   // Called only once the engine exists.
   const engine = engineFor(
