@@ -34,11 +34,31 @@ const opts = JSON.parse(fs.readFileSync(path.join(dir, 'stub.json'), 'utf8'));
 const log = (entry) => fs.appendFileSync(path.join(dir, 'log.jsonl'), JSON.stringify(entry) + '\n');
 const args = process.argv.slice(2);
 const env = {};
-for (const k of ['GEMINI_SYSTEM_MD', 'GEMINI_CLI_TRUST_WORKSPACE', 'GEMINI_CLI', 'HOME', 'GEMINI_API_KEY']) if (process.env[k] !== undefined) env[k] = process.env[k];
+for (const k of ['GEMINI_SYSTEM_MD', 'GEMINI_CLI_TRUST_WORKSPACE', 'GEMINI_CLI', 'HOME']) if (process.env[k] !== undefined) env[k] = process.env[k];
 log({ start: { args, cwd: process.cwd(), env } });
 for (const f of opts.read ?? []) { try { fs.readFileSync(f); log({ read: f }); } catch {} }
 if (opts.exit !== undefined) { process.stderr.write('stub: exiting ' + opts.exit + '\n'); process.exit(opts.exit); }
 const released = () => fs.existsSync(path.join(dir, 'release'));
+/** Answers a prompt from the model at GOOGLE_GEMINI_BASE_URL (a local fake), as the real one would. */
+function proxy(m) {
+  const send = (msg) => process.stdout.write(JSON.stringify(msg) + '\n');
+  const sid = m.params.sessionId;
+  const text = m.params.prompt.map((p) => p.text ?? '').join('');
+  const system = fs.readFileSync(process.env.GEMINI_SYSTEM_MD, 'utf8');
+  const model = args[args.indexOf('-m') + 1];
+  fetch(process.env.GOOGLE_GEMINI_BASE_URL + '/v1beta/models/' + model + ':generateContent', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-goog-api-key': process.env.GEMINI_API_KEY ?? 'stub' },
+    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }], systemInstruction: { parts: [{ text: system }] } }),
+  }).then(async (r) => {
+    const j = await r.json();
+    if (!r.ok) { send({ jsonrpc: '2.0', id: m.id, error: { code: r.status, message: JSON.stringify(j).slice(0, 300) } }); return; }
+    const answer = (j.candidates?.[0]?.content?.parts ?? []).map((p) => p.text ?? '').join('');
+    send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: sid, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: answer } } } });
+    const u = j.usageMetadata ?? {};
+    send({ jsonrpc: '2.0', id: m.id, result: { stopReason: 'end_turn', _meta: { quota: { token_count: { input_tokens: u.promptTokenCount ?? 0, output_tokens: u.candidatesTokenCount ?? 0 } } } } });
+  }, (e) => send({ jsonrpc: '2.0', id: m.id, error: { code: 500, message: String(e) } }));
+}
 if (args.includes('--acp')) {
   if (opts.noAcp) { process.stderr.write('Unknown argument: acp\n'); process.exit(1); }
   const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
@@ -63,6 +83,7 @@ if (args.includes('--acp')) {
         const sid = m.params.sessionId;
         const tick = () => {
           if (cancelled.has(sid)) { inFlight -= 1; send({ jsonrpc: '2.0', id: m.id, result: { stopReason: 'cancelled' } }); return; }
+          if (opts.proxy) { inFlight -= 1; proxy(m); return; }
           if (!opts.hold || released()) {
             inFlight -= 1;
             if (opts.promptError) { send({ jsonrpc: '2.0', id: m.id, error: opts.promptError }); return; }
@@ -96,6 +117,8 @@ export async function stubGemini(
     exit?: number;
     noAcp?: boolean;
     hold?: boolean;
+    /** Answer prompts from the model at GOOGLE_GEMINI_BASE_URL (a local fake Gemini). */
+    proxy?: boolean;
     authError?: boolean;
     promptError?: { code: number; message: string };
     headlessError?: { exit: number; message: string };

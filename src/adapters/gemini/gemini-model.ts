@@ -8,6 +8,8 @@ export interface GeminiModelOptions {
   /** A Gemini model name, e.g. `gemini-2.5-flash`. */
   readonly model: string;
   readonly apiKey: string;
+  /** Vertex AI instead of the Gemini API (application default credentials; `apiKey` unused). */
+  readonly vertex?: { readonly project: string; readonly location: string } | undefined;
   /** Override the API origin (tests point it at a local fake). */
   readonly baseUrl?: string | undefined;
   /**
@@ -50,7 +52,7 @@ export class GeminiModel implements LanguageModel {
   readonly #apiKey: string;
 
   constructor(options: GeminiModelOptions) {
-    if (options.apiKey.trim() === '')
+    if (options.vertex === undefined && options.apiKey.trim() === '')
       throw new ConfigError(
         'GEMINI_API_KEY is not set: export it (or pass --model sim for an offline run).',
       );
@@ -65,7 +67,9 @@ export class GeminiModel implements LanguageModel {
     this.#client ??= loadGenAI().then(({ GoogleGenAI, ApiError }) => ({
       ApiError,
       client: new GoogleGenAI({
-        apiKey: options.apiKey,
+        ...(options.vertex === undefined
+          ? { apiKey: options.apiKey }
+          : { vertexai: true, project: options.vertex.project, location: options.vertex.location }),
         httpOptions: {
           ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
           ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),

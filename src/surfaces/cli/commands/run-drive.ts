@@ -20,7 +20,8 @@ import {
   runConfig,
   secretsOf,
 } from '../../wiring.js';
-import { type RoleOptions, type WorkerKind } from '../../workers.js';
+import { DEFAULT_MODEL, type RoleOptions, type WorkerKind } from '../../workers.js';
+import { settleAccess } from '../../access-check.js';
 import { type CliContext } from '../define.js';
 import { addLocalOrigin } from '../jules-flags.js';
 import type { CliIo } from '../io.js';
@@ -118,6 +119,9 @@ export async function start(
     { runChecks: plan.choices.runChecks, check: plan.check },
     plan.github,
   );
+  const access = await settleAccess(kind, plan.choices.model ?? DEFAULT_MODEL, io.env);
+  if (access !== undefined && !plan.json)
+    io.stderr(`maker: model access: ${access.access} (${access.why})\n`);
   announce(io, target, plan.json);
   if (githubNotice !== undefined && !plan.json) io.stderr(`maker: note: ${githubNotice}\n`);
   await mkdir(dir, { recursive: true });
@@ -138,6 +142,7 @@ export async function start(
       await addLocalOrigin(workspace);
     const config = runConfig({
       ...plan.choices,
+      ...(access === undefined ? {} : { modelAccess: access.access }),
       worker: kind.name,
       defaultBranch: await workspace.currentBranch(),
     });

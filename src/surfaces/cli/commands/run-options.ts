@@ -1,3 +1,4 @@
+import { MODEL_ACCESSES } from '../../model-access.js';
 import { flag, list, option } from '../define.js';
 import { oneOf, repoGlob, text, wholeNumber } from '../values.js';
 import { LIMITS } from '../../../core/limits.js';
@@ -37,6 +38,11 @@ export const RUN_OPTIONS = {
     '--concurrency <n>',
     'paid calls at once: model calls, LLM-written candidates, checks (default 4). Jules sessions are not counted: --jules-concurrency bounds them',
     wholeNumber({ min: 1, max: 64 }),
+  ),
+  modelAccess: option(
+    '--model-access <access>',
+    'how MAKER reaches Gemini: key (GEMINI_API_KEY or GOOGLE_API_KEY), vertex (GOOGLE_GENAI_USE_VERTEXAI with project and location) or gemini-cli (your own signed-in `gemini` makes the calls). Default: the first available in that order (`maker doctor` says which); recorded in the run',
+    oneOf(MODEL_ACCESSES),
   ),
   model: option(
     '--model <name>',
