@@ -18,7 +18,15 @@ import {
   secretsOf,
 } from '../wiring.js';
 import { settledEnv } from '../env.js';
-import { WORKERS, chooseWorker, julesSettings, noWorkerMessage } from '../workers.js';
+import {
+  DEFAULT_MODEL,
+  WORKERS,
+  chooseWorker,
+  julesSettings,
+  noWorkerMessage,
+} from '../workers.js';
+import { MODEL_ACCESS_SETTING } from '../model-access.js';
+import { settleAccess } from '../access-check.js';
 import { julesOverrides } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { ViewHandle } from '../view/server.js';
@@ -78,7 +86,12 @@ export class RunManager {
     input: StartInput,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const dir = await confineRepo(this.#defaultDir, input.repo);
-    const kind = chooseWorker(input.worker, this.#env);
+    // The access asked for, for this run's checks; the run records the one it settles on.
+    const env =
+      input.modelAccess === undefined
+        ? this.#env
+        : { ...this.#env, [MODEL_ACCESS_SETTING]: input.modelAccess };
+    const kind = chooseWorker(input.worker, env);
     if (kind === undefined)
       throw new ConfigError(
         noWorkerMessage({
@@ -110,11 +123,12 @@ export class RunManager {
     } = await checkBeforeRun(
       dir,
       kind,
-      this.#env,
+      env,
       () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
       { runChecks: input.runChecks, check: input.check },
       ask,
     );
+    const access = await settleAccess(kind, DEFAULT_MODEL, env);
     const setUp = await remote.setUp(dir, () => openWorkspace(dir, true, this.#env));
     if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
     const workspace = await this.#workspace(dir, true);
@@ -123,6 +137,7 @@ export class RunManager {
     await setUp.workspace.close();
     const config = runConfig({
       worker: kind.name,
+      ...(access === undefined ? {} : { modelAccess: access.access }),
       ...(jules === undefined ? {} : { jules }),
       hitl: 'wait',
       defaultBranch,

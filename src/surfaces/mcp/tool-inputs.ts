@@ -1,3 +1,4 @@
+import { MODEL_ACCESSES } from '../model-access.js';
 import { z } from 'zod';
 import { LIMITS } from '../../core/limits.js';
 import { MAX_FILE_KB } from '../candidate-allowances.js';
@@ -22,6 +23,12 @@ export const startInput = z.strictObject({
       'Repository directory, relative to the workspace (default: the workspace); created if missing',
     ),
   worker: z.enum(WORKER_NAMES).optional().describe(describeWorkers('"')),
+  modelAccess: z
+    .enum(MODEL_ACCESSES)
+    .optional()
+    .describe(
+      'How MAKER reaches Gemini: "key" (the extension\'s Gemini API key), "vertex" (GOOGLE_GENAI_USE_VERTEXAI with project and location) or "gemini-cli" (the person\'s own signed-in `gemini` makes the calls). Default: the first available in that order; recorded in the run',
+    ),
   jules: z
     .strictObject({
       plan: z
