@@ -27,6 +27,7 @@ import {
 } from '../workers.js';
 import { MODEL_ACCESS_SETTING } from '../model-access.js';
 import { settleAccess } from '../access-check.js';
+import { declaredLimit, runQuota } from '../quota-check.js';
 import { julesOverrides } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { ViewHandle } from '../view/server.js';
@@ -129,6 +130,16 @@ export class RunManager {
       ask,
     );
     const access = await settleAccess(kind, DEFAULT_MODEL, env);
+    const quota = runQuota({
+      access: access?.access,
+      confidence: input.confidence,
+      k: input.k,
+      declared: declaredLimit(env, input.dailyLimit),
+    });
+    if (quota.verdict.overHalf && input.confirmQuota !== true)
+      throw new ConfigError(
+        `Not started: ${quota.text ?? ''}. That is more than half of a day's requests: ask the person whether to go ahead (a smaller idea, or confidence "low", makes fewer). If they say yes, call maker_start again with the same arguments and confirmQuota: true. Nothing was created.`,
+      );
     const setUp = await remote.setUp(dir, () => openWorkspace(dir, true, this.#env));
     if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
     const workspace = await this.#workspace(dir, true);
@@ -158,6 +169,7 @@ export class RunManager {
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, workspace);
     const notices = [
+      quota.text === undefined ? undefined : `${capitalise(quota.text)}.`,
       setUp.said === undefined ? undefined : `${setUp.said}.`,
       githubNotice,
       landingNotice(target, 'maker_resume'),
@@ -411,4 +423,8 @@ export class RunManager {
 
 function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -29,6 +29,21 @@ export const startInput = z.strictObject({
     .describe(
       'How MAKER reaches Gemini: "key" (the extension\'s Gemini API key), "vertex" (GOOGLE_GENAI_USE_VERTEXAI with project and location) or "gemini-cli" (the person\'s own signed-in `gemini` makes the calls). Default: the first available in that order; recorded in the run',
     ),
+  dailyLimit: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      "The person's daily model-request limit, when it differs from the known one of the access (Google sign-in about 1,000; a free key 250)",
+    ),
+  confirmQuota: z
+    .boolean()
+    .optional()
+    .describe(
+      'The person agreed to a run that may use more than half of the day’s model requests (only after maker_start said so and they said yes)',
+    ),
   jules: z
     .strictObject({
       plan: z
