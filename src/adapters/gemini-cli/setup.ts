@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiCallError, ConfigError, type MakerError } from '../../core/errors.js';
+import { isDailyQuotaText } from '../../core/quota.js';
 
 /**
  * What every call MAKER makes through the person's own `gemini` shares: a concrete model, no
@@ -108,12 +109,7 @@ export const SIGN_IN =
   'Gemini CLI is not signed in: run `gemini` once and choose Login with Google (or configure its API key or Vertex AI), then try again';
 
 /** A daily quota's words in an error (Code Assist's and the Gemini API's). */
-export function isDailyQuota(text: string): boolean {
-  return (
-    /quota|RESOURCE_EXHAUSTED|429|rate limit/i.test(text) &&
-    /\bdaily\b|per day|PerDay|\bday\b/i.test(text)
-  );
-}
+export const isDailyQuota = isDailyQuotaText;
 
 /** A 429 that stops the run at once, with when and how to go on. */
 export function quotaStop(said: string): ApiCallError {
