@@ -4,6 +4,7 @@ import { ConfigError, makeRedactor, UsageError, type Redactor } from '../../core
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
+import { summarise } from '../../engine/summary.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
@@ -282,7 +283,7 @@ export class RunManager {
   async wait(
     runId: string,
     seconds: number,
-    onEvent: (event: EngineEvent) => void,
+    onEvent: (event: EngineEvent, tally?: string) => void,
     signal?: AbortSignal,
   ): Promise<Run> {
     const { run, engine, active } = await this.run(runId);
@@ -295,7 +296,7 @@ export class RunManager {
     try {
       for await (const event of engine.events(stop.signal)) {
         if (event.runId !== runId) continue;
-        onEvent(event);
+        onEvent(event, tally(await engine.getRun(runId).catch(() => undefined)));
         if (event.type === 'question-asked' || event.type === 'run-end') break;
       }
     } finally {
@@ -427,4 +428,11 @@ function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Where a run stands, for progress notifications: nodes done, samples drawn, red flags. */
+function tally(run: Run | undefined): string | undefined {
+  if (run === undefined) return undefined;
+  const s = summarise(run);
+  return `${s.done}/${s.nodes} nodes done, ${s.samples} samples, ${s.flagged} red flag${s.flagged === 1 ? '' : 's'}`;
 }

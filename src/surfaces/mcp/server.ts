@@ -94,18 +94,19 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
         const run = await runs.wait(
           runId,
           seconds ?? 120,
-          (event) => {
+          (event, tally) => {
             if (progressToken === undefined) return;
+            const what =
+              event.type === 'wait-start'
+                ? `waiting for ${event.service} until ${event.until}: ${event.reason}`
+                : `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`;
             void extra
               .sendNotification({
                 method: 'notifications/progress',
                 params: {
                   progressToken,
                   progress: event.seq,
-                  message:
-                    event.type === 'wait-start'
-                      ? `waiting for ${event.service} until ${event.until}: ${event.reason}`
-                      : `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
+                  message: tally === undefined ? what : `${tally} (${what})`,
                 },
               })
               .catch(() => undefined);
