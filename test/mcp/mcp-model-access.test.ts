@@ -33,4 +33,23 @@ describe('maker_start and the model access', () => {
     expect(text(refused)).not.toContain('AIza-in-the-server');
     expect(await readdir(dir)).toEqual([]);
   });
+
+  it('maker_estimate names the model requests of a MAKER run and compares them with the access’s daily limit', async () => {
+    const { call } = await connect(await tempDir());
+    const estimated = await call('maker_estimate', {
+      p: 0.9,
+      steps: 200,
+      target: 0.9,
+      modelAccess: 'gemini-cli',
+    });
+    expect(text(estimated)).toMatch(
+      /As a MAKER run: \d+ model requests \(planner \d+, workers \d+, judges \d+; 200 subtasks/,
+    );
+    expect(text(estimated)).toMatch(
+      /of 1000 a day; Google sign-in .* ask the person before starting it/,
+    );
+    expect(estimated.structuredContent).toMatchObject({
+      requests: { subtasks: 200, dailyLimit: 1000, overHalf: true },
+    });
+  });
 });
