@@ -15,6 +15,7 @@ import { MakerEngine, type MakerEngineDeps, type Roles } from '../engine/maker-e
 import { envValue, secretsOf, type Env } from './env.js';
 import { CALIBRATION_FILE_NAME } from './calibration.js';
 import { DEFAULT_MODEL, WORKERS, julesSettings, type RoleOptions } from './workers.js';
+import { MODEL_ACCESS_SETTING } from './model-access.js';
 
 export { DEFAULT_MODEL };
 export { envValue, secretsOf, type Env };
@@ -30,6 +31,8 @@ export function runConfig(choices: {
   maxNodes?: number;
   concurrency?: number;
   model?: string;
+  /** How the run reaches Gemini (models that need none, simulated ones, record nothing). */
+  modelAccess?: RunConfig['modelAccess'];
   defaultBranch: string;
   sim?: RunConfig['sim'];
   runChecks?: boolean;
@@ -51,6 +54,9 @@ export function runConfig(choices: {
     planner: kind.simulated ? 'sim' : 'gemini',
     simulated: kind.simulated,
     ...(kind.simulated ? {} : { model: choices.model ?? DEFAULT_MODEL }),
+    ...(kind.simulated || choices.modelAccess === undefined
+      ? {}
+      : { modelAccess: choices.modelAccess }),
     confidence,
     ...preset,
     k,
@@ -85,9 +91,12 @@ export function rolesFor(
   options: RoleOptions = {},
 ): Roles {
   const kind = WORKERS[config.worker];
-  const problems = kind.problems(env);
+  // The access the run chose when it started is the one it keeps.
+  const runEnv =
+    config.modelAccess === undefined ? env : { ...env, [MODEL_ACCESS_SETTING]: config.modelAccess };
+  const problems = kind.problems(runEnv);
   if (problems.length > 0) throw new ConfigError(cannotStart(kind.name, problems));
-  return kind.roles(config, workspace, env, options);
+  return kind.roles(config, workspace, runEnv, options);
 }
 
 /** Everything that stops a run, as one message naming the worker the person chose. */

@@ -12,6 +12,7 @@ import { estimateCommand } from './commands/estimate.js';
 import { fakeGitHubCommand } from './commands/fake-github.js';
 import { fakeJulesCommand } from './commands/fake-jules.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { reportCommand } from './commands/report.js';
@@ -43,6 +44,7 @@ export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
   benchGroup,
   calibrateCommand,
   estimateCommand,
+  doctorCommand,
   fakeJulesCommand,
   fakeGitHubCommand,
 ];
