@@ -109,7 +109,13 @@ export class LlmPlanner implements Planner {
       system: SYSTEM,
       prompt,
       temperature: call.temperature,
-      maxOutputTokens: PLANNER_MAX_TOKENS,
+      maxOutputTokens: call.sampling?.answerTokens ?? PLANNER_MAX_TOKENS,
+      ...(call.sampling?.thinkingBudget === undefined
+        ? {}
+        : { thinkingBudget: call.sampling.thinkingBudget }),
+      ...(call.sampling?.thinkingLevel === undefined
+        ? {}
+        : { thinkingLevel: call.sampling.thinkingLevel }),
       json: { schema },
       signal: call.signal,
       draw: `${role}:${call.slot}`,

@@ -1,3 +1,4 @@
+import type { Sampling } from '../core/sampling.js';
 import type { NodeContext } from './planner.js';
 import type { WaitReporter } from './waits.js';
 import type { FileEdit } from './workspace.js';
@@ -14,6 +15,8 @@ export interface WorkerTask {
     readonly ours: readonly FileEdit[];
     readonly theirs: readonly FileEdit[];
   };
+  /** How a model-backed worker samples (the run's per-model table); others ignore it. */
+  readonly sampling?: Sampling | undefined;
 }
 
 /** One candidate: a patch against `baseCommit`, or whole-file edits, or why there is none. */

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
+import type { SamplingOverrides, ThinkingLevel } from '../../../core/sampling.js';
 import type { RunConfig } from '../../../core/tree/schema.js';
 import { allowanceConfig } from '../../candidate-allowances.js';
 import { DEFAULT_MODEL, calibratedK } from '../../calibration.js';
@@ -54,4 +55,18 @@ export function replaying(ctx: CliContext, replay: string | undefined): CliConte
   const dir = resolve(ctx.io.cwd, replay);
   ctx.io.stderr(`maker: replaying model answers from ${dir} (no key, no server)\n`);
   return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, MAKER_REPLAY: dir } } };
+}
+
+/** What `--temperature`, `--thinking-budget` and `--thinking-level` ask for (checked against the model when the run is made). */
+export function samplingChoices(o: {
+  temperature?: number | undefined;
+  thinkingBudget?: number | undefined;
+  thinkingLevel?: ThinkingLevel | undefined;
+}): { sampling?: SamplingOverrides } {
+  const sampling: SamplingOverrides = {
+    ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
+    ...(o.thinkingBudget === undefined ? {} : { thinkingBudget: o.thinkingBudget }),
+    ...(o.thinkingLevel === undefined ? {} : { thinkingLevel: o.thinkingLevel }),
+  };
+  return Object.keys(sampling).length === 0 ? {} : { sampling };
 }

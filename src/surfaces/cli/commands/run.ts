@@ -8,7 +8,7 @@ import { oneOf } from '../values.js';
 import { julesChoices } from '../jules-flags.js';
 import { dirOption } from './common.js';
 import { JULES_NOTES, RUN_OPTIONS as O } from './run-options.js';
-import { allowanceChoices, chooseConfidence, replaying } from './run-choices.js';
+import { allowanceChoices, chooseConfidence, replaying, samplingChoices } from './run-choices.js';
 
 export const runCommand = defineCommand({
   name: 'run',
@@ -48,6 +48,9 @@ loses nothing: run \`maker resume\`.`,
     maxDepth: O.maxDepth,
     concurrency: O.concurrency,
     model: O.model,
+    temperature: O.temperature,
+    thinkingBudget: O.thinkingBudget,
+    thinkingLevel: O.thinkingLevel,
     runChecks: O.runChecks,
     check: O.check,
     allowExecutable: O.allowExecutable,
@@ -108,6 +111,7 @@ loses nothing: run \`maker resume\`.`,
           model: o.model,
           jules: julesChoices(o),
         }),
+        ...samplingChoices(o),
       },
     });
   },
