@@ -70,15 +70,25 @@ export class LlmPlanner implements Planner {
     );
   }
 
-  castBallot(
+  async castBallot(
     context: NodeContext,
     question: string,
     options: readonly BallotOption[],
     call: PlannerCall,
   ): Promise<ModelResponse> {
     const listed = options.map((o) => `=== Option ${o.label} ===\n${o.content}`).join('\n\n');
+    const described = describeNode(context);
+    // The repository as the worker saw it (within what the options leave of the budget).
+    const repository =
+      context.repository === undefined
+        ? ''
+        : (
+            await context.repository(
+              Math.max(0, this.#splitContextChars - described.length - listed.length),
+            )
+          ).text;
     return this.#ask(
-      `${describeNode(context)}\n\n${question}\n\n${listed}\n\nReply as JSON {"choice": the option's letter, "reason": string}.`,
+      `${described}${repository === '' ? '' : `\n\nThe repository as it is now:\n${repository}`}\n\n${question}\n\n${listed}\n\nReply as JSON {"choice": the option's letter, "reason": string}.`,
       JSON_SCHEMAS.ballot,
       call,
       `${context.nodeId}:ballot`,

@@ -13,9 +13,7 @@ type Ts = typeof TS;
 let loading: Promise<Ts> | undefined;
 /** The compiler, loaded once. */
 export function loadTypeScript(): Promise<Ts> {
-  loading ??= import('typescript').then(
-    (m) => (m as unknown as { default?: Ts }).default ?? (m),
-  );
+  loading ??= import('typescript').then((m) => (m as unknown as { default?: Ts }).default ?? m);
   return loading;
 }
 
