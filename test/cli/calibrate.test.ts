@@ -155,6 +155,10 @@ describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, (
     const human = await maker([...args, '--seed', '4', '--dir', dir]);
     expect(human.stdout).toMatch(/p \(correct\) +0\.\d{3} +\[0\.\d{3}, 0\.\d{3}\]/);
     expect(human.stdout).toMatch(/Recommended k = \d+/);
+    // A folder that is not (yet) a git repository: nothing is said about keeping it out of git.
+    expect(human.stdout).toMatch(
+      /Saved to .*maker-calibration\.json \(`maker run --confidence auto` uses it\)\.\n/,
+    );
     const k = strip(a.stdout).recommendedK;
     const run = await maker([
       'run',
@@ -240,12 +244,15 @@ describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, (
       '--json',
     ]);
     expect(out.code, out.stderr).toBe(0);
-    const r = JSON.parse(out.stdout) as Result & {
-      votes: { k: number; correct: number; undecided: number; drawsPerSubtask: number }[];
-    };
+    const r = JSON.parse(out.stdout) as Result;
     expect(r.pLow).toBeLessThanOrEqual(0.8);
     expect(r.pHigh).toBeGreaterThanOrEqual(0.8);
-    const k2 = r.votes.find((v) => v.k === 2);
+    const votes = (
+      JSON.parse(out.stdout) as {
+        votes: { k: number; correct: number; undecided: number; drawsPerSubtask: number }[];
+      }
+    ).votes;
+    const k2 = votes.find((v) => v.k === 2);
     // Restyled right answers are one answer: k = 2 settles by agreement, within a run's cap of 8.
     expect(k2?.correct).toBeGreaterThan(0.85);
     expect(k2?.undecided).toBeLessThan(0.1);
