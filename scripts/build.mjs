@@ -56,7 +56,10 @@ await build({
   minify: true,
   legalComments: 'none',
   logLevel: 'warning',
-  banner: { js: requireBanner },
+  // The compiler is CommonJS: it reads require, __filename and __dirname.
+  banner: {
+    js: `${requireBanner}\nimport { fileURLToPath as __makerFileURLToPath } from 'node:url';\nimport { dirname as __makerDirname } from 'node:path';\nconst __filename = __makerFileURLToPath(import.meta.url);\nconst __dirname = __makerDirname(__filename);`,
+  },
 });
 const typescriptAside = {
   name: 'typescript-aside',
