@@ -155,7 +155,7 @@ export async function voteOnCode(
         options: [
           ...classes.map((c, i) => ({
             id: `candidate-${i + 1}`,
-            label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'})`,
+            label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === outcome.key && record.ballots.length > 0 ? ", the judges' choice" : ''})`,
             detail: `${links[i] === undefined ? '' : `Compare on GitHub: ${links[i]}\n`}${clip(diffs[i] ?? '', 3000)}`,
           })),
           { id: 'veto-resample', label: 'Veto: resample this subtask' },

@@ -18,7 +18,8 @@ const tempDir = useTempDirs();
 /** What the scripted model answers, by role; `slot` is the draw's slot within its vote. */
 interface Script {
   split?: (slot: number) => unknown;
-  code?: (node: string, slot: number) => string;
+  /** The file the worker writes; null: an answer that is not JSON (red-flagged). */
+  code?: (node: string, slot: number) => string | null;
   /** The label a judge picks among the options shown. */
   judge?: (options: readonly { label: string; content: string }[]) => string;
 }
@@ -70,8 +71,10 @@ class ScriptedModel implements LanguageModel {
       return reply({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
     if (p.includes('Reply as JSON {"files"')) {
       const path = /Files it may touch: ([^\s,]+)/.exec(p)?.[1] ?? 'src/out.js';
+      const content = this.#script.code === undefined ? SUMS.loop : this.#script.code(node, slot);
+      if (content === null) return reply('I could not finish this.');
       return reply({
-        files: [{ path, content: this.#script.code?.(node, slot) ?? SUMS.loop }],
+        files: [{ path, content }],
         summary: 'write it',
       });
     }
@@ -178,6 +181,21 @@ describe('votes that real samples can win', () => {
       // The repository the worker saw.
       expect(ballot).toContain('The repository as it is now:');
     }
+  });
+
+  it('when most samples are red-flagged, the rest still go to the judges before anyone is asked', async () => {
+    const model = new ScriptedModel('gemini-2.5-flash', {
+      code: (node, slot) =>
+        node !== '0' ? SUMS.loop : slot === 0 ? SUMS.loop : slot === 1 ? SUMS.reduce : null,
+      judge: (options) => options.find((o) => o.content.includes('reduce'))?.label ?? 'A',
+    });
+    const run = await runWith(model, { maxCandidates: 6 });
+    const record = run.nodes['0']?.leaf;
+    expect(record?.draws.filter((d) => d.status === 'flagged')).toHaveLength(4);
+    expect(record?.ballots.length).toBeGreaterThan(0);
+    // Too many red flags for the vote to stand alone: asked, and --hitl auto takes the judges' pick.
+    expect(record?.outcome?.status).toBe('human');
+    expect(record?.outcome?.key).toBe(record?.draws[1]?.key);
   });
 
   it('with --hitl auto, a split vote the judges leave open goes to their favourite, not the first to arrive', async () => {
