@@ -37,6 +37,37 @@ await mkdir('dist', { recursive: true });
 await writeFile('dist/view-page.js', assets.js);
 await writeFile('dist/view-page.css', assets.css);
 
+// The TypeScript compiler (syntax trees of code candidates, for vote classes) is large: bundled on its
+// own, minified and without a source map, as dist/typescript.js, which the bundles load by dynamic
+// import() the first time a vote compares JavaScript or TypeScript candidates.
+const requireBanner =
+  "import { createRequire as __makerCreateRequire } from 'node:module';\nconst require = __makerCreateRequire(import.meta.url);";
+await build({
+  stdin: {
+    contents: "import ts from 'typescript';\nexport default ts;\n",
+    resolveDir: process.cwd(),
+    sourcefile: 'typescript-entry.js',
+  },
+  outfile: 'dist/typescript.js',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // The compiler is CommonJS: it reads require, __filename and __dirname.
+  banner: {
+    js: `${requireBanner}\nimport { fileURLToPath as __makerFileURLToPath } from 'node:url';\nimport { dirname as __makerDirname } from 'node:path';\nconst __filename = __makerFileURLToPath(import.meta.url);\nconst __dirname = __makerDirname(__filename);`,
+  },
+});
+const typescriptAside = {
+  name: 'typescript-aside',
+  setup(b) {
+    b.onResolve({ filter: /^typescript$/ }, () => ({ path: './typescript.js', external: true }));
+  },
+};
+
 const { metafile } = await build({
   entryPoints: entries,
   outdir: 'dist',
@@ -52,6 +83,7 @@ const { metafile } = await build({
   logLevel: 'warning',
   // playwright-core is a development dependency, loaded only by `maker bench view`.
   external: ['playwright-core'],
+  plugins: [typescriptAside],
   define: { MAKER_VERSION: JSON.stringify(pkg.version), MAKER_VIEW_ASSETS: JSON.stringify(assets) },
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __makerCreateRequire } from 'node:module';\nconst require = __makerCreateRequire(import.meta.url);",

@@ -13,6 +13,8 @@ const files = [
   'dist/package.json',
   'dist/maker-mcp.js',
   'dist/maker.js',
+  // Loaded by the chunks the first time a vote compares JavaScript or TypeScript candidates.
+  'dist/typescript.js',
 ];
 // The chunks the entry files import (build.mjs leaves only the current build's in dist/).
 if (existsSync('dist'))

@@ -1,4 +1,7 @@
 import { estimate } from './math.js';
+import { candidateCap } from './tree/presets.js';
+import type { Draw } from './tree/schema.js';
+import { voteClasses } from './voting/classes.js';
 import { uniform } from './random.js';
 
 /**
@@ -11,8 +14,12 @@ import { uniform } from './random.js';
 export interface CalibrationSample {
   readonly valid: boolean;
   readonly correct: boolean;
-  /** What the sample votes for: its tree. Correct samples vote together (see {@link votedAccuracy}). */
+  /** What the sample votes for: its class key, as a run's vote keys it (normalised content). */
   readonly key: string;
+  /** Its key up to local names, which joins a class when checks agree (as in a run). */
+  readonly alias?: string | undefined;
+  /** The subtask's check on it, when one ran (calibration runs none: its test is hidden). */
+  readonly check?: { readonly command: string; readonly ok: boolean } | undefined;
 }
 
 /** A proportion's 95% Wilson score interval (z = 1.96); [0, 1] when there is no observation. */
@@ -27,20 +34,42 @@ export function wilson(successes: number, n: number, z = 1.96): { low: number; h
 
 export interface VotedAccuracy {
   readonly k: number;
-  /** Share of votes whose winner passes the hidden test. */
+  /** Share of votes whose winner (the first drawn member of the winning class) passes the hidden test. */
   readonly correct: number;
-  /** Share of votes undecided at the draw cap (a run would ask a person). */
+  /** Share of votes no class won by agreement within the cap (a run would ask judges, then a person). */
   readonly undecided: number;
   /** Mean draws per vote, flagged ones included. */
   readonly drawsPerSubtask: number;
 }
 
+/** Each valid sample's class (an index) by a run's rule (`core/voting/classes.ts`); -1 for invalid ones. */
+function classIndices(samples: readonly CalibrationSample[]): number[] {
+  const draws: Draw[] = samples.map((s, slot) =>
+    s.valid
+      ? {
+          slot,
+          status: 'valid',
+          key: s.key,
+          flags: [],
+          ...(s.alias === undefined ? {} : { alias: s.alias }),
+          ...(s.check === undefined ? {} : { check: { ...s.check, output: '' } }),
+        }
+      : { slot, status: 'flagged', flags: [] },
+  );
+  const out = samples.map(() => -1);
+  voteClasses(draws).forEach((c, i) => {
+    for (const m of c.members) out[m.slot] = i;
+  });
+  return out;
+}
+
 /**
- * First-to-ahead-by-k on each subtask's recorded samples, drawn with replacement (`repeats` votes
- * per subtask, seeded: the same inputs give the same figures). Invalid draws are discarded and
- * redrawn; valid draws vote by behaviour: every correct sample for one class (they pass the same
- * hidden test), each wrong tree for its own. A vote stops when the leader is k ahead, or at
- * `maxDraws` (undecided).
+ * A run's candidate vote on each subtask's recorded samples, drawn with replacement (`repeats`
+ * votes per subtask, seeded: the same inputs give the same figures). As `candidateVote` does: 2k − 1
+ * valid draws first (flagged ones redrawn), then k − lead more at a time while no class leads by k
+ * and one still can within the cap (`maxDraws`, flagged draws counted; default the run's
+ * {@link candidateCap}). Samples vote by the run's classes; the winner is its class's first drawn
+ * member, correct when that sample passed its hidden test.
  */
 export function votedAccuracy(
   subtasks: readonly (readonly CalibrationSample[])[],
@@ -49,30 +78,46 @@ export function votedAccuracy(
 ): VotedAccuracy {
   const repeats = options.repeats ?? 200;
   const seed = options.seed ?? 1;
-  const maxDraws = options.maxDraws ?? 50 * k;
+  const cap = options.maxDraws ?? candidateCap(k);
   let correct = 0;
   let undecided = 0;
   let draws = 0;
   let votes = 0;
   subtasks.forEach((samples, t) => {
     if (samples.length === 0) return;
+    const classOf = classIndices(samples);
     for (let r = 0; r < repeats; r++) {
       votes += 1;
-      const tally = new Map<string, number>();
-      let winner: string | undefined;
+      const tally = new Map<number, { votes: number; first: CalibrationSample }>();
       let d = 0;
-      while (d < maxDraws && winner === undefined) {
-        const pick = samples[Math.floor(uniform(seed, t, r, d) * samples.length)];
+      let valid = 0;
+      const drawOne = () => {
+        const index = Math.floor(uniform(seed, t, r, d) * samples.length);
+        const pick = samples[index];
         d += 1;
-        if (pick === undefined || !pick.valid) continue;
-        const key = pick.correct ? '\u0000correct' : pick.key;
-        tally.set(key, (tally.get(key) ?? 0) + 1);
-        const [first = 0, second = 0] = [...tally.values()].sort((a, b) => b - a);
-        if (first - second >= k) winner = [...tally].find(([, n]) => n === first)?.[0];
+        if (pick === undefined || !pick.valid) return;
+        valid += 1;
+        const c = classOf[index] ?? -1;
+        const entry = tally.get(c);
+        if (entry === undefined) tally.set(c, { votes: 1, first: pick });
+        else entry.votes += 1;
+      };
+      while (valid < 2 * k - 1 && d < cap) drawOne();
+      let winner: CalibrationSample | undefined;
+      for (;;) {
+        const ranked = [...tally.values()].sort((a, b) => b.votes - a.votes);
+        const lead = (ranked[0]?.votes ?? 0) - (ranked[1]?.votes ?? 0);
+        if (ranked[0] !== undefined && lead >= k) {
+          winner = ranked[0].first;
+          break;
+        }
+        const left = cap - d;
+        if (left <= 0 || (ranked.length > 0 && lead + left < k)) break;
+        for (let i = 0; i < Math.min(ranked.length === 0 ? 1 : k - lead, left); i++) drawOne();
       }
       draws += d;
       if (winner === undefined) undecided += 1;
-      else if (winner === '\u0000correct') correct += 1;
+      else if (winner.correct) correct += 1;
     }
   });
   return {

@@ -10,6 +10,7 @@ import { editFormatRedFlags } from '../core/edit-format.js';
 import { MakerError } from '../core/errors.js';
 import { patchRedFlags } from '../core/patch.js';
 import { normalizeRepoPath, showPath } from '../core/paths.js';
+import { codeKeys, type CodeKeys } from '../core/voting/code-equivalence.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
@@ -18,6 +19,7 @@ import { runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { addCost, counted, type RunContext } from './run-context.js';
 import type { DrawResult } from './votes.js';
+import { plannerSampling, samplingOf } from './sampling.js';
 
 /**
  * One code candidate, red-flagged. The worker's output becomes a tree at `task.baseCommit` (its
@@ -40,7 +42,8 @@ export async function codeCandidate(
   hooks: WorkerHooks = {},
 ): Promise<DrawResult> {
   n.cost.workerRuns += 1;
-  const run = () => ctx.worker.run(task, slot, ctx.signal, hooks);
+  const sampled = { ...task, sampling: samplingOf(ctx.run.config, 'worker') };
+  const run = () => ctx.worker.run(sampled, slot, ctx.signal, hooks);
   const out = await (ctx.worker.limitsItself === true ? run() : ctx.paid(run));
   const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
   const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
@@ -97,7 +100,7 @@ export async function codeCandidate(
             n,
             ctx.planner.reviewCandidate(task.context, patch, {
               slot,
-              temperature: 0,
+              ...plannerSampling(ctx, 'review'),
               signal: ctx.signal,
             }),
             'review',
@@ -117,9 +120,12 @@ export async function codeCandidate(
       });
   }
   if (flags.length > 0) return { ...flagged(flags), ...checked };
+  const keys = await candidateKeys(ctx, task.baseCommit, tree);
   return {
     ok: true,
-    key: tree,
+    key: keys.key,
+    alias: keys.alias,
+    tree,
     value: undefined,
     ...(out.summary === undefined ? {} : { summary: out.summary }),
     ...externalId,
@@ -128,6 +134,36 @@ export async function codeCandidate(
 }
 
 const AHEAD = { ahead: true } as const;
+
+/**
+ * A candidate's class keys (`core/voting/code-equivalence.ts`): the files it changes at `base`,
+ * normalised, so candidates that differ in comments, layout or (with equal checks) local names vote
+ * together.
+ */
+export async function candidateKeys(
+  ctx: Pick<RunContext, 'workspace'>,
+  base: string,
+  tree: string,
+): Promise<CodeKeys> {
+  const changes = (await ctx.workspace.changes(base, tree)).filter(
+    (c) => c.oldMode !== '160000' && c.newMode !== '160000',
+  );
+  const blobs = await ctx.workspace.readBlobs(
+    changes.flatMap((c) => [c.oldBlob, c.newBlob].filter((b): b is string => b !== undefined)),
+  );
+  return codeKeys(
+    changes.map((c) => ({
+      path: c.path,
+      before: c.oldBlob === undefined ? undefined : blobs.get(c.oldBlob),
+      after: c.newBlob === undefined ? undefined : blobs.get(c.newBlob),
+      ...(c.oldMode !== undefined && c.newMode !== undefined && c.oldMode !== c.newMode
+        ? { mode: c.newMode }
+        : c.oldMode === undefined && c.newMode !== undefined && c.newMode !== '100644'
+          ? { mode: c.newMode }
+          : {}),
+    })),
+  );
+}
 
 /**
  * The tree a worker's output produces at `base`, or why there is none. Edit paths in the harmless

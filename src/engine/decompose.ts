@@ -1,6 +1,8 @@
-import { canonicalJson } from '../core/voting/equivalence.js';
+import { ballotQuestion } from '../core/voting/criteria.js';
+import { splitKey } from '../core/voting/equivalence.js';
 import { newNode } from '../core/tree/nodes.js';
 import { sampleCounts } from './summary.js';
+import { plannerSampling } from './sampling.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import {
@@ -13,8 +15,6 @@ import {
 } from './parse.js';
 import { counted, nodeContext, RunStoppedError, saveSoon, type RunContext } from './run-context.js';
 import { candidateVote, exactVote, tally, type DrawResult } from './votes.js';
-
-const temperature = (slot: number) => (slot === 0 ? 0 : 0.1);
 
 /** Turns a planner response into a vote draw; the parse and red flags decide validity. */
 export function ballotDraw(response: ModelResponse): DrawResult {
@@ -70,7 +70,7 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
           n,
           ctx.planner.isMinimal(context, {
             slot,
-            temperature: temperature(slot),
+            ...plannerSampling(ctx, 'minimal'),
             signal: ctx.signal,
           }),
           'minimal',
@@ -112,7 +112,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
           n,
           ctx.planner.proposeSplit(context, {
             slot: attempt * 1000 + slot,
-            temperature: temperature(slot),
+            ...plannerSampling(ctx, 'split'),
             signal: ctx.signal,
           }),
           'split',
@@ -125,7 +125,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
           ctx.planner.reviewCandidate(
             context,
             `Proposed decomposition:\n${renderSplit(sample.value)}`,
-            { slot: attempt * 1000 + slot, temperature: 0, signal: ctx.signal },
+            { slot: attempt * 1000 + slot, ...plannerSampling(ctx, 'review'), signal: ctx.signal },
           ),
           'review',
         ),
@@ -145,18 +145,18 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
             },
           ],
         };
-      return { ok: true, key: canonicalJson(sample.value.subtasks), value: sample.value };
+      return { ok: true, key: splitKey(sample.value.subtasks), value: sample.value };
     },
     ballot: {
-      question: `Which decomposition of "${n.title}" into subtasks is best: complete, non-overlapping, each subtask small and checkable?`,
+      question: ballotQuestion('split', n.title),
       render: (draw) => renderSplit(draw.value as SplitAnswer),
-      cast: async (options, slot) =>
+      cast: async (question, options, slot) =>
         ballotDraw(
           await counted(
             n,
-            ctx.planner.castBallot(context, 'Pick the best decomposition.', options, {
+            ctx.planner.castBallot(context, question, options, {
               slot: attempt * 1000 + slot,
-              temperature: temperature(slot),
+              ...plannerSampling(ctx, 'ballot'),
               signal: ctx.signal,
             }),
             'ballot',
@@ -171,6 +171,9 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
       throw new RunStoppedError(
         `No valid decomposition of node ${n.id} ("${n.title}") after ${record.draws.length} tries.`,
       );
+    // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
+    const favourite = classes.findIndex((c) => c.key === outcome.key);
+    if (favourite > 0) classes.unshift(...classes.splice(favourite, 1));
     const answer = await ctx.ask(
       {
         id: `q-${n.id}-split-${attempt}`,
@@ -179,7 +182,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
         prompt: `The votes did not settle how to split "${n.title}". Which decomposition should MAKER use?`,
         options: classes.map((c, i) => ({
           id: `split-${i + 1}`,
-          label: `Split ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'})`,
+          label: `Split ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === outcome.key && record.ballots.length > 0 ? ", the judges' choice" : ''})`,
           detail: renderSplit(c.representative.value as SplitAnswer),
         })),
       },

@@ -18,16 +18,19 @@ import {
   type RunContext,
 } from './run-context.js';
 import { candidateVote, tally } from './votes.js';
+import { ballotQuestion } from '../core/voting/criteria.js';
+import { plannerSampling } from './sampling.js';
 import { commitMessage } from '../core/tree/simulated.js';
 import { chooser } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 
 /**
- * The tree a valid code candidate produces at its base: its vote key, and all the state keeps of it.
- * git holds the tree, so the diff is derived whenever a judge or a person needs to see it.
+ * The tree a valid code candidate produces at its base: all the state keeps of it (files written
+ * before classes were normalised keep it as the vote key). git holds the tree, so the diff is
+ * derived whenever a judge or a person needs to see it.
  */
 export function candidateTree(draw: Draw): string {
-  return draw.key ?? '';
+  return draw.tree ?? draw.key ?? '';
 }
 
 /**
@@ -114,23 +117,18 @@ export async function voteOnCode(
       },
       paysItself: true,
       ballot: {
-        question: `Which change best completes "${title}"?`,
+        question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', title),
         render: async (draw) =>
-          clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000),
-        cast: async (options, slot) => {
+          `${clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000)}\n\n${checkText(draw)}`,
+        cast: async (question, options, slot) => {
           return ballotDraw(
             await counted(
               n,
-              ctx.planner.castBallot(
-                context,
-                `Which change best completes the subtask "${title}"? Prefer the correct, minimal, on-task change.`,
-                options,
-                {
-                  slot: attempt * 1000 + slot,
-                  temperature: slot === 0 ? 0 : 0.1,
-                  signal: ctx.signal,
-                },
-              ),
+              ctx.planner.castBallot(context, question, options, {
+                slot: attempt * 1000 + slot,
+                ...plannerSampling(ctx, 'ballot'),
+                signal: ctx.signal,
+              }),
               'ballot',
             ),
           );
@@ -138,6 +136,9 @@ export async function voteOnCode(
       },
     });
     const classes = tally(record.draws);
+    // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
+    const favourite = classes.findIndex((c) => c.key === outcome.key);
+    if (favourite > 0) classes.unshift(...classes.splice(favourite, 1));
     if (outcome.status === 'decided' || outcome.status === 'human') {
       const winner = classes.find((c) => c.key === outcome.key);
       if (winner !== undefined) return winner.representative;
@@ -172,7 +173,7 @@ export async function voteOnCode(
         options: [
           ...classes.map((c, i) => ({
             id: `candidate-${i + 1}`,
-            label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'})`,
+            label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === outcome.key && record.ballots.length > 0 ? ", the judges' choice" : ''})`,
             detail: `${links[i] === undefined ? '' : `Compare on GitHub: ${links[i]}\n`}${clip(diffs[i] ?? '', 3000)}`,
           })),
           { id: 'veto-resample', label: 'Veto: resample this subtask' },
@@ -349,6 +350,14 @@ export async function moveBranch(
     }
   // Also when it was there already: a resumed run may not have pushed it before it stopped.
   ctx.publish?.(branch, to);
+}
+
+/** What a judge is told of a candidate's check: its command and result, or that none ran. */
+function checkText(draw: Draw): string {
+  const check = draw.check;
+  if (check === undefined) return 'Check: none ran on this change.';
+  const tail = check.output.trim().slice(-1500);
+  return `Check \`${check.command}\`: ${check.ok ? 'passed' : 'failed'}${tail === '' ? '.' : `, its output ending:\n${tail}`}`;
 }
 
 function summariseFlags(draws: readonly Draw[]): string {

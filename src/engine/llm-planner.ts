@@ -120,8 +120,18 @@ export class LlmPlanner implements Planner {
     call: PlannerCall,
   ): Promise<ModelResponse> {
     const listed = options.map((o) => `=== Option ${o.label} ===\n${o.content}`).join('\n\n');
+    const described = describeNode(context);
+    // The repository as the worker saw it (within what the options leave of the budget).
+    const repository =
+      context.repository === undefined
+        ? ''
+        : (
+            await context.repository(
+              Math.max(0, this.#splitContextChars - described.length - listed.length),
+            )
+          ).text;
     return this.#ask(
-      `${describeNode(context)}${await repositoryMap(context)}\n\n${question}\n\n${listed}\n\nReply as JSON {"choice": the option's letter, "reason": string}.`,
+      `${described}${repository === '' ? '' : `\n\nThe repository as it is now:\n${repository}`}\n\n${question}\n\n${listed}\n\nReply as JSON {"choice": the option's letter, "reason": string}.`,
       JSON_SCHEMAS.ballot,
       call,
       `${context.nodeId}:ballot`,
@@ -152,7 +162,13 @@ export class LlmPlanner implements Planner {
       system: SYSTEM,
       prompt,
       temperature: call.temperature,
-      maxOutputTokens: PLANNER_MAX_TOKENS,
+      maxOutputTokens: call.sampling?.answerTokens ?? PLANNER_MAX_TOKENS,
+      ...(call.sampling?.thinkingBudget === undefined
+        ? {}
+        : { thinkingBudget: call.sampling.thinkingBudget }),
+      ...(call.sampling?.thinkingLevel === undefined
+        ? {}
+        : { thinkingLevel: call.sampling.thinkingLevel }),
       json: { schema },
       signal: call.signal,
       draw: `${role}:${call.slot}`,

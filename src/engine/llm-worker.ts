@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { samplingFor } from '../core/sampling.js';
 import { unfence } from '../core/red-flags.js';
 import { billedTokens, type LanguageModel } from '../ports/language-model.js';
 import type { RepoContext } from '../ports/planner.js';
@@ -9,7 +10,6 @@ import { repoContextBuilder } from './repo-context.js';
 
 /** Characters of repository context per prompt unless the worker is told otherwise (about 30k tokens). */
 export const WORKER_CONTEXT_CHARS = 120_000;
-const MAX_OUTPUT_TOKENS = 16_384;
 
 const editsSchema = z
   .object({
@@ -49,20 +49,23 @@ export class LlmWorker implements Worker {
     const repository = task.context.repository ?? this.#ownView(task);
     const { text, omitted } = await repository(budget);
     const shown = repositoryText({ text, omitted, chars: text.length, budget });
+    const sampling = task.sampling ?? samplingFor(this.#model.id, 'worker');
+    const cap = sampling.answerTokens;
     const response = await this.#model.generate({
       system:
         'You are a careful software engineer. Make exactly the change the task asks for, nothing else. Answer only with the JSON requested.',
       prompt: `${described}\n\n${shown}${integration}\n\n${answerRules(task)}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
-      temperature: slot % 1000 === 0 ? 0 : 0.1,
-      maxOutputTokens: MAX_OUTPUT_TOKENS,
+      temperature: sampling.temperature,
+      maxOutputTokens: cap,
+      ...(sampling.thinkingBudget === undefined ? {} : { thinkingBudget: sampling.thinkingBudget }),
+      ...(sampling.thinkingLevel === undefined ? {} : { thinkingLevel: sampling.thinkingLevel }),
       json: { schema: EDITS_JSON_SCHEMA },
       signal,
       draw: `${task.context.nodeId}:worker:${slot}`,
     });
     const tokens = billedTokens(response);
     // Over its cap is as cut off, though room left for thinking let it finish.
-    const stop =
-      (response.outputTokens ?? 0) > MAX_OUTPUT_TOKENS ? 'length' : response.finishReason;
+    const stop = (response.outputTokens ?? 0) > cap ? 'length' : response.finishReason;
     const why =
       stop === 'length'
         ? ' (it was cut off at the output cap)'

@@ -3,6 +3,7 @@ import { voteRecords } from '../core/tree/nodes.js';
 import type { RoleCost, Run, VoteRecord, Wait } from '../core/tree/schema.js';
 import { isSimulatedRun } from '../core/tree/simulated.js';
 import { chooser } from '../core/view/display.js';
+import { voteClasses } from '../core/voting/classes.js';
 import { KeyNames } from './keys.js';
 
 export interface RunSummary {
@@ -248,17 +249,22 @@ export function renderNode(
     if (winner?.description !== undefined) lines.push(`    ${winner.name}: ${winner.description}`);
     const draws = record.draws.map((d) => ['', d] as const);
     const ballots = record.ballots.map((d) => ['judge ', d] as const);
+    // A candidate is named by its answer (its class's key): members of one answer share a name.
+    const classKey = new Map(
+      voteClasses(record.draws).flatMap((c) => c.members.map((m) => [m.slot, c.key] as const)),
+    );
     for (const [who, d] of [...draws, ...ballots]) {
       const url = d.externalId === undefined ? undefined : sessionUrl(d.externalId);
       const session =
         d.externalId === undefined ? '' : ` · session ${d.externalId}${url ? ` ${url}` : ''}`;
-      const key = d.key === undefined ? undefined : names.name(d.key);
+      const own = who === '' ? (classKey.get(d.slot) ?? d.key) : d.key;
+      const key = own === undefined ? undefined : names.name(own);
       if (key?.description !== undefined) lines.push(`    ${key.name}: ${key.description}`);
       const verdict =
         d.status === 'flagged'
           ? `flagged: ${d.flags.map((f) => `${f.rule}: ${f.message}`).join('; ')}`
           : d.status === 'valid'
-            ? `valid${key === undefined ? '' : ` ${key.name}`}${d.key !== undefined && d.key === outcome?.key ? ' (winner)' : ''}`
+            ? `valid${key === undefined ? '' : ` ${key.name}`}${own !== undefined && own === outcome?.key ? ' (winner)' : ''}`
             : 'started';
       lines.push(`    ${who}#${d.slot} ${verdict}${session}`);
     }

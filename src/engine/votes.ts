@@ -1,5 +1,6 @@
 import { AbortedError } from '../core/errors.js';
 import { hashString, uniform } from '../core/random.js';
+import { voteClasses, type VoteClass } from '../core/voting/classes.js';
 import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
@@ -14,6 +15,9 @@ export type DrawResult =
       readonly ok: true;
       readonly key: string;
       readonly value: unknown;
+      /** A code candidate: its key up to local names, and its tree. */
+      readonly alias?: string | undefined;
+      readonly tree?: string | undefined;
       readonly summary?: string | undefined;
       readonly externalId?: string | undefined;
       readonly check?: CheckResult | undefined;
@@ -61,6 +65,8 @@ export async function drawSlot(
         status: 'valid',
         key: result.key,
         value: result.value,
+        ...(result.alias === undefined ? {} : { alias: result.alias }),
+        ...(result.tree === undefined ? {} : { tree: result.tree }),
         flags: [],
         ...(result.summary === undefined ? {} : { summary: result.summary }),
         ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
@@ -89,26 +95,11 @@ async function settleAll<T>(work: readonly Promise<T>[]): Promise<T[]> {
   return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
-export interface ClassTally {
-  readonly key: string;
-  readonly votes: number;
-  /** The first valid draw of the class: its value stands for the class. */
-  readonly representative: Draw;
-}
+export type ClassTally = VoteClass;
 
-/** Valid draws grouped by key, most votes first (earliest first among equals). */
+/** Valid draws grouped into their classes, most votes first (earliest first among equals). */
 export function tally(draws: readonly (Draw | undefined)[]): ClassTally[] {
-  const classes = new Map<string, { key: string; votes: number; representative: Draw }>();
-  for (const draw of draws) {
-    if (draw?.status !== 'valid' || draw.key === undefined) continue;
-    const entry = classes.get(draw.key);
-    if (entry === undefined)
-      classes.set(draw.key, { key: draw.key, votes: 1, representative: draw });
-    else entry.votes += 1;
-  }
-  return [...classes.values()].sort(
-    (a, b) => b.votes - a.votes || a.representative.slot - b.representative.slot,
-  );
+  return voteClasses(draws);
 }
 
 /** A yes/no (or any exact-match) vote: first-to-ahead-by-k over recorded draws, initial batch k. */
@@ -161,19 +152,26 @@ export interface CandidateVoteOptions {
    * holds one slot from start to end.
    */
   readonly paysItself?: boolean;
-  /** What the judges are asked, and how a class is shown to them. */
+  /** What the judges are asked (criteria included), and how a class is shown to them. */
   readonly ballot: {
     readonly question: string;
     readonly render: (representative: Draw) => string | Promise<string>;
-    readonly cast: (options: readonly BallotOption[], slot: number) => Promise<DrawResult>;
+    readonly cast: (
+      question: string,
+      options: readonly BallotOption[],
+      slot: number,
+    ) => Promise<DrawResult>;
   };
 }
 
 /**
- * The vote for expensive candidates (patches, splits): 2k − 1 valid candidates drawn in parallel,
- * flagged ones replaced, up to the cap. If a class leads by k, it wins. Otherwise cheap judge ballots
- * over the surviving classes (order shuffled per ballot) are counted ahead-by-k. An undecided vote,
- * or one with a red-flag rate over the preset's limit, comes back `undecided` for a person to settle.
+ * The vote for expensive candidates (patches, splits). 2k − 1 valid candidates are drawn in
+ * parallel, flagged ones replaced. Agreement first: while no class leads by k and one still can
+ * within the cap, more are drawn (k − lead at a time, the most that cannot overshoot). Only then do
+ * judges break the tie, with ballots (order shuffled per ballot) among the classes the leader is not
+ * ahead of by k, counted ahead-by-k. A vote the judges cannot settle, or one with a red-flag rate
+ * over the preset's limit (its ballots still cast first), comes back `undecided` for a person,
+ * its key the class the judges favour.
  */
 export async function candidateVote(
   ctx: RunContext,
@@ -185,18 +183,9 @@ export async function candidateVote(
   if (record.outcome !== undefined) return record.outcome;
   const { k, maxCandidates, maxBallots, maxFlagRate } = ctx.run.config;
   ctx.emit({ type: 'vote-start', nodeId: n.id, vote });
-  const target = initialCandidates(k);
-  for (;;) {
-    const unfinished = record.draws.filter((d) => d.status === 'started').map((d) => d.slot);
-    const valid = record.draws.filter((d) => d.status === 'valid').length;
-    if (unfinished.length === 0 && (valid >= target || record.draws.length >= maxCandidates)) break;
-    const fresh: number[] = [];
-    if (unfinished.length === 0) {
-      const count = Math.min(target - valid, maxCandidates - record.draws.length);
-      for (let i = 0; i < count; i++) fresh.push(record.draws.length + i);
-    }
-    await settleAll(
-      [...unfinished, ...fresh].map((slot) =>
+  const draw = (slots: readonly number[]) =>
+    settleAll(
+      slots.map((slot) =>
         drawSlot(
           ctx,
           n,
@@ -208,6 +197,29 @@ export async function candidateVote(
         ),
       ),
     );
+  const fresh = (count: number) =>
+    Array.from(
+      { length: Math.max(0, Math.min(count, maxCandidates - record.draws.length)) },
+      (_, i) => record.draws.length + i,
+    );
+  // Slots a crash left started: finished first, with what they recorded.
+  await draw(record.draws.filter((d) => d.status === 'started').map((d) => d.slot));
+  const target = initialCandidates(k);
+  for (;;) {
+    const valid = record.draws.filter((d) => d.status === 'valid').length;
+    if (valid >= target || record.draws.length >= maxCandidates) break;
+    await draw(fresh(target - valid));
+  }
+  // Agreement before judgement: draw more while a class can still get ahead by k within the cap.
+  for (;;) {
+    const classes = tally(record.draws);
+    const leader = classes[0]?.votes ?? 0;
+    const lead = leader - (classes[1]?.votes ?? 0);
+    const left = maxCandidates - record.draws.length;
+    if (lead >= k || left <= 0 || classes.length === 0) break;
+    // The runner-up's votes stay; the most the leader can gain is every draw left.
+    if (lead + left < k) break;
+    await draw(fresh(k - lead));
   }
 
   const classes = tally(record.draws);
@@ -215,36 +227,31 @@ export async function candidateVote(
   const flagRate = record.draws.length === 0 ? 0 : flagged / record.draws.length;
   const leader = classes[0];
   const runnerUp = classes[1]?.votes ?? 0;
-  const base = { draws: record.draws.length, flagged };
-  if (leader === undefined || flagRate > maxFlagRate) {
+  const base = {
+    draws: record.draws.length,
+    flagged,
+    classes: classes.map((c) => ({ key: c.key, slots: c.members.map((m) => m.slot) })),
+  };
+  if (leader === undefined)
     return finish(ctx, n, vote, record, {
       status: 'undecided',
-      ...(leader ? { key: leader.key } : {}),
-      votes: leader?.votes ?? 0,
-      runnerUpVotes: runnerUp,
+      votes: 0,
+      runnerUpVotes: 0,
       ...base,
     });
-  }
-  if (leader.votes - runnerUp >= k) {
+  const confused = flagRate > maxFlagRate;
+  if (leader.votes - runnerUp >= k || classes.length < 2)
     return finish(ctx, n, vote, record, {
-      status: 'decided',
+      status: leader.votes - runnerUp >= k && !confused ? 'decided' : 'undecided',
       key: leader.key,
       votes: leader.votes,
       runnerUpVotes: runnerUp,
+      ...(leader.votes - runnerUp >= k ? { settledBy: 'agreement' as const } : {}),
       ...base,
     });
-  }
-  if (classes.length < 2) {
-    return finish(ctx, n, vote, record, {
-      status: 'undecided',
-      key: leader.key,
-      votes: leader.votes,
-      runnerUpVotes: runnerUp,
-      ...base,
-    });
-  }
 
-  // Judge ballots over the surviving classes.
+  // Judges break the tie, among the classes the leader is not ahead of by k.
+  const contenders = classes.filter((c) => leader.votes - c.votes < k);
   const salt = hashString(`${n.id}/${vote}/${record.attempt}`);
   const ballots = await firstToAheadByK({
     k,
@@ -253,7 +260,7 @@ export async function candidateVote(
     signal: ctx.signal,
     sample: async ({ draw }) => {
       const d = await drawSlot(ctx, n, `${vote}-ballot`, record.ballots, draw, async () => {
-        const order = shuffle(classes, (i) => uniform(ctx.run.config.seed, salt, draw, i));
+        const order = shuffle(contenders, (i) => uniform(ctx.run.config.seed, salt, draw, i));
         const labelled = await Promise.all(
           order.map(async (c, i) => ({
             label: String.fromCharCode(65 + i),
@@ -263,6 +270,7 @@ export async function candidateVote(
         );
         return options.ballot
           .cast(
+            options.ballot.question,
             labelled.map(({ label, content }) => ({ label, content })),
             draw,
           )
@@ -288,11 +296,15 @@ export async function candidateVote(
     },
   });
   const decided = ballots.status === 'decided';
+  // Undecided, the judges' favourite still leads the question a person (or `--hitl auto`) answers.
+  const favourite = decided ? ballots.key : (ballots.leader?.key ?? leader.key);
+  const chosen = classes.find((c) => c.key === favourite) ?? leader;
   return finish(ctx, n, vote, record, {
-    status: decided ? 'decided' : 'undecided',
-    key: decided ? ballots.key : leader.key,
-    votes: decided ? ballots.votes : leader.votes,
+    status: decided && !confused ? 'decided' : 'undecided',
+    key: chosen.key,
+    votes: decided ? ballots.votes : chosen.votes,
     runnerUpVotes: ballots.runnerUpVotes,
+    ...(decided ? { settledBy: 'ballots' as const } : {}),
     ...base,
   });
 }

@@ -1,4 +1,5 @@
 import type { ModelResponse } from '../core/red-flags.js';
+import type { ThinkingLevel } from '../core/sampling.js';
 
 /** One text generation request. No SDK type crosses this port. */
 export interface GenerateRequest {
@@ -12,6 +13,8 @@ export interface GenerateRequest {
   readonly maxOutputTokens?: number;
   /** Thinking models: tokens of hidden reasoning allowed (0 turns thinking off where the model allows). */
   readonly thinkingBudget?: number;
+  /** Gemini 3 models: how much to think, instead of a budget. */
+  readonly thinkingLevel?: ThinkingLevel;
   /** Ask for JSON output (and, when given, constrain it to this JSON schema). */
   readonly json?: { readonly schema?: Readonly<Record<string, unknown>> };
   readonly signal?: AbortSignal | undefined;

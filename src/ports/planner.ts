@@ -1,4 +1,5 @@
 import type { ModelResponse } from '../core/red-flags.js';
+import type { Sampling } from '../core/sampling.js';
 import type { Subtask } from '../core/tree/schema.js';
 
 /** What the planner and judges know about a node: its task and everything above it. */
@@ -51,6 +52,8 @@ export interface BallotOption {
 export interface PlannerCall {
   readonly slot: number;
   readonly temperature: number;
+  /** The rest of the role's settings (thinking, token caps), from the per-model table. */
+  readonly sampling?: Sampling | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 

@@ -1,3 +1,4 @@
+import type { Sampling } from '../core/sampling.js';
 import type { NodeContext } from './planner.js';
 import type { WaitReporter } from './waits.js';
 import type { FileEdit } from './workspace.js';
@@ -20,6 +21,8 @@ export interface WorkerTask {
     readonly theirs: readonly FileEdit[];
     readonly sides?: { readonly ours: IntegrationSide; readonly theirs: IntegrationSide };
   };
+  /** How a model-backed worker samples (the run's per-model table); others ignore it. */
+  readonly sampling?: Sampling | undefined;
 }
 
 /** One side of a conflicting merge: its name in conflict markers, and what its work set out to do. */

@@ -129,6 +129,7 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
         worker: new LlmWorker(model, workspace),
         secrets: secretsOf(options.env),
         signal: options.signal ?? new AbortController().signal,
+        ...(simulated ? {} : { model: options.model }),
       },
       suite,
       {

@@ -8,7 +8,8 @@ import {
   STATE_LOG_FILE_NAME,
   makerStateFile,
 } from '../adapters/state/state-file.js';
-import { ConfigError, makeRedactor } from '../core/errors.js';
+import { ConfigError, UsageError, makeRedactor } from '../core/errors.js';
+import { samplingProblem, samplingTable, type SamplingOverrides } from '../core/sampling.js';
 import { PRESETS, type Confidence } from '../core/tree/presets.js';
 import type { JulesConfig, Run, RunConfig } from '../core/tree/schema.js';
 import { MakerEngine, type MakerEngineDeps, type Roles } from '../engine/maker-engine.js';
@@ -43,17 +44,31 @@ export function runConfig(choices: {
   maxFileBytes?: number;
   /** Settings chosen over the worker's Jules defaults (kinds that take them only). */
   jules?: Partial<JulesConfig>;
+  /** Sampling chosen over the model's table (`--temperature`, `--thinking-budget`, `--thinking-level`). */
+  sampling?: SamplingOverrides;
 }): RunConfig {
   const kind = WORKERS[choices.worker];
   const confidence = choices.confidence ?? 'medium';
   const preset = PRESETS[confidence];
   const k = choices.k ?? preset.k;
   const jules = julesSettings(kind, choices.jules);
+  const model = kind.simulated ? undefined : (choices.model ?? DEFAULT_MODEL);
+  const overrides = choices.sampling ?? {};
+  const problem = samplingProblem(model, overrides);
+  if (problem !== undefined && Object.keys(overrides).length > 0) {
+    if (model === undefined)
+      throw new UsageError(
+        `The ${kind.name} worker samples no model: --temperature and --thinking-… apply to Gemini runs only.`,
+      );
+    throw new UsageError(problem);
+  }
   return {
     worker: kind.name,
     planner: kind.simulated ? 'sim' : 'gemini',
     simulated: kind.simulated,
-    ...(kind.simulated ? {} : { model: choices.model ?? DEFAULT_MODEL }),
+    ...(model === undefined
+      ? {}
+      : { model, sampling: { overrides, roles: samplingTable(model, overrides) } }),
     ...(kind.simulated || choices.modelAccess === undefined
       ? {}
       : { modelAccess: choices.modelAccess }),

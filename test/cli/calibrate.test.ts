@@ -222,6 +222,43 @@ describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, (
     expect(r.pFull).toBeLessThan(1);
   });
 
+  it("recovers p within its interval from samples that differ as real ones do, voting with the run's classes", async () => {
+    const dir = await tempDir();
+    // The simulated coder writes each answer in one of a few styles (a comment, wider indentation).
+    const out = await maker([
+      'calibrate',
+      '--model',
+      'sim',
+      '--p',
+      '0.8',
+      '--v',
+      '0.95',
+      '--tasks',
+      '6',
+      '--samples',
+      '12',
+      '--seed',
+      '2',
+      '--dir',
+      dir,
+      '--json',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const r = JSON.parse(out.stdout) as Result;
+    expect(r.pLow).toBeLessThanOrEqual(0.8);
+    expect(r.pHigh).toBeGreaterThanOrEqual(0.8);
+    const votes = (
+      JSON.parse(out.stdout) as {
+        votes: { k: number; correct: number; undecided: number; drawsPerSubtask: number }[];
+      }
+    ).votes;
+    const k2 = votes.find((v) => v.k === 2);
+    // Restyled right answers are one answer: k = 2 settles by agreement, within a run's cap of 8.
+    expect(k2?.correct).toBeGreaterThan(0.85);
+    expect(k2?.undecided).toBeLessThan(0.1);
+    expect(k2?.drawsPerSubtask).toBeLessThanOrEqual(8);
+  });
+
   it('refuses --confidence auto without a calibration, and --p with a real model', async () => {
     const dir = await tempDir();
     const run = await maker([

@@ -6,6 +6,7 @@ import {
   type CalibrationSample,
 } from '../../src/core/calibration.js';
 import { estimate, kMin } from '../../src/core/math.js';
+import { candidateCap } from '../../src/core/tree/presets.js';
 
 const right: CalibrationSample = { valid: true, correct: true, key: 'r' };
 const wrong = (key: string): CalibrationSample => ({ valid: true, correct: false, key });
@@ -32,13 +33,16 @@ describe('wilson', () => {
 describe('votedAccuracy', () => {
   it('counts correct samples as one class and wrong trees apart', () => {
     // Right 2 of 5: against three different wrong trees it usually wins; against one, it usually loses.
+    // A cap far above the run's, so that every vote settles.
     const split = votedAccuracy([[right, right, wrong('a'), wrong('b'), wrong('c')]], 2, {
       repeats: 500,
       seed: 3,
+      maxDraws: 100,
     });
     const one = votedAccuracy([[right, right, wrong('a'), wrong('a'), wrong('a')]], 2, {
       repeats: 500,
       seed: 3,
+      maxDraws: 100,
     });
     expect(split.correct).toBeGreaterThan(0.5);
     expect(one.correct).toBeLessThan(0.5);
@@ -47,12 +51,41 @@ describe('votedAccuracy', () => {
 
   it('grows with k when p > 1/2, is seeded, and redraws flagged samples', () => {
     const task = [right, right, right, wrong('x'), wrong('x'), flagged];
-    const byK = [1, 2, 3, 4, 5].map((k) => votedAccuracy([task], k, { repeats: 1000, seed: 9 }));
+    const byK = [1, 2, 3, 4, 5].map((k) =>
+      votedAccuracy([task], k, { repeats: 1000, seed: 9, maxDraws: 200 }),
+    );
     for (let i = 1; i < byK.length; i++)
       expect(byK[i]?.correct ?? 0).toBeGreaterThanOrEqual((byK[i - 1]?.correct ?? 0) - 0.02);
     expect(byK[4]?.correct).toBeGreaterThan(byK[0]?.correct ?? 1);
-    expect(votedAccuracy([task], 3, { repeats: 1000, seed: 9 })).toEqual(byK[2]);
+    expect(votedAccuracy([task], 3, { repeats: 1000, seed: 9, maxDraws: 200 })).toEqual(byK[2]);
     expect(byK[0]?.drawsPerSubtask).toBeGreaterThan(1);
+  });
+
+  it("votes by the run's classes: two different right programs are two answers, and the cap is the run's", () => {
+    // Both pass the hidden test, but they are different code: a run's vote does not pool them.
+    const loop: CalibrationSample = { valid: true, correct: true, key: 'loop' };
+    const reduce: CalibrationSample = { valid: true, correct: true, key: 'reduce' };
+    const pooled = votedAccuracy([[right, right, right, right]], 2, { repeats: 300, seed: 4 });
+    const split = votedAccuracy([[loop, reduce, loop, reduce]], 2, { repeats: 300, seed: 4 });
+    expect(pooled.drawsPerSubtask).toBe(3);
+    expect(split.drawsPerSubtask).toBeGreaterThan(pooled.drawsPerSubtask);
+    expect(split.undecided).toBeGreaterThan(0);
+    // Never past the run's cap at k = 2 (8 candidates, flagged ones counted).
+    const noisy = votedAccuracy([[loop, reduce, flagged, flagged]], 2, { repeats: 300, seed: 4 });
+    expect(noisy.drawsPerSubtask).toBeLessThanOrEqual(candidateCap(2));
+    expect(candidateCap(2)).toBe(8);
+    // Code that differs only up to local names joins when checks agree, as in a run.
+    const a: CalibrationSample = {
+      valid: true,
+      correct: true,
+      key: 'a',
+      alias: 'same',
+      check: { command: 't', ok: true },
+    };
+    const b = { ...a, key: 'b' };
+    const joined = votedAccuracy([[a, b]], 2, { repeats: 100, seed: 4 });
+    expect(joined.undecided).toBe(0);
+    expect(joined.correct).toBe(1);
   });
 
   it('leaves a task with no valid sample undecided at the cap', () => {

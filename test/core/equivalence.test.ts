@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, jsonTextKey, textKey } from '../../src/core/voting/equivalence.js';
+import {
+  canonicalJson,
+  jsonTextKey,
+  splitKey,
+  textKey,
+} from '../../src/core/voting/equivalence.js';
 
 describe('equivalence keys', () => {
   it('canonical JSON sorts keys at every depth and keeps array order', () => {
@@ -31,5 +36,27 @@ describe('equivalence keys', () => {
     expect(jsonTextKey('{"b": 2,\n "a": 1}')).toBe(jsonTextKey('{"a":1,"b":2}'));
     expect(jsonTextKey('not json  here')).toBe('text:not json here');
     expect(textKey('  two\n\nwords ')).toBe('two words');
+  });
+});
+
+describe('split equivalence by structure', () => {
+  const split = (description: string, title = 'Write the parser') => [
+    { title, description, files: ['src/parse.ts'], dependsOn: [] },
+    { title: 'Write the CLI', description: 'Wire it up.', files: ['./src/cli.ts'], dependsOn: [0] },
+  ];
+  it('splits that differ only in prose, title spelling or file spelling are one class', () => {
+    expect(splitKey(split('Parse CSV rows.'))).toBe(
+      splitKey(split('Parse every CSV row, quoted fields included.', 'Write the parser.')),
+    );
+    expect(splitKey(split('x', 'write  THE parser'))).toBe(splitKey(split('y')));
+  });
+  it('different files, dependencies, checks or titles are different splits', () => {
+    const base = splitKey(split('x'));
+    const [a, b] = split('x');
+    expect(splitKey([{ ...a!, files: ['src/other.ts'] }, b!])).not.toBe(base);
+    expect(splitKey([a!, { ...b!, dependsOn: [] }])).not.toBe(base);
+    expect(splitKey([{ ...a!, check: 'npm test' }, b!])).not.toBe(base);
+    expect(splitKey(split('x', 'Write the lexer'))).not.toBe(base);
+    expect(splitKey([b!, a!])).not.toBe(base);
   });
 });

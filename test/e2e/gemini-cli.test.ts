@@ -13,6 +13,8 @@ import {
 } from '../../src/testing/fake-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { geminiBinary } from './gemini-binary.js';
+import { candidateTree } from '../../src/engine/leaf.js';
+import { tally } from '../../src/engine/votes.js';
 
 /**
  * End to end through the real `gemini` binary (npm @google/gemini-cli, installed here into a cache,
@@ -266,7 +268,11 @@ describe.skipIf('skip' in binary)('MAKER inside the real Gemini CLI', () => {
       const question = run?.questions.find((q) => q.id === questionId);
       const node = run?.nodes[question?.nodeId ?? ''];
       expect(node?.leaf?.outcome?.status).toBe('human');
-      expect(git(workspace, 'rev-parse', `${node?.commit}^{tree}`)).toBe(node?.leaf?.outcome?.key);
+      // The committed tree is the chosen answer's first member's.
+      const answer = tally(node?.leaf?.draws ?? []).find((c) => c.key === node?.leaf?.outcome?.key);
+      expect(git(workspace, 'rev-parse', `${node?.commit}^{tree}`)).toBe(
+        answer && candidateTree(answer.representative),
+      );
     }
   }, 180_000);
 

@@ -8,6 +8,8 @@ import {
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { RunConfig } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { candidateTree } from '../../src/engine/leaf.js';
+import { tally } from '../../src/engine/votes.js';
 import { renderNode, renderTree } from '../../src/engine/summary.js';
 import { tallyText } from '../../src/core/view/display.js';
 import type { Worker } from '../../src/ports/worker.js';
@@ -79,7 +81,8 @@ describe('human in the loop', () => {
     });
     const runId = await engine.create(
       'a tiny tool',
-      config({ hitl: 'defer', maxBallots: 2, maxDepth: 1 }),
+      // At 2k − 1 candidates no more can be drawn: split votes go to the judges, then a person.
+      config({ hitl: 'defer', maxBallots: 2, maxDepth: 1, maxCandidates: 3 }),
     );
     let selects = 0;
     const chosen = new Map<string, string>();
@@ -100,8 +103,11 @@ describe('human in the loop', () => {
     for (const nodeId of chosen.keys()) {
       const node = run.nodes[nodeId];
       expect(node?.leaf?.outcome?.status).toBe('human');
-      // The committed tree is the second class's tree.
-      expect(git(dir, 'rev-parse', `${node?.commit}^{tree}`)).toBe(node?.leaf?.outcome?.key);
+      // The committed tree is the chosen class's first member's tree.
+      const picked = tally(node?.leaf?.draws ?? []).find((c) => c.key === node?.leaf?.outcome?.key);
+      expect(git(dir, 'rev-parse', `${node?.commit}^{tree}`)).toBe(
+        picked && candidateTree(picked.representative),
+      );
     }
   });
 
@@ -116,7 +122,7 @@ describe('human in the loop', () => {
     });
     const runId = await engine.create(
       'a tiny tool',
-      config({ hitl: 'auto', maxBallots: 2, maxDepth: 1 }),
+      config({ hitl: 'auto', maxBallots: 2, maxDepth: 1, maxCandidates: 3 }),
     );
     expect((await engine.run(runId)).status).toBe('done');
     const run = await engine.getRun(runId);

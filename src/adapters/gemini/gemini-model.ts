@@ -1,8 +1,13 @@
 import type * as GenAIModule from '@google/genai';
-import type { GenerateContentConfig, GoogleGenAI } from '@google/genai';
+import type {
+  GenerateContentConfig,
+  GoogleGenAI,
+  ThinkingLevel as GenAIThinkingLevel,
+} from '@google/genai';
 import { AbortedError, ApiCallError, ConfigError, redactSecrets } from '../../core/errors.js';
 import { isDailyQuotaText } from '../../core/quota.js';
 import type { ModelResponse } from '../../core/red-flags.js';
+import { AUTOMATIC_ROOM, thinkingRoom } from '../../core/sampling.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
 
 export interface GeminiModelOptions {
@@ -27,14 +32,10 @@ export interface GeminiModelOptions {
 /**
  * Room for a thinking model's hidden reasoning: Gemini counts it against `maxOutputTokens`, and
  * Gemini 2.5's automatic thinking takes up to 8,192 tokens. Without this room a 4,096-token cap on
- * a planner's answer is often spent before the answer starts (an empty answer, MAX_TOKENS).
+ * a planner's answer is often spent before the answer starts (an empty answer, MAX_TOKENS). A
+ * budget or level asked for leaves its own room (`core/sampling.ts`).
  */
-export const AUTO_THINKING_TOKENS = 8192;
-
-/** What `maxOutputTokens` must leave for thinking: the budget asked for, or automatic thinking's most. */
-function thinkingRoom(budget: number | undefined): number {
-  return budget ?? AUTO_THINKING_TOKENS;
-}
+export const AUTO_THINKING_TOKENS = AUTOMATIC_ROOM;
 
 type GenAI = typeof GenAIModule;
 let genai: Promise<GenAI> | undefined;
@@ -92,10 +93,16 @@ export class GeminiModel implements LanguageModel {
       ...(request.system === undefined ? {} : { systemInstruction: request.system }),
       ...(request.maxOutputTokens === undefined
         ? {}
-        : { maxOutputTokens: request.maxOutputTokens + thinkingRoom(request.thinkingBudget) }),
-      ...(request.thinkingBudget === undefined
-        ? {}
-        : { thinkingConfig: { thinkingBudget: request.thinkingBudget } }),
+        : { maxOutputTokens: request.maxOutputTokens + thinkingRoom(request) }),
+      ...(request.thinkingBudget !== undefined
+        ? { thinkingConfig: { thinkingBudget: request.thinkingBudget } }
+        : request.thinkingLevel !== undefined
+          ? {
+              thinkingConfig: {
+                thinkingLevel: request.thinkingLevel.toUpperCase() as GenAIThinkingLevel,
+              },
+            }
+          : {}),
       ...(request.json === undefined
         ? {}
         : {

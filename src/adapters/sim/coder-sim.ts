@@ -9,10 +9,21 @@ export interface CoderSimAnswers {
 }
 
 /**
+ * How real samples of one answer differ without differing in what they do: a comment, indentation,
+ * blank lines. Each valid answer is written in one of these styles.
+ */
+const STYLES: readonly ((content: string) => string)[] = [
+  (content) => content,
+  (content) => `// Written for this subtask.\n${content}`,
+  (content) => `${content.replace(/^( +)/gm, (indent) => indent.repeat(2))}\n\n`,
+];
+
+/**
  * A seeded simulated coding model for calibration: a worker draw (`<task>:worker:<slot>`) is valid
  * with probability `v` (otherwise an answer cut off at the output cap), and a valid one is the
  * task's right answer with probability `p`, else its one wrong answer (the paper's worst case: a
- * single dominant alternative). Reviews (`…:review:…`) pass. Each answer depends only on the
+ * single dominant alternative), written in one of a few styles (a comment, wider indentation), as
+ * real samples of one answer differ. Reviews (`…:review:…`) pass. Each answer depends only on the
  * seed, the task and the slot, never on call order.
  */
 export class CoderSimModel implements LanguageModel {
@@ -52,9 +63,13 @@ export class CoderSimModel implements LanguageModel {
     if (uniform(this.#seed, at, slot, 0) >= this.#v)
       return Promise.resolve({ text: '{"files": [{"path": "', finishReason: 'length' });
     const files = uniform(this.#seed, at, slot, 1) < this.#p ? answers.right : answers.wrong;
+    const style = Math.floor(uniform(this.#seed, at, slot, 2) * STYLES.length);
     return Promise.resolve({
       text: JSON.stringify({
-        files: Object.entries(files).map(([path, content]) => ({ path, content })),
+        files: Object.entries(files).map(([path, content]) => ({
+          path,
+          content: STYLES[style]?.(content) ?? content,
+        })),
         summary: 'simulated',
       }),
       finishReason: 'stop',

@@ -19,3 +19,12 @@ export const PRESETS: Readonly<
 export function initialCandidates(k: number): number {
   return 2 * k - 1;
 }
+
+/**
+ * The candidates a run's vote may draw at margin k (flagged ones included): the cap of the preset
+ * whose k it is (the highest past 3), and at least 4k, as `maker run` sets it.
+ */
+export function candidateCap(k: number): number {
+  const preset = k <= 1 ? PRESETS.low : k === 2 ? PRESETS.medium : PRESETS.high;
+  return Math.max(preset.maxCandidates, 4 * k);
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SAMPLING_ROLES, THINKING_LEVELS, type SamplingRole } from '../sampling.js';
 
 /**
  * The persisted shape of MAKER runs (`maker-state.json`), schema version 2. Everything a run needs
@@ -13,8 +14,15 @@ export const redFlagSchema = z.object({ rule: z.string(), message: z.string() })
 export const drawSchema = z.object({
   slot: z.number().int().nonnegative(),
   status: z.enum(['started', 'valid', 'flagged']),
-  /** Equivalence key of a valid draw (tree hash, canonical JSON, `true`/`false`, ballot choice). */
+  /**
+   * Equivalence key of a valid draw: a code candidate's normalised content (its tree hash in files
+   * written before classes were normalised), a split's structure, `yes`/`no`, a ballot's choice.
+   */
   key: z.string().optional(),
+  /** A code candidate's normalised content with local names renamed (`core/voting/classes.ts`). */
+  alias: z.string().optional(),
+  /** A code candidate's git tree at its base (absent in older files: then `key` is the tree). */
+  tree: z.string().optional(),
   /** The payload a valid draw votes for: a patch, a split, a ballot choice, a yes/no. */
   value: z.unknown().optional(),
   flags: z.array(redFlagSchema).default([]),
@@ -34,6 +42,10 @@ export const voteOutcomeSchema = z.object({
   runnerUpVotes: z.number().int().nonnegative(),
   draws: z.number().int().nonnegative(),
   flagged: z.number().int().nonnegative(),
+  /** The vote's classes when it ended: each class's key and its members' slots, most votes first. */
+  classes: z.array(z.object({ key: z.string(), slots: z.array(z.number().int()) })).optional(),
+  /** What settled it: `agreement` (a class ahead by k) or `ballots` (judges, among classes none led by k). */
+  settledBy: z.enum(['agreement', 'ballots']).optional(),
 });
 
 /** A vote in progress or done: candidate draws, then (if they did not decide) judge ballots. */
@@ -153,6 +165,21 @@ export const julesConfigSchema = z.object({
   outageSeconds: z.number().int().min(1).max(86_400).optional(),
 });
 
+const samplingOverridesSchema = z.object({
+  temperature: z.number().min(0).max(2).optional(),
+  thinkingBudget: z.number().int().min(0).optional(),
+  thinkingLevel: z.enum(THINKING_LEVELS).optional(),
+});
+
+/** What one role's requests are sent (`core/sampling.ts`). */
+export const samplingSchema = z.object({
+  temperature: z.number().min(0).max(2),
+  thinkingBudget: z.number().int().min(0).optional(),
+  thinkingLevel: z.enum(THINKING_LEVELS).optional(),
+  answerTokens: z.number().int().min(1),
+  maxOutputTokens: z.number().int().min(1),
+});
+
 export const runConfigSchema = z.object({
   /** `jules-fake` is Jules' protocol against a local fake server with a simulated agent (demos). */
   worker: z.enum(['sim', 'gemini', 'jules', 'jules-fake']),
@@ -169,6 +196,22 @@ export const runConfigSchema = z.object({
    * ones: the key.
    */
   modelAccess: z.enum(['key', 'vertex', 'gemini-cli']).optional(),
+  /**
+   * How the model is sampled: the run's overrides (`--temperature`, `--thinking-…`) and what each
+   * role is sent, from the per-model table with the overrides applied. Absent in files written
+   * before it was recorded (and in simulated runs): the table then decides.
+   */
+  sampling: z
+    .object({
+      overrides: samplingOverridesSchema.default({}),
+      roles: z.object(
+        Object.fromEntries(SAMPLING_ROLES.map((r) => [r, samplingSchema])) as Record<
+          SamplingRole,
+          typeof samplingSchema
+        >,
+      ),
+    })
+    .optional(),
   k: z.number().int().min(1),
   confidence: z.enum(['low', 'medium', 'high']),
   maxDepth: z.number().int().min(0),

@@ -1,4 +1,5 @@
 import { voteRecords } from '../tree/nodes.js';
+import { voteClasses } from '../voting/classes.js';
 import type { Draw, Run, TreeNode, VoteRecord } from '../tree/schema.js';
 
 /**
@@ -111,11 +112,7 @@ function latestSettled(draws: readonly Draw[]): Draw | undefined {
 
 /** Valid votes per class, most first. */
 function classVotes(draws: readonly Draw[]): number[] {
-  const counts = new Map<string, number>();
-  for (const d of draws)
-    if (d.status === 'valid' && d.key !== undefined)
-      counts.set(d.key, (counts.get(d.key) ?? 0) + 1);
-  return [...counts.values()].sort((a, b) => b - a);
+  return voteClasses(draws).map((c) => c.votes);
 }
 
 function plural(n: number, word: string): string {

@@ -67,3 +67,46 @@ export const jsonTextKey: KeyOf<string> = (value) => {
     return `text:${normalizeWhitespace(value)}`;
   }
 };
+
+/** A title as it votes: lower case, punctuation and articles dropped, whitespace collapsed. */
+export function normalizeTitle(title: string): string {
+  return title
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .split(' ')
+    .filter((w) => w !== '' && w !== 'a' && w !== 'an' && w !== 'the')
+    .join(' ');
+}
+
+/** What makes a subtask the same subtask in a split vote (prose is left out). */
+export interface SplitShape {
+  readonly title: string;
+  readonly files: readonly string[];
+  readonly dependsOn: readonly number[];
+  readonly check?: string | undefined;
+}
+
+/**
+ * Equivalence key for a proposed split, by structure: the same subtasks in the same order, each
+ * with the same files (as a set, `./` and trailing slashes dropped), dependencies and check, and a
+ * title equal after {@link normalizeTitle}. Descriptions and acceptance wording do not split a vote.
+ */
+export function splitKey(subtasks: readonly SplitShape[]): string {
+  return canonicalJson(
+    subtasks.map((s) => ({
+      title: normalizeTitle(s.title),
+      files: [
+        ...new Set(
+          s.files.map((f) =>
+            f
+              .trim()
+              .replace(/^(\.\/)+/, '')
+              .replace(/\/+$/, ''),
+          ),
+        ),
+      ].sort(),
+      dependsOn: [...new Set(s.dependsOn)].sort((a, b) => a - b),
+      ...(s.check === undefined ? {} : { check: normalizeWhitespace(s.check) }),
+    })),
+  );
+}

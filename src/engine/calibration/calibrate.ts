@@ -30,6 +30,8 @@ export interface CalibrationDeps {
   readonly worker: Worker;
   readonly secrets: readonly string[];
   readonly signal: AbortSignal;
+  /** The model sampled (its table's settings apply, as in a run); absent: simulated. */
+  readonly model?: string | undefined;
 }
 
 /** Candidate policy as a default run has it. */
@@ -112,11 +114,14 @@ export async function sampleSuite(
                 flags: draw.flags.map((f) => f.rule),
                 tokens,
               };
+            // Keyed as a run's vote keys it: its class, not its tree.
             return {
               slot,
               valid: true,
-              correct: await hiddenTest(draw.key),
+              correct: await hiddenTest(draw.tree ?? draw.key),
               key: draw.key,
+              ...(draw.alias === undefined ? {} : { alias: draw.alias }),
+              ...(draw.check === undefined ? {} : { check: draw.check }),
               flags: [],
               tokens,
             };
@@ -157,7 +162,7 @@ async function taskContext(
     idea: task.title,
     createdAt: DATE.toISOString(),
     status: 'running',
-    config: CONFIG,
+    config: deps.model === undefined ? CONFIG : { ...CONFIG, model: deps.model },
     baseCommit: base,
     rootId: task.id,
     nodes: { [task.id]: node },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { clip } from '../../core/limits.js';
 import { voteRecords } from '../../core/tree/nodes.js';
+import { voteClasses } from '../../core/voting/classes.js';
 import {
   subtaskSchema,
   type Draw,
@@ -203,13 +204,9 @@ async function voteDetail(
   base: string | undefined,
   diffOf: DiffOf | undefined,
 ): Promise<VoteDetail> {
-  const classSize = new Map<string, number>();
-  const firstSlot = new Map<string, number>();
-  for (const d of record.draws)
-    if (d.status === 'valid' && d.key !== undefined) {
-      classSize.set(d.key, (classSize.get(d.key) ?? 0) + 1);
-      if (!firstSlot.has(d.key)) firstSlot.set(d.key, d.slot);
-    }
+  const classes = voteClasses(record.draws);
+  const classOfSlot = new Map(classes.flatMap((c) => c.members.map((m) => [m.slot, c] as const)));
+  const firstSlot = new Map(classes.map((c) => [c.key, c.representative.slot]));
   const code = vote === 'patch' || vote === 'integration';
   const diffs = new Map<string, Promise<string | null>>();
   const diffFor = (key: string): Promise<string | null> => {
@@ -227,21 +224,25 @@ async function voteDetail(
   };
   const winnerKey = record.outcome?.key;
   const candidates = await Promise.all(
-    record.draws.map(async (d): Promise<CandidateDetail> => ({
-      slot: d.slot,
-      status: d.status,
-      key: d.key ?? null,
-      winner: d.status === 'valid' && winnerKey !== undefined && d.key === winnerKey,
-      votes: d.key === undefined ? 0 : (classSize.get(d.key) ?? 0),
-      flags: d.flags,
-      summary: d.summary ?? null,
-      session:
-        d.externalId === undefined
-          ? null
-          : { id: d.externalId, url: sessionUrl(run.config.worker, d.externalId) ?? null },
-      value: valueText(vote, d),
-      diff: d.status === 'valid' && d.key !== undefined ? await diffFor(d.key) : null,
-    })),
+    record.draws.map(async (d): Promise<CandidateDetail> => {
+      const own = classOfSlot.get(d.slot);
+      return {
+        slot: d.slot,
+        status: d.status,
+        key: d.key ?? null,
+        winner: own !== undefined && winnerKey !== undefined && own.key === winnerKey,
+        votes: own?.votes ?? 0,
+        members: own?.members.map((m) => m.slot) ?? [],
+        flags: d.flags,
+        summary: d.summary ?? null,
+        session:
+          d.externalId === undefined
+            ? null
+            : { id: d.externalId, url: sessionUrl(run.config.worker, d.externalId) ?? null },
+        value: valueText(vote, d),
+        diff: d.status === 'valid' && d.key !== undefined ? await diffFor(d.tree ?? d.key) : null,
+      };
+    }),
   );
   return {
     name,

@@ -114,11 +114,13 @@ export interface LogEntry {
 export interface CandidateDetail {
   readonly slot: number;
   readonly status: 'started' | 'valid' | 'flagged';
-  /** The candidate's equivalence key (a tree hash for code). */
+  /** The candidate's class key (normalised content for code; a tree hash in older runs). */
   readonly key: string | null;
   readonly winner: boolean;
   /** Valid draws that agree with this one (itself included). */
   readonly votes: number;
+  /** The slots of its class's members, itself included (empty for a draw that did not vote). */
+  readonly members: readonly number[];
   readonly flags: readonly { rule: string; message: string }[];
   readonly summary: string | null;
   readonly session: ViewSession | null;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
+import type { SamplingOverrides, ThinkingLevel } from '../../../core/sampling.js';
 import type { RunConfig } from '../../../core/tree/schema.js';
 import { allowanceConfig } from '../../candidate-allowances.js';
 import { DEFAULT_MODEL, calibratedK } from '../../calibration.js';
@@ -61,4 +62,18 @@ export function replaying(ctx: CliContext, replay: string | undefined): CliConte
 export function withModelAccess(ctx: CliContext, access: string | undefined): CliContext {
   if (access === undefined) return ctx;
   return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, [MODEL_ACCESS_SETTING]: access } } };
+}
+
+/** What `--temperature`, `--thinking-budget` and `--thinking-level` ask for (checked against the model when the run is made). */
+export function samplingChoices(o: {
+  temperature?: number | undefined;
+  thinkingBudget?: number | undefined;
+  thinkingLevel?: ThinkingLevel | undefined;
+}): { sampling?: SamplingOverrides } {
+  const sampling: SamplingOverrides = {
+    ...(o.temperature === undefined ? {} : { temperature: o.temperature }),
+    ...(o.thinkingBudget === undefined ? {} : { thinkingBudget: o.thinkingBudget }),
+    ...(o.thinkingLevel === undefined ? {} : { thinkingLevel: o.thinkingLevel }),
+  };
+  return Object.keys(sampling).length === 0 ? {} : { sampling };
 }

@@ -1,6 +1,7 @@
 import { MODEL_ACCESSES } from '../../model-access.js';
 import { flag, list, option } from '../define.js';
-import { installCommand, oneOf, repoGlob, text, wholeNumber } from '../values.js';
+import { decimal, installCommand, oneOf, repoGlob, text, wholeNumber } from '../values.js';
+import { THINKING_LEVELS } from '../../../core/sampling.js';
 import { LIMITS } from '../../../core/limits.js';
 import { MAX_FILE_KB } from '../../candidate-allowances.js';
 import { WORKERS, WORKER_NAMES, describeWorkers } from '../../workers.js';
@@ -57,6 +58,21 @@ export const RUN_OPTIONS = {
     '--model <name>',
     'Gemini model (default gemini-2.5-flash)',
     text('a Gemini model name'),
+  ),
+  temperature: option(
+    '--temperature <t>',
+    "the temperature every sample is drawn at, from 0 to 2 (default: the model's table, 1.0 for Gemini 2.5 and 3 as Google advises); recorded in the run's state",
+    decimal({ min: 0, max: 2 }),
+  ),
+  thinkingBudget: option(
+    '--thinking-budget <tokens>',
+    "Gemini 2.5: hidden reasoning tokens allowed per request, every role (default: the model's table, per role); 0 turns thinking off where the model allows",
+    wholeNumber({ min: 0, max: 32_768 }),
+  ),
+  thinkingLevel: option(
+    '--thinking-level <level>',
+    "Gemini 3: minimal, low, medium or high thinking for every role (default: the model's table, per role)",
+    oneOf(THINKING_LEVELS),
   ),
   runChecks: flag(
     '--run-checks',

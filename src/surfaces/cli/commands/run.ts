@@ -8,7 +8,13 @@ import { oneOf } from '../values.js';
 import { julesChoices } from '../jules-flags.js';
 import { dirOption } from './common.js';
 import { JULES_NOTES, RUN_OPTIONS as O } from './run-options.js';
-import { allowanceChoices, chooseConfidence, replaying, withModelAccess } from './run-choices.js';
+import {
+  allowanceChoices,
+  chooseConfidence,
+  replaying,
+  samplingChoices,
+  withModelAccess,
+} from './run-choices.js';
 
 export const runCommand = defineCommand({
   name: 'run',
@@ -55,6 +61,9 @@ loses nothing: run \`maker resume\`.`,
     modelAccess: O.modelAccess,
     dailyLimit: O.dailyLimit,
     confirmQuota: O.confirmQuota,
+    temperature: O.temperature,
+    thinkingBudget: O.thinkingBudget,
+    thinkingLevel: O.thinkingLevel,
     runChecks: O.runChecks,
     check: O.check,
     install: O.install,
@@ -122,6 +131,7 @@ loses nothing: run \`maker resume\`.`,
           model: o.model,
           jules: julesChoices(o),
         }),
+        ...samplingChoices(o),
       },
     });
   },

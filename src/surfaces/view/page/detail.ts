@@ -119,6 +119,12 @@ function renderCandidate(c: CandidateDetail): HTMLElement {
         ? 'red-flagged'
         : 'in progress',
     c.key === null || !/^[0-9a-f]{7,}$/.test(c.key) ? null : c.key.slice(0, 10),
+    c.members.length > 1
+      ? `one answer with ${c.members
+          .filter((m) => m !== c.slot)
+          .map((m) => `#${m}`)
+          .join(', ')}`
+      : null,
   ]
     .filter((p): p is string => p !== null)
     .join(' · ');

@@ -1,0 +1,268 @@
+import { describe, expect, it } from 'vitest';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import { BALLOT_CRITERIA } from '../../src/core/voting/criteria.js';
+import type { RunConfig } from '../../src/core/tree/schema.js';
+import { LlmPlanner } from '../../src/engine/llm-planner.js';
+import { LlmWorker } from '../../src/engine/llm-worker.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import type {
+  GenerateRequest,
+  GenerateResult,
+  LanguageModel,
+} from '../../src/ports/language-model.js';
+import { openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+
+/** What the scripted model answers, by role; `slot` is the draw's slot within its vote. */
+interface Script {
+  split?: (slot: number) => unknown;
+  /** The file the worker writes; null: an answer that is not JSON (red-flagged). */
+  code?: (node: string, slot: number) => string | null;
+  /** The label a judge picks among the options shown. */
+  judge?: (options: readonly { label: string; content: string }[]) => string;
+}
+
+/**
+ * An in-process model that plays every role the way real samples differ: plans whose prose
+ * varies, code whose layout varies. It records every request, and what it saw of ballots.
+ */
+class ScriptedModel implements LanguageModel {
+  readonly id: string;
+  readonly requests: GenerateRequest[] = [];
+  readonly ballots: string[] = [];
+  readonly #script: Script;
+  constructor(id: string, script: Script) {
+    this.id = id;
+    this.#script = script;
+  }
+
+  generate(request: GenerateRequest): Promise<GenerateResult> {
+    this.requests.push(request);
+    const p = request.prompt;
+    const slot = Number((request.draw ?? '').split(':').at(-1) ?? '0') % 1000;
+    const node = (request.draw ?? '').split(':')[0] ?? '';
+    const reply = (value: unknown): Promise<GenerateResult> =>
+      Promise.resolve({
+        text: typeof value === 'string' ? value : JSON.stringify(value),
+        finishReason: 'stop',
+        outputTokens: 50,
+      });
+    if (p.includes('Is this task minimal')) return reply({ minimal: node !== 'root', reason: 'x' });
+    if (p.includes('Split this task'))
+      return reply(
+        this.#script.split?.(slot) ?? {
+          subtasks: [
+            subtask('Write the sum', `Adds numbers. (${slot})`, 'src/sum.js'),
+            subtask('Write the mean', 'Averages numbers.', 'src/mean.js'),
+          ],
+          ambiguity: null,
+        },
+      );
+    if (p.includes('"choice"')) {
+      this.ballots.push(p);
+      const options = [
+        ...p.matchAll(/=== Option ([A-Z]) ===\n([^]*?)(?=\n\n=== Option|\n\nReply as JSON)/g),
+      ].map((m) => ({ label: m[1] ?? '', content: m[2] ?? '' }));
+      return reply({ choice: this.#script.judge?.(options) ?? 'A', reason: 'judged' });
+    }
+    if (p.includes('A proposal for this task'))
+      return reply({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
+    if (p.includes('Reply as JSON {"files"')) {
+      const path = /Files it may touch: ([^\s,]+)/.exec(p)?.[1] ?? 'src/out.js';
+      const content = this.#script.code === undefined ? SUMS.loop : this.#script.code(node, slot);
+      if (content === null) return reply('I could not finish this.');
+      return reply({
+        files: [{ path, content }],
+        summary: 'write it',
+      });
+    }
+    return Promise.reject(new Error(`unexpected prompt: ${p.slice(0, 80)}`));
+  }
+}
+
+function subtask(title: string, description: string, file: string, dependsOn: number[] = []) {
+  return { title, description, acceptance: ['it works'], files: [file], dependsOn };
+}
+
+/** Three right programs that differ in what they are, and layouts of the first. */
+const SUMS = {
+  loop: 'export function sum(xs) {\n  let t = 0;\n  for (const x of xs) t += x;\n  return t;\n}\n',
+  reduce: 'export function sum(xs) {\n  return xs.reduce((a, b) => a + b, 0);\n}\n',
+  recursive:
+    'export function sum(xs) {\n  return xs.length === 0 ? 0 : xs[0] + sum(xs.slice(1));\n}\n',
+  loopCommented:
+    '// Sums the numbers.\nexport function sum(xs)\n{\n    let t = 0; // total\n    for (const x of xs) t += x;\n\n    return t;\n}',
+};
+
+async function runWith(model: ScriptedModel, config: Partial<RunConfig> = {}) {
+  const dir = await tempDir();
+  const workspace = await openWorkspace(dir, true);
+  const engine = new MakerEngine({
+    workspace,
+    roles: { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) },
+    store: makerStateFile(dir),
+  });
+  const runId = await engine.create('a sum library', {
+    ...runConfig({
+      worker: 'gemini',
+      hitl: 'auto',
+      defaultBranch: 'main',
+      model: model.id,
+      maxDepth: 1,
+    }),
+    ...config,
+  });
+  const outcome = await engine.run(runId);
+  expect(outcome.error).toBeUndefined();
+  expect(outcome.status).toBe('done');
+  return engine.getRun(runId);
+}
+
+describe('votes that real samples can win', () => {
+  it('splits that differ only in prose are one answer, settled by agreement without a ballot', async () => {
+    const model = new ScriptedModel('gemini-2.5-flash', {
+      split: (slot) => ({
+        subtasks: [
+          subtask(
+            slot % 2 === 0 ? 'Write the sum' : 'Write the sum.',
+            `Adds numbers.${' More prose.'.repeat(slot)}`,
+            'src/sum.js',
+          ),
+          subtask('Document it', `Explain usage, take ${slot}.`, './README.md', [0]),
+        ],
+        ambiguity: null,
+      }),
+    });
+    const run = await runWith(model);
+    const split = run.nodes['root']?.split;
+    expect(split?.outcome?.status).toBe('decided');
+    expect(split?.outcome?.settledBy).toBe('agreement');
+    expect(split?.ballots).toEqual([]);
+    expect(split?.outcome?.classes?.map((c) => c.slots)).toEqual([[0, 1, 2]]);
+  });
+
+  it('three different right programs: more are drawn before any ballot, and layouts of one agree', async () => {
+    const model = new ScriptedModel('gemini-2.5-flash', {
+      code: (_node, slot) =>
+        [SUMS.loop, SUMS.reduce, SUMS.recursive][slot] ??
+        (slot % 2 === 0 ? SUMS.loopCommented : SUMS.loop),
+    });
+    const run = await runWith(model);
+    const leaf = run.nodes['0'];
+    const record = leaf?.leaf;
+    // 2k − 1 = 3 all different, then k − lead = 2 more: the loop's class leads by 2.
+    expect(record?.draws.length).toBe(5);
+    expect(record?.ballots).toEqual([]);
+    expect(record?.outcome?.status).toBe('decided');
+    expect(record?.outcome?.settledBy).toBe('agreement');
+    expect(record?.outcome?.classes?.[0]?.slots).toEqual([0, 3, 4]);
+    // The first member of the class lands.
+    expect(record?.draws[4]?.key).toBe(record?.draws[0]?.key);
+    expect(record?.draws[4]?.tree).not.toBe(record?.draws[0]?.tree);
+    expect(model.ballots).toEqual([]);
+  });
+
+  it('judges break a tie the cap leaves, told their criteria and shown the checks', async () => {
+    const model = new ScriptedModel('gemini-2.5-flash', {
+      code: (_node, slot) => [SUMS.loop, SUMS.reduce, SUMS.recursive][slot % 3] ?? SUMS.loop,
+      judge: (options) => options.find((o) => o.content.includes('reduce'))?.label ?? 'A',
+    });
+    const run = await runWith(model, { maxCandidates: 3 });
+    const record = run.nodes['0']?.leaf;
+    expect(record?.outcome?.settledBy).toBe('ballots');
+    const reduce = record?.draws.find((d) => d.slot === 1);
+    expect(record?.outcome?.key).toBe(reduce?.key);
+    expect(model.ballots.length).toBeGreaterThan(0);
+    for (const ballot of model.ballots) {
+      expect(ballot).toContain(BALLOT_CRITERIA.code);
+      expect(ballot).toContain('Check: none ran on this change.');
+      // The repository the worker saw.
+      expect(ballot).toContain('The repository as it is now:');
+    }
+  });
+
+  it('when most samples are red-flagged, the rest still go to the judges before anyone is asked', async () => {
+    const model = new ScriptedModel('gemini-2.5-flash', {
+      code: (node, slot) =>
+        node !== '0' ? SUMS.loop : slot === 0 ? SUMS.loop : slot === 1 ? SUMS.reduce : null,
+      judge: (options) => options.find((o) => o.content.includes('reduce'))?.label ?? 'A',
+    });
+    const run = await runWith(model, { maxCandidates: 6 });
+    const record = run.nodes['0']?.leaf;
+    expect(record?.draws.filter((d) => d.status === 'flagged')).toHaveLength(4);
+    expect(record?.ballots.length).toBeGreaterThan(0);
+    // Too many red flags for the vote to stand alone: asked, and --hitl auto takes the judges' pick.
+    expect(record?.outcome?.status).toBe('human');
+    expect(record?.outcome?.key).toBe(record?.draws[1]?.key);
+  });
+
+  it('with --hitl auto, a split vote the judges leave open goes to their favourite, not the first to arrive', async () => {
+    const model = new ScriptedModel('gemini-2.5-flash', {
+      // Every split different in structure: no agreement is possible.
+      split: (slot) => ({
+        subtasks: [
+          subtask('Write the sum', 'Adds numbers.', 'src/sum.js'),
+          ...Array.from({ length: slot + 1 }, (_, i) =>
+            subtask(`Part ${i}`, 'More.', `src/part${i}.js`, [0]),
+          ),
+        ],
+        ambiguity: null,
+      }),
+      // The judge likes the split of slot 1 (three subtasks).
+      judge: (options) => options.find((o) => o.content.includes('3. Part 1'))?.label ?? 'A',
+    });
+    const run = await runWith(model, { maxCandidates: 3, maxBallots: 1 });
+    const split = run.nodes['root']?.split;
+    expect(split?.outcome?.status).toBe('human');
+    expect(split?.outcome?.auto).toBe(true);
+    expect(split?.outcome?.key).toBe(split?.draws[1]?.key);
+    expect(run.nodes['root']?.children).toHaveLength(3);
+    // Split ballots state what "best" means.
+    const splitBallots = model.ballots.filter((b) => b.includes('Which decomposition'));
+    expect(splitBallots.length).toBeGreaterThan(0);
+    for (const ballot of splitBallots) expect(ballot).toContain(BALLOT_CRITERIA.split);
+  });
+
+  it("samples at the model table's temperature and thinking, and records an override in the state", async () => {
+    const plain = new ScriptedModel('gemini-2.5-flash', {});
+    await runWith(plain);
+    expect(plain.requests.every((r) => r.temperature === 1)).toBe(true);
+    const worker = plain.requests.find((r) => r.draw?.includes(':worker:'));
+    const minimal = plain.requests.find((r) => r.draw?.includes(':minimal:'));
+    expect(worker?.thinkingBudget).toBe(6144);
+    expect(minimal?.thinkingBudget).toBe(1024);
+
+    const three = new ScriptedModel('gemini-3-pro-preview', {});
+    const dir = await tempDir();
+    const workspace = await openWorkspace(dir, true);
+    const engine = new MakerEngine({
+      workspace,
+      roles: { planner: new LlmPlanner(three), worker: new LlmWorker(three, workspace) },
+      store: makerStateFile(dir),
+    });
+    const runId = await engine.create(
+      'a sum library',
+      runConfig({
+        worker: 'gemini',
+        hitl: 'auto',
+        defaultBranch: 'main',
+        model: three.id,
+        maxDepth: 1,
+        sampling: { temperature: 0.7 },
+      }),
+    );
+    expect((await engine.run(runId)).status).toBe('done');
+    expect(three.requests.every((r) => r.temperature === 0.7)).toBe(true);
+    expect(three.requests.find((r) => r.draw?.includes(':worker:'))?.thinkingLevel).toBe('high');
+    expect(three.requests.find((r) => r.draw?.includes(':review:'))?.thinkingLevel).toBe('low');
+    const saved = await makerStateFile(dir).load();
+    const config = saved.runs[runId]?.config;
+    expect(config?.sampling?.overrides).toEqual({ temperature: 0.7 });
+    expect(config?.sampling?.roles.worker).toMatchObject({
+      temperature: 0.7,
+      thinkingLevel: 'high',
+    });
+  });
+});
