@@ -56,10 +56,13 @@ describe('an integration (two subtasks that conflict) over a Gemini-speaking fak
     expect(workers.length).toBeGreaterThanOrEqual(3);
     expect(reviews.length).toBeGreaterThanOrEqual(3);
     expect(ballots.length).toBeGreaterThanOrEqual(1);
-    for (const r of ballots)
-      expect(r.prompt).toContain(
-        'Which change best completes the subtask "Integrate "Add the farewell"',
+    for (const r of ballots) {
+      // The integration's own task, with what "best" means for it.
+      expect(r.prompt).toMatch(
+        /Which resolution of the merge conflict in "Integrate "Add the farewell"/,
       );
+      expect(r.prompt).toContain('Best means:');
+    }
     for (const r of [...workers, ...reviews, ...ballots]) {
       // Both sides' intent, by title and acceptance.
       expect(r.prompt).toContain('"Add the greeting": greet() returns "hello"');

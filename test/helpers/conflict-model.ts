@@ -2,13 +2,17 @@ import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-
 
 /** The two versions of the integrated file the scripted model writes (first draw, later draws). */
 export const INTEGRATED = [
-  'def greet():\n    return "hello"\n\n\ndef farewell():\n    return "bye"\n# integration v1\n',
-  'def greet():\n    return "hello"\n\n\ndef farewell():\n    return "bye"\n# integration v2\n',
+  'def greet():\n    return "hello"\n\n\ndef farewell():\n    return "bye"\n\n\nVARIANT = "integration v1"\n',
+  'def greet():\n    return "hello"\n\n\ndef farewell():\n    return "bye"\n\n\nVARIANT = "integration v2"\n',
 ] as const;
+
+/** Integration answers so far: they alternate between two different programs, so no class leads. */
+let integrations = 0;
 
 /**
  * A scripted model for a run whose two subtasks both create `app.py`, so that merging the second
- * conflicts. Its answers depend only on the prompt and the temperature (so a recording replays).
+ * conflicts. Its integration answers alternate between two programs that differ in what they do
+ * (a recording keeps each draw's answer, so it replays).
  * Its reviewer is strict, as a real one is: an integration judged against any task but the
  * integration's ("unrelated changes") is confidently suspect. Its judges prefer the later draws.
  */
@@ -60,7 +64,7 @@ export function conflictModel(request: FakeGeminiRequest): FakeGeminiReply {
   }
   if (p.includes('Reply as JSON {"files"')) {
     const content = /^Task: Integrate /m.test(p)
-      ? INTEGRATED[request.temperature === 0 ? 0 : 1]
+      ? INTEGRATED[integrations++ % 2]
       : p.includes('Task: Add the greeting')
         ? 'def greet():\n    return "hello"\n'
         : 'def farewell():\n    return "bye"\n';
