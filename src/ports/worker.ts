@@ -8,6 +8,11 @@ export interface WorkerTask {
   readonly baseCommit: string;
   /** The node's branch (Jules starts sessions on it). */
   readonly branch: string;
+  /**
+   * The commands a candidate must pass, run by MAKER in a sandbox on the candidate's tree (absent:
+   * the subtask's own check). An integration's are the checks below the merge.
+   */
+  readonly checks?: readonly string[];
   /** Set for a merge conflict: the paths to reconcile and both sides' contents. */
   readonly integration?: {
     readonly conflicts: readonly string[];

@@ -31,14 +31,32 @@ export async function runCheckIn(
   hidden: readonly Hidden[] = [],
   signal?: AbortSignal,
 ): Promise<{ ok: boolean; output: string }> {
-  const cancelled = () => {
-    if (signal?.aborted === true) throw new AbortedError(signal.reason);
-  };
-  cancelled();
-  // A tree git holds may still not fit a file system (a path too long for it): the candidate's
-  // check then fails, as its content's doing, instead of the run. Written through a private index,
-  // not `git archive`, whose `export-ignore` and `export-subst` attributes would change the tree.
-  const checkout = await execFileAsync(
+  cancelled(signal);
+  const problem = await checkoutForCheck(dir, treeish, scratch);
+  cancelled(signal);
+  if (problem !== undefined)
+    return { ok: false, output: tail(problem, '\nthe tree could not be checked out to run it') };
+  // The seam for what a check needs before it runs (its dependencies installed): here, on `scratch`.
+  return runConfined(scratch, command, timeoutMs, sandbox, hidden, signal);
+}
+
+function cancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw new AbortedError(signal.reason);
+}
+
+/**
+ * Writes `treeish` of the repository at `dir` into `scratch`; resolves with git's complaint when
+ * it cannot. A tree git holds may still not fit a file system (a path too long for it): the
+ * candidate's check then fails, as its content's doing, instead of the run. Written through a
+ * private index, not `git archive`, whose `export-ignore` and `export-subst` attributes would
+ * change the tree.
+ */
+export async function checkoutForCheck(
+  dir: string,
+  treeish: string,
+  scratch: string,
+): Promise<string | undefined> {
+  return execFileAsync(
     'sh',
     [
       '-c',
@@ -55,9 +73,20 @@ rm -f -- "$GIT_INDEX_FILE"; exit $s`,
     () => undefined,
     (error: { stderr?: string }) => error.stderr ?? '',
   );
-  cancelled();
-  if (checkout !== undefined)
-    return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
+}
+
+/**
+ * Runs `command` confined by `sandbox` in the checkout `scratch` (its only writable place), with
+ * a timeout, no input, only {@link PASSED_ENV} of the environment and `hidden` out of sight.
+ */
+export async function runConfined(
+  scratch: string,
+  command: string,
+  timeoutMs: number,
+  sandbox: CheckSandbox,
+  hidden: readonly Hidden[] = [],
+  signal?: AbortSignal,
+): Promise<{ ok: boolean; output: string }> {
   const env = Object.fromEntries(
     PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
   ) as Record<string, string>;
@@ -74,7 +103,7 @@ rm -f -- "$GIT_INDEX_FILE"; exit $s`,
   return running
     .then((r) => ({ ok: true, output: tail(r.stdout + r.stderr, '') }))
     .catch((error: { stdout?: string; stderr?: string; killed?: boolean; code?: unknown }) => {
-      cancelled();
+      cancelled(signal);
       const stopped =
         error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
           ? `\nstopped: it printed more than ${MAX_OUTPUT_BYTES} bytes`

@@ -3,7 +3,15 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
-import { findSandbox, hiddenPlaces, NO_SANDBOX, secretPlaces } from '../sandbox/bwrap.js';
+import {
+  findSandbox,
+  hiddenPlaces,
+  NO_SANDBOX,
+  secretPlaces,
+  type CheckSandbox,
+} from '../sandbox/bwrap.js';
+import { findRuntimes } from '../sandbox/runtimes.js';
+import { CHECK_TIMEOUT_MS, type CheckEnvironment } from '../../core/checks.js';
 import { runCheckIn } from './git-check.js';
 import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
 import { GitPlumbing } from './git-plumbing.js';
@@ -22,6 +30,16 @@ import type {
   Workspace,
 } from '../../ports/workspace.js';
 
+export interface WorkspaceOptions {
+  /**
+   * Called before each step of a multi-step operation (landing), by name: the seam crash tests
+   * kill the process through. It must not change anything.
+   */
+  readonly checkpoint?: (step: string) => void | Promise<void>;
+  /** The sandbox checks run in, or undefined where none works (default: {@link findSandbox}). */
+  readonly sandbox?: () => Promise<CheckSandbox | undefined>;
+}
+
 /**
  * {@link Workspace} over a real git repository, with plumbing only. Reads, blobs, trees, diffs and
  * branch moves go through a few long-lived git processes ({@link GitPlumbing}); a candidate's tree
@@ -34,15 +52,14 @@ export class GitWorkspace implements Workspace {
   readonly #git: GitPlumbing;
   readonly #launcher = new GitLauncher(gitEnv());
   readonly #checkpoint: (step: string) => Promise<void>;
+  readonly #sandbox: () => Promise<CheckSandbox | undefined>;
   #gitDir: Promise<string> | undefined;
 
-  /**
-   * `checkpoint` is called before each step of a multi-step operation (landing), by name: the
-   * seam crash tests kill the process through. It must not change anything.
-   */
-  constructor(dir: string, options: { checkpoint?: (step: string) => void | Promise<void> } = {}) {
+  /** See {@link WorkspaceOptions}. */
+  constructor(dir: string, options: WorkspaceOptions = {}) {
     this.dir = dir;
     this.#git = new GitPlumbing(dir);
+    this.#sandbox = options.sandbox ?? (() => findSandbox());
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {
       await checkpoint?.(step);
@@ -55,13 +72,11 @@ export class GitWorkspace implements Workspace {
    */
   static async open(
     dir: string,
-    options: { create?: boolean; checkpoint?: (step: string) => void | Promise<void> } = {},
+    options: WorkspaceOptions & { create?: boolean } = {},
   ): Promise<GitWorkspace> {
     await prepareRepository(dir, options.create === true);
-    const workspace = new GitWorkspace(
-      dir,
-      options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint },
-    );
+    const { create: _create, ...rest } = options;
+    const workspace = new GitWorkspace(dir, rest);
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());
     await sweepScratch(await memoryScratchRoot());
@@ -298,7 +313,7 @@ export class GitWorkspace implements Workspace {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<{ ok: boolean; output: string }> {
-    const sandbox = await findSandbox();
+    const sandbox = await this.#sandbox();
     if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
     // Out of sight: the repository (its history, config and MAKER's state), sockets under /run
     // (D-Bus, docker, databases) and the home directory's credential stores.
@@ -322,6 +337,22 @@ export class GitWorkspace implements Workspace {
       // What the check left there is its own doing: a checkout that resists removal is swept later.
       await removeTree(scratch).catch(() => undefined);
     }
+  }
+
+  /**
+   * The sandbox checks run in and the runtimes on its PATH; undefined when none works here. The
+   * dependencies are the repository's own (nothing is installed for checks).
+   */
+  async checkEnvironment(): Promise<CheckEnvironment | undefined> {
+    const sandbox = await this.#sandbox();
+    if (sandbox === undefined) return undefined;
+    return {
+      sandbox: sandbox.name,
+      runtimes: await findRuntimes(),
+      dependencies:
+        'none installed: only the standard library and what the repository itself holds',
+      timeLimitSeconds: CHECK_TIMEOUT_MS / 1000,
+    };
   }
 
   /** Landing's git access in the work tree at `dir` (this one or a linked one). */
