@@ -47,9 +47,9 @@ export function checksRun(run: Run): boolean {
 }
 
 /**
- * Runs each of `commands` on `tree` (each in a paid slot, ahead of work not yet started) and
- * records them on `n` as the checks of its latest result. Commands run one after another; results
- * known for this tree are reused.
+ * Runs each of `commands` on `tree` (each in its own sandboxed checkout and paid slot, ahead of
+ * work not yet started, as many at once as the run's concurrency allows) and records them on `n`
+ * as the checks of its latest result. Results known for this tree are reused.
  */
 export async function checkNode(
   ctx: RunContext,
@@ -57,9 +57,9 @@ export async function checkNode(
   tree: string,
   commands: readonly string[],
 ): Promise<CheckResult[]> {
-  const results: CheckResult[] = [];
-  for (const command of commands)
-    results.push(await ctx.paid(() => runCheck(ctx, tree, command), { ahead: true }));
+  const results = await Promise.all(
+    commands.map((command) => ctx.paid(() => runCheck(ctx, tree, command), { ahead: true })),
+  );
   n.checks = { tree, results };
   await ctx.save(n);
   if (commands.length > 0)

@@ -112,7 +112,7 @@ export class RunManager {
       kind,
       this.#env,
       () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
-      { runChecks: input.runChecks, check: input.check },
+      { runChecks: input.runChecks === true, check: input.check },
       ask,
     );
     const setUp = await remote.setUp(dir, () => openWorkspace(dir, true, this.#env));
@@ -129,7 +129,7 @@ export class RunManager {
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
-      ...(input.runChecks === undefined ? {} : { runChecks: input.runChecks }),
+      runChecks: input.runChecks !== false,
       ...allowances,
       ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),
       ...(kind.simulated

@@ -91,6 +91,8 @@ export async function start(
     paceMs?: number;
     /** The person's overall check, run sandboxed on the composed result before the final veto. */
     check?: string;
+    /** Refuse to start where no sandbox works (`--run-checks`), rather than run unverified. */
+    requireSandbox?: boolean;
     github?: GitHubAsk | undefined;
     /** The demo's fake GitHub: where its bare repositories are, for the fake Jules. */
     sourceGitDir?: ((owner: string, name: string) => string) | undefined;
@@ -115,7 +117,7 @@ export async function start(
       new UsageError(
         `--dir ${d} is a file, not a directory: give the repository's directory (it is created if missing).`,
       ),
-    { runChecks: plan.choices.runChecks, check: plan.check },
+    { runChecks: plan.requireSandbox === true && plan.choices.runChecks, check: plan.check },
     plan.github,
   );
   announce(io, target, plan.json);
