@@ -118,12 +118,15 @@ export function runCheckCounts(run: Run): CheckCounts {
   return nodeCheckCounts(run, root);
 }
 
-/** The node's badge: `✓ 3/3`, `✗ 1 of 3 failed`, `unverified`, or nothing (no checks yet). */
+/**
+ * The node's badge: `checks ✓ 3/3`, `checks ✗ 1 of 3 failed`, `unverified` (done, but not every
+ * check ran and passed), or nothing (no checks yet, or none in a run that turned them off).
+ */
 export function checkBadge(run: Run, n: TreeNode): string | undefined {
   const c = nodeCheckCounts(run, n);
   if (c.failed > 0) return `checks ✗ ${c.failed} of ${c.ran + c.notRun} failed`;
   if (c.verified) return `checks ✓ ${c.passed}/${c.passed}`;
-  if (n.status !== 'done') return undefined;
+  if (n.status !== 'done' || (checkMode(run) === 'off' && c.ran + c.notRun === 0)) return undefined;
   return 'unverified';
 }
 

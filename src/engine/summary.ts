@@ -1,4 +1,4 @@
-import { nodeCheckCounts, runCheckCounts, type CheckCounts } from '../core/checks.js';
+import { checkBadge, nodeCheckCounts, runCheckCounts, type CheckCounts } from '../core/checks.js';
 import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
 import type { Run, VoteRecord, Wait } from '../core/tree/schema.js';
@@ -188,7 +188,8 @@ export function renderTree(run: Run): string {
       leaf === undefined
         ? ''
         : ` votes ${leaf.votes}:${leaf.runnerUpVotes}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
-    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}`;
+    const badge = checkBadge(run, n);
+    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}${badge === undefined ? '' : ` · ${badge}`}`;
     lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);
     const childPrefix = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
     n.children.forEach((c, i) => walk(c, childPrefix, i === n.children.length - 1, false));

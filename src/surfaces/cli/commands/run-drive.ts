@@ -35,6 +35,10 @@ export const RUN_EXITS = [
   [1, 'failed (the summary says why; `maker resume` continues after the cause is fixed)'],
   USAGE_EXIT,
   [4, 'waiting for answers (--hitl defer): `maker answer`, then `maker resume`'],
+  [
+    5,
+    "failed-checks: the result's checks failed or could not run (unverified) and --hitl auto or fail cannot ask whether to land it; nothing landed",
+  ],
   INTERRUPTED_EXIT,
 ] as const;
 
