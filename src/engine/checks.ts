@@ -117,6 +117,9 @@ export function checkSummary(run: Run): string {
     ...(flagged > 0
       ? [`${flagged} candidate${flagged === 1 ? ' was' : 's were'} discarded for a failing check.`]
       : []),
-    ...failing.map((r) => `\`${r.command}\` FAILED:\n${r.output.slice(-400)}`),
+    ...failing.map(
+      (r) =>
+        `\`${r.command}\` FAILED${r.output.trim() === '' ? ' (no output).' : `:\n${r.output.slice(-400)}`}`,
+    ),
   ].join(' ');
 }

@@ -81,7 +81,7 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
       .catch((error: unknown) => {
         if (passing || !(error instanceof RunStoppedError)) throw error;
         throw new ChecksFailedError(
-          `${checkMode(run) === 'no-sandbox' ? 'The result is unverified' : "The result's checks did not pass"}, and --hitl ${run.config.hitl} cannot ask a person whether to land it: nothing landed. ${checks} Answer question ${error.message.match(/\(question ([^)]+)\)/)?.[1] ?? 'q-root-veto'} with maker answer (accept lands it anyway), then maker resume.`,
+          `${checkMode(run) === 'no-sandbox' ? 'The result is unverified' : "The result's checks did not pass"}, and --hitl ${run.config.hitl} cannot ask a person whether to land it: nothing landed. ${checks} (Question ${error.message.match(/\(question ([^)]+)\)/)?.[1] ?? 'q-root-veto'} asks whether to land it anyway.)`,
         );
       });
     const treeHash = await workspace.treeOf(rootCommit);

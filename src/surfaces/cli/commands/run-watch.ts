@@ -163,7 +163,7 @@ export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string
     lines.push(
       sentences(
         `Not landed: ${s.error}`,
-        `To land it anyway: maker answer --dir ${dir} q-root-veto accept, then: maker resume --dir ${dir}`,
+        `To land it anyway: maker answer --dir ${dir} ${outcome.pending.find((q) => q.kind === 'veto')?.id ?? 'q-root-veto'} accept, then: maker resume --dir ${dir}`,
       ),
     );
   if (outcome.status === 'cancelled')
