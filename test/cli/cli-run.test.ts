@@ -147,6 +147,8 @@ describe('maker demo / run / status / answer / resume', () => {
       'defer',
       '--seed',
       '5',
+      // The questions' round trip is under test here, not the checks (test/cli/run-allowances.test.ts).
+      '--no-checks',
     ]);
     expect(first.code).toBe(4);
     expect(first.stdout).toMatch(/Waiting for answers:\n {2}q-root-veto \(veto\)/);

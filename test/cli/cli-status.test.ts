@@ -102,7 +102,7 @@ describe('maker status tells the truth', () => {
       'defer',
     ]);
     expect(first.stdout).toMatch(
-      /q-root-veto \(veto\): .*\(\d+ files changed\)\. Land it on main\?\n(\s+src\/\S+ +\| +\d+ \++\n)+\s+\d+ files changed, \d+ insertions\(\+\), 0 deletions\(-\)\n\s+accept: Accept/,
+      /q-root-veto \(veto\): .*\(\d+ files changed\)\. Verified: .*Land it on main\?\n(\s+src\/\S+ +\| +\d+ \++\n)+\s+\d+ files changed, \d+ insertions\(\+\), 0 deletions\(-\)\n\s+accept: Accept/,
     );
     const status = await maker(['status', '--dir', dir]);
     expect(status.stdout).toMatch(
