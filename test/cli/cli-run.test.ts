@@ -111,7 +111,8 @@ describe('maker bench tree', () => {
   });
 });
 
-describe('maker demo / run / status / answer / resume', () => {
+// Whole simulated runs, whose checks run by default (sandboxed): a generous ceiling.
+describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, () => {
   it('demo runs the whole pipeline offline and ends with one JSON object', async () => {
     const dir = await tempDir();
     const { code, stdout } = await maker(['demo', '--dir', dir, '--seed', '3', '--json']);

@@ -23,7 +23,8 @@ async function maker(args: readonly string[], env: Record<string, string> = {}) 
 
 const runIdOf = (text: string) => /run (r[\w-]+)/i.exec(text)?.[1] as string;
 
-describe('maker status tells the truth', () => {
+// Each test runs a whole simulated run, whose checks now run by default (sandboxed): a generous ceiling.
+describe('maker status tells the truth', { timeout: 120_000 }, () => {
   it('shows a run whose process died as interrupted, with the resume line; a live owner as running', async () => {
     const dir = await tempDir();
     // Killed (SIGKILL) with the run under way: its state still says "running".

@@ -151,9 +151,9 @@ export class SimPlanner implements Planner {
         acceptance: [`${simNodeDir(child)}index.md describes ${title.toLowerCase()}`],
         files: [simNodeDir(child), ...(conflicting ? [`${simNodeDir(id)}NOTES.md`] : [])],
         dependsOn: i % 2 === 1 ? [i - 1] : [],
-        // Runnable with Node alone: the tests the worker writes under the subtask's directory
-        // (found by `find`: `node --test <dir>` searches a directory on Node 20 only).
-        check: `find ${simNodeDir(child).slice(0, -1)} -name '*.test.mjs' -exec node --test {} +`,
+        // Runnable with Node alone: each test the worker writes under the subtask's directory, run
+        // directly (a node:test file exits 1 when a test fails), one Node process per test file. No test at all fails too.
+        check: `ts=$(find ${simNodeDir(child).slice(0, -1)} -name '*.test.mjs'); test -n "$ts" && for t in $ts; do node "$t" || exit 1; done`,
       };
     });
   }
@@ -246,7 +246,7 @@ function simModule(dir: string, title: string, wrong: boolean): FileEdit[] {
     },
     {
       path: `${dir}index.test.mjs`,
-      content: `// SIMULATED by MAKER's sim worker: a placeholder test, run by the subtask's check.\nimport { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { describe } from './index.mjs';\n\ntest(${JSON.stringify(`describes ${title}`)}, () => {\n  assert.equal(describe(), ${JSON.stringify(title)});\n});\n`,
+      content: `// SIMULATED by MAKER's sim worker: a placeholder test (node:test; run directly or by node --test).\nimport { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { describe } from './index.mjs';\n\ntest(${JSON.stringify(`describes ${title}`)}, () => {\n  assert.equal(describe(), ${JSON.stringify(title)});\n});\n`,
     },
   ];
 }
