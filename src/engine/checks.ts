@@ -12,9 +12,9 @@ import type { RunContext } from './run-context.js';
 export type { CheckResult };
 
 /** Results already known per run, by tree and command: a check is never run twice on one tree. */
-const known = new WeakMap<Run, Map<string, CheckResult>>();
+const known = new WeakMap<object, Map<string, CheckResult>>();
 
-function cache(run: Run): Map<string, CheckResult> {
+function cache(run: object): Map<string, CheckResult> {
   let map = known.get(run);
   if (map === undefined) {
     map = new Map();
@@ -24,20 +24,26 @@ function cache(run: Run): Map<string, CheckResult> {
 }
 
 /**
- * Runs `command` on `tree` in the workspace's sandboxed scratch checkout; cancelled with the run
- * (`AbortedError`: a check cut short is no result). The same command on the same tree runs once.
+ * Runs `command` on `tree` in the workspace's sandboxed scratch checkout, with the tree's
+ * dependencies installed as the run's `install` says; cancelled with the run (`AbortedError`: a
+ * check cut short is no result). The same command on the same tree runs once.
  */
 export async function runCheck(
-  ctx: Pick<RunContext, 'workspace' | 'run'> & { readonly signal?: AbortSignal },
+  ctx: Pick<RunContext, 'workspace'> & {
+    readonly signal?: AbortSignal;
+    readonly run?: { readonly config: { readonly install?: string | undefined } };
+  },
   tree: string,
   command: string,
 ): Promise<CheckResult> {
   const key = `${tree}\n${command}`;
-  const seen = cache(ctx.run).get(key);
+  const seen = ctx.run === undefined ? undefined : cache(ctx.run).get(key);
   if (seen !== undefined) return seen;
-  const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal);
+  const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal, {
+    install: ctx.run?.config.install,
+  });
   const kept = { command, ok: result.ok, output: result.output.slice(-600) };
-  cache(ctx.run).set(key, kept);
+  if (ctx.run !== undefined) cache(ctx.run).set(key, kept);
   return kept;
 }
 

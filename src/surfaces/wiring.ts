@@ -32,6 +32,8 @@ export function runConfig(choices: {
   defaultBranch: string;
   sim?: RunConfig['sim'];
   runChecks?: boolean;
+  /** The dependency install for checks (`--install`; `''`: none; absent: the lock files' default). */
+  install?: string;
   /** What candidates may do beyond the defaults (executables, symlinks, CI workflows). */
   allow?: Partial<RunConfig['allow']>;
   maxFileBytes?: number;
@@ -62,6 +64,7 @@ export function runConfig(choices: {
     hitl: choices.hitl,
     // Checks run by default (sandboxed; where no sandbox works, the result is unverified).
     runChecks: choices.runChecks ?? true,
+    ...(choices.install === undefined ? {} : { install: choices.install }),
     allow: { executables: [], symlinks: [], workflows: false, ...choices.allow },
     maxFileBytes: choices.maxFileBytes ?? 1_000_000,
     defaultBranch: choices.defaultBranch,
@@ -101,6 +104,7 @@ export async function openWorkspace(
   const checkpoint = crashSeam(env);
   const workspace = await GitWorkspace.open(dir, {
     create,
+    env,
     ...(checkpoint === undefined ? {} : { checkpoint }),
   });
   await workspace.excludeLocally([

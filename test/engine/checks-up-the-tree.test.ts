@@ -23,10 +23,7 @@ const reply = (value: unknown): Promise<ModelResponse> =>
  * A planner whose root splits into `subtasks` (its children are minimal), judges that pick the
  * first option and a review that passes everything. `splits` records every split prompt's context.
  */
-function plannerOf(
-  subtasks: (slot: number) => Subtask[],
-  splits: NodeContext[] = [],
-): Planner {
+function plannerOf(subtasks: (slot: number) => Subtask[], splits: NodeContext[] = []): Planner {
   return {
     id: 'scripted',
     isMinimal: (c) => reply({ minimal: c.nodeId !== 'root', reason: 'scripted' }),
@@ -69,7 +66,7 @@ const twoParts = (check: (i: number) => string | undefined): Subtask[] =>
     acceptance: [],
     files: [`${d}/`],
     dependsOn: [],
-    ...(check(i) === undefined ? {} : { check: check(i) as string }),
+    ...(check(i) === undefined ? {} : { check: check(i) }),
   }));
 
 describe('checks are part of the plan', () => {
@@ -100,7 +97,10 @@ describe('checks are part of the plan', () => {
     expect(flagged.map((d) => d.flags.map((f) => f.rule))).toContainEqual(['missing-check']);
     expect(flagged[0]?.flags[0]?.message).toMatch(/2 \("Part b"\) has none/);
     // The split that won carries a check on every subtask.
-    expect(root?.children.map((id) => run.nodes[id]?.check)).toEqual(['test -f a/x', 'test -f b/x']);
+    expect(root?.children.map((id) => run.nodes[id]?.check)).toEqual([
+      'test -f a/x',
+      'test -f b/x',
+    ]);
     // The planner was told where checks run, and that each subtask needs one.
     expect(splits[0]?.checks).toMatch(/no network/);
     expect(splits[0]?.checks).toMatch(/node --test.*python3 -m unittest/s);
@@ -181,7 +181,9 @@ describe.skipIf(sandbox === undefined)('checks up the tree', () => {
     // The merge of b broke b's check; its repair was told what failed, and had to pass it.
     const record = run.nodes['root']?.integrations['1-checks'];
     expect(record?.outcome?.status).toBe('decided');
-    expect(repairs[0]?.context.task.description).toMatch(/\$ test -f b\/x && ! grep -qx bad a\/mode/);
+    expect(repairs[0]?.context.task.description).toMatch(
+      /\$ test -f b\/x && ! grep -qx bad a\/mode/,
+    );
     expect(repairs[0]?.checks).toEqual(['test -f a/mode', 'test -f b/x && ! grep -qx bad a/mode']);
     // The final tree passes every check, and says so.
     const [mode] = await workspace.readFiles('main', ['a/mode']);

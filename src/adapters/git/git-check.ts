@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AbortedError } from '../../core/errors.js';
+import type { CheckDependencies } from '../deps/dependency-cache.js';
 import type { CheckSandbox, Hidden } from '../sandbox/bwrap.js';
 import { gitEnv } from './run-git.js';
 
@@ -20,6 +21,7 @@ const KEPT_CHARS = 2000;
  * repository at `dir`, with a timeout, no input and `hidden` out of its sight; resolves with
  * whether it passed and the tail of its output, ending with why it was stopped if it was. When
  * `signal` aborts, the check is killed and the call rejects with {@link AbortedError}.
+ * `dependencies` says how the check sees the installed dependencies of the checkout (read-only).
  */
 export async function runCheckIn(
   dir: string,
@@ -30,33 +32,16 @@ export async function runCheckIn(
   sandbox: CheckSandbox,
   hidden: readonly Hidden[] = [],
   signal?: AbortSignal,
+  dependencies?: (checkout: string) => Promise<CheckDependencies>,
 ): Promise<{ ok: boolean; output: string }> {
-  cancelled(signal);
-  const problem = await checkoutForCheck(dir, treeish, scratch);
-  cancelled(signal);
-  if (problem !== undefined)
-    return { ok: false, output: tail(problem, '\nthe tree could not be checked out to run it') };
-  // The seam for what a check needs before it runs (its dependencies installed): here, on `scratch`.
-  return runConfined(scratch, command, timeoutMs, sandbox, hidden, signal);
-}
-
-function cancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw new AbortedError(signal.reason);
-}
-
-/**
- * Writes `treeish` of the repository at `dir` into `scratch`; resolves with git's complaint when
- * it cannot. A tree git holds may still not fit a file system (a path too long for it): the
- * candidate's check then fails, as its content's doing, instead of the run. Written through a
- * private index, not `git archive`, whose `export-ignore` and `export-subst` attributes would
- * change the tree.
- */
-export async function checkoutForCheck(
-  dir: string,
-  treeish: string,
-  scratch: string,
-): Promise<string | undefined> {
-  return execFileAsync(
+  const cancelled = () => {
+    if (signal?.aborted === true) throw new AbortedError(signal.reason);
+  };
+  cancelled();
+  // A tree git holds may still not fit a file system (a path too long for it): the candidate's
+  // check then fails, as its content's doing, instead of the run. Written through a private index,
+  // not `git archive`, whose `export-ignore` and `export-subst` attributes would change the tree.
+  const checkout = await execFileAsync(
     'sh',
     [
       '-c',
@@ -73,24 +58,17 @@ rm -f -- "$GIT_INDEX_FILE"; exit $s`,
     () => undefined,
     (error: { stderr?: string }) => error.stderr ?? '',
   );
-}
-
-/**
- * Runs `command` confined by `sandbox` in the checkout `scratch` (its only writable place), with
- * a timeout, no input, only {@link PASSED_ENV} of the environment and `hidden` out of sight.
- */
-export async function runConfined(
-  scratch: string,
-  command: string,
-  timeoutMs: number,
-  sandbox: CheckSandbox,
-  hidden: readonly Hidden[] = [],
-  signal?: AbortSignal,
-): Promise<{ ok: boolean; output: string }> {
-  const env = Object.fromEntries(
-    PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
-  ) as Record<string, string>;
-  const [file, ...args] = sandbox.argv(command, scratch, hidden);
+  cancelled();
+  if (checkout !== undefined)
+    return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
+  const deps = await dependencies?.(scratch);
+  const env = {
+    ...(Object.fromEntries(
+      PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
+    ) as Record<string, string>),
+    ...deps?.env,
+  };
+  const [file, ...args] = sandbox.argv(command, scratch, hidden, deps?.readOnly);
   const running = execFileAsync(file as string, args, {
     cwd: scratch,
     env,
@@ -103,7 +81,7 @@ export async function runConfined(
   return running
     .then((r) => ({ ok: true, output: tail(r.stdout + r.stderr, '') }))
     .catch((error: { stdout?: string; stderr?: string; killed?: boolean; code?: unknown }) => {
-      cancelled(signal);
+      cancelled();
       const stopped =
         error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
           ? `\nstopped: it printed more than ${MAX_OUTPUT_BYTES} bytes`

@@ -3,6 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
+import { DependencyCache } from '../deps/dependency-cache.js';
 import {
   findSandbox,
   hiddenPlaces,
@@ -24,6 +25,7 @@ import { GitLauncher } from './git-launcher.js';
 import { gitEnv, gitOk, gitText } from './run-git.js';
 import type {
   ApplyResult,
+  CheckOptions,
   CommitRequest,
   FileEdit,
   MergeResult,
@@ -36,6 +38,8 @@ export interface WorkspaceOptions {
    * kill the process through. It must not change anything.
    */
   readonly checkpoint?: (step: string) => void | Promise<void>;
+  /** Where a dependency install takes its registry settings from (default: this process's environment). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** The sandbox checks run in, or undefined where none works (default: {@link findSandbox}). */
   readonly sandbox?: () => Promise<CheckSandbox | undefined>;
 }
@@ -52,14 +56,17 @@ export class GitWorkspace implements Workspace {
   readonly #git: GitPlumbing;
   readonly #launcher = new GitLauncher(gitEnv());
   readonly #checkpoint: (step: string) => Promise<void>;
+  readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #sandbox: () => Promise<CheckSandbox | undefined>;
   #gitDir: Promise<string> | undefined;
+  #dependencies: DependencyCache | undefined;
 
   /** See {@link WorkspaceOptions}. */
   constructor(dir: string, options: WorkspaceOptions = {}) {
     this.dir = dir;
-    this.#git = new GitPlumbing(dir);
+    this.#env = options.env ?? process.env;
     this.#sandbox = options.sandbox ?? (() => findSandbox());
+    this.#git = new GitPlumbing(dir);
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {
       await checkpoint?.(step);
@@ -75,8 +82,11 @@ export class GitWorkspace implements Workspace {
     options: WorkspaceOptions & { create?: boolean } = {},
   ): Promise<GitWorkspace> {
     await prepareRepository(dir, options.create === true);
-    const { create: _create, ...rest } = options;
-    const workspace = new GitWorkspace(dir, rest);
+    const workspace = new GitWorkspace(dir, {
+      ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+    });
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());
     await sweepScratch(await memoryScratchRoot());
@@ -312,15 +322,15 @@ export class GitWorkspace implements Workspace {
     command: string,
     timeoutMs: number,
     signal?: AbortSignal,
+    options: CheckOptions = {},
   ): Promise<{ ok: boolean; output: string }> {
     const sandbox = await this.#sandbox();
     if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
-    // Out of sight: the repository (its history, config and MAKER's state), sockets under /run
-    // (D-Bus, docker, databases) and the home directory's credential stores.
-    const hidden = [
-      ...(await hiddenPlaces(['/run', this.dir, await this.gitDir()])),
-      ...(await secretPlaces(homedir())),
-    ];
+    const hidden = await this.#hidden();
+    const dependencies = await (
+      await this.#dependencyCache()
+    ).prepare(this, treeish, options.install, signal);
+    if (!dependencies.ok) return { ok: false, output: dependencies.output };
     const scratch = await scratchDir(tmpdir(), 'check');
     try {
       return await runCheckIn(
@@ -332,6 +342,7 @@ export class GitWorkspace implements Workspace {
         sandbox,
         hidden,
         signal,
+        dependencies.view,
       );
     } finally {
       // What the check left there is its own doing: a checkout that resists removal is swept later.
@@ -340,8 +351,30 @@ export class GitWorkspace implements Workspace {
   }
 
   /**
-   * The sandbox checks run in and the runtimes on its PATH; undefined when none works here. The
-   * dependencies are the repository's own (nothing is installed for checks).
+   * Out of a check's and an install's sight: the repository (its history, config and MAKER's
+   * state), sockets under /run (D-Bus, docker, databases) and the home directory's credential stores.
+   */
+  async #hidden() {
+    return [
+      ...(await hiddenPlaces(['/run', this.dir, await this.gitDir()])),
+      ...(await secretPlaces(homedir())),
+    ];
+  }
+
+  /** Installed dependencies for checks, cached in `.git/maker-deps/` (see {@link DependencyCache}). */
+  async #dependencyCache(): Promise<DependencyCache> {
+    const root = join(await this.gitDir(), 'maker-deps');
+    this.#dependencies ??= new DependencyCache({
+      root,
+      env: this.#env,
+      hidden: () => this.#hidden(),
+    });
+    return this.#dependencies;
+  }
+
+  /**
+   * The sandbox checks run in and the runtimes on its PATH; undefined when none works here. A
+   * repository with a lock file gets its dependencies installed for its checks (read-only).
    */
   async checkEnvironment(): Promise<CheckEnvironment | undefined> {
     const sandbox = await this.#sandbox();
@@ -350,7 +383,7 @@ export class GitWorkspace implements Workspace {
       sandbox: sandbox.name,
       runtimes: await findRuntimes(),
       dependencies:
-        'none installed: only the standard library and what the repository itself holds',
+        "those the repository's lock file names (package-lock.json, requirements.txt, …), installed before the check and read-only to it; none without a lock file (then only the standard library and what the repository holds)",
       timeLimitSeconds: CHECK_TIMEOUT_MS / 1000,
     };
   }

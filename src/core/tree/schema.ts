@@ -203,6 +203,11 @@ export const runConfigSchema = z.object({
    * only. On for new runs unless `--no-checks`; absent (off) in files written before that.
    */
   runChecks: z.boolean().default(false),
+  /**
+   * The command that installs a tree's dependencies for its checks (`--install`); absent: the
+   * default for the lock files found; `''`: install nothing.
+   */
+  install: z.string().max(2000).optional(),
   defaultBranch: z.string(),
 });
 

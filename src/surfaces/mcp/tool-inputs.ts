@@ -69,6 +69,14 @@ export const startInput = z.strictObject({
     .describe(
       'Run checks (default true): each subtask’s check (the planner gives every subtask one) on every candidate, sandboxed, a failing one a red flag, and the checks below every merge again on the merged tree. false turns them off; true also refuses a machine without a sandbox, where by default the result is marked unverified',
     ),
+  install: z
+    .string()
+    .trim()
+    .max(2000)
+    .optional()
+    .describe(
+      'How checks get the repository’s dependencies: a command run once per content of the lock files, sandboxed with the network, into a cache (.git/maker-deps/) that checks see read-only. Default: from the lock file found (npm ci --ignore-scripts, pnpm install --frozen-lockfile, pip install -r requirements.txt, go mod download, …); "" installs nothing',
+    ),
   allow: z
     .strictObject({
       executables: z

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../../../core/errors.js';
 import { parseRepoSpec } from '../../github/target.js';
 import { chooseWorker, noWorkerMessage } from '../../workers.js';
-import { defineCommand } from '../define.js';
+import { defineCommand, flag } from '../define.js';
 import { RUN_EXITS, defaultHitl, defined, hitlPolicy, start } from './run-drive.js';
 import { oneOf } from '../values.js';
 import { julesChoices } from '../jules-flags.js';
@@ -35,6 +35,10 @@ loses nothing: run \`maker resume\`.`,
       ...dirOption,
       help: 'the git repository (created if missing; default: the current directory)',
     },
+    init: flag(
+      '--init',
+      'make --dir a git repository even though it holds files (without it, such a folder is refused, or confirmed at a terminal)',
+    ),
     worker: O.worker,
     confidence: {
       ...O.confidence,
@@ -51,6 +55,7 @@ loses nothing: run \`maker resume\`.`,
     checks: O.checks,
     runChecks: O.runChecks,
     check: O.check,
+    install: O.install,
     allowExecutable: O.allowExecutable,
     allowSymlink: O.allowSymlink,
     allowWorkflows: O.allowWorkflows,
@@ -91,6 +96,7 @@ loses nothing: run \`maker resume\`.`,
       hitlChoice,
       json: o.json === true,
       view,
+      init: o.init === true,
       ...(o.check === undefined ? {} : { check: o.check }),
       ...(o.runChecks === true ? { requireSandbox: true } : {}),
       github: {
@@ -102,6 +108,7 @@ loses nothing: run \`maker resume\`.`,
         ...confidence,
         hitl,
         runChecks: o.checks !== false,
+        ...(o.install === undefined ? {} : { install: o.install }),
         ...allowanceChoices(o),
         ...defined({
           seed: o.seed,
