@@ -103,7 +103,7 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
       'defer',
     ]);
     expect(first.stdout).toMatch(
-      /q-root-veto \(veto\): .*\(\d+ files changed\)\. Verified: .*Land it on main\?\n(\s+src\/\S+ +\| +\d+ \++\n)+\s+\d+ files changed, \d+ insertions\(\+\), 0 deletions\(-\)\n\s+accept: Accept/,
+      /q-root-veto \(veto\): .*\(\d+ files changed\)\. Verified: .*Land it on main\?\n(\s+src\/\S+ +\| +\d+ \++\n)+(\s+… and \d+ more files\n)?\s+\d+ files changed, \d+ insertions\(\+\), 0 deletions\(-\)\n\s+accept: Accept/,
     );
     const status = await maker(['status', '--dir', dir]);
     expect(status.stdout).toMatch(
