@@ -215,6 +215,21 @@ const CASES: [string, () => WorkerOutput, string][] = [
     () => patch(Array.from({ length: 5000 }, (_, i) => added(`src/p${i}.ts`, 'x')).join('')),
     'too-many-files',
   ],
+  [
+    'a package.json that does not parse',
+    () => edits(['src/package.json', '{\n  "name": "a",\n  # ... rest unchanged\n}\n']),
+    'does-not-parse',
+  ],
+  [
+    'source escaped twice (literal \\n, no newline)',
+    () => edits(['src/c.py', 'import sys\\n\\ndef main():\\n    print(sys.argv)\\n']),
+    'over-escaped',
+  ],
+  [
+    'a whole-file rewrite that stands "// ... rest unchanged" for code',
+    () => edits(['src/a.ts', 'export const a = 2;\n// ... rest unchanged\n']),
+    'omission-marker',
+  ],
 ];
 
 describe('hostile candidates', () => {
