@@ -32,7 +32,25 @@ if (manifest.version !== version) {
   );
   process.exit(1);
 }
+// A release's version is its tag's: `npm run package -- --tag v1.2.3`, or the tag a CI build runs
+// for (GITHUB_REF_TYPE=tag, GITHUB_REF_NAME). Gemini CLI compares the installed manifest's version
+// with the release tag when it checks for updates.
+const tagAt = process.argv.indexOf('--tag');
+const tag =
+  tagAt >= 0
+    ? process.argv[tagAt + 1]
+    : process.env.GITHUB_REF_TYPE === 'tag'
+      ? process.env.GITHUB_REF_NAME
+      : undefined;
+if (tag !== undefined && tag.replace(/^v/, '') !== version) {
+  console.error(
+    `package: the tag ${tag} is not version ${version} (package.json and gemini-extension.json): bump the version or tag v${version}.`,
+  );
+  process.exit(1);
+}
 mkdirSync('release', { recursive: true });
+// The release's only asset, named for no platform (no "darwin", "linux" or "win32"): Gemini CLI's
+// installer takes a single such asset; the manifest is at the archive's root.
 const archive = 'release/maker-extension.tar.gz';
 execFileSync('tar', ['-czf', archive, ...files]);
 console.error(`package: wrote ${archive} (maker ${version})`);

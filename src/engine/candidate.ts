@@ -7,6 +7,7 @@ import {
 import { credentialFlags } from '../core/credential-scan.js';
 import { LIMITS } from '../core/limits.js';
 import { editFormatRedFlags } from '../core/edit-format.js';
+import { MakerError } from '../core/errors.js';
 import { patchRedFlags } from '../core/patch.js';
 import { normalizeRepoPath, showPath } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -195,6 +196,8 @@ async function buildTree(
     if (problems.length > 0) return { ok: false, flags: problems };
     return { ok: true, tree: await ctx.workspace.treeWithEdits(base, edits) };
   } catch (error) {
+    // A transport failure (git's process killed under it, twice) is not the candidate's fault.
+    if (error instanceof MakerError && error.isRetryable) throw error;
     return {
       ok: false,
       flags: [

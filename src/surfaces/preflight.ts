@@ -7,7 +7,7 @@ import type { Run, StateFile } from '../core/tree/schema.js';
 import type { Env } from './env.js';
 import { cannotStart } from './wiring.js';
 import type { GitHubAsk } from './github/plan.js';
-import { planRemote, type RemotePlan } from './remotes.js';
+import type { RemotePlan } from './remotes.js';
 import type { WorkerKind } from './workers.js';
 
 /** A directory as a run will use it, read before any side effect. */
@@ -37,6 +37,7 @@ export async function checkBeforeRun(
   const target = await inspectRepository(dir);
   if (target.kind === 'file') throw notADirectory(dir);
   const problems: string[] = [];
+  const { planRemote } = await import('./remotes.js'); // GitHub's client: loaded only when a run starts
   const gh = await planRemote(github, target, dir, env);
   if (target.kind === 'repository' && target.branch === null)
     problems.push(

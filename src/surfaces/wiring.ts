@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
+import type { LauncherSeam } from '../adapters/git/git-launcher.js';
 import { Journal } from '../adapters/state/journal.js';
 import {
   JOURNAL_FILE_NAME,
@@ -14,6 +15,7 @@ import { MakerEngine, type MakerEngineDeps, type Roles } from '../engine/maker-e
 import { envValue, secretsOf, type Env } from './env.js';
 import { CALIBRATION_FILE_NAME } from './calibration.js';
 import { DEFAULT_MODEL, WORKERS, julesSettings, type RoleOptions } from './workers.js';
+import { MODEL_ACCESS_SETTING } from './model-access.js';
 
 export { DEFAULT_MODEL };
 export { envValue, secretsOf, type Env };
@@ -29,6 +31,8 @@ export function runConfig(choices: {
   maxNodes?: number;
   concurrency?: number;
   model?: string;
+  /** How the run reaches Gemini (models that need none, simulated ones, record nothing). */
+  modelAccess?: RunConfig['modelAccess'];
   defaultBranch: string;
   sim?: RunConfig['sim'];
   runChecks?: boolean;
@@ -50,6 +54,9 @@ export function runConfig(choices: {
     planner: kind.simulated ? 'sim' : 'gemini',
     simulated: kind.simulated,
     ...(kind.simulated ? {} : { model: choices.model ?? DEFAULT_MODEL }),
+    ...(kind.simulated || choices.modelAccess === undefined
+      ? {}
+      : { modelAccess: choices.modelAccess }),
     confidence,
     ...preset,
     k,
@@ -85,9 +92,12 @@ export function rolesFor(
   options: RoleOptions = {},
 ): Roles {
   const kind = WORKERS[config.worker];
-  const problems = kind.problems(env);
+  // The access the run chose when it started is the one it keeps.
+  const runEnv =
+    config.modelAccess === undefined ? env : { ...env, [MODEL_ACCESS_SETTING]: config.modelAccess };
+  const problems = kind.problems(runEnv);
   if (problems.length > 0) throw new ConfigError(cannotStart(kind.name, problems));
-  return kind.roles(config, workspace, env, options);
+  return kind.roles(config, workspace, runEnv, options);
 }
 
 /** Everything that stops a run, as one message naming the worker the person chose. */
@@ -102,10 +112,12 @@ export async function openWorkspace(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<GitWorkspace> {
   const checkpoint = crashSeam(env);
+  const launcherSeam = gitHelperSeam(env);
   const workspace = await GitWorkspace.open(dir, {
     create,
     env,
     ...(checkpoint === undefined ? {} : { checkpoint }),
+    ...(launcherSeam === undefined ? {} : { launcherSeam }),
   });
   await workspace.excludeLocally([
     STATE_FILE_NAME,
@@ -164,5 +176,23 @@ export function crashSeam(
     if (name !== '*' && name !== step) return;
     seen += 1;
     if (seen === at) process.kill(process.pid, 'SIGKILL');
+  };
+}
+
+/**
+ * Tests only: `MAKER_KILL_GIT_HELPER_AT=<n>` SIGKILLs the git launcher's helper process right
+ * after the nth one-off git command is handed to it (`<n>+`: after the nth and every one after),
+ * as the out-of-memory killer would. Unset, it does nothing.
+ */
+export function gitHelperSeam(
+  env: Readonly<Record<string, string | undefined>>,
+): LauncherSeam | undefined {
+  const spec = envValue(env, 'MAKER_KILL_GIT_HELPER_AT');
+  const match = /^(\d+)(\+?)$/.exec(spec);
+  if (match === null) return undefined;
+  const at = Number(match[1]);
+  const onward = match[2] === '+';
+  return (n, helper) => {
+    if (n === at || (onward && n > at)) helper.kill('SIGKILL');
   };
 }

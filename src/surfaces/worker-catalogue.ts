@@ -37,10 +37,22 @@ const OUTAGE_SETTING = {
 export const WORKER_FACTS: Readonly<Record<WorkerName, WorkerFacts>> = {
   gemini: {
     name: 'gemini',
-    summary: 'Gemini writes each candidate as file edits (needs GEMINI_API_KEY)',
+    summary:
+      'Gemini writes each candidate as file edits (needs a model access: a Gemini API key, Vertex AI, or your own signed-in `gemini`)',
     simulated: false,
     settings: [
-      { env: 'GEMINI_API_KEY', purpose: 'Gemini plans, writes, judges and reviews' },
+      {
+        env: 'GEMINI_API_KEY',
+        purpose: 'Gemini plans, writes, judges and reviews (or GOOGLE_API_KEY)',
+      },
+      {
+        env: 'GOOGLE_GENAI_USE_VERTEXAI',
+        purpose: 'true: Vertex AI instead, with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION',
+      },
+      {
+        env: 'MAKER_MODEL_ACCESS',
+        purpose: 'key, vertex or gemini-cli: how to reach Gemini (as --model-access)',
+      },
       { env: 'MAKER_RECORD', purpose: 'record every model exchange as files in this directory' },
       { env: 'MAKER_REPLAY', purpose: 'answer from a recording instead (as --replay)' },
     ],
@@ -48,7 +60,7 @@ export const WORKER_FACTS: Readonly<Record<WorkerName, WorkerFacts>> = {
   jules: {
     name: 'jules',
     summary:
-      'Jules sessions write each candidate (needs JULES_API_KEY, GEMINI_API_KEY and the repository on GitHub, connected to Jules)',
+      'Jules sessions write each candidate (needs JULES_API_KEY, a model access for Gemini and the repository on GitHub, connected to Jules)',
     simulated: false,
     julesDefaults: { ...JULES_PLANS.free, planReview: false },
     settings: [
@@ -98,5 +110,5 @@ export function describeWorkers(quote = ''): string {
     .map((k) => `${quote}${k.name}${quote}: ${k.summary}`)
     .join(
       '; ',
-    )}. When none is given: gemini if GEMINI_API_KEY is set (or MAKER_REPLAY names a recording), otherwise the run is refused (never a silent simulation)`;
+    )}. When none is given: gemini if a model access is available (a Gemini API key, Vertex AI, or \`gemini\` on the PATH; or MAKER_REPLAY names a recording), otherwise the run is refused (never a silent simulation)`;
 }

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { GeminiModel } from '../adapters/gemini/gemini-model.js';
+import { GeminiCliModel } from '../adapters/gemini-cli/gemini-cli-model.js';
 import { RecordingModel } from '../adapters/replay/recording-model.js';
 import { ReplayModel } from '../adapters/replay/replay-model.js';
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
@@ -26,6 +27,15 @@ import {
   pollSettingProblem,
 } from './jules-wiring.js';
 import { WORKER_FACTS, type WorkerFacts, type WorkerName } from './worker-catalogue.js';
+import {
+  ACCESS_HOW,
+  accessProblems,
+  accessSettingProblem,
+  apiKeyOf,
+  chooseAccess,
+  findOnPath,
+  vertexOf,
+} from './model-access.js';
 
 export {
   WORKER_NAMES,
@@ -69,10 +79,6 @@ export interface WorkerKind extends WorkerFacts {
   readonly sessionUrl?: (id: string) => string;
 }
 
-const GEMINI_SETTING = {
-  env: 'GEMINI_API_KEY',
-  how: 'In a terminal: export GEMINI_API_KEY=… (a key from https://aistudio.google.com/apikey); in Gemini CLI: gemini extensions config maker "Gemini API key".',
-};
 const JULES_SETTING = {
   env: 'JULES_API_KEY',
   how: 'In a terminal: export JULES_API_KEY=… (from the Jules settings page, https://jules.google.com/settings); in Gemini CLI: gemini extensions config maker "Jules API key".',
@@ -97,28 +103,55 @@ function simRoles(config: RunConfig, options: RoleOptions = {}): { planner: Plan
 
 /**
  * The run's Gemini model, as the environment asks: answers replayed from `MAKER_REPLAY` (no key,
- * no server), else the Gemini API; with `MAKER_RECORD`, every exchange is also recorded there.
+ * no server), else through the run's model access (recorded in its configuration; runs from before
+ * it was recorded used the key): the Gemini API with a key, Vertex AI, or the person's own `gemini`.
+ * With `MAKER_RECORD`, every exchange is also recorded there.
  */
-export function geminiModel(config: Pick<RunConfig, 'model'>, env: Env): LanguageModel {
+export function geminiModel(
+  config: Partial<Pick<RunConfig, 'model' | 'modelAccess' | 'concurrency'>>,
+  env: Env,
+): LanguageModel & { close?: () => Promise<void> } {
   const name = config.model ?? DEFAULT_MODEL;
   const replay = replayDir(env);
-  const baseUrl = envValue(env, 'GOOGLE_GEMINI_BASE_URL');
-  const model: LanguageModel =
-    replay !== ''
-      ? new ReplayModel(replay, name)
-      : new GeminiModel({
-          model: name,
-          apiKey: envValue(env, 'GEMINI_API_KEY'),
-          ...(baseUrl === '' ? {} : { baseUrl }),
-        });
+  const model: LanguageModel & { close?: () => Promise<void> } =
+    replay !== '' ? new ReplayModel(replay, name) : accessModel(name, config, env);
   const record = envValue(env, 'MAKER_RECORD');
-  return record === '' ? model : new RecordingModel(model, record, { secrets: secretsOf(env) });
+  if (record === '') return model;
+  const recording = new RecordingModel(model, record, { secrets: secretsOf(env) });
+  return model.close === undefined
+    ? recording
+    : Object.assign(recording, { close: () => model.close?.() ?? Promise.resolve() });
 }
 
-/** Gemini's key is needed unless its answers are replayed; a replay needs its recording. */
+function accessModel(
+  name: string,
+  config: Partial<Pick<RunConfig, 'modelAccess' | 'concurrency'>>,
+  env: Env,
+): LanguageModel & { close?: () => Promise<void> } {
+  const baseUrl = envValue(env, 'GOOGLE_GEMINI_BASE_URL');
+  switch (config.modelAccess ?? 'key') {
+    case 'gemini-cli':
+      return new GeminiCliModel({
+        command: findOnPath('gemini', env) ?? 'gemini',
+        model: name,
+        env,
+        ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
+      });
+    case 'vertex':
+      return new GeminiModel({ model: name, apiKey: '', vertex: vertexOf(env) });
+    default:
+      return new GeminiModel({
+        model: name,
+        apiKey: apiKeyOf(env)?.value ?? '',
+        ...(baseUrl === '' ? {} : { baseUrl }),
+      });
+  }
+}
+
+/** Gemini is needed unless its answers are replayed (then the recording is); the access otherwise. */
 function geminiProblems(env: Env, purpose: string): string[] {
   const replay = replayDir(env);
-  if (replay === '') return missing(env, GEMINI_SETTING, purpose);
+  if (replay === '') return [...accessSettingProblem(env), ...accessProblems(env, purpose)];
   return existsSync(replay) && statSync(replay).isDirectory()
     ? []
     : [
@@ -142,7 +175,11 @@ const gemini: WorkerKind = {
   problems: (env) => geminiProblems(env, 'the gemini worker plans, writes and judges with Gemini'),
   roles: (config, workspace, env) => {
     const model = geminiModel(config, env);
-    return { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) };
+    return {
+      planner: new LlmPlanner(model),
+      worker: new LlmWorker(model, workspace),
+      ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
+    };
   },
 };
 
@@ -179,7 +216,11 @@ const jules: WorkerKind = {
       new LlmWorker(model, workspace),
       options?.publisher ?? originPublisher(workspace),
     );
-    return { planner: new LlmPlanner(model), worker };
+    return {
+      planner: new LlmPlanner(model),
+      worker,
+      ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
+    };
   },
   sessionUrl: (id) => `https://jules.google.com/session/${id}`,
 };
@@ -212,7 +253,7 @@ export const WORKERS: Readonly<Record<WorkerName, WorkerKind>> = {
  */
 export function chooseWorker(asked: WorkerName | undefined, env: Env): WorkerKind | undefined {
   if (asked !== undefined) return WORKERS[asked];
-  return envValue(env, 'GEMINI_API_KEY') === '' && replayDir(env) === '' ? undefined : gemini;
+  return chooseAccess(env) === undefined && replayDir(env) === '' ? undefined : gemini;
 }
 
 /** How a surface words the ways forward when no worker was chosen. */
@@ -228,9 +269,11 @@ export interface NoWorkerWords {
 export function noWorkerMessage(words: NoWorkerWords): string {
   const { pick, setKey, demo } = words;
   return [
-    'No worker was chosen and GEMINI_API_KEY is not set, so nothing was started (MAKER never falls back to a simulation on its own). Ways forward:',
+    'No worker was chosen and GEMINI_API_KEY is not set, Vertex AI is not configured and no `gemini` is on the PATH, so nothing was started (MAKER never falls back to a simulation on its own). Ways forward:',
     `  - ${setKey} (a key from https://aistudio.google.com/apikey): runs then use the gemini worker (${pick('gemini')} asks for it by name);`,
-    `  - ${pick('jules')}, with JULES_API_KEY and GEMINI_API_KEY set, to have Jules write the code;`,
+    `  - or ${ACCESS_HOW.vertex};`,
+    `  - or ${ACCESS_HOW['gemini-cli']};`,
+    `  - ${pick('jules')}, with JULES_API_KEY and one of those model accesses, to have Jules write the code;`,
     `  - ${pick('sim')} for a simulation: placeholder files, no model calls, marked "simulated" everywhere;`,
     `  - ${demo} to watch the whole pipeline offline, in a fresh temporary repository.`,
   ].join('\n');

@@ -130,6 +130,33 @@ describe('the benchmark tree', () => {
     expect(byCommand['commit-tree']).toBeGreaterThan(0);
   });
 
+  it("`--state-nodes 1` completes, and at latency 0 the ideal is the run's own CPU time", async () => {
+    const { code, stdout, stderr } = await cli([
+      'bench',
+      'tree',
+      '--leaves',
+      '9',
+      '--latency-ms',
+      '0',
+      '--state-nodes',
+      '1',
+      '--json',
+    ]);
+    expect(code, stderr).toBe(0);
+    const report = JSON.parse(stdout) as {
+      cpuMs: number;
+      idealMs: number;
+      idealBound: string;
+      ratio: number | null;
+      stateSave: { nodes: number; medianMs: number };
+    };
+    expect(report.stateSave.nodes).toBe(1);
+    expect(report.stateSave.medianMs).toBeGreaterThanOrEqual(0);
+    expect(report).toMatchObject({ idealBound: 'cpu', idealMs: report.cpuMs });
+    expect(report.idealMs).toBeGreaterThan(0);
+    expect(report.ratio).toBeGreaterThan(0);
+  });
+
   it('refuses more than 10,000 leaves with a usage error', async () => {
     const { code, stderr } = await cli(['bench', 'tree', '--leaves', '10001', '--json']);
     expect(code).toBe(2);

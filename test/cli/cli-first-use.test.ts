@@ -178,7 +178,9 @@ describe('validate first, then act', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/^maker: A run with the jules worker cannot start yet:\n/);
     expect(stderr).toMatch(/^ {2}- JULES_API_KEY is not set/m);
-    expect(stderr).toMatch(/^ {2}- GEMINI_API_KEY is not set: the jules worker also needs Gemini/m);
+    expect(stderr).toMatch(
+      /^ {2}- GEMINI_API_KEY is not set, Vertex AI is not configured and no `gemini` is on the PATH: the jules worker also needs Gemini/m,
+    );
     expect(stderr).toMatch(/^ {2}- The jules worker needs the repository on GitHub/m);
     expect(stderr).not.toMatch(/gemini worker/);
     expect(stderr).toMatch(/Nothing was created or changed\.$/m);

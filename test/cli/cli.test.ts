@@ -56,7 +56,16 @@ describe('maker estimate', () => {
     expect(code).toBe(0);
     const result = JSON.parse(stdout) as Record<string, number>;
     expect(Object.keys(result).sort()).toEqual(
-      ['expectedCost', 'expectedDraws', 'expectedDrawsPerStep', 'kMin', 'pFull', 'pSub'].sort(),
+      [
+        'expectedCost',
+        'expectedDraws',
+        'expectedDrawsPerStep',
+        'kMin',
+        'pFull',
+        'pSub',
+        // As a MAKER run: the planner's, workers' and judges' model requests.
+        'requests',
+      ].sort(),
     );
     expect(result['kMin']).toBe(3);
     expect(result['pFull']).toBeCloseTo(0.989, 3);

@@ -285,7 +285,10 @@ describe('the maker MCP server, more', () => {
       method: 'tools/call',
       params: { name: 'maker_wait', arguments: { runId: 'x', seconds: 1 } },
     });
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Until the three answers are out (an event, with a generous ceiling; not a fixed sleep).
+    await expect
+      .poll(() => out.split('\n').filter((l) => l !== '').length, { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(3);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.on('exit', resolve));
     const lines = out.split('\n').filter((l) => l !== '');

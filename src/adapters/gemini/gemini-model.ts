@@ -1,6 +1,7 @@
 import type * as GenAIModule from '@google/genai';
 import type { GenerateContentConfig, GoogleGenAI } from '@google/genai';
 import { AbortedError, ApiCallError, ConfigError, redactSecrets } from '../../core/errors.js';
+import { isDailyQuotaText } from '../../core/quota.js';
 import type { ModelResponse } from '../../core/red-flags.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
 
@@ -8,6 +9,8 @@ export interface GeminiModelOptions {
   /** A Gemini model name, e.g. `gemini-2.5-flash`. */
   readonly model: string;
   readonly apiKey: string;
+  /** Vertex AI instead of the Gemini API (application default credentials; `apiKey` unused). */
+  readonly vertex?: { readonly project: string; readonly location: string } | undefined;
   /** Override the API origin (tests point it at a local fake). */
   readonly baseUrl?: string | undefined;
   /**
@@ -50,7 +53,7 @@ export class GeminiModel implements LanguageModel {
   readonly #apiKey: string;
 
   constructor(options: GeminiModelOptions) {
-    if (options.apiKey.trim() === '')
+    if (options.vertex === undefined && options.apiKey.trim() === '')
       throw new ConfigError(
         'GEMINI_API_KEY is not set: export it (or pass --model sim for an offline run).',
       );
@@ -65,7 +68,9 @@ export class GeminiModel implements LanguageModel {
     this.#client ??= loadGenAI().then(({ GoogleGenAI, ApiError }) => ({
       ApiError,
       client: new GoogleGenAI({
-        apiKey: options.apiKey,
+        ...(options.vertex === undefined
+          ? { apiKey: options.apiKey }
+          : { vertexai: true, project: options.vertex.project, location: options.vertex.location }),
         httpOptions: {
           ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
           ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
@@ -128,6 +133,12 @@ export class GeminiModel implements LanguageModel {
   }
 
   #toApiCallError(error: unknown, ApiError: GenAI['ApiError']): ApiCallError {
+    if (error instanceof DailyQuotaSpent)
+      return new ApiCallError(
+        'gemini',
+        `Gemini's daily request quota is spent (${redactSecrets(error.message, [this.#apiKey])}). A free key allows 250 requests a day: run \`maker resume\` once it frees up (within 24 hours), or use another access (--model-access).`,
+        { status: 429, isRetryable: false },
+      );
     const raw = error instanceof Error ? error.message : String(error);
     const message = redactSecrets(raw, [this.#apiKey]);
     if (error instanceof ApiError) {
@@ -160,14 +171,33 @@ export class GeminiModel implements LanguageModel {
  * not the run. An abort stays an abort.
  */
 const retryableFetch: typeof fetch = async (input, init) => {
+  let response: Response;
   try {
-    return await fetch(input, init);
+    response = await fetch(input, init);
   } catch (error) {
     if (error instanceof TypeError && error.message === 'fetch failed')
       throw new NetworkFailure(error);
     throw error;
   }
+  // A spent daily quota frees up only the next day: not retried (the SDK's retry gives up at once
+  // on a TypeError that is not a network failure).
+  if (response.status === 429) {
+    const body = await response
+      .clone()
+      .text()
+      .catch(() => '');
+    if (isDailyQuotaText(body)) throw new DailyQuotaSpent(body);
+  }
+  return response;
 };
+
+/** Gemini answered 429 for a daily quota: the run stops at once, resumable the next day. */
+class DailyQuotaSpent extends TypeError {
+  constructor(body: string) {
+    super(`429 ${body.replace(/\s+/g, ' ').slice(0, 300)}`);
+    this.name = 'DailyQuotaSpent';
+  }
+}
 
 /** A request that got no answer: kept as the error's cause, with the same message. */
 class NetworkFailure extends Error {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MakerError } from '../../core/errors.js';
+import { gitBinary } from './git-binary.js';
 import { countGitProcess, gitEnv } from './run-git.js';
 import { endProcess, refProcess } from './git-launcher.js';
 
@@ -14,13 +15,16 @@ interface Pending {
   readonly end: ResponseEnd;
   readonly resolve: (out: Buffer) => void;
   readonly reject: (error: Error) => void;
+  /** Whether it was already sent to a process that was killed under it. */
+  retried?: boolean;
 }
 
 /**
  * One long-lived `git -C dir …args` process answering requests on stdin/stdout, one request at a
- * time in order. Started on the first request; a process that dies (or is killed) fails the
- * request under way with a `git-batch` error and is started afresh for the next one, so no
- * request waits on a dead process. While idle it does not keep Node running (its handles are
+ * time in order. Started on the first request; a process killed under a request (a signal) gets
+ * it again, once, on a new process; one that dies otherwise, or twice, fails the request under
+ * way with a `git-batch` error and is started afresh for the next one, so no request waits on a
+ * dead process. While idle it does not keep Node running (its handles are
  * unref'd); {@link close} ends it.
  */
 export class GitBatch {
@@ -79,7 +83,7 @@ export class GitBatch {
 
   #start(): ChildProcessWithoutNullStreams {
     countGitProcess(this.#args);
-    const child = spawn('git', ['-C', this.#dir, ...this.#args], {
+    const child = spawn(gitBinary(), ['-C', this.#dir, ...this.#args], {
       env: gitEnv(),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -90,19 +94,30 @@ export class GitBatch {
       this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-4000);
     });
     child.stdin.on('error', () => undefined); // a dead process: reported by 'close'
-    const died = (why: string) => {
+    const died = (why: string, killed: boolean) => {
       if (this.#child !== child) return;
       this.#child = undefined;
+      // Killed from outside (a signal: SIGKILL, the out-of-memory killer), not git's own refusal:
+      // the request under way is sent once more, to a new process (every request is safe to repeat).
+      const current = this.#current;
+      if (killed && current !== undefined && current.retried !== true && !this.#closed) {
+        current.retried = true;
+        this.#current = undefined;
+        this.#queue.unshift(current);
+        this.#next();
+        return;
+      }
       const first = this.#stderr.split('\n').find((l) => l.trim() !== '') ?? why;
       this.#fail(
         new MakerError('git-batch', `git ${this.#args[0]} stopped: ${first.trim()}`, {
           cause: new Error(this.#stderr),
+          isRetryable: killed,
         }),
         false,
       );
     };
-    child.on('error', (error) => died(error.message));
-    child.on('close', (code, signal) => died(`exit ${code ?? signal ?? '?'}`));
+    child.on('error', (error) => died(error.message, false));
+    child.on('close', (code, signal) => died(`exit ${code ?? signal ?? '?'}`, signal !== null));
     return child;
   }
 

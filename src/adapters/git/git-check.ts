@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { AbortedError } from '../../core/errors.js';
 import type { CheckDependencies } from '../deps/dependency-cache.js';
 import type { CheckSandbox, Hidden } from '../sandbox/bwrap.js';
+import { gitBinary } from './git-binary.js';
 import { gitEnv } from './run-git.js';
 
 const execFileAsync = promisify(execFile);
@@ -41,23 +43,7 @@ export async function runCheckIn(
   // A tree git holds may still not fit a file system (a path too long for it): the candidate's
   // check then fails, as its content's doing, instead of the run. Written through a private index,
   // not `git archive`, whose `export-ignore` and `export-subst` attributes would change the tree.
-  const checkout = await execFileAsync(
-    'sh',
-    [
-      '-c',
-      `export GIT_INDEX_FILE="$3.index"
-git -C "$1" read-tree "$2" && git -C "$1" checkout-index -a --prefix="$3/"; s=$?
-rm -f -- "$GIT_INDEX_FILE"; exit $s`,
-      'sh',
-      dir,
-      treeish,
-      scratch,
-    ],
-    { env: gitEnv() },
-  ).then(
-    () => undefined,
-    (error: { stderr?: string }) => error.stderr ?? '',
-  );
+  const checkout = await checkoutTree(dir, treeish, scratch);
   cancelled();
   if (checkout !== undefined)
     return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
@@ -90,6 +76,30 @@ rm -f -- "$GIT_INDEX_FILE"; exit $s`,
             : '';
       return { ok: false, output: tail(`${error.stdout ?? ''}${error.stderr ?? ''}`, stopped) };
     });
+}
+
+/**
+ * Writes `treeish` into `scratch` through a private index beside it (removed after); undefined
+ * when it worked, else what git said. git is started directly, no shell.
+ */
+async function checkoutTree(
+  dir: string,
+  treeish: string,
+  scratch: string,
+): Promise<string | undefined> {
+  const index = `${scratch}.index`;
+  const env = gitEnv({ GIT_INDEX_FILE: index });
+  const git = (args: readonly string[]) =>
+    execFileAsync(gitBinary(), ['-C', dir, ...args], { env, maxBuffer: MAX_OUTPUT_BYTES });
+  try {
+    await git(['read-tree', treeish]);
+    await git(['checkout-index', '-a', `--prefix=${scratch}/`]);
+    return undefined;
+  } catch (error) {
+    return (error as { stderr?: string }).stderr ?? (error as Error).message;
+  } finally {
+    await rm(index, { force: true });
+  }
 }
 
 /** The end of `output`, then `reason`: kept last, so every shorter tail taken later shows it. */

@@ -1,8 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
-import { memoryScratchRoot, scratchDir } from './scratch.js';
 
 /**
  * Ends a long-lived child that exits when its stdin closes: closes stdin, SIGKILLs it if it is still
@@ -46,46 +43,97 @@ export interface SpawnResult {
 }
 
 /**
- * The launcher: reads requests `<id>\0<stdin file>\0<n>\0<arg 1>\0…<arg n>\0` and runs each
- * command in the background, its output in `<id>.out`/`<id>.err` under `$1`, then prints
- * `<id> <exit status>`. When its stdin closes (its owner closed it, or died) it lets the commands
- * under way finish, removes `$1` and exits.
+ * The helper's program (CommonJS, run by `node -e`): reads one JSON request a line on stdin
+ * (`{id, file, args, env, input}`, input in base64), starts `file` with `args` and exactly `env`
+ * (no shell: `spawn` of the program itself), says `{id, pid}` once it runs, then `{id, code,
+ * signal, out, err, error}` when it ends (out in base64). When its stdin closes (its owner closed
+ * it, or died) it lets the processes under way finish and exits.
  */
-const SCRIPT = `
-S="$1"
-while IFS= read -r -d '' id && IFS= read -r -d '' in && IFS= read -r -d '' n; do
-  a=()
-  for ((i = 0; i < n; i++)); do IFS= read -r -d '' x; a+=("$x"); done
-  { "\${a[@]}" <"$in" >"$S/$id.out" 2>"$S/$id.err"; echo "$id $?"; } &
-done
-wait
-rm -rf -- "$S"
+const HELPER = `
+const { spawn } = require('node:child_process');
+const say = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+let buffer = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  for (let eol = buffer.indexOf('\\n'); eol >= 0; eol = buffer.indexOf('\\n')) {
+    const line = buffer.slice(0, eol);
+    buffer = buffer.slice(eol + 1);
+    start(JSON.parse(line));
+  }
+});
+function start(r) {
+  const out = [];
+  const err = [];
+  let error;
+  const child = spawn(r.file, r.args, { env: r.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  if (child.pid !== undefined) say({ id: r.id, pid: child.pid });
+  child.stdout.on('data', (d) => out.push(d));
+  child.stderr.on('data', (d) => err.push(d));
+  child.on('error', (e) => { error = e.message; });
+  child.on('close', (code, signal) => say({ id: r.id, code, signal, error,
+    out: Buffer.concat(out).toString('base64'), err: Buffer.concat(err).toString('utf8') }));
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(Buffer.from(r.input, 'base64'));
+}
 `;
 
+/** One answer line of the helper. */
+interface HelperLine {
+  readonly id: number;
+  readonly pid?: number;
+  readonly code?: number | null;
+  readonly signal?: string | null;
+  readonly error?: string;
+  readonly out?: string;
+  readonly err?: string;
+}
+
+interface InFlight {
+  readonly done: (result: SpawnResult | undefined) => void;
+  pid?: number;
+}
+
+interface Helper {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly inFlight: Map<number, InFlight>;
+}
+
+/** What a launcher's test seam is told: the nth request (from 1) was just handed to its helper. */
+export type LauncherSeam = (request: number, helper: ChildProcessWithoutNullStreams) => void;
+
 /**
- * Starts processes from a small long-lived `bash`, so that starting one costs a fork of that
- * shell rather than of this (large) Node process, which blocks the event loop for milliseconds
- * per process. Started on first use; while idle it does not keep Node running; {@link close}
- * stops it. If it dies, the processes under way fail with `git-spawn` and the next call starts a
- * new one. Without bash, processes are started directly.
+ * Starts processes from a small long-lived helper, a Node process running {@link HELPER} (no
+ * shell, and no start-up file of anyone's: it and every process it starts get exactly the
+ * environment given here), so that starting one costs a fork of that small process rather than
+ * of this (large) one, which blocks the event loop for milliseconds per process. Started on first
+ * use; while idle it does not keep Node running; {@link close} stops it.
+ *
+ * A helper that dies (killed, out of memory) is noticed at once: the processes it had under way
+ * are killed, and each request is sent again once to a new helper (every git command MAKER runs
+ * is safe to repeat: objects are content-addressed, ref moves compare-and-swap). A request whose
+ * helper dies twice fails with `code: null` and `error`, a transport failure, never a hang.
  */
 export class GitLauncher {
   readonly #env: Readonly<Record<string, string>>;
-  #shell: { child: ChildProcessWithoutNullStreams; scratch: string } | undefined;
-  #starting: Promise<{ child: ChildProcessWithoutNullStreams; scratch: string }> | undefined;
-  #pending = new Map<string, (status: number | null, error?: string) => void>();
+  readonly #seam: LauncherSeam | undefined;
+  #helper: Helper | undefined;
   #next = 1;
-  #noBash = false;
+  #sent = 0;
   #closed = false;
 
-  /** `env`: the environment every process gets (a request's own variables are added to it). */
-  constructor(env: Readonly<Record<string, string>>) {
+  /**
+   * `env`: the environment every process gets (a request's own variables are added to it).
+   * `seam` (tests only) is told of each request handed to a helper, and may kill it.
+   */
+  constructor(env: Readonly<Record<string, string>>, seam?: LauncherSeam) {
     this.#env = env;
+    this.#seam = seam;
   }
 
-  /** The shell's process id while it runs (for tests). */
+  /** The helper's process id while it runs (for tests). */
   get pid(): number | undefined {
-    return this.#shell?.child.pid;
+    return this.#helper?.child.pid;
   }
 
   /** Runs `file …args` with `extraEnv` added and `input` on stdin. */
@@ -96,107 +144,114 @@ export class GitLauncher {
     input: string | Uint8Array,
   ): Promise<SpawnResult> {
     if (this.#closed) throw new MakerError('git-spawn', 'The git launcher is closed.');
-    // Requests are NUL-framed: a NUL in an argument or a variable would split it (exec cannot
-    // take one either). Variables go on `env`'s command line, visible to other local users, so
-    // nothing secret may pass through here (git authentication goes through `direct`).
-    for (const piece of [file, ...args, ...Object.keys(extraEnv), ...Object.values(extraEnv)])
-      if (piece.includes('\0'))
-        throw new MakerError('git-spawn', 'A git argument holds a NUL character; refused.');
-    if (this.#noBash) return direct(file, args, { ...this.#env, ...extraEnv }, input);
-    const shell = await this.#shellReady().catch(() => undefined);
-    if (shell === undefined) return direct(file, args, { ...this.#env, ...extraEnv }, input);
-    const id = String(this.#next++);
-    const base = join(shell.scratch, id);
-    const inFile = input.length === 0 ? '/dev/null' : `${base}.in`;
-    if (inFile !== '/dev/null') await writeFile(inFile, input);
-    const env = Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`);
-    const argv = env.length === 0 ? [file, ...args] : ['env', ...env, file, ...args];
-    const status = await new Promise<{ code: number | null; error?: string }>((resolve) => {
-      this.#pending.set(id, (code, error) =>
-        resolve(error === undefined ? { code } : { code, error }),
-      );
-      this.#setRef(true);
-      shell.child.stdin.write(`${[id, inFile, String(argv.length), ...argv].join('\0')}\0`);
-    });
-    try {
-      if (status.error !== undefined)
-        return { code: null, stdout: Buffer.alloc(0), stderr: '', error: status.error };
-      const [stdout, stderr] = await Promise.all([
-        readFile(`${base}.out`),
-        readFile(`${base}.err`, 'utf8'),
-      ]);
-      return { code: status.code, stdout, stderr };
-    } finally {
-      await Promise.all(['out', 'err', 'in'].map((ext) => rm(`${base}.${ext}`, { force: true })));
+    const request = {
+      file,
+      args: [...args],
+      env: { ...this.#env, ...extraEnv },
+      input: Buffer.from(input).toString('base64'),
+    };
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.#send(request);
+      if (result !== undefined) return result;
+      if (attempt === 2 || this.#closed)
+        return {
+          code: null,
+          stdout: Buffer.alloc(0),
+          stderr: '',
+          error: 'the git launcher stopped (killed?) while running it, twice',
+        };
     }
   }
 
-  /** Stops the shell (its stdin closed, SIGKILL if it lingers) and removes its scratch directory. */
+  /** Stops the helper (its stdin closed, SIGKILL if it lingers). */
   async close(): Promise<void> {
     this.#closed = true;
-    const shell = this.#shell ?? (await this.#starting?.catch(() => undefined));
-    this.#shell = undefined;
-    if (shell === undefined) return;
-    await endProcess(shell.child);
-    await rm(shell.scratch, { recursive: true, force: true });
+    const helper = this.#helper;
+    this.#helper = undefined;
+    if (helper !== undefined) await endProcess(helper.child);
   }
 
-  #shellReady(): Promise<{ child: ChildProcessWithoutNullStreams; scratch: string }> {
-    if (this.#shell !== undefined) return Promise.resolve(this.#shell);
-    this.#starting ??= this.#start().finally(() => {
-      this.#starting = undefined;
+  /** Hands `request` to the helper; undefined when the helper died before it answered. */
+  #send(request: object): Promise<SpawnResult | undefined> {
+    let helper: Helper;
+    try {
+      helper = this.#helper ?? this.#start();
+    } catch (error) {
+      return Promise.resolve({
+        code: null,
+        stdout: Buffer.alloc(0),
+        stderr: '',
+        error: (error as Error).message,
+      });
+    }
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      helper.inFlight.set(id, { done: resolve });
+      refProcess(helper.child, true);
+      helper.child.stdin.write(`${JSON.stringify({ ...request, id })}\n`);
+      this.#sent += 1;
+      this.#seam?.(this.#sent, helper.child);
     });
-    return this.#starting;
   }
 
-  async #start(): Promise<{ child: ChildProcessWithoutNullStreams; scratch: string }> {
-    const scratch = await scratchDir(await memoryScratchRoot(), 'spawn');
-    const child = spawn('bash', ['-c', SCRIPT, 'maker-git-launcher', scratch], {
-      env: this.#env,
+  #start(): Helper {
+    const child = spawn(process.execPath, ['-e', HELPER], {
+      env: {},
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const shell = { child, scratch };
+    const helper: Helper = { child, inFlight: new Map() };
     let buffer = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       buffer += chunk;
       for (let eol = buffer.indexOf('\n'); eol >= 0; eol = buffer.indexOf('\n')) {
-        const [id, code] = buffer.slice(0, eol).split(' ');
+        const line = JSON.parse(buffer.slice(0, eol)) as HelperLine;
         buffer = buffer.slice(eol + 1);
-        const done = this.#pending.get(id ?? '');
-        this.#pending.delete(id ?? '');
-        done?.(Number(code));
+        const waiting = helper.inFlight.get(line.id);
+        if (waiting === undefined) continue;
+        if (line.pid !== undefined) {
+          waiting.pid = line.pid;
+          continue;
+        }
+        helper.inFlight.delete(line.id);
+        waiting.done({
+          code: line.code ?? null,
+          stdout: Buffer.from(line.out ?? '', 'base64'),
+          stderr: line.err ?? '',
+          ...(line.error === undefined
+            ? line.code === null && line.signal !== null
+              ? { error: `killed by ${line.signal ?? 'a signal'}` }
+              : {}
+            : { error: line.error }),
+        });
       }
-      if (this.#pending.size === 0) this.#setRef(false);
+      if (helper.inFlight.size === 0) refProcess(child, false);
     });
     child.stderr.on('data', () => undefined);
     child.stdin.on('error', () => undefined);
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') this.#noBash = true;
-        reject(error);
-      });
-    }).catch(async (error: unknown) => {
-      await rm(scratch, { recursive: true, force: true });
-      throw error;
-    });
-    // 'exit', not 'close': a command still running holds the shell's stdout open.
-    child.on('exit', () => {
-      if (this.#shell === shell) this.#shell = undefined;
-      for (const [id, done] of this.#pending) {
-        this.#pending.delete(id);
-        done(null, 'the git launcher (bash) stopped');
+    const gone = () => {
+      if (this.#helper === helper) this.#helper = undefined;
+      // Orphans of a killed helper would go on writing (an index lock held): ended first.
+      for (const [id, waiting] of helper.inFlight) {
+        helper.inFlight.delete(id);
+        if (waiting.pid !== undefined) killQuietly(waiting.pid);
+        waiting.done(undefined);
       }
-      void rm(scratch, { recursive: true, force: true });
-    });
-    this.#shell = shell;
-    this.#setRef(false);
-    return shell;
+    };
+    // 'exit', not 'close': a process still running holds the helper's stdout open.
+    child.on('exit', gone);
+    child.on('error', gone);
+    this.#helper = helper;
+    refProcess(child, false);
+    return helper;
   }
+}
 
-  #setRef(active: boolean): void {
-    refProcess(this.#shell?.child, active);
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
 }
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { gitBinary } from './git-binary.js';
 
 export interface GitProcessResult {
   readonly code: number;
@@ -22,7 +23,7 @@ export type GitRunner = (
 export const runGit: GitRunner = (args, options) =>
   new Promise((resolve) => {
     execFile(
-      'git',
+      gitBinary(),
       [...args],
       {
         cwd: options.cwd,

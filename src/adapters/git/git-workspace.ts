@@ -21,7 +21,7 @@ import { memoryScratchRoot, removeTree, scratchDir, sweepScratch } from './scrat
 import { syncWorkTree, type LandingGit } from './landing.js';
 import { treeWithEdits } from './tree-edit.js';
 import { checkoutsOf } from './worktrees.js';
-import { GitLauncher } from './git-launcher.js';
+import { GitLauncher, type LauncherSeam } from './git-launcher.js';
 import { gitEnv, gitOk, gitText } from './run-git.js';
 import type {
   ApplyResult,
@@ -38,6 +38,8 @@ export interface WorkspaceOptions {
    * kill the process through. It must not change anything.
    */
   readonly checkpoint?: (step: string) => void | Promise<void>;
+  /** Tests only: told of each one-off git process handed to the launcher (see {@link LauncherSeam}). */
+  readonly launcherSeam?: LauncherSeam;
   /** Where a dependency install takes its registry settings from (default: this process's environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The sandbox checks run in, or undefined where none works (default: {@link findSandbox}). */
@@ -54,7 +56,7 @@ export interface WorkspaceOptions {
 export class GitWorkspace implements Workspace {
   readonly dir: string;
   readonly #git: GitPlumbing;
-  readonly #launcher = new GitLauncher(gitEnv());
+  readonly #launcher: GitLauncher;
   readonly #checkpoint: (step: string) => Promise<void>;
   readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #sandbox: () => Promise<CheckSandbox | undefined>;
@@ -67,6 +69,7 @@ export class GitWorkspace implements Workspace {
     this.#env = options.env ?? process.env;
     this.#sandbox = options.sandbox ?? (() => findSandbox());
     this.#git = new GitPlumbing(dir);
+    this.#launcher = new GitLauncher(gitEnv(), options.launcherSeam);
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {
       await checkpoint?.(step);
@@ -84,6 +87,7 @@ export class GitWorkspace implements Workspace {
     await prepareRepository(dir, options.create === true);
     const workspace = new GitWorkspace(dir, {
       ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
+      ...(options.launcherSeam === undefined ? {} : { launcherSeam: options.launcherSeam }),
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     });
@@ -93,7 +97,7 @@ export class GitWorkspace implements Workspace {
     return workspace;
   }
 
-  /** Stops the long-lived processes: git's, and the launcher's shell. */
+  /** Stops the long-lived processes: git's, and the launcher's helper. */
   async close(): Promise<void> {
     await Promise.all([this.#git.close(), this.#launcher.close()]);
   }
@@ -103,7 +107,7 @@ export class GitWorkspace implements Workspace {
     return this.#git;
   }
 
-  /** The shell that starts the one-off git processes, for tests. */
+  /** The helper that starts the one-off git processes, for tests. */
   get launcher(): GitLauncher {
     return this.#launcher;
   }
@@ -189,6 +193,8 @@ export class GitWorkspace implements Workspace {
           launcher: this.#launcher,
         });
       } catch (error) {
+        // git that did not run to its end is a transport failure, never the patch's fault.
+        if (error instanceof MakerError && error.code === 'git-transport') throw error;
         return { ok: false, reason: firstLine((error as Error).message) };
       }
       return {

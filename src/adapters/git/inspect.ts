@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { realpath, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { gitBinary } from './git-binary.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -33,7 +34,7 @@ export async function inspectRepository(dir: string): Promise<RepositoryFacts> {
   if (info === undefined) return { kind: 'missing' };
   if (!info.isDirectory()) return { kind: 'file' };
   const git = (args: readonly string[]) =>
-    execFileAsync('git', ['-C', dir, ...args], { env: gitEnv() }).then(
+    execFileAsync(gitBinary(), ['-C', dir, ...args], { env: gitEnv() }).then(
       (r) => r.stdout,
       () => undefined,
     );

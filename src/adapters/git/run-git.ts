@@ -1,4 +1,5 @@
 import { MakerError } from '../../core/errors.js';
+import { gitBinary } from './git-binary.js';
 import { direct, type GitLauncher } from './git-launcher.js';
 
 /** A minimal, predictable environment for git: no inherited GIT_* (a hook's GIT_DIR would redirect it), no pager, no prompts. */
@@ -49,8 +50,8 @@ export async function runGit(
   const input = options.input ?? '';
   const result =
     options.launcher === undefined
-      ? await direct('git', argv, gitEnv(options.env), input)
-      : await options.launcher.run('git', argv, options.env ?? {}, input);
+      ? await direct(gitBinary(), argv, gitEnv(options.env), input)
+      : await options.launcher.run(gitBinary(), argv, options.env ?? {}, input);
   const { code } = result;
   if (code === 0 || (code !== null && options.okCodes?.includes(code) === true))
     return result.stdout;
@@ -58,6 +59,13 @@ export async function runGit(
     result.stderr.split('\n').find((l) => l.trim() !== '') ??
     result.error ??
     `exit status ${code ?? 'none'}`;
+  // No exit status: git did not run to its end (it could not start, or its launcher died twice).
+  // A transport failure, worth retrying, never the candidate's fault.
+  if (code === null)
+    throw new MakerError('git-transport', `git ${args[0] ?? ''} did not run: ${first.trim()}`, {
+      cause: new Error(result.stderr || result.error),
+      isRetryable: true,
+    });
   throw new MakerError('git', `git ${args[0] ?? ''} failed: ${first.trim()}`, {
     cause: new Error(result.stderr || result.error),
   });

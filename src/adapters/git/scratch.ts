@@ -41,12 +41,9 @@ export async function removeTree(dir: string): Promise<void> {
   try {
     await rm(dir, { recursive: true, force: true });
   } catch {
-    await execFileAsync('sh', [
-      '-c',
-      'chmod -R u+rwx -- "$1" 2>/dev/null; rm -rf -- "$1"',
-      'sh',
-      dir,
-    ]);
+    // Programs started directly (no shell); chmod's complaints (a link it cannot follow) ignored.
+    await execFileAsync('chmod', ['-R', 'u+rwx', '--', dir]).catch(() => undefined);
+    await execFileAsync('rm', ['-rf', '--', dir]);
   }
 }
 

@@ -1,33 +1,9 @@
-import { isLoopbackUrl } from '../../core/loopback.js';
 import { Octokit } from 'octokit';
-import { ConfigError } from '../../core/errors.js';
 import { gateFor } from './gate.js';
 
-export const GITHUB_API_URL = 'https://api.github.com';
+import { GITHUB_API_URL } from './api-url.js';
 
-/**
- * The REST API's base URL: `GITHUB_API_URL` (GitHub Enterprise: `https://<host>/api/v3`; a local
- * fake: `http://127.0.0.1:<port>`), default https://api.github.com. Plain http is accepted only
- * for a loopback host, since the token travels with every request.
- */
-export function gitHubApiUrl(env: Readonly<Record<string, string | undefined>>): string {
-  const raw = env['GITHUB_API_URL']?.trim() ?? '';
-  if (raw === '') return GITHUB_API_URL;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`GITHUB_API_URL is not a URL: "${raw}".`);
-  }
-  const loopback = isLoopbackUrl(url);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback))
-    throw new ConfigError(
-      `GITHUB_API_URL must be https (plain http only on this machine: 127.0.0.1 or localhost), got "${raw}".`,
-    );
-  if (url.username !== '' || url.password !== '' || url.search !== '')
-    throw new ConfigError('GITHUB_API_URL must not carry credentials or a query.');
-  return url.toString().replace(/\/+$/, '');
-}
+export { GITHUB_API_URL, gitHubApiUrl } from './api-url.js';
 
 /** A wait for GitHub's rate limit, reported before it starts. */
 export interface RateLimitWait {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { ConfigError, redactSecrets } from '../../core/errors.js';
-import { GITHUB_API_URL } from './octokit.js';
+import { GITHUB_API_URL } from './api-url.js';
 
 /** Runs a program; undefined when it is not installed. */
 export type CommandRunner = (

@@ -174,6 +174,12 @@ export const runConfigSchema = z.object({
    */
   simulated: z.boolean().optional(),
   model: z.string().optional(),
+  /**
+   * How the run reaches Gemini, chosen once when it starts (never a secret): an API key, Vertex AI,
+   * or the person's own Gemini CLI. Absent in runs from before it was recorded, and in simulated
+   * ones: the key.
+   */
+  modelAccess: z.enum(['key', 'vertex', 'gemini-cli']).optional(),
   k: z.number().int().min(1),
   confidence: z.enum(['low', 'medium', 'high']),
   maxDepth: z.number().int().min(0),

@@ -80,10 +80,13 @@ export async function runTreeBench(options: TreeBenchOptions) {
     const paidCalls = planner.calls + worker.calls;
     // Along the deepest path: per ancestor a minimal vote and a split; per leaf a minimal vote, candidates, their reviews.
     const criticalPathMs = (2 * depth + 3) * options.latencyMs;
-    const idealMs = Math.max(
+    const latencyIdealMs = Math.max(
       criticalPathMs,
       Math.ceil(paidCalls / options.concurrency) * options.latencyMs,
     );
+    // The engine runs on one thread: the run cannot take less wall than its own CPU time. At
+    // latency 0 that is the whole ideal (CPU-bound), and the ratio is what waiting (git, disk) adds.
+    const idealMs = Math.max(latencyIdealMs, Math.round(cpuMs));
     const run = await engine.getRun(runId);
     const nodes = Object.keys(run.nodes).length;
     const saveWallMs = saves.wallMs - savesBefore.wallMs;
@@ -106,6 +109,7 @@ export async function runTreeBench(options: TreeBenchOptions) {
       perNodeMs: round(wallMs / nodes, 3),
       perNodeCpuMs: round(cpuMs / nodes, 3),
       idealMs,
+      idealBound: idealMs > latencyIdealMs ? 'cpu' : 'latency',
       ratio: round(wallMs / idealMs, 3),
       saves: {
         count: saves.saves - savesBefore.saves,
@@ -218,7 +222,7 @@ async function measureStateSave(dir: string, count: number) {
   // The first save after a load writes a snapshot, every node serialised.
   const firstMs = await timed(() => store.save(state));
   // Then a save costs what changed: here one live node, appended to the log.
-  const live = nodes['1'] as TreeNode;
+  const live = (nodes['1'] ?? nodes['root']) as TreeNode; // one node: the root itself
   live.status = 'sampling';
   const times: number[] = [];
   for (let i = 0; i < 7; i++) {

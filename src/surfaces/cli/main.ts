@@ -1,8 +1,9 @@
 import { Command, CommanderError } from 'commander';
+import { describeGit } from '../../adapters/git/git-binary.js';
 import { makeRedactor, MakerError } from '../../core/errors.js';
 import { StopError } from '../../core/stops.js';
 import { isSystemError, systemErrorMessage } from '../system-errors.js';
-import { secretsOf } from '../wiring.js';
+import { secretsOf } from '../env.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
@@ -11,6 +12,7 @@ import { estimateCommand } from './commands/estimate.js';
 import { fakeGitHubCommand } from './commands/fake-github.js';
 import { fakeJulesCommand } from './commands/fake-jules.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { reportCommand } from './commands/report.js';
@@ -42,6 +44,7 @@ export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
   benchGroup,
   calibrateCommand,
   estimateCommand,
+  doctorCommand,
   fakeJulesCommand,
   fakeGitHubCommand,
 ];
@@ -68,6 +71,7 @@ export function buildProgram(ctx: CliContext, done: (status: number) => void): C
     .description(INTRO)
     .usage('<command> [options]')
     .version(VERSION, '-v, --version', 'print the version')
+    .option('--verbose', 'with --version: also the node and git programs maker runs')
     .addHelpText(
       'after',
       `\nEvery command has --help; \`maker help <command>\` shows the same page.\nStart with:  maker demo    or    maker bench hanoi --disks 20\n\n${exitText(EXIT_STATUSES)}`,
@@ -234,6 +238,12 @@ export async function main(
     program.outputHelp({ error: true });
     return 2;
   }
+  if (isVerboseVersion(argv)) {
+    io.stdout(
+      `maker ${VERSION}\nnode: ${process.execPath} (${process.version})\ngit: ${await describeGit()}\n`,
+    );
+    return 0;
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return status;
@@ -266,6 +276,15 @@ export async function main(
     }
     throw error;
   }
+}
+
+/** `maker --version --verbose` (either order, `-v` too). */
+function isVerboseVersion(argv: readonly string[]): boolean {
+  return (
+    argv.length === 2 &&
+    argv.includes('--verbose') &&
+    (argv.includes('--version') || argv.includes('-v'))
+  );
 }
 
 function ignoreClosedReader(error: NodeJS.ErrnoException): void {

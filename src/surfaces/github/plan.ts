@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import { gitAuthEnv } from '../../adapters/git/git-auth.js';
 import { runGit } from '../../adapters/git/git-process.js';
 import { GitHubError } from '../../adapters/github/errors.js';
-import { createGitHubHost, type GitHubHost } from '../../adapters/github/github-host.js';
-import { gitHubApiUrl } from '../../adapters/github/octokit.js';
+import type { GitHubHost } from '../../adapters/github/github-host.js';
+import { gitHubApiUrl } from '../../adapters/github/api-url.js';
 import { resolveGitHubToken } from '../../adapters/github/token.js';
 import { MakerError } from '../../core/errors.js';
 import type { RepoRef, RepositoryInfo } from '../../ports/repo-host.js';
@@ -81,6 +81,8 @@ export async function planGitHub(
     problems.push(
       `${dir} already has an origin (${origin}) that is not ${full}: use that repository (--github with its owner/name), or a workspace without an origin.`,
     );
+  // Loaded here, when a plan needs GitHub: commands that never do never load Octokit.
+  const { createGitHubHost } = await import('../../adapters/github/github-host.js');
   const host = createGitHubHost({ token, baseUrl: apiUrl });
   let existing: Awaited<ReturnType<GitHubHost['inspectRepository']>>;
   try {

@@ -4,6 +4,7 @@ import { ConfigError, makeRedactor, UsageError, type Redactor } from '../../core
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
+import { summarise } from '../../engine/summary.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
@@ -18,7 +19,16 @@ import {
   secretsOf,
 } from '../wiring.js';
 import { settledEnv } from '../env.js';
-import { WORKERS, chooseWorker, julesSettings, noWorkerMessage } from '../workers.js';
+import {
+  DEFAULT_MODEL,
+  WORKERS,
+  chooseWorker,
+  julesSettings,
+  noWorkerMessage,
+} from '../workers.js';
+import { MODEL_ACCESS_SETTING } from '../model-access.js';
+import { settleAccess } from '../access-check.js';
+import { declaredLimit, runQuota } from '../quota-check.js';
 import { julesOverrides } from '../jules-wiring.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { ViewHandle } from '../view/server.js';
@@ -112,7 +122,12 @@ export class RunManager {
     input: StartInput,
     dir: string,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
-    const kind = chooseWorker(input.worker, this.#env);
+    // The access asked for, for this run's checks; the run records the one it settles on.
+    const env =
+      input.modelAccess === undefined
+        ? this.#env
+        : { ...this.#env, [MODEL_ACCESS_SETTING]: input.modelAccess };
+    const kind = chooseWorker(input.worker, env);
     if (kind === undefined)
       throw new ConfigError(
         noWorkerMessage({
@@ -144,11 +159,22 @@ export class RunManager {
     } = await checkBeforeRun(
       dir,
       kind,
-      this.#env,
+      env,
       () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
       { runChecks: input.runChecks === true, check: input.check },
       ask,
     );
+    const access = await settleAccess(kind, DEFAULT_MODEL, env);
+    const quota = runQuota({
+      access: access?.access,
+      confidence: input.confidence,
+      k: input.k,
+      declared: declaredLimit(env, input.dailyLimit),
+    });
+    if (quota.verdict.overHalf && input.confirmQuota !== true)
+      throw new ConfigError(
+        `Not started: ${quota.text ?? ''}. That is more than half of a day's requests: ask the person whether to go ahead (a smaller idea, or confidence "low", makes fewer). If they say yes, call maker_start again with the same arguments and confirmQuota: true. Nothing was created.`,
+      );
     const setUp = await remote.setUp(dir, () => openWorkspace(dir, true, this.#env));
     if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
     const workspace = await this.#workspace(dir, true);
@@ -157,6 +183,7 @@ export class RunManager {
     await setUp.workspace.close();
     const config = runConfig({
       worker: kind.name,
+      ...(access === undefined ? {} : { modelAccess: access.access }),
       ...(jules === undefined ? {} : { jules }),
       hitl: 'wait',
       defaultBranch,
@@ -178,6 +205,7 @@ export class RunManager {
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, workspace);
     const notices = [
+      quota.text === undefined ? undefined : `${capitalise(quota.text)}.`,
       setUp.said === undefined ? undefined : `${setUp.said}.`,
       githubNotice,
       landingNotice(target, 'maker_resume'),
@@ -291,7 +319,7 @@ export class RunManager {
   async wait(
     runId: string,
     seconds: number,
-    onEvent: (event: EngineEvent) => void,
+    onEvent: (event: EngineEvent, tally?: string) => void,
     signal?: AbortSignal,
   ): Promise<Run> {
     const { run, engine, active } = await this.run(runId);
@@ -304,7 +332,7 @@ export class RunManager {
     try {
       for await (const event of engine.events(stop.signal)) {
         if (event.runId !== runId) continue;
-        onEvent(event);
+        onEvent(event, tally(await engine.getRun(runId).catch(() => undefined)));
         if (event.type === 'question-asked' || event.type === 'run-end') break;
       }
     } finally {
@@ -432,4 +460,15 @@ export class RunManager {
 
 function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Where a run stands, for progress notifications: nodes done, samples drawn, red flags. */
+function tally(run: Run | undefined): string | undefined {
+  if (run === undefined) return undefined;
+  const s = summarise(run);
+  return `${s.done}/${s.nodes} nodes done, ${s.samples} samples, ${s.flagged} red flag${s.flagged === 1 ? '' : 's'}`;
 }

@@ -7,6 +7,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import { MakerError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import { describeRequests, expectedRequests, quotaVerdict } from '../../core/quota.js';
 import { estimate } from '../../core/math.js';
 import { sentences } from '../../core/text.js';
 import type { RunManager } from './run-manager.js';
@@ -102,18 +103,19 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
         const run = await runs.wait(
           runId,
           seconds ?? 120,
-          (event) => {
+          (event, tally) => {
             if (progressToken === undefined) return;
+            const what =
+              event.type === 'wait-start'
+                ? `waiting for ${event.service} until ${event.until}: ${event.reason}`
+                : `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`;
             void extra
               .sendNotification({
                 method: 'notifications/progress',
                 params: {
                   progressToken,
                   progress: event.seq,
-                  message:
-                    event.type === 'wait-start'
-                      ? `waiting for ${event.service} until ${event.until}: ${event.reason}`
-                      : `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`,
+                  message: tally === undefined ? what : `${tally} (${what})`,
                 },
               })
               .catch(() => undefined);
@@ -237,17 +239,41 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
         v: z.number().gt(0).max(1).optional().describe('Share of samples that pass red-flagging'),
         m: z.number().int().min(1).optional(),
         costPerSample: z.number().min(0).optional(),
+        modelAccess: z
+          .enum(['key', 'vertex', 'gemini-cli'])
+          .optional()
+          .describe('Compare the run’s model requests with the daily limit of this access'),
+        dailyLimit: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe('Compare the run’s model requests with this daily limit instead'),
       }),
     },
-    (input) =>
+    ({ modelAccess, dailyLimit, ...input }) =>
       guard(() => {
         const e = estimate(input);
+        const requests = expectedRequests({
+          subtasks: input.steps / (input.m ?? 1),
+          k: e.kMin,
+          p: input.p,
+        });
+        const verdict = quotaVerdict(requests.total, modelAccess, dailyLimit);
         const cost =
           e.expectedCost === undefined ? '' : `, expected cost ${e.expectedCost.toFixed(2)}`;
         return Promise.resolve(
           result(
-            `k_min = ${e.kMin}: P(one step right) = ${e.pSub.toPrecision(10)}, P(all right) = ${e.pFull.toPrecision(6)}, ${e.expectedDrawsPerStep.toFixed(3)} samples per step, ${Math.round(e.expectedDraws)} in all${cost}.`,
-            { ...e, expectedCost: e.expectedCost ?? null },
+            `k_min = ${e.kMin}: P(one step right) = ${e.pSub.toPrecision(10)}, P(all right) = ${e.pFull.toPrecision(6)}, ${e.expectedDrawsPerStep.toFixed(3)} samples per step, ${Math.round(e.expectedDraws)} in all${cost}. As a MAKER run: ${describeRequests(requests, verdict)}${verdict.overHalf ? ' — more than half of a day’s requests: ask the person before starting it' : ''}.`,
+            {
+              ...e,
+              expectedCost: e.expectedCost ?? null,
+              requests: {
+                ...requests,
+                dailyLimit: verdict.limit ?? null,
+                overHalf: verdict.overHalf,
+              },
+            },
           ),
         );
       }),

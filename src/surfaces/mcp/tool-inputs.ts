@@ -1,3 +1,4 @@
+import { MODEL_ACCESSES } from '../model-access.js';
 import { z } from 'zod';
 import { LIMITS } from '../../core/limits.js';
 import { MAX_FILE_KB } from '../candidate-allowances.js';
@@ -22,6 +23,27 @@ export const startInput = z.strictObject({
       'Repository directory, relative to the workspace (default: the workspace); created if missing',
     ),
   worker: z.enum(WORKER_NAMES).optional().describe(describeWorkers('"')),
+  modelAccess: z
+    .enum(MODEL_ACCESSES)
+    .optional()
+    .describe(
+      'How MAKER reaches Gemini: "key" (the extension\'s Gemini API key), "vertex" (GOOGLE_GENAI_USE_VERTEXAI with project and location) or "gemini-cli" (the person\'s own signed-in `gemini` makes the calls). Default: the first available in that order; recorded in the run',
+    ),
+  dailyLimit: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      "The person's daily model-request limit, when it differs from the known one of the access (Google sign-in about 1,000; a free key 250)",
+    ),
+  confirmQuota: z
+    .boolean()
+    .optional()
+    .describe(
+      'The person agreed to a run that may use more than half of the day’s model requests (only after maker_start said so and they said yes)',
+    ),
   jules: z
     .strictObject({
       plan: z

@@ -1,10 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitBatch, lines } from '../../../src/adapters/git/git-batch.js';
 import { GitWorkspace } from '../../../src/adapters/git/git-workspace.js';
+import { gitBinary } from '../../../src/adapters/git/git-binary.js';
+import { GitLauncher } from '../../../src/adapters/git/git-launcher.js';
+import { gitEnv, runGit } from '../../../src/adapters/git/run-git.js';
 import type { FileEdit } from '../../../src/ports/workspace.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
@@ -154,19 +157,46 @@ describe('candidate trees from hash-object and mktree', () => {
 });
 
 describe('long-lived git processes', () => {
-  it('fails the request under way when its process is killed, then starts a new one', async () => {
+  it('fails the request under way when its process is killed twice, then starts a new one', async () => {
     const { dir, base } = await repo();
     const batch = new GitBatch(dir, ['cat-file', '--batch-command']);
     try {
-      // An answer that never ends: the request waits until the process dies.
+      // An answer that never ends: the request waits until the process dies, is sent again to a
+      // new one once, and fails when that one dies too.
       const stuck = batch.request('info HEAD\n', () => undefined);
       await expect.poll(() => batch.pid).toBeDefined();
       const first = batch.pid as number;
       process.kill(first, 'SIGKILL');
-      await expect(stuck).rejects.toMatchObject({ code: 'git-batch' });
+      await expect.poll(() => batch.pid, { timeout: 30_000 }).not.toBe(first);
+      await expect.poll(() => batch.pid, { timeout: 30_000 }).toBeDefined();
+      process.kill(batch.pid as number, 'SIGKILL');
+      await expect(stuck).rejects.toMatchObject({ code: 'git-batch', isRetryable: true });
       const out = await batch.request(`info ${base}\n`, lines(1));
       expect(out.toString()).toBe(`${base} tree ${git(dir, ['cat-file', '-s', base])}\n`);
       expect(batch.pid).not.toBe(first);
+    } finally {
+      await batch.close();
+    }
+  });
+
+  it('answers a request whose process is killed under it once, from a new process', async () => {
+    const { dir, base } = await repo();
+    const batch = new GitBatch(dir, ['cat-file', '--batch-command']);
+    try {
+      let answers = 0;
+      const end = lines(1);
+      const asked = batch.request(`info ${base}\n`, (out) => {
+        answers += 1;
+        // The first process's answer is not taken: the process is killed before it is.
+        if (answers === 1) {
+          process.kill(batch.pid as number, 'SIGKILL');
+          return undefined;
+        }
+        return end(out);
+      });
+      const out = await asked;
+      expect(out.toString()).toBe(`${base} tree ${git(dir, ['cat-file', '-s', base])}\n`);
+      expect(answers).toBeGreaterThanOrEqual(2);
     } finally {
       await batch.close();
     }
@@ -193,15 +223,79 @@ describe('long-lived git processes', () => {
     await ws.setBranch('k', base === commit ? tree : commit, commit);
   });
 
-  it('fails a command under way when the launcher shell is killed, and starts a new shell', async () => {
-    const { dir, ws } = await repo();
-    const slow = ws.launcher.run('sleep', ['1'], {}, '');
-    await expect.poll(() => ws.launcher.pid).toBeDefined();
-    process.kill(ws.launcher.pid as number, 'SIGKILL');
-    const result = await slow;
-    expect(result.code).toBeNull();
-    expect(result.error).toMatch(/stopped/);
-    expect((await ws.launcher.run('git', ['-C', dir, 'rev-parse', 'main'], {}, '')).code).toBe(0);
+  it('sends a command again to a new helper when its helper is killed under it', async () => {
+    const { dir } = await repo();
+    const killed: number[] = [];
+    const launcher = new GitLauncher(gitEnv(), (n, helper) => {
+      if (n === 1 && helper.pid !== undefined) {
+        killed.push(helper.pid);
+        helper.kill('SIGKILL');
+      }
+    });
+    try {
+      const result = await launcher.run(gitBinary(), ['-C', dir, 'rev-parse', 'main'], {}, '');
+      expect(result.code).toBe(0);
+      expect(result.stdout.toString().trim()).toBe(git(dir, ['rev-parse', 'main']));
+      expect(killed).toHaveLength(1);
+      expect(launcher.pid).not.toBe(killed[0]);
+    } finally {
+      await launcher.close();
+    }
+  });
+
+  it('fails a command as a transport error, not a hang, when its helper dies twice', async () => {
+    const { dir } = await repo();
+    const launcher = new GitLauncher(gitEnv(), (n, helper) => {
+      if (n <= 2) helper.kill('SIGKILL');
+    });
+    try {
+      await expect(runGit(dir, ['rev-parse', 'main'], { launcher })).rejects.toMatchObject({
+        code: 'git-transport',
+        isRetryable: true,
+      });
+      // The next command, on a helper left alone, runs.
+      expect((await runGit(dir, ['rev-parse', 'main'], { launcher })).toString().trim()).toBe(
+        git(dir, ['rev-parse', 'main']),
+      );
+    } finally {
+      await launcher.close();
+    }
+  });
+
+  it('kills what a dead helper had under way before sending it again', async () => {
+    let helperPid: number | undefined;
+    const launcher = new GitLauncher(gitEnv(), (n, helper) => {
+      if (n === 1) helperPid = helper.pid;
+    });
+    // Killed and not yet reaped (a zombie) counts as gone.
+    const alive = (pid: number) => {
+      try {
+        return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    // A process that runs until killed: once the helper started it, the helper is killed.
+    const slow = launcher.run('sleep', ['600'], {}, '');
+    await expect.poll(() => helperPid).toBeDefined();
+    const children = (parent: number) =>
+      execFileSync('ps', ['-o', 'pid=', '--ppid', String(parent)], { encoding: 'utf8' })
+        .trim()
+        .split(/\s+/)
+        .filter((p) => p !== '')
+        .map(Number);
+    await expect.poll(() => children(helperPid as number), { timeout: 30_000 }).toHaveLength(1);
+    const [sleeper] = children(helperPid as number);
+    process.kill(helperPid as number, 'SIGKILL');
+    await expect.poll(() => alive(sleeper as number), { timeout: 30_000 }).toBe(false);
+    // Sent again, to a new helper; closing the launcher ends that one and what it runs.
+    await expect.poll(() => launcher.pid, { timeout: 30_000 }).not.toBe(helperPid);
+    const second = launcher.pid as number;
+    await expect.poll(() => children(second), { timeout: 30_000 }).toHaveLength(1);
+    const [again] = children(second);
+    await launcher.close();
+    expect((await slow).code).toBeNull();
+    await expect.poll(() => alive(again as number), { timeout: 30_000 }).toBe(false);
   });
 
   it('leaves no process behind after close', async () => {

@@ -101,7 +101,7 @@ describe('WorkspaceLock', () => {
       stdin: {
         contents: `import { WorkspaceLock } from ${JSON.stringify(join(process.cwd(), 'src/adapters/state/lock.ts'))};
 const lock = new WorkspaceLock(process.argv[2]);
-try { await lock.acquire(); process.stdout.write('won'); await new Promise((r) => setTimeout(r, 1500)); await lock.release(); }
+try { await lock.acquire(); process.stdout.write('won'); process.stdin.resume(); await new Promise((r) => process.stdin.on('end', r)); await lock.release(); }
 catch (e) { process.stdout.write(/is working on this workspace|keeps taking it/.test(e.message) ? 'refused' : 'error ' + e.message); }`,
         resolveDir: process.cwd(),
         loader: 'ts',
@@ -116,16 +116,29 @@ catch (e) { process.stdout.write(/is working on this workspace|keeps taking it/.
       const ws = join(dir, `t${trial}`);
       await mkdir(ws);
       await writeFile(join(ws, LOCK), JSON.stringify({ pid: 999_999, startTime: '5' }));
+      // A winner holds the lock until its stdin closes: once every other process has answered
+      // (an event, not a time, so a slow start under load cannot find the lock released).
+      const children = Array.from({ length: 4 }, () =>
+        spawn(process.execPath, [bundle, join(ws, LOCK)], {
+          stdio: ['pipe', 'pipe', 'inherit'],
+        }),
+      );
+      for (const c of children) c.stdin.on('error', () => undefined); // one already gone
+      let answered = 0;
       const outputs = await Promise.all(
-        Array.from(
-          { length: 4 },
-          () =>
+        children.map(
+          (child) =>
             new Promise<string>((resolve, reject) => {
-              const child = spawn(process.execPath, [bundle, join(ws, LOCK)], {
-                stdio: ['ignore', 'pipe', 'inherit'],
-              });
               let out = '';
-              child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+              const answer = () => {
+                answered += 1;
+                if (answered === children.length) for (const c of children) c.stdin.end();
+              };
+              child.stdout.on('data', (chunk: Buffer) => {
+                const first = out === '';
+                out += chunk.toString();
+                if (first) answer();
+              });
               child.on('error', reject);
               child.on('close', () => resolve(out));
             }),

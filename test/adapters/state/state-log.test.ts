@@ -14,7 +14,7 @@ import { runConfig } from '../../../src/surfaces/wiring.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-const NEVER = { minLogBytes: 1 << 30, snapshotFactor: 1, maxAgeMs: 1e12 };
+const NEVER = { minLogBytes: 1 << 30, snapshotFactor: 1 };
 
 const task = (title: string) => ({
   title,
@@ -242,7 +242,7 @@ describe('the state log', () => {
   it('folds the log into the snapshot past the size bound and on a clean stop', async () => {
     const dir = await tempDir();
     const store = makerStateFile(dir, undefined, {
-      policy: { minLogBytes: 4000, snapshotFactor: 1, maxAgeMs: 1e12 },
+      policy: { minLogBytes: 4000, snapshotFactor: 1 },
     });
     const state = stateWith(await store.load(), 20);
     await store.save(state);
@@ -265,6 +265,51 @@ describe('the state log', () => {
     >;
     delete whole['$generation'];
     expect(whole).toEqual(JSON.parse(JSON.stringify(state)));
+  });
+
+  it('writes a bounded number of bytes per record however long the log and large the state grow', async () => {
+    const dir = await tempDir();
+    const factor = 2;
+    const store = makerStateFile(dir, undefined, {
+      policy: { minLogBytes: 8000, snapshotFactor: factor },
+    });
+    const state = stateWith(await store.load(), 0);
+    await store.save(state);
+    const root = node(state, 'root');
+    const nodes = state.runs['r1']?.nodes as Record<string, TreeNode>;
+    // The run grows: each step adds a leaf under a group of at most 8 and changes it three times,
+    // saving it with its group, as an engine would.
+    const perRecord: number[] = [];
+    const steps = 800;
+    let records = 0;
+    let before = store.bytesWritten;
+    for (let i = 0; i < steps; i++) {
+      const groupId = `g${Math.floor(i / 8)}`;
+      if (nodes[groupId] === undefined) {
+        nodes[groupId] = newNode(groupId, 'root', 1, root.children.length, task(groupId));
+        root.children.push(groupId);
+        await store.save(state, new Set([root, nodes[groupId]]));
+      }
+      const group = nodes[groupId];
+      const id = String(i);
+      nodes[id] = newNode(id, groupId, 2, group.children.length, task(`part ${i}`));
+      group.children.push(id);
+      for (let change = 0; change < 3; change++) {
+        nodes[id].cost.tokens += 1;
+        await store.save(state, new Set([nodes[id], group]));
+        records += 1;
+      }
+      if ((i + 1) % 200 === 0) {
+        perRecord.push((store.bytesWritten - before) / records);
+        before = store.bytesWritten;
+        records = 0;
+      }
+    }
+    // The state (and its snapshot) grew fourfold from the first quarter to the last; the bytes a
+    // record costs, snapshots included, did not grow with it.
+    const [first, , , last] = perRecord as [number, number, number, number];
+    expect(last).toBeLessThan(first * 1.5);
+    expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
   });
 
   it('writes no configured secret to the log', async () => {

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../../core/errors.js';
-import { runGitHubBench } from '../../bench/github-bench.js';
 import { defineCommand, flag, option } from '../define.js';
 import { wholeNumber } from '../values.js';
 
@@ -44,6 +43,7 @@ processes per branch, REST requests per branch move and wall time per branch
     const cliPath = join(dirname(fileURLToPath(import.meta.url)), 'maker.js');
     if (!existsSync(cliPath))
       throw new UsageError(`No bundled CLI at ${cliPath}: run npm run build.`);
+    const { runGitHubBench } = await import('../../bench/github-bench.js');
     const report = await runGitHubBench({
       cliPath,
       branches: o.branches ?? 50,

@@ -2,9 +2,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../../core/errors.js';
-import { runJulesBench } from '../../bench/jules-bench.js';
-import { runMcpStartBench } from '../../bench/mcp-start-bench.js';
-import { runTreeBench } from '../../bench/tree-bench.js';
 import { MAX_BENCH_LEAVES } from '../../bench/tree-shape.js';
 import { defineCommand, flag, option, type GroupSpec } from '../define.js';
 import { formatCount } from '../io.js';
@@ -33,11 +30,12 @@ const treeCommand = defineCommand({
   description: `The engine's scheduling. A run over exactly N minimal subtasks (a balanced tree
 of at most 8 children a node), every paid call (planner, judge, worker) taking
 L ms, at most C at once, against the ideal schedule: all paid calls spread
-evenly over the cap, or the critical path, whichever is longer. --workspace git
-adds real git for every candidate tree, commit and merge. Reports the leaves the
-run had, the cost per node, and what the run's state saves took (share of wall
-and CPU time, bytes written per node). Also times saving a state file of
---state-nodes nodes. Exits 1 when the run did not finish with exactly N leaves.`,
+evenly over the cap, or the critical path, or the run's own CPU time (the
+engine is one thread: the whole ideal at latency 0), whichever is longer.
+--workspace git adds real git for every candidate tree, commit and merge.
+Reports the leaves the run had, the cost per node, and what the run's state
+saves took (share of wall and CPU time, bytes written per node). Also times
+saving a state file of --state-nodes nodes. Exits 1 when the run did not finish with exactly N leaves.`,
   options: {
     leaves: option(
       '--leaves <n>',
@@ -65,6 +63,8 @@ and CPU time, bytes written per node). Also times saving a state file of
   },
   exits: measured,
   run: async ({ options: o }, { io }) => {
+    // Loaded when run: `maker --help` and the other benchmarks never load the engine.
+    const { runTreeBench } = await import('../../bench/tree-bench.js');
     const report = await runTreeBench({
       leaves: o.leaves ?? 200,
       latencyMs: o.latencyMs ?? 50,
@@ -157,6 +157,7 @@ schedule is 15 s, x1.5, 60 s (JULES_POLL_MS), for sessions that take minutes.`,
   },
   exits: measured,
   run: async ({ options: o }, { io }) => {
+    const { runJulesBench } = await import('../../bench/jules-bench.js');
     const report = await runJulesBench({
       cliPath: bundled('maker.js', 'CLI'),
       leaves: o.leaves ?? 3,
@@ -192,6 +193,7 @@ from spawning node to the answer of tools/list, N times, each after a "node -e 0
   },
   exits: measured,
   run: async ({ options: o }, { io }) => {
+    const { runMcpStartBench } = await import('../../bench/mcp-start-bench.js');
     const report = await runMcpStartBench({
       serverPath: bundled('maker-mcp.js', 'server'),
       runs: o.runs ?? 10,

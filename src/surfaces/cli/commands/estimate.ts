@@ -2,7 +2,9 @@ import { estimate } from '../../../core/math.js';
 import { UsageError } from '../../../core/errors.js';
 import { defineCommand, flag, option, required } from '../define.js';
 import { formatCount } from '../io.js';
-import { decimal, wholeNumber } from '../values.js';
+import { decimal, oneOf, wholeNumber } from '../values.js';
+import { expectedRequests, quotaVerdict } from '../../../core/quota.js';
+import { MODEL_ACCESSES } from '../../model-access.js';
 
 export const estimateCommand = defineCommand({
   name: 'estimate',
@@ -12,7 +14,9 @@ export const estimateCommand = defineCommand({
 Given a per-step success rate p (measure it on a sample of steps), the number
 of steps s and the probability t you want the whole task to succeed with, it
 prints the smallest margin k that reaches t (k_min), the chance one step and
-the whole task then succeed, and the expected number of samples and cost.`,
+the whole task then succeed, and the expected number of samples and cost. As a
+MAKER run of s subtasks, it also says how many model requests the planner,
+workers and judges would make, and compares them with a daily request limit.`,
   options: {
     p: required(
       option(
@@ -50,6 +54,16 @@ the whole task then succeed, and the expected number of samples and cost.`,
       'price of one sample, for expectedCost',
       decimal({ min: 0 }),
     ),
+    modelAccess: option(
+      '--model-access <access>',
+      'compare the model requests with the daily limit of this access: key (a free key: 250), gemini-cli (Google sign-in: about 1,000) or vertex (none known)',
+      oneOf(MODEL_ACCESSES),
+    ),
+    dailyLimit: option(
+      '--daily-limit <n>',
+      'compare the model requests with this daily limit instead',
+      wholeNumber({ min: 1, max: 1_000_000 }),
+    ),
     json: flag('--json', 'print one JSON object'),
   },
   notes: `Example (the paper's 20-disk run with gpt-4.1-mini):
@@ -79,11 +93,20 @@ the whole task then succeed, and the expected number of samples and cost.`,
       ...(o.initial === undefined ? {} : { initialBatch: o.initial }),
       ...(o.costPerSample === undefined ? {} : { costPerSample: o.costPerSample }),
     });
+    const kUsed = o.k ?? result.kMin;
+    // A MAKER run of s subtasks: planner, worker and judge requests at this k and p.
+    const requests = expectedRequests({ subtasks: o.steps / (o.m ?? 1), k: kUsed, p: o.p });
+    const verdict = quotaVerdict(requests.total, o.modelAccess, o.dailyLimit);
     if (o.json === true) {
-      io.stdout(`${JSON.stringify({ ...result, expectedCost: result.expectedCost ?? null })}\n`);
+      io.stdout(
+        `${JSON.stringify({
+          ...result,
+          expectedCost: result.expectedCost ?? null,
+          requests: { ...requests, dailyLimit: verdict.limit ?? null, overHalf: verdict.overHalf },
+        })}\n`,
+      );
       return 0;
     }
-    const kUsed = o.k ?? result.kMin;
     const lines = [
       `k_min = ${result.kMin}${o.k === undefined ? '' : ` (evaluating k = ${o.k})`}`,
       `P(one step right)     ${result.pSub.toPrecision(12)}`,
@@ -93,6 +116,13 @@ the whole task then succeed, and the expected number of samples and cost.`,
     ];
     if (result.expectedCost !== undefined)
       lines.push(`expected cost         ${result.expectedCost.toFixed(2)}`);
+    lines.push(
+      `model requests        ${formatCount(requests.total)} as a MAKER run (planner ${formatCount(requests.planner)}, workers ${formatCount(requests.workers)}, judges ${formatCount(requests.judges)})`,
+    );
+    if (verdict.limit !== undefined)
+      lines.push(
+        `daily limit           ${formatCount(verdict.limit)} (${verdict.what}): ${requests.total > verdict.limit / 2 ? `more than half of it${verdict.overHalf ? ', a run would ask first' : ''}` : 'within half of it'}`,
+      );
     if (o.k !== undefined && result.pFull < o.target)
       lines.push(
         `Note: k = ${kUsed} falls short of the target ${o.target}; k_min is ${result.kMin}.`,

@@ -4,8 +4,6 @@ import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
-import { remoteOfRun } from '../../remotes.js';
-import { resumeDemoFake } from '../../github/demo-fake.js';
 import { cannotStart, openWorkspace } from '../../wiring.js';
 import { WORKERS, julesSettings } from '../../workers.js';
 import { defineCommand } from '../define.js';
@@ -78,6 +76,9 @@ exactly where it stopped: finished work is never paid for twice.`,
         origin: target.kind === 'repository' ? target.origin : undefined,
       }),
     ];
+    // Loaded when resuming: `maker --help` and the light commands never load GitHub's client.
+    const { remoteOfRun } = await import('../../remotes.js');
+    const { resumeDemoFake } = await import('../../github/demo-fake.js');
     const github = await remoteOfRun(run).resumeChecks(run, io.env, dir);
     problems.push(...github.problems, ...(await sandboxProblems(checksOfRun(run), io.env)));
     if (problems.length > 0)
@@ -93,11 +94,17 @@ exactly where it stopped: finished work is never paid for twice.`,
     try {
       const workspace = await openWorkspace(dir, false, io.env);
       try {
-        const { engine, roles } = wire(dir, workspace, io.env, served?.token ?? github.token, {
-          ...(served === undefined || run.github === undefined
-            ? {}
-            : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
-        });
+        const { engine, roles } = await wire(
+          dir,
+          workspace,
+          io.env,
+          served?.token ?? github.token,
+          {
+            ...(served === undefined || run.github === undefined
+              ? {}
+              : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
+          },
+        );
         const loaded = await engine.getRun(run.id);
         loaded.config = config;
         if (served?.github !== undefined) {

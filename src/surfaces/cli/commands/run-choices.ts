@@ -4,6 +4,7 @@ import type { RunConfig } from '../../../core/tree/schema.js';
 import { allowanceConfig } from '../../candidate-allowances.js';
 import { DEFAULT_MODEL, calibratedK } from '../../calibration.js';
 import type { WorkerKind } from '../../workers.js';
+import { MODEL_ACCESS_SETTING } from '../../model-access.js';
 import type { CliContext } from '../define.js';
 import type { CliIo } from '../io.js';
 
@@ -54,4 +55,10 @@ export function replaying(ctx: CliContext, replay: string | undefined): CliConte
   const dir = resolve(ctx.io.cwd, replay);
   ctx.io.stderr(`maker: replaying model answers from ${dir} (no key, no server)\n`);
   return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, MAKER_REPLAY: dir } } };
+}
+
+/** The context with `MAKER_MODEL_ACCESS` set to `--model-access`'s choice, or as it is. */
+export function withModelAccess(ctx: CliContext, access: string | undefined): CliContext {
+  if (access === undefined) return ctx;
+  return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, [MODEL_ACCESS_SETTING]: access } } };
 }

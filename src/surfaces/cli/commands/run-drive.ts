@@ -14,7 +14,6 @@ import { agreeToInit, createdRepositoryLine, staleLockNote } from './run-init.js
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
 import type { GitHubAsk } from '../../github/plan.js';
-import { engineRemotes } from '../../remotes.js';
 import {
   crashSeam,
   engineFor,
@@ -23,7 +22,12 @@ import {
   runConfig,
   secretsOf,
 } from '../../wiring.js';
-import { type RoleOptions, type WorkerKind } from '../../workers.js';
+import { DEFAULT_MODEL, type RoleOptions, type WorkerKind } from '../../workers.js';
+import { settleAccess } from '../../access-check.js';
+import { declaredLimit, runQuota } from '../../quota-check.js';
+import type { ModelAccess } from '../../model-access.js';
+import type { Confidence } from '../../../core/tree/presets.js';
+import { createInterface } from 'node:readline/promises';
 import { type CliContext } from '../define.js';
 import { addLocalOrigin } from '../jules-flags.js';
 import type { CliIo } from '../io.js';
@@ -105,6 +109,8 @@ export async function start(
     sourceGitDir?: ((owner: string, name: string) => string) | undefined;
     /** The demo serves its own fake GitHub and keeps its world (the run's record says so). */
     demoFake?: boolean;
+    /** The person's declared daily request limit, and whether they agreed beforehand to exceed half of it. */
+    quota?: { declared?: number; confirmed: boolean };
     /** `--init`: make `dir` a git repository even though it holds files. */
     init?: boolean;
     choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch' | 'worker'>;
@@ -129,6 +135,10 @@ export async function start(
     { runChecks: plan.requireSandbox === true && plan.choices.runChecks, check: plan.check },
     plan.github,
   );
+  const access = await settleAccess(kind, plan.choices.model ?? DEFAULT_MODEL, io.env);
+  if (access !== undefined && !plan.json)
+    io.stderr(`maker: model access: ${access.access} (${access.why})\n`);
+  await confirmQuota(ctx, plan, access?.access);
   if (target.kind === 'directory')
     await agreeToInit(io, dir, plan.init === true, plan.demo === true);
   announce(io, target, plan.json);
@@ -177,10 +187,11 @@ export async function start(
       await addLocalOrigin(workspace);
     const config = runConfig({
       ...plan.choices,
+      ...(access === undefined ? {} : { modelAccess: access.access }),
       worker: kind.name,
       defaultBranch: await workspace.currentBranch(),
     });
-    const { engine, roles } = wire(dir, workspace, io.env, remote.token, {
+    const { engine, roles } = await wire(dir, workspace, io.env, remote.token, {
       paceMs: plan.paceMs,
       ...(record === undefined || plan.sourceGitDir === undefined
         ? {}
@@ -209,13 +220,15 @@ export async function start(
  * The engine over a workspace, with roles made per run (so a run's worker shares its GitHub
  * publisher) and, with a token, each GitHub run's remote.
  */
-export function wire(
+export async function wire(
   dir: string,
   workspace: GitWorkspace,
   env: Readonly<Record<string, string | undefined>>,
   token: string | undefined,
   options: RoleOptions,
-): { engine: MakerEngine; roles: Record<string, never> } {
+): Promise<{ engine: MakerEngine; roles: Record<string, never> }> {
+  // Loaded here, when a run starts: `maker --help` and the light commands never load GitHub's client.
+  const { engineRemotes } = await import('../../remotes.js');
   const remote = engineRemotes(workspace, token, () => engine.persist());
   // Called only once the engine exists.
   const engine = engineFor(
@@ -289,4 +302,38 @@ export async function drive(
   else io.stdout(humanOutcome(run, outcome, r.dir));
   if (view !== undefined) await keepViewOpen(view, io, signal);
   return exitCode(outcome.status);
+}
+
+/**
+ * Says how many model requests the run may make against the access's daily limit; above half of
+ * it, asks first (at a terminal) or needs --confirm-quota. Refused: nothing is created.
+ */
+async function confirmQuota(
+  { io }: CliContext,
+  plan: {
+    json: boolean;
+    quota?: { declared?: number; confirmed: boolean };
+    choices: { confidence?: Confidence; k?: number; maxNodes?: number };
+  },
+  access: ModelAccess | undefined,
+): Promise<void> {
+  const quota = runQuota({
+    access,
+    confidence: plan.choices.confidence,
+    k: plan.choices.k,
+    maxNodes: plan.choices.maxNodes,
+    declared: declaredLimit(io.env, plan.quota?.declared),
+  });
+  if (quota.text === undefined) return;
+  if (!plan.json) io.stderr(`maker: ${quota.text}\n`);
+  if (!quota.verdict.overHalf || plan.quota?.confirmed === true) return;
+  const question = `That is more than half of a day's model requests. Start anyway? [y/N] `;
+  if (io.stdinIsTty && !plan.json) {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question(`maker: ${question}`).finally(() => rl.close());
+    if (/^y(es)?$/i.test(answer.trim())) return;
+  }
+  throw new UsageError(
+    `Not started: ${quota.text}. That is more than half of a day's model requests: pass --confirm-quota to start anyway (or --confidence low, or a smaller idea, for fewer). Nothing was created or changed.`,
+  );
 }

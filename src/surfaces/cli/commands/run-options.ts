@@ -1,3 +1,4 @@
+import { MODEL_ACCESSES } from '../../model-access.js';
 import { flag, list, option } from '../define.js';
 import { installCommand, oneOf, repoGlob, text, wholeNumber } from '../values.js';
 import { LIMITS } from '../../../core/limits.js';
@@ -37,6 +38,20 @@ export const RUN_OPTIONS = {
     '--concurrency <n>',
     'paid calls at once: model calls, LLM-written candidates, checks (default 4). Jules sessions are not counted: --jules-concurrency bounds them',
     wholeNumber({ min: 1, max: 64 }),
+  ),
+  modelAccess: option(
+    '--model-access <access>',
+    'how MAKER reaches Gemini: key (GEMINI_API_KEY or GOOGLE_API_KEY), vertex (GOOGLE_GENAI_USE_VERTEXAI with project and location) or gemini-cli (your own signed-in `gemini` makes the calls). Default: the first available in that order (`maker doctor` says which); recorded in the run',
+    oneOf(MODEL_ACCESSES),
+  ),
+  dailyLimit: option(
+    '--daily-limit <n>',
+    'your daily model-request limit, when it differs from the known one of the access (Google sign-in about 1,000; a free key 250; also MAKER_DAILY_REQUESTS). A run expected to use more than half of it asks first',
+    wholeNumber({ min: 1, max: 1_000_000 }),
+  ),
+  confirmQuota: flag(
+    '--confirm-quota',
+    'start even when the run may use more than half of the daily model requests (without a terminal to ask at, the run is refused instead)',
   ),
   model: option(
     '--model <name>',

@@ -8,7 +8,7 @@ import { oneOf } from '../values.js';
 import { julesChoices } from '../jules-flags.js';
 import { dirOption } from './common.js';
 import { JULES_NOTES, RUN_OPTIONS as O } from './run-options.js';
-import { allowanceChoices, chooseConfidence, replaying } from './run-choices.js';
+import { allowanceChoices, chooseConfidence, replaying, withModelAccess } from './run-choices.js';
 
 export const runCommand = defineCommand({
   name: 'run',
@@ -53,6 +53,9 @@ loses nothing: run \`maker resume\`.`,
     concurrency: O.concurrency,
     model: O.model,
     checks: O.checks,
+    modelAccess: O.modelAccess,
+    dailyLimit: O.dailyLimit,
+    confirmQuota: O.confirmQuota,
     runChecks: O.runChecks,
     check: O.check,
     install: O.install,
@@ -74,7 +77,7 @@ loses nothing: run \`maker resume\`.`,
   notes: JULES_NOTES,
   exits: RUN_EXITS,
   run: async ({ args, options: o }, cli) => {
-    const ctx = replaying(cli, o.replay);
+    const ctx = withModelAccess(replaying(cli, o.replay), o.modelAccess);
     const view = o.view === true;
     const hitlChoice = o.hitl ?? defaultHitl(ctx.io, view);
     const hitl = hitlPolicy(hitlChoice, ctx.io, view);
@@ -96,6 +99,10 @@ loses nothing: run \`maker resume\`.`,
       hitlChoice,
       json: o.json === true,
       view,
+      quota: {
+        ...(o.dailyLimit === undefined ? {} : { declared: o.dailyLimit }),
+        confirmed: o.confirmQuota === true,
+      },
       init: o.init === true,
       ...(o.check === undefined ? {} : { check: o.check }),
       ...(o.runChecks === true ? { requireSandbox: true } : {}),

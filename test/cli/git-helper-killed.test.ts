@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { maker } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * The helper process that starts MAKER's one-off git commands killed mid-run (through the
+ * MAKER_KILL_GIT_HELPER_AT seam, as the out-of-memory killer would): the run never hangs. Killed
+ * once, the command goes to a new helper and the run goes on; killed for good, the run stops with
+ * a message, and `maker resume` finishes it on the tree an undisturbed run lands.
+ */
+const tempDir = useTempDirs();
+
+const treeOf = (stdout: string) => (JSON.parse(stdout) as { treeHash: string | null }).treeHash;
+
+describe('a killed git helper', () => {
+  it('once: the run goes on; for good: it stops with a message, and resume lands the same tree', async () => {
+    const root = await tempDir();
+    const reference = await maker(['demo', '--dir', join(root, 'ref'), '--json']);
+    expect(reference.code, reference.stderr).toBe(0);
+    const tree = treeOf(reference.stdout);
+    expect(tree).toMatch(/^[0-9a-f]{40}$/);
+
+    const once = await maker(['demo', '--dir', join(root, 'once'), '--json'], {
+      MAKER_KILL_GIT_HELPER_AT: '5',
+    });
+    expect(once.code, once.stderr).toBe(0);
+    expect(treeOf(once.stdout)).toBe(tree);
+
+    const dir = join(root, 'stopped');
+    const stopped = await maker(['demo', '--dir', dir, '--json'], {
+      MAKER_KILL_GIT_HELPER_AT: '5+',
+    });
+    expect(stopped.code).toBe(1);
+    const summary = JSON.parse(stopped.stdout) as { status: string; error: string | null };
+    expect(summary.status).toBe('failed');
+    expect(summary.error).toMatch(/git [a-z-]+ did not run: the git launcher stopped/);
+    const resumed = await maker(['resume', '--dir', dir, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(treeOf(resumed.stdout)).toBe(tree);
+  }, 240_000);
+});

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * Commands load what they use: `maker --help`, `maker estimate` and `maker bench hanoi` never load
+ * the MCP SDK or GitHub's client (Octokit), which only runs, resumes, the MCP server and the GitHub
+ * benchmark need. Found by a module loader hook that logs every file the process loads, and the
+ * module comments esbuild writes before each bundled module.
+ */
+const exec = promisify(execFile);
+const tempDir = useTempDirs();
+
+/** `node --import` of this: every `file:` module the process loads is appended to `log`. */
+function moduleLog(log: string): string {
+  const hooks = `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  if (url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, url + '\\n');
+  return next(url, context);
+}`;
+  const register = `import { register } from 'node:module';
+register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  return `data:text/javascript,${encodeURIComponent(register)}`;
+}
+
+/** Heavy libraries, by the path esbuild names them with (node_modules may be a link elsewhere). */
+const HEAVY: Record<string, RegExp> = {
+  'MCP SDK': /^\/\/ (?:\S*\/)?node_modules\/@modelcontextprotocol\//m,
+  Octokit: /^\/\/ (?:\S*\/)?node_modules\/(?:@octokit|octokit)\//m,
+};
+
+async function heavyLoadedBy(args: readonly string[]): Promise<string[]> {
+  const log = join(await tempDir(), 'modules.log');
+  await exec(process.execPath, ['--import', moduleLog(log), CLI, ...args], {
+    env: { PATH: process.env['PATH'] ?? '', HOME: await tempDir() },
+  });
+  const files = [
+    ...new Set((await readFile(log, 'utf8')).split('\n').filter((url) => url !== '')),
+  ].map((url) => fileURLToPath(url));
+  expect(files.length).toBeGreaterThan(0);
+  const found = new Set<string>();
+  for (const file of files) {
+    const source = readFileSync(file, 'utf8');
+    for (const [name, marker] of Object.entries(HEAVY)) if (marker.test(source)) found.add(name);
+  }
+  return [...found].sort();
+}
+
+describe('light commands load no heavy library', () => {
+  it.each([
+    [['--help']],
+    [['estimate', '--p', '0.99', '--steps', '100', '--target', '0.9']],
+    [['bench', 'hanoi', '--disks', '10', '--json']],
+  ])('maker %j loads neither the MCP SDK nor Octokit', async (args) => {
+    expect(await heavyLoadedBy(args)).toEqual([]);
+  });
+
+  it('the built chunks hold both libraries, so the markers above can find them', async () => {
+    const all = await exec('ls', [join(process.cwd(), 'dist')]);
+    const chunks = all.stdout
+      .split('\n')
+      .filter((f) => /^chunk-.*\.js$/.test(f))
+      .map((f) => readFileSync(join(process.cwd(), 'dist', f), 'utf8'));
+    for (const marker of Object.values(HEAVY))
+      expect(chunks.some((source) => marker.test(source))).toBe(true);
+  });
+});

@@ -1,0 +1,196 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stateFileSchema } from '../../src/core/tree/schema.js';
+import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { maker } from '../helpers/cli.js';
+import { projectModel } from '../helpers/project-model.js';
+import { stubGemini } from '../helpers/stub-gemini.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+let fake: FakeGemini | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+/**
+ * A PATH with git and nothing else: whatever this machine has installed (a real `gemini` among
+ * it) cannot change which model access a run chooses.
+ */
+async function gitOnlyPath(): Promise<string> {
+  const bin = join(await tempDir(), 'bin');
+  await mkdir(bin);
+  const git = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  await symlink(git, join(bin, 'git'));
+  return bin;
+}
+
+/** A fake HOME holding Gemini CLI's OAuth file as a canary, with an access time long past. */
+async function canaryHome(): Promise<{ home: string; canary: string; control: string }> {
+  const home = await tempDir();
+  await mkdir(join(home, '.gemini'));
+  const canary = join(home, '.gemini', 'oauth_creds.json');
+  const control = join(home, '.gemini', 'control.json');
+  for (const file of [canary, control]) {
+    await writeFile(file, '{"access_token":"ya29.canary-token-never-read"}');
+    await utimes(file, new Date('2001-01-01T00:00:00Z'), new Date());
+  }
+  return { home, canary, control };
+}
+
+/** Whether reading a file updates its access time here (relatime does, when atime < mtime). */
+async function atimeTracksReads(control: string): Promise<boolean> {
+  const before = (await stat(control)).atimeMs;
+  await readFile(control);
+  return (await stat(control)).atimeMs !== before;
+}
+
+describe('model access', () => {
+  it('with no key, no Vertex AI and no gemini, the refusal names all three ways forward and creates nothing', async () => {
+    const dir = join(await tempDir(), 'repo');
+    const { code, stderr } = await maker(['run', 'a todo list CLI', '--dir', dir], {
+      PATH: await gitOnlyPath(),
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /GEMINI_API_KEY is not set, Vertex AI is not configured and no `gemini`/,
+    );
+    expect(stderr).toMatch(/export GEMINI_API_KEY=/);
+    expect(stderr).toMatch(/GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT/);
+    expect(stderr).toMatch(/run `gemini` once and choose Login with Google/);
+    expect(existsSync(dir)).toBe(false);
+    const worker = await maker(['run', 'a todo list CLI', '--dir', dir, '--worker', 'gemini'], {
+      PATH: await gitOnlyPath(),
+    });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toMatch(
+      /Any one of these works: \(1\) set GEMINI_API_KEY[\s\S]*\(2\) use Vertex AI[\s\S]*\(3\) install Gemini CLI/,
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('a gemini that exits 41 (not signed in) gives the sign-in message and creates nothing', async () => {
+    const stub = await stubGemini(await tempDir(), { exit: 41 });
+    const dir = join(await tempDir(), 'repo');
+    const { code, stderr } = await maker(
+      ['run', 'a todo list CLI', '--dir', dir, '--hitl', 'auto'],
+      {
+        PATH: `${stub.bin}:${await gitOnlyPath()}`,
+      },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /Gemini CLI is not signed in: run `gemini` once and choose Login with Google/,
+    );
+    expect(stderr).toMatch(/Nothing was created or changed/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('--model-access names an access that is not available: refused with how to make it so', async () => {
+    const dir = join(await tempDir(), 'repo');
+    const { code, stderr } = await maker(
+      ['run', 'x', '--dir', dir, '--worker', 'gemini', '--model-access', 'vertex'],
+      { PATH: await gitOnlyPath(), GEMINI_API_KEY: 'AIza-not-used-0123456789' },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /--model-access vertex is not available: GOOGLE_GENAI_USE_VERTEXAI is not true/,
+    );
+    expect(stderr).not.toContain('AIza-not-used');
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('maker doctor says which access a run would use and why, with no secret', async () => {
+    const stub = await stubGemini(await tempDir());
+    const PATH = `${stub.bin}:${await gitOnlyPath()}`;
+    const cli = await maker(['doctor'], { PATH });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(/A run would use: gemini-cli/);
+    expect(cli.stdout).toContain(`Gemini CLI at ${stub.path}`);
+    const keyed = await maker(['doctor', '--json'], {
+      PATH,
+      GEMINI_API_KEY: 'AIza-secret-0123456789',
+    });
+    expect((JSON.parse(keyed.stdout) as { modelAccess: unknown }).modelAccess).toMatchObject({
+      chosen: 'key',
+      forced: null,
+    });
+    expect(keyed.stdout).toContain('GEMINI_API_KEY is set');
+    expect(keyed.stdout).not.toContain('AIza-secret');
+    const vertex = await maker(['doctor'], {
+      PATH,
+      GOOGLE_GENAI_USE_VERTEXAI: 'true',
+      GOOGLE_CLOUD_PROJECT: 'my-project',
+      GOOGLE_CLOUD_LOCATION: 'us-central1',
+    });
+    expect(vertex.stdout).toMatch(/A run would use: vertex/);
+    // Nothing of gemini ran: doctor changes nothing and starts nothing.
+    expect(await stub.log()).toEqual([]);
+  });
+
+  it('a run through Gemini CLI completes, records the access (never the key), and never opens ~/.gemini/oauth_creds.json', async () => {
+    fake = await startFakeGemini(projectModel);
+    const stub = await stubGemini(await tempDir(), { proxy: true });
+    const { home, canary, control } = await canaryHome();
+    const key = 'AIza-child-only-key-0123456789';
+    const dir = join(await tempDir(), 'repo');
+    const result = await maker(
+      [
+        'run',
+        'a CLI that converts CSV to JSON',
+        '--dir',
+        dir,
+        '--worker',
+        'gemini',
+        '--model-access',
+        'gemini-cli',
+        '--hitl',
+        'auto',
+        '--json',
+      ],
+      {
+        PATH: `${stub.bin}:${await gitOnlyPath()}`,
+        HOME: home,
+        GEMINI_API_KEY: key,
+        GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+      },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const state = stateFileSchema.parse(
+      JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')),
+    );
+    const run = Object.values(state.runs)[0];
+    expect(run?.status).toBe('done');
+    expect(run?.config.modelAccess).toBe('gemini-cli');
+    // Every call went through the stub gemini (one ACP child), as plain calls with MAKER's prompt.
+    const log = await stub.log();
+    expect(
+      log.filter((e) => e.start !== undefined && e.start.args.includes('--acp')).length,
+    ).toBeGreaterThanOrEqual(1);
+    expect(fake.requests.length).toBeGreaterThan(0);
+    for (const request of fake.requests) {
+      expect(request.tools).toEqual([]);
+      expect(request.system).toMatch(/language model inside MAKER/);
+    }
+    // No file MAKER wrote holds the key.
+    for (const name of await readdir(dir)) {
+      if (name === '.git') continue;
+      const path = join(dir, name);
+      if ((await stat(path)).isFile()) expect(await readFile(path, 'utf8')).not.toContain(key);
+    }
+    // MAKER never opened Gemini CLI's OAuth file: its access time is still the one set long ago
+    // (where reading moves access times: the control file, read here, shows whether it does).
+    const canaryAtime = (await stat(canary)).atimeMs;
+    if (await atimeTracksReads(control))
+      expect(canaryAtime).toBe(new Date('2001-01-01T00:00:00Z').getTime());
+    else
+      process.stderr.write(
+        'model-access: this file system keeps no access times; the canary check is unverified here\n',
+      );
+  }, 120_000);
+});
