@@ -15,7 +15,7 @@ import type { RedFlag } from '../core/voting/types.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
-import { runCheck, type CheckResult } from './checks.js';
+import { checksRun, runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { addCost, counted, type RunContext } from './run-context.js';
 import type { DrawResult } from './votes.js';
@@ -82,15 +82,23 @@ export async function codeCandidate(
   const patch = await ctx.workspace.diff(task.baseCommit, tree);
   flags.push(...patchRedFlags(patch, { maxChangedLines: ctx.run.config.maxChangedLines }));
   let check: CheckResult | undefined;
-  if (flags.length === 0 && ctx.run.config.runChecks && n.check !== undefined) {
-    const command = n.check;
-    check = await ctx.paid(() => runCheck(ctx, tree, command), AHEAD);
-    if (!check.ok)
-      flags.push({
-        rule: 'check-failed',
-        message: `\`${n.check}\` failed: ${check.output.slice(-300)}`,
-      });
-  }
+  const commands = task.checks ?? (n.check === undefined ? [] : [n.check]);
+  if (flags.length === 0 && checksRun(ctx.run))
+    for (const command of commands) {
+      const result = await ctx.paid(() => runCheck(ctx, tree, command), AHEAD);
+      // One result per candidate: the first that failed, else the only one, else all of them.
+      check =
+        commands.length === 1 || !result.ok
+          ? result
+          : { command: commands.join(' && '), ok: true, output: '' };
+      if (!result.ok) {
+        flags.push({
+          rule: 'check-failed',
+          message: `\`${command}\` failed: ${result.output.slice(-300)}`,
+        });
+        break;
+      }
+    }
   const checked = check === undefined ? {} : { check };
   if (flags.length === 0) {
     const review = parseReview(

@@ -1,20 +1,32 @@
+import {
+  CHECK_TIMEOUT_MS,
+  checkMode,
+  checksBelow,
+  checksSentence,
+  runCheckCounts,
+  type CheckResult,
+} from '../core/checks.js';
 import type { Run, TreeNode } from '../core/tree/schema.js';
-import { voteRecords } from './summary.js';
 import type { RunContext } from './run-context.js';
 
-const CHECK_TIMEOUT_MS = 120_000;
+export type { CheckResult };
 
-/** A check's outcome as the state keeps it: the command, whether it passed, its output's tail. */
-export interface CheckResult {
-  readonly command: string;
-  readonly ok: boolean;
-  readonly output: string;
+/** Results already known per run, by tree and command: a check is never run twice on one tree. */
+const known = new WeakMap<object, Map<string, CheckResult>>();
+
+function cache(run: object): Map<string, CheckResult> {
+  let map = known.get(run);
+  if (map === undefined) {
+    map = new Map();
+    known.set(run, map);
+  }
+  return map;
 }
 
 /**
  * Runs `command` on `tree` in the workspace's sandboxed scratch checkout, with the tree's
  * dependencies installed as the run's `install` says; cancelled with the run (`AbortedError`: a
- * check cut short is no result).
+ * check cut short is no result). The same command on the same tree runs once.
  */
 export async function runCheck(
   ctx: Pick<RunContext, 'workspace'> & {
@@ -24,48 +36,96 @@ export async function runCheck(
   tree: string,
   command: string,
 ): Promise<CheckResult> {
+  const key = `${tree}\n${command}`;
+  const seen = ctx.run === undefined ? undefined : cache(ctx.run).get(key);
+  if (seen !== undefined) return seen;
   const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal, {
     install: ctx.run?.config.install,
   });
-  return { command, ok: result.ok, output: result.output.slice(-600) };
+  const kept = { command, ok: result.ok, output: result.output.slice(-600) };
+  if (ctx.run !== undefined) cache(ctx.run).set(key, kept);
+  return kept;
+}
+
+/** Whether this run's checks run now: on, and a sandbox works here. */
+export function checksRun(run: Run): boolean {
+  return checkMode(run) === 'on';
 }
 
 /**
- * The root's overall check on the composed result, run once before the final veto (its result is
- * kept on the run, so a resume does not run it again).
+ * Runs each of `commands` on `tree` (each in its own sandboxed checkout and paid slot, ahead of
+ * work not yet started, as many at once as the run's concurrency allows) and records them on `n`
+ * as the checks of its latest result. Results known for this tree are reused.
  */
-export async function finalCheck(
+export async function checkNode(
   ctx: RunContext,
-  root: TreeNode,
-  commit: string,
-): Promise<CheckResult | undefined> {
-  if (root.check === undefined) return undefined;
-  if (ctx.run.finalCheck?.commit === commit) return ctx.run.finalCheck;
-  const result = { ...(await runCheck(ctx, commit, root.check)), commit };
-  ctx.run.finalCheck = result;
-  await ctx.save();
-  return result;
+  n: TreeNode,
+  tree: string,
+  commands: readonly string[],
+): Promise<CheckResult[]> {
+  const results = await Promise.all(
+    commands.map((command) => ctx.paid(() => runCheck(ctx, tree, command), { ahead: true })),
+  );
+  n.checks = { tree, results };
+  await ctx.save(n);
+  if (commands.length > 0)
+    ctx.emit({
+      type: 'checks-end',
+      nodeId: n.id,
+      ran: results.length,
+      failed: results.filter((r) => !r.ok).length,
+    });
+  return results;
 }
 
-/** What ran before the veto, for the person deciding: candidates' checks and the overall one. */
-export function checkSummary(run: Run): string | undefined {
-  let passed = 0;
-  let failed = 0;
+/**
+ * The root's checks on the composed result, before the final veto: every check in the tree
+ * (when checks run) and the person's overall one (`--check`, whenever a sandbox works). Kept on
+ * the root, so a resume does not run them again; the overall one also on `run.finalCheck`.
+ */
+export async function finalChecks(ctx: RunContext, root: TreeNode, commit: string): Promise<void> {
+  if (ctx.run.sandbox === null || ctx.run.sandbox === undefined) return;
+  const tree = await ctx.workspace.treeOf(commit);
+  const commands = checksRun(ctx.run)
+    ? checksBelow(ctx.run, root)
+    : root.check === undefined
+      ? []
+      : [root.check];
+  if (commands.length === 0) return;
+  const kept = root.checks?.tree === tree ? root.checks.results : [];
+  for (const r of kept) cache(ctx.run).set(`${tree}\n${r.command}`, r);
+  await checkNode(ctx, root, tree, commands);
+  const overall = root.checks?.results.find((r) => r.command === root.check);
+  if (overall !== undefined) {
+    ctx.run.finalCheck = { ...overall, commit };
+    await ctx.save();
+  }
+}
+
+/** Whether `--hitl auto` may accept the result: every check passed, or the person turned them off. */
+export function acceptable(run: Run): boolean {
+  const counts = runCheckCounts(run);
+  if (counts.failed > 0) return false;
+  if (checkMode(run) === 'off') return counts.notRun === 0;
+  return counts.verified;
+}
+
+/** What ran before the veto, for the person deciding: the counts, and each failing check's tail. */
+export function checkSummary(run: Run): string {
+  const root = run.nodes[run.rootId];
+  const failing = (root?.checks?.results ?? []).filter((r) => !r.ok);
+  let flagged = 0;
   for (const n of Object.values(run.nodes))
-    for (const r of voteRecords(n))
-      for (const d of r.draws) {
-        if (d.check?.ok === true) passed += 1;
-        if (d.flags.some((f) => f.rule === 'check-failed')) failed += 1;
-      }
-  const parts: string[] = [];
-  if (passed + failed > 0)
-    parts.push(
-      `${passed + failed} candidate check${passed + failed === 1 ? '' : 's'} ran: ${passed} passed, ${failed} failed (those candidates were discarded)`,
-    );
-  const overall = run.finalCheck;
-  if (overall !== undefined)
-    parts.push(
-      `the overall check \`${overall.command}\` ${overall.ok ? 'passed' : `FAILED:\n${overall.output.slice(-400)}`}`,
-    );
-  return parts.length === 0 ? undefined : `Checks: ${parts.join('; ')}.`;
+    for (const d of n.leaf?.draws ?? [])
+      if (d.flags.some((f) => f.rule === 'check-failed')) flagged += 1;
+  return [
+    checksSentence(run),
+    ...(flagged > 0
+      ? [`${flagged} candidate${flagged === 1 ? ' was' : 's were'} discarded for a failing check.`]
+      : []),
+    ...failing.map(
+      (r) =>
+        `\`${r.command}\` FAILED${r.output.trim() === '' ? ' (no output).' : `:\n${r.output.slice(-400)}`}`,
+    ),
+  ].join(' ');
 }

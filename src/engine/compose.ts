@@ -2,6 +2,7 @@ import type { TreeNode } from '../core/tree/schema.js';
 import { decideMinimal, decideSplit } from './decompose.js';
 import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch, solveLeaf } from './leaf.js';
+import { checkMerge, mergeCommands } from './merge-checks.js';
 import {
   branchName,
   node,
@@ -128,6 +129,7 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
       base: child.baseCommit,
       conflicted: merged.tree,
       conflicts: merged.conflicts,
+      checks: mergeCommands(ctx, n, child).mustPass,
       sides: {
         ours: {
           label: sideLabel(`"${n.title}" so far`),
@@ -138,6 +140,10 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
     });
     how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
   }
+  // The checks below run again on the merged tree; a merge that breaks one is repaired by vote.
+  const checked = await checkMerge(ctx, n, child, { ours, theirs, tree });
+  tree = checked.tree;
+  how += checked.how;
   const message = outward(
     ctx,
     commitMessage(

@@ -119,6 +119,17 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
         ),
       );
       if (!sample.ok) return { ok: false, flags: sample.flags };
+      const unchecked = ctx.run.config.runChecks ? uncheckedSubtasks(sample.value) : [];
+      if (unchecked.length > 0)
+        return {
+          ok: false,
+          flags: [
+            {
+              rule: 'missing-check',
+              message: `Every subtask needs a check (a command that exits 0 when it is done); ${unchecked.join(', ')} ${unchecked.length === 1 ? 'has' : 'have'} none.`,
+            },
+          ],
+        };
       const review = parseReview(
         await counted(
           n,
@@ -245,6 +256,13 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
   await ctx.save(n);
   ctx.emit({ type: 'node-split', nodeId: n.id, children: n.children });
   return 'split';
+}
+
+/** The subtasks of a split without a check, named for the red flag: `2 ("Parse the CSV")`. */
+export function uncheckedSubtasks(split: SplitAnswer): string[] {
+  return split.subtasks.flatMap((s, i) =>
+    s.check === undefined || s.check.trim() === '' ? [`${i + 1} ("${s.title}")`] : [],
+  );
 }
 
 /**

@@ -58,6 +58,25 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       /** Paths left out for the budget (named in the prompt). */
       readonly omitted: number;
     }
+  | {
+      /** Checks ran on a node's latest result (after a merge, before the veto): how many, how many failed. */
+      readonly type: 'checks-end';
+      readonly nodeId: string;
+      readonly ran: number;
+      readonly failed: number;
+    }
+  | {
+      /** A merge broke checks that passed below it: the merge is repaired by a voted integration. */
+      readonly type: 'merge-checks-failed';
+      readonly nodeId: string;
+      readonly child: string;
+      readonly commands: readonly string[];
+    }
+  | {
+      /** Checks cannot run (no sandbox works here): said once per start; the result is unverified. */
+      readonly type: 'checks-unavailable';
+      readonly reason: string;
+    }
   | { readonly type: 'question-asked'; readonly question: Question }
   | { readonly type: 'question-answered'; readonly questionId: string; readonly answer: string }
   | {

@@ -1,7 +1,8 @@
 import { MakerError } from '../core/errors.js';
 import { diffstat } from '../core/diffstat.js';
 import { commitMessage } from '../core/tree/simulated.js';
-import { checkSummary, finalCheck } from './checks.js';
+import { acceptable, checkSummary, finalChecks } from './checks.js';
+import { checkMode } from '../core/checks.js';
 import {
   BaseMovedError,
   closeVetoed,
@@ -11,7 +12,14 @@ import {
   publishAll,
 } from './github.js';
 import { moveBranch } from './leaf.js';
-import { branchName, outward, runDate, type RunContext } from './run-context.js';
+import {
+  branchName,
+  ChecksFailedError,
+  outward,
+  RunStoppedError,
+  runDate,
+  type RunContext,
+} from './run-context.js';
 
 /**
  * The final veto, then landing the root's branch on the default branch. With GitHub, every branch
@@ -36,8 +44,10 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
     const rootCommit = root.commit;
     const diff = await workspace.diff(run.baseCommit, rootCommit);
     const files = [...diff.matchAll(/^diff --git a\/(\S+)/gm)].map((m) => m[1]);
-    await finalCheck(ctx, root, rootCommit);
+    await finalChecks(ctx, root, rootCommit);
     const checks = checkSummary(run);
+    // --hitl auto lands only a result whose checks passed (or that the person chose not to check).
+    const passing = acceptable(run);
     const rootBranch = branchName(run.id, run.rootId);
     let where = `on branch ${rootBranch}`;
     if (remote !== undefined) {
@@ -47,26 +57,33 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
     const target = run.config.defaultBranch;
     // Asked again (a new id) when the result changed: the default branch moved and was merged in.
     const moved = rootCommit !== composed;
-    const answer = await ctx.ask(
-      {
-        id: moved ? `q-root-veto-${rootCommit.slice(0, 12)}` : 'q-root-veto',
-        nodeId: run.rootId,
-        kind: 'veto',
-        prompt: `${moved ? `${target} moved on GitHub under the pull request; MAKER merged it into the result${Object.keys(root.integrations).some((k) => k.startsWith('base-')) ? ' (conflicts resolved by a voted integration)' : ''}. ` : ''}MAKER finished "${run.idea}" ${where} (${files.length} file${files.length === 1 ? '' : 's'} changed).${checks === undefined ? '' : ` ${checks}`} Land it on ${target}?`,
-        options: [
-          {
-            id: 'accept',
-            label: `Accept: merge into ${target}${remote === undefined ? '' : ' (the pull request is merged on GitHub)'}`,
-          },
-          {
-            id: 'veto',
-            label: `Veto: leave ${target} untouched${remote === undefined ? '' : ' (the pull request is closed; branches kept)'}`,
-          },
-        ],
-        context: diffstat(diff),
-      },
-      { optionId: 'accept' },
-    );
+    const answer = await ctx
+      .ask(
+        {
+          id: moved ? `q-root-veto-${rootCommit.slice(0, 12)}` : 'q-root-veto',
+          nodeId: run.rootId,
+          kind: 'veto',
+          prompt: `${moved ? `${target} moved on GitHub under the pull request; MAKER merged it into the result${Object.keys(root.integrations).some((k) => k.startsWith('base-')) ? ' (conflicts resolved by a voted integration)' : ''}. ` : ''}MAKER finished "${run.idea}" ${where} (${files.length} file${files.length === 1 ? '' : 's'} changed). ${checks} Land it on ${target}?`,
+          options: [
+            {
+              id: 'accept',
+              label: `Accept: merge into ${target}${remote === undefined ? '' : ' (the pull request is merged on GitHub)'}`,
+            },
+            {
+              id: 'veto',
+              label: `Veto: leave ${target} untouched${remote === undefined ? '' : ' (the pull request is closed; branches kept)'}`,
+            },
+          ],
+          context: diffstat(diff),
+        },
+        passing ? { optionId: 'accept' } : undefined,
+      )
+      .catch((error: unknown) => {
+        if (passing || !(error instanceof RunStoppedError)) throw error;
+        throw new ChecksFailedError(
+          `${checkMode(run) === 'no-sandbox' ? 'The result is unverified' : "The result's checks did not pass"}, and --hitl ${run.config.hitl} cannot ask a person whether to land it: nothing landed. ${checks} (Question ${error.message.match(/\(question ([^)]+)\)/)?.[1] ?? 'q-root-veto'} asks whether to land it anyway.)`,
+        );
+      });
     const treeHash = await workspace.treeOf(rootCommit);
     if (answer.optionId !== 'accept') {
       if (remote !== undefined) await closeVetoed(ctx, remote);

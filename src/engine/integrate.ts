@@ -23,6 +23,8 @@ export interface ConflictedMerge {
   readonly conflicts: readonly string[];
   /** What each side is called (in markers and prompts) and what its work set out to do. */
   readonly sides: { readonly ours: IntegrationSide; readonly theirs: IntegrationSide };
+  /** Commands every candidate must pass (the checks that passed below the merge). */
+  readonly checks?: readonly string[];
 }
 
 /**
@@ -72,6 +74,7 @@ export async function integrate(
     // Candidates edit the merge's own tree: both sides' clean changes, markers in the conflicts.
     baseCommit: conflicted,
     branch: n.branch as string,
+    ...(merge.checks === undefined ? {} : { checks: merge.checks }),
     integration: {
       conflicts,
       base: merge.base === undefined ? [] : await ctx.workspace.readFiles(merge.base, conflicts),

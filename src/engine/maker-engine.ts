@@ -19,6 +19,7 @@ import { RunTasks } from './run-tasks.js';
 import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
 import {
+  ChecksFailedError,
   QuestionPendingError,
   outward,
   RunStoppedError,
@@ -30,6 +31,10 @@ import { showWait } from './waits.js';
 import type { RunRemote } from '../ports/remote.js';
 import { finish } from './finish.js';
 import { PullRequestKeeper } from './pull-request-keeper.js';
+import type { CheckEnvironment } from '../core/checks.js';
+
+const NO_SANDBOX_HINT =
+  'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) to verify results.';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
@@ -80,6 +85,7 @@ export class MakerEngine {
   #loading: Promise<StateFile> | undefined;
   readonly #saver: StateSaver;
   #waitSeq = 0;
+  #checkEnvironment: CheckEnvironment | undefined;
   readonly #keepers = new Map<string, PullRequestKeeper>();
 
   constructor(deps: MakerEngineDeps) {
@@ -205,6 +211,7 @@ export class MakerEngine {
     run.error = undefined;
     // Waits a killed process left behind are over.
     run.waits = undefined;
+    await this.#probeChecks(run);
     await this.#save();
     this.#emit(run, { type: 'run-start', idea: run.idea, resumed });
 
@@ -239,7 +246,10 @@ export class MakerEngine {
       const hard = tasks.failure?.error ?? errors.find((e) => !(e instanceof QuestionPendingError));
       if (hard === undefined) run.status = 'awaiting-human';
       else if (hard instanceof AbortedError || signal.aborted) run.status = 'cancelled';
-      else {
+      else if (hard instanceof ChecksFailedError) {
+        run.status = 'failed-checks';
+        run.error = hard.message;
+      } else {
         run.status = 'failed';
         run.error = hard instanceof Error ? hard.message : JSON.stringify(hard);
       }
@@ -257,6 +267,22 @@ export class MakerEngine {
     await this.#save();
     await this.#deps.store.compact?.(this.#state as StateFile); // a clean stop: the main file is whole
     return outcome(run);
+  }
+
+  /**
+   * Where this start's checks run: the sandbox's name, or null where none works (said once, and the
+   * result is unverified). Probed only when some check would run.
+   */
+  async #probeChecks(run: Run): Promise<void> {
+    if (!run.config.runChecks && run.nodes[run.rootId]?.check === undefined) return;
+    const env = await this.#deps.workspace.checkEnvironment?.();
+    this.#checkEnvironment = env;
+    run.sandbox = env?.sandbox ?? null;
+    if (env === undefined)
+      this.#emit(run, {
+        type: 'checks-unavailable',
+        reason: `No sandbox works on this machine, so no check runs (MAKER never runs model-proposed commands unconfined): the result will be UNVERIFIED. ${NO_SANDBOX_HINT}`,
+      });
   }
 
   #context(
@@ -279,6 +305,7 @@ export class MakerEngine {
       state,
       run,
       workspace: this.#deps.workspace,
+      ...(this.#checkEnvironment === undefined ? {} : { checkEnvironment: this.#checkEnvironment }),
       planner: roles.planner,
       worker: roles.worker,
       signal,

@@ -2,6 +2,7 @@ import { escapeControls } from '../core/text.js';
 import { makeRedactor, MakerError, type Redactor } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
+import { describeCheckEnvironment, type CheckEnvironment } from '../core/checks.js';
 import { billedTokens, type GenerateResult } from '../ports/language-model.js';
 import type { NodeContext, Planner, RepoContext } from '../ports/planner.js';
 import type { RunRemote } from '../ports/remote.js';
@@ -30,10 +31,18 @@ export class QuestionPendingError extends MakerError {
 
 /** The run cannot continue (a person chose to stop it, or `--hitl fail` met a question). */
 export class RunStoppedError extends MakerError {
-  override readonly name = 'RunStoppedError';
+  override readonly name: string = 'RunStoppedError';
   constructor(message: string) {
     super('run-stopped', message);
   }
+}
+
+/**
+ * The result's checks failed or could not run, and no person could be asked whether to land it
+ * anyway (`--hitl auto` or `fail`): the run stops with status `failed-checks`, nothing landed.
+ */
+export class ChecksFailedError extends RunStoppedError {
+  override readonly name = 'ChecksFailedError';
 }
 
 /** The answer a question got: a chosen option and/or free text. */
@@ -49,6 +58,8 @@ export interface RunContext {
   readonly state: StateFile;
   readonly run: Run;
   readonly workspace: Workspace;
+  /** Where checks run, when they run (the planner is told); absent when none can run. */
+  readonly checkEnvironment?: CheckEnvironment;
   readonly planner: Planner;
   readonly worker: Worker;
   readonly signal: AbortSignal;
@@ -162,6 +173,7 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
         promises: (s.acceptance.length > 0 ? s.acceptance.join('; ') : s.description).slice(0, 300),
       })),
     clarifications,
+    ...(ctx.run.config.runChecks ? { checks: describeCheckEnvironment(ctx.checkEnvironment) } : {}),
     ...(n.baseCommit === undefined
       ? {}
       : {

@@ -1,3 +1,4 @@
+import { checkBadge, nodeCheckCounts, runCheckCounts, type CheckCounts } from '../core/checks.js';
 import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
 import type { RoleCost, Run, VoteRecord, Wait } from '../core/tree/schema.js';
@@ -52,6 +53,13 @@ export interface RunSummary {
     readonly url: string;
     readonly state: 'open' | 'closed' | 'merged';
   } | null;
+  /**
+   * What ran on the result: every check in the tree and the overall one, on the root's result
+   * (`verified`: all of them ran in a sandbox and passed).
+   */
+  readonly checks: CheckCounts;
+  /** The same, per node, on each node's latest result. */
+  readonly nodeChecks: Readonly<Record<string, CheckCounts>>;
   /** Waits on external services under way, for people to see. */
   readonly waits: readonly {
     readonly service: string;
@@ -127,6 +135,8 @@ export function summarise(run: Run): RunSummary {
     error: run.error ?? null,
     repository: run.github?.url ?? null,
     pullRequest: run.github?.pullRequest ?? null,
+    checks: runCheckCounts(run),
+    nodeChecks: Object.fromEntries(nodes.map((n) => [n.id, nodeCheckCounts(run, n)])),
     waits: distinctWaits(run).map(({ service, reason, until }) => ({ service, reason, until })),
   };
 }
@@ -201,7 +211,8 @@ export function renderTree(run: Run): string {
       leaf === undefined
         ? ''
         : ` votes ${leaf.votes}:${leaf.runnerUpVotes}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
-    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}`;
+    const badge = checkBadge(run, n);
+    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}${badge === undefined ? '' : ` · ${badge}`}`;
     lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);
     const childPrefix = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
     n.children.forEach((c, i) => walk(c, childPrefix, i === n.children.length - 1, false));

@@ -22,6 +22,11 @@ export interface NodeContext {
   /** Clarifications a person gave for this node or its ancestors. */
   readonly clarifications: readonly { readonly question: string; readonly answer: string }[];
   /**
+   * Where subtasks' checks run and what they must be (see `describeCheckEnvironment`), when the run
+   * runs checks: every subtask of a split then needs one.
+   */
+  readonly checks?: string;
+  /**
    * The repository as this node sees it (its files, the files its dependencies changed, a map of
    * every path), rendered within `budget` characters; built on first call per budget, and counted
    * and reported by the engine. Absent where there is no repository. Models that see code call it;

@@ -10,6 +10,11 @@ export interface WorkerTask {
   /** The node's branch (Jules starts sessions on it). */
   readonly branch: string;
   /**
+   * The commands a candidate must pass, run by MAKER in a sandbox on the candidate's tree (absent:
+   * the subtask's own check). An integration's are the checks below the merge.
+   */
+  readonly checks?: readonly string[];
+  /**
    * Set for a merge conflict: the paths to reconcile, their contents at the merge base and on both
    * sides, and what each side is called (its conflict markers carry that name) and set out to do.
    */

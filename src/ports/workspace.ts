@@ -1,3 +1,4 @@
+import type { CheckEnvironment } from '../core/checks.js';
 import type { TreeChange } from '../core/candidate-policy.js';
 
 /** git's id of the empty tree: `changes(EMPTY_TREE, x)` lists every entry of `x`, with blob ids and sizes. */
@@ -98,4 +99,9 @@ export interface Workspace {
     signal?: AbortSignal,
     options?: CheckOptions,
   ): Promise<{ ok: boolean; output: string }>;
+  /**
+   * Where {@link runCheck} runs commands: the sandbox and what it holds; undefined when no sandbox
+   * works here (then no check may run, and results are unverified). Absent: checks cannot run.
+   */
+  checkEnvironment?(): Promise<CheckEnvironment | undefined>;
 }

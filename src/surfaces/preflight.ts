@@ -56,15 +56,19 @@ export async function checkBeforeRun(
   return { target, state, remote: gh.plan, notice: gh.notice };
 }
 
-/** Commands a run will execute: subtasks' checks (`--run-checks`), a person's overall check. */
+/**
+ * Checks a person asked for by name, which a machine without a sandbox refuses (rather than run
+ * unconfined or quietly skip): subtasks' checks asked for explicitly (`--run-checks`), a person's
+ * overall check. Checks on by default are not here: without a sandbox the run goes on, unverified.
+ */
 export interface ChecksWanted {
   readonly runChecks?: boolean | undefined;
   readonly check?: string | undefined;
 }
 
-/** The checks a started run executes: its subtasks' (`--run-checks`), and the overall one on its root. */
+/** The checks a started run was explicitly asked for: the overall one on its root. */
 export function checksOfRun(run: Run): ChecksWanted {
-  return { runChecks: run.config.runChecks, check: run.nodes[run.rootId]?.check };
+  return { check: run.nodes[run.rootId]?.check };
 }
 
 /** Checks run only inside a sandbox: when some are wanted and none works here, why. */

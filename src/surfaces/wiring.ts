@@ -84,7 +84,8 @@ export function runConfig(choices: {
     concurrency: choices.concurrency ?? 4,
     seed: choices.seed ?? 1,
     hitl: choices.hitl,
-    runChecks: choices.runChecks ?? false,
+    // Checks run by default (sandboxed; where no sandbox works, the result is unverified).
+    runChecks: choices.runChecks ?? true,
     ...(choices.install === undefined ? {} : { install: choices.install }),
     allow: { executables: [], symlinks: [], workflows: false, ...choices.allow },
     maxFileBytes: choices.maxFileBytes ?? 1_000_000,

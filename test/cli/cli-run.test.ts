@@ -111,7 +111,8 @@ describe('maker bench tree', () => {
   });
 });
 
-describe('maker demo / run / status / answer / resume', () => {
+// Whole simulated runs, whose checks run by default (sandboxed): a generous ceiling.
+describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, () => {
   it('demo runs the whole pipeline offline and ends with one JSON object', async () => {
     const dir = await tempDir();
     const { code, stdout } = await maker(['demo', '--dir', dir, '--seed', '3', '--json']);
@@ -147,6 +148,8 @@ describe('maker demo / run / status / answer / resume', () => {
       'defer',
       '--seed',
       '5',
+      // The questions' round trip is under test here, not the checks (test/cli/run-allowances.test.ts).
+      '--no-checks',
     ]);
     expect(first.code).toBe(4);
     expect(first.stdout).toMatch(/Waiting for answers:\n {2}q-root-veto \(veto\)/);

@@ -23,7 +23,8 @@ async function maker(args: readonly string[], env: Record<string, string> = {}) 
 
 const runIdOf = (text: string) => /run (r[\w-]+)/i.exec(text)?.[1] as string;
 
-describe('maker status tells the truth', () => {
+// Each test runs a whole simulated run, whose checks now run by default (sandboxed): a generous ceiling.
+describe('maker status tells the truth', { timeout: 120_000 }, () => {
   it('shows a run whose process died as interrupted, with the resume line; a live owner as running', async () => {
     const dir = await tempDir();
     // Killed (SIGKILL) with the run under way: its state still says "running".
@@ -102,7 +103,7 @@ describe('maker status tells the truth', () => {
       'defer',
     ]);
     expect(first.stdout).toMatch(
-      /q-root-veto \(veto\): .*\(\d+ files changed\)\. Land it on main\?\n(\s+src\/\S+ +\| +\d+ \++\n)+\s+\d+ files changed, \d+ insertions\(\+\), 0 deletions\(-\)\n\s+accept: Accept/,
+      /q-root-veto \(veto\): .*\(\d+ files changed\)\. Verified: .*Land it on main\?\n(\s+src\/\S+ +\| +\d+ \++\n)+(\s+… and \d+ more files\n)?\s+\d+ files changed, \d+ insertions\(\+\), 0 deletions\(-\)\n\s+accept: Accept/,
     );
     const status = await maker(['status', '--dir', dir]);
     expect(status.stdout).toMatch(
@@ -114,7 +115,9 @@ describe('maker status tells the truth', () => {
     const dir = await tempDir();
     const demo = await maker(['demo', '--dir', dir, '--seed', '1']);
     expect(demo.code).toBe(0);
-    expect(demo.stderr).toMatch(/^maker: node [\w-]+ done: ".+" committed · run totals \d+ samples/m);
+    expect(demo.stderr).toMatch(
+      /^maker: node [\w-]+ done: ".+" committed · run totals \d+ samples/m,
+    );
     expect(demo.stderr).toMatch(/^maker: node [\w-]+ merged into [\w-]+ · /m);
     expect(demo.stderr).toMatch(/^maker: question q-root-clarify-0 \(clarify\): /m);
     // The demo answers its questions itself, and says so.

@@ -121,4 +121,69 @@ describe('maker run: the overall check and the candidate allowances', () => {
       expect(await readFile(join(dir, 'maker-state.json'), 'utf8')).toBe(before);
     },
   );
+
+  it.runIf(sandbox !== undefined)(
+    '--hitl auto lands nothing whose check fails: status failed-checks, exit 5',
+    async () => {
+      const dir = await tempDir();
+      const out = await maker([
+        'run',
+        'a tool that prints hello',
+        '--dir',
+        dir,
+        '--worker',
+        'sim',
+        '--hitl',
+        'auto',
+        '--check',
+        'exit 1',
+        '--json',
+      ]);
+      expect(out.code, out.stderr).toBe(5);
+      const summary = JSON.parse(out.stdout) as {
+        status: string;
+        landed: boolean;
+        error: string;
+        checks: { failed: number; verified: boolean; ran: number };
+      };
+      expect(summary.status).toBe('failed-checks');
+      expect(summary.landed).toBe(false);
+      expect(summary.error).toMatch(/checks did not pass.*nothing landed.*`exit 1` FAILED/s);
+      // The subtasks' checks ran by default (no flag), and only the overall one failed.
+      expect(summary.checks.failed).toBe(1);
+      expect(summary.checks.ran).toBeGreaterThan(1);
+      expect(summary.checks.verified).toBe(false);
+      const log = await exec('git', ['-C', dir, 'log', '--format=%s', 'main']);
+      expect(log.stdout.trim().split('\n')).toHaveLength(1);
+    },
+    60_000,
+  );
+
+  it('without a sandbox, a run says so once, marks its result unverified, and --hitl auto lands nothing', async () => {
+    const dir = await tempDir();
+    // A PATH with git and a shell, but no bwrap.
+    const bin = join(await tempDir(), 'bin');
+    await mkdir(bin);
+    for (const tool of ['git', 'sh'])
+      await symlink(
+        (await exec('sh', ['-c', `command -v ${tool}`])).stdout.trim(),
+        join(bin, tool),
+      );
+    const out = await maker(
+      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', '--max-depth', '1'],
+      { PATH: bin },
+    );
+    expect(out.code, out.stderr).toBe(5);
+    expect(out.stderr.match(/No sandbox works on this machine/g)).toHaveLength(1);
+    expect(out.stdout).toMatch(/Checks: UNVERIFIED: no sandbox works on this machine/);
+    expect(out.stdout).toMatch(
+      /failed-checks[^]*Not landed: The result is unverified[^]*q-root-veto accept/,
+    );
+    const state = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
+      runs: Record<string, { sandbox: string | null; nodes: Record<string, { checks?: unknown }> }>;
+    };
+    const run = Object.values(state.runs)[0];
+    expect(run?.sandbox).toBeNull();
+    expect(Object.values(run?.nodes ?? {}).every((n) => n.checks === undefined)).toBe(true);
+  }, 60_000);
 });

@@ -26,7 +26,8 @@ describe('the pull request of a run', () => {
   it('says simulated in the title and body of a simulated run', () => {
     const run = runOf([node('root', { status: 'done', kind: 'leaf' })]);
     run.config = { ...run.config, worker: 'sim' };
-    expect(pullRequestTitle(run)).toMatch(/^\[SIMULATED\] MAKER: /);
+    // Its checks were off: unverified, and the title says so too.
+    expect(pullRequestTitle(run)).toMatch(/^\[SIMULATED\] \[UNVERIFIED\] MAKER: /);
     expect(pullRequestBody(run)).toMatch(/\*\*SIMULATED\*\*/);
   });
 });

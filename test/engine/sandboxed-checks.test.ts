@@ -168,7 +168,9 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
     const outcome = await engine.run(runId);
     expect(outcome.status).toBe('awaiting-human');
     const veto = outcome.pending.find((q) => q.id === 'q-root-veto');
-    expect(veto?.prompt).toMatch(/Checks: the overall check `ls src && echo overall-ok` passed\./);
+    expect(veto?.prompt).toMatch(
+      /Verified: every check ran in a sandbox on the result and passed \(1 ran, 1 passed, 0 failed\)\./,
+    );
     expect((await engine.getRun(runId)).finalCheck).toMatchObject({ ok: true });
   });
 });

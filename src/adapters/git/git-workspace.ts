@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
 import { DependencyCache } from '../deps/dependency-cache.js';
-import { findSandbox, hiddenPlaces, NO_SANDBOX, secretPlaces } from '../sandbox/bwrap.js';
+import {
+  findSandbox,
+  hiddenPlaces,
+  NO_SANDBOX,
+  secretPlaces,
+  type CheckSandbox,
+} from '../sandbox/bwrap.js';
+import { findRuntimes } from '../sandbox/runtimes.js';
+import { CHECK_TIMEOUT_MS, type CheckEnvironment } from '../../core/checks.js';
 import { runCheckIn } from './git-check.js';
 import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
 import { GitPlumbing } from './git-plumbing.js';
@@ -34,6 +42,8 @@ export interface WorkspaceOptions {
   readonly launcherSeam?: LauncherSeam;
   /** Where a dependency install takes its registry settings from (default: this process's environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The sandbox checks run in, or undefined where none works (default: {@link findSandbox}). */
+  readonly sandbox?: () => Promise<CheckSandbox | undefined>;
 }
 
 /**
@@ -49,12 +59,15 @@ export class GitWorkspace implements Workspace {
   readonly #launcher: GitLauncher;
   readonly #checkpoint: (step: string) => Promise<void>;
   readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #sandbox: () => Promise<CheckSandbox | undefined>;
   #gitDir: Promise<string> | undefined;
   #dependencies: DependencyCache | undefined;
 
+  /** See {@link WorkspaceOptions}. */
   constructor(dir: string, options: WorkspaceOptions = {}) {
     this.dir = dir;
     this.#env = options.env ?? process.env;
+    this.#sandbox = options.sandbox ?? (() => findSandbox());
     this.#git = new GitPlumbing(dir);
     this.#launcher = new GitLauncher(gitEnv(), options.launcherSeam);
     const checkpoint = options.checkpoint;
@@ -76,6 +89,7 @@ export class GitWorkspace implements Workspace {
       ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
       ...(options.launcherSeam === undefined ? {} : { launcherSeam: options.launcherSeam }),
       ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     });
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());
@@ -316,7 +330,7 @@ export class GitWorkspace implements Workspace {
     signal?: AbortSignal,
     options: CheckOptions = {},
   ): Promise<{ ok: boolean; output: string }> {
-    const sandbox = await findSandbox();
+    const sandbox = await this.#sandbox();
     if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
     const hidden = await this.#hidden();
     const dependencies = await (
@@ -362,6 +376,22 @@ export class GitWorkspace implements Workspace {
       hidden: () => this.#hidden(),
     });
     return this.#dependencies;
+  }
+
+  /**
+   * The sandbox checks run in and the runtimes on its PATH; undefined when none works here. A
+   * repository with a lock file gets its dependencies installed for its checks (read-only).
+   */
+  async checkEnvironment(): Promise<CheckEnvironment | undefined> {
+    const sandbox = await this.#sandbox();
+    if (sandbox === undefined) return undefined;
+    return {
+      sandbox: sandbox.name,
+      runtimes: await findRuntimes(),
+      dependencies:
+        "those the repository's lock file names (package-lock.json, requirements.txt, …), installed before the check and read-only to it; none without a lock file (then only the standard library and what the repository holds)",
+      timeLimitSeconds: CHECK_TIMEOUT_MS / 1000,
+    };
   }
 
   /** Landing's git access in the work tree at `dir` (this one or a linked one). */

@@ -151,12 +151,18 @@ export class SimPlanner implements Planner {
         acceptance: [`${simNodeDir(child)}index.md describes ${title.toLowerCase()}`],
         files: [simNodeDir(child), ...(conflicting ? [`${simNodeDir(id)}NOTES.md`] : [])],
         dependsOn: i % 2 === 1 ? [i - 1] : [],
+        // Runnable with Node alone: each test the worker writes under the subtask's directory, run
+        // directly (a node:test file exits 1 when a test fails), one Node process per test file. No test at all fails too.
+        check: `ts=$(find ${simNodeDir(child).slice(0, -1)} -name '*.test.mjs'); test -n "$ts" && for t in $ts; do node "$t" || exit 1; done`,
       };
     });
   }
 }
 
-/** The simulated worker: writes each leaf's `index.md` (and shared notes), sometimes wrongly. */
+/**
+ * The simulated worker: writes each leaf's `index.md`, a tiny module and its `node --test` test (and
+ * shared notes), sometimes wrongly.
+ */
 export class SimWorker implements Worker {
   readonly id = 'sim';
   readonly #o: Required<ProjectSimOptions>;
@@ -210,7 +216,10 @@ export class SimWorker implements Worker {
     ].join('\n');
     const dir =
       files.find((f) => f.endsWith('/') && !f.endsWith('NOTES.md')) ?? simNodeDir(context.nodeId);
-    const edits: FileEdit[] = [{ path: `${dir}index.md`, content: body }];
+    const edits: FileEdit[] = [
+      { path: `${dir}index.md`, content: body },
+      ...simModule(dir, title, wrong),
+    ];
     const notes = files.find((f) => f.endsWith('NOTES.md'));
     if (notes !== undefined) edits.push({ path: notes, content: `- ${title}\n` });
     return Promise.resolve({
@@ -221,6 +230,25 @@ export class SimWorker implements Worker {
       tokens: Math.ceil(body.length / 4),
     });
   }
+}
+
+/**
+ * A tiny runnable module and its `node --test` test, so a simulated run's checks execute real code:
+ * `index.mjs` names the subtask, and its test asserts that it does. A wrong answer's module says
+ * TODO instead, and its own test fails. Both say they are simulated.
+ */
+function simModule(dir: string, title: string, wrong: boolean): FileEdit[] {
+  const said = JSON.stringify(wrong ? WRONG : title);
+  return [
+    {
+      path: `${dir}index.mjs`,
+      content: `// SIMULATED by MAKER's sim worker: a placeholder module, not real work.\nexport function describe() {\n  return ${said};\n}\n`,
+    },
+    {
+      path: `${dir}index.test.mjs`,
+      content: `// SIMULATED by MAKER's sim worker: a placeholder test (node:test; run directly or by node --test).\nimport { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { describe } from './index.mjs';\n\ntest(${JSON.stringify(`describes ${title}`)}, () => {\n  assert.equal(describe(), ${JSON.stringify(title)});\n});\n`,
+    },
+  ];
 }
 
 function union(

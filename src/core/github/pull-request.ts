@@ -1,15 +1,54 @@
 import type { Run, TreeNode } from '../tree/schema.js';
 import { isSimulatedRun } from '../tree/simulated.js';
+import {
+  checkMode,
+  checksSentence,
+  nodeCheckCounts,
+  runCheckCounts,
+  type CheckCounts,
+} from '../checks.js';
 import { flagCounts, sessionUrl, tallyText, mainRecord } from '../view/display.js';
 import { mermaidMarkdown } from '../view/mermaid.js';
 
 /** GitHub refuses bodies past 65,536 characters. */
 const MAX_BODY = 60_000;
 
-/** The pull request's title: the idea, marked when the run is simulated. */
+/**
+ * The pull request's title: the idea, marked when the run is simulated, and when its result is
+ * unverified (no sandbox, checks off, or not every check ran) or its checks failed.
+ */
 export function pullRequestTitle(run: Run): string {
   const idea = run.idea.replace(/\s+/g, ' ').slice(0, 180);
-  return `${isSimulatedRun(run.config) ? '[SIMULATED] ' : ''}MAKER: ${idea}`;
+  return `${isSimulatedRun(run.config) ? '[SIMULATED] ' : ''}${checksMark(run)}MAKER: ${idea}`;
+}
+
+/** `[UNVERIFIED] ` or `[CHECKS FAILED] ` once that is known, else nothing. */
+function checksMark(run: Run): string {
+  const counts = runCheckCounts(run);
+  if (counts.failed > 0 && run.nodes[run.rootId]?.checks !== undefined) return '[CHECKS FAILED] ';
+  const mode = checkMode(run);
+  // With checks on, the result is known once the root's checks ran, before the veto.
+  const known = mode !== 'on' || run.nodes[run.rootId]?.checks !== undefined;
+  return known && !counts.verified ? '[UNVERIFIED] ' : '';
+}
+
+/** The checks as a table: the result's, then each node's that has any. */
+function checksTable(run: Run): string[] {
+  const row = (who: string, c: CheckCounts) =>
+    `| ${who} | ${c.ran} | ${c.passed} | ${c.failed} | ${c.notRun} | ${c.verified ? 'yes' : '**no**'} |`;
+  const rows = [row('**result**', runCheckCounts(run))];
+  for (const n of Object.values(run.nodes)) {
+    if (n.id === run.rootId) continue;
+    const c = nodeCheckCounts(run, n);
+    if (c.ran + c.notRun > 0) rows.push(row(`\`${n.id}\` ${inline(n.title)}`, c));
+  }
+  return [
+    checksSentence(run),
+    '',
+    '| node | ran | passed | failed | not run | verified |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.slice(0, 200),
+  ];
 }
 
 /**
@@ -39,6 +78,7 @@ export function pullRequestBody(run: Run): string {
       lines.push(`- ${inline(q.prompt)} → ${inline(q.answer?.text ?? chosen ?? '')}`);
     }
   }
+  lines.push('', '## Checks', '', ...checksTable(run));
   lines.push('', '## Tree', '', mermaidMarkdown(run, { maxChars: 20_000 }), '');
   const root = run.nodes[run.rootId];
   if (root !== undefined) walk(run, root, 0, lines);

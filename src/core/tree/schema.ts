@@ -117,6 +117,17 @@ export const nodeSchema = z.object({
    */
   externalIds: z.array(z.string()).optional(),
   commit: z.string().optional(),
+  /**
+   * The checks that ran on this node's latest result (`tree`): a branch's after its latest merge
+   * (every check below the merged children, its own after the last), the root's before the veto.
+   * A leaf's are on its winning candidate (`leaf.draws[].check`).
+   */
+  checks: z
+    .object({
+      tree: z.string(),
+      results: z.array(z.object({ command: z.string(), ok: z.boolean(), output: z.string() })),
+    })
+    .optional(),
   error: z.string().optional(),
   cost: z
     .object({
@@ -252,7 +263,10 @@ export const runConfigSchema = z.object({
     .default({ executables: [], symlinks: [], workflows: false }),
   /** Largest file a candidate may write, in bytes. */
   maxFileBytes: z.number().int().min(1).default(1_000_000),
-  /** Run subtasks' `check` commands on candidates. They come from the model, so this is opt-in. */
+  /**
+   * Run checks (subtasks' on candidates, every check below a node after each merge), in a sandbox
+   * only. On for new runs unless `--no-checks`; absent (off) in files written before that.
+   */
   runChecks: z.boolean().default(false),
   /**
    * The command that installs a tree's dependencies for its checks (`--install`); absent: the
@@ -311,6 +325,8 @@ export const runStatusSchema = z.enum([
   'done',
   'vetoed',
   'failed',
+  /** Stopped before landing: its checks failed or could not run, and no person could be asked. */
+  'failed-checks',
   'cancelled',
 ]);
 
@@ -353,6 +369,11 @@ export const runSchema = z.object({
   finalCheck: z
     .object({ command: z.string(), ok: z.boolean(), output: z.string(), commit: z.string() })
     .optional(),
+  /**
+   * The sandbox this run's checks run in, probed at each start; null when none works here (its
+   * result is then unverified). Absent: not probed (checks off, or a file from before).
+   */
+  sandbox: z.string().nullable().optional(),
   /**
    * Waits on external services under way (an outage's backoff, a rate or plan limit), so another
    * process (`maker status`) can show them; each is removed when it ends, all when the run stops.

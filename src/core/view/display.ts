@@ -90,7 +90,8 @@ export function displayStatus(run: Run, n: TreeNode, waiting: ReadonlySet<string
   if (n.status === 'done') return 'done';
   if (n.status === 'failed') return 'failed';
   if (n.status === 'pending') return 'pending';
-  if (run.status === 'failed' || run.status === 'cancelled') return 'stopped';
+  if (run.status === 'failed' || run.status === 'failed-checks' || run.status === 'cancelled')
+    return 'stopped';
   const record = currentRecord(n);
   if (record !== undefined && record.outcome === undefined) {
     if (record.ballots.length > 0) return 'voting';

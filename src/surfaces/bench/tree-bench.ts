@@ -59,6 +59,8 @@ export async function runTreeBench(options: TreeBenchOptions) {
       worker: 'sim',
       k: options.k,
       hitl: 'auto',
+      // The engine's scheduling is measured, not checks (its planner proposes none).
+      runChecks: false,
       concurrency: options.concurrency,
       maxDepth: depth,
       maxNodes: planner.shape.nodes() + 100,

@@ -161,7 +161,7 @@ export class RunManager {
       kind,
       env,
       () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
-      { runChecks: input.runChecks, check: input.check },
+      { runChecks: input.runChecks === true, check: input.check },
       ask,
     );
     const access = await settleAccess(kind, DEFAULT_MODEL, env);
@@ -190,7 +190,7 @@ export class RunManager {
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
-      ...(input.runChecks === undefined ? {} : { runChecks: input.runChecks }),
+      runChecks: input.runChecks !== false,
       ...(input.install === undefined ? {} : { install: input.install }),
       ...allowances,
       ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),

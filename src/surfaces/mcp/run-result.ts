@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { checksSentence } from '../../core/checks.js';
 import type { Run } from '../../core/tree/schema.js';
 import { describeWaits, githubLines, renderTree, summarise } from '../../engine/summary.js';
 
@@ -18,6 +19,8 @@ export function runResult(
     `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ` (not running in this server: call maker_resume with ${id})` : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
   ];
   lines.push(...githubLines(run));
+  if (run.status !== 'running' || run.result !== undefined)
+    lines.push(`Checks: ${checksSentence(run)}`);
   if (run.status === 'running') lines.push(...describeWaits(run));
   if (withTree) lines.push('', renderTree(run), '');
   const pending = run.questions.filter((q) => q.answer === undefined);
@@ -56,6 +59,10 @@ export function runResult(
     );
   if (run.status === 'failed')
     lines.push(`Once the cause is fixed, maker_resume with ${id} continues the run.`);
+  if (run.status === 'failed-checks')
+    lines.push(
+      `Nothing landed: the result's checks failed or could not run. Show the person the checks above; to land it anyway, maker_answer q-root-veto accept for ${id}, then maker_resume.`,
+    );
   return {
     content: [{ type: 'text', text: lines.join('\n') }],
     structuredContent: { ...s, cursor, active },

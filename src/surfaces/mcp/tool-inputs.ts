@@ -89,7 +89,7 @@ export const startInput = z.strictObject({
     .boolean()
     .optional()
     .describe(
-      'Run each subtask’s check command (proposed by the planner) on every candidate, sandboxed; a failing check is a red flag (default false: the commands come from the model)',
+      'Run checks (default true): each subtask’s check (the planner gives every subtask one) on every candidate, sandboxed, a failing one a red flag, and the checks below every merge again on the merged tree. false turns them off; true also refuses a machine without a sandbox, where by default the result is marked unverified',
     ),
   install: z
     .string()

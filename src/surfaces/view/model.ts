@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkBadge, checksSentence } from '../../core/checks.js';
 import { clip } from '../../core/limits.js';
 import { voteRecords } from '../../core/tree/nodes.js';
 import { voteClasses } from '../../core/voting/classes.js';
@@ -62,6 +63,7 @@ export function viewNode(run: Run, n: TreeNode, waiting: ReadonlySet<string>): V
     commit: n.commit ?? null,
     sessions: sessions.map((id) => ({ id, url: sessionUrl(run.config.worker, id) ?? null })),
     children: [...n.children],
+    checks: checkBadge(run, n) ?? null,
   };
 }
 
@@ -74,6 +76,8 @@ export function viewRun(run: Run): ViewRun {
     createdAt: run.createdAt,
     worker: run.config.worker,
     simulated: s.simulated,
+    checks: checksSentence(run),
+    verified: s.checks.verified,
     k: run.config.k,
     confidence: run.config.confidence,
     hitl: run.config.hitl,

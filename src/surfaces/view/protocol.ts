@@ -32,6 +32,8 @@ export interface ViewNode {
   readonly commit: string | null;
   readonly sessions: readonly ViewSession[];
   readonly children: readonly string[];
+  /** Its checks' badge: `checks ✓ 3/3`, `checks ✗ 1 of 3 failed`, `unverified`; null: none yet. */
+  readonly checks: string | null;
 }
 
 export interface ViewQuestion {
@@ -54,6 +56,10 @@ export interface ViewRun {
   readonly worker: string;
   /** The plans and candidates are simulated (`sim`, `jules-fake`): placeholder work, not real work. */
   readonly simulated: boolean;
+  /** What ran on the result, in one sentence (`UNVERIFIED: …`, `Verified: …`). */
+  readonly checks: string;
+  /** Every check of the result ran in a sandbox and passed. */
+  readonly verified: boolean;
   readonly k: number;
   readonly confidence: string;
   readonly hitl: string;

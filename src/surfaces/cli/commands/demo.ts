@@ -1,3 +1,4 @@
+import { findSandbox } from '../../../adapters/sandbox/bwrap.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -69,6 +70,13 @@ which reads the same (fake) GitHub repository.`,
   run: async ({ args, options: o }, ctx) => {
     const view = o.view === true;
     const dir = resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-'))));
+    // Its checks run where a sandbox works; elsewhere the demo goes on without them, unverified
+    // (a run would stop before landing: --hitl auto lands only a checked result).
+    const sandboxed = (await findSandbox(ctx.io.env['PATH'] ?? '')) !== undefined;
+    if (!sandboxed && !o.json)
+      ctx.io.stderr(
+        'maker: no sandbox works on this machine (bubblewrap), so the demo runs no checks: its result is UNVERIFIED.\n',
+      );
     const github = o.localOnly === true ? undefined : await demoGitHub(ctx.io.env, dir);
     if (github !== undefined && !o.json) ctx.io.stderr(`maker: ${github.said}\n`);
     try {
@@ -93,6 +101,7 @@ which reads the same (fake) GitHub repository.`,
           choices: {
             hitl: view ? 'wait' : 'auto',
             sim: { clarify: true },
+            runChecks: sandboxed,
             ...defined({ seed: o.seed }),
           },
         },

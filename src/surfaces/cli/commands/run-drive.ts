@@ -42,6 +42,10 @@ export const RUN_EXITS = [
   [1, 'failed (the summary says why; `maker resume` continues after the cause is fixed)'],
   USAGE_EXIT,
   [4, 'waiting for answers (--hitl defer): `maker answer`, then `maker resume`'],
+  [
+    5,
+    "failed-checks: the result's checks failed or could not run (unverified) and --hitl auto or fail cannot ask whether to land it; nothing landed",
+  ],
   INTERRUPTED_EXIT,
 ] as const;
 
@@ -98,6 +102,8 @@ export async function start(
     paceMs?: number;
     /** The person's overall check, run sandboxed on the composed result before the final veto. */
     check?: string;
+    /** Refuse to start where no sandbox works (`--run-checks`), rather than run unverified. */
+    requireSandbox?: boolean;
     github?: GitHubAsk | undefined;
     /** The demo's fake GitHub: where its bare repositories are, for the fake Jules. */
     sourceGitDir?: ((owner: string, name: string) => string) | undefined;
@@ -126,7 +132,7 @@ export async function start(
       new UsageError(
         `--dir ${d} is a file, not a directory: give the repository's directory (it is created if missing).`,
       ),
-    { runChecks: plan.choices.runChecks, check: plan.check },
+    { runChecks: plan.requireSandbox === true && plan.choices.runChecks, check: plan.check },
     plan.github,
   );
   const access = await settleAccess(kind, plan.choices.model ?? DEFAULT_MODEL, io.env);

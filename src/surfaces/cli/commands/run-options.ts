@@ -74,13 +74,17 @@ export const RUN_OPTIONS = {
     "Gemini 3: minimal, low, medium or high thinking for every role (default: the model's table, per role)",
     oneOf(THINKING_LEVELS),
   ),
+  checks: flag(
+    '--no-checks',
+    "don't run checks. By default, where a sandbox works (bubblewrap), each subtask's check (the planner gives every subtask one) runs on every candidate, a failing one is a red flag, and after every merge the checks below run again on the merged tree; where none works the result is marked unverified. Your --check still runs",
+  ),
   runChecks: flag(
     '--run-checks',
-    "run each subtask's check command (proposed by the planner) on every candidate, in a scratch checkout; a failing check is a red flag. The commands come from the model: off unless asked",
+    'accepted for older scripts: checks run by default now (see --no-checks); given, a machine without a sandbox refuses the run instead of marking it unverified',
   ),
   check: option(
     '--check <command>',
-    'your overall check, e.g. "npm test": run once on the composed result, in a sandboxed scratch checkout (needs bubblewrap), before the final question; its pass/fail and output are shown there',
+    'your overall check, e.g. "npm test": run on the composed result with every subtask\'s check, in a sandboxed scratch checkout (needs bubblewrap), before the final question; its pass/fail and output are shown there, and --hitl auto lands only a result whose checks pass',
     text(
       `a command of at most ${LIMITS.checkChars} characters`,
       new RegExp(`^[^]{1,${LIMITS.checkChars}}$`),

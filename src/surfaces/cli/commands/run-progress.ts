@@ -33,6 +33,12 @@ export function runProgress(io: CliIo, run: Run) {
           );
       }
       if (event.type === 'wait-end') waits.delete(event.waitId);
+      // Said once per start, on a line of its own on a terminal too: the result will be unverified.
+      if (event.type === 'checks-unavailable') {
+        if (io.stderrIsTty && !blank) io.stderr('\r\x1b[2K');
+        blank = true;
+        return line(event.reason);
+      }
       if (io.stderrIsTty) {
         io.stderr(
           `\r\x1b[2Kmaker: ${counts()} · ${waitText(waits.values()) ?? `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`}`,
@@ -46,6 +52,10 @@ export function runProgress(io: CliIo, run: Run) {
           return line(`node ${event.nodeId} done: "${node?.title ?? ''}" committed · ${counts()}`);
         case 'merge-end':
           return line(`node ${event.child} merged into ${event.nodeId} · ${counts()}`);
+        case 'merge-checks-failed':
+          return line(
+            `merging ${event.child} into ${event.nodeId} broke ${event.commands.length} check${event.commands.length === 1 ? '' : 's'} that passed below (${event.commands.join(', ')}): repairing it by a voted integration`,
+          );
         case 'question-asked':
           return line(
             `question ${event.question.id} (${event.question.kind}): ${event.question.prompt}`,

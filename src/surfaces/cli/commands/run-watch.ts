@@ -1,3 +1,4 @@
+import { checksSentence } from '../../../core/checks.js';
 import { createInterface } from 'node:readline/promises';
 import type { Question, Run } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
@@ -163,6 +164,7 @@ export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string
         : [`  \`maker resume --dir ${dir}\` serves it again and continues the run.`]),
     );
   else lines.push(...githubLines(run));
+  lines.push(`Checks: ${checksSentence(run)}`);
   if (outcome.status === 'done')
     lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
   if (outcome.status === 'vetoed')
@@ -171,6 +173,13 @@ export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string
     );
   if (outcome.status === 'failed')
     lines.push(sentences(`Failed: ${s.error}`, `Fix the cause, then: maker resume --dir ${dir}`));
+  if (outcome.status === 'failed-checks')
+    lines.push(
+      sentences(
+        `Not landed: ${s.error}`,
+        `To land it anyway: maker answer --dir ${dir} ${outcome.pending.find((q) => q.kind === 'veto')?.id ?? 'q-root-veto'} accept, then: maker resume --dir ${dir}`,
+      ),
+    );
   if (outcome.status === 'cancelled')
     lines.push(`Cancelled. Continue with: maker resume --dir ${dir}`);
   if (outcome.status === 'awaiting-human') {
@@ -189,6 +198,8 @@ export function exitCode(status: Run['status']): number {
       return 0;
     case 'awaiting-human':
       return 4;
+    case 'failed-checks':
+      return 5;
     case 'cancelled':
       return 130;
     default:

@@ -46,6 +46,12 @@ export function runStanding(
           };
     case 'cancelled':
       return { label: 'cancelled', interrupted: false, next: `Continue with: ${resume}` };
+    case 'failed-checks':
+      return {
+        label: 'stopped before landing: its checks failed or could not run (failed-checks)',
+        interrupted: false,
+        next: `Land it anyway: maker answer --dir ${dir} --run ${run.id} q-root-veto accept, then: ${resume}`,
+      };
     case 'failed':
       return {
         label: 'failed',

@@ -1,3 +1,4 @@
+import { checksSentence, nodeCheckCounts } from '../../../core/checks.js';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
@@ -71,7 +72,7 @@ red flags per node), the counters, and any pending questions.`,
     );
     if (o.json === true) {
       io.stdout(
-        `${JSON.stringify({ ...summarise(run), standing: standing.label, interrupted: standing.interrupted, next: standing.next ?? null, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })), nodes: Object.values(run.nodes).map((n) => ({ id: n.id, parentId: n.parentId, title: n.title, status: n.status, kind: n.kind, commit: n.commit ?? null, outcome: n.leaf?.outcome ?? null })), ...(trace === undefined ? {} : { trace }) })}\n`,
+        `${JSON.stringify({ ...summarise(run), standing: standing.label, interrupted: standing.interrupted, next: standing.next ?? null, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })), nodes: Object.values(run.nodes).map((n) => ({ id: n.id, parentId: n.parentId, title: n.title, status: n.status, kind: n.kind, commit: n.commit ?? null, outcome: n.leaf?.outcome ?? null, checks: nodeCheckCounts(run, n) })), ...(trace === undefined ? {} : { trace }) })}\n`,
       );
       return 0;
     }
@@ -87,6 +88,7 @@ red flags per node), the counters, and any pending questions.`,
               .join(', ')}`,
           ]),
       ...githubLines(run),
+      `Checks: ${checksSentence(run)}`,
       ...(run.status === 'running' && !standing.interrupted ? describeWaits(run) : []),
       '',
       renderTree(run),

@@ -17,6 +17,7 @@ export function renderDetail(detail: NodeDetail, node: ViewNode | undefined): HT
           h('span', { class: `pill s-${node.display}` }, node.display),
           ` ${DISPLAY_MEANING[node.display]} · ${node.kind}`,
           node.tally === null ? null : ` · votes ${node.tally}`,
+          node.checks === null ? null : ` · ${node.checks}`,
         ),
     h('p', { class: 'description' }, detail.description),
     list('Acceptance', detail.acceptance),

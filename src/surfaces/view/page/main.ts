@@ -197,6 +197,9 @@ class App {
             'SIMULATED',
           )
         : null,
+      run.verified
+        ? h('span', { class: 'pill verified', title: run.checks }, 'VERIFIED')
+        : h('span', { class: 'pill unverified', title: run.checks }, 'UNVERIFIED'),
       h('span', { class: 'idea', title: run.idea }, run.idea),
       h(
         'span',

@@ -116,6 +116,7 @@ export class TreeView {
     const facts = [
       n.display,
       n.tally,
+      n.checks,
       flags > 0 ? `⚑ ${flags}` : null,
       n.sessions.length > 0
         ? `${n.sessions.length} session${n.sessions.length === 1 ? '' : 's'}`
@@ -130,6 +131,7 @@ export class TreeView {
       `${n.id}: ${n.title}`,
       `${n.display} (${n.kind})${n.tally === null ? '' : ` · votes ${n.tally}`}`,
       flagText === '' ? null : `red flags: ${flagText}`,
+      n.checks,
       n.branch === null ? null : `branch ${n.branch}`,
     ]
       .filter((l): l is string => l !== null)

@@ -1,0 +1,35 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** Runtimes a check may find on the PATH, each with its own test runner, as the planner is told. */
+const RUNTIMES = [
+  { file: 'node', args: ['--version'], name: 'Node.js', runner: 'node --test' },
+  { file: 'python3', args: ['--version'], name: 'Python', runner: 'python3 -m unittest' },
+] as const;
+
+const probes = new Map<string, Promise<string[]>>();
+
+/**
+ * The runtimes on `path` (probed once per PATH, each by its version): `Node.js v20.11.0 (node
+ * --test)`. A runtime that is missing, or does not answer within 10 s, is not listed.
+ */
+export function findRuntimes(path: string = process.env['PATH'] ?? ''): Promise<string[]> {
+  let probe = probes.get(path);
+  if (probe === undefined) {
+    probe = Promise.all(
+      RUNTIMES.map((r) =>
+        execFileAsync(r.file, [...r.args], { timeout: 10_000, env: { PATH: path } }).then(
+          ({ stdout, stderr }) => {
+            const version = `${stdout}${stderr}`.trim().split(/\s+/).pop() ?? '';
+            return [`${r.name} ${version} (${r.runner})`];
+          },
+          () => [],
+        ),
+      ),
+    ).then((found) => found.flat());
+    probes.set(path, probe);
+  }
+  return probe;
+}
