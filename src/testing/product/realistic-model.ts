@@ -1,5 +1,6 @@
 import { hashString, uniform } from '../../core/random.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
+import type { FakeGeminiResponder } from '../fake-gemini.js';
 import { PRODUCT_IDEAS } from './ideas/index.js';
 import { planSplit, scopeFiles, scopeOf, splitIsCorrect, type NodeScope } from './plans.js';
 import {
@@ -85,7 +86,7 @@ export class RealisticModel implements LanguageModel {
   }
 
   /** The answer's text for a request (synchronous: the fake thinks instantly). */
-  answer(request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json'>): string {
+  answer(request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json' | 'temperature'>): string {
     const kind = promptKind(request);
     const facts = nodeFacts(request, this.#ideas);
     this.stats.calls[kind] += 1;
@@ -105,18 +106,26 @@ export class RealisticModel implements LanguageModel {
     }
   }
 
+  /**
+   * The numbers one answer is made from. Each draw has its own, except that at a low temperature
+   * T (below 0.5) a sample repeats the prompt's greedy answer with probability 1 − 2T, as real
+   * models do: near-identical samples, whose errors are not independent.
+   */
   #rand(
     kind: PromptKind,
     idea: ProductIdea,
-    request: Pick<GenerateRequest, 'prompt' | 'draw'>,
+    request: Pick<GenerateRequest, 'prompt' | 'draw' | 'temperature'>,
   ): Rand {
+    const prompt = String(hashString(request.prompt));
     let key = request.draw;
     if (key === undefined) {
-      const prompt = String(hashString(request.prompt));
       const seen = this.#occurrences.get(prompt) ?? 0;
       this.#occurrences.set(prompt, seen + 1);
       key = `${prompt}#${seen}`;
     }
+    const t = request.temperature ?? 1;
+    const repeat = uniform(this.#knobs.seed, hashString(`repeat|${idea.name}|${kind}|${key}`));
+    if (repeat < 1 - 2 * t) key = `greedy|${prompt}`;
     const at = hashString(`${idea.name}|${kind}|${key}`);
     return (stream) => uniform(this.#knobs.seed, at, stream);
   }
@@ -316,4 +325,32 @@ export class RealisticModel implements LanguageModel {
         : 'A faithful attempt at the task.',
     });
   }
+}
+
+/**
+ * The realistic fake behind the fake Gemini server (`startFakeGemini(realisticResponder(model))`),
+ * so the real @google/genai client path can be run against it: the schema is read from the
+ * request's `responseJsonSchema`, and a prompt it cannot place is answered 400 with the reason
+ * (a 400 is not retried: the run stops, naming it).
+ */
+export function realisticResponder(model: RealisticModel): FakeGeminiResponder {
+  return (request) => {
+    const config = (request.body as { generationConfig?: Record<string, unknown> } | null)
+      ?.generationConfig;
+    const schema = config?.['responseJsonSchema'] ?? config?.['responseSchema'];
+    try {
+      return {
+        text: model.answer({
+          prompt: request.prompt,
+          temperature: request.temperature ?? 1,
+          ...(typeof schema === 'object' && schema !== null
+            ? { json: { schema: schema as Record<string, unknown> } }
+            : {}),
+        }),
+      };
+    } catch (error) {
+      if (error instanceof UnrecognisedPromptError) return { status: 400, message: error.message };
+      throw error;
+    }
+  };
 }
