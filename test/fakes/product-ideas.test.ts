@@ -59,6 +59,28 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
       expect(forms.size).toBe(3);
     }, 60_000);
 
+    it("each leaf's own test (its check) fails on the obvious flaws and slips", async () => {
+      for (const [i, leaf] of idea.leaves.entries()) {
+        const own = leaf.files.slice(1).map((f) => f.path);
+        for (const [flaw, slip] of [
+          ['wrong-export', 'none'],
+          ['missing-module', 'none'],
+          ['truncated', 'none'],
+          ['correct', 'over-escaped'],
+          ['correct', 'omission'],
+        ] as const) {
+          const dir = await tempDir();
+          const files = idea.leaves.flatMap(
+            (spec, j) =>
+              writeLeaf(spec, randOf(50 + j), j === i ? flaw : 'correct', j === i ? slip : 'none')
+                .files,
+          );
+          await writeTree(dir, files);
+          expect(await visible(dir, own), `${idea.name} leaf ${i} ${flaw} ${slip}`).toBe(false);
+        }
+      }
+    }, 120_000);
+
     it('every flaw of every leaf fails the hidden tests', async () => {
       for (const [i, leaf] of idea.leaves.entries())
         for (const flaw of [

@@ -32,7 +32,8 @@ export async function writeTree(
 /**
  * Runs an idea's hidden acceptance tests on the product in `dir`: writes them under
  * {@link HIDDEN_DIR}, then spawns `node --test` on them directly (no shell, the product's
- * directory as working directory, a minimal environment) with a time limit. The TAP summary
+ * directory as working directory, a minimal environment) with a time limit (a third of it per
+ * test, so a product that hangs one test still has the others run). The TAP summary
  * gives the counts; the exit status decides `passed`.
  */
 export async function runHiddenTests(
@@ -48,7 +49,7 @@ export async function runHiddenTests(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--test', '--test-reporter=tap', ...files],
+      ['--test', '--test-reporter=tap', `--test-timeout=${Math.ceil(timeoutMs / 3)}`, ...files],
       {
         cwd: dir,
         timeout: timeoutMs,

@@ -33,7 +33,7 @@ export interface RealisticKnobs {
 /** What the fake produced and saw: for reports, and to check it behaved as set. */
 export interface RealisticStats {
   readonly calls: Record<PromptKind, number>;
-  /** Code samples by what was wrong with them (`correct`, a flaw, or `slip:<kind>`). */
+  /** Code samples by what was wrong with them (`correct`, a flaw, `slip:<kind>`, or `invented`: a wrong plan's extra subtask). */
   readonly code: Record<string, number>;
   readonly plans: { correct: number; wrong: number };
   /** Ballot options and reviewed changes it could not tie to a sample it wrote (judged blind). */
@@ -176,16 +176,13 @@ export class RealisticModel implements LanguageModel {
   ): string {
     if (request.prompt.includes('=== ours: ')) return this.#integrate(rand, request.prompt);
     if (scope === undefined) {
-      if (facts.files.some((f) => /readme/i.test(f)))
-        return JSON.stringify({
-          files: [
-            {
-              path: facts.files.find((f) => /readme/i.test(f)),
-              content: `# ${facts.idea.name}\n\n${facts.idea.idea}.\n`,
-            },
-          ],
-          summary: 'Document the usage',
-        });
+      const readme = facts.files.find((f) => /readme/i.test(f));
+      if (readme !== undefined) {
+        // An invented subtask (a wrong plan's): harmless prose, right as far as it goes.
+        const files = [{ path: readme, content: `# ${facts.idea.name}\n\n${facts.idea.idea}.\n` }];
+        this.#remember(files, 'correct', 'none', 'invented');
+        return JSON.stringify({ files, summary: 'Document the usage' });
+      }
       throw new UnrecognisedPromptError(
         `a worker task the idea does not have (files ${facts.files.join(', ')})`,
         request,
@@ -235,7 +232,7 @@ export class RealisticModel implements LanguageModel {
     return JSON.stringify({ files, summary: 'Reconcile both branches' });
   }
 
-  #remember(files: readonly { content: string }[], flaw: Flaw, slip: Slip): void {
+  #remember(files: readonly { content: string }[], flaw: Flaw, slip: Slip, counted?: string): void {
     const lines = new Set(
       files.flatMap((f) =>
         f.content
@@ -245,7 +242,7 @@ export class RealisticModel implements LanguageModel {
       ),
     );
     this.#written.push({ lines, flaw, slip });
-    const key = slip !== 'none' ? `slip:${slip}` : flaw;
+    const key = counted ?? (slip !== 'none' ? `slip:${slip}` : flaw);
     this.stats.code[key] = (this.stats.code[key] ?? 0) + 1;
   }
 

@@ -70,6 +70,11 @@ export function renderFile(
     const helpers = blocks.flatMap((b, i) => (b.helper === true ? [i] : []));
     const at = helpers[helpers.length - 1] ?? blocks.length - 1;
     blocks = blocks.map((b, i) => (i === at ? { text: '// ... rest unchanged' } : b));
+  } else if (options.omit === true && blocks[0] !== undefined) {
+    // One block: its second half becomes the comment, as a model eliding "the rest" writes it.
+    const lines = blocks[0].text.trim().split('\n');
+    const kept = lines.slice(0, Math.ceil(lines.length / 2));
+    blocks = [{ text: [...kept, '  // ... rest unchanged', '}'].join('\n') }];
   }
   let text = blocks.map((b) => b.text.trim()).join('\n\n');
   text = text
