@@ -55,7 +55,7 @@ let githubEnv = {};
 if (SHARED) {
   fakeGitHub = spawn(
     process.execPath,
-    [join(import.meta.dirname, '..', 'dist', 'maker.js'), 'fake-github'],
+    [join(import.meta.dirname, '..', 'dist', 'maker.js'), 'fake-github', '--stdin-lifetime'],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: { PATH: process.env.PATH, HOME: process.env.HOME, MAKER_FAKE_GITHUB_TOKEN: token },

@@ -71,6 +71,7 @@ export { nodeTransport } from './src/adapters/jules/node-transport.js';`,
     '3600000',
     '--api-key',
     'k',
+    '--stdin-lifetime',
   ];
   const child = under
     ? spawn(

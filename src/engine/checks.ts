@@ -12,15 +12,21 @@ export interface CheckResult {
 }
 
 /**
- * Runs `command` on `tree` in the workspace's sandboxed scratch checkout; cancelled with the run
- * (`AbortedError`: a check cut short is no result).
+ * Runs `command` on `tree` in the workspace's sandboxed scratch checkout, with the tree's
+ * dependencies installed as the run's `install` says; cancelled with the run (`AbortedError`: a
+ * check cut short is no result).
  */
 export async function runCheck(
-  ctx: Pick<RunContext, 'workspace'> & { readonly signal?: AbortSignal },
+  ctx: Pick<RunContext, 'workspace'> & {
+    readonly signal?: AbortSignal;
+    readonly run?: { readonly config: { readonly install?: string | undefined } };
+  },
   tree: string,
   command: string,
 ): Promise<CheckResult> {
-  const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal);
+  const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal, {
+    install: ctx.run?.config.install,
+  });
   return { command, ok: result.ok, output: result.output.slice(-600) };
 }
 

@@ -24,6 +24,16 @@ export interface CommitRequest {
   readonly date: Date;
 }
 
+/** How a check runs beyond its command. */
+export interface CheckOptions {
+  /**
+   * The command that installs the tree's dependencies before the check (once per content of its
+   * lock files: later checks reuse the install, read-only). Undefined: the default for the lock
+   * files found (none without one); `''`: install nothing.
+   */
+  readonly install?: string | undefined;
+}
+
 /**
  * The git repository a run composes in, as content-addressed operations: nothing here touches the
  * working tree or the user's index, so runs can work while the person edits, and every operation
@@ -78,12 +88,14 @@ export interface Workspace {
   /**
    * Runs `command` in a scratch checkout of `treeish`; resolves with its exit code and output tail.
    * When `signal` aborts, the check is killed and the call rejects with `AbortedError`: a check a
-   * run's cancellation cut short says nothing about the candidate.
+   * run's cancellation cut short says nothing about the candidate. A failed dependency install
+   * (see {@link CheckOptions}) is a failed check whose output says so.
    */
   runCheck(
     treeish: string,
     command: string,
     timeoutMs: number,
     signal?: AbortSignal,
+    options?: CheckOptions,
   ): Promise<{ ok: boolean; output: string }>;
 }

@@ -32,6 +32,8 @@ export function runConfig(choices: {
   defaultBranch: string;
   sim?: RunConfig['sim'];
   runChecks?: boolean;
+  /** The dependency install for checks (`--install`; `''`: none; absent: the lock files' default). */
+  install?: string;
   /** What candidates may do beyond the defaults (executables, symlinks, CI workflows). */
   allow?: Partial<RunConfig['allow']>;
   maxFileBytes?: number;
@@ -61,6 +63,7 @@ export function runConfig(choices: {
     seed: choices.seed ?? 1,
     hitl: choices.hitl,
     runChecks: choices.runChecks ?? false,
+    ...(choices.install === undefined ? {} : { install: choices.install }),
     allow: { executables: [], symlinks: [], workflows: false, ...choices.allow },
     maxFileBytes: choices.maxFileBytes ?? 1_000_000,
     defaultBranch: choices.defaultBranch,
@@ -100,6 +103,7 @@ export async function openWorkspace(
   const checkpoint = crashSeam(env);
   const workspace = await GitWorkspace.open(dir, {
     create,
+    env,
     ...(checkpoint === undefined ? {} : { checkpoint }),
   });
   await workspace.excludeLocally([

@@ -155,6 +155,10 @@ describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, (
     const human = await maker([...args, '--seed', '4', '--dir', dir]);
     expect(human.stdout).toMatch(/p \(correct\) +0\.\d{3} +\[0\.\d{3}, 0\.\d{3}\]/);
     expect(human.stdout).toMatch(/Recommended k = \d+/);
+    // A folder that is not (yet) a git repository: nothing is said about keeping it out of git.
+    expect(human.stdout).toMatch(
+      /Saved to .*maker-calibration\.json \(`maker run --confidence auto` uses it\)\.\n/,
+    );
     const k = strip(a.stdout).recommendedK;
     const run = await maker([
       'run',

@@ -118,6 +118,12 @@ describe('usage errors', () => {
     ],
     [['run', 'x', '--dir'], /option '--dir <dir>' needs a value\. See `maker run --help`/],
     [['run', 'x', '--bogus'], /Unknown option '--bogus'\. See `maker run --help`/],
+    [
+      ['run', 'x', '--workr', 'sim', '--json', '--wroker', 'sim'],
+      /^maker: Unknown options '--workr' \(did you mean --worker\?\), '--wroker' \(did you mean --worker\?\)\. See `maker run --help`\.$/m,
+    ],
+    [['estimate', '--p', '0.9', '--bogus=3', '-q'], /Unknown options '--bogus', '-q'\./],
+    [['run'], /^maker run needs an idea/],
     [['run'], /maker run needs an idea/],
     [['run', 'a', 'todo'], /quote it as one argument/],
     [['answer', 'q-root-veto'], /needs a question id and an answer/],

@@ -332,11 +332,21 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(JSON.parse(json.stdout)).toMatchObject({ waits: [{ service: 'jules', until }] });
   });
 
-  it('maker fake-jules serves the Jules API from its own process until its input closes', async () => {
+  it('maker fake-jules serves the Jules API from its own process until its input closes (--stdin-lifetime)', async () => {
     const { origin, env } = await setup();
     const proc = spawn(
       process.execPath,
-      [CLI, 'fake-jules', '--source', `me/app=${origin}`, '--api-key', 'k-123', '--agent', 'touch'],
+      [
+        CLI,
+        'fake-jules',
+        '--source',
+        `me/app=${origin}`,
+        '--api-key',
+        'k-123',
+        '--agent',
+        'touch',
+        '--stdin-lifetime',
+      ],
       { env, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     child = proc;

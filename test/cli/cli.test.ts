@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
@@ -287,5 +290,23 @@ describe('the bundled CLI', () => {
     });
     expect(fake.requests.every((r) => r.apiKey === key)).toBe(true);
     expect(stdout + stderr).not.toContain(key);
+  });
+});
+
+describe('a folder with no MAKER run', () => {
+  it('maker status and maker report exit 1 (nothing there), not 2 (a usage error), and say how to start', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'maker-no-runs-'));
+    try {
+      for (const args of [
+        ['status', '--dir', dir],
+        ['report', '--mermaid', '--dir', dir],
+      ]) {
+        const { code, stderr } = await cli(args);
+        expect(code, args.join(' ')).toBe(1);
+        expect(stderr).toContain(`No MAKER runs in ${dir}. Start one with: maker run "<idea>"`);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -78,3 +78,26 @@ describe('the run as a Mermaid diagram', () => {
     expect(mermaidTree(run, { maxChars: 3000 }).length).toBeLessThanOrEqual(3000);
   });
 });
+
+describe('what the diagram says about the run as a whole', () => {
+  it('a simulated run says SIMULATED on its root', () => {
+    const simulated = runOf([node('root', { title: 'a csv tool' })], {
+      config: { ...runOf([]).config, worker: 'sim', simulated: true },
+    });
+    expect(boxes(mermaidTree(simulated))[0]).toMatch(/^ {2}n0\["SIMULATED #183; a csv tool<br\/>/);
+    const real = runOf([node('root', { title: 'a csv tool' })], {
+      config: { ...runOf([]).config, worker: 'gemini', planner: 'gemini', simulated: false },
+    });
+    expect(mermaidTree(real)).not.toContain('SIMULATED');
+  });
+
+  it('the root of a vetoed run is drawn vetoed, not a green done', () => {
+    const run = runOf([node('root', { status: 'done', kind: 'branch', title: 'the app' })], {
+      status: 'vetoed',
+    });
+    const diagram = mermaidTree(run);
+    for (const line of diagram.split('\n')) expect(line).toMatch(LINE);
+    expect(diagram).toMatch(/class n0 vetoed/);
+    expect(diagram).not.toMatch(/class n0 done/);
+  });
+});

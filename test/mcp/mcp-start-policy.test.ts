@@ -32,6 +32,7 @@ describe('maker_start: the overall check and the candidate allowances', () => {
       worker: 'sim',
       check: 'test -d src',
       runChecks: true,
+      install: 'npm ci',
       allow: { executables: ['bin/*'], workflows: true },
       maxFileKb: 64,
     });
@@ -40,7 +41,7 @@ describe('maker_start: the overall check and the candidate allowances', () => {
       runs: Record<
         string,
         {
-          config: { allow: unknown; maxFileBytes: number; runChecks: boolean };
+          config: { allow: unknown; maxFileBytes: number; runChecks: boolean; install?: string };
           nodes: { root: { check?: string } };
         }
       >;
@@ -50,6 +51,7 @@ describe('maker_start: the overall check and the candidate allowances', () => {
       allow: { executables: ['bin/*'], symlinks: [], workflows: true },
       maxFileBytes: 64 * 1024,
       runChecks: true,
+      install: 'npm ci',
     });
     expect(run?.nodes.root.check).toBe('test -d src');
   });

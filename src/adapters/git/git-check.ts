@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { AbortedError } from '../../core/errors.js';
+import type { CheckDependencies } from '../deps/dependency-cache.js';
 import type { CheckSandbox, Hidden } from '../sandbox/bwrap.js';
 import { gitEnv } from './run-git.js';
 
@@ -20,6 +21,7 @@ const KEPT_CHARS = 2000;
  * repository at `dir`, with a timeout, no input and `hidden` out of its sight; resolves with
  * whether it passed and the tail of its output, ending with why it was stopped if it was. When
  * `signal` aborts, the check is killed and the call rejects with {@link AbortedError}.
+ * `dependencies` says how the check sees the installed dependencies of the checkout (read-only).
  */
 export async function runCheckIn(
   dir: string,
@@ -30,6 +32,7 @@ export async function runCheckIn(
   sandbox: CheckSandbox,
   hidden: readonly Hidden[] = [],
   signal?: AbortSignal,
+  dependencies?: (checkout: string) => Promise<CheckDependencies>,
 ): Promise<{ ok: boolean; output: string }> {
   const cancelled = () => {
     if (signal?.aborted === true) throw new AbortedError(signal.reason);
@@ -58,10 +61,14 @@ rm -f -- "$GIT_INDEX_FILE"; exit $s`,
   cancelled();
   if (checkout !== undefined)
     return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
-  const env = Object.fromEntries(
-    PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
-  ) as Record<string, string>;
-  const [file, ...args] = sandbox.argv(command, scratch, hidden);
+  const deps = await dependencies?.(scratch);
+  const env = {
+    ...(Object.fromEntries(
+      PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
+    ) as Record<string, string>),
+    ...deps?.env,
+  };
+  const [file, ...args] = sandbox.argv(command, scratch, hidden, deps?.readOnly);
   const running = execFileAsync(file as string, args, {
     cwd: scratch,
     env,

@@ -22,21 +22,43 @@ export async function prepareRepository(dir: string, create: boolean): Promise<v
   const branch = (await gitText(dir, ['symbolic-ref', 'HEAD'])).trim();
   // Written (-w), so the repository's first commit points at a tree it holds (git fsck passes).
   const tree = (await gitText(dir, ['hash-object', '-w', '-t', 'tree', '/dev/null'])).trim();
+  // The repository's first commit is the person's (their configured identity) when they have one.
   const commit = await commitTree(dir, {
     tree,
     parents: [],
     message: 'Initial commit',
     date: new Date(),
+    identity: await configuredIdentity(dir),
   });
   await gitText(dir, ['update-ref', branch, commit]);
 }
 
-/** `git commit-tree` with MAKER's identity and the request's date for author and committer. */
+/** The person's git identity as configured for `dir` (repository, global or system), if complete. */
+export async function configuredIdentity(
+  dir: string,
+): Promise<{ name: string; email: string } | undefined> {
+  const read = (key: string) =>
+    gitText(dir, ['config', '--get', key]).then(
+      (v) => v.trim(),
+      () => '',
+    );
+  const [name, email] = await Promise.all([read('user.name'), read('user.email')]);
+  return name !== '' && email !== '' ? { name, email } : undefined;
+}
+
+/** `git commit-tree` with MAKER's identity (or the one given) and the request's date for author and committer. */
 export async function commitTree(
   dir: string,
-  request: { tree: string; parents: readonly string[]; message: string; date: Date },
+  request: {
+    tree: string;
+    parents: readonly string[];
+    message: string;
+    date: Date;
+    identity?: { name: string; email: string } | undefined;
+  },
   options: GitOptions = {},
 ): Promise<string> {
+  const who = request.identity ?? IDENTITY;
   const date = `${Math.floor(request.date.getTime() / 1000)} +0000`;
   const args = [
     'commit-tree',
@@ -48,10 +70,10 @@ export async function commitTree(
   const out = await gitText(dir, args, {
     ...options,
     env: {
-      GIT_AUTHOR_NAME: IDENTITY.name,
-      GIT_AUTHOR_EMAIL: IDENTITY.email,
-      GIT_COMMITTER_NAME: IDENTITY.name,
-      GIT_COMMITTER_EMAIL: IDENTITY.email,
+      GIT_AUTHOR_NAME: who.name,
+      GIT_AUTHOR_EMAIL: who.email,
+      GIT_COMMITTER_NAME: who.name,
+      GIT_COMMITTER_EMAIL: who.email,
       GIT_AUTHOR_DATE: date,
       GIT_COMMITTER_DATE: date,
     },

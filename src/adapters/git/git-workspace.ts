@@ -3,6 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
+import { DependencyCache } from '../deps/dependency-cache.js';
 import { findSandbox, hiddenPlaces, NO_SANDBOX, secretPlaces } from '../sandbox/bwrap.js';
 import { runCheckIn } from './git-check.js';
 import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
@@ -16,6 +17,7 @@ import { GitLauncher } from './git-launcher.js';
 import { gitEnv, gitOk, gitText } from './run-git.js';
 import type {
   ApplyResult,
+  CheckOptions,
   CommitRequest,
   FileEdit,
   MergeResult,
@@ -34,14 +36,24 @@ export class GitWorkspace implements Workspace {
   readonly #git: GitPlumbing;
   readonly #launcher = new GitLauncher(gitEnv());
   readonly #checkpoint: (step: string) => Promise<void>;
+  readonly #env: Readonly<Record<string, string | undefined>>;
   #gitDir: Promise<string> | undefined;
+  #dependencies: DependencyCache | undefined;
 
   /**
    * `checkpoint` is called before each step of a multi-step operation (landing), by name: the
-   * seam crash tests kill the process through. It must not change anything.
+   * seam crash tests kill the process through. It must not change anything. `env` is where a
+   * dependency install takes its registry settings from (default: this process's environment).
    */
-  constructor(dir: string, options: { checkpoint?: (step: string) => void | Promise<void> } = {}) {
+  constructor(
+    dir: string,
+    options: {
+      checkpoint?: (step: string) => void | Promise<void>;
+      env?: Readonly<Record<string, string | undefined>>;
+    } = {},
+  ) {
     this.dir = dir;
+    this.#env = options.env ?? process.env;
     this.#git = new GitPlumbing(dir);
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {
@@ -55,13 +67,17 @@ export class GitWorkspace implements Workspace {
    */
   static async open(
     dir: string,
-    options: { create?: boolean; checkpoint?: (step: string) => void | Promise<void> } = {},
+    options: {
+      create?: boolean;
+      checkpoint?: (step: string) => void | Promise<void>;
+      env?: Readonly<Record<string, string | undefined>>;
+    } = {},
   ): Promise<GitWorkspace> {
     await prepareRepository(dir, options.create === true);
-    const workspace = new GitWorkspace(
-      dir,
-      options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint },
-    );
+    const workspace = new GitWorkspace(dir, {
+      ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+    });
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());
     await sweepScratch(await memoryScratchRoot());
@@ -297,15 +313,15 @@ export class GitWorkspace implements Workspace {
     command: string,
     timeoutMs: number,
     signal?: AbortSignal,
+    options: CheckOptions = {},
   ): Promise<{ ok: boolean; output: string }> {
     const sandbox = await findSandbox();
     if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
-    // Out of sight: the repository (its history, config and MAKER's state), sockets under /run
-    // (D-Bus, docker, databases) and the home directory's credential stores.
-    const hidden = [
-      ...(await hiddenPlaces(['/run', this.dir, await this.gitDir()])),
-      ...(await secretPlaces(homedir())),
-    ];
+    const hidden = await this.#hidden();
+    const dependencies = await (
+      await this.#dependencyCache()
+    ).prepare(this, treeish, options.install, signal);
+    if (!dependencies.ok) return { ok: false, output: dependencies.output };
     const scratch = await scratchDir(tmpdir(), 'check');
     try {
       return await runCheckIn(
@@ -317,11 +333,34 @@ export class GitWorkspace implements Workspace {
         sandbox,
         hidden,
         signal,
+        dependencies.view,
       );
     } finally {
       // What the check left there is its own doing: a checkout that resists removal is swept later.
       await removeTree(scratch).catch(() => undefined);
     }
+  }
+
+  /**
+   * Out of a check's and an install's sight: the repository (its history, config and MAKER's
+   * state), sockets under /run (D-Bus, docker, databases) and the home directory's credential stores.
+   */
+  async #hidden() {
+    return [
+      ...(await hiddenPlaces(['/run', this.dir, await this.gitDir()])),
+      ...(await secretPlaces(homedir())),
+    ];
+  }
+
+  /** Installed dependencies for checks, cached in `.git/maker-deps/` (see {@link DependencyCache}). */
+  async #dependencyCache(): Promise<DependencyCache> {
+    const root = join(await this.gitDir(), 'maker-deps');
+    this.#dependencies ??= new DependencyCache({
+      root,
+      env: this.#env,
+      hidden: () => this.#hidden(),
+    });
+    return this.#dependencies;
   }
 
   /** Landing's git access in the work tree at `dir` (this one or a linked one). */

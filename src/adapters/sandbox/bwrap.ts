@@ -11,6 +11,12 @@ export interface Hidden {
   readonly directory: boolean;
 }
 
+/** A path shown read-only at `target` inside the sandbox (an installed dependency, for example). */
+export interface ReadOnlyBind {
+  readonly source: string;
+  readonly target: string;
+}
+
 /**
  * A confinement for commands MAKER did not write (a subtask's check, proposed by a model): no
  * network, no writes outside one directory, nothing left running after it.
@@ -19,9 +25,15 @@ export interface CheckSandbox {
   readonly name: string;
   /**
    * The argv that runs `command` (through `sh -c`) confined, with `dir` its only writable place and
-   * each of `hidden` (existing paths, see {@link hiddenPlaces}) out of its sight.
+   * each of `hidden` (existing paths, see {@link hiddenPlaces}) out of its sight, and each of
+   * `readOnly` shown read-only at its target (after the rest: under `dir` too).
    */
-  argv(command: string, dir: string, hidden?: readonly Hidden[]): string[];
+  argv(
+    command: string,
+    dir: string,
+    hidden?: readonly Hidden[],
+    readOnly?: readonly ReadOnlyBind[],
+  ): string[];
 }
 
 /**
@@ -32,7 +44,7 @@ export interface CheckSandbox {
  */
 export const bubblewrap: CheckSandbox = {
   name: 'bubblewrap',
-  argv: (command, dir, hidden = []) => [
+  argv: (command, dir, hidden = [], readOnly = []) => [
     'bwrap',
     '--ro-bind',
     '/',
@@ -49,6 +61,7 @@ export const bubblewrap: CheckSandbox = {
     '--bind',
     dir,
     dir,
+    ...readOnly.flatMap((b) => ['--ro-bind', b.source, b.target]),
     '--unshare-net',
     '--unshare-pid',
     '--unshare-ipc',

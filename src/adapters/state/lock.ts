@@ -42,6 +42,7 @@ export class WorkspaceLock {
   #key: string | undefined;
   #token: string | undefined;
   #acquiring: Promise<void> | undefined;
+  #tookOverFrom: LockOwner | undefined;
 
   constructor(path: string, options: { command?: string } = {}) {
     this.path = path;
@@ -50,6 +51,11 @@ export class WorkspaceLock {
 
   get held(): boolean {
     return this.#token !== undefined;
+  }
+
+  /** The owner of a stale lock this holder took over (a process that died holding it), if any. */
+  get tookOverFrom(): LockOwner | undefined {
+    return this.#tookOverFrom;
   }
 
   /** Takes the lock, or throws `workspace-locked` naming its live owner and the way out. */
@@ -93,6 +99,7 @@ export class WorkspaceLock {
       }
       const found = await inspectLock(key);
       if (found !== undefined && found.state !== 'stale') throw lockedError(this.path, found);
+      if (found !== undefined) this.#tookOverFrom = found.owner;
       await takeOverStale(key);
     }
     throw new MakerError(
@@ -232,6 +239,16 @@ function parseOwner(text: string): (LockOwner & { token?: string }) | undefined 
   }
 }
 
+/** The workspace is another live process's: who it is, for messages that know what the caller wanted. */
+export class WorkspaceLockedError extends MakerError {
+  override readonly name = 'WorkspaceLockedError';
+  readonly owner: LockOwner;
+  constructor(message: string, owner: LockOwner) {
+    super('workspace-locked', message);
+    this.owner = owner;
+  }
+}
+
 function lockedError(path: string, found: LockInspection): MakerError {
   const { owner } = found;
   const what = owner.command === undefined ? 'Another maker process' : `maker ${owner.command}`;
@@ -240,8 +257,8 @@ function lockedError(path: string, found: LockInspection): MakerError {
     found.state === 'unknown'
       ? ` Its owner cannot be checked from here (host ${owner.hostname ?? 'unknown'}).`
       : '';
-  return new MakerError(
-    'workspace-locked',
+  return new WorkspaceLockedError(
     `${what} (pid ${owner.pid}${since}) is working on this workspace.${unsure} Use that one, or stop it first (kill ${owner.pid}). If you are sure no maker process uses this workspace, delete ${path}.`,
+    owner,
   );
 }

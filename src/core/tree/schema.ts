@@ -189,6 +189,11 @@ export const runConfigSchema = z.object({
   maxFileBytes: z.number().int().min(1).default(1_000_000),
   /** Run subtasks' `check` commands on candidates. They come from the model, so this is opt-in. */
   runChecks: z.boolean().default(false),
+  /**
+   * The command that installs a tree's dependencies for its checks (`--install`); absent: the
+   * default for the lock files found; `''`: install nothing.
+   */
+  install: z.string().max(2000).optional(),
   defaultBranch: z.string(),
 });
 

@@ -4,7 +4,8 @@ import type { Draw, Run, TreeNode, VoteRecord } from '../tree/schema.js';
 /**
  * How a node looks to a person watching the run: its lifecycle, refined by what its current vote is
  * doing. `flagged`: its latest sample was red-flagged and is being redrawn; `waiting`: a question
- * about it waits for a person; `stopped`: the run ended (failed or cancelled) before the node did.
+ * about it waits for a person; `stopped`: the run ended (failed or cancelled) before the node did;
+ * `vetoed`: the root of a run whose result a person vetoed.
  */
 export const DISPLAY_STATUSES = [
   'pending',
@@ -15,6 +16,7 @@ export const DISPLAY_STATUSES = [
   'composing',
   'waiting',
   'done',
+  'vetoed',
   'stopped',
   'failed',
 ] as const;
@@ -30,6 +32,7 @@ export const DISPLAY_MEANING: Readonly<Record<DisplayStatus, string>> = {
   composing: 'merging its children',
   waiting: 'waiting for a person',
   done: 'done',
+  vetoed: 'the result was vetoed: the default branch was left untouched',
   stopped: 'the run stopped before this node finished',
   failed: 'failed',
 };
@@ -44,6 +47,7 @@ export const STATUS_COLOURS: Readonly<Record<DisplayStatus, readonly [string, st
   composing: ['#e0f7fa', '#00838f'],
   waiting: ['#fff3e0', '#ef6c00'],
   done: ['#e8f5e9', '#2e7d32'],
+  vetoed: ['#fce4ec', '#ad1457'],
   stopped: ['#efebe9', '#6d4c41'],
   failed: ['#ffcdd2', '#b71c1c'],
 };
@@ -80,6 +84,8 @@ export function waitingNodes(run: Run): Set<string> {
 
 export function displayStatus(run: Run, n: TreeNode, waiting: ReadonlySet<string>): DisplayStatus {
   if (waiting.has(n.id)) return 'waiting';
+  // The root of a vetoed run is built but not landed: not a green "done".
+  if (n.id === run.rootId && run.status === 'vetoed') return 'vetoed';
   if (n.status === 'done') return 'done';
   if (n.status === 'failed') return 'failed';
   if (n.status === 'pending') return 'pending';

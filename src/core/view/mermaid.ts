@@ -1,3 +1,4 @@
+import { isSimulatedRun } from '../tree/simulated.js';
 import type { Run, TreeNode } from '../tree/schema.js';
 import {
   displayStatus,
@@ -68,7 +69,11 @@ function render(run: Run, maxNodes: number, options: MermaidOptions): string {
   const edges: [string, string][] = [];
   if (root !== undefined) {
     const ids = new Map<string, string>([[root.id, 'n0']]);
-    boxes.push(box(run, root, 'n0', waiting, titleChars));
+    const rootBox = box(run, root, 'n0', waiting, titleChars);
+    // A simulated run says so on its root, in every picture made of it (report, pull request).
+    boxes.push(
+      isSimulatedRun(run.config) ? { ...rootBox, label: `SIMULATED #183; ${rootBox.label}` } : rootBox,
+    );
     // Breadth first: a node's children are drawn when they all fit, else they fold into one box.
     // Every queued node with children keeps one slot in reserve for its "… more" box.
     const hasChildren = (n: TreeNode) => n.children.some((c) => run.nodes[c] !== undefined);

@@ -152,10 +152,14 @@ async function trial(
 
 /** The fake GitHub as a child process (`maker fake-github`); the token goes by environment. */
 async function startFakeProcess(cliPath: string, token: string) {
-  const child = spawn(process.execPath, [cliPath, 'fake-github', '--login', 'bench'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, MAKER_FAKE_GITHUB_TOKEN: token },
-  });
+  const child = spawn(
+    process.execPath,
+    [cliPath, 'fake-github', '--login', 'bench', '--stdin-lifetime'],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, MAKER_FAKE_GITHUB_TOKEN: token },
+    },
+  );
   const lines = createInterface({ input: child.stdout });
   const [line] = (await Promise.race([
     once(lines, 'line'),

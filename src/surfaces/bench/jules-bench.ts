@@ -225,6 +225,7 @@ async function startFakeProcess(options: JulesBenchOptions, origin: string, apiK
       String(options.workMs),
       '--api-key',
       apiKey,
+      '--stdin-lifetime',
     ],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );

@@ -15,6 +15,10 @@ import { ShapePlanner } from './tree-shape.js';
 export interface ViewBenchOptions {
   readonly leaves: number;
   readonly loads: number;
+  /** Ctrl-C: stops between page loads, closing the browser and the server. */
+  readonly signal?: AbortSignal | undefined;
+  /** Loads playwright-core (a seam for the installed package, which does not ship it). */
+  readonly loadPlaywright?: () => Promise<unknown>;
 }
 
 /**
@@ -24,10 +28,18 @@ export interface ViewBenchOptions {
  * start of navigation (the page marks it), and how many nodes it drew.
  */
 export async function runViewBench(options: ViewBenchOptions) {
+  // Everything the command needs is checked before it starts anything (a run, a server).
   if (!chromiumInstalled())
     throw new UsageError(
       `maker bench view needs Chromium at ${CHROMIUM_PATH} (scripts/install-chromium.sh installs it).`,
     );
+  await (options.loadPlaywright ?? (() => import('playwright-core')))().catch((error: unknown) => {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND')
+      throw new UsageError(
+        'maker bench view drives Chromium with playwright-core, a development dependency that the installed package does not ship: run it from a checkout after npm ci.',
+      );
+    throw error;
+  });
   const dir = await mkdtemp(join(tmpdir(), 'maker-bench-view-'));
   try {
     const built = performance.now();
@@ -60,11 +72,14 @@ export async function runViewBench(options: ViewBenchOptions) {
     const outcome = await engine.run(runId);
     const buildMs = Math.round(performance.now() - built);
     const nodes = Object.keys((await engine.getRun(runId)).nodes).length;
+    options.signal?.throwIfAborted();
     const view = await startViewServer({ source: await FileSource.open({ dir, secrets: [] }) });
-    const browser = await launchBrowser();
     const loads: { renderedMs: number; drawn: number }[] = [];
+    let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
     try {
+      browser = await launchChromium();
       for (let i = 0; i < options.loads; i++) {
+        options.signal?.throwIfAborted();
         const page = await browser.context.newPage();
         await page.goto(view.url);
         await page.waitForSelector('html[data-rendered-at]', { timeout: 60_000 });
@@ -75,7 +90,7 @@ export async function runViewBench(options: ViewBenchOptions) {
         await page.close();
       }
     } finally {
-      await browser.close();
+      await browser?.close();
       await view.close();
     }
     const times = loads.map((l) => l.renderedMs).sort((a, b) => a - b);
@@ -95,17 +110,5 @@ export async function runViewBench(options: ViewBenchOptions) {
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
-  }
-}
-
-async function launchBrowser() {
-  try {
-    return await launchChromium();
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND')
-      throw new UsageError(
-        'maker bench view drives Chromium with playwright-core, a development dependency: run it from a checkout after npm install.',
-      );
-    throw error;
   }
 }

@@ -117,9 +117,87 @@ function commandPath(program: Command, argv: readonly string[]): string {
   return path.join(' ');
 }
 
-/** Commander's complaint, as maker says it. */
-function usageMessage(error: CommanderError, path: string): string {
+/** The command the path names (`bench hanoi`), or the program itself. */
+function commandAt(program: Command, path: string): Command {
+  let at = program;
+  for (const word of path === '' ? [] : path.split(' '))
+    at = at.commands.find((c) => c.name() === word) ?? at;
+  return at;
+}
+
+/**
+ * Every option the words give that the command does not know, in order (commander stops at the
+ * first). A known option's value is skipped, so `--dir --x` reads `--x` as the directory.
+ */
+export function unknownOptions(command: Command, words: readonly string[]): string[] {
+  const known = new Map<string, boolean>();
+  for (const o of [...command.options, command.createOption('-h, --help')]) {
+    const takesValue = o.required || o.optional;
+    if (o.long !== undefined) known.set(o.long, takesValue);
+    if (o.short !== undefined) known.set(o.short, takesValue);
+  }
+  const unknown: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    if (word === '--') break;
+    if (!word.startsWith('-') || word === '-') continue;
+    const name = word.split('=')[0] as string;
+    const takesValue = known.get(name);
+    if (takesValue === undefined) unknown.push(name);
+    else if (takesValue && !word.includes('=')) i++;
+  }
+  return unknown;
+}
+
+/** The closest known long option within two edits (and under half the name's letters). */
+function suggestion(command: Command, name: string): string | undefined {
+  let best: { option: string; distance: number } | undefined;
+  for (const o of command.options) {
+    if (o.long === undefined || o.hidden) continue;
+    const bare = name.replace(/^-+/, '');
+    const distance = editDistance(bare, o.long.replace(/^-+/, ''));
+    if (distance <= 2 && distance < bare.length / 2 && (best === undefined || distance < best.distance))
+      best = { option: o.long, distance };
+  }
+  return best?.option;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(
+        (row[j] as number) + 1,
+        (next[j - 1] as number) + 1,
+        (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    row = next;
+  }
+  return row[b.length] as number;
+}
+
+/** Commander's complaint, as maker says it: every unknown option named, not only the first. */
+function usageMessage(
+  error: CommanderError,
+  path: string,
+  program: Command,
+  argv: readonly string[],
+): string {
   const text = error.message.replace(/^error: /, '');
+  const see = `See \`maker ${path === '' ? '' : `${path} `}--help\`.`;
+  if (error.code === 'commander.unknownOption') {
+    const command = commandAt(program, path);
+    const words = argv.slice(path === '' ? 0 : path.split(' ').length);
+    const names = unknownOptions(command, words);
+    if (names.length > 0) {
+      const described = names.map((n) => {
+        const near = suggestion(command, n);
+        return near === undefined ? `'${n}'` : `'${n}' (did you mean ${near}?)`;
+      });
+      return `Unknown option${names.length > 1 ? 's' : ''} ${described.join(', ')}. ${see}`;
+    }
+  }
   if (error.code === 'commander.unknownCommand')
     return `${text.replace(/^unknown command '([^']*)'\.?/, 'unknown command "$1".')} Run \`maker ${path === '' ? '' : `${path} `}--help\` for the list.`;
   const said = text
@@ -157,7 +235,7 @@ export async function main(
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
       if (error.code === 'commander.help') return error.exitCode === 0 ? 0 : 2;
-      io.stderr(`maker: ${usageMessage(error, commandPath(program, argv))}\n`);
+      io.stderr(`maker: ${usageMessage(error, commandPath(program, argv), program, argv)}\n`);
       return 2;
     }
     if (signal?.aborted === true || (error instanceof MakerError && error.code === 'aborted')) {
@@ -165,7 +243,8 @@ export async function main(
       return 130;
     }
     if (error instanceof MakerError) {
-      io.stderr(`maker: ${error.message}\n`);
+      // A message that already names the command ("maker run needs an idea") is not prefixed again.
+      io.stderr(`${/^maker\b/.test(error.message) ? '' : 'maker: '}${error.message}\n`);
       return error.code === 'usage' || error.code === 'config' ? 2 : 1;
     }
     if (isSystemError(error)) {

@@ -70,6 +70,18 @@ export function text(expected = 'a non-empty text', pattern?: RegExp): ValueKind
   return { schema: pattern === undefined ? base : base.regex(pattern), expected };
 }
 
+/** A dependency install command (`--install`): `none` (or nothing) is stored as `''`, install nothing. */
+export function installCommand(): ValueKind<string> {
+  return {
+    schema: z
+      .string()
+      .trim()
+      .max(2000)
+      .transform((v) => (v === 'none' ? '' : v)),
+    expected: 'a command of at most 2000 characters, or none',
+  };
+}
+
 /** A repository-relative path or glob (`scripts/*.sh`, `bin/**`): nothing absolute, nothing climbing out, nothing in `.git`. */
 export function repoGlob(): ValueKind<string> {
   return {

@@ -130,6 +130,7 @@ export class RunManager {
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
       ...(input.runChecks === undefined ? {} : { runChecks: input.runChecks }),
+      ...(input.install === undefined ? {} : { install: input.install }),
       ...allowances,
       ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),
       ...(kind.simulated

@@ -69,6 +69,14 @@ export const startInput = z.strictObject({
     .describe(
       'Run each subtask’s check command (proposed by the planner) on every candidate, sandboxed; a failing check is a red flag (default false: the commands come from the model)',
     ),
+  install: z
+    .string()
+    .trim()
+    .max(2000)
+    .optional()
+    .describe(
+      'How checks get the repository’s dependencies: a command run once per content of the lock files, sandboxed with the network, into a cache (.git/maker-deps/) that checks see read-only. Default: from the lock file found (npm ci --ignore-scripts, pnpm install --frozen-lockfile, pip install -r requirements.txt, go mod download, …); "" installs nothing',
+    ),
   allow: z
     .strictObject({
       executables: z

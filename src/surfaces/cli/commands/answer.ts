@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { UsageError } from '../../../core/errors.js';
+import { MakerError, UsageError } from '../../../core/errors.js';
+import { WorkspaceLockedError } from '../../../adapters/state/lock.js';
 import { recordAnswer } from '../../record-answer.js';
 import { secretsOf } from '../../wiring.js';
 import { sentences } from '../../../core/text.js';
@@ -46,6 +47,8 @@ run); continue the run with \`maker resume\`.`,
       answer: answerText,
       secrets: secretsOf(io.env),
       command: 'answer',
+    }).catch((error: unknown) => {
+      throw error instanceof WorkspaceLockedError ? answerWhereAsked(error, questionId) : error;
     });
     const answer = answered.answer?.optionId ?? answered.answer?.text ?? '';
     const resume = `maker resume --dir ${dir} --run ${runId}`;
@@ -59,3 +62,25 @@ run); continue the run with \`maker resume\`.`,
     return 0;
   },
 });
+
+/**
+ * The workspace is a live run's: that run is waiting for this very answer, so the way forward is
+ * to give it where the run asks, not to stop the run.
+ */
+function answerWhereAsked(error: WorkspaceLockedError, questionId: string): MakerError {
+  const { pid, command } = error.owner;
+  const terminal =
+    'at its terminal, or on its live view page if it was started with --view (the address it printed)';
+  const where: Record<string, string> = {
+    run: terminal,
+    resume: terminal,
+    demo: terminal,
+    mcp: 'in Gemini CLI, where it was started: /maker answer <questionId> <choice>',
+  };
+  const place = command === undefined ? undefined : where[command];
+  if (place === undefined) return error;
+  return new MakerError(
+    'workspace-locked',
+    `maker ${command} (pid ${pid}) is running this workspace's run and waits for answers there: answer ${questionId} ${place}. \`maker answer\` is for a run no process is driving (after --hitl defer, or once the run stopped).`,
+  );
+}

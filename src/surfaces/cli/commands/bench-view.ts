@@ -1,4 +1,5 @@
 import { runViewBench } from '../../bench/view-bench.js';
+import { INTERRUPTED_EXIT } from './common.js';
 import { defineCommand, flag, option } from '../define.js';
 import { wholeNumber } from '../values.js';
 
@@ -22,10 +23,11 @@ navigation to the first picture of the whole tree, and the nodes drawn.`,
   exits: [
     [0, 'measured'],
     [1, 'the run or a page load failed'],
-    [2, 'usage error (or no Chromium, or no playwright-core)'],
+    [2, 'usage error (or no Chromium, or no playwright-core), said before anything starts'],
+    INTERRUPTED_EXIT,
   ],
-  run: async ({ options: o }, { io }) => {
-    const report = await runViewBench({ leaves: o.leaves ?? 1000, loads: o.loads ?? 5 });
+  run: async ({ options: o }, { io, signal }) => {
+    const report = await runViewBench({ leaves: o.leaves ?? 1000, loads: o.loads ?? 5, signal });
     io.stdout(
       o.json === true
         ? `${JSON.stringify(report)}\n`

@@ -31,7 +31,8 @@ target and step count with \`maker estimate\`'s formulas at the lower end of
 p's interval (a few samples all right do not make p = 1), and the samples and
 tokens a minimal subtask is expected to cost.
 
-The result is saved as maker-calibration.json in --dir (kept out of git), and
+The result is saved as maker-calibration.json in --dir (kept out of git there
+when --dir is a git repository), and
 \`maker run --confidence auto\` there uses its k.`,
   options: {
     dir: {
@@ -113,14 +114,15 @@ The result is saved as maker-calibration.json in --dir (kept out of git), and
     progress.done();
     await mkdir(dir, { recursive: true });
     const file = await saveCalibration(dir, result);
-    if ((await inspectRepository(dir)).kind === 'repository')
-      await (await openWorkspace(dir, false, io.env)).close();
-    io.stdout(o.json === true ? `${JSON.stringify(result)}\n` : table(result, file));
+    // Opening the workspace keeps MAKER's files out of git (.git/info/exclude): only in a repository.
+    const inGit = (await inspectRepository(dir)).kind === 'repository';
+    if (inGit) await (await openWorkspace(dir, false, io.env)).close();
+    io.stdout(o.json === true ? `${JSON.stringify(result)}\n` : table(result, file, inGit));
     return 0;
   },
 });
 
-function table(c: Calibration, file: string): string {
+function table(c: Calibration, file: string, inGit: boolean): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const lines = [
     `Calibration of ${c.model}${c.simulated ? ' (SIMULATED)' : ''}: ${c.tasks} subtasks × ${c.samplesPerTask} samples`,
@@ -140,7 +142,7 @@ function table(c: Calibration, file: string): string {
   const flags = Object.entries(c.flags);
   if (flags.length > 0) lines.push(`Red flags: ${flags.map(([r, n]) => `${r} ${n}`).join(', ')}.`);
   lines.push(
-    `Saved to ${file} (\`maker run --confidence auto\` uses it); ${CALIBRATION_FILE_NAME} is kept out of git.`,
+    `Saved to ${file} (\`maker run --confidence auto\` uses it)${inGit ? `; ${CALIBRATION_FILE_NAME} is kept out of git` : ''}.`,
   );
   return `${lines.join('\n')}\n`;
 }

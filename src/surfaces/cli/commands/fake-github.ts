@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { startFakeGitHub } from '../../../testing/fake-github.js';
 import { DEMO_OWNER } from '../demo-github.js';
+import { SERVE_NOTE, stdinLifetimeFlag, untilStopped } from './serve.js';
 import { defineCommand, option } from '../define.js';
 import { text, wholeNumber } from '../values.js';
 
@@ -33,15 +34,18 @@ GITHUB_API_URL=<baseUrl> and GITHUB_TOKEN=<token>: \`maker run --github
       'port (default: any free one)',
       wholeNumber({ min: 0, max: 65_535 }),
     ),
+    stdinLifetime: stdinLifetimeFlag,
   },
   notes: `The token clients must send comes from MAKER_FAKE_GITHUB_TOKEN; without it, a
 fresh one is made and printed. Prints one JSON line, {"baseUrl": …, "login": …}
-(with "token" only when it made one), once listening; runs until interrupted or
-its standard input closes. Faults are set, and the request log (never a header)
-read, under /_fake/… (GET /_fake/requests, GET /_fake/state, POST /_fake/faults).
+(with "token" only when it made one), once listening. Faults are set, and the
+request log (never a header) read, under /_fake/… (GET /_fake/requests,
+GET /_fake/state, POST /_fake/faults).
+
+${SERVE_NOTE}
 `,
   exits: [
-    [0, 'stopped (input closed or interrupted)'],
+    [0, 'stopped (interrupted, terminated, or input closed with --stdin-lifetime)'],
     [2, 'usage error'],
   ],
   run: async ({ options: o }, { io, signal }) => {
@@ -56,12 +60,7 @@ read, under /_fake/… (GET /_fake/requests, GET /_fake/state, POST /_fake/fault
     io.stdout(
       `${JSON.stringify({ baseUrl: fake.baseUrl, login, ...(given === '' ? { token } : {}) })}\n`,
     );
-    await new Promise<void>((done) => {
-      signal?.addEventListener('abort', () => done(), { once: true });
-      process.stdin.on('end', () => done());
-      process.stdin.on('close', () => done());
-      process.stdin.resume();
-    });
+    await untilStopped(signal, o.stdinLifetime === true);
     await fake.close();
     return 0;
   },

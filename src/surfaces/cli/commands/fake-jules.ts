@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import { startFakeJules, type FakeAgentScript } from '../../../testing/fake-jules.js';
 import { simJulesAgent } from '../../../testing/sim-jules-agent.js';
+import { SERVE_NOTE, stdinLifetimeFlag, untilStopped } from './serve.js';
 import { defineCommand, list, option, required } from '../define.js';
 import { oneOf, text, wholeNumber } from '../values.js';
 
@@ -44,13 +45,15 @@ patch as a changeSet. Point MAKER at it with JULES_BASE_URL and JULES_API_KEY.`,
       'port (default: any free one)',
       wholeNumber({ min: 0, max: 65_535 }),
     ),
+    stdinLifetime: stdinLifetimeFlag,
   },
-  notes: `Prints one JSON line, {"baseUrl": …, "apiKey": …}, once listening; runs until
-interrupted or its standard input closes. GET /_fake/requests lists the requests
-it answered.
+  notes: `Prints one JSON line, {"baseUrl": …, "apiKey": …}, once listening.
+GET /_fake/requests lists the requests it answered.
+
+${SERVE_NOTE}
 `,
   exits: [
-    [0, 'stopped (input closed or interrupted)'],
+    [0, 'stopped (interrupted, terminated, or input closed with --stdin-lifetime)'],
     [2, 'usage error'],
   ],
   run: async ({ options: o }, { io, signal }) => {
@@ -83,12 +86,7 @@ it answered.
       ...(o.port === undefined ? {} : { port: o.port }),
     });
     io.stdout(`${JSON.stringify({ baseUrl: fake.baseUrl, apiKey })}\n`);
-    await new Promise<void>((done) => {
-      signal?.addEventListener('abort', () => done(), { once: true });
-      process.stdin.on('end', () => done());
-      process.stdin.on('close', () => done());
-      process.stdin.resume();
-    });
+    await untilStopped(signal, o.stdinLifetime === true);
     await fake.close();
     return 0;
   },

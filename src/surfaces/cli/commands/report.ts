@@ -11,7 +11,7 @@ import { buildReport, reportHtml } from '../../view/report.js';
 import { secretsOf } from '../../wiring.js';
 import { defineCommand, flag, option } from '../define.js';
 import { text, wholeNumber } from '../values.js';
-import { dirOption, runOption, USAGE_EXIT } from './common.js';
+import { dirOption, noRuns, runOption, USAGE_EXIT } from './common.js';
 
 export const reportCommand = defineCommand({
   name: 'report',
@@ -34,7 +34,7 @@ block); big trees fold their deepest subtrees into "… N more nodes" boxes.`,
   },
   exits: [
     [0, 'written'],
-    [1, 'the state file cannot be read, or the file cannot be written'],
+    [1, 'no MAKER run there, the state file cannot be read, or the file cannot be written'],
     USAGE_EXIT,
   ],
   run: async ({ options: o }, { io }) => {
@@ -46,11 +46,10 @@ block); big trees fold their deepest subtrees into "… N more nodes" boxes.`,
     const state = await makerStateFile(dir).load();
     const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     const run = o.run === undefined ? runs.at(-1) : state.runs[o.run];
+    if (runs.length === 0) throw noRuns(dir);
     if (run === undefined)
       throw new UsageError(
-        runs.length === 0
-          ? `No MAKER runs in ${dir}.`
-          : `No run "${o.run}" in ${dir}. Runs: ${runs.map((r) => r.id).join(', ')}.`,
+        `No run "${o.run}" in ${dir}. Runs: ${runs.map((r) => r.id).join(', ')}.`,
       );
     const redact = makeRedactor(secretsOf(io.env));
     if (o.mermaid === true)

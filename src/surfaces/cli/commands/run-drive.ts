@@ -8,6 +8,7 @@ import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../engine/summary.js';
 import { STATE_FILE_NAME } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
+import { agreeToInit, createdRepositoryLine, staleLockNote } from './run-init.js';
 import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
 import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
 import type { GitHubAsk } from '../../github/plan.js';
@@ -96,6 +97,8 @@ export async function start(
     sourceGitDir?: ((owner: string, name: string) => string) | undefined;
     /** The demo serves its own fake GitHub and keeps its world (the run's record says so). */
     demoFake?: boolean;
+    /** `--init`: make `dir` a git repository even though it holds files. */
+    init?: boolean;
     choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch' | 'worker'>;
   },
 ): Promise<number> {
@@ -118,12 +121,17 @@ export async function start(
     { runChecks: plan.choices.runChecks, check: plan.check },
     plan.github,
   );
+  if (target.kind === 'directory')
+    await agreeToInit(io, dir, plan.init === true, plan.demo === true);
   announce(io, target, plan.json);
   if (githubNotice !== undefined && !plan.json) io.stderr(`maker: note: ${githubNotice}\n`);
   await mkdir(dir, { recursive: true });
-  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: plan.demo === true ? 'demo' : 'run',
-  }).holdUntilExit();
+  });
+  await lock.holdUntilExit();
+  if (lock.tookOverFrom !== undefined && !plan.json)
+    io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
   const made = await remote.setUp(dir, () => openWorkspace(dir, true, io.env), crashSeam(io.env));
   const { workspace } = made;
   // Its long-lived git processes end with the command, not with Node.
@@ -133,6 +141,8 @@ export async function start(
         ? { ...made.record, demoFake: true as const }
         : made.record;
     if (made.said !== undefined && !plan.json) io.stderr(`maker: ${made.said}\n`);
+    if (target.kind !== 'repository' && !plan.json)
+      io.stderr(`maker: ${await createdRepositoryLine(dir, target.kind)}\n`);
     // A demo's fake Jules without a GitHub: a local origin it reads, as Jules reads GitHub.
     if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
       await addLocalOrigin(workspace);

@@ -1,5 +1,5 @@
 import { flag, list, option } from '../define.js';
-import { oneOf, repoGlob, text, wholeNumber } from '../values.js';
+import { installCommand, oneOf, repoGlob, text, wholeNumber } from '../values.js';
 import { LIMITS } from '../../../core/limits.js';
 import { MAX_FILE_KB } from '../../candidate-allowances.js';
 import { WORKERS, WORKER_NAMES, describeWorkers } from '../../workers.js';
@@ -55,6 +55,11 @@ export const RUN_OPTIONS = {
       new RegExp(`^[^]{1,${LIMITS.checkChars}}$`),
     ),
   ),
+  install: option(
+    '--install <command>',
+    'how checks get the repository\'s dependencies: the command run once per content of the lock files, sandboxed with the network (the only step that has it), into a cache in .git/maker-deps/ that checks see read-only. Default: from the lock file found (npm ci --ignore-scripts, pnpm install --frozen-lockfile, pip install -r requirements.txt --target "$MAKER_DEPS/python", go mod download, …); none: install nothing',
+    installCommand(),
+  ),
   allowExecutable: list(
     '--allow-executable <glob>',
     'let candidates make files matching this path or glob executable (repeatable; by default a new executable file is a red flag)',
@@ -71,7 +76,7 @@ export const RUN_OPTIONS = {
   ),
   maxFileKb: option(
     '--max-file-kb <n>',
-    'largest file a candidate may write, in KiB (default 976, i.e. 1,000,000 bytes); a larger one is a red flag',
+    'largest file a candidate may write, in KiB of 1,024 bytes (default: 1,000,000 bytes, just under 977 KiB); a larger one is a red flag',
     wholeNumber({ min: 1, max: MAX_FILE_KB }),
   ),
   replay: option(

@@ -14,7 +14,8 @@ export function runProgress(io: CliIo, run: Run) {
   const waits = new Map<string, { service: string; reason: string; until: string }>();
   const counts = () => {
     const s = summarise(run);
-    return `${s.samples} samples (${s.flagged} red-flagged) · ${s.done}/${s.nodes} nodes done`;
+    // Run totals, not the node's own; the tree grows as nodes split, so its size is "known so far".
+    return `run totals ${s.samples} samples (${s.flagged} red-flagged) · ${s.done}/${s.nodes} nodes done (known so far)`;
   };
   const line = (text: string) => io.stderr(`maker: ${text}\n`);
   return {

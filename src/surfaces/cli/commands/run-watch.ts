@@ -148,7 +148,21 @@ export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string
     lines.push(
       `Simulated with the ${run.config.worker} worker: the plans and files are placeholders, not real work.`,
     );
-  lines.push(...githubLines(run));
+  lines.push(`Directory: ${dir}`);
+  if (run.github?.demoFake === true)
+    // The demo's own fake GitHub lived in the demo's process: its addresses are dead once it ends.
+    lines.push(
+      ...githubLines(run).map((l) =>
+        l.replace(
+          /^GitHub: /,
+          "SIMULATED GitHub (the demo's own fake, its world kept in .git/maker-fake-github/; these addresses lived while the demo ran): ",
+        ),
+      ),
+      ...(['done', 'vetoed'].includes(outcome.status)
+        ? []
+        : [`  \`maker resume --dir ${dir}\` serves it again and continues the run.`]),
+    );
+  else lines.push(...githubLines(run));
   if (outcome.status === 'done')
     lines.push(`Landed on ${run.config.defaultBranch}: ${s.finalCommit} (tree ${s.treeHash}).`);
   if (outcome.status === 'vetoed')

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../../../core/errors.js';
 import { parseRepoSpec } from '../../github/target.js';
 import { chooseWorker, noWorkerMessage } from '../../workers.js';
-import { defineCommand } from '../define.js';
+import { defineCommand, flag } from '../define.js';
 import { RUN_EXITS, defaultHitl, defined, hitlPolicy, start } from './run-drive.js';
 import { oneOf } from '../values.js';
 import { julesChoices } from '../jules-flags.js';
@@ -35,6 +35,10 @@ loses nothing: run \`maker resume\`.`,
       ...dirOption,
       help: 'the git repository (created if missing; default: the current directory)',
     },
+    init: flag(
+      '--init',
+      'make --dir a git repository even though it holds files (without it, such a folder is refused, or confirmed at a terminal)',
+    ),
     worker: O.worker,
     confidence: {
       ...O.confidence,
@@ -50,6 +54,7 @@ loses nothing: run \`maker resume\`.`,
     model: O.model,
     runChecks: O.runChecks,
     check: O.check,
+    install: O.install,
     allowExecutable: O.allowExecutable,
     allowSymlink: O.allowSymlink,
     allowWorkflows: O.allowWorkflows,
@@ -90,6 +95,7 @@ loses nothing: run \`maker resume\`.`,
       hitlChoice,
       json: o.json === true,
       view,
+      init: o.init === true,
       ...(o.check === undefined ? {} : { check: o.check }),
       github: {
         ...(o.github === undefined ? {} : { repo: parseRepoSpec(o.github) }),
@@ -100,6 +106,7 @@ loses nothing: run \`maker resume\`.`,
         ...confidence,
         hitl,
         runChecks: o.runChecks === true,
+        ...(o.install === undefined ? {} : { install: o.install }),
         ...allowanceChoices(o),
         ...defined({
           seed: o.seed,

@@ -19,7 +19,7 @@ import { WORKERS } from '../../workers.js';
 import { defineCommand, flag, option } from '../define.js';
 import { text } from '../values.js';
 import { questionLines, runStanding, traceLines } from './status-text.js';
-import { dirOption, existingDirectory, jsonFlag, runOption, USAGE_EXIT } from './common.js';
+import { dirOption, existingDirectory, jsonFlag, noRuns, runOption, USAGE_EXIT } from './common.js';
 
 export const statusCommand = defineCommand({
   name: 'status',
@@ -37,16 +37,13 @@ red flags per node), the counters, and any pending questions.`,
     trace: flag('--trace', 'add the event journal'),
     json: { ...jsonFlag, help: "print the summary and the run's nodes as JSON" },
   },
-  exits: [[0, 'shown'], [1, 'the state file cannot be read'], USAGE_EXIT],
+  exits: [[0, 'shown'], [1, 'no MAKER run there, or the state file cannot be read'], USAGE_EXIT],
   run: async ({ options: o }, { io }) => {
     const dir = resolve(o.dir ?? io.cwd);
     await existingDirectory(dir, o.dir !== undefined);
     const state = await makerStateFile(dir).load();
     const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-    if (runs.length === 0)
-      throw new UsageError(
-        `No MAKER runs in ${dir}. Start one with: maker run "<idea>" --dir ${dir}`,
-      );
+    if (runs.length === 0) throw noRuns(dir);
     const run = o.run === undefined ? (runs.at(-1) as Run) : state.runs[o.run];
     if (run === undefined)
       throw new UsageError(
