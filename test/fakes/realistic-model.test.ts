@@ -47,6 +47,19 @@ const context = (files: readonly string[], nodeId = '0'): NodeContext => ({
     Promise.resolve({ text: 'The repository is empty.', chars: 24, budget, omitted: [] }),
 });
 const leafFiles = leaf?.files.map((f) => f.path) ?? [];
+/** The root as the engine makes it: titled with the idea, no files. */
+const root: NodeContext = {
+  ...context([], 'root'),
+  depth: 0,
+  ancestors: [],
+  task: {
+    title: textStats.idea,
+    description: textStats.idea,
+    acceptance: [],
+    files: [],
+    dependsOn: [],
+  },
+};
 
 /** Every request a model gets, answered by the realistic fake. */
 function capturing(model: RealisticModel) {
@@ -124,19 +137,34 @@ describe('the realistic fake model', () => {
     ).toThrow(/names none of the built-in ideas/);
   });
 
+  it('places a subtask whose prompt lists no files by the title it planned, and refuses one it did not plan', async () => {
+    const model = new RealisticModel(knobs);
+    const planner = new LlmPlanner(model);
+    const unlisted = (title: string): NodeContext => ({
+      ...context([]),
+      task: { ...context([]).task, title },
+    });
+    await expect(
+      planner.isMinimal(unlisted('Write the stats module'), { slot: 0, temperature: 1 }),
+    ).rejects.toThrow(
+      /whose files the prompt does not list and whose title \("Write the stats module"\) it never planned/,
+    );
+    const plan = JSON.parse(
+      (await planner.proposeSplit(root, { slot: 0, temperature: 1 })).text,
+    ) as {
+      subtasks: { title: string }[];
+    };
+    const first = plan.subtasks[0]?.title ?? '';
+    const answer = await planner.isMinimal(unlisted(first), { slot: 0, temperature: 1 });
+    expect(JSON.parse(answer.text)).toHaveProperty('minimal');
+  });
+
   it('answers the same per seed, and differently for another seed', async () => {
     const answers = async (seed: number) => {
       const planner = new LlmPlanner(new RealisticModel({ ...knobs, seed }));
       const out: string[] = [];
       for (let slot = 0; slot < 6; slot++)
-        out.push(
-          (
-            await planner.proposeSplit(
-              { ...context([], 'root'), depth: 0 },
-              { slot, temperature: 1 },
-            )
-          ).text,
-        );
+        out.push((await planner.proposeSplit(root, { slot, temperature: 1 })).text);
       return out;
     };
     expect(await answers(3)).toEqual(await answers(3));

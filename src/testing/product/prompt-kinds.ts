@@ -70,6 +70,8 @@ export interface NodeFacts {
   readonly title: string | undefined;
   /** The files the node may touch; empty for the whole project. */
   readonly files: readonly string[];
+  /** The prompt says which files (a "Files it may touch:" line): without one, the node is the root or unknown. */
+  readonly filesSaid: boolean;
 }
 
 /** Reads the idea, task title and files of a prompt; throws when the idea is none of `ideas`. */
@@ -82,12 +84,12 @@ export function nodeFacts(
   if (idea === undefined)
     throw new UnrecognisedPromptError('the prompt names none of the built-in ideas', request);
   const title = /^Task: (.*)$/m.exec(text)?.[1]?.trim();
-  const filesLine = /^Files it may touch: (.*)$/m.exec(text)?.[1] ?? '';
-  const files = filesLine
+  const filesLine = /^Files it may touch: (.*)$/m.exec(text)?.[1];
+  const files = (filesLine ?? '')
     .split(',')
     .map((f) => f.trim())
     .filter((f) => f !== '');
-  return { idea, title, files };
+  return { idea, title, files, filesSaid: filesLine !== undefined };
 }
 
 /** The `=== Option X ===` sections of a ballot prompt, by label. */

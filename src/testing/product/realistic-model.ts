@@ -68,6 +68,8 @@ export class RealisticModel implements LanguageModel {
   readonly #ideas: readonly ProductIdea[];
   readonly #written: Written[] = [];
   readonly #occurrences = new Map<string, number>();
+  /** The files of every subtask it has planned, by title: to place a prompt that does not list them. */
+  readonly #planned = new Map<string, readonly string[]>();
 
   constructor(knobs: RealisticKnobs) {
     this.#knobs = knobs;
@@ -88,7 +90,7 @@ export class RealisticModel implements LanguageModel {
   /** The answer's text for a request (synchronous: the fake thinks instantly). */
   answer(request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json' | 'temperature'>): string {
     const kind = promptKind(request);
-    const facts = nodeFacts(request, this.#ideas);
+    const facts = this.#placed(nodeFacts(request, this.#ideas), request);
     this.stats.calls[kind] += 1;
     const rand = this.#rand(kind, facts.idea, request);
     const scope = scopeOf(facts.idea, facts.files);
@@ -104,6 +106,21 @@ export class RealisticModel implements LanguageModel {
       case 'review':
         return this.#review(facts, scope, rand, request.prompt);
     }
+  }
+
+  /**
+   * A node's files when its prompt does not list them: none for the root (titled with the idea),
+   * else those the fake planned under its title. Anything else it cannot place, and says so.
+   */
+  #placed(facts: NodeFacts, request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json'>): NodeFacts {
+    if (facts.filesSaid || facts.title === facts.idea.idea.slice(0, 200)) return facts;
+    const files = facts.title === undefined ? undefined : this.#planned.get(facts.title);
+    if (files === undefined)
+      throw new UnrecognisedPromptError(
+        `a subtask whose files the prompt does not list and whose title ("${facts.title ?? ''}") it never planned`,
+        request,
+      );
+    return { ...facts, files, filesSaid: true };
   }
 
   /**
@@ -163,6 +180,7 @@ export class RealisticModel implements LanguageModel {
         ? { kind: 'leaf', leaf: scope.leaves[0] as number }
         : scope;
     const { answer, correct } = planSplit(facts.idea, effective, rand, this.#knobs.p);
+    for (const subtask of answer.subtasks) this.#planned.set(subtask.title, subtask.files);
     if (correct) this.stats.plans.correct += 1;
     else this.stats.plans.wrong += 1;
     return JSON.stringify(answer);
