@@ -238,6 +238,24 @@ describe('the realistic fake model', () => {
     }
   });
 
+  it('stops a run with an error naming the prompt it cannot place', async () => {
+    const dir = await tempDir();
+    const workspace = await openWorkspace(dir, true, {});
+    try {
+      const model = new RealisticModel({ ...knobs, ideas: [] });
+      const config = runConfig({ worker: 'gemini', hitl: 'auto', defaultBranch: 'main' });
+      const roles = WORKERS.gemini.roles(config, workspace, {}, { model });
+      const engine = engineFor(dir, workspace, roles, [], {});
+      const outcome = await engine.run(await engine.create(textStats.idea, config));
+      expect(outcome.status).toBe('failed');
+      expect(outcome.error).toMatch(
+        /realistic fake model: the prompt names none of the built-in ideas \(draw root:minimal:0/,
+      );
+    } finally {
+      await workspace.close();
+    }
+  });
+
   it('answers a whole run through the real @google/genai client and the fake Gemini server', async () => {
     // Always right, so the run plans (a wrong greedy "minimal" would write the project in one go).
     const model = new RealisticModel({ ...knobs, p: 1, slip: 0 });

@@ -59,7 +59,7 @@ leaf votes were settled (agreement or ballots). --quick: ${QUICK_IDEAS.join(' an
   },
   exits: [
     [0, 'measured'],
-    [1, 'a run failed to run (not: a product failed its tests)'],
+    [1, 'the fake model could not answer a prompt MAKER sent (the run error names it)'],
     [2, 'usage error'],
   ],
   run: async ({ options: o }, { io }) => {
@@ -75,12 +75,9 @@ leaf votes were settled (agreement or ballots). --quick: ${QUICK_IDEAS.join(' an
       progress: (line) => io.stderr(`maker: ${line}\n`),
     });
     io.stdout(o.json === true ? `${JSON.stringify(report)}\n` : table(report));
-    // A product failing its hidden tests is a measurement; an arm that could not run is not.
-    return report.runs.some(
-      (r) => r.arm === 'maker' && r.status !== 'done' && r.status !== 'vetoed',
-    )
-      ? 1
-      : 0;
+    // A product failing its hidden tests, or a MAKER run that stops, is a measurement; a prompt
+    // the fake could not answer is the bench's own failure (the prompts moved under it).
+    return report.runs.some((r) => r.error?.includes('realistic fake model:') === true) ? 1 : 0;
   },
 });
 
