@@ -4,6 +4,8 @@ import {
   treeRedFlags,
   type TreeChange,
 } from '../core/candidate-policy.js';
+import { credentialFlags } from '../core/credential-scan.js';
+import { LIMITS } from '../core/limits.js';
 import { patchRedFlags } from '../core/patch.js';
 import { normalizeRepoPath, showPath } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -118,6 +120,17 @@ async function buildTree(
   base: string,
   out: Extract<WorkerOutput, { ok: true }>,
 ): Promise<{ ok: true; tree: string } | { ok: false; flags: RedFlag[] }> {
+  const files = out.edits?.length ?? (out.patch ?? '').match(/^diff --git /gm)?.length ?? 0;
+  if (files > LIMITS.candidateFiles)
+    return {
+      ok: false,
+      flags: [
+        {
+          rule: 'too-many-files',
+          message: `The candidate touches ${files} files, over the limit of ${LIMITS.candidateFiles} a candidate may write or delete.`,
+        },
+      ],
+    };
   try {
     if (out.edits === undefined) {
       const applied = await ctx.workspace.applyPatch(base, out.patch ?? '');
@@ -214,5 +227,6 @@ async function policyFlags(
     before: c.oldBlob === undefined ? undefined : blobs.get(c.oldBlob),
     after: blobs.get(c.newBlob) ?? new Uint8Array(),
   }));
-  return [...flags, ...contentRedFlags([...contents, ...untouched], ctx.secrets)];
+  const found = contentRedFlags([...contents, ...untouched], ctx.secrets);
+  return [...flags, ...found, ...(await credentialFlags(contents, found))];
 }

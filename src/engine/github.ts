@@ -201,6 +201,8 @@ export async function landThroughPullRequest(
     runDate(run),
   );
   await workspace.completeLanding(target, local.from, local.to);
+  // `git status` then says the local branch is even with (or ahead of) GitHub's, as it is.
+  await remote.trackRemoteHead?.(gh.defaultBranch, merged).catch(() => undefined);
   return merged;
 }
 
@@ -319,9 +321,12 @@ export async function mergeMovedBase(
   const commit = await ctx.workspace.commit({
     tree,
     parents: [ours, theirs],
-    message: commitMessage(
-      run.config,
-      `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
+    message: outward(
+      ctx,
+      commitMessage(
+        run.config,
+        `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
+      ),
     ),
     date: runDate(run),
   });

@@ -57,6 +57,11 @@ export async function voteOnCode(
             if (!(n.externalIds ?? []).includes(id)) n.externalIds = [...(n.externalIds ?? []), id];
             await ctx.save(n);
           },
+          recordExtraId: async (id) => {
+            if ((n.externalIds ?? []).includes(id)) return;
+            n.externalIds = [...(n.externalIds ?? []), id];
+            await ctx.save(n);
+          },
           ask: async (question) => {
             const prompt = clip(question, LIMITS.workerQuestionChars);
             const answer = await ctx.ask(

@@ -1,3 +1,4 @@
+import { escapeControls } from '../core/text.js';
 import { makeRedactor, MakerError, type Redactor } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
@@ -277,6 +278,7 @@ const redactors = new WeakMap<readonly string[], Redactor>();
  * `text` as it may leave the run through git or GitHub (a commit message, the pull request's
  * title and body): with the configured keys, and keys of known formats, redacted, as the state
  * file has them. A key pasted into the idea, or echoed by a model into a title or summary, stays home.
+ * Control characters but line feed and tab are written as their escapes (`\u001b`).
  */
 export function outward(ctx: Pick<RunContext, 'secrets'>, text: string): string {
   let redact = redactors.get(ctx.secrets);
@@ -284,5 +286,7 @@ export function outward(ctx: Pick<RunContext, 'secrets'>, text: string): string 
     redact = makeRedactor(ctx.secrets);
     redactors.set(ctx.secrets, redact);
   }
-  return redact(text);
+  // Control characters (a model's ESC sequences) shown as escapes: `git log` and a terminal
+  // showing the pull request replay them otherwise.
+  return escapeControls(redact(text));
 }

@@ -114,7 +114,8 @@ export function summarise(run: Run): RunSummary {
         prompt: q.prompt,
         options: q.options.map((o) => o.id),
       })),
-    rootBranch: run.result?.rootBranch ?? null,
+    // Before the result: the root's branch once it exists (a deferred run's pull request is open from it).
+    rootBranch: run.result?.rootBranch ?? run.nodes[run.rootId]?.branch ?? null,
     finalCommit: run.result?.finalCommit ?? null,
     treeHash: run.result?.treeHash ?? null,
     landed: run.result?.landed ?? false,

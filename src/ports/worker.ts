@@ -71,6 +71,11 @@ export interface WorkerHooks {
   /** Records an external id in the state file before the work is awaited. */
   readonly recordExternalId?: (id: string) => Promise<void>;
   /**
+   * Records other paid work this slot turned out to have bought (a create whose reply was lost,
+   * carried out after another took its place): counted in the state, never used as the candidate.
+   */
+  readonly recordExtraId?: (id: string) => Promise<void>;
+  /**
    * Asks the person a clarify question on the worker's behalf (a coding agent that stopped to ask);
    * resolves with their answer. May reject when the run defers questions: the work is then resumed later.
    */
