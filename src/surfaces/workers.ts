@@ -59,6 +59,11 @@ export interface RoleOptions {
   readonly publisher?: Pick<RefPublisher, 'publish'> | undefined;
   /** `jules-fake` on the local fake GitHub: the bare repository the fake Jules reads. */
   readonly sourceGitDir?: string | undefined;
+  /**
+   * The model the gemini kind plans, writes and judges with, instead of Gemini's (benchmarks:
+   * `maker bench product` runs the default path on the realistic fake model).
+   */
+  readonly model?: LanguageModel | undefined;
 }
 
 /**
@@ -173,8 +178,8 @@ const sim: WorkerKind = {
 const gemini: WorkerKind = {
   ...WORKER_FACTS.gemini,
   problems: (env) => geminiProblems(env, 'the gemini worker plans, writes and judges with Gemini'),
-  roles: (config, workspace, env) => {
-    const model = geminiModel(config, env);
+  roles: (config, workspace, env, options) => {
+    const model = options?.model ?? geminiModel(config, env);
     return {
       planner: new LlmPlanner(model),
       worker: new LlmWorker(model, workspace),

@@ -27,6 +27,7 @@ const COMMANDS = [
   'estimate',
   'fake-jules',
   'bench hanoi',
+  'bench product',
   'bench tree',
   'bench jules',
   'bench github',

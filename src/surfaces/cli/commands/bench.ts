@@ -8,6 +8,7 @@ import { formatCount } from '../io.js';
 import { decimal, oneOf, wholeNumber } from '../values.js';
 import { benchGitHubCommand } from './bench-github.js';
 import { benchHanoiCommand } from './bench-hanoi.js';
+import { benchProductCommand } from './bench-product.js';
 import { benchViewCommand } from './bench-view.js';
 
 const json = flag('--json', 'print one JSON object');
@@ -209,10 +210,11 @@ from spawning node to the answer of tools/list, N times, each after a "node -e 0
 
 export const benchGroup: GroupSpec = {
   name: 'bench',
-  summary: 'measured benchmarks: hanoi (the paper), tree, jules, github, mcp-start, view',
+  summary: 'measured benchmarks: hanoi (the paper), product, tree, jules, github, mcp-start, view',
   description: 'Measured benchmarks. Each prints a report, or one JSON object with --json.',
   commands: [
     benchHanoiCommand,
+    benchProductCommand,
     treeCommand,
     julesCommand,
     benchGitHubCommand,

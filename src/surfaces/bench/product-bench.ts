@@ -1,0 +1,330 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import type { Run, VoteRecord } from '../../core/tree/schema.js';
+import { summarise } from '../../engine/summary.js';
+import {
+  billedTokens,
+  type GenerateRequest,
+  type GenerateResult,
+  type LanguageModel,
+} from '../../ports/language-model.js';
+import { PRODUCT_IDEAS, QUICK_IDEAS } from '../../testing/product/ideas/index.js';
+import {
+  RealisticModel,
+  type RealisticKnobs,
+  type RealisticStats,
+} from '../../testing/product/realistic-model.js';
+import type { ProductIdea } from '../../testing/product/types.js';
+import { engineFor, openWorkspace, runConfig } from '../wiring.js';
+import { WORKERS } from '../workers.js';
+import { runHiddenTests, type HiddenResult } from './hidden-tests.js';
+import { singleShot } from './product-single-shot.js';
+
+export interface ProductBenchOptions {
+  /** Idea names; default all (with `quick`, the quick pair). */
+  readonly ideas?: readonly string[] | undefined;
+  readonly p: number;
+  readonly slip: number;
+  readonly judgeAccuracy: number;
+  readonly seed: number;
+  /** Runs of each idea per arm, each with its own seed (seed, seed + 1, …). */
+  readonly runs: number;
+  /** A progress line per finished run (stderr). */
+  readonly progress?: (line: string) => void;
+}
+
+/** How a run's votes of one kind were settled. */
+export interface VoteShares {
+  readonly votes: number;
+  /** A class led by k among the candidates: no judge was asked. */
+  readonly agreement: number;
+  /** Judge ballots decided it. */
+  readonly ballots: number;
+  /** Neither: the `--hitl auto` policy (or a person) chose. */
+  readonly chosen: number;
+  readonly undecided: number;
+}
+
+export interface ArmRun {
+  readonly idea: string;
+  readonly arm: 'maker' | 'single';
+  readonly seed: number;
+  /** The run's end (`done`, `failed`, …), or `built` for the single shot. */
+  readonly status: string;
+  /** Something landed (a tree to test). */
+  readonly landed: boolean;
+  readonly hidden: Omit<HiddenResult, 'tail'>;
+  readonly modelCalls: number;
+  readonly tokens: number;
+  readonly wallMs: number;
+  readonly error?: string;
+  readonly leafVotes?: VoteShares;
+  readonly splitVotes?: VoteShares;
+  /** What the fake model wrote: code samples by flaw or slip, plans right and wrong. */
+  readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched'>;
+}
+
+export interface ArmTotals {
+  readonly runs: number;
+  readonly passed: number;
+  readonly passRate: number;
+  readonly modelCalls: number;
+  readonly tokens: number;
+  readonly wallMs: number;
+  /** Code samples the fake wrote, by flaw (`correct`, `off-by-one`, …) or `slip:<kind>`. */
+  readonly codeSamples: Record<string, number>;
+  /** Ballot options and reviewed changes the fake could not tie to a sample it wrote. */
+  readonly unmatched: number;
+}
+
+export interface ProductBenchReport {
+  readonly knobs: Omit<RealisticKnobs, 'ideas'> & { readonly runs: number };
+  readonly ideas: readonly string[];
+  readonly runs: readonly ArmRun[];
+  readonly maker: ArmTotals & {
+    readonly leafVotes: VoteShares;
+    readonly splitVotes: VoteShares;
+    /** Share of decided leaf votes settled by agreement (no ballots); null with none. */
+    readonly agreementShare: number | null;
+  };
+  readonly single: ArmTotals;
+  /** MAKER's pass rate over the single shot's; null when the single shot passed none. */
+  readonly ratio: number | null;
+}
+
+/** Counts every call and billed token that reaches the model. */
+class CountingModel implements LanguageModel {
+  readonly id: string;
+  calls = 0;
+  tokens = 0;
+  constructor(readonly inner: LanguageModel) {
+    this.id = inner.id;
+  }
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    this.calls += 1;
+    const result = await this.inner.generate(request);
+    this.tokens += billedTokens(result);
+    return result;
+  }
+}
+
+/** The ideas a bench runs, by name; an unknown name is a usage error naming the known ones. */
+export function chooseIdeas(names: readonly string[] | undefined, quick: boolean): ProductIdea[] {
+  const wanted = names ?? (quick ? QUICK_IDEAS : PRODUCT_IDEAS.map((i) => i.name));
+  const unknown = wanted.filter((n) => !PRODUCT_IDEAS.some((i) => i.name === n));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `Unknown idea${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: the built-in ones are ${PRODUCT_IDEAS.map((i) => i.name).join(', ')}.`,
+    );
+  return PRODUCT_IDEAS.filter((i) => wanted.includes(i.name));
+}
+
+/**
+ * `maker bench product`: each idea through MAKER as it runs by default (the real engine and
+ * its gemini worker on a real git repository in a temp directory, questions answered by the
+ * `--hitl auto` policy, the realistic fake as the model) and through the single-shot baseline;
+ * the hidden acceptance tests run on the tree each one lands.
+ */
+export async function runProductBench(options: ProductBenchOptions): Promise<ProductBenchReport> {
+  const ideas = chooseIdeas(options.ideas, false);
+  const knobs = { p: options.p, slip: options.slip, judgeAccuracy: options.judgeAccuracy };
+  const runs: ArmRun[] = [];
+  for (const idea of ideas)
+    for (let r = 0; r < options.runs; r++) {
+      const seed = options.seed + r;
+      for (const arm of ['maker', 'single'] as const) {
+        const result = await runArm(arm, idea, { ...knobs, seed });
+        runs.push(result);
+        options.progress?.(
+          `${idea.name} seed ${seed} ${arm}: ${result.hidden.passed ? 'PASS' : 'fail'} (${result.status}, ${result.modelCalls} calls, ${result.wallMs} ms)${result.error === undefined ? '' : `: ${result.error.slice(0, 200)}`}`,
+        );
+      }
+    }
+  const maker = totals(runs.filter((r) => r.arm === 'maker'));
+  const single = totals(runs.filter((r) => r.arm === 'single'));
+  const leafVotes = addShares(
+    runs.flatMap((r) => (r.leafVotes === undefined ? [] : [r.leafVotes])),
+  );
+  const splitVotes = addShares(
+    runs.flatMap((r) => (r.splitVotes === undefined ? [] : [r.splitVotes])),
+  );
+  const decided = leafVotes.agreement + leafVotes.ballots;
+  return {
+    knobs: { ...knobs, seed: options.seed, runs: options.runs },
+    ideas: ideas.map((i) => i.name),
+    runs,
+    maker: {
+      ...maker,
+      leafVotes,
+      splitVotes,
+      agreementShare: decided === 0 ? null : round(leafVotes.agreement / decided),
+    },
+    single,
+    ratio: single.passRate === 0 ? null : round(maker.passRate / single.passRate),
+  };
+}
+
+async function runArm(
+  arm: 'maker' | 'single',
+  idea: ProductIdea,
+  knobs: Omit<RealisticKnobs, 'ideas'>,
+): Promise<ArmRun> {
+  const fake = new RealisticModel(knobs);
+  const model = new CountingModel(fake);
+  const dir = await mkdtemp(join(tmpdir(), `maker-bench-product-${arm}-`));
+  const product = join(dir, 'product');
+  const started = performance.now();
+  try {
+    let status = 'built';
+    let error: string | undefined;
+    let landed = false;
+    let votes: Pick<ArmRun, 'leafVotes' | 'splitVotes'> = {};
+    if (arm === 'maker') {
+      const made = await makerRun(model, idea, join(dir, 'repo'), product, knobs.seed);
+      ({ status, landed } = made);
+      error = made.error;
+      votes = { leafVotes: made.leafVotes, splitVotes: made.splitVotes };
+    } else {
+      await mkdir(product, { recursive: true });
+      error = await singleShot(model, idea.idea, product, `single-${idea.name}-${knobs.seed}`);
+      landed = true;
+    }
+    const wallMs = Math.round(performance.now() - started);
+    const hidden: Omit<HiddenResult, 'tail'> = landed
+      ? await runHiddenTests(product, idea)
+      : { passed: false, tests: 0, failed: 0, timedOut: false };
+    return {
+      idea: idea.name,
+      arm,
+      seed: knobs.seed,
+      status,
+      landed,
+      hidden: {
+        passed: hidden.passed,
+        tests: hidden.tests,
+        failed: hidden.failed,
+        timedOut: hidden.timedOut,
+      },
+      modelCalls: model.calls,
+      tokens: model.tokens,
+      wallMs,
+      ...(error === undefined ? {} : { error }),
+      ...votes,
+      fake: { code: fake.stats.code, plans: fake.stats.plans, unmatched: fake.stats.unmatched },
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** One MAKER run as `maker run --worker gemini --hitl auto` makes it, its result exported to `product`. */
+async function makerRun(
+  model: LanguageModel,
+  idea: ProductIdea,
+  repo: string,
+  product: string,
+  seed: number,
+): Promise<{
+  status: string;
+  landed: boolean;
+  error?: string;
+  leafVotes: VoteShares;
+  splitVotes: VoteShares;
+}> {
+  await mkdir(repo, { recursive: true });
+  const workspace = await openWorkspace(repo, true, {});
+  try {
+    const config = runConfig({
+      worker: 'gemini',
+      hitl: 'auto',
+      seed,
+      defaultBranch: await workspace.currentBranch(),
+    });
+    const roles = WORKERS.gemini.roles(config, workspace, {}, { model });
+    const engine = engineFor(repo, workspace, roles, [], {});
+    const runId = await engine.create(idea.idea, config);
+    const outcome = await engine.run(runId);
+    const run = await engine.getRun(runId);
+    const summary = summarise(run);
+    const commit = summary.landed ? summary.finalCommit : null;
+    if (commit !== null) await exportTree(repo, commit, product);
+    return {
+      status: outcome.status,
+      landed: commit !== null,
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      leafVotes: shares(run, (n) => (n.kind === 'leaf' ? n.leaf : undefined)),
+      splitVotes: shares(run, (n) => n.split),
+    };
+  } finally {
+    await workspace.close();
+  }
+}
+
+/** How the run's votes of one kind were settled, from its state. */
+export function shares(
+  run: Run,
+  pickVote: (n: Run['nodes'][string]) => VoteRecord | undefined,
+): VoteShares {
+  const counts = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
+  for (const n of Object.values(run.nodes)) {
+    const outcome = pickVote(n)?.outcome;
+    const record = pickVote(n);
+    if (outcome === undefined || record === undefined) continue;
+    counts.votes += 1;
+    if (outcome.status === 'human') counts.chosen += 1;
+    else if (outcome.status === 'undecided') counts.undecided += 1;
+    else if (record.ballots.length > 0) counts.ballots += 1;
+    else counts.agreement += 1;
+  }
+  return counts;
+}
+
+function addShares(all: readonly VoteShares[]): VoteShares {
+  const sum = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
+  for (const s of all)
+    for (const key of Object.keys(sum) as (keyof VoteShares)[]) sum[key] += s[key];
+  return sum;
+}
+
+function totals(runs: readonly ArmRun[]): ArmTotals {
+  const passed = runs.filter((r) => r.hidden.passed).length;
+  const codeSamples: Record<string, number> = {};
+  for (const r of runs)
+    for (const [kind, n] of Object.entries(r.fake.code))
+      codeSamples[kind] = (codeSamples[kind] ?? 0) + n;
+  return {
+    runs: runs.length,
+    passed,
+    passRate: runs.length === 0 ? 0 : round(passed / runs.length),
+    modelCalls: runs.reduce((s, r) => s + r.modelCalls, 0),
+    tokens: runs.reduce((s, r) => s + r.tokens, 0),
+    wallMs: runs.reduce((s, r) => s + r.wallMs, 0),
+    codeSamples,
+    unmatched: runs.reduce((s, r) => s + r.fake.unmatched, 0),
+  };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Writes the tree of `commit` into `dir`: `git archive` piped into `tar`, both spawned directly. */
+async function exportTree(repo: string, commit: string, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await new Promise<void>((resolve, reject) => {
+    const git = spawn('git', ['-C', repo, 'archive', '--format=tar', commit], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const tar = spawn('tar', ['-x', '-C', dir], { stdio: ['pipe', 'ignore', 'pipe'] });
+    git.stdout.pipe(tar.stdin);
+    let failed = '';
+    git.stderr.on('data', (d: Buffer) => (failed += d.toString()));
+    tar.stderr.on('data', (d: Buffer) => (failed += d.toString()));
+    git.on('error', reject);
+    tar.on('error', reject);
+    tar.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`exporting ${commit} failed: ${failed}`)),
+    );
+  });
+}

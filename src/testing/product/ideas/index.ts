@@ -1,0 +1,11 @@
+import type { ProductIdea } from '../types.js';
+import { csvToJson } from './csv-to-json.js';
+import { exprEval } from './expr-eval.js';
+import { textStats } from './text-stats.js';
+import { todoApi } from './todo-api.js';
+
+/** The built-in ideas of `maker bench product`, by name. */
+export const PRODUCT_IDEAS: readonly ProductIdea[] = [csvToJson, exprEval, textStats, todoApi];
+
+/** The ideas `--quick` runs. */
+export const QUICK_IDEAS: readonly string[] = ['text-stats', 'expr-eval'];

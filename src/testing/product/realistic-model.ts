@@ -1,0 +1,371 @@
+import { hashString, uniform } from '../../core/random.js';
+import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
+import type { FakeGeminiResponder } from '../fake-gemini.js';
+import { PRODUCT_IDEAS } from './ideas/index.js';
+import { planSplit, scopeFiles, scopeOf, splitIsCorrect, type NodeScope } from './plans.js';
+import {
+  addedLines,
+  ballotOptions,
+  looksLikeDiff,
+  nodeFacts,
+  promptKind,
+  splitFileGroups,
+  UnrecognisedPromptError,
+  type NodeFacts,
+  type PromptKind,
+} from './prompt-kinds.js';
+import { OBVIOUS, sampleLeaf, type Flaw, type Rand, type Slip } from './render.js';
+import type { LeafSpec, ProductIdea } from './types.js';
+
+/** The knobs of the realistic fake model. */
+export interface RealisticKnobs {
+  /** Chance a sample (a plan, a minimality answer, each leaf's code) is right. */
+  readonly p: number;
+  /** Chance a code sample also has a slip in how it is written (over-escaped newlines, an omission). */
+  readonly slip: number;
+  /** Chance a judge picks a right option when there is one; a reviewer's accuracy. */
+  readonly judgeAccuracy: number;
+  readonly seed: number;
+  /** The ideas it knows (default: the built-in ones). */
+  readonly ideas?: readonly ProductIdea[];
+}
+
+/** What the fake produced and saw: for reports, and to check it behaved as set. */
+export interface RealisticStats {
+  readonly calls: Record<PromptKind, number>;
+  /** Code samples by what was wrong with them (`correct`, a flaw, `slip:<kind>`, or `invented`: a wrong plan's extra subtask). */
+  readonly code: Record<string, number>;
+  readonly plans: { correct: number; wrong: number };
+  /** Ballot options and reviewed changes it could not tie to a sample it wrote (judged blind). */
+  unmatched: number;
+}
+
+interface Written {
+  readonly lines: ReadonlySet<string>;
+  readonly flaw: Flaw;
+  readonly slip: Slip;
+}
+
+/**
+ * A fake language model that answers every prompt MAKER sends the way a real model does, for the
+ * built-in product ideas: plans that vary in wording and are sometimes wrong; code that is right
+ * with probability p in one of many forms (names, indentation, comments, order of helpers), else
+ * off by one, missing an edge case, exporting a misspelled name, importing a missing module or cut
+ * short; slips in how files are written down; judges and reviewers right with a set accuracy.
+ * Every answer depends only on the seed, the idea and the request's draw id (or, without one, the
+ * prompt and how many identical prompts came before), so a run is reproducible per seed.
+ * A prompt it cannot place throws {@link UnrecognisedPromptError}, naming it.
+ */
+export class RealisticModel implements LanguageModel {
+  readonly id = 'realistic-fake';
+  readonly stats: RealisticStats = {
+    calls: { minimal: 0, split: 0, ballot: 0, review: 0, worker: 0 },
+    code: {},
+    plans: { correct: 0, wrong: 0 },
+    unmatched: 0,
+  };
+  readonly #knobs: RealisticKnobs;
+  readonly #ideas: readonly ProductIdea[];
+  readonly #written: Written[] = [];
+  readonly #occurrences = new Map<string, number>();
+  /** The files of every subtask it has planned, by title: to place a prompt that does not list them. */
+  readonly #planned = new Map<string, readonly string[]>();
+
+  constructor(knobs: RealisticKnobs) {
+    this.#knobs = knobs;
+    this.#ideas = knobs.ideas ?? PRODUCT_IDEAS;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await -- the port is async; the fake is not
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const text = this.answer(request);
+    return {
+      text,
+      finishReason: 'stop',
+      inputTokens: Math.ceil(((request.system ?? '').length + request.prompt.length) / 4),
+      outputTokens: Math.ceil(text.length / 4),
+    };
+  }
+
+  /** The answer's text for a request (synchronous: the fake thinks instantly). */
+  answer(request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json' | 'temperature'>): string {
+    const kind = promptKind(request);
+    const facts = this.#placed(nodeFacts(request, this.#ideas), request);
+    this.stats.calls[kind] += 1;
+    const rand = this.#rand(kind, facts.idea, request);
+    const scope = scopeOf(facts.idea, facts.files);
+    switch (kind) {
+      case 'minimal':
+        return this.#minimal(scope, rand);
+      case 'split':
+        return this.#split(facts, scope, rand, request);
+      case 'worker':
+        return this.#worker(facts, scope, rand, request);
+      case 'ballot':
+        return this.#ballot(facts, scope, rand, request.prompt);
+      case 'review':
+        return this.#review(facts, scope, rand, request.prompt);
+    }
+  }
+
+  /**
+   * A node's files when its prompt does not list them: none for the root (titled with the idea),
+   * else those the fake planned under its title. Anything else it cannot place, and says so.
+   */
+  #placed(facts: NodeFacts, request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json'>): NodeFacts {
+    if (facts.filesSaid || facts.title === facts.idea.idea.slice(0, 200)) return facts;
+    const files = facts.title === undefined ? undefined : this.#planned.get(facts.title);
+    if (files === undefined)
+      throw new UnrecognisedPromptError(
+        `a subtask whose files the prompt does not list and whose title ("${facts.title ?? ''}") it never planned`,
+        request,
+      );
+    return { ...facts, files, filesSaid: true };
+  }
+
+  /**
+   * The numbers one answer is made from. Each draw has its own, except that at a low temperature
+   * T (below 0.5) a sample repeats the prompt's greedy answer with probability 1 − 2T, as real
+   * models do: near-identical samples, whose errors are not independent.
+   */
+  #rand(
+    kind: PromptKind,
+    idea: ProductIdea,
+    request: Pick<GenerateRequest, 'prompt' | 'draw' | 'temperature'>,
+  ): Rand {
+    const prompt = String(hashString(request.prompt));
+    let key = request.draw;
+    if (key === undefined) {
+      const seen = this.#occurrences.get(prompt) ?? 0;
+      this.#occurrences.set(prompt, seen + 1);
+      key = `${prompt}#${seen}`;
+    }
+    const t = request.temperature ?? 1;
+    const repeat = uniform(this.#knobs.seed, hashString(`repeat|${idea.name}|${kind}|${key}`));
+    if (repeat < 1 - 2 * t) key = `greedy|${prompt}`;
+    const at = hashString(`${idea.name}|${kind}|${key}`);
+    return (stream) => uniform(this.#knobs.seed, at, stream);
+  }
+
+  #minimal(scope: NodeScope | undefined, rand: Rand): string {
+    // A part of a leaf, or a subtask the idea does not have, is small enough: always minimal.
+    const right = scope === undefined || scope.kind !== 'leaves';
+    const minimal =
+      scope?.kind === 'part' || scope === undefined || rand(0) < this.#knobs.p ? right : !right;
+    const reasons = minimal
+      ? [
+          'One module and its test: small enough to write and check in one go.',
+          'A single file with a focused test; under 200 lines.',
+        ]
+      : [
+          'Several modules with separate concerns: it should be split.',
+          'Too large for one change: it spans several files.',
+        ];
+    return JSON.stringify({ minimal, reason: reasons[rand(1) < 0.5 ? 0 : 1] });
+  }
+
+  #split(
+    facts: NodeFacts,
+    scope: NodeScope | undefined,
+    rand: Rand,
+    request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json'>,
+  ): string {
+    if (scope === undefined)
+      throw new UnrecognisedPromptError(
+        `a split of an unknown subtask (files ${facts.files.join(', ')})`,
+        request,
+      );
+    const effective: NodeScope =
+      scope.kind === 'leaves' && scope.leaves.length === 1
+        ? { kind: 'leaf', leaf: scope.leaves[0] as number }
+        : scope;
+    const { answer, correct } = planSplit(facts.idea, effective, rand, this.#knobs.p);
+    for (const subtask of answer.subtasks) this.#planned.set(subtask.title, subtask.files);
+    if (correct) this.stats.plans.correct += 1;
+    else this.stats.plans.wrong += 1;
+    return JSON.stringify(answer);
+  }
+
+  #worker(
+    facts: NodeFacts,
+    scope: NodeScope | undefined,
+    rand: Rand,
+    request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json'>,
+  ): string {
+    if (request.prompt.includes('=== ours: ')) return this.#integrate(rand, request.prompt);
+    if (scope === undefined) {
+      const readme = facts.files.find((f) => /readme/i.test(f));
+      if (readme !== undefined) {
+        // An invented subtask (a wrong plan's): harmless prose, right as far as it goes.
+        const files = [{ path: readme, content: `# ${facts.idea.name}\n\n${facts.idea.idea}.\n` }];
+        this.#remember(files, 'correct', 'none', 'invented');
+        return JSON.stringify({ files, summary: 'Document the usage' });
+      }
+      throw new UnrecognisedPromptError(
+        `a worker task the idea does not have (files ${facts.files.join(', ')})`,
+        request,
+      );
+    }
+    const leaves = scope.kind === 'leaves' ? scope.leaves : [scope.leaf];
+    const paths = scope.kind === 'part' ? new Set(scope.paths) : undefined;
+    const files: { path: string; content: string }[] = [];
+    let flaw: Flaw = 'correct';
+    let slip: Slip = 'none';
+    leaves.forEach((index, i) => {
+      const leafRand: Rand = (s) => rand(100_000 * (i + 1) + s);
+      const sample = sampleLeaf(facts.idea.leaves[index] as LeafSpec, leafRand, this.#knobs, paths);
+      files.push(...sample.files);
+      if (flaw === 'correct') flaw = sample.flaw;
+      if (slip === 'none') slip = sample.slip;
+    });
+    this.#remember(files, flaw, slip);
+    const summaries = [
+      'Implement the subtask',
+      `Add ${files.map((f) => f.path).join(' and ')}`,
+      'Write the module and its test',
+    ];
+    return JSON.stringify({ files, summary: summaries[Math.floor(rand(7) * 3)] });
+  }
+
+  /** A merge conflict: both sides' lines (ours first) with probability p, else ours alone. */
+  #integrate(rand: Rand, prompt: string): string {
+    const sections = [
+      ...prompt.matchAll(
+        /^=== (ours|theirs): (.+) ===\n([\s\S]*?)(?=\n\n=== |\nWrite each file)/gm,
+      ),
+    ];
+    const paths = [...new Set(sections.map((s) => s[2] as string))];
+    const keepBoth = rand(0) < this.#knobs.p;
+    const files = paths.map((path) => {
+      const side = (which: string) =>
+        sections.find((s) => s[1] === which && s[2] === path)?.[3] ?? '';
+      const ours = side('ours').split('\n');
+      const theirs = keepBoth
+        ? side('theirs')
+            .split('\n')
+            .filter((l) => !ours.includes(l))
+        : [];
+      return { path, content: `${[...ours, ...theirs].join('\n').trimEnd()}\n` };
+    });
+    return JSON.stringify({ files, summary: 'Reconcile both branches' });
+  }
+
+  #remember(files: readonly { content: string }[], flaw: Flaw, slip: Slip, counted?: string): void {
+    const lines = new Set(
+      files.flatMap((f) =>
+        f.content
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== ''),
+      ),
+    );
+    this.#written.push({ lines, flaw, slip });
+    const key = counted ?? (slip !== 'none' ? `slip:${slip}` : flaw);
+    this.stats.code[key] = (this.stats.code[key] ?? 0) + 1;
+  }
+
+  /** The sample a diff shows: the smallest one holding every line it adds. */
+  #recall(diff: string): Written | undefined {
+    const added = addedLines(diff);
+    if (added.length === 0) return undefined;
+    let best: Written | undefined;
+    for (const w of this.#written)
+      if (
+        added.every((l) => w.lines.has(l)) &&
+        (best === undefined || w.lines.size < best.lines.size)
+      )
+        best = w;
+    if (best === undefined) this.stats.unmatched += 1;
+    return best;
+  }
+
+  /** Whether an option is right: true, false, or undefined when the fake cannot tell. */
+  #isRight(content: string, facts: NodeFacts, scope: NodeScope | undefined): boolean | undefined {
+    if (looksLikeDiff(content)) {
+      const written = this.#recall(content);
+      return written === undefined
+        ? undefined
+        : written.flaw === 'correct' && written.slip === 'none';
+    }
+    if (scope === undefined) return undefined;
+    return splitIsCorrect(splitFileGroups(content), scopeFiles(facts.idea, scope));
+  }
+
+  #ballot(facts: NodeFacts, scope: NodeScope | undefined, rand: Rand, prompt: string): string {
+    const options = ballotOptions(prompt);
+    if (options.length === 0)
+      throw new UnrecognisedPromptError('a ballot with no "=== Option X ===" sections', { prompt });
+    const judged = options.map((o) => ({
+      label: o.label,
+      right: this.#isRight(o.content, facts, scope),
+    }));
+    const right = judged.filter((o) => o.right === true);
+    const others = judged.filter((o) => o.right !== true);
+    const pool =
+      right.length > 0 && (others.length === 0 || rand(0) < this.#knobs.judgeAccuracy)
+        ? right
+        : others;
+    const choice = pool[Math.floor(rand(1) * pool.length)] ?? judged[0];
+    const reasons = [
+      'It does what the task asks, and nothing more.',
+      'The most complete and correct option.',
+      'Cleanest and on-task.',
+    ];
+    return JSON.stringify({
+      choice: choice?.label ?? 'A',
+      reason: reasons[Math.floor(rand(2) * 3)],
+    });
+  }
+
+  #review(facts: NodeFacts, scope: NodeScope | undefined, rand: Rand, prompt: string): string {
+    const proposal = prompt.split(/A proposal for this task[^\n]*\n/)[1] ?? prompt;
+    const J = this.#knobs.judgeAccuracy;
+    let suspectChance = (1 - J) / 2;
+    if (looksLikeDiff(proposal)) {
+      const written = this.#recall(proposal);
+      if (written !== undefined && (written.flaw !== 'correct' || written.slip !== 'none'))
+        suspectChance = OBVIOUS.has(written.flaw) || OBVIOUS.has(written.slip) ? J : J / 2;
+    } else if (
+      scope !== undefined &&
+      !splitIsCorrect(splitFileGroups(proposal), scopeFiles(facts.idea, scope))
+    ) {
+      suspectChance = J / 2;
+    }
+    const suspect = rand(0) < suspectChance;
+    return JSON.stringify({
+      verdict: suspect ? 'suspect' : 'ok',
+      confidence: Math.round((0.82 + rand(1) * 0.15) * 100) / 100,
+      reason: suspect
+        ? 'The change looks incomplete or wrong for the task.'
+        : 'A faithful attempt at the task.',
+    });
+  }
+}
+
+/**
+ * The realistic fake behind the fake Gemini server (`startFakeGemini(realisticResponder(model))`),
+ * so the real @google/genai client path can be run against it: the schema is read from the
+ * request's `responseJsonSchema`, and a prompt it cannot place is answered 400 with the reason
+ * (a 400 is not retried: the run stops, naming it).
+ */
+export function realisticResponder(model: RealisticModel): FakeGeminiResponder {
+  return (request) => {
+    const config = (request.body as { generationConfig?: Record<string, unknown> } | null)
+      ?.generationConfig;
+    const schema = config?.['responseJsonSchema'] ?? config?.['responseSchema'];
+    try {
+      return {
+        text: model.answer({
+          prompt: request.prompt,
+          temperature: request.temperature ?? 1,
+          ...(typeof schema === 'object' && schema !== null
+            ? { json: { schema: schema as Record<string, unknown> } }
+            : {}),
+        }),
+      };
+    } catch (error) {
+      if (error instanceof UnrecognisedPromptError) return { status: 400, message: error.message };
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,161 @@
+import type { FileTemplate, LeafBug, LeafSpec } from './types.js';
+
+/** What is wrong with a sample's code, if anything. */
+export type Flaw =
+  'correct' | 'off-by-one' | 'edge-case' | 'wrong-export' | 'missing-module' | 'truncated';
+/** A slip in how a sample's answer was written down, on top of its code. */
+export type Slip = 'none' | 'over-escaped' | 'omission';
+
+/** Flaws a reviewer or judge can see at a glance (the others are subtle). */
+export const OBVIOUS: ReadonlySet<Flaw | Slip> = new Set([
+  'wrong-export',
+  'missing-module',
+  'truncated',
+  'over-escaped',
+  'omission',
+]);
+
+/** A source of numbers in [0, 1), by stream index: the same index gives the same number. */
+export type Rand = (stream: number) => number;
+
+const pick = <T>(items: readonly T[], r: number): T =>
+  items[Math.min(items.length - 1, Math.floor(r * items.length))] as T;
+
+/** How one sample writes code: names, indentation, comments, header, order of helpers. */
+interface Style {
+  readonly names: Readonly<Record<string, string>>;
+  readonly indent: 2 | 4;
+  readonly comments: boolean;
+  readonly header: string | undefined;
+  readonly shuffle: boolean;
+}
+
+function styleOf(t: FileTemplate, rand: Rand): Style {
+  const names: Record<string, string> = {};
+  Object.entries(t.names ?? {}).forEach(([name, spellings], i) => {
+    // The canonical spelling half the time: real samples agree on names more often than not.
+    names[name] = rand(20 + i) < 0.5 ? (spellings[0] ?? name) : pick(spellings, rand(40 + i));
+  });
+  const headers = t.headers ?? [];
+  return {
+    names,
+    indent: rand(1) < 0.75 ? 2 : 4,
+    comments: rand(2) < 0.6,
+    header: headers.length > 0 && rand(3) < 0.5 ? pick(headers, rand(4)) : undefined,
+    shuffle: rand(5) < 0.25,
+  };
+}
+
+/** Renders a file template in a sample's style; `bug` is applied first, `omit` drops a block. */
+export function renderFile(
+  t: FileTemplate,
+  rand: Rand,
+  options: { bug?: LeafBug | undefined; omit?: boolean } = {},
+): string {
+  const style = styleOf(t, rand);
+  let blocks = t.blocks.map((b) => {
+    const bug = options.bug;
+    return bug !== undefined && bug.path === t.path && b.text.includes(bug.from)
+      ? { ...b, text: b.text.replace(bug.from, bug.to) }
+      : b;
+  });
+  if (style.shuffle) {
+    const helpers = blocks.flatMap((b, i) => (b.helper === true ? [i] : []));
+    const reversed = [...helpers].reverse();
+    const copy = [...blocks];
+    helpers.forEach((at, i) => (copy[at] = blocks[reversed[i] as number] as (typeof blocks)[0]));
+    blocks = copy;
+  }
+  if (options.omit === true && blocks.length > 1) {
+    const helpers = blocks.flatMap((b, i) => (b.helper === true ? [i] : []));
+    const at = helpers[helpers.length - 1] ?? blocks.length - 1;
+    blocks = blocks.map((b, i) => (i === at ? { text: '// ... rest unchanged' } : b));
+  } else if (options.omit === true && blocks[0] !== undefined) {
+    // One block: its second half becomes the comment, as a model eliding "the rest" writes it.
+    const lines = blocks[0].text.trim().split('\n');
+    const kept = lines.slice(0, Math.ceil(lines.length / 2));
+    blocks = [{ text: [...kept, '  // ... rest unchanged', '}'].join('\n') }];
+  }
+  let text = blocks.map((b) => b.text.trim()).join('\n\n');
+  text = text
+    .split('\n')
+    .flatMap((line) => {
+      const comment = /^(\s*)\/\/~ (.*)$/.exec(line);
+      if (comment === null) return [line];
+      return style.comments ? [`${comment[1] ?? ''}// ${comment[2] ?? ''}`] : [];
+    })
+    .map((line) => (style.indent === 4 ? line.replace(/^( +)/, (spaces) => spaces + spaces) : line))
+    .join('\n');
+  text = text.replace(/\$([A-Za-z]\w*)\$/g, (_, name: string) => style.names[name] ?? name);
+  return `${style.header === undefined ? '' : `// ${style.header}\n\n`}${text}\n`;
+}
+
+/** One sample's files for (part of) a leaf, and what is wrong with them. */
+export interface LeafSample {
+  readonly files: readonly { readonly path: string; readonly content: string }[];
+  readonly flaw: Flaw;
+  readonly slip: Slip;
+}
+
+/**
+ * A sample of `leaf`'s files (only those in `paths`, when given): correct with probability `p`,
+ * else one of the ways models get code wrong; with probability `slip`, also a slip in how it is
+ * written down. The flaws and slips touch the leaf's first file (its code) when it is written.
+ */
+export function sampleLeaf(
+  leaf: LeafSpec,
+  rand: Rand,
+  knobs: { readonly p: number; readonly slip: number },
+  paths?: ReadonlySet<string>,
+): LeafSample {
+  const main = leaf.files[0];
+  const writesMain = main !== undefined && (paths === undefined || paths.has(main.path));
+  let flaw: Flaw = 'correct';
+  if (rand(100) >= knobs.p && writesMain) {
+    const r = rand(101);
+    const subtle: Flaw = r < 0.25 ? 'off-by-one' : 'edge-case';
+    flaw =
+      r < 0.5
+        ? leaf.bugs.some((b) => b.kind === subtle)
+          ? subtle
+          : (leaf.bugs[0]?.kind ?? 'truncated')
+        : r < 0.65
+          ? 'wrong-export'
+          : r < 0.8
+            ? 'missing-module'
+            : 'truncated';
+  }
+  const slip: Slip =
+    rand(102) < knobs.slip && writesMain ? (rand(103) < 0.5 ? 'over-escaped' : 'omission') : 'none';
+  return writeLeaf(leaf, rand, flaw, slip, paths);
+}
+
+/** A leaf's files (only those in `paths`, when given) written with the given flaw and slip. */
+export function writeLeaf(
+  leaf: LeafSpec,
+  rand: Rand,
+  flaw: Flaw,
+  slip: Slip,
+  paths?: ReadonlySet<string>,
+): LeafSample {
+  const templates = leaf.files.filter((f) => paths === undefined || paths.has(f.path));
+  const main = leaf.files[0];
+  const bug = leaf.bugs.find((b) => b.kind === flaw);
+  const files = templates.map((t, i) => {
+    const fileRand: Rand = (s) => rand(1000 * (i + 1) + s);
+    let content = renderFile(t, fileRand, { bug, omit: t === main && slip === 'omission' });
+    if (t !== main) return { path: t.path, content };
+    const [right, wrong] = leaf.exportSlip;
+    if (flaw === 'wrong-export')
+      content = content.replace(new RegExp(`\\b${right}\\b`, 'g'), wrong);
+    if (flaw === 'missing-module')
+      content = `import { ${rand(104) < 0.5 ? 'assert' : 'format'} } from './utils.mjs';\n${content}`;
+    if (flaw === 'truncated') {
+      const lines = content.split('\n');
+      content = lines.slice(0, Math.max(1, Math.floor(lines.length * 0.55))).join('\n');
+    }
+    if (slip === 'over-escaped') content = content.replace(/\n/g, '\\n');
+    return { path: t.path, content };
+  });
+  return { files, flaw, slip };
+}

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { runHiddenTests, writeTree } from '../../src/surfaces/bench/hidden-tests.js';
+import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
+import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
+import type { ProductIdea } from '../../src/testing/product/types.js';
+import { uniform } from '../../src/core/random.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const randOf =
+  (seed: number): Rand =>
+  (s) =>
+    uniform(seed, 17, s);
+
+/** An idea's product with every leaf correct but `leaf`, written with `flaw`. */
+function product(idea: ProductIdea, seed: number, leaf = -1, flaw: Flaw = 'correct') {
+  return idea.leaves.flatMap(
+    (spec, i) =>
+      writeLeaf(spec, randOf(seed * 10 + i), i === leaf ? flaw : 'correct', 'none').files,
+  );
+}
+
+/** Runs `node --test` on the given test files in `dir`: whether they passed. */
+function visible(dir: string, files: readonly string[]): Promise<boolean> {
+  return new Promise((resolve) =>
+    execFile(process.execPath, ['--test', ...files], { cwd: dir, timeout: 30_000 }, (error) =>
+      resolve(error === null),
+    ),
+  );
+}
+
+describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
+  'built-in product idea %s',
+  (_, idea) => {
+    it('every bug is in its template exactly once', () => {
+      for (const leaf of idea.leaves)
+        for (const bug of leaf.bugs) {
+          const file = leaf.files.find((f) => f.path === bug.path);
+          const text = (file?.blocks ?? []).map((b) => b.text).join('\n');
+          expect(text.split(bug.from).length - 1, `${bug.kind} in ${bug.path}`).toBe(1);
+        }
+    });
+
+    it('correct samples differ from one another, and pass their own and the hidden tests', async () => {
+      const forms = new Set<string>();
+      for (const seed of [1, 2, 3]) {
+        const files = product(idea, seed);
+        forms.add(JSON.stringify(files));
+        const dir = await tempDir();
+        await writeTree(dir, files);
+        const own = idea.leaves.flatMap((l) => l.files.slice(1).map((f) => f.path));
+        expect(await visible(dir, own)).toBe(true);
+        const hidden = await runHiddenTests(dir, idea);
+        expect(hidden.tail).not.toMatch(/^not ok/m);
+        expect(hidden).toMatchObject({ passed: true, failed: 0, timedOut: false });
+        expect(hidden.tests).toBeGreaterThan(1);
+      }
+      expect(forms.size).toBe(3);
+    }, 60_000);
+
+    it("each leaf's own test (its check) fails on the obvious flaws and slips", async () => {
+      for (const [i, leaf] of idea.leaves.entries()) {
+        const own = leaf.files.slice(1).map((f) => f.path);
+        for (const [flaw, slip] of [
+          ['wrong-export', 'none'],
+          ['missing-module', 'none'],
+          ['truncated', 'none'],
+          ['correct', 'over-escaped'],
+          ['correct', 'omission'],
+        ] as const) {
+          const dir = await tempDir();
+          const files = idea.leaves.flatMap(
+            (spec, j) =>
+              writeLeaf(spec, randOf(50 + j), j === i ? flaw : 'correct', j === i ? slip : 'none')
+                .files,
+          );
+          await writeTree(dir, files);
+          expect(await visible(dir, own), `${idea.name} leaf ${i} ${flaw} ${slip}`).toBe(false);
+        }
+      }
+    }, 120_000);
+
+    it('every flaw of every leaf fails the hidden tests', async () => {
+      for (const [i, leaf] of idea.leaves.entries())
+        for (const flaw of [
+          ...leaf.bugs.map((b) => b.kind),
+          'wrong-export',
+          'missing-module',
+          'truncated',
+        ] as const) {
+          const dir = await tempDir();
+          await writeTree(dir, product(idea, 5, i, flaw));
+          const hidden = await runHiddenTests(dir, idea);
+          expect(hidden.passed, `${idea.name} leaf ${i} ${flaw}`).toBe(false);
+        }
+    }, 120_000);
+  },
+);
