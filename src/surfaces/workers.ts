@@ -179,7 +179,9 @@ const gemini: WorkerKind = {
   ...WORKER_FACTS.gemini,
   problems: (env) => geminiProblems(env, 'the gemini worker plans, writes and judges with Gemini'),
   roles: (config, workspace, env, options) => {
-    const model = options?.model ?? geminiModel(config, env);
+    // A model given by the caller (a benchmark's) is the caller's to close.
+    const model: LanguageModel & { close?: () => Promise<void> } =
+      options?.model ?? geminiModel(config, env);
     return {
       planner: new LlmPlanner(model),
       worker: new LlmWorker(model, workspace),
