@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   chromiumInstalled,
@@ -12,9 +16,11 @@ import { FileSource } from '../../src/surfaces/view/file-source.js';
 import { startViewServer, type ViewHandle } from '../../src/surfaces/view/server.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { simRun } from './sim-run.js';
+import { CLI } from './cli-process.js';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { engineFor } from '../../src/surfaces/wiring.js';
 
+const exec = promisify(execFile);
 const tempDir = useTempDirs();
 /** Screenshots, for a person to look at (gitignored). */
 const SHOTS = join(process.cwd(), 'test-output', 'view');
@@ -168,6 +174,37 @@ describe.skipIf(!installed)(
         await page.screenshot({ path: join(SHOTS, 'page-1440.png') });
         expect(cut).toEqual([]);
         expect(errors).toEqual([]);
+        await page.close();
+      },
+    );
+
+    it(
+      'fits a deep tree into its pane at 1440 px, every box and title whole (the demo, as a report)',
+      { timeout: 180_000 },
+      async () => {
+        const dir = await tempDir();
+        await exec(process.execPath, [CLI, 'demo', '--dir', dir, '--local-only', '--json']);
+        const file = join(dir, 'report.html');
+        await exec(process.execPath, [CLI, 'report', '--dir', dir, '--html', file]);
+        const run = Object.values((await makerStateFile(dir).load()).runs)[0];
+        const depth = Math.max(...Object.values(run?.nodes ?? {}).map((n) => n.depth));
+        expect(depth).toBeGreaterThanOrEqual(2);
+        const page = await browser.context.newPage();
+        await page.goto(pathToFileURL(file).toString());
+        await page.locator('[data-node="root"]').waitFor();
+        const cut = await page.evaluate<string[]>(`(() => {
+          const out = [];
+          const pane = document.querySelector('.tree').getBoundingClientRect();
+          for (const g of document.querySelectorAll('[data-node]')) {
+            const r = g.querySelector('rect').getBoundingClientRect();
+            if (r.left < pane.left - 1 || r.right > pane.right + 1) out.push('box ' + g.getAttribute('data-node'));
+            const title = [...g.querySelectorAll('text.title')].map((t) => t.textContent).join(' ');
+            if (title.includes('…')) out.push('title ' + title);
+          }
+          return out;
+        })()`);
+        await page.screenshot({ path: join(SHOTS, 'deep-1440.png') });
+        expect(cut).toEqual([]);
         await page.close();
       },
     );

@@ -32,6 +32,8 @@ class App {
   constructor(boot: Boot, root: HTMLElement) {
     this.#boot = boot;
     this.#tree = new TreeView(this.#treeHost, (id) => this.select(id));
+    // A fitted tree is fitted again to a resized window.
+    window.addEventListener('resize', () => this.schedule());
     const find = h('input', {
       attrs: {
         type: 'search',
@@ -151,7 +153,9 @@ class App {
   }
 
   zoom(factor: number): void {
-    this.#tree.scale = Math.min(2, Math.max(0.2, this.#tree.scale * factor));
+    const now =
+      this.#tree.scale ?? Number(this.#treeHost.querySelector('svg')?.dataset['scale'] ?? 1);
+    this.#tree.scale = Math.min(2, Math.max(0.2, now * factor));
     this.#tree.render(this.store);
   }
 
