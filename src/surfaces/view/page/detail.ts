@@ -107,7 +107,7 @@ function renderVote(vote: VoteDetail): HTMLElement {
       : h(
           'div',
           { class: 'ballots' },
-          h('h4', {}, `Judge ballots (${vote.ballots.length})`),
+          h('h4', {}, `Judge ballots (${vote.ballots.length})${ballotTally(vote)}`),
           h(
             'ul',
             {},
@@ -117,7 +117,7 @@ function renderVote(vote: VoteDetail): HTMLElement {
                 { class: `ballot ${b.status}` },
                 `Judge #${b.slot}: `,
                 b.status === 'valid'
-                  ? `for candidate #${b.forSlot ?? '?'}`
+                  ? `for ${cardName(vote, b.forSlot)}`
                   : b.status === 'flagged'
                     ? `red-flagged: ${b.flags.map((f) => `${f.rule}: ${f.message}`).join('; ')}`
                     : 'in progress',
@@ -186,4 +186,24 @@ export function renderDiff(diff: string): HTMLElement {
     pre.append(h('span', { class: kind }, `${line}\n`));
   }
   return pre;
+}
+
+/** `: 5 : 5` — the valid ballots per class, most first (apart from the samples' votes). */
+function ballotTally(vote: VoteDetail): string {
+  const counts = new Map<number, number>();
+  for (const b of vote.ballots)
+    if (b.status === 'valid' && b.forSlot !== null)
+      counts.set(b.forSlot, (counts.get(b.forSlot) ?? 0) + 1);
+  const sorted = [...counts.values()].sort((a, b) => b - a);
+  if (sorted.length === 0) return '';
+  return `: ${sorted[0] ?? 0} : ${sorted[1] ?? 0}`;
+}
+
+/** A card as a ballot names it: by its samples (`samples #0, #2`). */
+function cardName(vote: VoteDetail, slot: number | null): string {
+  const card = vote.candidates.find((c) => c.slot === slot);
+  if (card === undefined) return `sample #${slot ?? '?'}`;
+  return card.slots.length === 1
+    ? `sample #${card.slot}`
+    : `samples ${card.slots.map((s) => `#${s}`).join(', ')}`;
 }
