@@ -316,10 +316,11 @@ class App {
     }
     const detail = await detailSource(this.#boot, this.store)(id);
     if (this.#tree.selected !== id || request !== this.#detailRequest) return;
+    // With the node as the tree drew it when asked: a newer one is drawn with its own request.
     this.#detail.replaceChildren(
       detail === undefined
         ? h('p', { class: 'muted' }, `No detail for ${id}.`)
-        : renderDetail(detail, this.store.nodes.get(id)),
+        : renderDetail(detail, node),
     );
   }
 
