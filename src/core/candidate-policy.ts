@@ -1,4 +1,5 @@
 import { inScope, normalizeRepoPath, showPath as show } from './paths.js';
+import { LIMITS } from './limits.js';
 import type { RedFlag } from './voting/types.js';
 
 /**
@@ -133,6 +134,11 @@ export function treeRedFlags(
       safe.filter((c) => c.path.startsWith('.github/workflows/')).map((c) => c.path),
       'writes CI workflows, which run with the repository’s secrets (allow them for the run if the task needs it)',
     );
+  if (changes.length > LIMITS.candidateFiles)
+    flags.push({
+      rule: 'too-many-files',
+      message: `The candidate touches ${changes.length} files, over the limit of ${LIMITS.candidateFiles} a candidate may write or delete.`,
+    });
   flag(
     'oversized-file',
     written

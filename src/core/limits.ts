@@ -15,6 +15,11 @@ export const LIMITS = {
   checkChars: 500,
   /** A question a worker asks on an agent's behalf (an agent's message). */
   workerQuestionChars: 4_000,
+  /**
+   * Files one candidate may write or delete: more is a red flag (`too-many-files`), judged before
+   * anything of it is built, so a hostile candidate cannot exhaust open files or disk.
+   */
+  candidateFiles: 1_000,
 } as const;
 
 /** `text` cut to `max` characters, saying how much was left out. */

@@ -4,6 +4,9 @@ import {
   treeRedFlags,
   type TreeChange,
 } from '../core/candidate-policy.js';
+import { credentialFlags } from '../core/credential-scan.js';
+import { LIMITS } from '../core/limits.js';
+import { editFormatRedFlags } from '../core/edit-format.js';
 import { patchRedFlags } from '../core/patch.js';
 import { normalizeRepoPath, showPath } from '../core/paths.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -12,14 +15,15 @@ import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
 import { runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
-import { counted, nodeContext, type RunContext } from './run-context.js';
+import { addCost, counted, type RunContext } from './run-context.js';
 import type { DrawResult } from './votes.js';
 
 /**
  * One code candidate, red-flagged. The worker's output becomes a tree at `task.baseCommit` (its
  * vote key), and everything is judged on that tree: any failure to build it, unsafe names, MAKER's
  * own files, modes, symlinks, sizes, scope and contents (`candidate-policy.ts`), then the size of
- * the change, an opt-in check, and a confident "suspect" from the LLM review. A candidate is data:
+ * the change, an opt-in check, and a confident "suspect" from the LLM review, which judges it
+ * against the task the worker was given (an integration's, not its node's). A candidate is data:
  * nothing here throws for what the worker produced.
  *
  * Paid work takes one of the run's paid slots while it runs, and only then: the worker's run
@@ -39,7 +43,15 @@ export async function codeCandidate(
   const out = await (ctx.worker.limitsItself === true ? run() : ctx.paid(run));
   const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
   const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
-  if (out.tokens !== undefined) n.cost.tokens += out.tokens;
+  // The worker's own model requests (an LLM worker's; a Jules session's are its service's).
+  addCost(n, 'worker', out.modelCalls ?? 0, out.tokens ?? 0);
+  if (!out.ok && out.needsFiles !== undefined && out.needsFiles.length > 0)
+    return {
+      ok: false,
+      flags: [{ rule: 'needs-files', message: out.reason }],
+      ...externalId,
+      needsFiles: out.needsFiles,
+    };
   if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
   const flags: RedFlag[] = [];
   if (out.finishReason === 'length')
@@ -53,7 +65,14 @@ export async function codeCandidate(
   if (!built.ok) return flagged([...flags, ...built.flags]);
   const { tree } = built;
   flags.push(
-    ...(await policyFlags(ctx, task.baseCommit, tree, scope, task.integration?.conflicts ?? [])),
+    ...(await policyFlags(
+      ctx,
+      task.baseCommit,
+      tree,
+      scope,
+      task.integration?.conflicts ?? [],
+      out.edits !== undefined,
+    )),
   );
   if (flags.length > 0) return flagged(flags);
   const patch = await ctx.workspace.diff(task.baseCommit, tree);
@@ -75,11 +94,12 @@ export async function codeCandidate(
         () =>
           counted(
             n,
-            ctx.planner.reviewCandidate(nodeContext(ctx, n), patch, {
+            ctx.planner.reviewCandidate(task.context, patch, {
               slot,
               temperature: 0,
               signal: ctx.signal,
             }),
+            'review',
           ),
         AHEAD,
       ),
@@ -118,6 +138,17 @@ async function buildTree(
   base: string,
   out: Extract<WorkerOutput, { ok: true }>,
 ): Promise<{ ok: true; tree: string } | { ok: false; flags: RedFlag[] }> {
+  const files = out.edits?.length ?? (out.patch ?? '').match(/^diff --git /gm)?.length ?? 0;
+  if (files > LIMITS.candidateFiles)
+    return {
+      ok: false,
+      flags: [
+        {
+          rule: 'too-many-files',
+          message: `The candidate touches ${files} files, over the limit of ${LIMITS.candidateFiles} a candidate may write or delete.`,
+        },
+      ],
+    };
   try {
     if (out.edits === undefined) {
       const applied = await ctx.workspace.applyPatch(base, out.patch ?? '');
@@ -169,8 +200,9 @@ async function buildTree(
 }
 
 /**
- * The tree and content red flags of `candidate-policy.ts`, on what git reports between base and
- * tree. An integration's `conflicts` are judged too where the candidate left them as they were:
+ * The tree and content red flags of `candidate-policy.ts` and the edit-format ones of
+ * `edit-format.ts` (omission markers only in whole-file edits), on what git reports between base
+ * and tree. An integration's `conflicts` are judged too where the candidate left them as they were:
  * the base holds their conflict markers.
  */
 async function policyFlags(
@@ -179,6 +211,7 @@ async function policyFlags(
   tree: string,
   scope: readonly string[],
   conflicts: readonly string[],
+  wholeFiles: boolean,
 ): Promise<RedFlag[]> {
   const ws = ctx.workspace;
   const { allow, maxFileBytes } = ctx.run.config;
@@ -214,5 +247,11 @@ async function policyFlags(
     before: c.oldBlob === undefined ? undefined : blobs.get(c.oldBlob),
     after: blobs.get(c.newBlob) ?? new Uint8Array(),
   }));
-  return [...flags, ...contentRedFlags([...contents, ...untouched], ctx.secrets)];
+  const found = contentRedFlags([...contents, ...untouched], ctx.secrets);
+  return [
+    ...flags,
+    ...found,
+    ...(await credentialFlags(contents, found)),
+    ...editFormatRedFlags(contents, { wholeFiles }),
+  ];
 }

@@ -1,13 +1,11 @@
 import type { TreeNode } from '../core/tree/schema.js';
-import type { WorkerTask } from '../ports/worker.js';
 import { decideMinimal, decideSplit } from './decompose.js';
-import { candidateTree, moveBranch, solveLeaf, voteOnCode } from './leaf.js';
+import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
+import { moveBranch, solveLeaf } from './leaf.js';
 import {
   branchName,
   node,
-  nodeContext,
   outward,
-  repositoryView,
   runDate,
   RunStoppedError,
   saveSoon,
@@ -103,7 +101,11 @@ async function composeChildren(ctx: RunContext, n: TreeNode, spawn: Spawn): Prom
 async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promise<void> {
   const ours = n.mergeHeads[child.index] as string;
   const theirs = child.commit as string;
-  const merged = await ctx.workspace.merge(ours, theirs);
+  const lines = await ctx.workspace.merge(ours, theirs);
+  // Shared manifests merge by their keys; what still conflicts is integrated by vote.
+  const merged = lines.ok
+    ? lines
+    : await mergeManifests(ctx, lines, child.baseCommit, ours, theirs);
   let tree: string;
   let how = '';
   if (merged.ok) {
@@ -115,15 +117,24 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
       child: child.id,
       conflicts: merged.conflicts,
     });
+    const earlier = n.children.slice(0, child.index).map((id) => node(ctx, id));
     tree = await integrate(ctx, n, {
       key: String(child.index),
       what: `"${child.title}"`,
       vote: `integrate-${child.id}`,
-      from: child.id,
       ours,
       theirs,
+      // The child started from a head of this branch: the merge's common ancestor.
+      base: child.baseCommit,
       conflicted: merged.tree,
       conflicts: merged.conflicts,
+      sides: {
+        ours: {
+          label: sideLabel(`"${n.title}" so far`),
+          intent: earlier.length === 0 ? [n.description] : earlier.map(intentLine),
+        },
+        theirs: { label: sideLabel(`"${child.title}"`), intent: [intentLine(child)] },
+      },
     });
     how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
   }
@@ -144,61 +155,4 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
   n.mergeHeads.push(commit);
   await ctx.save(n);
   ctx.emit({ type: 'merge-end', nodeId: n.id, child: child.id, commit });
-}
-
-/** An integration subtask: workers reconcile the conflicting files, and the results are voted like any leaf. */
-export async function integrate(
-  ctx: RunContext,
-  n: TreeNode,
-  merge: {
-    /** Where its vote is kept in `n.integrations` (a child's index; `base-<n>` for a moved default branch). */
-    readonly key: string;
-    /** What is merged in, for the task's title: `"<child title>"`. */
-    readonly what: string;
-    readonly vote: string;
-    /** What is merged in, for the description: a child's id, or a branch. */
-    readonly from: string;
-    readonly ours: string;
-    readonly theirs: string;
-    /** The merge's tree: both sides' clean changes, conflict markers in the conflicts. */
-    readonly conflicted: string;
-    readonly conflicts: readonly string[];
-  },
-): Promise<string> {
-  const { conflicts } = merge;
-  const record = (n.integrations[merge.key] ??= {
-    attempt: 0,
-    draws: [],
-    ballots: [],
-    conflicts: [...conflicts],
-  });
-  const task: WorkerTask = {
-    context: {
-      ...nodeContext(ctx, n),
-      // The merge's own tree, the conflicting files in scope.
-      repository: repositoryView(ctx, n, {
-        base: merge.conflicted,
-        scope: conflicts,
-        dependencies: [],
-      }),
-      task: {
-        title: `Integrate ${merge.what} into "${n.title}"`,
-        description: `Merging ${merge.from} into ${n.id} conflicts in ${conflicts.join(', ')}. Produce the files with both sides' intent preserved.`,
-        acceptance: ['Both sides of every conflict are reconciled', 'No conflict markers remain'],
-        files: [...conflicts],
-        dependsOn: [],
-      },
-    },
-    // Candidates edit the merge's own tree: both sides' clean changes, markers in the conflicts.
-    baseCommit: merge.conflicted,
-    branch: n.branch as string,
-    integration: {
-      conflicts,
-      ours: await ctx.workspace.readFiles(merge.ours, conflicts),
-      theirs: await ctx.workspace.readFiles(merge.theirs, conflicts),
-    },
-  };
-  const winner = await voteOnCode(ctx, n, record, merge.vote, task, conflicts, merge.ours);
-  if (winner === 'split') throw new Error('unreachable: integrations cannot be split');
-  return candidateTree(winner);
 }

@@ -73,6 +73,7 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
             temperature: temperature(slot),
             signal: ctx.signal,
           }),
+          'minimal',
         ),
       );
       return sample.ok
@@ -114,6 +115,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
             temperature: temperature(slot),
             signal: ctx.signal,
           }),
+          'split',
         ),
       );
       if (!sample.ok) return { ok: false, flags: sample.flags };
@@ -125,6 +127,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
             `Proposed decomposition:\n${renderSplit(sample.value)}`,
             { slot: attempt * 1000 + slot, temperature: 0, signal: ctx.signal },
           ),
+          'review',
         ),
       );
       // A malformed review is ignored, never trusted.
@@ -156,6 +159,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
               temperature: temperature(slot),
               signal: ctx.signal,
             }),
+            'ballot',
           ),
         ),
     },
@@ -253,6 +257,8 @@ export function renderSplit(split: SplitAnswer): string {
       ];
       if (s.acceptance.length > 0) lines.push(`   done when: ${s.acceptance.join('; ')}`);
       if (s.files.length > 0) lines.push(`   files: ${s.files.join(', ')}`);
+      if (s.shared !== undefined && s.shared.length > 0)
+        lines.push(`   shared, adds to: ${s.shared.join(', ')}`);
       if (s.check !== undefined) lines.push(`   check: ${s.check}`);
       return lines.join('\n');
     })

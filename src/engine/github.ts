@@ -2,10 +2,9 @@ import { MakerError, RefMovedError } from '../core/errors.js';
 import { pullRequestBody, pullRequestTitle } from '../core/github/pull-request.js';
 import type { GitHubRun, Run } from '../core/tree/schema.js';
 import { commitMessage, isSimulatedRun } from '../core/tree/simulated.js';
-import { integrate } from './compose.js';
+import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch } from './leaf.js';
 import type { RunRemote } from '../ports/remote.js';
-import { compareUrl } from '../ports/repo-host.js';
 import { branchName, outward, runDate, RunStoppedError, type RunContext } from './run-context.js';
 
 /** The run's GitHub record; only called for runs that have one. */
@@ -201,6 +200,8 @@ export async function landThroughPullRequest(
     runDate(run),
   );
   await workspace.completeLanding(target, local.from, local.to);
+  // `git status` then says the local branch is even with (or ahead of) GitHub's, as it is.
+  await remote.trackRemoteHead?.(gh.defaultBranch, merged).catch(() => undefined);
   return merged;
 }
 
@@ -214,55 +215,6 @@ export class BaseMovedError extends MakerError {
   ) {
     super('github-base-moved', `The default branch moved under the pull request: ${detail}`);
   }
-}
-
-/**
- * The candidates of a select question, pushed so a person can inspect them on GitHub: one flat
- * branch each, `maker/<run>/c-<node>-<attempt>-<n>` (git cannot hold `…/n-<node>` and
- * `…/n-<node>/cand-1` at once), with a compare link from the subtask's base.
- */
-export async function publishCandidates(
-  ctx: RunContext,
-  remote: RunRemote,
-  nodeId: string,
-  tag: string,
-  base: string,
-  trees: readonly string[],
-): Promise<string[]> {
-  const branches = await Promise.all(
-    trees.map(async (tree, i) => {
-      const commit = await ctx.workspace.commit({
-        tree,
-        parents: [base],
-        message: `MAKER candidate ${i + 1} for node ${nodeId}\n\nMaker-Run: ${ctx.run.id}`,
-        date: new Date(ctx.run.createdAt),
-      });
-      const branch = candidateBranch(ctx.run.id, nodeId, tag, i);
-      await remote.publisher.publish(branch, commit);
-      return branch;
-    }),
-  );
-  return branches.map((b) => compareUrl(remote.repo, base, b));
-}
-
-/** Deletes a settled question's candidate branches, unless the run keeps them. */
-export async function removeCandidates(
-  ctx: RunContext,
-  remote: RunRemote,
-  nodeId: string,
-  tag: string,
-  count: number,
-): Promise<void> {
-  if (githubOf(ctx.run).keepCandidates) return;
-  await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      remote.publisher.remove(candidateBranch(ctx.run.id, nodeId, tag, i)),
-    ),
-  );
-}
-
-export function candidateBranch(runId: string, nodeId: string, tag: string, i: number): string {
-  return `maker/${runId}/c-${nodeId}-${tag}-${i + 1}`;
 }
 
 /**
@@ -288,7 +240,8 @@ export async function mergeMovedBase(
       `The default branch ${gh.defaultBranch} is gone from ${gh.url}: restore it, then run maker resume.`,
     );
   const key = `base-${theirs.slice(0, 12)}`;
-  const merged = await ctx.workspace.merge(ours, theirs);
+  const lines = await ctx.workspace.merge(ours, theirs);
+  const merged = lines.ok ? lines : await mergeManifests(ctx, lines, root.baseCommit, ours, theirs);
   // Nothing to merge in: the refusal is not a moved base, and a merge commit would not change it.
   if (merged.ok && merged.tree === (await ctx.workspace.treeOf(ours)))
     throw new RunStoppedError(
@@ -308,20 +261,42 @@ export async function mergeMovedBase(
       key,
       what: `the moved ${gh.defaultBranch}`,
       vote: `integrate-${key}`,
-      from: gh.defaultBranch,
       ours,
       theirs,
+      // The root started from the default branch's head of then, which its new head builds on.
+      base: root.baseCommit,
       conflicted: merged.tree,
       conflicts: merged.conflicts,
+      sides: {
+        ours: {
+          label: sideLabel(`"${root.title}" (this run's result)`),
+          intent:
+            root.children.length === 0
+              ? [intentLine(root)]
+              : root.children.flatMap((id) => {
+                  const child = run.nodes[id];
+                  return child === undefined ? [] : [intentLine(child)];
+                }),
+        },
+        theirs: {
+          label: sideLabel(`${gh.defaultBranch} as it is now on GitHub`),
+          intent: [
+            `Commits someone else pushed to ${gh.defaultBranch} while this run worked: keep what they do.`,
+          ],
+        },
+      },
     });
     how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
   }
   const commit = await ctx.workspace.commit({
     tree,
     parents: [ours, theirs],
-    message: commitMessage(
-      run.config,
-      `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
+    message: outward(
+      ctx,
+      commitMessage(
+        run.config,
+        `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
+      ),
     ),
     date: runDate(run),
   });

@@ -1,5 +1,8 @@
-import { publishCandidates, removeCandidates } from './github.js';
+import { publishCandidates, removeCandidates } from './candidate-branches.js';
+import { isMakerFile } from '../core/candidate-policy.js';
+import { MakerError } from '../core/errors.js';
 import { clip, LIMITS } from '../core/limits.js';
+import { inScope, normalizeRepoPath } from '../core/paths.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
 import { codeCandidate } from './candidate.js';
@@ -45,16 +48,23 @@ export async function voteOnCode(
 ): Promise<Draw | 'split'> {
   for (;;) {
     const attempt = record.attempt;
+    // The task the candidates answer: an integration's own, not the node's it composes.
     const context = task.context;
+    const title = context.task.title;
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
-      produce: (slot, started, resumed) =>
-        codeCandidate(ctx, n, task, attempt * 1000 + slot, scope, {
+      produce: async (slot, started, resumed) => {
+        const result = await codeCandidate(ctx, n, task, attempt * 1000 + slot, scope, {
           ...(started.externalId === undefined ? {} : { externalId: started.externalId }),
           resumed,
           recordExternalId: async (id) => {
             started.externalId = id;
             // Kept on the node too: a resample or a split drops the draws, not what was bought.
             if (!(n.externalIds ?? []).includes(id)) n.externalIds = [...(n.externalIds ?? []), id];
+            await ctx.save(n);
+          },
+          recordExtraId: async (id) => {
+            if ((n.externalIds ?? []).includes(id)) return;
+            n.externalIds = [...(n.externalIds ?? []), id];
             await ctx.save(n);
           },
           ask: async (question) => {
@@ -94,10 +104,17 @@ export async function voteOnCode(
           },
           reserveSession: (budget) => reserveSession(ctx, ctx.worker.id, budget),
           wait: ctx.wait,
-        }),
+        });
+        if (vote === 'patch' && !result.ok) {
+          const more = wanted(result.needsFiles ?? [], scope);
+          // Planned again with them, not discarded (see solveLeaf).
+          if (more.length > 0 && record.attempt < MAX_REPLANS) throw new NeedsFilesError(more);
+        }
+        return result;
+      },
       paysItself: true,
       ballot: {
-        question: `Which change best completes "${n.title}"?`,
+        question: `Which change best completes "${title}"?`,
         render: async (draw) =>
           clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000),
         cast: async (options, slot) => {
@@ -106,7 +123,7 @@ export async function voteOnCode(
               n,
               ctx.planner.castBallot(
                 context,
-                `Which change best completes the subtask "${n.title}"? Prefer the correct, minimal, on-task change.`,
+                `Which change best completes the subtask "${title}"? Prefer the correct, minimal, on-task change.`,
                 options,
                 {
                   slot: attempt * 1000 + slot,
@@ -114,6 +131,7 @@ export async function voteOnCode(
                   signal: ctx.signal,
                 },
               ),
+              'ballot',
             ),
           );
         },
@@ -220,7 +238,40 @@ function workerQuestionId(ctx: RunContext, base: string, prompt: string): string
 /** Fresh votes `--hitl auto` starts for a subtask whose every candidate was red-flagged. */
 const AUTO_RESAMPLES = 1;
 
-/** Samples, votes and commits a leaf on its branch, from `base`. */
+/**
+ * A worker that cannot do its task without writing paths outside its list asked for them
+ * (`needsFiles`): its node is planned again with them instead of its answer being discarded.
+ */
+class NeedsFilesError extends MakerError {
+  override readonly name = 'NeedsFilesError';
+  constructor(readonly paths: readonly string[]) {
+    super('needs-files', `A worker needs files outside its list: ${paths.join(', ')}.`);
+  }
+}
+
+/** Times a node's file list is widened at its workers' request before such requests are only red flags. */
+const MAX_REPLANS = 2;
+
+/** The canonical, safe paths among `asked` that `scope` does not cover yet (none past the list's cap). */
+function wanted(asked: readonly string[], scope: readonly string[]): string[] {
+  const paths = [
+    ...new Set(
+      asked.flatMap((p) => {
+        const normal = normalizeRepoPath(p);
+        return normal.ok && !isMakerFile(normal.path) && !inScope(normal.path, scope)
+          ? [normal.path]
+          : [];
+      }),
+    ),
+  ];
+  return scope.length === 0 || scope.length + paths.length > 50 ? [] : paths;
+}
+
+/**
+ * Samples, votes and commits a leaf on its branch, from `base`. A worker that asks for files
+ * outside the leaf's list sends it back to planning: its list is widened with them, and a fresh
+ * vote starts (the paid draws stay counted).
+ */
 export async function solveLeaf(
   ctx: RunContext,
   n: TreeNode,
@@ -229,7 +280,22 @@ export async function solveLeaf(
   const branch = branchName(ctx.run.id, n.id);
   const task: WorkerTask = { context: nodeContext(ctx, n), baseCommit: base, branch };
   const record = (n.leaf ??= { attempt: 0, draws: [], ballots: [] });
-  const winner = await voteOnCode(ctx, n, record, 'patch', task, scopeOf(ctx, n));
+  let winner: Draw | 'split';
+  try {
+    winner = await voteOnCode(ctx, n, record, 'patch', task, scopeOf(ctx, n));
+  } catch (error) {
+    if (!(error instanceof NeedsFilesError)) throw error;
+    const own = scopeOf(ctx, n).filter((p) => !(n.shared ?? []).includes(p));
+    n.files = [...new Set([...own, ...error.paths])];
+    n.leaf = {
+      attempt: record.attempt + 1,
+      draws: [],
+      ballots: [],
+      retired: sampleCounts(record),
+    };
+    await ctx.save(n);
+    return solveLeaf(ctx, n, base);
+  }
   if (winner === 'split') {
     n.kind = 'branch';
     n.leaf = undefined;

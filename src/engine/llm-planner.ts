@@ -1,32 +1,75 @@
 import { clip } from '../core/limits.js';
 import type { ModelResponse } from '../core/red-flags.js';
-import type { BallotOption, NodeContext, Planner, PlannerCall } from '../ports/planner.js';
+import type {
+  BallotOption,
+  NodeContext,
+  Planner,
+  PlannerCall,
+  RepoContext,
+} from '../ports/planner.js';
 import type { LanguageModel } from '../ports/language-model.js';
 import { JSON_SCHEMAS, PLANNER_MAX_TOKENS } from './parse.js';
 
 const SYSTEM = `You are one independent voter inside MAKER, a system that builds software by splitting work into minimal subtasks, sampling several answers for each decision and keeping only answers that agree. Answer only with the JSON requested. Be concrete; never invent requirements the task does not state.`;
 
-/** Describes a node to a model: the idea, where the node sits, its task, and what people clarified. */
-export function describeNode(context: NodeContext): string {
+/**
+ * Describes a node to a model: the idea, the tasks it is part of, its task, what it may write, and
+ * what people clarified. The root's task is the idea itself, said once. The decomposition depth
+ * is said only where it matters (`depth`: the minimality and split prompts); sibling subtasks
+ * only where they help (`siblings`: the worker, which must fit in with them).
+ */
+export function describeNode(
+  context: NodeContext,
+  options: { readonly depth?: boolean; readonly siblings?: boolean } = {},
+): string {
   const { task } = context;
-  const lines = [
-    `Overall idea: ${context.idea}`,
-    context.ancestors.length > 0
-      ? `Parent tasks (outermost first): ${context.ancestors.join(' › ')}`
-      : 'This is the whole project.',
-    `Task: ${task.title}`,
-    `Description: ${task.description}`,
-  ];
+  // The root's title is the idea: not repeated as a parent.
+  const parents = context.ancestors.filter((a, i) => i > 0 || !context.idea.startsWith(a));
+  const lines: string[] = [];
+  if (context.ancestors.length > 0 || task.title !== context.idea)
+    lines.push(`Overall idea: ${context.idea}`);
+  if (parents.length > 0) lines.push(`Part of: ${parents.join(' › ')}`);
+  lines.push(`Task: ${task.title}`);
+  if (task.description !== task.title && task.description !== context.idea)
+    lines.push(`Description: ${task.description}`);
   if (task.acceptance.length > 0)
     lines.push(`Done when:\n${task.acceptance.map((a) => `- ${a}`).join('\n')}`);
   if (task.check !== undefined) lines.push(`Its check (a command that must pass): ${task.check}`);
-  if (task.files.length > 0) lines.push(`Files it may touch: ${task.files.join(', ')}`);
+  const shared = task.shared ?? [];
+  const own = (context.scope ?? task.files).filter((f) => !shared.includes(f));
+  if (own.length > 0) lines.push(`Files it may touch: ${own.join(', ')}`);
+  if (shared.length > 0)
+    lines.push(
+      `Shared files it may add to (other subtasks add to them too: keep their entries): ${shared.join(', ')}`,
+    );
+  if (options.siblings === true && (context.siblings ?? []).length > 0)
+    lines.push(
+      `Other subtasks of the same plan, done by others (use what they promise, do not do their work):\n${(context.siblings ?? []).map((s) => `- ${s.title}: ${s.promises}`).join('\n')}`,
+    );
   if (context.clarifications.length > 0)
     lines.push(
       `Clarified by the person:\n${context.clarifications.map((c) => `- ${c.question} → ${c.answer}`).join('\n')}`,
     );
-  lines.push(`Decomposition depth: ${context.depth} of at most ${context.maxDepth}.`);
+  if (options.depth === true)
+    lines.push(`Decomposition depth: ${context.depth} of at most ${context.maxDepth}.`);
   return lines.join('\n');
+}
+
+/** Characters of the repository map in a judge's or the minimality prompt (about 3k tokens). */
+export const MAP_CONTEXT_CHARS = 12_000;
+
+/** A repository view as a prompt says it: an empty repository is said to be empty. */
+export function repositoryText(view: RepoContext, header = ''): string {
+  if (view.text !== '') return `${header}${view.text}`;
+  return view.omitted.length > 0
+    ? `The repository (${view.omitted.length} paths) is not shown: it does not fit the context budget.`
+    : 'The repository is empty.';
+}
+
+/** The repository's map (every path, outlines of source files) for a prompt that reads a task or a diff. */
+async function repositoryMap(context: NodeContext): Promise<string> {
+  if (context.repository === undefined) return '';
+  return `\n\n${repositoryText(await context.repository(MAP_CONTEXT_CHARS, { mapOnly: true }))}`;
 }
 
 /** Characters of repository context in a split prompt unless told otherwise (about 15k tokens). */
@@ -47,9 +90,9 @@ export class LlmPlanner implements Planner {
     this.id = model.id;
   }
 
-  isMinimal(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
+  async isMinimal(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
     return this.#ask(
-      `${describeNode(context)}\n\nIs this task minimal: one small, self-contained change that a coding agent can make and check in one go (roughly one file or function, under 200 changed lines)? Reply as JSON {"minimal": boolean, "reason": string}.`,
+      `${describeNode(context, { depth: true })}${await repositoryMap(context)}\n\nIs this task minimal: one small, self-contained change that a coding agent can make and check in one go (roughly one file or function, under 200 changed lines)? Reply as JSON {"minimal": boolean, "reason": string}.`,
       JSON_SCHEMAS.minimal,
       call,
       `${context.nodeId}:minimal`,
@@ -57,20 +100,20 @@ export class LlmPlanner implements Planner {
   }
 
   async proposeSplit(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
-    const described = describeNode(context);
+    const described = describeNode(context, { depth: true });
     const repository =
       context.repository === undefined
-        ? ''
-        : (await context.repository(Math.max(0, this.#splitContextChars - described.length))).text;
+        ? undefined
+        : await context.repository(Math.max(0, this.#splitContextChars - described.length));
     return this.#ask(
-      `${described}${repository === '' ? '' : `\n\nThe repository as it is now:\n${repository}`}\n\nSplit this task into 2 to 8 ordered subtasks that together complete it, with no overlap. For each give: "title"; a self-contained "description" (the subtask is done by someone who sees only it); "acceptance" checks; "files" (paths or directories relative to the repository root that it may create or change; keep subtasks' files disjoint where possible); "dependsOn" (indices of earlier subtasks it builds on); optionally "check", a shell command that passes when it is done. If the task is ambiguous in a way that changes what should be built, also give "ambiguity": {"question", "options"} for the person; otherwise "ambiguity": null.`,
+      `${described}${repository === undefined ? '' : `\n\n${repositoryText(repository, 'The repository as it is now:\n')}`}\n\nSplit this task into 2 to 8 ordered subtasks that together complete it, with no overlap. For each give: "title"; a self-contained "description" (the subtask is done by someone who sees only it); "acceptance" checks; "files" (the paths or directories, relative to the repository root, that it owns: it may create or change them, and no other subtask owns them); "shared" (files several subtasks add entries to, such as package.json, pyproject.toml, __init__.py or an index file: list such a file under "shared" of every subtask that adds to it, never under "files"; a subtask's work that writes any file not in its "files" or "shared" is discarded); "dependsOn" (indices of earlier subtasks it builds on); optionally "check", a shell command that passes when it is done. If the task is ambiguous in a way that changes what should be built, also give "ambiguity": {"question", "options"} for the person; otherwise "ambiguity": null.`,
       JSON_SCHEMAS.split,
       call,
       `${context.nodeId}:split`,
     );
   }
 
-  castBallot(
+  async castBallot(
     context: NodeContext,
     question: string,
     options: readonly BallotOption[],
@@ -78,20 +121,20 @@ export class LlmPlanner implements Planner {
   ): Promise<ModelResponse> {
     const listed = options.map((o) => `=== Option ${o.label} ===\n${o.content}`).join('\n\n');
     return this.#ask(
-      `${describeNode(context)}\n\n${question}\n\n${listed}\n\nReply as JSON {"choice": the option's letter, "reason": string}.`,
+      `${describeNode(context)}${await repositoryMap(context)}\n\n${question}\n\n${listed}\n\nReply as JSON {"choice": the option's letter, "reason": string}.`,
       JSON_SCHEMAS.ballot,
       call,
       `${context.nodeId}:ballot`,
     );
   }
 
-  reviewCandidate(
+  async reviewCandidate(
     context: NodeContext,
     candidate: string,
     call: PlannerCall,
   ): Promise<ModelResponse> {
     return this.#ask(
-      `${describeNode(context)}\n\nA proposal for this task (a code change or a decomposition):\n\n${clip(candidate, 20_000)}\n\nIs it a faithful attempt at the task, or off-task, confused or hallucinated (placeholder code, unrelated files, hedging text, subtasks that do not add up to the task)? Reply as JSON {"verdict": "ok" | "suspect", "confidence": 0..1, "reason": string}.`,
+      `${describeNode(context)}${await repositoryMap(context)}\n\nA proposal for this task (a code change or a decomposition):\n\n${clip(candidate, 20_000)}\n\nIs it a faithful attempt at the task, or off-task, confused or hallucinated (placeholder code, unrelated files, hedging text, subtasks that do not add up to the task)? Reply as JSON {"verdict": "ok" | "suspect", "confidence": 0..1, "reason": string}.`,
       JSON_SCHEMAS.review,
       call,
       `${context.nodeId}:review`,

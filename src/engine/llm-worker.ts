@@ -3,18 +3,24 @@ import { unfence } from '../core/red-flags.js';
 import { billedTokens, type LanguageModel } from '../ports/language-model.js';
 import type { RepoContext } from '../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';
-import type { Workspace } from '../ports/workspace.js';
-import { describeNode } from './llm-planner.js';
+import type { FileEdit, Workspace } from '../ports/workspace.js';
+import { describeNode, repositoryText } from './llm-planner.js';
 import { repoContextBuilder } from './repo-context.js';
 
 /** Characters of repository context per prompt unless the worker is told otherwise (about 30k tokens). */
 export const WORKER_CONTEXT_CHARS = 120_000;
 const MAX_OUTPUT_TOKENS = 16_384;
 
-const editsSchema = z.object({
-  files: z.array(z.object({ path: z.string().min(1), content: z.string().nullable() })).min(1),
-  summary: z.string().default(''),
-});
+const editsSchema = z
+  .object({
+    files: z.array(z.object({ path: z.string().min(1), content: z.string().nullable() })),
+    summary: z.string().default(''),
+    /** Files outside its list the task cannot be done without: the node is planned again with them. */
+    needsFiles: z.array(z.string().min(1).max(512)).max(10).optional(),
+  })
+  .refine((a) => a.files.length > 0 || (a.needsFiles ?? []).length > 0, {
+    message: 'no files, and no needsFiles',
+  });
 const EDITS_JSON_SCHEMA = z.toJSONSchema(editsSchema, { io: 'input' });
 
 /**
@@ -37,24 +43,16 @@ export class LlmWorker implements Worker {
   }
 
   async run(task: WorkerTask, slot: number, signal?: AbortSignal): Promise<WorkerOutput> {
-    const integration =
-      task.integration === undefined
-        ? ''
-        : `\n\nTwo branches changed these files differently: ${task.integration.conflicts.join(', ')}.\n${task.integration.ours.map((f) => `=== ours: ${f.path} ===\n${f.content ?? '(deleted)'}`).join('\n\n')}\n\n${task.integration.theirs.map((f) => `=== theirs: ${f.path} ===\n${f.content ?? '(deleted)'}`).join('\n\n')}\nWrite each file so both sides' intent is kept, with no conflict markers.`;
-    const described = describeNode(task.context);
+    const integration = task.integration === undefined ? '' : integrationText(task.integration);
+    const described = `${describeNode(task.context, { siblings: true })}`;
     const budget = Math.max(0, this.#contextChars - described.length - integration.length);
     const repository = task.context.repository ?? this.#ownView(task);
     const { text, omitted } = await repository(budget);
-    const shown =
-      text !== ''
-        ? text
-        : omitted.length > 0
-          ? `The repository (${omitted.length} paths) is not shown: it does not fit the context budget.`
-          : 'The repository is empty.';
+    const shown = repositoryText({ text, omitted, chars: text.length, budget });
     const response = await this.#model.generate({
       system:
         'You are a careful software engineer. Make exactly the change the task asks for, nothing else. Answer only with the JSON requested.',
-      prompt: `${described}\n\n${shown}${integration}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
+      prompt: `${described}\n\n${shown}${integration}\n\n${answerRules(task)}\n\nReply as JSON {"files": [{"path": relative path, "content": the complete new file content, or null to delete}], "summary": one line for the commit message}. Include only files you create, change or delete.`,
       temperature: slot % 1000 === 0 ? 0 : 0.1,
       maxOutputTokens: MAX_OUTPUT_TOKENS,
       json: { schema: EDITS_JSON_SCHEMA },
@@ -76,7 +74,7 @@ export class LlmWorker implements Worker {
       // The whole text, or the one ```json block it is (as the planner's answers are read).
       json = JSON.parse(unfence(response.text));
     } catch {
-      return { ok: false, reason: `The model's answer is not JSON${why}.`, tokens };
+      return { ok: false, reason: `The model's answer is not JSON${why}.`, tokens, modelCalls: 1 };
     }
     const parsed = editsSchema.safeParse(json);
     if (!parsed.success)
@@ -84,6 +82,16 @@ export class LlmWorker implements Worker {
         ok: false,
         reason: `The model's answer does not fit the edit schema${why}: ${parsed.error.issues[0]?.message ?? ''}`,
         tokens,
+        modelCalls: 1,
+      };
+    const needsFiles = parsed.data.needsFiles ?? [];
+    if (needsFiles.length > 0)
+      return {
+        ok: false,
+        reason: `The worker needs files outside its list: ${needsFiles.join(', ')}${parsed.data.summary === '' ? '' : ` (${parsed.data.summary})`}.`,
+        needsFiles,
+        tokens,
+        modelCalls: 1,
       };
     return {
       ok: true,
@@ -91,6 +99,7 @@ export class LlmWorker implements Worker {
       summary: parsed.data.summary,
       ...(stop === undefined ? {} : { finishReason: stop }),
       tokens,
+      modelCalls: 1,
     };
   }
 
@@ -102,4 +111,42 @@ export class LlmWorker implements Worker {
         budget,
       );
   }
+}
+
+/**
+ * The conflicting files of an integration, each in its three versions: at the merge base, then as
+ * each side left it (named as its conflict markers name it).
+ */
+function integrationText(integration: NonNullable<WorkerTask['integration']>): string {
+  const ours = integration.sides?.ours.label ?? 'ours';
+  const theirs = integration.sides?.theirs.label ?? 'theirs';
+  const version = (label: string, files: readonly FileEdit[] | undefined, path: string) => {
+    const file = files?.find((f) => f.path === path);
+    if (file === undefined) return '';
+    return `=== ${path}, ${label} ===\n${file.content === null ? '(does not exist)\n' : withNewline(file.content)}`;
+  };
+  const versions = integration.conflicts.map((path) =>
+    [
+      version('at the merge base (before either side)', integration.base, path),
+      version(`as ${ours} left it`, integration.ours, path),
+      version(`as ${theirs} left it`, integration.theirs, path),
+    ].join(''),
+  );
+  return `\n\nThe conflicting files, each at the merge base and as each side left it:\n${versions.join('')}In the repository above these files hold conflict markers between <<<<<<< ${ours} and >>>>>>> ${theirs}. Write each of them whole, so that it does what both sides set out to do, with no conflict markers.`;
+}
+
+const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
+/**
+ * What a worker must know about the form of its answer: whole files (an omission marker deletes
+ * what it stands for), only the paths it may write (any other discards the answer, and
+ * `needsFiles` asks for more), and JSON strings escaped once.
+ */
+function answerRules(task: WorkerTask): string {
+  const scope = task.integration?.conflicts ?? task.context.scope ?? task.context.task.files;
+  const where =
+    scope.length === 0
+      ? 'You may write any path in the repository.'
+      : `Write only these paths: ${scope.join(', ')}. Writing any other path discards your whole answer. If the task cannot be done without changing another file, write nothing: reply {"files": [], "needsFiles": [the paths you need], "summary": why}, and the task is planned again with them.`;
+  return `How to answer:\n- Write each file you create or change whole: its complete new content, from the first line to the last. Never stand a placeholder such as "// ... rest unchanged" or "...existing code..." for code you keep: whatever is not written out is deleted.\n- ${where}\n- Each file's content is one JSON string: escape each newline once, as JSON requires, never twice.`;
 }

@@ -14,6 +14,46 @@ export interface RepoContextRequest {
   readonly scope: readonly string[];
   /** The work of the subtasks it builds on, each as the commits before and after it. */
   readonly dependencies: readonly DependencyChange[];
+  /** The task's own words: files it names are shown whole, after the scope's. */
+  readonly mentions?: string;
+  /** Only the map (every path, outlines of source files): for judges, who read a diff. */
+  readonly mapOnly?: boolean;
+}
+
+/** Project configuration a change must fit: manifests, compiler and tool settings. */
+const CONFIG =
+  /^(package\.json|tsconfig[^/]*\.json|jsconfig\.json|pyproject\.toml|setup\.(cfg|py)|requirements[^/]*\.txt|Cargo\.toml|go\.mod|deno\.jsonc?|(vite|vitest|jest|eslint|webpack|rollup)\.config\.[cm]?[jt]s|\.eslintrc[^/]*|Makefile|CMakeLists\.txt|pom\.xml|build\.gradle(\.kts)?|Gemfile|composer\.json|__init__\.py)$/;
+
+/**
+ * Files that bear on a node beyond its scope, most relevant first: configuration in the
+ * directories above its files (the root's included), files its task names, and tests beside its
+ * files (`x.test.ts`, `test_x.py`, `x_test.go`, or under a `test`/`tests` directory).
+ */
+function relevant(
+  entries: readonly Entry[],
+  scoped: readonly Entry[],
+  scope: readonly string[],
+  mentions: string,
+): Entry[] {
+  const dirs = new Set(['']);
+  for (const p of [...scope, ...scoped.map((e) => e.path)]) {
+    const parts = p.split('/');
+    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  const dirOf = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf('/')));
+  const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+  const stems = new Set(scoped.map((e) => base(e.path).replace(/\.[^.]*$/, '')));
+  const isTestOf = (p: string) => {
+    const name = base(p);
+    const m = /^(?:test_)?(.+?)(?:[._-](?:test|spec))?\.[^.]+$/.exec(name);
+    const looksTest =
+      /(^test_|[._-](test|spec)\.)/.test(name) || /(^|\/)(tests?|__tests__)\//.test(p);
+    return looksTest && m !== null && stems.has(m[1] ?? '');
+  };
+  const config = entries.filter((e) => CONFIG.test(base(e.path)) && dirs.has(dirOf(e.path)));
+  const named = entries.filter((e) => mentions.includes(e.path));
+  const tests = entries.filter((e) => isTestOf(e.path));
+  return [...new Set([...config, ...named, ...tests])].filter((e) => !scoped.includes(e));
 }
 
 export interface DependencyChange {
@@ -27,7 +67,7 @@ const OUTLINE_MAX_BYTES = 200_000;
 const OUTLINE_CACHE = 20_000;
 const BUILT_CACHE = 32;
 /** Share of the budget kept for the map's bare path list while files are chosen. */
-const MAP_SHARE = 0.25;
+const MAP_SHARE = 0.5;
 /** Room kept for the map's closing notes ("… N more paths", outlines left out). */
 const NOTES = 160;
 
@@ -99,9 +139,24 @@ export class RepoContextBuilder {
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const byPath = new Map(entries.map((e) => [e.path, e]));
     const isFile = (e: Entry) => !e.withheld && (e.mode === '100644' || e.mode === '100755');
-    const scoped = entries.filter(
-      (e) => isFile(e) && (request.scope.length === 0 || inScope(e.path, request.scope)),
+    const everything = request.scope.length === 0;
+    const inScopeFiles = entries.filter(
+      (e) => isFile(e) && (everything || inScope(e.path, request.scope)),
     );
+    const related = relevant(
+      entries.filter(isFile),
+      everything ? [] : inScopeFiles,
+      request.scope,
+      request.mentions ?? '',
+    );
+    // The whole repository in scope: what bears on the task first, then the rest.
+    const scoped =
+      request.mapOnly === true
+        ? []
+        : everything
+          ? [...related, ...inScopeFiles.filter((e) => !related.includes(e))]
+          : inScopeFiles;
+    const extra = everything || request.mapOnly === true ? [] : related;
     const toCreate = request.scope.filter(
       (s) => !/[*?]/.test(s) && !entries.some((e) => inScope(e.path, [s])) && !s.endsWith('/'),
     );
@@ -113,16 +168,14 @@ export class RepoContextBuilder {
           if (!scoped.includes(entry) && !dependencyOf.has(entry.path))
             dependencyOf.set(entry.path, dep.title);
       }
-    const dependent = entries.filter((e) => dependencyOf.has(e.path));
+    const dependent =
+      request.mapOnly === true ? [] : entries.filter((e) => dependencyOf.has(e.path));
+    const others = extra.filter((e) => !dependencyOf.has(e.path));
 
     // What to read: candidate files that could fit, and source files whose outline is not cached.
-    const mapReserve = Math.min(
-      entries.reduce((n, e) => n + mapPath(e).length + 1, 0) + MAP_HEADER.length,
-      Math.floor(budget * MAP_SHARE),
-    );
-    const fileRoom = budget - mapReserve;
+    // The map comes first: every path and, as far as it goes, every source file's outline.
     const wanted = new Set<string>();
-    for (const e of [...scoped, ...dependent]) if (e.size < fileRoom) wanted.add(e.blob);
+    for (const e of [...scoped, ...dependent, ...others]) if (e.size < budget) wanted.add(e.blob);
     for (const e of entries)
       if (
         isFile(e) &&
@@ -149,7 +202,21 @@ export class RepoContextBuilder {
       if (content !== undefined) this.#outlines.set(e.blob, outline(e.path, content));
     }
 
-    // Whole files first, within what the map's reserve leaves.
+    // Outlines known: the map's reserve holds them too.
+    const mapReserve =
+      request.mapOnly === true
+        ? budget
+        : Math.min(
+            entries.reduce(
+              (n, e) =>
+                n + mapPath(e).length + 1 + (this.#outlines.get(e.blob)?.join('\n').length ?? 0),
+              0,
+            ) + MAP_HEADER.length,
+            Math.floor(budget * MAP_SHARE),
+          );
+    const fileRoom = budget - mapReserve;
+
+    // Whole files, within what the map's reserve leaves.
     let used = 0;
     const omitted: string[] = [];
     const shown = new Set<string>();
@@ -183,6 +250,7 @@ export class RepoContextBuilder {
       dependent,
       (e) => ` (changed by "${dependencyOf.get(e.path) ?? ''}")`,
     );
+    const otherText = section(RELATED_HEADER, others, () => '');
 
     // The tail naming what was left out, then the map in whatever remains.
     const omittedSet = new Set(omitted);
@@ -194,15 +262,15 @@ export class RepoContextBuilder {
       omitted.map((p) => `${p} (${byPath.get(p)?.size ?? 0} bytes)`),
       Math.max(0, budget - used - NOTES),
     );
-    const sections = [scopeText, creating, depText].filter((t) => t !== '');
+    const sections = [scopeText, creating, depText, otherText].filter((t) => t !== '');
     // Sections are joined by blank lines; the map gets exactly what the rest leaves.
     let room = budget - used - tail.length - sections.length - 1;
     let map = renderMap(entries, outlineOf, room);
-    let body = [...sections, map.text, tail].filter((t) => t !== '').join('\n');
+    let body = [map.text, ...sections, tail].filter((t) => t !== '').join('\n');
     while (body.length > budget && room > 0) {
       room -= body.length - budget;
       map = renderMap(entries, outlineOf, room);
-      body = [...sections, map.text, tail].filter((t) => t !== '').join('\n');
+      body = [map.text, ...sections, tail].filter((t) => t !== '').join('\n');
     }
     return {
       text: body,
@@ -228,6 +296,8 @@ export function repoContextBuilder(workspace: Workspace): RepoContextBuilder {
 const SCOPE_HEADER = 'Files in scope (complete contents):\n';
 const DEPENDENCY_HEADER =
   'Files changed by the subtasks this one builds on (complete contents, as they are now):\n';
+const RELATED_HEADER =
+  'Project files that bear on it (configuration, files the task names, tests beside its files; complete contents):\n';
 const MAP_HEADER = 'Repository map (every path; top-level definitions of source files):\n';
 
 /** "Also exists: …" for left-out files, shortened to `room` characters with a count of the rest. */

@@ -1,3 +1,4 @@
+import { escapeControls } from '../core/text.js';
 import { makeRedactor, MakerError, type Redactor } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
@@ -109,8 +110,9 @@ export function node(ctx: RunContext, id: string): TreeNode {
 }
 
 /**
- * The paths a leaf's candidates may touch: its own `files`, else its nearest ancestor's (a
- * subtask inherits its parent's bounds). Empty only for a root solved whole: the repository.
+ * The paths a leaf's candidates may touch: its own `files` and the `shared` files it may add to,
+ * else its nearest ancestor's (a subtask inherits its parent's bounds). Empty only for a root
+ * solved whole: the repository.
  */
 export function scopeOf(ctx: Pick<RunContext, 'run'>, n: TreeNode): readonly string[] {
   for (
@@ -118,7 +120,7 @@ export function scopeOf(ctx: Pick<RunContext, 'run'>, n: TreeNode): readonly str
     p !== undefined;
     p = p.parentId === null ? undefined : ctx.run.nodes[p.parentId]
   )
-    if (p.files.length > 0) return p.files;
+    if (p.files.length > 0) return [...new Set([...p.files, ...(p.shared ?? [])])];
   return [];
 }
 
@@ -146,10 +148,19 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
       description: n.description,
       acceptance: n.acceptance,
       files: n.files,
+      ...(n.shared === undefined ? {} : { shared: n.shared }),
       dependsOn: n.dependsOn,
       ...(n.check === undefined ? {} : { check: n.check }),
     },
     ancestors,
+    scope: scopeOf(ctx, n),
+    siblings: (n.parentId === null ? [] : (ctx.run.nodes[n.parentId]?.children ?? []))
+      .map((id) => ctx.run.nodes[id])
+      .filter((s): s is TreeNode => s !== undefined && s.id !== n.id)
+      .map((s) => ({
+        title: s.title,
+        promises: (s.acceptance.length > 0 ? s.acceptance.join('; ') : s.description).slice(0, 300),
+      })),
     clarifications,
     ...(n.baseCommit === undefined
       ? {}
@@ -158,6 +169,7 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
             base: n.baseCommit,
             scope: scopeOf(ctx, n),
             dependencies: dependenciesOf(ctx, n),
+            mentions: [n.title, n.description, ...n.acceptance].join('\n'),
           }),
         }),
   };
@@ -171,13 +183,16 @@ export function repositoryView(
   ctx: Pick<RunContext, 'workspace' | 'emit' | 'secrets'>,
   n: Pick<TreeNode, 'id'>,
   request: RepoContextRequest,
-): (budget: number) => Promise<RepoContext> {
+): (budget: number, options?: { readonly mapOnly?: boolean }) => Promise<RepoContext> {
   const builder = repoContextBuilder(ctx.workspace);
-  const made = new Map<number, Promise<RepoContext>>();
-  return (budget) => {
-    let view = made.get(budget);
+  const made = new Map<string, Promise<RepoContext>>();
+  return (budget, options) => {
+    const mapOnly = options?.mapOnly === true;
+    const key = `${budget}:${mapOnly}`;
+    let view = made.get(key);
     if (view === undefined) {
-      view = builder.build(request, budget, ctx.secrets).then((built) => {
+      const asked = mapOnly ? { ...request, mapOnly } : request;
+      view = builder.build(asked, budget, ctx.secrets).then((built) => {
         ctx.emit({
           type: 'context-built',
           nodeId: n.id,
@@ -187,7 +202,7 @@ export function repositoryView(
         });
         return built;
       });
-      made.set(budget, view);
+      made.set(key, view);
     }
     return view;
   };
@@ -250,15 +265,28 @@ export function saveSoon(ctx: RunContext, n: TreeNode): void {
   else ctx.save(n).catch(() => undefined);
 }
 
-/** Counts one model call and its tokens against the node, and passes the response on. */
+/** What a model request was for, in a node's cost by role. */
+export type CostRole = 'minimal' | 'split' | 'review' | 'ballot' | 'worker';
+
+/** Counts one model call of `role` and its tokens against the node, and passes the response on. */
 export async function counted(
   n: TreeNode,
   call: Promise<ModelResponse & Omit<GenerateResult, 'text'>>,
+  role: CostRole,
 ): Promise<ModelResponse> {
   const response = await call;
-  n.cost.modelCalls += 1;
-  n.cost.tokens += billedTokens(response);
+  addCost(n, role, 1, billedTokens(response));
   return response;
+}
+
+/** Adds `calls` model requests and `tokens` of `role` to the node's cost. */
+export function addCost(n: TreeNode, role: CostRole, calls: number, tokens: number): void {
+  n.cost.modelCalls += calls;
+  n.cost.tokens += tokens;
+  const roles = (n.cost.roles ??= {});
+  const mine = (roles[role] ??= { calls: 0, tokens: 0 });
+  mine.calls += calls;
+  mine.tokens += tokens;
 }
 
 /** Flat, collision-free branch names: `maker/<run>/n-root`, `maker/<run>/n-0-1`. */
@@ -277,6 +305,7 @@ const redactors = new WeakMap<readonly string[], Redactor>();
  * `text` as it may leave the run through git or GitHub (a commit message, the pull request's
  * title and body): with the configured keys, and keys of known formats, redacted, as the state
  * file has them. A key pasted into the idea, or echoed by a model into a title or summary, stays home.
+ * Control characters but line feed and tab are written as their escapes (`\u001b`).
  */
 export function outward(ctx: Pick<RunContext, 'secrets'>, text: string): string {
   let redact = redactors.get(ctx.secrets);
@@ -284,5 +313,7 @@ export function outward(ctx: Pick<RunContext, 'secrets'>, text: string): string 
     redact = makeRedactor(ctx.secrets);
     redactors.set(ctx.secrets, redact);
   }
-  return redact(text);
+  // Control characters (a model's ESC sequences) shown as escapes: `git log` and a terminal
+  // showing the pull request replay them otherwise.
+  return escapeControls(redact(text));
 }

@@ -1,6 +1,6 @@
 import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
-import type { Run, VoteRecord, Wait } from '../core/tree/schema.js';
+import type { RoleCost, Run, VoteRecord, Wait } from '../core/tree/schema.js';
 import { isSimulatedRun } from '../core/tree/simulated.js';
 import { chooser, countsText, voteCounts } from '../core/view/display.js';
 import { KeyNames } from './keys.js';
@@ -24,8 +24,11 @@ export interface RunSummary {
    * those of draws a resample or a split discarded: what was bought.
    */
   readonly sessions: number;
+  /** Every request sent to a language model: MAKER's roles' and the LLM worker's own. */
   readonly modelCalls: number;
   readonly tokens: number;
+  /** The same requests and billed tokens by role (`minimal`, `split`, `review`, `ballot`, `worker`). */
+  readonly byRole: Readonly<Record<string, RoleCost>>;
   /** Estimated spend from tokens and the model's list price; null for unknown models. */
   readonly estimatedCostUsd: number | null;
   readonly questions: number;
@@ -101,6 +104,7 @@ export function summarise(run: Run): RunSummary {
     ).size,
     modelCalls: nodes.reduce((a, n) => a + n.cost.modelCalls, 0),
     tokens: nodes.reduce((a, n) => a + n.cost.tokens, 0),
+    byRole: costByRole(nodes),
     estimatedCostUsd: estimateCostUsd(
       run.config.model,
       nodes.reduce((a, n) => a + n.cost.tokens, 0),
@@ -114,7 +118,8 @@ export function summarise(run: Run): RunSummary {
         prompt: q.prompt,
         options: q.options.map((o) => o.id),
       })),
-    rootBranch: run.result?.rootBranch ?? null,
+    // Before the result: the root's branch once it exists (a deferred run's pull request is open from it).
+    rootBranch: run.result?.rootBranch ?? run.nodes[run.rootId]?.branch ?? null,
     finalCommit: run.result?.finalCommit ?? null,
     treeHash: run.result?.treeHash ?? null,
     landed: run.result?.landed ?? false,
@@ -123,6 +128,23 @@ export function summarise(run: Run): RunSummary {
     pullRequest: run.github?.pullRequest ?? null,
     waits: distinctWaits(run).map(({ service, reason, until }) => ({ service, reason, until })),
   };
+}
+
+/** Model requests and tokens by role over `nodes`, roles in a fixed order. */
+function costByRole(nodes: readonly Run['nodes'][string][]): Record<string, RoleCost> {
+  const total: Record<string, RoleCost> = {};
+  for (const n of nodes)
+    for (const [role, cost] of Object.entries(n.cost.roles ?? {})) {
+      const sum = (total[role] ??= { calls: 0, tokens: 0 });
+      sum.calls += cost.calls;
+      sum.tokens += cost.tokens;
+    }
+  const order = ['minimal', 'split', 'worker', 'review', 'ballot'];
+  return Object.fromEntries(
+    Object.entries(total).sort(
+      ([a], [b]) => (order.indexOf(a) >>> 0) - (order.indexOf(b) >>> 0) || a.localeCompare(b),
+    ),
+  );
 }
 
 /** The run's waits, one per service and reason (several slots wait out one outage), the latest end kept. */

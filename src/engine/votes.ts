@@ -24,6 +24,8 @@ export type DrawResult =
       readonly flags: readonly RedFlag[];
       readonly externalId?: string | undefined;
       readonly check?: CheckResult | undefined;
+      /** A worker asked for these paths, outside its list, instead of answering. */
+      readonly needsFiles?: readonly string[] | undefined;
     };
 
 /**

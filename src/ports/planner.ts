@@ -11,6 +11,13 @@ export interface NodeContext {
   readonly task: Subtask;
   /** Titles from the root down to the parent. */
   readonly ancestors: readonly string[];
+  /**
+   * The paths its candidates may write (its own files and shared ones, else its nearest
+   * ancestor's); empty: the whole repository.
+   */
+  readonly scope?: readonly string[];
+  /** The other subtasks of its parent, in order: what they do and promise. */
+  readonly siblings?: readonly { readonly title: string; readonly promises: string }[];
   /** Clarifications a person gave for this node or its ancestors. */
   readonly clarifications: readonly { readonly question: string; readonly answer: string }[];
   /**
@@ -19,7 +26,10 @@ export interface NodeContext {
    * and reported by the engine. Absent where there is no repository. Models that see code call it;
    * simulated roles do not, and pay nothing.
    */
-  readonly repository?: (budget: number) => Promise<RepoContext>;
+  readonly repository?: (
+    budget: number,
+    options?: { readonly mapOnly?: boolean },
+  ) => Promise<RepoContext>;
 }
 
 /** A node's view of the repository as text for a prompt, and what the budget left out. */

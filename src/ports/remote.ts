@@ -15,6 +15,12 @@ export interface RunRemote {
   fetchCommit(branch: string, sha: string): Promise<void>;
   /** Fetches `branch` from the remote into the local object store; its head, or undefined when it does not exist. */
   fetchBranch(branch: string): Promise<string | undefined>;
+  /**
+   * After landing: the local repository's view of the remote `branch` (its `origin/<branch>`
+   * tracking ref, and the local branch's upstream when it has none) is `sha`, as on the host.
+   * Best effort; only when `origin` is the run's repository.
+   */
+  trackRemoteHead?(branch: string, sha: string): Promise<void>;
   /** Where the host's waits (rate limits) are reported, once the run's context exists. */
   watchWaits?(report: WaitReporter): void;
 }

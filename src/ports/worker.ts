@@ -8,12 +8,25 @@ export interface WorkerTask {
   readonly baseCommit: string;
   /** The node's branch (Jules starts sessions on it). */
   readonly branch: string;
-  /** Set for a merge conflict: the paths to reconcile and both sides' contents. */
+  /**
+   * Set for a merge conflict: the paths to reconcile, their contents at the merge base and on both
+   * sides, and what each side is called (its conflict markers carry that name) and set out to do.
+   */
   readonly integration?: {
     readonly conflicts: readonly string[];
+    /** The common ancestor's contents (empty when it is not known). */
+    readonly base?: readonly FileEdit[];
     readonly ours: readonly FileEdit[];
     readonly theirs: readonly FileEdit[];
+    readonly sides?: { readonly ours: IntegrationSide; readonly theirs: IntegrationSide };
   };
+}
+
+/** One side of a conflicting merge: its name in conflict markers, and what its work set out to do. */
+export interface IntegrationSide {
+  readonly label: string;
+  /** The subtasks merged on this side, each as a line: title, then what it must achieve. */
+  readonly intent: readonly string[];
 }
 
 /** One candidate: a patch against `baseCommit`, or whole-file edits, or why there is none. */
@@ -27,6 +40,8 @@ export type WorkerOutput =
       /** External id (a Jules session) for resume and traceability. */
       readonly externalId?: string;
       readonly tokens?: number;
+      /** Requests the worker sent to a language model for this candidate (an LLM worker: one). */
+      readonly modelCalls?: number;
     }
   | {
       readonly ok: false;
@@ -34,6 +49,9 @@ export type WorkerOutput =
       readonly externalId?: string;
       /** Tokens the failed attempt still cost (a model answer that could not be used). */
       readonly tokens?: number;
+      readonly modelCalls?: number;
+      /** The worker cannot do the task without writing these paths, outside its list: plan it again. */
+      readonly needsFiles?: readonly string[];
     };
 
 /** A choice a worker asks a person to make on its behalf (a coding agent's plan to approve or veto). */
@@ -70,6 +88,11 @@ export interface WorkerHooks {
   readonly resumed?: boolean;
   /** Records an external id in the state file before the work is awaited. */
   readonly recordExternalId?: (id: string) => Promise<void>;
+  /**
+   * Records other paid work this slot turned out to have bought (a create whose reply was lost,
+   * carried out after another took its place): counted in the state, never used as the candidate.
+   */
+  readonly recordExtraId?: (id: string) => Promise<void>;
   /**
    * Asks the person a clarify question on the worker's behalf (a coding agent that stopped to ask);
    * resolves with their answer. May reject when the run defers questions: the work is then resumed later.

@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/errors.js';
+import { STOPS } from '../core/stops.js';
 import { inspectRepository, type RepositoryFacts } from '../adapters/git/inspect.js';
 import { findSandbox, NO_SANDBOX } from '../adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../adapters/state/state-file.js';
@@ -48,7 +49,7 @@ export async function checkBeforeRun(
     ...(await sandboxProblems(checks, env)),
   );
   if (problems.length > 0 || gh.plan === undefined)
-    throw new ConfigError(`${cannotStart(kind.name, problems)}\nNothing was created or changed.`);
+    throw new ConfigError(`${cannotStart(kind.name, problems)}\n${STOPS.refused.next}`);
   // A corrupt, foreign or newer state file is refused here, before the repository is touched.
   const state = target.kind === 'missing' ? undefined : await makerStateFile(dir).load();
   return { target, state, remote: gh.plan, notice: gh.notice };

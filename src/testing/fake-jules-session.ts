@@ -11,6 +11,7 @@ export interface FakeSession {
   planApproved: boolean;
   readonly messages: string[];
   readonly activities: Record<string, unknown>[];
+  /** Wall-clock ms at creation (its `createTime`). */
   readonly createdAt: number;
   /** `clock()` at creation, for simulated work. */
   readonly startedAt: number;
@@ -23,7 +24,7 @@ const EPOCH = Date.parse('2026-03-01T10:00:00Z');
  * The life of the fake Jules' sessions and their JSON: each walks QUEUED → PLANNING →
  * [AWAITING_PLAN_APPROVAL] → IN_PROGRESS → [AWAITING_USER_FEEDBACK] → COMPLETED | FAILED as it is
  * read, on `clock` when there is simulated work (`workMs`), with times on a deterministic clock
- * that ticks one second per timestamp given out.
+ * that ticks one second per timestamp given out (a session's `createTime` is wall-clock time).
  */
 export function sessionLife(options: {
   readonly workMs: number | undefined;
@@ -133,7 +134,7 @@ export function sessionLife(options: {
       },
       state: session.state,
       url: `https://jules.google.com/session/${session.id}`,
-      createTime: new Date(EPOCH + session.createdAt * 1000).toISOString(),
+      createTime: new Date(session.createdAt).toISOString(),
       updateTime: time(),
       ...(done ? { outputs: [{ changeSet: changeSet(session) }] } : {}),
     };
@@ -158,10 +159,6 @@ export function sessionLife(options: {
   }
 
   return {
-    /** The deterministic clock's current tick (a new session's creation time). */
-    get tick() {
-      return tick;
-    },
     advance,
     sessionJson,
     activity,

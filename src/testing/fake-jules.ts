@@ -47,6 +47,8 @@ export async function startFakeJules(options: {
   workMs?: number;
   /** The clock simulated work is measured on (default `performance.now`). */
   clock?: () => number;
+  /** Wall-clock time, for sessions' `createTime` (default `Date.now`). */
+  now?: () => number;
   /** Port to listen on (default: any free one). */
   port?: number;
   /**
@@ -55,6 +57,17 @@ export async function startFakeJules(options: {
    */
   concurrentLimit?: number;
   dailyLimit?: number;
+  /**
+   * Session list lag: a session is listed (`GET /sessions`) only once this many ms of `clock` have
+   * passed since it was created, as a list served from a replica may lag (default 0).
+   */
+  listLagMs?: number;
+  /**
+   * A create that reaches Jules late: for the n-th create (1-based) this returns how many ms of
+   * `clock` after the request the session comes to exist; the request itself gets no answer (its
+   * connection is dropped, as after the client's timeout). Undefined: created at once, answered.
+   */
+  lateCreate?: (n: number) => number | undefined;
   /** Called when a session exists, before the create call is answered (a test may crash the client here). */
   onSessionCreated?: (session: { id: string; title: string }, count: number) => void;
   /**
@@ -67,6 +80,9 @@ export async function startFakeJules(options: {
   const sources = [...options.sources];
   const sessions = new Map<string, FakeSession>();
   let created = 0;
+  let creates = 0;
+  /** Sessions whose create reached Jules late: they come to exist at `at` (of `clock`). */
+  const late: { at: number; session: FakeSession }[] = [];
   /** Start times of sessions being created (their agent not answered yet). */
   const creating: number[] = [];
   const clock = options.clock ?? (() => performance.now());
@@ -95,7 +111,7 @@ export async function startFakeJules(options: {
       planApproved: stored.planApproved,
       messages: [...stored.messages],
       activities: [],
-      createdAt: life.tick,
+      createdAt: (options.now ?? Date.now)(),
       startedAt: clock(),
       activityReads: 0,
     });
@@ -128,6 +144,7 @@ export async function startFakeJules(options: {
     // Test control, outside the API: what this server answered so far.
     if (path === '/_fake/requests') return sendJson(res, 200, { requests });
     requests.push({ method, path });
+    arriveLate();
     const fault = options.fault?.({ method, path, count: requests.length });
     if (fault !== undefined) return sendFault(res, fault);
     const key = req.headers['x-goog-api-key'];
@@ -160,8 +177,12 @@ export async function startFakeJules(options: {
     }
     if (method === 'POST' && path === '/v1alpha/sessions')
       return create(res, body as Record<string, unknown>);
-    if (method === 'GET' && path === '/v1alpha/sessions')
-      return sendJson(res, 200, page([...sessions.values()].map(sessionJson), 'sessions', 30));
+    if (method === 'GET' && path === '/v1alpha/sessions') {
+      const listed = [...sessions.values()].filter(
+        (s) => clock() - s.startedAt >= (options.listLagMs ?? 0),
+      );
+      return sendJson(res, 200, page(listed.map(sessionJson), 'sessions', 30));
+    }
     if (
       (m = /^\/v1alpha\/sessions\/(\d+)(?::(approvePlan|sendMessage|archive|unarchive))?$/.exec(
         path,
@@ -189,6 +210,13 @@ export async function startFakeJules(options: {
         return sendJson(res, 200, {});
       }
       if (method === 'POST' && m[2] === 'sendMessage') {
+        if (session.state === 'COMPLETED' || session.state === 'FAILED')
+          return sendJson(res, 400, {
+            error: {
+              ...errorEnvelope(400, 'Session is already finished.').error,
+              status: 'FAILED_PRECONDITION',
+            },
+          });
         const prompt = (body as { prompt?: unknown }).prompt;
         if (typeof prompt !== 'string' || prompt === '')
           return sendJson(
@@ -246,6 +274,20 @@ export async function startFakeJules(options: {
           clock(),
         );
 
+  /** The late creates whose time has come now exist (looked at on every request and read). */
+  function arriveLate(): void {
+    const now = clock();
+    for (const entry of late.filter((e) => e.at <= now)) {
+      late.splice(late.indexOf(entry), 1);
+      sessions.set(entry.session.id, entry.session);
+      persist();
+      options.onSessionCreated?.(
+        { id: entry.session.id, title: entry.session.context.title },
+        sessions.size,
+      );
+    }
+  }
+
   async function create(res: ServerResponse, body: Record<string, unknown>): Promise<void> {
     const checked = await checkCreate(body, sources);
     if ('status' in checked) return sendJson(res, checked.status, checked.envelope);
@@ -276,11 +318,25 @@ export async function startFakeJules(options: {
       planApproved: body['requirePlanApproval'] !== true,
       messages: [],
       activities: [],
-      createdAt: life.tick,
+      createdAt: (options.now ?? Date.now)(),
       startedAt,
       activityReads: 0,
     };
     creating.splice(creating.indexOf(startedAt), 1);
+    const lateBy = options.lateCreate?.(++creates);
+    if (lateBy !== undefined) {
+      late.push({
+        at: startedAt + lateBy,
+        session: {
+          ...session,
+          startedAt: startedAt + lateBy,
+          createdAt: session.createdAt + lateBy,
+        },
+      });
+      arriveLate();
+      res.socket?.destroy();
+      return;
+    }
     sessions.set(id, session);
     persist();
     options.onSessionCreated?.({ id, title: agentContext.title }, sessions.size);
@@ -294,6 +350,7 @@ export async function startFakeJules(options: {
     requests,
     addSource: (source) => void sources.push(source),
     get sessions() {
+      arriveLate();
       return new Map(
         [...sessions].map(([id, s]) => [id, { title: s.context.title, state: s.state }]),
       );

@@ -76,7 +76,9 @@ describe('GitHubHost: transient failures and rate limits', () => {
     expect(error).toMatchObject({ kind: 'rate-limited' });
     const resumeAt = (error as GitHubError).resumeAt!.getTime();
     expect(resumeAt).toBeGreaterThan(Date.now() + 3500_000);
-    expect((error as Error).message).toContain(`Resume after ${new Date(resumeAt).toISOString()}`);
+    expect((error as Error).message).toContain(
+      `answers again after ${new Date(resumeAt).toISOString()}`,
+    );
     expect(waits).toEqual([]);
   });
   it('a 429 is the throttling plugin’s alone: waited out within the cap, sent once past it', async () => {

@@ -128,7 +128,7 @@ describe('GitHub faults, as the CLI reports them', () => {
     const stopped = await run(fake, dir, 'alice/limited', TOKENS.full);
     expect(stopped.code).toBe(1);
     expect(stopped.stdout).toMatch(
-      /GitHub's rate limit stopped maker .* Resume after \d{4}-\d\d-\d\dT/,
+      /GitHub.s rate limit stopped maker .* answers again after \d{4}-\d\d-\d\dT/,
     );
     expect((await fake.state()).repos[0]?.pulls).toEqual([]);
     fake.clearFaults();

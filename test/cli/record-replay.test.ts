@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { conflictModel } from '../helpers/conflict-model.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -104,6 +105,36 @@ describe('record and replay (MAKER_RECORD, --replay)', () => {
       expect(other.stdout + other.stderr).toMatch(
         /has no answer for this request \(draw root:minimal:\d+/,
       );
+    },
+  );
+
+  it(
+    'replays a recorded run with a merge conflict to the same tree (markers name sides, not commits)',
+    { timeout: 120_000 },
+    async () => {
+      fake = await startFakeGemini(conflictModel);
+      const recording = join(await tempDir(), 'recording');
+      const first = await maker(['run', 'a greeter', '--dir', await tempDir(), ...RUN], {
+        GEMINI_API_KEY: KEY,
+        GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+        MAKER_RECORD: recording,
+      });
+      expect(first.code, first.stderr).toBe(0);
+      expect(fake.requests.some((r) => r.prompt.includes('Task: Integrate'))).toBe(true);
+      const recorded = JSON.parse(first.stdout) as { treeHash: string; status: string };
+      await fake.close();
+      fake = undefined;
+
+      // Another run id, other commit ids: the same questions all the same.
+      const again = await maker(
+        ['run', 'a greeter', '--dir', await tempDir(), ...RUN, '--replay', recording],
+        {},
+      );
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        treeHash: recorded.treeHash,
+        status: recorded.status,
+      });
     },
   );
 

@@ -60,7 +60,15 @@ describe('MakerEngine over Gemini (a local fake speaking generateContent)', () =
     expect(fake.requests.every((r) => r.apiKey === apiKey)).toBe(true);
     expect(await readFile(join(dir, 'maker-state.json'), 'utf8')).not.toContain(apiKey);
     const summary = summarise(run);
-    expect(summary.modelCalls).toBeGreaterThan(5);
+    // Every request the model received is counted, the worker's own included, by role.
+    expect(summary.modelCalls).toBe(fake.requests.length);
+    expect(summary.byRole['worker']?.calls).toBe(
+      fake.requests.filter((r) => r.prompt.includes('Reply as JSON {"files"')).length,
+    );
+    expect(Object.values(summary.byRole).reduce((a, r) => a + r.calls, 0)).toBe(
+      fake.requests.length,
+    );
+    expect(Object.values(summary.byRole).reduce((a, r) => a + r.tokens, 0)).toBe(summary.tokens);
     expect(summary.tokens).toBeGreaterThan(0);
     expect(summary.estimatedCostUsd).toBeGreaterThan(0);
     expect(fake.requests.every((r) => r.responseMimeType === 'application/json')).toBe(true);

@@ -204,6 +204,32 @@ const CASES: [string, () => WorkerOutput, string][] = [
   ['a CI workflow', () => edits(['.github/workflows/x.yml', 'on: push\n']), 'ci-workflow'],
   ['a file under an existing file', () => edits(['src/a.ts/inner.ts', 'x']), 'tree-build-failed'],
   ['the same file twice', () => edits(['src/b.ts', 'x'], ['./src/b.ts', 'y']), 'duplicate-path'],
+  // Failed at main: 5,000 files were built into a tree (an open-file limit turned it into EMFILE).
+  [
+    'more files than the documented limit (edits)',
+    () => edits(...Array.from({ length: 5000 }, (_, i): [string, string] => [`src/f${i}.ts`, 'x'])),
+    'too-many-files',
+  ],
+  [
+    'more files than the documented limit (a patch)',
+    () => patch(Array.from({ length: 5000 }, (_, i) => added(`src/p${i}.ts`, 'x')).join('')),
+    'too-many-files',
+  ],
+  [
+    'a package.json that does not parse',
+    () => edits(['src/package.json', '{\n  "name": "a",\n  # ... rest unchanged\n}\n']),
+    'does-not-parse',
+  ],
+  [
+    'source escaped twice (literal \\n, no newline)',
+    () => edits(['src/c.py', 'import sys\\n\\ndef main():\\n    print(sys.argv)\\n']),
+    'over-escaped',
+  ],
+  [
+    'a whole-file rewrite that stands "// ... rest unchanged" for code',
+    () => edits(['src/a.ts', 'export const a = 2;\n// ... rest unchanged\n']),
+    'omission-marker',
+  ],
 ];
 
 describe('hostile candidates', () => {

@@ -71,12 +71,13 @@ describe('maker_start confines repo to the workspace', () => {
     await symlink(join(workspace, 'app'), join(workspace, 'alias'));
     const first = await connect(workspace);
     const a = await first.call('maker_start', { idea: 'first', worker: 'sim', repo: 'app' });
-    const b = await first.call('maker_start', { idea: 'second', worker: 'sim', repo: 'alias' });
     expect(a.isError).toBeFalsy();
-    expect(b.isError).toBeFalsy();
     const runId = (a.structuredContent as { runId: string }).runId;
+    // The same repository: a second run there is refused while the first is in progress.
+    const b = await first.call('maker_start', { idea: 'second', worker: 'sim', repo: 'alias' });
+    expect(b.isError).toBe(true);
+    expect(text(b)).toContain(`Run ${runId} is in progress`);
     await first.call('maker_cancel', { runId });
-    await first.call('maker_cancel', { runId: (b.structuredContent as { runId: string }).runId });
     await first.close();
 
     const second = await connect(workspace);

@@ -1,5 +1,6 @@
 import { ApiCallError, RefMovedError, UsageError, redactSecrets } from '../../core/errors.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
+import { gitSaid, remoteSaid } from '../../core/remote-said.js';
 import { runGit, type GitRunner } from './git-process.js';
 
 export interface BatchRefPublisherOptions {
@@ -48,6 +49,8 @@ export class BatchRefPublisher implements RefPublisher {
   readonly #leases: Map<string, string>;
   /** Commits sent per branch by pushes whose outcome is unknown (no answer): maker's own if found there. */
   readonly #unsure = new Map<string, Set<string>>();
+  /** Branches found absent after a broken lease, and pushed again from nothing (once each). */
+  readonly #freed = new Set<string>();
   #pending = new Map<string, Pending>();
   #scheduled = false;
   #running = false;
@@ -140,7 +143,9 @@ export class BatchRefPublisher implements RefPublisher {
             branch,
             new ApiCallError(
               'git',
-              this.#clean(`The remote refused branch ${branch}: ${line.summary}.`),
+              this.#clean(
+                `The remote refused branch ${branch}: ${line.summary}.${remoteSaid(run.stderr)}`,
+              ),
             ),
           );
       }
@@ -195,8 +200,14 @@ export class BatchRefPublisher implements RefPublisher {
       const wanted = batch.get(branch)?.sha ?? null;
       const now = actual.get(`refs/heads/${branch}`) ?? null;
       if (now === wanted) {
+        this.#freed.delete(branch);
         this.#setLease(branch, wanted);
         outcomes.set(branch, null);
+      } else if (now === null && wanted !== null && !this.#freed.has(branch)) {
+        // Absent (deleted, as the moved-branch message suggests): free. Pushed again, leased on
+        // nothing; once only, so a remote that keeps refusing cannot loop.
+        this.#freed.add(branch);
+        this.#setLease(branch, null);
       } else if (now !== null && this.#unsure.get(branch)?.has(now) === true) {
         this.#setLease(branch, now);
         this.#unsure.get(branch)?.delete(now);
@@ -222,7 +233,7 @@ export class BatchRefPublisher implements RefPublisher {
 
   /** A push that failed as a whole (authentication, network): one error for every ref in it. */
   #pushFailure(stderr: string, branches: readonly string[]): Error {
-    const text = this.#clean(stderr.trim().split('\n').slice(-3).join(' '));
+    const text = this.#clean(gitSaid(stderr, 3));
     const where = `${this.#remote()} (${branches.length} branch${branches.length === 1 ? '' : 'es'})`;
     if (/Authentication failed|could not read Username|returned error: 40[13]|denied/i.test(stderr))
       return new ApiCallError(

@@ -155,7 +155,7 @@ export function toGitHubError(error: unknown, ctx: CallContext): GitHubError {
     const which = /\bsecondary rate\b/i.test(error.message) ? 'secondary rate limit' : 'rate limit';
     return new GitHubError(
       'rate-limited',
-      `GitHub's ${which} stopped maker while trying to ${ctx.action}, for longer than maker waits. Resume after ${resumeAt.toISOString()} (maker resume).`,
+      `GitHub's ${which} stopped maker while trying to ${ctx.action}, for longer than maker waits: GitHub answers again after ${resumeAt.toISOString()}.`,
       { ...options, resumeAt, isRetryable: true },
     );
   }
@@ -189,9 +189,7 @@ export function toGitHubError(error: unknown, ctx: CallContext): GitHubError {
   if (status >= 500)
     return new GitHubError(
       'server',
-      clean(
-        `GitHub failed (${status}) while trying to ${ctx.action}. Try again later (maker resume).`,
-      ),
+      clean(`GitHub failed (${status}) while trying to ${ctx.action}. Try again later.`),
       options,
     );
   return new GitHubError(

@@ -1,6 +1,7 @@
 import { isLoopbackUrl } from '../../core/loopback.js';
 import { Octokit } from 'octokit';
 import { ConfigError } from '../../core/errors.js';
+import { gateFor } from './gate.js';
 
 export const GITHUB_API_URL = 'https://api.github.com';
 
@@ -86,14 +87,26 @@ export function createOctokit(options: OctokitOptions): Octokit {
   const silent = () => undefined;
   const baseFetch = options.fetch ?? fetch;
   const timeoutMs = options.requestTimeoutMs ?? 60_000;
-  const timedFetch: typeof fetch = (input, init) =>
-    baseFetch(input, {
+  const baseUrl = (options.baseUrl ?? GITHUB_API_URL).replace(/\/+$/, '');
+  // Every request passes the token's one gate, which knows GitHub's current limit.
+  const gate = options.throttle === false ? undefined : gateFor(baseUrl, options.token);
+  const unitMs =
+    (options.throttle === false ? undefined : options.throttle?.retryAfterBaseValue) ?? 1000;
+  const timedFetch: typeof fetch = async (input, init) => {
+    const held = await gate?.pass(now, maxWaitMs, unitMs, init?.signal, ({ primary, until }) =>
+      options.onWait?.({ reason: primary ? 'rate-limit' : 'secondary-rate-limit', until }),
+    );
+    if (held !== undefined) return held;
+    const response = await baseFetch(input, {
       ...init,
       signal: init?.signal ?? AbortSignal.timeout(timeoutMs),
     });
+    gate?.observe(response.status, response.headers, now(), unitMs);
+    return response;
+  };
   return new Octokit({
     auth: options.token,
-    baseUrl: (options.baseUrl ?? GITHUB_API_URL).replace(/\/+$/, ''),
+    baseUrl,
     userAgent: 'maker-gemini-cli',
     log: { debug: silent, info: silent, warn: silent, error: silent },
     retry: {

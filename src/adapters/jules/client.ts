@@ -120,6 +120,11 @@ export class JulesClient {
     return this.#o.outageMs;
   }
 
+  /** How long a request may go unanswered before it counts as failed. */
+  get requestTimeoutMs(): number {
+    return this.#o.requestTimeoutMs;
+  }
+
   async listSources(
     page: { pageSize?: number; pageToken?: string } = {},
     call: CallOptions = {},
@@ -191,6 +196,14 @@ export class JulesClient {
       undefined,
       call,
     );
+  }
+
+  /**
+   * Archives a session (an undocumented method the official SDK uses): for a session bought by a
+   * create whose reply was lost, found after another had taken its place.
+   */
+  async archiveSession(id: string, call: CallOptions = {}): Promise<void> {
+    await this.#call('POST', `/sessions/${encodeURIComponent(id)}:archive`, {}, undefined, call);
   }
 
   /** Retried like a read: a message delivered twice says the same answer twice. */

@@ -58,46 +58,72 @@ export interface CreateDeps {
   readonly now: () => number;
   /** Longest wait between two looks at a plan limit (default 60 s). */
   readonly recheckMs: number;
+  /** How long a create of unknown outcome is looked for (default: the client's request timeout + 60 s). */
+  readonly lookupWindowMs?: number;
   /** How long a starting branch Jules does not see yet is asked about again (default 2 min). */
   readonly branchWaitMs?: number;
 }
 
+/** Which sessions are a slot's: its title, on its source and starting branch. */
+export interface SessionMatch {
+  readonly title: string;
+  readonly source: string;
+  readonly startingBranch: string;
+  /** When the slot first asked for a session (ms): sessions created well before are not its own. */
+  readonly since?: number;
+}
+
+/** What a create came to: the session, and how many create requests were sent for it. */
+export interface Created {
+  readonly id: string;
+  /** More than one: an earlier create whose outcome was unknown may still turn up (an orphan). */
+  readonly requests: number;
+}
+
+/** Clock skew tolerated between this machine and Jules when comparing a `createTime` with `since`. */
+const SKEW_MS = 5 * 60_000;
+/** How long past the client's request timeout a create of unknown outcome is looked for. */
+const LOOKUP_MARGIN_MS = 60_000;
+
 /**
  * Creates the slot's session exactly once and returns its id. A create whose outcome is unknown
- * (no reply, a 5xx, a timeout) is followed by a lookup by title before anything is created again;
- * a concurrent-task limit waits until one of this worker's sessions ends (or, when none runs, up to
- * the outage tolerance); a daily task limit stops the run at once, saying when it frees up. A
- * create Jules refuses (400) says nothing about the candidate, and asking again would be refused
- * the same: it stops the run (`refused`), but for a starting branch Jules does not see yet (pushed
- * a moment ago), asked about again for a while first.
+ * (no reply, a 5xx, a timeout) is followed by lookups (title, source and starting branch, with
+ * backoff) over a window covering the client's request timeout plus a margin, as a create may
+ * reach Jules late and its list may lag, before anything is created again; a concurrent-task limit
+ * waits until one of this worker's sessions ends (or, when none runs, up to the outage tolerance);
+ * a daily task limit stops the run at once, saying when it frees up. A create Jules refuses (400)
+ * says nothing about the candidate, and asking again would be refused the same: it stops the run
+ * (`refused`), but for a starting branch Jules does not see yet (pushed a moment ago), asked about
+ * again for a while first.
  */
 export async function createSessionOnce(
   deps: CreateDeps,
   request: CreateSessionRequest,
   call: CallOptions,
-): Promise<string> {
+): Promise<Created> {
   const { client, now } = deps;
+  const match: SessionMatch = {
+    title: request.title,
+    source: request.source,
+    startingBranch: request.startingBranch,
+    since: now(),
+  };
   let unconfirmedSince: number | undefined;
   let limitedSince: number | undefined;
   let branchSince: number | undefined;
   let branchTries = 0;
-  for (let attempt = 0; ; attempt++) {
+  let requests = 0;
+  for (;;) {
+    const sentAt = now();
     try {
-      return (await client.createSession(request, call)).id;
+      requests++;
+      return { id: (await client.createSession(request, call)).id, requests };
     } catch (error) {
       if (!(error instanceof JulesError)) throw error;
       if (error.outcomeUnknown) {
-        unconfirmedSince ??= now();
-        // A session Jules did create may take a moment to be listed: wait (at least as long as
-        // Jules asked, by a Retry-After), then look for it.
-        await wait(
-          deps,
-          call,
-          Math.max(Math.min(30_000, 1000 * 2 ** attempt), (error.resumeAt?.getTime() ?? 0) - now()),
-          `Jules did not confirm a new session (${clause(error.message)}); looking it up by its title before asking again`,
-        );
-        const found = await findByTitle(client, request.title, waitsOnly(call));
-        if (found !== undefined) return found;
+        unconfirmedSince ??= sentAt;
+        const found = await lookUp(deps, call, match, sentAt, error);
+        if (found !== undefined) return { id: found, requests };
         if (now() - unconfirmedSince >= client.outageMs)
           throw new JulesError(
             'unavailable',
@@ -154,23 +180,79 @@ export async function createSessionOnce(
   }
 }
 
-/** The session a slot created, found by its title; undefined when there is none. */
-export async function findByTitle(
+/**
+ * Looks for the session a create of unknown outcome (sent at `sentAt`) may have made, with backoff
+ * (at least as long as Jules asked, by a Retry-After), until the window (the request timeout plus a
+ * margin, counted both on the clock and in time waited) has passed; undefined when it never shows.
+ */
+async function lookUp(
+  deps: CreateDeps,
+  call: CallOptions,
+  match: SessionMatch,
+  sentAt: number,
+  error: JulesError,
+): Promise<string | undefined> {
+  const { client, now } = deps;
+  const windowMs = deps.lookupWindowMs ?? client.requestTimeoutMs + LOOKUP_MARGIN_MS;
+  let waited = 0;
+  for (let look = 0; ; look++) {
+    const ms = Math.max(
+      Math.min(15_000, 1000 * 2 ** look),
+      // Whole seconds, as Retry-After says them: the ms since the answer never cut it short.
+      look === 0 ? Math.ceil(((error.resumeAt?.getTime() ?? 0) - now()) / 1000) * 1000 : 0,
+    );
+    await wait(
+      deps,
+      call,
+      ms,
+      `Jules did not confirm a new session (${clause(error.message)}); looking it up before asking again`,
+    );
+    waited += ms;
+    const found = await findSession(client, match, waitsOnly(call));
+    if (found !== undefined) return found;
+    if (waited >= windowMs || now() - sentAt >= windowMs) return undefined;
+  }
+}
+
+/** The slot's session: the newest matching `match`; undefined when there is none. */
+export async function findSession(
   client: JulesClient,
-  title: string,
+  match: SessionMatch,
   call: CallOptions,
 ): Promise<string | undefined> {
+  return (await matchingSessions(client, match, call))[0];
+}
+
+/**
+ * The ids of every session matching `match` (title, source, starting branch, and created after
+ * `since` give or take the clock skew), newest first. A session whose listing omits a field is not
+ * excluded by it.
+ */
+export async function matchingSessions(
+  client: JulesClient,
+  match: SessionMatch,
+  call: CallOptions,
+): Promise<string[]> {
+  const found: { id: string; at: number }[] = [];
   let pageToken: string | undefined;
   do {
     const page = await client.listSessions(
       { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
       call,
     );
-    const found = page.items.find((s) => s.title === title);
-    if (found !== undefined) return found.id;
+    for (const s of page.items) {
+      const source = s.sourceContext?.source;
+      const branch = s.sourceContext?.githubRepoContext?.startingBranch;
+      const at = s.createTime == null ? Number.NaN : Date.parse(s.createTime);
+      if (s.title !== match.title) continue;
+      if (source != null && source !== match.source) continue;
+      if (branch != null && branch !== match.startingBranch) continue;
+      if (match.since !== undefined && at < match.since - SKEW_MS) continue;
+      found.push({ id: s.id, at: Number.isNaN(at) ? 0 : at });
+    }
     pageToken = page.nextPageToken;
   } while (pageToken !== undefined);
-  return undefined;
+  return found.sort((a, b) => b.at - a.at).map((s) => s.id);
 }
 
 /** The call without its request-only signal: lookups are cancelled like waits. */

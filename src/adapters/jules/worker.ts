@@ -4,7 +4,13 @@ import { clause, sentences } from '../../core/text.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
 import { JulesError, type CallOptions, type JulesClient } from './client.js';
 import { sessionPatch } from './outputs.js';
-import { RunningSessions, createSessionOnce, findByTitle } from './create.js';
+import {
+  RunningSessions,
+  createSessionOnce,
+  findSession,
+  matchingSessions,
+  type SessionMatch,
+} from './create.js';
 import { SessionBudgetError } from './errors.js';
 import { Slots } from './slots.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
@@ -43,6 +49,8 @@ export interface JulesWorkerOptions {
   readonly sourceRetryMs?: number;
   /** Give up on a session after this long (ms); the candidate is then red-flagged. */
   readonly timeoutMs?: number;
+  /** How long a create of unknown outcome is looked for before another (default: request timeout + 60 s). */
+  readonly lookupWindowMs?: number;
   /** Longest wait between two looks while Jules' concurrent task limit is reached (default 60 s). */
   readonly limitRecheckMs?: number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -170,33 +178,44 @@ export class JulesWorker implements Worker {
     // its session is recorded rather than left for a lookup.
     const creating: CallOptions = { ...call, requestSignal: signal };
     const title = sessionTitle(task, slot);
-    let id =
-      hooks.externalId ??
-      (hooks.resumed === true ? await findByTitle(client, title, call) : undefined);
-    const created = id === undefined;
+    let id = hooks.externalId;
+    let match: SessionMatch | undefined;
+    let requests = 1;
     if (id === undefined) {
-      // Usually both are done already (`prepare`); the source first, for its actionable errors.
+      // Usually done already (`prepare`); the source first, for its actionable errors.
       const source = await this.#source.checked(waits, hooks);
-      await this.#publisher.publish(task.branch, task.baseCommit);
-      await this.#reserve(hooks);
-      id = await createSessionOnce(
-        {
-          client,
-          running: this.#running,
-          sleep: this.#sleep,
-          now: this.#now,
-          recheckMs: this.#o.limitRecheckMs ?? 60_000,
-        },
-        {
-          prompt: prompt(task),
-          title,
-          source,
-          startingBranch: task.branch,
-          requirePlanApproval: this.#o.planReview === true,
-        },
-        creating,
-      );
+      match = { title, source, startingBranch: task.branch };
+      if (hooks.resumed === true) id = await findSession(client, match, call);
+      if (id === undefined) {
+        await this.#publisher.publish(task.branch, task.baseCommit);
+        await this.#reserve(hooks);
+        const since = this.#now();
+        const made = await createSessionOnce(
+          {
+            client,
+            running: this.#running,
+            sleep: this.#sleep,
+            now: this.#now,
+            recheckMs: this.#o.limitRecheckMs ?? 60_000,
+            ...(this.#o.lookupWindowMs === undefined
+              ? {}
+              : { lookupWindowMs: this.#o.lookupWindowMs }),
+          },
+          {
+            prompt: prompt(task),
+            title,
+            source,
+            startingBranch: task.branch,
+            requirePlanApproval: this.#o.planReview === true,
+          },
+          creating,
+        );
+        id = made.id;
+        requests = made.requests;
+        match = { ...match, since };
+      } else match = undefined;
     }
+    const created = match !== undefined;
     known.id = id;
     if (id !== hooks.externalId) await hooks.recordExternalId?.(id);
     this.#running.add(id);
@@ -204,6 +223,27 @@ export class JulesWorker implements Worker {
       return await this.#follow(task, slot, id, created, call, hooks);
     } finally {
       this.#running.end(id);
+      // A create whose reply was lost, sent again: the first may have reached Jules late.
+      if (requests > 1 && match !== undefined) await this.#orphans(match, id, call, hooks);
+    }
+  }
+
+  /**
+   * Sessions this slot bought besides `id` (a create of unknown outcome that Jules carried out after
+   * another took its place): recorded, so they are counted, and archived. Best effort: a failed
+   * look or archive loses nothing.
+   */
+  async #orphans(
+    match: SessionMatch,
+    id: string,
+    call: CallOptions,
+    hooks: WorkerHooks,
+  ): Promise<void> {
+    const { client } = this.#o;
+    const others = await matchingSessions(client, match, call).catch(() => [] as string[]);
+    for (const other of others.filter((o) => o !== id)) {
+      await hooks.recordExtraId?.(other);
+      await client.archiveSession(other, call).catch(() => undefined);
     }
   }
 
@@ -240,6 +280,8 @@ export class JulesWorker implements Worker {
     // Waits run from the previous look's sending (the first from now): a slow answer does not push
     // every later look back by its latency, and a look is never sent before the last is answered.
     let lookedAt = since;
+    /** The last answer Jules refused (400): harmless unless the session still waits for one. */
+    let refusedMessage: JulesError | undefined;
     for (;;) {
       if (wait) {
         const halted = this.#slots.halted;
@@ -252,6 +294,7 @@ export class JulesWorker implements Worker {
       lookedAt = now();
       const session = await this.#get(id, call, delay);
       if (WAITING_ON_SOMEONE.has(session.state ?? '')) waitedOnSomeone = true;
+      if (session.state !== 'AWAITING_USER_FEEDBACK') refusedMessage = undefined;
       if (
         created &&
         !waitedOnSomeone &&
@@ -300,9 +343,18 @@ export class JulesWorker implements Worker {
             .map((a) => a.agentMessaged?.agentMessage)
             .filter(Boolean)
             .at(-1);
+          if (refusedMessage !== undefined) throw refusedMessage;
           if (ask !== undefined && question) {
             // The person answers (now, or after a deferred run resumes and re-attaches here).
-            await client.sendMessage(id, await person(() => ask(question)), call);
+            await client
+              .sendMessage(id, await person(() => ask(question)), call)
+              .catch((error: unknown) => {
+                // Sent already (a retried message whose first reply was lost), and the session has
+                // finished since (400 FAILED_PRECONDITION): the next look shows it. Refused while
+                // the session still waits for it, it is an answer Jules will not take.
+                if (!(error instanceof JulesError && error.kind === 'bad-request')) throw error;
+                refusedMessage = error;
+              });
             break;
           }
           return {

@@ -17,6 +17,9 @@ export function newNode(
     description: subtask.description,
     acceptance: [...subtask.acceptance],
     files: [...subtask.files],
+    ...(subtask.shared === undefined || subtask.shared.length === 0
+      ? {}
+      : { shared: [...subtask.shared] }),
     dependsOn: [...subtask.dependsOn],
     ...(subtask.check === undefined ? {} : { check: subtask.check }),
     status: 'pending',

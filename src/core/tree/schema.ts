@@ -53,6 +53,11 @@ export const subtaskSchema = z.object({
   description: z.string().min(1).max(4000),
   acceptance: z.array(z.string().min(1).max(1000)).max(20).default([]),
   files: z.array(z.string().min(1).max(512)).max(50).default([]),
+  /**
+   * Shared files it may add entries to (manifests, `__init__.py`, index files), which other
+   * subtasks may add to as well; its candidates may write them beside `files`.
+   */
+  shared: z.array(z.string().min(1).max(512)).max(20).optional(),
   /** Indices of earlier siblings this one builds on. */
   dependsOn: z.array(z.number().int().nonnegative()).default([]),
   /** A shell command that must pass on a candidate (optional). */
@@ -68,6 +73,10 @@ export const nodeStatusSchema = z.enum([
   'done',
   'failed',
 ]);
+
+/** Model requests and billed tokens of one role. */
+export const roleCostSchema = z.object({ calls: z.number(), tokens: z.number() });
+export type RoleCost = z.infer<typeof roleCostSchema>;
 
 export const nodeSchema = z.object({
   id: z.string().min(1),
@@ -98,7 +107,14 @@ export const nodeSchema = z.object({
   commit: z.string().optional(),
   error: z.string().optional(),
   cost: z
-    .object({ modelCalls: z.number(), workerRuns: z.number(), tokens: z.number() })
+    .object({
+      /** Requests sent to a language model for this node, by MAKER's roles and by its workers. */
+      modelCalls: z.number(),
+      workerRuns: z.number(),
+      tokens: z.number(),
+      /** The same requests and tokens by role (`minimal`, `split`, `review`, `ballot`, `worker`). */
+      roles: z.record(z.string(), roleCostSchema).optional(),
+    })
     .default({ modelCalls: 0, workerRuns: 0, tokens: 0 }),
 });
 

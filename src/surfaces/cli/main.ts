@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { makeRedactor, MakerError } from '../../core/errors.js';
+import { StopError } from '../../core/stops.js';
+import { isSystemError, systemErrorMessage } from '../system-errors.js';
 import { secretsOf } from '../wiring.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
@@ -156,7 +158,11 @@ function suggestion(command: Command, name: string): string | undefined {
     if (o.long === undefined || o.hidden) continue;
     const bare = name.replace(/^-+/, '');
     const distance = editDistance(bare, o.long.replace(/^-+/, ''));
-    if (distance <= 2 && distance < bare.length / 2 && (best === undefined || distance < best.distance))
+    if (
+      distance <= 2 &&
+      distance < bare.length / 2 &&
+      (best === undefined || distance < best.distance)
+    )
       best = { option: o.long, distance };
   }
   return best?.option;
@@ -242,6 +248,10 @@ export async function main(
       io.stderr('maker: interrupted.\n');
       return 130;
     }
+    if (error instanceof StopError) {
+      io.stderr(`maker: ${error.message}\n`);
+      return error.exit;
+    }
     if (error instanceof MakerError) {
       // A message that already names the command ("maker run needs an idea") is not prefixed again.
       io.stderr(`${/^maker\b/.test(error.message) ? '' : 'maker: '}${error.message}\n`);
@@ -249,15 +259,13 @@ export async function main(
     }
     if (isSystemError(error)) {
       // The machine refused (permissions, disk full…): the person's to fix, not a bug.
-      io.stderr(`maker: ${error.message}\n`);
+      io.stderr(
+        `maker: ${systemErrorMessage(error, 'run maker resume (or the same command again if no run started)')}\n`,
+      );
       return 1;
     }
     throw error;
   }
-}
-
-function isSystemError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 function ignoreClosedReader(error: NodeJS.ErrnoException): void {

@@ -87,6 +87,13 @@ export function gitHubRemote(
     repo: { owner: github.owner, name: github.name, htmlUrl: github.url },
     host,
     publisher,
+    trackRemoteHead: async (branch, sha) => {
+      const git = (args: string[]) => runGit(args, { cwd: workspace.dir });
+      if ((await git(['remote', 'get-url', 'origin'])).stdout.trim() !== github.cloneUrl) return;
+      await git(['update-ref', `refs/remotes/origin/${branch}`, sha]);
+      if ((await git(['config', '--get', `branch.${branch}.remote`])).code !== 0)
+        await git(['branch', '--quiet', `--set-upstream-to=origin/${branch}`, branch]);
+    },
     watchWaits: (reporter) => {
       report = reporter;
     },

@@ -3,6 +3,7 @@ import { gitAuthEnv } from '../../adapters/git/git-auth.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { runGit } from '../../adapters/git/git-process.js';
 import { ApiCallError, redactSecrets } from '../../core/errors.js';
+import { gitSaid } from '../../core/remote-said.js';
 import type { GitHubRun } from '../../core/tree/schema.js';
 import type { GitHubPlan } from './plan.js';
 
@@ -34,7 +35,7 @@ export async function setUpGitHub(
       throw new ApiCallError(
         'git',
         redactSecrets(
-          `git ${args[0] ?? ''} with ${repo.cloneUrl} failed: ${run.stderr.trim().split('\n').slice(-2).join(' ')}`,
+          `git ${args[0] ?? ''} with ${repo.cloneUrl} failed: ${gitSaid(run.stderr, 2)}`,
           [plan.token],
         ),
       );

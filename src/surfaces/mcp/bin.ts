@@ -1,4 +1,4 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CappedStdioServerTransport } from './capped-stdio.js';
 import { LazyRuns } from './lazy-runs.js';
 import { createMakerServer } from './server.js';
 
@@ -30,4 +30,4 @@ const shutdown = async () => {
 process.once('SIGTERM', () => void shutdown());
 process.once('SIGINT', () => void shutdown());
 process.stdin.once('end', () => void shutdown());
-await server.connect(new StdioServerTransport());
+await server.connect(new CappedStdioServerTransport());

@@ -50,6 +50,8 @@ export class RunManager {
   readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #workspaces = new Map<string, Promise<Workspace>>();
   readonly #runDirs = new Map<string, string>();
+  /** Repositories a maker_start is setting up now. */
+  readonly #starting = new Set<string>();
   readonly #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   readonly #views = new Map<string, Promise<ViewHandle>>();
   /** GitHub tokens by repository, in memory only. */
@@ -78,6 +80,38 @@ export class RunManager {
     input: StartInput,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const dir = await confineRepo(this.#defaultDir, input.repo);
+    this.#refuseSecond(dir);
+    // Claimed before the first await, so two starts at once cannot both pass.
+    this.#starting.add(dir);
+    try {
+      return await this.#start(input, dir);
+    } finally {
+      this.#starting.delete(dir);
+    }
+  }
+
+  /**
+   * One run at a time per repository in this server: two would share its engine and branch, and
+   * the second would fail only at landing.
+   */
+  #refuseSecond(dir: string, except?: string): void {
+    const running = [...this.#active.keys()].find(
+      (id) => id !== except && this.#runDirs.get(id) === dir,
+    );
+    if (running !== undefined)
+      throw new UsageError(
+        `Run ${running} is in progress in ${dir}: one run at a time per repository. Wait for it (maker_wait), answer its questions, or cancel it (maker_cancel runId "${running}"), then start again.`,
+      );
+    if (this.#starting.has(dir))
+      throw new UsageError(
+        `Another maker_start for ${dir} is under way: one run at a time per repository. Wait for its answer, then use maker_wait on its run.`,
+      );
+  }
+
+  async #start(
+    input: StartInput,
+    dir: string,
+  ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const kind = chooseWorker(input.worker, this.#env);
     if (kind === undefined)
       throw new ConfigError(
@@ -170,6 +204,7 @@ export class RunManager {
         : await this.#find(runId);
     if (found === undefined) throw none();
     const { run, workspace } = found;
+    if (!this.#active.has(run.id)) this.#refuseSecond(workspace.dir, run.id);
     this.#runDirs.set(run.id, workspace.dir);
     if (!this.#active.has(run.id)) {
       // Everything the run's worker needs, checked before it is touched.

@@ -1,4 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { guardMessages } from './frame-guard.js';
+import { isSystemError, systemErrorMessage } from '../system-errors.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
@@ -37,6 +39,12 @@ export function createMakerServer(runs: Runs, version: string): McpServer {
     { name: SERVER_NAME, version },
     { instructions: INSTRUCTIONS, jsonSchemaValidator: lazyAjv() },
   );
+  // A request carrying `__proto__` is refused as an unknown key, before the SDK's schemas drop it.
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    guardMessages(transport);
+  };
   // Every result passes the one redactor before it leaves the server.
   const guard = (work: () => Promise<CallToolResult>) =>
     guarded(work).then((r) => redactResult(r, runs.redact));
@@ -297,7 +305,7 @@ async function guarded(work: () => Promise<CallToolResult>): Promise<CallToolRes
 
 /** What went wrong, for a person: a MAKER error's own words; anything else says it was unexpected. */
 function messageOf(error: unknown): string {
-  return error instanceof MakerError
-    ? error.message
-    : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  if (error instanceof MakerError) return error.message;
+  if (isSystemError(error)) return systemErrorMessage(error, 'call maker_resume');
+  return `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -1,6 +1,8 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
+import { StopError } from '../../../core/stops.js';
+import { setUpStop } from '../../set-up-stop.js';
 import { isSimulatedRun } from '../../../core/tree/simulated.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
@@ -125,6 +127,10 @@ export async function start(
     await agreeToInit(io, dir, plan.init === true, plan.demo === true);
   announce(io, target, plan.json);
   if (githubNotice !== undefined && !plan.json) io.stderr(`maker: note: ${githubNotice}\n`);
+  const existed = await stat(dir).then(
+    () => true,
+    () => false,
+  );
   await mkdir(dir, { recursive: true });
   const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: plan.demo === true ? 'demo' : 'run',
@@ -132,7 +138,24 @@ export async function start(
   await lock.holdUntilExit();
   if (lock.tookOverFrom !== undefined && !plan.json)
     io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
-  const made = await remote.setUp(dir, () => openWorkspace(dir, true, io.env), crashSeam(io.env));
+  const seam = crashSeam(io.env);
+  const steps: string[] = [];
+  let made: Awaited<ReturnType<typeof remote.setUp>>;
+  try {
+    made = await remote.setUp(
+      dir,
+      () => openWorkspace(dir, true, io.env),
+      (step) => (steps.push(step), seam?.(step)),
+    );
+  } catch (error) {
+    const stop = setUpStop(error, steps);
+    if (stop instanceof StopError && stop.kind === 'refused' && !existed) {
+      // Nothing was created: not the directory either.
+      await lock.release();
+      await rmdir(dir).catch(() => undefined);
+    }
+    throw stop;
+  }
   const { workspace } = made;
   // Its long-lived git processes end with the command, not with Node.
   try {

@@ -79,6 +79,13 @@ red flags per node), the counters, and any pending questions.`,
     const lines = [
       `Run ${run.id} — ${standing.label} — "${run.idea}"${s.simulated ? ` — SIMULATED (worker ${run.config.worker}: placeholder plans and files, not real work)` : ''}`,
       `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
+      ...(Object.keys(s.byRole).length === 0
+        ? []
+        : [
+            `model calls by role: ${Object.entries(s.byRole)
+              .map(([role, c]) => `${role} ${c.calls} (${c.tokens} tokens)`)
+              .join(', ')}`,
+          ]),
       ...githubLines(run),
       ...(run.status === 'running' && !standing.interrupted ? describeWaits(run) : []),
       '',

@@ -1,0 +1,84 @@
+import { lintSource } from '@secretlint/core';
+import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import type { WrittenContent } from './candidate-policy.js';
+import { showPath } from './paths.js';
+import type { RedFlag } from './voting/types.js';
+
+/**
+ * Credentials by a maintained rule set: secretlint's recommended preset (AWS access key ids of every
+ * prefix, AKIA and STS ASIA among them, and secret access keys on their own; GCP, GitHub, Slack,
+ * npm, OpenAI, Anthropic, private keys, basic auth, database connection strings…), with AWS key
+ * ids scanned too. Run on the text as bytes (Latin-1, so binary content is scanned byte for byte)
+ * and, when it looks like UTF-16, as UTF-16 decoded both ways, so an encoded key is found too.
+ */
+const CONFIG = {
+  rules: [
+    {
+      id: '@secretlint/secretlint-rule-preset-recommend',
+      rule: recommended,
+      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
+    },
+  ],
+};
+
+/** The credentials found in `bytes` (the matched text of each), by the rule set; empty when none. */
+export async function credentialHits(path: string, bytes: Uint8Array): Promise<Set<string>> {
+  const hits = new Set<string>();
+  for (const content of views(bytes)) {
+    const result = await lintSource({
+      source: { filePath: `/${path}`, content, ext: extension(path), contentType: 'text' },
+      options: { config: CONFIG },
+    });
+    for (const m of result.messages) hits.add(content.slice(m.range[0], m.range[1]));
+  }
+  return hits;
+}
+
+/** The texts a file is scanned as: its bytes, and UTF-16 (little- and big-endian) when it looks so. */
+function views(bytes: Uint8Array): string[] {
+  const buffer = Buffer.from(bytes);
+  const out = [buffer.toString('latin1')];
+  const zeros = buffer.subarray(0, 4096).filter((b) => b === 0).length;
+  if (buffer.length >= 2 && zeros * 4 >= Math.min(buffer.length, 4096)) {
+    const even = buffer.subarray(0, buffer.length - (buffer.length % 2));
+    out.push(even.toString('utf16le'));
+    out.push(Buffer.from(even).swap16().toString('utf16le'));
+  }
+  return out;
+}
+
+function extension(path: string): string {
+  const name = path.split('/').pop() ?? path;
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 ? '' : name.slice(dot);
+}
+
+/**
+ * The `secret` red flag for credentials the rule set finds in what a candidate writes that the old
+ * content did not already hold; none when `already` (the hand-kept formats flagged them first).
+ */
+export async function credentialFlags(
+  files: readonly WrittenContent[],
+  already: readonly RedFlag[],
+): Promise<RedFlag[]> {
+  if (already.some((f) => f.rule === 'secret')) return [];
+  const leaking: string[] = [];
+  for (const f of files) {
+    const after = await credentialHits(f.path, f.after);
+    if (after.size === 0) continue;
+    const before =
+      f.before === undefined ? new Set<string>() : await credentialHits(f.path, f.before);
+    if ([...after].some((hit) => !before.has(hit))) leaking.push(f.path);
+  }
+  return leaking.length === 0
+    ? []
+    : [
+        {
+          rule: 'secret',
+          message: `The candidate adds what looks like a credential to ${leaking
+            .map((p) => showPath(p))
+            .slice(0, 5)
+            .join(', ')}.`,
+        },
+      ];
+}

@@ -1,0 +1,36 @@
+import { MakerError } from './errors.js';
+
+/**
+ * How a command stops short of a run, with its exit status and what the person does next: one
+ * table, used by every refusal, so the same situation always reads and exits the same.
+ *
+ * - `refused`: nothing exists yet (checks, or the first GitHub write refused or rate-limited):
+ *   exit 2, and nothing was created or changed.
+ * - `start-failed`: something was set up (a repository created, a clone made) but no run was
+ *   started: exit 1; running the same command again picks up what was set up.
+ */
+export const STOPS = {
+  refused: { exit: 2, next: 'Nothing was created or changed.' },
+  'start-failed': {
+    exit: 1,
+    next: 'No run was started: fix the cause, then run the same maker run command again (it picks up what was set up).',
+  },
+} as const satisfies Readonly<Record<string, { readonly exit: number; readonly next: string }>>;
+
+export type StopKind = keyof typeof STOPS;
+
+/** A stop from the table: its message ends with the kind's next step (and `then`, when given). */
+export class StopError extends MakerError {
+  override readonly name = 'StopError';
+  readonly kind: StopKind;
+  readonly exit: number;
+
+  constructor(kind: StopKind, message: string, options: { then?: string; cause?: unknown } = {}) {
+    const next = [STOPS[kind].next, options.then].filter(Boolean).join(' ');
+    super(`stop-${kind}`, `${message.trimEnd()}\n${next}`, {
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
+    this.kind = kind;
+    this.exit = STOPS[kind].exit;
+  }
+}

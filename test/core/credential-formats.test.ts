@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { contentRedFlags, type WrittenContent } from '../../src/core/candidate-policy.js';
+import { credentialFlags } from '../../src/core/credential-scan.js';
+
+/** The credential red flags a candidate's written files get, as the engine computes them. */
+async function flags(files: WrittenContent[]): Promise<string[]> {
+  const found = contentRedFlags(files, []);
+  return [...found, ...(await credentialFlags(files, found))].map((f) => f.rule);
+}
+
+const text = (s: string) => Buffer.from(s);
+// Assembled, so this file holds none of them whole.
+const SECRET = ['Zk3qW9vT2xR8bN5mL1pJ', '7hC4dF6gA0sE2yU8iO3w'].join('');
+const STS_ID = ['ASIA', 'Y34FZKBOKMUTVV7A'].join('');
+const KEY_ID = ['AKIA', 'Y34FZKBOKMUTVV7A'].join('');
+
+describe('credential formats, by a maintained rule set (secretlint recommended)', () => {
+  // Failed at main (credentialFlags did not exist; contentRedFlags alone flags none of the first five).
+  it.each<[string, WrittenContent, boolean]>([
+    [
+      'an AWS secret access key on its own',
+      { path: 'src/a.ts', after: text(`secretAccessKey = "${SECRET}";\n`) },
+      true,
+    ],
+    [
+      'an AWS secret in an ini file',
+      { path: 'config/aws.ini', after: text(`aws_secret_access_key=${SECRET}\n`) },
+      true,
+    ],
+    ['an STS key id (ASIA…)', { path: 'src/a.ts', after: text(`const id = "${STS_ID}";\n`) }, true],
+    [
+      'an AKIA key id encoded in UTF-16LE',
+      { path: 'src/k.txt', after: Buffer.from(`key = ${KEY_ID}\n`, 'utf16le') },
+      true,
+    ],
+    [
+      'an AKIA key id encoded in UTF-16BE',
+      { path: 'src/k.txt', after: Buffer.from(`key = ${KEY_ID}\n`, 'utf16le').swap16() },
+      true,
+    ],
+    ['a GitHub token', { path: 'src/a.ts', after: text(`t = "ghp_${'a1B2'.repeat(9)}"\n`) }, true],
+    [
+      'ordinary code',
+      {
+        path: 'src/a.ts',
+        after: text('export const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);\n'),
+      },
+      false,
+    ],
+    [
+      'a credential the file already held',
+      {
+        path: 'src/a.ts',
+        before: text(`k = "${STS_ID}"\n`),
+        after: text(`k = "${STS_ID}"\n// more\n`),
+      },
+      false,
+    ],
+  ])('%s', async (_name, file, flagged) => {
+    expect(await flags([file])).toEqual(flagged ? ['secret'] : []);
+  });
+});

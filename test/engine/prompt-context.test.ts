@@ -1,0 +1,153 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import { LlmPlanner } from '../../src/engine/llm-planner.js';
+import { LlmWorker } from '../../src/engine/llm-worker.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import {
+  startFakeGemini,
+  type FakeGemini,
+  type FakeGeminiRequest,
+} from '../../src/testing/fake-gemini.js';
+import { baseConfig } from '../helpers/engine.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+let fake: FakeGemini | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+
+/** A 20-file TypeScript project. */
+const FILES: Record<string, string> = {
+  'package.json':
+    '{\n  "name": "calc",\n  "type": "module",\n  "scripts": { "test": "vitest run" }\n}\n',
+  'tsconfig.json':
+    '{\n  // strict\n  "compilerOptions": { "strict": true, "module": "NodeNext" }\n}\n',
+  'README.md': '# calc\n',
+  'src/core/math.ts': 'export function add(a: number, b: number): number {\n  return a + b;\n}\n',
+  ...Object.fromEntries(
+    Array.from({ length: 16 }, (_, i) => [
+      `src/feature${i}/index.ts`,
+      `export function feature${i}(): number {\n  return ${i};\n}\n`,
+    ]),
+  ),
+};
+
+function model(request: FakeGeminiRequest) {
+  const p = request.prompt;
+  if (p.includes('Is this task minimal'))
+    return {
+      text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
+    };
+  if (p.includes('Split this task'))
+    return {
+      text: JSON.stringify({
+        subtasks: [
+          {
+            title: 'Add subtraction',
+            description: 'A sub(a, b) function in src/core/math.ts.',
+            acceptance: ['sub(3, 1) is 2'],
+            files: ['src/core/math.ts'],
+            dependsOn: [],
+          },
+          {
+            title: 'Test the math module',
+            description: 'Tests for add and sub.',
+            acceptance: ['the tests pass'],
+            files: ['test/math.test.ts'],
+            dependsOn: [0],
+          },
+        ],
+        ambiguity: null,
+      }),
+    };
+  if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
+  if (p.includes('A proposal for this task'))
+    return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
+  const tests = p.includes('Task: Test the math module');
+  return {
+    text: JSON.stringify({
+      files: [
+        tests
+          ? { path: 'test/math.test.ts', content: "import { add } from '../src/core/math.js';\n" }
+          : {
+              path: 'src/core/math.ts',
+              content: `${FILES['src/core/math.ts'] ?? ''}export function sub(a: number, b: number): number {\n  return a - b;\n}\n`,
+            },
+      ],
+      summary: 'x',
+    }),
+  };
+}
+
+describe('what prompts that reason about code are shown of a 20-file repository', () => {
+  it('every one holds the map with every path; the test-writer sees package.json and tsconfig.json', async () => {
+    fake = await startFakeGemini(model);
+    const dir = await tempDir();
+    for (const [path, content] of Object.entries(FILES)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), content);
+    }
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', '.');
+    git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', 'base');
+    const workspace = await openWorkspace(dir, false, {});
+    const gemini = new GeminiModel({
+      model: 'gemini-2.5-flash',
+      apiKey: ['AIza', 'K'.repeat(35)].join(''),
+      baseUrl: fake.baseUrl,
+      attempts: 1,
+    });
+    const engine = new MakerEngine({
+      workspace,
+      roles: { planner: new LlmPlanner(gemini), worker: new LlmWorker(gemini, workspace) },
+      store: makerStateFile(dir),
+    });
+    const runId = await engine.create('a calculator library', {
+      ...baseConfig,
+      worker: 'gemini',
+      planner: 'gemini',
+      model: 'gemini-2.5-flash',
+      maxDepth: 1,
+    });
+    const outcome = await engine.run(runId);
+    expect(outcome.error).toBeUndefined();
+    const roles = {
+      minimal: 'Is this task minimal',
+      split: 'Split this task',
+      worker: 'Reply as JSON {"files"',
+      review: 'A proposal for this task',
+    };
+    for (const [role, marker] of Object.entries(roles)) {
+      const prompts = fake.requests.filter((r) => r.prompt.includes(marker));
+      expect(prompts.length, role).toBeGreaterThan(0);
+      for (const r of prompts) {
+        expect(r.prompt, role).toContain('Repository map (every path');
+        for (const path of Object.keys(FILES)) expect(r.prompt, `${role}: ${path}`).toContain(path);
+        // Outlines of source files, not only paths.
+        expect(r.prompt, role).toContain('export function feature15(): number');
+      }
+    }
+    const testWriter = fake.requests.filter(
+      (r) => r.prompt.includes(roles.worker) && r.prompt.includes('Task: Test the math module'),
+    );
+    expect(testWriter.length).toBeGreaterThan(0);
+    for (const r of testWriter) {
+      expect(r.prompt).toContain(`=== package.json ===\n${FILES['package.json']}`);
+      expect(r.prompt).toContain(`=== tsconfig.json ===\n${FILES['tsconfig.json']}`);
+      expect(r.prompt).toContain('=== src/core/math.ts (changed by "Add subtraction") ===');
+      // Its sibling's promise, without the idea repeated as a parent.
+      expect(r.prompt).toContain('- Add subtraction: sub(3, 1) is 2');
+      expect(r.prompt).not.toContain('Part of:');
+      expect(r.prompt).not.toContain('Decomposition depth');
+    }
+  });
+});
