@@ -114,7 +114,9 @@ describe('maker status tells the truth', () => {
     const dir = await tempDir();
     const demo = await maker(['demo', '--dir', dir, '--seed', '1']);
     expect(demo.code).toBe(0);
-    expect(demo.stderr).toMatch(/^maker: node [\w-]+ done: ".+" committed · run totals \d+ samples/m);
+    expect(demo.stderr).toMatch(
+      /^maker: node [\w-]+ done: ".+" committed · run totals \d+ samples/m,
+    );
     expect(demo.stderr).toMatch(/^maker: node [\w-]+ merged into [\w-]+ · /m);
     expect(demo.stderr).toMatch(/^maker: question q-root-clarify-0 \(clarify\): /m);
     // The demo answers its questions itself, and says so.
