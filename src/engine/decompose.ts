@@ -14,7 +14,7 @@ import {
   type SplitAnswer,
 } from './parse.js';
 import { counted, nodeContext, RunStoppedError, saveSoon, type RunContext } from './run-context.js';
-import { candidateVote, exactVote, tally, type DrawResult } from './votes.js';
+import { candidateVote, exactVote, tally, votesSaid, type DrawResult } from './votes.js';
 
 /** Turns a planner response into a vote draw; the parse and red flags decide validity. */
 export function ballotDraw(response: ModelResponse): DrawResult {
@@ -190,7 +190,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
         id: `q-${n.id}-split-${attempt}`,
         nodeId: n.id,
         kind: 'select',
-        prompt: `The votes did not settle how to split "${n.title}". Which decomposition should MAKER use?`,
+        prompt: `The votes did not settle how to split "${n.title}" (${votesSaid(record).replaceAll('candidate', 'split')}). Which decomposition should MAKER use?`,
         options: classes.map((c, i) => ({
           id: `split-${i + 1}`,
           label: `Split ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === outcome.key && record.ballots.length > 0 ? ", the judges' choice" : ''})`,

@@ -28,8 +28,11 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly vote: string;
       readonly status: string;
       readonly key?: string | undefined;
+      /** Valid samples in the leading and the second class. */
       readonly votes: number;
       readonly runnerUpVotes: number;
+      /** Judge ballots for the leading and the second class (`5:5`), when judges were asked. */
+      readonly ballots?: string;
     }
   | {
       readonly type: 'commit-end';

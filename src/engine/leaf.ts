@@ -17,7 +17,7 @@ import {
   scopeOf,
   type RunContext,
 } from './run-context.js';
-import { candidateVote, tally } from './votes.js';
+import { candidateVote, tally, votesSaid } from './votes.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
 import { plannerSampling } from './sampling.js';
 import { commitMessage } from '../core/tree/simulated.js';
@@ -169,7 +169,7 @@ export async function voteOnCode(
         prompt:
           classes.length === 0
             ? `Every candidate for "${n.title}" was red-flagged (${record.draws.length} tries). What should MAKER do?`
-            : `The votes did not settle "${n.title}" (${outcome.flagged} of ${outcome.draws} candidates red-flagged). Which change should be committed?`,
+            : `The votes did not settle "${n.title}" (${votesSaid(record)}; ${outcome.flagged} of ${outcome.draws} candidates red-flagged). Which change should be committed?`,
         options: [
           ...classes.map((c, i) => ({
             id: `candidate-${i + 1}`,

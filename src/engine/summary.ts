@@ -3,7 +3,7 @@ import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
 import type { RoleCost, Run, VoteRecord, Wait } from '../core/tree/schema.js';
 import { isSimulatedRun } from '../core/tree/simulated.js';
-import { chooser } from '../core/view/display.js';
+import { chooser, countsText, voteCounts } from '../core/view/display.js';
 import { voteClasses } from '../core/voting/classes.js';
 import { KeyNames } from './keys.js';
 
@@ -208,9 +208,9 @@ export function renderTree(run: Run): string {
     const flags = counted.reduce((a, c) => a + c.flagged, 0);
     const leaf = n.leaf?.outcome;
     const votes =
-      leaf === undefined
+      n.leaf === undefined || leaf === undefined
         ? ''
-        : ` votes ${leaf.votes}:${leaf.runnerUpVotes}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
+        : ` ${countsText(voteCounts(n.leaf))}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
     const badge = checkBadge(run, n);
     const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}${badge === undefined ? '' : ` · ${badge}`}`;
     lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);
@@ -255,7 +255,7 @@ export function renderNode(
     const outcome = record.outcome;
     const winner = outcome?.key === undefined ? undefined : names.name(outcome.key);
     lines.push(
-      `  ${name}${record.attempt > 0 ? ` (attempt ${record.attempt + 1}${record.retired === undefined ? '' : `; ${record.retired.samples} samples drawn before`})` : ''}: ${outcome === undefined ? 'in progress' : `${outcome.status === 'human' ? chooser(outcome) : outcome.status}, ${outcome.votes}:${outcome.runnerUpVotes}${winner === undefined ? '' : ` for ${winner.name}`}`}`,
+      `  ${name}${record.attempt > 0 ? ` (attempt ${record.attempt + 1}${record.retired === undefined ? '' : `; ${record.retired.samples} samples drawn before`})` : ''}: ${outcome === undefined ? 'in progress' : `${outcome.status === 'human' ? chooser(outcome) : outcome.status}, ${countsText(voteCounts(record))}${winner === undefined ? '' : ` for ${winner.name}`}`}`,
     );
     if (winner?.description !== undefined) lines.push(`    ${winner.name}: ${winner.description}`);
     const draws = record.draws.map((d) => ['', d] as const);

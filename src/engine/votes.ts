@@ -5,6 +5,7 @@ import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import { initialCandidates } from '../core/tree/presets.js';
+import { ballotText, voteCounts } from '../core/view/display.js';
 import type { BallotOption } from '../ports/planner.js';
 import type { CheckResult } from './checks.js';
 import { saveSoon, type RunContext } from './run-context.js';
@@ -319,14 +320,19 @@ function finish(
   record.outcome = outcome;
   // Tallied from saved draws and ballots: after a crash, the same outcome again.
   saveSoon(ctx, n);
+  // The samples' votes and the judges' ballots apart (the outcome counts ballots once judges decided).
+  const counts = voteCounts(record);
   ctx.emit({
     type: 'vote-end',
     nodeId: n.id,
     vote,
     status: outcome.status,
     key: outcome.key,
-    votes: outcome.votes,
-    runnerUpVotes: outcome.runnerUpVotes,
+    votes: counts.samples[0],
+    runnerUpVotes: counts.samples[1],
+    ...(counts.ballots === null
+      ? {}
+      : { ballots: `${counts.ballots.lead}:${counts.ballots.second}` }),
   });
   return outcome;
 }
@@ -339,4 +345,14 @@ function shuffle<T>(items: readonly T[], random: (i: number) => number): T[] {
     [out[i], out[j]] = [out[j] as T, out[i] as T];
   }
   return out;
+}
+
+/** The samples' votes per class, and the judges' ballots apart: what a select question says. */
+export function votesSaid(record: VoteRecord): string {
+  const classes = tally(record.draws);
+  const samples = classes
+    .map((c, i) => `candidate ${i + 1}: ${c.votes} sample vote${c.votes === 1 ? '' : 's'}`)
+    .join(', ');
+  const ballots = ballotText(voteCounts(record));
+  return [samples === '' ? null : samples, ballots].filter((p) => p !== null).join('; ');
 }

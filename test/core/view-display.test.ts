@@ -83,7 +83,7 @@ describe('a vote in words', () => {
       'decided outright',
       record([valid(0, 'a'), valid(1, 'a'), valid(2, 'a')], { outcome: decided(3, 0) }),
       '3 : 0',
-      /won 3 : 0, ahead by k = 2/,
+      /won 3 : 0 sample votes, ahead by k = 2/,
     ],
     [
       'decided by judges',
@@ -98,8 +98,18 @@ describe('a vote in words', () => {
         ],
         outcome: decided(4, 2),
       }),
-      '4 : 2 after 6 judge ballots',
-      /disagreed \(best 1 : 1\); judges chose it 4 : 2 in 6 ballots.*4 samples drawn, 1 red-flagged/,
+      '1 : 1; ballots 4 : 2',
+      /disagreed \(1 : 1 sample votes\); judges chose it 4 : 2 in 6 ballots.*4 samples drawn, 1 red-flagged/,
+    ],
+    [
+      // The outcome of an undecided ballot held the samples' 2 with the ballots' 5 ("2 : 5").
+      'chosen by a person after judges tied',
+      record([valid(0, 'a'), valid(1, 'a'), valid(2, 'b')], {
+        ballots: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => valid(i, i % 2 === 0 ? 'a' : 'b')),
+        outcome: { ...decided(2, 5), status: 'human' },
+      }),
+      'chosen by a person (2 : 1; ballots 5 : 5)',
+      /A person chose it after the vote did not settle \(2 : 1 sample votes; judges' ballots tied 5 : 5;/,
     ],
     [
       'chosen by a person',

@@ -25,12 +25,14 @@ async function setup(sim: Partial<ProjectSimOptions>, worker?: Worker, repo?: st
   const dir = repo ?? (await tempDir());
   const workspace = await openWorkspace(dir, true);
   const options = { seed: 7, ...sim };
+  const events: Record<string, unknown>[] = [];
   const engine = new MakerEngine({
+    journal: (e) => void events.push({ ...e }),
     workspace,
     roles: { planner: new SimPlanner(options), worker: worker ?? new SimWorker(options) },
     store: makerStateFile(dir),
   });
-  return { dir, engine, workspace };
+  return { dir, engine, workspace, events };
 }
 
 const config = (overrides: Partial<RunConfig>): RunConfig => ({ ...baseConfig, ...overrides });
@@ -71,7 +73,7 @@ describe('human in the loop', () => {
   });
 
   it('turns an unsettled vote into a select question and commits the person’s choice', async () => {
-    const { dir, engine } = await setup({
+    const { dir, engine, events } = await setup({
       errorRate: 0.45,
       judgeAccuracy: 0.5,
       flagRate: 0,
@@ -92,6 +94,11 @@ describe('human in the loop', () => {
       for (const q of outcome.pending) {
         if (q.kind === 'select' && q.options.some((o) => o.id === 'candidate-2')) {
           selects += 1;
+          // The question tells the samples' votes and the judges' ballots apart.
+          const asked = (await engine.getRun(runId)).nodes[q.nodeId ?? '']?.leaf;
+          const cast = asked?.ballots.filter((b) => b.status === 'valid').length ?? 0;
+          expect(q.prompt).toMatch(/candidate 1: \d+ sample votes?, candidate 2: \d+ sample vote/);
+          if (cast > 0) expect(q.prompt).toMatch(/judges' ballots (tied )?\d+ : \d+/);
           chosen.set(q.nodeId ?? '', 'candidate-2');
           await engine.answer(runId, q.id, 'candidate-2');
         } else await engine.answer(runId, q.id, q.options[0]?.id ?? 'accept');
@@ -108,6 +115,20 @@ describe('human in the loop', () => {
       expect(git(dir, 'rev-parse', `${node?.commit}^{tree}`)).toBe(
         picked && candidateTree(picked.representative),
       );
+      // Status says who chose, with the samples' votes and the ballots apart (it said "2:5").
+      expect(renderNode(run, nodeId)).toMatch(
+        /candidates: chosen by a person, \d+ : \d+ sample votes(; judges' ballots (tied )?\d+ : \d+)? for /,
+      );
+    }
+    // The journal's vote-end: votes and runnerUpVotes count samples; ballots apart.
+    const ends = events.filter((e) => e['type'] === 'vote-end');
+    const leafEnds = ends.filter((e) => e['vote'] === 'patch' && chosen.has(String(e['nodeId'])));
+    expect(leafEnds.length).toBeGreaterThan(0);
+    for (const e of leafEnds) {
+      const leaf = run.nodes[String(e['nodeId'])]?.leaf;
+      const valid = leaf?.draws.filter((d) => d.status === 'valid').length ?? 0;
+      expect(Number(e['votes']) + Number(e['runnerUpVotes'])).toBeLessThanOrEqual(valid);
+      if ((leaf?.ballots.length ?? 0) > 0) expect(e['ballots']).toMatch(/^\d+:\d+$/);
     }
   });
 

@@ -126,21 +126,67 @@ export function chooser(outcome: { readonly auto?: true | undefined }): string {
 }
 
 /**
- * A vote's tally as people read it: `3 : 0`, `4 : 2 after 5 judge ballots` (the ballots' count once
- * judges decided), `chosen by a person`; for a vote under way, the leading classes so far.
+ * A vote's counts, told apart: the samples' votes (candidates agreeing with the leading and the
+ * second class) and, when judges were asked, their ballots. `VoteOutcome.votes` holds the ballots'
+ * count once judges decided, so counts a person reads come from the draws and ballots themselves.
+ */
+export interface VoteCounts {
+  /** Valid samples in the leading class and the second class. */
+  readonly samples: readonly [number, number];
+  /** Valid judge ballots for the leading and the second class, and how many were cast; null without ballots. */
+  readonly ballots: {
+    readonly lead: number;
+    readonly second: number;
+    readonly cast: number;
+  } | null;
+}
+
+export function voteCounts(record: VoteRecord): VoteCounts {
+  const samples = classVotes(record.draws);
+  const settled = record.ballots.filter((b) => b.status !== 'started').length;
+  const ballots = classVotes(record.ballots);
+  return {
+    samples: [samples[0] ?? 0, samples[1] ?? 0],
+    ballots:
+      settled === 0 ? null : { lead: ballots[0] ?? 0, second: ballots[1] ?? 0, cast: settled },
+  };
+}
+
+/** `judges' ballots 5 : 5` (`tied 5 : 5` when even), or null when no judge was asked. */
+export function ballotText(counts: VoteCounts): string | null {
+  const b = counts.ballots;
+  if (b === null) return null;
+  return `judges' ballots ${b.lead === b.second ? 'tied ' : ''}${b.lead} : ${b.second}`;
+}
+
+/** `2 : 1 sample votes; judges' ballots tied 5 : 5`: sample votes and ballots never mixed. */
+export function countsText(counts: VoteCounts): string {
+  const [lead, second] = counts.samples;
+  const ballots = ballotText(counts);
+  return `${lead} : ${second} sample votes${ballots === null ? '' : `; ${ballots}`}`;
+}
+
+/** Short, for boxes: `3 : 0` (the samples' votes), `2 : 2; ballots 4 : 2` when judges were asked. */
+function shortCounts(counts: VoteCounts): string {
+  const b = counts.ballots;
+  return `${counts.samples[0]} : ${counts.samples[1]}${b === null ? '' : `; ballots ${b.lead} : ${b.second}`}`;
+}
+
+/**
+ * A vote's tally as people read it: `3 : 0` (the samples' votes), `2 : 2; ballots 4 : 2` (the
+ * judges' ballots apart from the samples), `chosen by a person (2 : 1; ballots 5 : 5)`; for a vote
+ * under way, the leading classes so far.
  */
 export function tallyText(record: VoteRecord | undefined): string | null {
   if (record === undefined) return null;
-  const ballots = record.ballots.filter((b) => b.status !== 'started').length;
-  const after = ballots > 0 ? ` after ${plural(ballots, 'judge ballot')}` : '';
+  const counts = voteCounts(record);
   const o = record.outcome;
   if (o === undefined) {
-    const votes = classVotes(record.draws);
-    if (votes.length === 0) return null;
-    return `${votes[0] ?? 0} : ${votes[1] ?? 0}${after}`;
+    if (counts.samples[0] === 0 && counts.ballots === null) return null;
+    return shortCounts(counts);
   }
-  if (o.status === 'human') return `${chooser(o)} (${o.votes} : ${o.runnerUpVotes})`;
-  return `${o.votes} : ${o.runnerUpVotes}${after}${o.status === 'undecided' ? ', undecided' : ''}`;
+  if (o.status === 'human') return `${chooser(o)} (${shortCounts(counts)})`;
+  return `${shortCounts(counts)}${o.status === 'undecided' ? ', undecided' : ''}`;
 }
 
 /** Why a vote ended as it did, in one sentence: votes, ballots and red flags. */
@@ -148,21 +194,22 @@ export function outcomeText(record: VoteRecord, k: number): string {
   const settled = record.draws.filter((d) => d.status !== 'started');
   const flagged = settled.filter((d) => d.status === 'flagged').length;
   const drawn = `${plural(settled.length, 'sample')} drawn, ${flagged} red-flagged`;
-  const ballots = record.ballots.filter((b) => b.status !== 'started').length;
   const o = record.outcome;
   if (o === undefined) return `In progress: ${drawn}.`;
-  const best = classVotes(record.draws);
+  const counts = voteCounts(record);
+  const [lead, second] = counts.samples;
+  const b = counts.ballots;
   switch (o.status) {
     case 'human':
       return o.auto === true
-        ? `Chosen automatically (--hitl auto) after the vote did not settle (${drawn}).`
-        : `A person chose it after the vote did not settle (${drawn}).`;
+        ? `Chosen automatically (--hitl auto) after the vote did not settle (${countsText(counts)}; ${drawn}).`
+        : `A person chose it after the vote did not settle (${countsText(counts)}; ${drawn}).`;
     case 'undecided':
-      return `Undecided at ${o.votes} : ${o.runnerUpVotes} (${drawn}${ballots > 0 ? `, ${plural(ballots, 'judge ballot')}` : ''}): a person is asked.`;
+      return `Undecided at ${countsText(counts)} (${drawn}${b === null ? '' : `, ${plural(b.cast, 'judge ballot')}`}): a person is asked.`;
     case 'decided':
-      return ballots > 0
-        ? `The candidates disagreed (best ${best[0] ?? 0} : ${best[1] ?? 0}); judges chose it ${o.votes} : ${o.runnerUpVotes} in ${plural(ballots, 'ballot')}, ahead by k = ${k} (${drawn}).`
-        : `It won ${o.votes} : ${o.runnerUpVotes}, ahead by k = ${k} (${drawn}).`;
+      return b !== null
+        ? `The candidates disagreed (${lead} : ${second} sample votes); judges chose it ${b.lead} : ${b.second} in ${plural(b.cast, 'ballot')}, ahead by k = ${k} (${drawn}).`
+        : `It won ${lead} : ${second} sample votes, ahead by k = ${k} (${drawn}).`;
   }
 }
 

@@ -123,6 +123,7 @@ export class FileSource implements ViewSource {
     return {
       ok: true,
       note: 'No maker process is driving this workspace: an answer here is saved to the state file, as maker answer does; then continue the run with maker resume.',
+      resume: `maker resume --dir ${this.dir}`,
     };
   }
 

@@ -21,6 +21,7 @@ import {
 } from '../../core/view/display.js';
 import { renderSplit } from '../../engine/decompose.js';
 import { summarise } from '../../engine/summary.js';
+import { logText } from './log-text.js';
 import type {
   Answering,
   CandidateDetail,
@@ -36,6 +37,24 @@ import type {
 
 /** A diff between two commits or trees, from git. */
 export type DiffOf = (from: string, to: string) => Promise<string>;
+
+/**
+ * `diffOf` remembering its last `max` answers (a diff between two commits never changes; a failed
+ * one is asked again next time).
+ */
+export function memoDiff(diffOf: DiffOf, max = 512): DiffOf {
+  const held = new Map<string, Promise<string>>();
+  return (from, to) => {
+    const key = `${from}..${to}`;
+    const hit = held.get(key);
+    if (hit !== undefined) return hit;
+    const diff = diffOf(from, to);
+    held.set(key, diff);
+    diff.catch(() => held.delete(key));
+    if (held.size > max) held.delete(held.keys().next().value as string);
+    return diff;
+  };
+}
 
 /** Longest diff shown for one candidate. */
 export const DIFF_CHARS = 20_000;
@@ -227,16 +246,27 @@ async function voteDetail(
     return diff;
   };
   const winnerKey = record.outcome?.key;
+  // One card per class: its members are shown once, with their slots and count.
+  const shown = new Set<string>();
+  const cards = record.draws.filter((d) => {
+    const own = d.status === 'valid' ? classOfSlot.get(d.slot) : undefined;
+    if (own === undefined) return true;
+    if (shown.has(own.key)) return false;
+    shown.add(own.key);
+    return true;
+  });
   const candidates = await Promise.all(
-    record.draws.map(async (d): Promise<CandidateDetail> => {
-      const own = classOfSlot.get(d.slot);
+    cards.map(async (d): Promise<CandidateDetail> => {
+      const own = d.status === 'valid' ? classOfSlot.get(d.slot) : undefined;
+      const slots = own?.members.map((m) => m.slot) ?? [d.slot];
       return {
         slot: d.slot,
+        slots,
         status: d.status,
         key: d.key ?? null,
         winner: own !== undefined && winnerKey !== undefined && own.key === winnerKey,
         votes: own?.votes ?? 0,
-        members: own?.members.map((m) => m.slot) ?? [],
+        members: own === undefined ? [] : slots,
         flags: d.flags,
         summary: d.summary ?? null,
         session:
@@ -265,35 +295,11 @@ async function voteDetail(
   };
 }
 
-/** One journal record (or engine event) as a line of the page's activity log. */
+/** One journal record (or engine event) as a line of the page's activity log, in words. */
 export function logEntry(record: Readonly<Record<string, unknown>>): LogEntry | undefined {
   const { seq, at, type } = record;
   if (typeof seq !== 'number' || typeof at !== 'string' || typeof type !== 'string')
     return undefined;
   const nodeId = typeof record['nodeId'] === 'string' ? record['nodeId'] : null;
-  const rest = Object.entries(record)
-    .filter(([k, v]) => !['seq', 'at', 'type', 'runId', 'nodeId'].includes(k) && v !== undefined)
-    .map(([k, v]) => `${k}=${logValue(v)}`)
-    .join(' ');
-  return { seq, at, type, nodeId, text: rest };
-}
-
-/** A field of a log line, short: hashes to 12 characters, a question to its id, the rest clipped. */
-function logValue(value: unknown): string {
-  if (typeof value === 'string')
-    return /^[0-9a-f]{40,64}$/.test(value) ? value.slice(0, 12) : shortText(value, 80);
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const id = (value as Record<string, unknown>)['id'];
-    if (typeof id === 'string') return id;
-  }
-  if (
-    Array.isArray(value) &&
-    value.every((f) => typeof f === 'object' && f !== null && 'rule' in f)
-  )
-    return value.map((f) => String((f as Record<string, unknown>)['rule'])).join(',');
-  return shortText(JSON.stringify(value), 80);
-}
-
-function shortText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return { seq, at, type, nodeId, text: logText(record) };
 }

@@ -84,6 +84,11 @@ export interface ViewRun {
 export interface Answering {
   readonly ok: boolean;
   readonly note: string;
+  /**
+   * The command that continues the run once its questions are answered, when no process drives
+   * the workspace (an answer here is only saved): `maker resume --dir …`.
+   */
+  readonly resume?: string | undefined;
 }
 
 export interface RunListEntry {
@@ -118,7 +123,10 @@ export interface LogEntry {
 }
 
 export interface CandidateDetail {
+  /** The first sample of its class. */
   readonly slot: number;
+  /** Every sample of its class (identical samples share one card); a flagged or unfinished draw alone. */
+  readonly slots: readonly number[];
   readonly status: 'started' | 'valid' | 'flagged';
   /** The candidate's class key (normalised content for code; a tree hash in older runs). */
   readonly key: string | null;

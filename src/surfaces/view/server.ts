@@ -7,7 +7,7 @@ import { LIMITS } from '../../core/limits.js';
 import { pageAssets } from './assets.js';
 import { RunChannels } from './channels.js';
 import { journalTail } from './journal-tail.js';
-import { nodeDetail } from './model.js';
+import { memoDiff, nodeDetail } from './model.js';
 import { pageHtml } from './page-html.js';
 import type { ViewSource } from './source.js';
 import { JOURNAL_FILE_NAME } from '../../adapters/state/state-file.js';
@@ -58,6 +58,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewH
   const redact = options.redact ?? ((text: string) => text);
   const source = options.source;
   const channels = new RunChannels(source, redact);
+  // A diff between two commits never changes: a node's detail, asked again as its vote goes on, reuses them.
+  const diff = source.diff === undefined ? undefined : memoDiff(source.diff);
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
       if (!res.headersSent)
@@ -134,7 +136,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewH
         const id = url.searchParams.get('id') ?? '';
         const resolved = await channels.resolve(runId);
         const run = resolved === undefined ? undefined : state.runs[resolved];
-        const detail = run === undefined ? undefined : await nodeDetail(run, id, source.diff);
+        const detail = run === undefined ? undefined : await nodeDetail(run, id, diff);
         if (detail === undefined)
           send(res, 404, 'application/json', JSON.stringify({ error: `No node "${id}".` }));
         else send(res, 200, 'application/json', redact(JSON.stringify(detail)));

@@ -1,4 +1,4 @@
-import { DISPLAY_MEANING } from '../../../core/view/display.js';
+import { DISPLAY_MEANING, STATUS_COLOURS } from '../../../core/view/display.js';
 import type { CandidateDetail, NodeDetail, ViewNode, VoteDetail } from '../protocol.js';
 import { externalLink, h } from './dom.js';
 
@@ -9,16 +9,7 @@ export function renderDetail(detail: NodeDetail, node: ViewNode | undefined): HT
     'div',
     { class: 'detail', data: { detailNode: detail.id } },
     h('h2', {}, `${detail.id}: ${detail.title}`),
-    node === undefined
-      ? null
-      : h(
-          'p',
-          { class: 'status-line' },
-          h('span', { class: `pill s-${node.display}` }, node.display),
-          ` ${DISPLAY_MEANING[node.display]} · ${node.kind}`,
-          node.tally === null ? null : ` · votes ${node.tally}`,
-          node.checks === null ? null : ` · ${node.checks}`,
-        ),
+    node === undefined ? null : statusLine(node),
     h('p', { class: 'description' }, detail.description),
     list('Acceptance', detail.acceptance),
     list('Files', detail.files),
@@ -49,6 +40,36 @@ export function renderDetail(detail: NodeDetail, node: ViewNode | undefined): HT
         )
       : null,
     ...detail.votes.map(renderVote),
+  );
+}
+
+/**
+ * The node's status as the tree draws it (same colours), from the page's own data: redrawn with
+ * the tree, without waiting for the node's detail from the server.
+ */
+export function statusLine(node: ViewNode): HTMLElement {
+  const pill = h('span', { class: `pill s-${node.display}` }, node.display);
+  const [fill, stroke] = STATUS_COLOURS[node.display];
+  pill.style.background = fill;
+  pill.style.borderColor = stroke;
+  return h(
+    'p',
+    { class: 'status-line', data: { display: node.display } },
+    pill,
+    ` ${DISPLAY_MEANING[node.display]} · ${node.kind}`,
+    node.tally === null ? null : ` · votes ${node.tally}`,
+    node.checks === null ? null : ` · ${node.checks}`,
+  );
+}
+
+/** What the panel shows of a node while its detail is on its way. */
+export function renderPending(node: ViewNode): HTMLElement {
+  return h(
+    'div',
+    { class: 'detail', data: { detailNode: node.id, loading: '' } },
+    h('h2', {}, `${node.id}: ${node.title}`),
+    statusLine(node),
+    h('p', { class: 'muted' }, 'Loading its candidates and votes…'),
   );
 }
 
@@ -87,7 +108,7 @@ function renderVote(vote: VoteDetail): HTMLElement {
       : h(
           'div',
           { class: 'ballots' },
-          h('h4', {}, `Judge ballots (${vote.ballots.length})`),
+          h('h4', {}, `Judge ballots (${vote.ballots.length})${ballotTally(vote)}`),
           h(
             'ul',
             {},
@@ -97,7 +118,7 @@ function renderVote(vote: VoteDetail): HTMLElement {
                 { class: `ballot ${b.status}` },
                 `Judge #${b.slot}: `,
                 b.status === 'valid'
-                  ? `for candidate #${b.forSlot ?? '?'}`
+                  ? `for ${cardName(vote, b.forSlot)}`
                   : b.status === 'flagged'
                     ? `red-flagged: ${b.flags.map((f) => `${f.rule}: ${f.message}`).join('; ')}`
                     : 'in progress',
@@ -112,10 +133,11 @@ function renderVote(vote: VoteDetail): HTMLElement {
 }
 
 function renderCandidate(c: CandidateDetail): HTMLElement {
+  const slots = c.slots;
   const head = [
-    `#${c.slot}`,
+    slots.length === 1 ? `sample #${c.slot}` : `samples ${slots.map((s) => `#${s}`).join(', ')}`,
     c.status === 'valid'
-      ? `${c.votes} vote${c.votes === 1 ? '' : 's'}`
+      ? `${c.votes} sample vote${c.votes === 1 ? '' : 's'}`
       : c.status === 'flagged'
         ? 'red-flagged'
         : 'in progress',
@@ -131,8 +153,11 @@ function renderCandidate(c: CandidateDetail): HTMLElement {
     .join(' · ');
   return h(
     'article',
-    { class: `candidate ${c.status}${c.winner ? ' winner' : ''}`, data: { slot: String(c.slot) } },
-    h('header', {}, c.winner ? h('strong', { class: 'won' }, 'WINNER ') : null, head),
+    {
+      class: `candidate ${c.status}${c.winner ? ' winner' : ''}`,
+      data: { slot: String(c.slot), samples: String(slots.length) },
+    },
+    h('header', {}, c.winner ? h('strong', { class: 'won' }, 'WINNER · ') : null, head),
     c.flags.length === 0
       ? null
       : h(
@@ -168,4 +193,24 @@ export function renderDiff(diff: string): HTMLElement {
     pre.append(h('span', { class: kind }, `${line}\n`));
   }
   return pre;
+}
+
+/** `: 5 : 5` — the valid ballots per class, most first (apart from the samples' votes). */
+function ballotTally(vote: VoteDetail): string {
+  const counts = new Map<number, number>();
+  for (const b of vote.ballots)
+    if (b.status === 'valid' && b.forSlot !== null)
+      counts.set(b.forSlot, (counts.get(b.forSlot) ?? 0) + 1);
+  const sorted = [...counts.values()].sort((a, b) => b - a);
+  if (sorted.length === 0) return '';
+  return `: ${sorted[0] ?? 0} : ${sorted[1] ?? 0}`;
+}
+
+/** A card as a ballot names it: by its samples (`samples #0, #2`). */
+function cardName(vote: VoteDetail, slot: number | null): string {
+  const card = vote.candidates.find((c) => c.slot === slot);
+  if (card === undefined) return `sample #${slot ?? '?'}`;
+  return card.slots.length === 1
+    ? `sample #${card.slot}`
+    : `samples ${card.slots.map((s) => `#${s}`).join(', ')}`;
 }

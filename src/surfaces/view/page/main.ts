@@ -1,8 +1,8 @@
 import { DISPLAY_MEANING, DISPLAY_STATUSES, STATUS_COLOURS } from '../../../core/view/display.js';
 import type { Boot, NodeDetail, NodesDelta, RunDelta, RunSnapshot, LogEntry } from '../protocol.js';
-import { renderDetail } from './detail.js';
+import { renderDetail, renderPending, statusLine } from './detail.js';
 import { h } from './dom.js';
-import { renderQuestions, type SendAnswer } from './questions.js';
+import { renderDecided, renderQuestions, type SendAnswer } from './questions.js';
 import { Store } from './store.js';
 import { TreeView } from './tree.js';
 
@@ -27,10 +27,13 @@ class App {
   #rendered = false;
   #scheduled = false;
   #detailFor: { id: string; version: string } | undefined;
+  #detailRequest = 0;
 
   constructor(boot: Boot, root: HTMLElement) {
     this.#boot = boot;
     this.#tree = new TreeView(this.#treeHost, (id) => this.select(id));
+    // A fitted tree is fitted again to a resized window.
+    window.addEventListener('resize', () => this.schedule());
     const find = h('input', {
       attrs: {
         type: 'search',
@@ -150,7 +153,9 @@ class App {
   }
 
   zoom(factor: number): void {
-    this.#tree.scale = Math.min(2, Math.max(0.2, this.#tree.scale * factor));
+    const now =
+      this.#tree.scale ?? Number(this.#treeHost.querySelector('svg')?.dataset['scale'] ?? 1);
+    this.#tree.scale = Math.min(2, Math.max(0.2, now * factor));
     this.#tree.render(this.store);
   }
 
@@ -183,10 +188,15 @@ class App {
         : run.result.landed
           ? `landed on ${run.defaultBranch} as ${run.result.finalCommit.slice(0, 12)}`
           : `left on ${run.result.rootBranch}`;
+    const next = this.#nextStep();
     const parts: (HTMLElement | null)[] = [
       h('h1', {}, 'MAKER'),
       runs,
-      h('span', { class: `pill run-${run.status}`, data: { runStatus: run.status } }, run.status),
+      h(
+        'span',
+        { class: `pill run-${run.status}`, data: { runStatus: run.status } },
+        next === null ? run.status : 'answered: waiting for maker resume',
+      ),
       run.simulated
         ? h(
             'span',
@@ -209,6 +219,7 @@ class App {
         result === null ? '' : ` · ${result}`,
       ),
       run.error === null ? null : h('span', { class: 'error' }, run.error),
+      next,
       ...run.waits.map((w) =>
         h(
           'span',
@@ -221,9 +232,28 @@ class App {
     this.#header.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   }
 
+  /**
+   * What the person does next when the run waits on them but nothing is left to answer here: the
+   * answers are saved, and no process drives the workspace to pick them up.
+   */
+  #nextStep(): HTMLElement | null {
+    const run = this.store.run;
+    const resume = this.store.answering.resume;
+    if (run?.status !== 'awaiting-human' || resume === undefined || this.store.pending().length > 0)
+      return null;
+    return h(
+      'span',
+      { class: 'next-step', attrs: { role: 'status' } },
+      'Every question is answered and saved: now run ',
+      h('code', {}, resume),
+      ' to continue.',
+    );
+  }
+
   #renderQuestions(): void {
     const pending = this.store.pending();
-    const key = JSON.stringify([pending, this.store.answering]);
+    const decided = this.store.questions.filter((q) => q.answer !== null);
+    const key = JSON.stringify([pending, decided, this.store.answering]);
     if (key === this.#questionsKey) return;
     this.#questionsKey = key;
     const send: SendAnswer | null =
@@ -239,7 +269,11 @@ class App {
       this.#tree.reveal(this.store, id);
       this.select(id);
     });
-    this.#questions.replaceChildren(...(section === null ? [] : [section]));
+    const done = renderDecided(decided, (id) => {
+      this.#tree.reveal(this.store, id);
+      this.select(id);
+    });
+    this.#questions.replaceChildren(...[section, done].filter((e) => e !== null));
   }
 
   #renderLog(): void {
@@ -255,17 +289,21 @@ class App {
       ...entries.map((e) =>
         h(
           'li',
-          { data: { seq: String(e.seq) } },
+          { data: { seq: String(e.seq), type: e.type }, title: e.type },
           h('time', {}, e.at.slice(11, 19)),
-          ` ${e.type}`,
-          e.nodeId === null ? '' : ` ${e.nodeId}`,
-          h('span', { class: 'muted' }, ` ${e.text}`),
+          e.nodeId === null ? null : h('span', { class: 'log-node' }, ` node ${e.nodeId}`),
+          ` ${e.text === '' ? e.type : e.text}`,
         ),
       ),
     );
     this.#log.lastElementChild?.scrollIntoView({ block: 'nearest' });
   }
 
+  /**
+   * Keeps the panel with the tree: the node's status is redrawn at once from the page's own data
+   * (the same frame as its box), and its detail follows from the server. Only the latest request
+   * is shown: an older answer that arrives late (its diffs took longer) never replaces a newer one.
+   */
   async #refreshDetail(): Promise<void> {
     const id = this.#tree.selected;
     if (id === null) return;
@@ -273,12 +311,19 @@ class App {
     const version = JSON.stringify(node ?? null);
     if (this.#detailFor?.id === id && this.#detailFor.version === version) return;
     this.#detailFor = { id, version };
+    const request = ++this.#detailRequest;
+    const shown = this.#detail.querySelector(`[data-detail-node="${CSS.escape(id)}"]`);
+    if (node !== undefined) {
+      if (shown === null) this.#detail.replaceChildren(renderPending(node));
+      else shown.querySelector('.status-line')?.replaceWith(statusLine(node));
+    }
     const detail = await detailSource(this.#boot, this.store)(id);
-    if (this.#tree.selected !== id) return;
+    if (this.#tree.selected !== id || request !== this.#detailRequest) return;
+    // With the node as the tree drew it when asked: a newer one is drawn with its own request.
     this.#detail.replaceChildren(
       detail === undefined
         ? h('p', { class: 'muted' }, `No detail for ${id}.`)
-        : renderDetail(detail, this.store.nodes.get(id)),
+        : renderDetail(detail, node),
     );
   }
 

@@ -127,3 +127,48 @@ function renderQuestion(
     status,
   );
 }
+
+/**
+ * The questions already answered, folded under the pending ones: what was asked, and what was
+ * decided (by a person, or by the run's `--hitl auto` policy).
+ */
+export function renderDecided(
+  decided: readonly ViewQuestion[],
+  onShowNode: (id: string) => void,
+): HTMLElement | null {
+  if (decided.length === 0) return null;
+  return h(
+    'details',
+    { class: 'decided' },
+    h('summary', {}, `Decided (${decided.length})`),
+    h(
+      'ol',
+      {},
+      ...decided.map((q) => {
+        const option = q.options.find((o) => o.id === q.answer?.optionId);
+        const answer = option?.label ?? q.answer?.text ?? q.answer?.optionId ?? '';
+        return h(
+          'li',
+          { data: { decided: q.id } },
+          h('span', { class: `kind ${q.kind}` }, q.kind),
+          ' ',
+          q.nodeId === null
+            ? null
+            : h(
+                'button',
+                {
+                  class: 'link',
+                  attrs: { type: 'button' },
+                  on: { click: () => onShowNode(q.nodeId ?? '') },
+                },
+                `node ${q.nodeId}`,
+              ),
+          ' ',
+          h('span', { class: 'prompt' }, q.prompt),
+          ' → ',
+          h('strong', { class: 'answer' }, answer),
+        );
+      }),
+    ),
+  );
+}

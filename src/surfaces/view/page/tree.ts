@@ -5,10 +5,14 @@ import { shorten, svg } from './dom.js';
 import type { Store } from './store.js';
 
 const BOX_W = 230;
-const BOX_H = 40;
-const ROW = 48;
+const BOX_H = 54;
+const ROW = 62;
 const COL = 270;
 const PAD = 16;
+/** Characters of a title per line of a box (two lines). */
+const LINE = 34;
+/** The smallest scale the tree is shrunk to so that it fits its pane's width. */
+const MIN_FIT = 0.5;
 
 /**
  * The decomposition tree as SVG, laid out by d3-hierarchy's tidy tree (left to right). Subtrees
@@ -17,7 +21,8 @@ const PAD = 16;
 export class TreeView {
   readonly collapsed = new Set<string>();
   selected: string | null = null;
-  scale = 1;
+  /** The zoom a person chose (the − and + buttons); until then the tree is fitted to its pane's width. */
+  scale: number | null = null;
   readonly #host: HTMLElement;
   readonly #onSelect: (id: string) => void;
   #store: Store | undefined;
@@ -84,11 +89,15 @@ export class TreeView {
     }
     const boxes = svg('g', { class: 'nodes' });
     for (const p of placed) boxes.append(this.#box(p.data, at(p), store));
+    // Fitted to the pane's width (deep trees shrink, down to MIN_FIT) until a person zooms.
+    const room = this.#host.clientWidth - 2;
+    const scale = this.scale ?? (room > 0 ? Math.max(MIN_FIT, Math.min(1, room / width)) : 1);
     const picture = svg(
       'svg',
       {
-        width: Math.ceil(width * this.scale),
-        height: Math.ceil(height * this.scale),
+        width: Math.ceil(width * scale),
+        height: Math.ceil(height * scale),
+        'data-scale': scale.toFixed(3),
         viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`,
         role: 'tree',
         'aria-label': 'Decomposition tree',
@@ -136,6 +145,7 @@ export class TreeView {
     ]
       .filter((l): l is string => l !== null)
       .join('\n');
+    const lines = titleLines(n.title);
     const group = svg(
       'g',
       {
@@ -148,8 +158,10 @@ export class TreeView {
       },
       svg('title', {}, tooltip),
       svg('rect', { class: 'box', width: BOX_W, height: BOX_H, rx: 6, fill, stroke }),
-      svg('text', { class: 'title', x: 8, y: 16 }, shorten(n.title, 34)),
-      svg('text', { class: 'facts', x: 8, y: 32 }, shorten(facts, 40)),
+      ...lines.map((line, i) =>
+        svg('text', { class: 'title', x: 8, y: (lines.length === 1 ? 22 : 16) + 14 * i }, line),
+      ),
+      svg('text', { class: 'facts', x: 8, y: lines.length === 1 ? 40 : 46 }, shorten(facts, 40)),
     );
     const kids = n.children.filter((c) => store.nodes.has(c)).length;
     if (kids > 0) {
@@ -178,4 +190,16 @@ function subtreeSize(store: Store, n: ViewNode): number {
     if (child !== undefined) size += subtreeSize(store, child);
   }
   return size;
+}
+
+/** A title on up to two lines, broken between words where it can; only a longer one is shortened. */
+export function titleLines(title: string): string[] {
+  const chars = [...title];
+  if (chars.length <= LINE) return [title];
+  const head = chars.slice(0, LINE + 1).join('');
+  const cut = head.lastIndexOf(' ');
+  const at = cut > LINE / 2 ? cut : LINE;
+  const first = [...title].slice(0, at).join('').trimEnd();
+  const rest = [...title].slice(at).join('').trimStart();
+  return [first, shorten(rest, LINE)];
 }

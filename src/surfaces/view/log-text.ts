@@ -1,0 +1,114 @@
+/**
+ * A journal record (or engine event) as a sentence for the page's activity log: what happened,
+ * in words, never the record's fields as developer text (`key=[{"acceptance":…`). Fields are read
+ * defensively: a journal is a file another version of MAKER may have written.
+ */
+export function logText(record: Readonly<Record<string, unknown>>): string {
+  const str = (name: string): string | undefined => {
+    const v = record[name];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const num = (name: string): number | undefined => {
+    const v = record[name];
+    return typeof v === 'number' ? v : undefined;
+  };
+  const vote = voteName(str('vote'));
+  switch (record['type']) {
+    case 'run-start':
+      return `${record['resumed'] === true ? 'Run resumed' : 'Run started'}: ${clipped(str('idea') ?? '', 80)}`;
+    case 'node-start':
+      return `started: ${clipped(str('title') ?? '', 80)}`;
+    case 'node-minimal':
+      return record['minimal'] === true ? 'is small enough: one change' : 'will be split';
+    case 'node-split': {
+      const children = Array.isArray(record['children']) ? record['children'].length : 0;
+      return `split into ${children} subtask${children === 1 ? '' : 's'}`;
+    }
+    case 'vote-start':
+      return `vote begins: ${vote}`;
+    case 'sample-drawn':
+      return str('vote')?.endsWith('-ballot') === true
+        ? `${vote}: judge #${num('slot') ?? '?'} cast a ballot${shortKey(str('key'), 'for ')}`
+        : `${vote}: sample #${num('slot') ?? '?'} drawn${shortKey(str('key'))}`;
+    case 'sample-flagged': {
+      const rules = Array.isArray(record['flags'])
+        ? record['flags']
+            .map((f) =>
+              typeof f === 'object' && f !== null ? String((f as { rule?: unknown }).rule) : '',
+            )
+            .filter((r) => r !== '')
+        : [];
+      return `${vote}: sample #${num('slot') ?? '?'} red-flagged${rules.length === 0 ? '' : ` (${rules.join(', ')})`}`;
+    }
+    case 'vote-end': {
+      const ballots = str('ballots');
+      const counts = `${num('votes') ?? 0} : ${num('runnerUpVotes') ?? 0} sample votes${ballots === undefined ? '' : `; judges' ballots ${ballots.replace(':', ' : ')}`}`;
+      const status = str('status');
+      const said =
+        status === 'decided' ? 'decided' : status === 'human' ? 'chosen by a person' : 'undecided';
+      return `${vote} ${said} (${counts})`;
+    }
+    case 'commit-end':
+      return `committed ${shortHash(str('commit'))} on ${str('branch') ?? '?'}`;
+    case 'merge-end':
+      return `merged subtask ${str('child') ?? '?'} (${shortHash(str('commit'))})`;
+    case 'merge-conflict': {
+      const files = Array.isArray(record['conflicts']) ? record['conflicts'].map(String) : [];
+      return `merging subtask ${str('child') ?? '?'} conflicts in ${clipped(files.join(', '), 80)}`;
+    }
+    case 'context-built': {
+      const omitted = num('omitted') ?? 0;
+      return `read the repository for a prompt (${num('chars') ?? 0} of ${num('budget') ?? 0} characters${omitted > 0 ? `, ${omitted} paths left out` : ''})`;
+    }
+    case 'question-asked': {
+      const q = record['question'];
+      const prompt =
+        typeof q === 'object' && q !== null ? (q as { prompt?: unknown }).prompt : undefined;
+      return `asks you: ${clipped(typeof prompt === 'string' ? prompt : '', 100)}`;
+    }
+    case 'question-answered':
+      return `answered ${str('questionId') ?? '?'}: ${clipped(str('answer') ?? '', 60)}`;
+    case 'wait-start':
+      return `waiting for ${str('service') ?? '?'} until ${(str('until') ?? '').slice(11, 19)} UTC: ${clipped(str('reason') ?? '', 80)}`;
+    case 'wait-end':
+      return `done waiting for ${str('service') ?? '?'}`;
+    case 'pull-request':
+      return `pull request #${num('number') ?? '?'} ${str('state') ?? ''}: ${str('url') ?? ''}`;
+    case 'run-end':
+      return `Run ended: ${str('status') ?? '?'}${str('error') === undefined ? '' : ` (${clipped(str('error') ?? '', 120)})`}`;
+    default:
+      return '';
+  }
+}
+
+function voteName(vote: string | undefined): string {
+  switch (vote) {
+    case 'minimal':
+      return 'is it small enough?';
+    case 'split':
+      return 'how to split';
+    case 'patch':
+      return 'candidate changes';
+    case 'integration':
+      return 'merge fix';
+    case undefined:
+      return 'vote';
+    default:
+      return vote.endsWith('-ballot') ? `judges (${voteName(vote.slice(0, -7))})` : vote;
+  }
+}
+
+/** A tree hash, shortened; other keys (a split's JSON, yes/no) say nothing a person reads. */
+function shortKey(key: string | undefined, lead = ''): string {
+  if (key === 'yes' || key === 'no') return `: ${key}`;
+  return key !== undefined && /^[0-9a-f]{40,64}$/.test(key) ? ` (${lead}${key.slice(0, 10)})` : '';
+}
+
+function shortHash(hash: string | undefined): string {
+  return hash === undefined ? '?' : hash.slice(0, 12);
+}
+
+function clipped(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
