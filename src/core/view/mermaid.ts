@@ -72,7 +72,9 @@ function render(run: Run, maxNodes: number, options: MermaidOptions): string {
     const rootBox = box(run, root, 'n0', waiting, titleChars);
     // A simulated run says so on its root, in every picture made of it (report, pull request).
     boxes.push(
-      isSimulatedRun(run.config) ? { ...rootBox, label: `SIMULATED #183; ${rootBox.label}` } : rootBox,
+      isSimulatedRun(run.config)
+        ? { ...rootBox, label: `SIMULATED #183; ${rootBox.label}` }
+        : rootBox,
     );
     // Breadth first: a node's children are drawn when they all fit, else they fold into one box.
     // Every queued node with children keeps one slot in reserve for its "… more" box.
