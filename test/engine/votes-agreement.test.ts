@@ -111,6 +111,8 @@ async function runWith(model: ScriptedModel, config: Partial<RunConfig> = {}) {
       defaultBranch: 'main',
       model: model.id,
       maxDepth: 1,
+      // The scripted plans carry no checks: these tests are about agreement, not checks.
+      runChecks: false,
     }),
     ...config,
   });
@@ -250,6 +252,7 @@ describe('votes that real samples can win', () => {
         defaultBranch: 'main',
         model: three.id,
         maxDepth: 1,
+        runChecks: false,
         sampling: { temperature: 0.7 },
       }),
     );

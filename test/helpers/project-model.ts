@@ -17,6 +17,7 @@ export function projectModel(request: FakeGeminiRequest, index: number): FakeGem
             acceptance: ['converts'],
             files: ['src/convert.py'],
             dependsOn: [],
+            check: 'test -s src/convert.py',
           },
           {
             title: 'Write the README',
@@ -24,6 +25,7 @@ export function projectModel(request: FakeGeminiRequest, index: number): FakeGem
             acceptance: ['documents usage'],
             files: ['README.md'],
             dependsOn: [0],
+            check: 'test -s README.md',
           },
         ],
         ambiguity: null,
