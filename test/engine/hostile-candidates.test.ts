@@ -280,7 +280,7 @@ describe('hostile candidates', () => {
       ['src/'],
     );
     expect(result).toMatchObject({ ok: true });
-    if (result.ok) expect(await ws.listFiles(result.key)).toContain(canonical);
+    if (result.ok) expect(await ws.listFiles(result.tree ?? result.key)).toContain(canonical);
   });
 
   it('lets a run allow what a subtask legitimately needs', async () => {
@@ -310,7 +310,12 @@ describe('hostile candidates', () => {
     expect(kept).toMatchObject({ ok: true });
     if (kept.ok)
       expect(
-        git((await ws.gitDir()).replace(/\/\.git$/, ''), 'ls-tree', kept.key, 'bin/tool'),
+        git(
+          (await ws.gitDir()).replace(/\/\.git$/, ''),
+          'ls-tree',
+          kept.tree ?? kept.key,
+          'bin/tool',
+        ),
       ).toMatch(/^100755/);
   });
 });
