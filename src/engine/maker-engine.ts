@@ -21,7 +21,7 @@ import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
 import {
   ChecksFailedError,
   QuestionPendingError,
-  outward,
+  redacted,
   RunStoppedError,
   type Answer,
   type RunContext,
@@ -136,7 +136,7 @@ export class MakerEngine {
         `The check is ${options.check.length} characters long; at most ${LIMITS.checkChars} are taken.`,
       );
     // As the state file holds it: a key pasted into the idea reaches no prompt, commit or title.
-    const said = outward({ secrets: this.#deps.secrets ?? [] }, idea.trim());
+    const said = redacted({ secrets: this.#deps.secrets ?? [] }, idea.trim());
     const state = await this.state();
     const baseCommit = await this.#deps.workspace.resolve(config.defaultBranch);
     if (baseCommit === undefined)

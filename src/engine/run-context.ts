@@ -320,12 +320,20 @@ const redactors = new WeakMap<readonly string[], Redactor>();
  * Control characters but line feed and tab are written as their escapes (`\u001b`).
  */
 export function outward(ctx: Pick<RunContext, 'secrets'>, text: string): string {
+  // Control characters (a model's ESC sequences) shown as escapes: `git log` and a terminal
+  // showing the pull request replay them otherwise.
+  return escapeControls(redacted(ctx, text));
+}
+
+/**
+ * `text` with the configured keys, and keys of known formats, redacted: as the state file holds a
+ * person's words (the idea), which keep their own characters there (every surface escapes them).
+ */
+export function redacted(ctx: Pick<RunContext, 'secrets'>, text: string): string {
   let redact = redactors.get(ctx.secrets);
   if (redact === undefined) {
     redact = makeRedactor(ctx.secrets);
     redactors.set(ctx.secrets, redact);
   }
-  // Control characters (a model's ESC sequences) shown as escapes: `git log` and a terminal
-  // showing the pull request replay them otherwise.
-  return escapeControls(redact(text));
+  return redact(text);
 }

@@ -127,9 +127,10 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
     expect(demo.stderr).toMatch(
       /^maker: question q-root-veto answered automatically \(--hitl auto\): accept \(Accept: /m,
     );
-    const end = /^maker: run r[\w-]+ ended: done · (\d+) samples \((\d+) red-flagged\)/m.exec(
-      demo.stderr,
-    );
+    const end =
+      /^maker: run r[\w-]+ ended: done · run totals (\d+) samples \((\d+) red-flagged\)/m.exec(
+        demo.stderr,
+      );
     const summary = /done — \d+ nodes \(\d+ leaves\), (\d+) samples, (\d+) red-flagged/.exec(
       demo.stdout,
     );
