@@ -59,7 +59,14 @@ async function githubRun(
   });
   const runId = await engine.create(
     'a tiny tool',
-    { ...baseConfig, hitl: 'defer', maxBallots: 2, maxDepth: 1 },
+    // Candidates capped at 2k−1: no draws past the first batch, so undecided votes reach a person.
+    {
+      ...baseConfig,
+      hitl: 'defer',
+      maxBallots: 2,
+      maxDepth: 1,
+      maxCandidates: 2 * baseConfig.k - 1,
+    },
     { github: record },
   );
   return { engine, runId };
