@@ -150,6 +150,8 @@ describe('model access', () => {
         'gemini-cli',
         '--hitl',
         'auto',
+        // Its PATH holds git and the stub alone (no sandbox): this test is about model access.
+        '--no-checks',
         '--json',
       ],
       {
