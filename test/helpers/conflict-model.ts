@@ -32,6 +32,7 @@ export function conflictModel(request: FakeGeminiRequest): FakeGeminiReply {
             acceptance: ['greet() returns "hello"'],
             files: ['app.py'],
             dependsOn: [],
+            check: 'test -s app.py',
           },
           {
             title: 'Add the farewell',
@@ -39,6 +40,7 @@ export function conflictModel(request: FakeGeminiRequest): FakeGeminiReply {
             acceptance: ['farewell() returns "bye"'],
             files: ['app.py'],
             dependsOn: [],
+            check: 'test -s app.py',
           },
         ],
         ambiguity: null,
