@@ -90,6 +90,8 @@ describe.skipIf('skip' in binary)(
           'gemini-cli',
           '--hitl',
           'auto',
+          // Its PATH holds git, node and gemini alone (no sandbox): this test is about model access.
+          '--no-checks',
           '--json',
         ],
         {
