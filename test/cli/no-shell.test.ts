@@ -27,9 +27,12 @@ async function canaryHome(): Promise<{ env: Record<string, string>; canary: stri
   await mkdir(bin);
   for (const file of STARTUP_FILES)
     await writeFile(join(home, file), `echo "${file} read by $0" >> '${canary}'\n`);
+  // A bash started as a shell (`bash -c …`, options, or no script) is recorded. One started as the
+  // interpreter of a program's script (`#!/usr/bin/env bash`, as pyenv's python3 shim is) runs that
+  // program, not a shell for MAKER: its start-up files are still caught by the lines above.
   await writeFile(
     join(bin, 'bash'),
-    `#!/bin/sh\necho "bash started: $*" >> '${canary}'\nexec /bin/bash "$@"\n`,
+    `#!/bin/sh\ncase "$1" in -*|'') echo "bash started: $*" >> '${canary}' ;; esac\nexec /bin/bash "$@"\n`,
   );
   await chmod(join(bin, 'bash'), 0o755);
   return {
