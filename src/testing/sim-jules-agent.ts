@@ -1,3 +1,4 @@
+import { simModule } from '../adapters/sim/project-sim.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { hashString, uniform } from '../core/random.js';
@@ -23,7 +24,8 @@ const WRONG = 'TODO: this does not do what the subtask asks';
 
 /**
  * A simulated coding agent for the fake Jules server (`--worker jules-fake`): from the prompt MAKER
- * sends it writes the subtask's `index.md` (and shared notes) in the first folder the prompt names,
+ * sends it writes the subtask's `index.md`, a runnable module with its test (and shared notes) in
+ * the first folder the prompt names,
  * as a real unified diff against the starting branch, with seeded failures, stale patches, wrong
  * answers and questions. Correct sessions of one subtask agree byte for byte, so votes can decide.
  */
@@ -60,7 +62,11 @@ export function simJulesAgent(
       '',
     ].join('\n');
     const dir = task.files.find((f) => f.endsWith('/')) ?? 'src/';
-    const edits = [{ path: `${dir}index.md`, content: body }];
+    // The runnable module and test the sim worker writes, so the subtask's check passes (or not).
+    const edits: { path: string; content: string }[] = [
+      { path: `${dir}index.md`, content: body },
+      ...simModule(dir, task.title, wrong).map((e) => ({ path: e.path, content: e.content ?? '' })),
+    ];
     const notes = task.files.find((f) => f.endsWith('NOTES.md'));
     if (notes !== undefined) edits.push({ path: notes, content: `- ${task.title}\n` });
     const before = await Promise.all(

@@ -86,6 +86,8 @@ async function runWith(worker: (inFlight: InFlight) => Worker, concurrency: numb
     maxDepth: planner.shape.depth,
     maxNodes: planner.shape.nodes() + 100,
     defaultBranch: 'main',
+    // An in-memory workspace runs no checks: this test counts paid slots.
+    runChecks: false,
   });
   const outcome = await engine.run(await engine.create('a tree', config));
   expect(outcome.status).toBe('done');

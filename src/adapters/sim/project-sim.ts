@@ -237,7 +237,7 @@ export class SimWorker implements Worker {
  * `index.mjs` names the subtask, and its test asserts that it does. A wrong answer's module says
  * TODO instead, and its own test fails. Both say they are simulated.
  */
-function simModule(dir: string, title: string, wrong: boolean): FileEdit[] {
+export function simModule(dir: string, title: string, wrong: boolean): FileEdit[] {
   const said = JSON.stringify(wrong ? WRONG : title);
   return [
     {
