@@ -47,6 +47,8 @@ describe('saves the engine names', () => {
       maxDepth: planner.shape.depth,
       maxNodes: planner.shape.nodes() + 100,
       defaultBranch: 'main',
+      // An in-memory workspace runs no checks: this test is about saves.
+      runChecks: false,
     });
     const runId = await engine.create('a tree', config);
     expect((await engine.run(runId)).status).toBe('done');

@@ -62,7 +62,10 @@ describe('maker report', () => {
     const { run } = await simRun(dir);
     const mermaid = await maker(['report', '--dir', dir, '--mermaid']);
     expect(mermaid.code).toBe(0);
-    expect(mermaid.stdout).toMatch(/^flowchart TD\n {2}n0\["a todo app<br\/>waiting/);
+    // A simulated run says so on its root.
+    expect(mermaid.stdout).toMatch(
+      /^flowchart TD\n {2}n0\["SIMULATED #183; a todo app<br\/>waiting/,
+    );
 
     const file = join(dir, 'out.html');
     const written = await maker(['report', '--dir', dir, '--html', file]);
