@@ -63,6 +63,8 @@ export async function runViewBench(options: ViewBenchOptions) {
       runConfig({
         worker: 'sim',
         hitl: 'auto',
+        // The page is measured, not checks (its planner proposes none, its workspace is in memory).
+        runChecks: false,
         concurrency: 16,
         maxDepth: planner.shape.depth,
         maxNodes: planner.shape.nodes() + 100,
