@@ -228,6 +228,20 @@ describe('the realistic fake model', () => {
     }
   });
 
+  it('fences a file holding ``` lines with three backticks at the fenceInside rate: an unusable answer', async () => {
+    const readme = async (fenceInside: number) => {
+      const model = new RealisticModel({ ...knobs, slipRates: { fenceInside } });
+      const worker = new LlmWorker(model, new MemoryWorkspace(), { editFormat: 'fenced' });
+      return worker.run({ context: context(['README.md']), baseCommit: '', branch: 'b' }, 1);
+    };
+    const careful = await readme(0);
+    expect(careful.ok && careful.edits?.[0]?.content).toMatch(/```sh\nnpm test\n```\n$/);
+    const slipped = await readme(1);
+    expect(slipped.ok ? '' : slipped.reason).toMatch(
+      /block for README\.md holds a line opening another fenced block.*needed a longer fence/,
+    );
+  });
+
   it('judges pick the right change at their set accuracy, and reviewers flag broken ones', async () => {
     for (const [accuracy, low, high] of [
       [0.9, 0.75, 1],
