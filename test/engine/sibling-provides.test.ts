@@ -1,24 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
-import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
-import {
-  startFakeGemini,
-  type FakeGemini,
-  type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
-import { baseConfig } from '../helpers/engine.js';
+import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-let fake: FakeGemini | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const fakeGemini = useFakeGemini();
 
 /** Two wordings of one promise: the split samples alternate between them. */
 const PARSER_PROVIDES = [
@@ -72,27 +59,10 @@ function scripted() {
 
 describe('what subtasks promise each other', () => {
   it("each worker's prompt lists its siblings' titles and what they provide; wordings of provides do not split the vote", async () => {
-    fake = await startFakeGemini(scripted());
+    const fake = await fakeGemini(scripted());
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
-    const gemini = new GeminiModel({
-      model: 'gemini-2.5-flash',
-      apiKey: ['AIza', 'K'.repeat(35)].join(''),
-      baseUrl: fake.baseUrl,
-      attempts: 1,
-    });
-    const engine = new MakerEngine({
-      workspace,
-      roles: { planner: new LlmPlanner(gemini), worker: new LlmWorker(gemini, workspace) },
-      store: makerStateFile(dir),
-    });
-    const runId = await engine.create('a CSV to JSON tool', {
-      ...baseConfig,
-      worker: 'gemini',
-      planner: 'gemini',
-      model: 'gemini-2.5-flash',
-      maxDepth: 1,
-    });
+    const engine = geminiEngine(dir, await openWorkspace(dir, true), fake);
+    const runId = await engine.create('a CSV to JSON tool', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
     expect(outcome.status).toBe('done');
@@ -115,7 +85,7 @@ describe('what subtasks promise each other', () => {
     expect(PARSER_PROVIDES).toContain(promised);
 
     const workerPrompt = (title: string) =>
-      fake?.requests.find(
+      fake.requests.find(
         (r) => r.prompt.includes(`Task: ${title}`) && r.prompt.includes('Include only files'),
       )?.prompt ?? '';
     const cli = workerPrompt('Write the CLI');
