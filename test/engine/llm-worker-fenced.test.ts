@@ -3,6 +3,7 @@ import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { LlmWorker } from '../../src/engine/llm-worker.js';
 import type { GenerateRequest, LanguageModel } from '../../src/ports/language-model.js';
 import type { NodeContext } from '../../src/ports/planner.js';
+import { baseConfig, memoryEngine } from '../helpers/engine.js';
 
 const F = '```';
 
@@ -78,5 +79,28 @@ describe('the gemini worker in the fenced edit format', () => {
     expect(out.ok ? '' : out.reason).toBe(
       "The model's answer is not in the fenced edit format: the block for src/cli.js is never closed: a closing fence is missing (or the answer was cut off).",
     );
+  });
+
+  it('in a run, a slipped answer is a red-flagged draw with its reason, and a redraw lands', async () => {
+    const good = `File: src/tool.txt\n${F}\nthe tool\n${F}\n${F}json\n{"summary": "Add the tool"}\n${F}\n`;
+    const model = scripted([`File: src/tool.txt\n${F}\nthe tool\n`, good, good, good, good]);
+    const engine = memoryEngine(
+      new LlmWorker(model, new MemoryWorkspace(), { editFormat: 'fenced' }),
+      0,
+    );
+    const runId = await engine.create('a tool', { ...baseConfig, maxDepth: 0, concurrency: 1 });
+    const outcome = await engine.run(runId);
+    const run = await engine.getRun(runId);
+    engine.close();
+    expect(outcome.status).toBe('done');
+    const flagged = (run.nodes['root']?.leaf?.draws ?? []).filter((d) => d.status === 'flagged');
+    expect(flagged.map((d) => d.flags.map((f) => [f.rule, f.message]))).toEqual([
+      [
+        [
+          'worker-failed',
+          "The model's answer is not in the fenced edit format: the block for src/tool.txt is never closed: a closing fence is missing (or the answer was cut off).",
+        ],
+      ],
+    ]);
   });
 });
