@@ -238,3 +238,45 @@ export function samplingProblem(
   }
   return undefined;
 }
+
+/** The output cap of Gemini 2.5 and 3 models, thinking included (the model pages: 65,536 tokens). */
+export const MODEL_OUTPUT_CAP = 65_536;
+
+/** A request's thinking settings raised for its one retry, and the room its output cap leaves. */
+export interface RaisedThinking {
+  readonly thinkingBudget?: number;
+  readonly thinkingLevel?: ThinkingLevel;
+  /** Tokens of the output cap left for thinking on top of the answer's. */
+  readonly room: number;
+}
+
+/**
+ * The settings to retry a request with once when its thinking used the whole output cap (finish
+ * reason MAX_TOKENS and no answer): a thinking budget twice as large (within the model's range in
+ * the table), or, for a level or automatic thinking (no number to raise), twice the room. The
+ * answer's tokens plus the room stay within {@link MODEL_OUTPUT_CAP}. Undefined when nothing can
+ * be raised: thinking turned off, or already at the most the model allows.
+ */
+export function raisedThinking(
+  model: string | undefined,
+  request: {
+    readonly maxOutputTokens?: number | undefined;
+    readonly thinkingBudget?: number | undefined;
+    readonly thinkingLevel?: ThinkingLevel | undefined;
+  },
+): RaisedThinking | undefined {
+  const room = thinkingRoom(request);
+  const most = MODEL_OUTPUT_CAP - (request.maxOutputTokens ?? 0);
+  if (request.thinkingBudget !== undefined) {
+    if (request.thinkingBudget <= 0) return undefined;
+    const thinking = entryFor(model).thinking;
+    const max = thinking?.kind === 'budget' ? thinking.max : request.thinkingBudget;
+    const budget = Math.min(max, most, 2 * request.thinkingBudget);
+    return budget > request.thinkingBudget ? { thinkingBudget: budget, room: budget } : undefined;
+  }
+  const raised = Math.min(most, 2 * room);
+  if (raised <= room) return undefined;
+  return request.thinkingLevel === undefined
+    ? { room: raised }
+    : { thinkingLevel: request.thinkingLevel, room: raised };
+}
