@@ -210,21 +210,33 @@ export function samplingTable(
   ) as Record<SamplingRole, Sampling>;
 }
 
-/** Why the overrides do not fit `model`, as a sentence naming the fix; undefined when they do. */
+/** How a surface names the overrides in what it says: the CLI's flags by default. */
+export type OverrideNames = Readonly<Record<keyof SamplingOverrides, string>>;
+const FLAG_NAMES: OverrideNames = {
+  temperature: '--temperature',
+  thinkingBudget: '--thinking-budget',
+  thinkingLevel: '--thinking-level',
+};
+
+/**
+ * Why the overrides do not fit `model`, as a sentence naming the fix (the overrides called by
+ * `names`); undefined when they do.
+ */
 export function samplingProblem(
   model: string | undefined,
   overrides: SamplingOverrides,
+  names: OverrideNames = FLAG_NAMES,
 ): string | undefined {
   const name = model ?? 'the simulated model';
   if (
     overrides.temperature !== undefined &&
     !(overrides.temperature >= 0 && overrides.temperature <= 2)
   )
-    return `--temperature must be between 0 and 2 (got ${overrides.temperature}).`;
+    return `${names.temperature} must be between 0 and 2 (got ${overrides.temperature}).`;
   const thinking = entryFor(model).thinking;
   if (overrides.thinkingBudget !== undefined) {
     if (thinking?.kind !== 'budget')
-      return `${name} takes no thinking budget${thinking?.kind === 'level' ? ': give --thinking-level instead' : ''}.`;
+      return `${name} takes no thinking budget${thinking?.kind === 'level' ? `: give ${names.thinkingLevel} instead` : ''}.`;
     const { min, max, canTurnOff } = thinking;
     const budget = overrides.thinkingBudget;
     if (!(budget === 0 && canTurnOff) && !(budget >= min && budget <= max))
@@ -232,7 +244,7 @@ export function samplingProblem(
   }
   if (overrides.thinkingLevel !== undefined) {
     if (thinking?.kind !== 'level')
-      return `${name} takes no thinking level${thinking?.kind === 'budget' ? ': give --thinking-budget instead' : ''}.`;
+      return `${name} takes no thinking level${thinking?.kind === 'budget' ? `: give ${names.thinkingBudget} instead` : ''}.`;
     if (!thinking.levels.includes(overrides.thinkingLevel))
       return `${name} takes a thinking level of ${thinking.levels.join(' or ')} (got ${overrides.thinkingLevel}).`;
   }
