@@ -267,7 +267,8 @@ export interface RaisedThinking {
  * reason MAX_TOKENS and no answer): a thinking budget twice as large (within the model's range in
  * the table), or, for a level or automatic thinking (no number to raise), twice the room. The
  * answer's tokens plus the room stay within {@link MODEL_OUTPUT_CAP}. Undefined when nothing can
- * be raised: thinking turned off, or already at the most the model allows.
+ * be raised: thinking turned off, already at the most the model allows, or (without a budget) no
+ * output cap sent.
  */
 export function raisedThinking(
   model: string | undefined,
@@ -286,6 +287,8 @@ export function raisedThinking(
     const budget = Math.min(max, most, 2 * request.thinkingBudget);
     return budget > request.thinkingBudget ? { thinkingBudget: budget, room: budget } : undefined;
   }
+  // No cap sent: the model stopped at its own, which no room asked for raises.
+  if (request.maxOutputTokens === undefined) return undefined;
   const raised = Math.min(most, 2 * room);
   if (raised <= room) return undefined;
   return request.thinkingLevel === undefined

@@ -78,6 +78,7 @@ describe('the one retry of an answer its thinking left empty', () => {
     expect(raisedThinking('gemini-2.0-flash', { maxOutputTokens: 4096 })).toEqual({
       room: 16_384,
     });
+    expect(raisedThinking('gemini-2.0-flash', {})).toBe(undefined);
     // The answer and the room stay within the model's output cap.
     const high = raisedThinking('gemini-3-pro-preview', {
       maxOutputTokens: 16_384,
