@@ -1,28 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
-import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import { describe, expect, it } from 'vitest';
 import { samplingFor } from '../../src/core/sampling.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { summarise } from '../../src/engine/summary.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
-import {
-  startFakeGemini,
-  type FakeGemini,
-  type FakeGeminiReply,
-  type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
-import { baseConfig } from '../helpers/engine.js';
+import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-let fake: FakeGemini | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const startFake = useFakeGemini();
 
 const MODEL = 'gemini-2.5-flash';
 const isWorker = (r: FakeGeminiRequest) => r.prompt.includes('Reply as JSON {"files"');
@@ -38,7 +24,7 @@ const budgetOf = (r: FakeGeminiRequest | undefined) =>
  */
 async function runWithEmptyThink(emptyTimes: number) {
   let emptyAt: number | undefined;
-  fake = await startFakeGemini((request, index): FakeGeminiReply => {
+  const fake = await startFake((request, index): FakeGeminiReply => {
     if (isWorker(request) && (emptyAt === undefined || index < emptyAt + emptyTimes)) {
       emptyAt ??= index;
       return { text: '', finishReason: 'MAX_TOKENS', thoughtTokens: 9000, outputTokens: 0 };
@@ -48,19 +34,12 @@ async function runWithEmptyThink(emptyTimes: number) {
   });
   const dir = await tempDir();
   const workspace = await openWorkspace(dir, true);
-  const model = new GeminiModel({ model: MODEL, apiKey: 'k', baseUrl: fake.baseUrl, attempts: 1 });
-  const engine = new MakerEngine({
-    workspace,
-    roles: { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) },
-    store: makerStateFile(dir),
-  });
+  const engine = geminiEngine(dir, workspace, fake);
   try {
     const runId = await engine.create('a CLI that converts CSV to JSON', {
-      ...baseConfig,
+      ...geminiConfig,
+      maxDepth: 3,
       concurrency: 1,
-      worker: 'gemini',
-      planner: 'gemini',
-      model: MODEL,
     });
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
