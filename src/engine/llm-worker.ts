@@ -64,6 +64,7 @@ export class LlmWorker implements Worker {
       draw: `${task.context.nodeId}:worker:${slot}`,
     });
     const tokens = billedTokens(response);
+    const modelCalls = response.requests ?? 1;
     // Over its cap is as cut off, though room left for thinking let it finish.
     const stop = (response.outputTokens ?? 0) > cap ? 'length' : response.finishReason;
     const why =
@@ -77,7 +78,7 @@ export class LlmWorker implements Worker {
       // The whole text, or the one ```json block it is (as the planner's answers are read).
       json = JSON.parse(unfence(response.text));
     } catch {
-      return { ok: false, reason: `The model's answer is not JSON${why}.`, tokens, modelCalls: 1 };
+      return { ok: false, reason: `The model's answer is not JSON${why}.`, tokens, modelCalls };
     }
     const parsed = editsSchema.safeParse(json);
     if (!parsed.success)
@@ -85,7 +86,7 @@ export class LlmWorker implements Worker {
         ok: false,
         reason: `The model's answer does not fit the edit schema${why}: ${parsed.error.issues[0]?.message ?? ''}`,
         tokens,
-        modelCalls: 1,
+        modelCalls,
       };
     const needsFiles = parsed.data.needsFiles ?? [];
     if (needsFiles.length > 0)
@@ -94,7 +95,7 @@ export class LlmWorker implements Worker {
         reason: `The worker needs files outside its list: ${needsFiles.join(', ')}${parsed.data.summary === '' ? '' : ` (${parsed.data.summary})`}.`,
         needsFiles,
         tokens,
-        modelCalls: 1,
+        modelCalls,
       };
     return {
       ok: true,
@@ -102,7 +103,7 @@ export class LlmWorker implements Worker {
       summary: parsed.data.summary,
       ...(stop === undefined ? {} : { finishReason: stop }),
       tokens,
-      modelCalls: 1,
+      modelCalls,
     };
   }
 
