@@ -95,6 +95,7 @@ export class LlmWorker implements Worker {
       draw: `${task.context.nodeId}:worker:${slot}`,
     });
     const tokens = billedTokens(response);
+    const modelCalls = response.requests ?? 1;
     // Over its cap is as cut off, though room left for thinking let it finish.
     const stop = (response.outputTokens ?? 0) > cap ? 'length' : response.finishReason;
     const why =
@@ -104,7 +105,7 @@ export class LlmWorker implements Worker {
           ? ` (the model stopped with reason "${stop}")`
           : '';
     const read = fenced ? readFenced(response.text, why) : readJson(response.text, why);
-    if (!read.ok) return { ok: false, reason: read.reason, tokens, modelCalls: 1 };
+    if (!read.ok) return { ok: false, reason: read.reason, tokens, modelCalls };
     const parsed = read.value;
     const needsFiles = parsed.needsFiles;
     if (needsFiles.length > 0)
@@ -113,7 +114,7 @@ export class LlmWorker implements Worker {
         reason: `The worker needs files outside its list: ${needsFiles.join(', ')}${parsed.summary === '' ? '' : ` (${parsed.summary})`}.`,
         needsFiles,
         tokens,
-        modelCalls: 1,
+        modelCalls,
       };
     return {
       ok: true,
@@ -121,7 +122,7 @@ export class LlmWorker implements Worker {
       summary: parsed.summary,
       ...(stop === undefined ? {} : { finishReason: stop }),
       tokens,
-      modelCalls: 1,
+      modelCalls,
     };
   }
 

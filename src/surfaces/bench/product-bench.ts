@@ -110,8 +110,8 @@ class CountingModel implements LanguageModel {
     this.id = inner.id;
   }
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    this.calls += 1;
     const result = await this.inner.generate(request);
+    this.calls += result.requests ?? 1;
     this.tokens += billedTokens(result);
     return result;
   }
