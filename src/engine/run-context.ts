@@ -170,7 +170,12 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
       .filter((s): s is TreeNode => s !== undefined && s.id !== n.id)
       .map((s) => ({
         title: s.title,
-        promises: (s.acceptance.length > 0 ? s.acceptance.join('; ') : s.description).slice(0, 300),
+        promises: (s.provides !== undefined && s.provides.length > 0
+          ? `provides ${s.provides.join('; ')}`
+          : s.acceptance.length > 0
+            ? s.acceptance.join('; ')
+            : s.description
+        ).slice(0, 600),
       })),
     clarifications,
     ...(ctx.run.config.runChecks ? { checks: describeCheckEnvironment(ctx.checkEnvironment) } : {}),
