@@ -174,7 +174,10 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
   }, 120_000);
 
   const CRASH_POINTS = [
+    'start:locked',
+    'start:intent-saved',
     'github:repository-ensured',
+    'start:set-up',
     'github:pr-created',
     'github:pr-saved',
     'github:merge-intent-saved',
@@ -200,11 +203,8 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
         MAKER_CRASH_AT: point,
       });
       expect(crashed.signal, `${point}: ${crashed.stderr}`).toBe('SIGKILL');
-      // Before the run was saved, the same command starts it again; after, maker resume goes on.
-      const again =
-        point === 'github:repository-ensured'
-          ? await maker(RUN(dir, name, '--hitl', 'auto'), env)
-          : await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
+      // Before the run was saved too: its start is recorded first, and maker resume finishes it.
+      const again = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
       expect(again.code, `${point}: ${again.stderr} ${again.stdout}`).toBe(0);
       expect(summaryOf(again).treeHash).toBe(tree);
       const repos = (await fake.state()).repos.filter((r) => r.fullName === `alice/${name}`);

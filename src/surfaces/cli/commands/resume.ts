@@ -21,6 +21,7 @@ import { checksOfRun, sandboxProblems } from '../../preflight.js';
 import { dirOption, runOption } from './common.js';
 import { RUN_OPTIONS as O } from './run-options.js';
 import { replaying } from './run-choices.js';
+import { resumeStart } from './resume-start.js';
 
 export const resumeCommand = defineCommand({
   name: 'resume',
@@ -55,7 +56,16 @@ exactly where it stopped: finished work is never paid for twice.`,
       throw new UsageError(
         `${o.dir === undefined ? 'This directory' : `--dir ${dir}`} ${target.kind === 'missing' ? 'does not exist' : 'is a file, not a directory'}: there is no run to resume there.`,
       );
-    const run = pickRun((await makerStateFile(dir).load()).runs, o.run, dir);
+    const state = await makerStateFile(dir).load();
+    // A start a kill interrupted before its run was saved is the newest: finished first.
+    if (state.starting !== undefined && (o.run === undefined || o.run === state.starting.id)) {
+      if (julesChoices(o) !== undefined)
+        throw new UsageError(
+          `Run ${state.starting.id} has not started yet: its --jules-… limits are the ones it was started with. Resume without them, then again with them if needed.`,
+        );
+      return resumeStart(ctx, state.starting, { dir, hitlChoice, json: o.json === true, view });
+    }
+    const run = pickRun(state.runs, o.run, dir);
     const kind = WORKERS[run.config.worker];
     const julesFlags = julesChoices(o);
     if (julesFlags !== undefined && kind.julesDefaults === undefined)
