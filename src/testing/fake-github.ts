@@ -37,9 +37,9 @@ export interface FakeGitHubOptions {
   /**
    * Kill campaigns only: called with each request's number (1 for the first, control routes not
    * counted) when it arrives (`received`) and once it was carried out, before its answer is
-   * sent for a REST request, after it for git (`handled`).
+   * sent for a REST request, after it for git (`handled`). `drop` on arrival: not carried out, no answer.
    */
-  readonly onRequest?: (n: number, phase: 'received' | 'handled') => void;
+  readonly onRequest?: (n: number, phase: 'received' | 'handled') => void | 'drop';
 }
 
 /** One request the fake answered. Never a header: tokens stay out of the log. */
@@ -118,7 +118,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       return send(res, reply, {});
     }
     const n = (seen += 1);
-    options.onRequest?.(n, 'received');
+    // `drop`: the request is never carried out, and never answered.
+    if (options.onRequest?.(n, 'received') === 'drop') return void res.socket?.destroy();
     const logged = sanitize(url);
     const gitPath = /^\/([^/]+)\/([^/]+?)\.git(\/.*)$/.exec(path);
     if (gitPath !== null) {

@@ -204,7 +204,11 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
       });
       expect(crashed.signal, `${point}: ${crashed.stderr}`).toBe('SIGKILL');
       // Before the run was saved too: its start is recorded first, and maker resume finishes it.
-      const again = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
+      // Killed between taking the lock and recording the start, nothing was made: the same command.
+      const again =
+        point === 'start:locked'
+          ? await maker(RUN(dir, name, '--hitl', 'auto'), env)
+          : await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
       expect(again.code, `${point}: ${again.stderr} ${again.stdout}`).toBe(0);
       expect(summaryOf(again).treeHash).toBe(tree);
       const repos = (await fake.state()).repos.filter((r) => r.fullName === `alice/${name}`);

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError, UsageError } from '../../../core/errors.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
-import { WorkspaceLock } from '../../../adapters/state/lock.js';
+import { WorkspaceLock, type LockInspection } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
 import { cannotStart, openWorkspace } from '../../wiring.js';
 import { WORKERS, julesSettings } from '../../workers.js';
@@ -65,7 +65,12 @@ exactly where it stopped: finished work is never paid for twice.`,
         );
       return resumeStart(ctx, state.starting, { dir, hitlChoice, json: o.json === true, view });
     }
-    const run = pickRun(state.runs, o.run, dir);
+    const run = pickRun(
+      state.runs,
+      o.run,
+      dir,
+      await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
+    );
     const kind = WORKERS[run.config.worker];
     const julesFlags = julesChoices(o);
     if (julesFlags !== undefined && kind.julesDefaults === undefined)
@@ -146,7 +151,12 @@ exactly where it stopped: finished work is never paid for twice.`,
   },
 });
 
-function pickRun(runs: Readonly<Record<string, Run>>, id: string | undefined, dir: string): Run {
+function pickRun(
+  runs: Readonly<Record<string, Run>>,
+  id: string | undefined,
+  dir: string,
+  lock: LockInspection | undefined,
+): Run {
   if (id !== undefined) {
     const run = runs[id];
     if (run === undefined)
@@ -157,6 +167,9 @@ function pickRun(runs: Readonly<Record<string, Run>>, id: string | undefined, di
   }
   const open = Object.values(runs).filter((r) => r.status !== 'done' && r.status !== 'vetoed');
   const latest = open.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
-  if (latest === undefined) throw new UsageError(`Nothing to resume in ${dir}: no unfinished run.`);
+  if (latest === undefined)
+    throw new UsageError(
+      `Nothing to resume in ${dir}: no unfinished run.${lock?.state === 'stale' ? ` A maker ${lock.owner.command ?? 'process'} (pid ${lock.owner.pid}) stopped there right after taking the workspace's lock, before recording anything: nothing was made. Run the same command again (it takes the lock over).` : ''}`,
+    );
   return latest;
 }
