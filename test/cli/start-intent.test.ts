@@ -54,11 +54,12 @@ describe('a maker demo killed before its run was saved', () => {
     // Failed at main: the seam did not exist; killed there, the demo could not be re-run
     // ("already has an origin … that is not maker-demo/d", only the dead fake's port differing).
     const dir = join(await tempDir(), 'd');
-    // The second request is the repository's create: the origin is set once it is answered.
-    for (const at of ['3:after', '4:after']) {
-      const killed = await maker(['demo', '--dir', dir], { MAKER_KILL_AT_GITHUB_REQUEST: at });
-      expect(killed.signal, `${at}: ${killed.stderr}`).toBe('SIGKILL');
-    }
+    // Its 6th GitHub request is the first push's: the origin is set by then.
+    const killed = await maker(['demo', '--dir', dir], { MAKER_KILL_AT_GITHUB_REQUEST: '6:after' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(git(dir, 'remote', 'get-url', 'origin')).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/maker-demo\/d\.git$/,
+    );
     const again = await maker(['demo', '--dir', dir]);
     expect(again.stderr).toContain('finishing demo run');
     await expectLanded(dir, again);
@@ -78,8 +79,10 @@ describe('an early Ctrl-C', () => {
       const dir = join(await tempDir(), 'ctrl-c');
       const stopped = await maker(['demo', '--dir', dir], { MAKER_INTERRUPT_AT: step });
       expect(stopped.code, `${step}: ${stopped.stderr}`).toBe(130);
-      expect(stopped.stderr, step).toMatch(/interrupted/);
-      expect(stopped.stderr, step).toContain('maker resume');
+      // Stopped before its run existed, on stderr; once it existed, as the run's outcome.
+      const said = `${stopped.stderr}${stopped.stdout}`;
+      expect(said, step).toMatch(/interrupted/);
+      expect(said, step).toContain('maker resume');
       const status = await maker(['status', '--dir', dir]);
       expect(status.code, `${step}: ${status.stderr}`).toBe(0);
       expect(status.stdout, step).not.toMatch(/No MAKER runs/);
