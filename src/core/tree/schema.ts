@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { julesConfigSchema, runConfigSchema } from './config-schema.js';
+import { runConfigSchema, type julesConfigSchema } from './config-schema.js';
 import { startIntentSchema } from './intent.js';
 
 export { julesConfigSchema, runConfigSchema, samplingSchema } from './config-schema.js';

@@ -15,7 +15,7 @@ export { DEMO_OWNER };
 export interface DemoGitHub {
   readonly ask: GitHubAsk;
   readonly intent: NonNullable<StartIntent['github']>;
-  serve(): Promise<ServedGitHub>;
+  readonly serve: () => Promise<ServedGitHub>;
 }
 
 /** The demo repository's name for a directory. */

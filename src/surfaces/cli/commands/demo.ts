@@ -87,7 +87,7 @@ which reads the same (fake) GitHub repository.`,
       ctx.io.stderr(
         `maker: finishing demo run ${resuming.id}, which a kill interrupted while it started (\`maker resume\` does the same).\n`,
       );
-    return await start(ctx, {
+    return start(ctx, {
       idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
       dir,
       kind: WORKERS[o.worker ?? 'sim'],

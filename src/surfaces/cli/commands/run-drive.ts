@@ -1,35 +1,14 @@
-import { mkdir, rmdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
-import { StopError } from '../../../core/stops.js';
-import { setUpStop } from '../../set-up-stop.js';
 import { isSimulatedRun } from '../../../core/tree/simulated.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../engine/summary.js';
-import { STATE_FILE_NAME } from '../../../adapters/state/state-file.js';
-import { WorkspaceLock } from '../../../adapters/state/lock.js';
-import { agreeToInit, createdRepositoryLine, staleLockNote } from './run-init.js';
-import { checkBeforeRun, landingNotice, type Target } from '../../preflight.js';
+import { landingNotice, type Target } from '../../preflight.js';
 import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
-import type { GitHubAsk } from '../../github/plan.js';
-import {
-  crashSeam,
-  engineFor,
-  openWorkspace,
-  rolesFor,
-  runConfig,
-  secretsOf,
-} from '../../wiring.js';
-import { DEFAULT_MODEL, type RoleOptions, type WorkerKind } from '../../workers.js';
-import { settleAccess } from '../../access-check.js';
-import { declaredLimit, runQuota } from '../../quota-check.js';
-import type { ModelAccess } from '../../model-access.js';
-import type { Confidence } from '../../../core/tree/presets.js';
-import { createInterface } from 'node:readline/promises';
+import { engineFor, rolesFor, secretsOf } from '../../wiring.js';
+import type { RoleOptions } from '../../workers.js';
 import { type CliContext } from '../define.js';
-import { addLocalOrigin } from '../jules-flags.js';
 import type { CliIo } from '../io.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT } from './common.js';
 import { keepViewOpen, startRunView } from './run-view.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { UsageError } from '../../../core/errors.js';
 import { StopError } from '../../../core/stops.js';
-import type { StartIntent, StateFile } from '../../../core/tree/schema.js';
+import type { RunConfig, StartIntent, StateFile } from '../../../core/tree/schema.js';
 import type { Confidence } from '../../../core/tree/presets.js';
 import { newRunId } from '../../../engine/run-id.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
@@ -38,7 +38,7 @@ export interface ServedGitHub {
   readonly kept: boolean;
   readonly sourceGitDir?: ((owner: string, name: string) => string) | undefined;
   readonly said: string;
-  close(): Promise<void>;
+  readonly close: () => Promise<void>;
 }
 
 export interface StartPlan {
@@ -243,12 +243,13 @@ function newIntent(
   existed: boolean,
   served: StartIntent['github'],
 ): StartIntent {
-  const { defaultBranch: _, ...config } = runConfig({
+  const config: Omit<RunConfig, 'defaultBranch'> & { defaultBranch?: string } = runConfig({
     ...plan.choices,
     ...(access === undefined ? {} : { modelAccess: access }),
     worker: plan.kind.name,
     defaultBranch: '',
   });
+  delete config.defaultBranch;
   const gh = remote?.github;
   const github: StartIntent['github'] =
     served ??
