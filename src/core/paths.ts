@@ -97,3 +97,6 @@ function globToRegExp(glob: string): RegExp {
   }
   return new RegExp(`^${out}$`);
 }
+
+/** MAKER's own files in a workspace (state, its log and backups, lock, journal, calibration). */
+export const MAKER_FILE = /^\.?maker-(state\.json[.a-z0-9]*|journal\.jsonl|calibration\.json)$/;

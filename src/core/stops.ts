@@ -7,13 +7,13 @@ import { MakerError } from './errors.js';
  * - `refused`: nothing exists yet (checks, or the first GitHub write refused or rate-limited):
  *   exit 2, and nothing was created or changed.
  * - `start-failed`: something was set up (a repository created, a clone made) but no run was
- *   started: exit 1; running the same command again picks up what was set up.
+ *   started: exit 1; the start is recorded, and `maker resume` picks up what was set up.
  */
 export const STOPS = {
   refused: { exit: 2, next: 'Nothing was created or changed.' },
   'start-failed': {
     exit: 1,
-    next: 'No run was started: fix the cause, then run the same maker run command again (it picks up what was set up).',
+    next: 'The run was not started, its start is recorded: fix the cause, then `maker resume` finishes it (it picks up what was set up).',
   },
 } as const satisfies Readonly<Record<string, { readonly exit: number; readonly next: string }>>;
 

@@ -1,3 +1,4 @@
+import { newRunId } from './run-id.js';
 import { setMaxListeners } from 'node:events';
 import { AbortedError, MakerError, UsageError } from '../core/errors.js';
 import {
@@ -122,7 +123,12 @@ export class MakerEngine {
   async create(
     idea: string,
     config: RunConfig,
-    options: { check?: string; github?: Run['github'] } = {},
+    // `intent`: the start recorded before anything was made (its id and time are the run's).
+    options: {
+      check?: string;
+      github?: Run['github'];
+      intent?: { id: string; createdAt: string };
+    } = {},
   ): Promise<string> {
     if (idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
     if (idea.length > LIMITS.ideaChars)
@@ -141,13 +147,13 @@ export class MakerEngine {
     const baseCommit = await this.#deps.workspace.resolve(config.defaultBranch);
     if (baseCommit === undefined)
       throw new UsageError(`The repository has no branch "${config.defaultBranch}".`);
-    const id = this.#deps.newRunId?.() ?? newRunId(this.#now());
+    const id = options.intent?.id ?? this.#deps.newRunId?.() ?? newRunId(this.#now());
     if (state.runs[id] !== undefined)
       throw new MakerError('run-exists', `A run with id ${id} already exists.`);
     state.runs[id] = {
       id,
       idea: said,
-      createdAt: this.#now().toISOString(),
+      createdAt: options.intent?.createdAt ?? this.#now().toISOString(),
       status: 'running',
       config,
       baseCommit,
@@ -166,6 +172,8 @@ export class MakerEngine {
       eventSeq: 0,
       ...(options.github === undefined ? {} : { github: options.github }),
     };
+    // The start under way becomes this run, in one save.
+    if (state.starting?.id === id) state.starting = undefined;
     await this.#save();
     return id;
   }
@@ -403,9 +411,4 @@ function outcome(run: Run): RunOutcome {
     error: run.error,
     pending: run.questions.filter((q) => q.answer === undefined),
   };
-}
-
-function newRunId(now: Date): string {
-  const stamp = now.toISOString().slice(0, 10).replace(/-/g, '');
-  return `r${stamp}-${Math.random().toString(36).slice(2, 7)}`;
 }

@@ -16,6 +16,16 @@ export interface RemotePlan {
   readonly origin?: string | undefined;
   /** The credential the run's remote uses (never saved, never printed). */
   readonly token?: string | undefined;
+  /** The GitHub repository it will use (recorded in the start's intent before anything is made). */
+  readonly github?: {
+    readonly owner: string;
+    readonly name: string;
+    readonly apiUrl: string;
+    readonly public: boolean;
+    readonly keepCandidates: boolean;
+    /** It does not exist yet: the start creates it. */
+    readonly create: boolean;
+  };
   /**
    * Creates or opens what the run needs (the workspace; for GitHub, the repository and `origin`).
    * `record` is saved with the run before anything else; `said` tells the person what was done.
@@ -90,6 +100,13 @@ const github: RemoteKind = {
               kind: github,
               origin: `${api.host === 'api.github.com' ? 'https://github.com' : api.origin}/${plan.ref.owner}/${plan.ref.name}.git`,
               token: plan.token,
+              github: {
+                ...plan.ref,
+                apiUrl: plan.apiUrl,
+                public: plan.public,
+                keepCandidates: plan.keepCandidates,
+                create: plan.existing === undefined,
+              },
               setUp: async (d, open, checkpoint) => {
                 const made = await setUpGitHub(plan, d, open, checkpoint);
                 return { ...made, said: `GitHub: ${made.said}` };

@@ -182,7 +182,14 @@ export function engineFor(
 export function crashSeam(
   env: Readonly<Record<string, string | undefined>>,
 ): ((step: string) => void) | undefined {
-  const spec = envValue(env, 'MAKER_CRASH_AT');
+  const kill = seamAt(envValue(env, 'MAKER_CRASH_AT'), 'SIGKILL');
+  // `MAKER_INTERRUPT_AT=<step>`: the same, with SIGINT (a person's Ctrl-C at that very step).
+  const interrupt = seamAt(envValue(env, 'MAKER_INTERRUPT_AT'), 'SIGINT');
+  if (kill === undefined && interrupt === undefined) return undefined;
+  return (step) => (kill?.(step), interrupt?.(step));
+}
+
+function seamAt(spec: string, signal: NodeJS.Signals): ((step: string) => void) | undefined {
   if (spec === '') return undefined;
   const [name, nth] = spec.split('@');
   let seen = 0;
@@ -190,7 +197,7 @@ export function crashSeam(
   return (step) => {
     if (name !== '*' && name !== step) return;
     seen += 1;
-    if (seen === at) process.kill(process.pid, 'SIGKILL');
+    if (seen === at) process.kill(process.pid, signal);
   };
 }
 

@@ -34,6 +34,12 @@ export interface FakeGitHubOptions {
    * fake restarted on the same store and root has every repository, pull request and comment.
    */
   readonly store?: string;
+  /**
+   * Kill campaigns only: called with each request's number (1 for the first, control routes not
+   * counted) when it arrives (`received`) and once it was carried out, before its answer is
+   * sent for a REST request, after it for git (`handled`). `drop` on arrival: not carried out, no answer.
+   */
+  readonly onRequest?: (n: number, phase: 'received' | 'handled') => void | 'drop';
 }
 
 /** One request the fake answered. Never a header: tokens stay out of the log. */
@@ -86,6 +92,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
   const persist = () => store?.save(snapshotWorld(world));
   const faults = new FaultList();
   const requests: FakeGitHubRequest[] = [];
+  let seen = 0;
   const used = new Map<string, number>();
   const limit = options.rateLimit ?? 5000;
   const resetAt = Math.floor(world.now().getTime() / 1000) + 3600;
@@ -110,11 +117,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       if (method !== 'GET') persist();
       return send(res, reply, {});
     }
+    const n = (seen += 1);
+    // `drop`: the request is never carried out, and never answered.
+    if (options.onRequest?.(n, 'received') === 'drop') return void res.socket?.destroy();
     const logged = sanitize(url);
     const gitPath = /^\/([^/]+)\/([^/]+?)\.git(\/.*)$/.exec(path);
     if (gitPath !== null) {
       const status = await handleGit(req, res, gitPath, url);
       requests.push({ kind: 'git', method, path: logged, status });
+      options.onRequest?.(n, 'handled');
       return;
     }
     const text = await readBody(req);
@@ -142,6 +153,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       reply = faultReply(fault, nowSeconds);
     else reply = await route(method, url, text, who);
     if (method !== 'GET' && method !== 'HEAD') persist();
+    options.onRequest?.(n, 'handled');
     if (fault?.kind === 'lost-reply') {
       requests.push({ kind: 'api', method, path: logged, status: 0 });
       res.socket?.destroy();

@@ -174,7 +174,10 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
   }, 120_000);
 
   const CRASH_POINTS = [
+    'start:locked',
+    'start:intent-saved',
     'github:repository-ensured',
+    'start:set-up',
     'github:pr-created',
     'github:pr-saved',
     'github:merge-intent-saved',
@@ -200,9 +203,10 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
         MAKER_CRASH_AT: point,
       });
       expect(crashed.signal, `${point}: ${crashed.stderr}`).toBe('SIGKILL');
-      // Before the run was saved, the same command starts it again; after, maker resume goes on.
+      // Before the run was saved too: its start is recorded first, and maker resume finishes it.
+      // Killed between taking the lock and recording the start, nothing was made: the same command.
       const again =
-        point === 'github:repository-ensured'
+        point === 'start:locked'
           ? await maker(RUN(dir, name, '--hitl', 'auto'), env)
           : await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
       expect(again.code, `${point}: ${again.stderr} ${again.stdout}`).toBe(0);

@@ -82,7 +82,7 @@ describe('stops before a run exists', () => {
     60_000,
   );
 
-  it('a first push the remote rejects: exit 1, the hook’s words, run maker run again (and that works)', async () => {
+  it('a first push the remote rejects: exit 1, the hook’s words, maker resume finishes the recorded start (and that works)', async () => {
     // Failed at main: the hook's words were dropped, and nothing said to run maker run again.
     const fake = await startFake();
     await testOctokit(fake).rest.repos.createForAuthenticatedUser({ name: 'app' });
@@ -100,10 +100,13 @@ describe('stops before a run exists', () => {
     const refused = await run(fake, dir, 'alice/app', TOKENS.full);
     expect(refused.code, refused.stderr).toBe(1);
     expect(refused.stderr).toContain('The remote said: GH013: Repository rule violations found');
-    expect(refused.stderr).toContain('run the same maker run command again');
-    expect(refused.stderr).not.toContain('maker resume');
+    // Its start is recorded before anything is made: `maker resume` finishes it.
+    expect(refused.stderr).toContain('its start is recorded: fix the cause, then `maker resume`');
     await rm(hook);
-    const again = await run(fake, dir, 'alice/app', TOKENS.full);
+    const again = await maker(['resume', '--dir', dir, '--hitl', 'auto'], {
+      GITHUB_API_URL: fake.baseUrl,
+      GITHUB_TOKEN: TOKENS.full,
+    });
     expect(again.code, again.stderr).toBe(0);
     expect((await fake.state()).repos[0]?.pulls[0]?.merged).toBe(true);
   }, 120_000);

@@ -10,6 +10,7 @@ import { StateFileError } from './versioned-json-file.js';
  *     {"run":"r1","id":"0-1","node":{…the whole node…}}
  *     {"run":"r1","id":"0-1","part":{…the node's fields but its votes, and the votes that changed…}}
  *     {"ledger":{…}}
+ *     {"starting":{…a run being started, not created yet…}}
  *
  * A `part` (written since issue #13's last save share; logs without it load as before) replaces
  * every field of the node except its votes ({@link NODE_VOTE_FIELDS}), and those of its votes it
@@ -109,7 +110,7 @@ function savedRecords(line: Json): Json[] | undefined {
 }
 
 function isLogRecord(r: Json): boolean {
-  if (isRecord(r['ledger'])) return true;
+  if (isRecord(r['ledger']) || isRecord(r['starting'])) return true;
   if (typeof r['run'] !== 'string') return false;
   if (isRecord(r['head'])) return true;
   return typeof r['id'] === 'string' && (isRecord(r['node']) || isRecord(r['part']));
@@ -127,6 +128,10 @@ export function replay(document: Json, records: readonly Json[], path: string): 
   for (const r of records) {
     if (isRecord(r['ledger'])) {
       document['ledger'] = r['ledger'];
+      continue;
+    }
+    if (isRecord(r['starting'])) {
+      document['starting'] = r['starting'];
       continue;
     }
     const runId = r['run'] as string;

@@ -31,7 +31,7 @@ interface RunText {
 
 /** What changed since the previous {@link StateText.update}, as log lines. */
 export interface StateChanges {
-  /** One JSON line (with its `\n`) per changed run head, node or ledger. */
+  /** One JSON line (with its `\n`) per changed run head, node, ledger or start under way. */
   readonly lines: string[];
   /** A run or a node disappeared: a log of upserts cannot say that, only a new snapshot can. */
   readonly removed: boolean;
@@ -87,6 +87,7 @@ export class StateText {
   readonly #votes: VoteTexts;
   readonly #runs = new Map<string, RunText>();
   #ledger: string | undefined;
+  #starting: string | undefined;
 
   constructor(redact: Redactor = (text) => text) {
     this.#redact = redact;
@@ -154,6 +155,13 @@ export class StateText {
       if (ledger === undefined) removed = true;
       else lines.push(`{"ledger":${ledger}}\n`);
       this.#ledger = ledger;
+    }
+    const starting =
+      state.starting === undefined ? undefined : this.#redact(JSON.stringify(state.starting));
+    if (starting !== this.#starting) {
+      if (starting === undefined) removed = true;
+      else lines.push(`{"starting":${starting}}\n`);
+      this.#starting = starting;
     }
     return { lines, removed };
   }
@@ -254,8 +262,9 @@ export class StateText {
       );
     }
     const ledger = this.#ledger === undefined ? '' : `,"ledger":${this.#ledger}`;
+    const starting = this.#starting === undefined ? '' : `,"starting":${this.#starting}`;
     const more = extra === '' ? '' : `,${extra}`;
-    return `{"$schemaVersion":${JSON.stringify(state.$schemaVersion)}${more},"runs":{${runs.join(',')}}${ledger}}`;
+    return `{"$schemaVersion":${JSON.stringify(state.$schemaVersion)}${more},"runs":{${runs.join(',')}}${ledger}${starting}}`;
   }
 }
 

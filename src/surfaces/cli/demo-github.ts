@@ -1,68 +1,116 @@
 import { isLoopbackUrl } from '../../core/loopback.js';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
+import { runGit } from '../../adapters/git/git-process.js';
+import type { StartIntent } from '../../core/tree/schema.js';
 import { startFakeGitHub } from '../../testing/fake-github.js';
 import { envValue, type Env } from '../env.js';
 import { DEMO_OWNER, demoFakeHome, serveDemoFake } from '../github/demo-fake.js';
 import type { GitHubAsk } from '../github/plan.js';
+import type { ServedGitHub } from './commands/run-start.js';
 
 export { DEMO_OWNER };
+
+/** A demo's GitHub: what its run's intent records before it is served, and how it is served. */
+export interface DemoGitHub {
+  readonly ask: GitHubAsk;
+  readonly intent: NonNullable<StartIntent['github']>;
+  readonly serve: () => Promise<ServedGitHub>;
+}
+
+/** The demo repository's name for a directory. */
+export function demoRepoName(dir: string): string {
+  return (
+    basename(dir)
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .replace(/\.git$/, '') || 'demo'
+  );
+}
 
 /**
  * The GitHub a demo works against, never the real one: a `maker fake-github` in another process when
  * GITHUB_API_URL points at a loopback address, else a fake GitHub in this process on 127.0.0.1 with
  * a fresh token, closed when the demo ends. That one keeps its world in the workspace's
  * `.git/maker-fake-github/` (`kept`: the run's record says so), so `maker resume` can serve it again
- * after a kill.
+ * after a kill. Nothing is started until `serve` (called once the run's intent is saved).
  */
-export async function demoGitHub(
-  env: Env,
-  dir: string,
-): Promise<{
-  env: Env;
-  ask: GitHubAsk;
-  /** The demo serves its own fake and keeps its world: a resume serves it again. */
-  kept: boolean;
-  sourceGitDir?: (owner: string, name: string) => string;
-  said: string;
-  close: () => Promise<void>;
-}> {
-  const name =
-    basename(dir)
-      .replace(/[^A-Za-z0-9._-]/g, '-')
-      .replace(/\.git$/, '') || 'demo';
+export function demoGitHub(env: Env, dir: string): DemoGitHub {
+  const name = demoRepoName(dir);
   const ask = { repo: { owner: DEMO_OWNER, name } };
+  const intent = { owner: DEMO_OWNER, name, public: false, keepCandidates: false };
   const api = envValue(env, 'GITHUB_API_URL');
   if (api !== '' && isLoopbackUrl(api))
     return {
-      env,
       ask,
-      kept: false,
-      said: `SIMULATED GitHub: the local fake GitHub at ${api} (repository ${DEMO_OWNER}/${name})`,
-      close: () => Promise.resolve(),
+      intent: { ...intent, apiUrl: api },
+      serve: () =>
+        Promise.resolve({
+          env,
+          ask,
+          kept: false,
+          said: `SIMULATED GitHub: the local fake GitHub at ${api} (repository ${DEMO_OWNER}/${name})`,
+          close: () => Promise.resolve(),
+        }),
     };
   const home = demoFakeHome(dir);
-  if (home === undefined) {
+  if (home === undefined)
     // A linked worktree: no place of its own for the fake's world, which then ends with the demo.
-    const token = `ghp_${randomBytes(18).toString('hex')}`;
-    const fake = await startFakeGitHub({ tokens: [{ token, login: DEMO_OWNER }] });
     return {
-      env: { ...env, GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: token },
       ask,
-      kept: false,
-      sourceGitDir: (owner, repo) =>
-        join(fake.root, owner.toLowerCase(), `${repo.toLowerCase()}.git`),
-      said: `SIMULATED GitHub: a local fake GitHub at ${fake.baseUrl}, for this demo only (repository ${DEMO_OWNER}/${name})`,
-      close: () => fake.close(),
+      intent,
+      serve: async () => {
+        const token = `ghp_${randomBytes(18).toString('hex')}`;
+        const fake = await startFakeGitHub({ tokens: [{ token, login: DEMO_OWNER }] });
+        return {
+          env: { ...env, GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: token },
+          ask,
+          kept: false,
+          sourceGitDir: (owner, repo) =>
+            join(fake.root, owner.toLowerCase(), `${repo.toLowerCase()}.git`),
+          said: `SIMULATED GitHub: a local fake GitHub at ${fake.baseUrl}, for this demo only (repository ${DEMO_OWNER}/${name})`,
+          close: () => fake.close(),
+        };
+      },
     };
-  }
-  const { fake, token, gitDir } = await serveDemoFake(home);
   return {
-    env: { ...env, GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: token },
     ask,
-    kept: true,
-    sourceGitDir: gitDir,
-    said: `SIMULATED GitHub: a local fake GitHub at ${fake.baseUrl}, served by this demo, its repositories kept in ${home.root} (repository ${DEMO_OWNER}/${name})`,
-    close: () => fake.close(),
+    intent: { ...intent, demoFake: true },
+    serve: async () => {
+      const { fake, token, gitDir } = await serveDemoFake(home, undefined, env);
+      try {
+        await repointDemoOrigin(dir, `${fake.baseUrl}/${DEMO_OWNER}/${name}.git`);
+      } catch (error) {
+        await fake.close();
+        throw error;
+      }
+      return {
+        env: { ...env, GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: token },
+        ask,
+        kept: true,
+        sourceGitDir: gitDir,
+        said: `SIMULATED GitHub: a local fake GitHub at ${fake.baseUrl}, served by this demo, its repositories kept in ${home.root} (repository ${DEMO_OWNER}/${name})`,
+        close: () => fake.close(),
+      };
+    },
   };
+}
+
+/**
+ * An `origin` a killed demo left pointing at its own fake GitHub, whose port died with it: a
+ * loopback URL with the same owner and name is the demo's own, and is moved to the fake served now.
+ */
+async function repointDemoOrigin(dir: string, cloneUrl: string): Promise<void> {
+  const got = await runGit(['remote', 'get-url', 'origin'], { cwd: dir }).catch(() => undefined);
+  const origin = got?.code === 0 ? got.stdout.trim() : '';
+  if (origin === '' || origin === cloneUrl || !isLoopbackUrl(origin)) return;
+  const path = (url: string) => {
+    try {
+      return new URL(url).pathname.toLowerCase();
+    } catch {
+      return undefined;
+    }
+  };
+  if (path(origin) !== path(cloneUrl)) return;
+  const set = await runGit(['remote', 'set-url', 'origin', cloneUrl], { cwd: dir });
+  if (set.code !== 0) throw new Error(`git remote set-url origin failed: ${set.stderr.trim()}`);
 }

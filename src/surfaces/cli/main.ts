@@ -7,6 +7,7 @@ import { secretsOf } from '../env.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
+import { InterruptedStart } from '../start-intent.js';
 import { calibrateCommand } from './commands/calibrate.js';
 import { estimateCommand } from './commands/estimate.js';
 import { fakeGitHubCommand } from './commands/fake-github.js';
@@ -255,7 +256,9 @@ export async function main(
       return 2;
     }
     if (signal?.aborted === true || (error instanceof MakerError && error.code === 'aborted')) {
-      io.stderr('maker: interrupted.\n');
+      // An interrupted start says what it left and what to do.
+      const left = error instanceof InterruptedStart ? ` ${error.message}` : '';
+      io.stderr(`maker: interrupted.${left}\n`);
       return 130;
     }
     if (error instanceof StopError) {

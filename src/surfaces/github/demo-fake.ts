@@ -34,14 +34,17 @@ export interface DemoFake {
 export async function serveDemoFake(
   home: { root: string; store: string },
   port?: number,
+  env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<DemoFake> {
   const token = `ghp_${randomBytes(18).toString('hex')}`;
+  const onRequest = githubRequestSeam(env);
   const start = (p?: number) =>
     startFakeGitHub({
       tokens: [{ token, login: DEMO_OWNER }],
       root: home.root,
       store: home.store,
       ...(p === undefined ? {} : { port: p }),
+      ...(onRequest === undefined ? {} : { onRequest }),
     });
   let fake: FakeGitHub;
   try {
@@ -54,6 +57,23 @@ export async function serveDemoFake(
     fake,
     token,
     gitDir: (owner, name) => join(home.root, owner.toLowerCase(), `${name.toLowerCase()}.git`),
+  };
+}
+
+/**
+ * Kill campaigns only: `MAKER_KILL_AT_GITHUB_REQUEST=<n>` SIGKILLs this process when the demo's own
+ * fake GitHub receives its nth request (nothing of it done); `<n>:after` once it carried it out,
+ * before the answer reaches MAKER. REST and git requests are counted alike. Unset, nothing.
+ */
+export function githubRequestSeam(
+  env: Readonly<Record<string, string | undefined>>,
+): ((n: number, phase: 'received' | 'handled') => void) | undefined {
+  const match = /^(\d+)(:after)?$/.exec(env['MAKER_KILL_AT_GITHUB_REQUEST'] ?? '');
+  if (match === null) return undefined;
+  const at = Number(match[1]);
+  const phase = match[2] === undefined ? 'received' : 'handled';
+  return (n, now) => {
+    if (n === at && now === phase) process.kill(process.pid, 'SIGKILL');
   };
 }
 

@@ -11,6 +11,7 @@ import type { RepoRef, RepositoryInfo } from '../../ports/repo-host.js';
 import type { Env } from '../env.js';
 import type { Target } from '../preflight.js';
 import { repoOfOrigin, sameRepo } from './target.js';
+import { MAKER_FILE } from '../../core/paths.js';
 
 /** What a person asked of GitHub for a run. */
 export interface GitHubAsk {
@@ -165,8 +166,11 @@ async function chooseAction(
   remoteHead: string | undefined,
   problems: string[],
 ): Promise<GitHubPlan['action']> {
+  // MAKER's own files (the lock, and the state of a start a kill interrupted) are not content.
   const empty =
-    target.kind === 'missing' || (target.kind === 'directory' && (await readdir(dir)).length === 0);
+    target.kind === 'missing' ||
+    (target.kind === 'directory' &&
+      (await readdir(dir)).filter((name) => !MAKER_FILE.test(name)).length === 0);
   if (remoteHead === undefined) return 'push';
   if (empty) return 'clone';
   if (target.kind !== 'repository') {

@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
 import { demoGitHub } from '../demo-github.js';
 import { WORKERS, kindsWhere, type WorkerName } from '../../workers.js';
 import { defineCommand, flag, option } from '../define.js';
-import { defined, start } from './run-drive.js';
+import { defined } from './run-drive.js';
+import { start } from './run-start.js';
+import { pendingStart } from '../../start-intent.js';
 import { oneOf, wholeNumber } from '../values.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption } from './common.js';
 import { RUN_OPTIONS as O } from './run-options.js';
@@ -78,37 +80,33 @@ which reads the same (fake) GitHub repository.`,
       ctx.io.stderr(
         'maker: no sandbox works on this machine (bubblewrap or unshare), so the demo runs no checks: its result is UNVERIFIED.\n',
       );
-    const github = o.localOnly === true ? undefined : await demoGitHub(ctx.io.env, dir);
-    if (github !== undefined && !o.json) ctx.io.stderr(`maker: ${github.said}\n`);
-    try {
-      return await start(
-        { ...ctx, io: { ...ctx.io, env: github?.env ?? ctx.io.env } },
-        {
-          idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
-          dir,
-          kind: WORKERS[o.worker ?? 'sim'],
-          hitlChoice: view ? 'view' : 'auto',
-          json: o.json === true,
-          demo: true,
-          view,
-          paceMs: o.pace ?? 0,
-          ...(github === undefined
-            ? {}
-            : {
-                github: github.ask,
-                sourceGitDir: github.sourceGitDir,
-                demoFake: github.kept,
-              }),
-          choices: {
-            hitl: view ? 'wait' : 'auto',
-            sim: { clarify: true },
-            runChecks: sandboxed,
-            ...defined({ seed: o.seed }),
-          },
-        },
+    const github = o.localOnly === true ? undefined : demoGitHub(ctx.io.env, dir);
+    // A demo a kill interrupted while it started is finished by the same command (as by `maker resume`).
+    const pending = await pendingStart(dir);
+    const resuming = pending?.command === 'demo' ? pending : undefined;
+    if (resuming !== undefined && !o.json)
+      ctx.io.stderr(
+        `maker: finishing demo run ${resuming.id}, which a kill interrupted while it started (\`maker resume\` does the same).\n`,
       );
-    } finally {
-      await github?.close();
-    }
+    return start(ctx, {
+      idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
+      dir,
+      kind: WORKERS[o.worker ?? 'sim'],
+      hitlChoice: view ? 'view' : 'auto',
+      json: o.json === true,
+      demo: true,
+      view,
+      paceMs: o.pace ?? 0,
+      ...(resuming === undefined ? {} : { resuming }),
+      ...(github === undefined
+        ? {}
+        : { github: github.ask, serveGitHub: github.serve, intentGitHub: github.intent }),
+      choices: {
+        hitl: view ? 'wait' : 'auto',
+        sim: { clarify: true },
+        runChecks: sandboxed,
+        ...defined({ seed: o.seed }),
+      },
+    });
   },
 });

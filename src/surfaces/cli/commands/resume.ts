@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError, UsageError } from '../../../core/errors.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
-import { WorkspaceLock } from '../../../adapters/state/lock.js';
+import { WorkspaceLock, type LockInspection } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
 import { cannotStart, openWorkspace } from '../../wiring.js';
 import { WORKERS, julesSettings } from '../../workers.js';
@@ -21,6 +21,7 @@ import { checksOfRun, sandboxProblems } from '../../preflight.js';
 import { dirOption, runOption } from './common.js';
 import { RUN_OPTIONS as O } from './run-options.js';
 import { replaying } from './run-choices.js';
+import { resumeStart } from './resume-start.js';
 
 export const resumeCommand = defineCommand({
   name: 'resume',
@@ -55,7 +56,21 @@ exactly where it stopped: finished work is never paid for twice.`,
       throw new UsageError(
         `${o.dir === undefined ? 'This directory' : `--dir ${dir}`} ${target.kind === 'missing' ? 'does not exist' : 'is a file, not a directory'}: there is no run to resume there.`,
       );
-    const run = pickRun((await makerStateFile(dir).load()).runs, o.run, dir);
+    const state = await makerStateFile(dir).load();
+    // A start a kill interrupted before its run was saved is the newest: finished first.
+    if (state.starting !== undefined && (o.run === undefined || o.run === state.starting.id)) {
+      if (julesChoices(o) !== undefined)
+        throw new UsageError(
+          `Run ${state.starting.id} has not started yet: its --jules-… limits are the ones it was started with. Resume without them, then again with them if needed.`,
+        );
+      return resumeStart(ctx, state.starting, { dir, hitlChoice, json: o.json === true, view });
+    }
+    const run = pickRun(
+      state.runs,
+      o.run,
+      dir,
+      await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
+    );
     const kind = WORKERS[run.config.worker];
     const julesFlags = julesChoices(o);
     if (julesFlags !== undefined && kind.julesDefaults === undefined)
@@ -136,7 +151,12 @@ exactly where it stopped: finished work is never paid for twice.`,
   },
 });
 
-function pickRun(runs: Readonly<Record<string, Run>>, id: string | undefined, dir: string): Run {
+function pickRun(
+  runs: Readonly<Record<string, Run>>,
+  id: string | undefined,
+  dir: string,
+  lock: LockInspection | undefined,
+): Run {
   if (id !== undefined) {
     const run = runs[id];
     if (run === undefined)
@@ -147,6 +167,9 @@ function pickRun(runs: Readonly<Record<string, Run>>, id: string | undefined, di
   }
   const open = Object.values(runs).filter((r) => r.status !== 'done' && r.status !== 'vetoed');
   const latest = open.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
-  if (latest === undefined) throw new UsageError(`Nothing to resume in ${dir}: no unfinished run.`);
+  if (latest === undefined)
+    throw new UsageError(
+      `Nothing to resume in ${dir}: no unfinished run.${lock?.state === 'stale' ? ` A maker ${lock.owner.command ?? 'process'} (pid ${lock.owner.pid}) stopped there right after taking the workspace's lock, before recording anything: nothing was made. Run the same command again (it takes the lock over).` : ''}`,
+    );
   return latest;
 }

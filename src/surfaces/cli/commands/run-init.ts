@@ -3,9 +3,8 @@ import { createInterface } from 'node:readline/promises';
 import { configuredIdentity } from '../../../adapters/git/git-repo.js';
 import { UsageError } from '../../../core/errors.js';
 import type { LockOwner } from '../../../adapters/state/lock.js';
+import { MAKER_FILE } from '../../../core/paths.js';
 import type { CliIo } from '../io.js';
-
-const MAKER_FILE = /^\.?maker-(state\.json[.a-z0-9]*|journal\.jsonl|calibration\.json)$/;
 
 /**
  * A run in a folder that is not a git repository makes it one (`git init`, an initial commit,

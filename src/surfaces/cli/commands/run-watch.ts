@@ -181,7 +181,9 @@ export function humanOutcome(run: Run, outcome: RunOutcome, dir: string): string
       ),
     );
   if (outcome.status === 'cancelled')
-    lines.push(`Cancelled. Continue with: maker resume --dir ${dir}`);
+    lines.push(
+      `Cancelled (interrupted): nothing is lost. Left: run ${run.id} in ${dir}/maker-state.json${run.github === undefined ? '' : ` and its GitHub repository ${run.github.url}`}, the workspace's lock released. Continue with: maker resume --dir ${dir}`,
+    );
   if (outcome.status === 'awaiting-human') {
     lines.push('Waiting for answers:', ...outcome.pending.flatMap((q) => questionLines(q)));
     lines.push(

@@ -17,6 +17,7 @@ import {
   summarise,
 } from '../../../engine/summary.js';
 import { WORKERS } from '../../workers.js';
+import { FINISH_START, intentLine, madeBy } from '../../start-intent.js';
 import { defineCommand, flag, option } from '../define.js';
 import { text } from '../values.js';
 import { questionLines, runStanding, traceLines } from './status-text.js';
@@ -44,6 +45,27 @@ red flags per node), the counters, and any pending questions.`,
     await existingDirectory(dir, o.dir !== undefined);
     const state = await makerStateFile(dir).load();
     const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const starting = state.starting;
+    if (starting !== undefined && (o.run === undefined || o.run === starting.id)) {
+      // A start before its run was saved: under way (its process holds the lock), or interrupted.
+      const lock = await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`));
+      const live = lock !== undefined && lock.state !== 'stale';
+      const label = live
+        ? `starting (maker ${lock.owner.command ?? ''}, pid ${lock.owner.pid})`
+        : 'interrupted while starting (its maker process is gone)';
+      const next = live
+        ? undefined
+        : `Continue with: maker resume --dir ${dir}. ${FINISH_START} What it may have made: ${madeBy(starting)}.`;
+      if (o.json === true)
+        io.stdout(
+          `${JSON.stringify({ id: starting.id, status: 'starting', idea: starting.idea, standing: label, interrupted: !live, next: next ?? null, starting, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })) })}\n`,
+        );
+      else
+        io.stdout(
+          `${intentLine(starting).replace(' — interrupted while starting', ` — ${label}`)}\n${next === undefined ? '' : `\n${next}\n`}`,
+        );
+      return 0;
+    }
     if (runs.length === 0) throw noRuns(dir);
     const run = o.run === undefined ? (runs.at(-1) as Run) : state.runs[o.run];
     if (run === undefined)

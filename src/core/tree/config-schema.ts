@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { SAMPLING_ROLES, THINKING_LEVELS, type SamplingRole } from '../sampling.js';
+
+/** A run's configuration as `maker-state.json` holds it (part of the schema in `schema.ts`). */
+
+export const julesConfigSchema = z.object({
+  /** Sessions running at once (the plan's limit: 3 free, 15 Pro, 60 Ultra). */
+  concurrency: z.number().int().min(1).max(100),
+  /** Sessions created in any 24 hours, across every run in the workspace (15 / 100 / 300). */
+  dailySessions: z.number().int().min(1).max(10_000),
+  /** Ask a person to approve or veto each session's plan instead of approving it automatically. */
+  planReview: z.boolean().default(false),
+  /**
+   * How long (s) Jules may fail every call before the run stops, resumable. Absent: the
+   * `MAKER_JULES_OUTAGE_S` environment variable, else 600.
+   */
+  outageSeconds: z.number().int().min(1).max(86_400).optional(),
+});
+
+const samplingOverridesSchema = z.object({
+  temperature: z.number().min(0).max(2).optional(),
+  thinkingBudget: z.number().int().min(0).optional(),
+  thinkingLevel: z.enum(THINKING_LEVELS).optional(),
+});
+
+/** What one role's requests are sent (`core/sampling.ts`). */
+export const samplingSchema = z.object({
+  temperature: z.number().min(0).max(2),
+  thinkingBudget: z.number().int().min(0).optional(),
+  thinkingLevel: z.enum(THINKING_LEVELS).optional(),
+  answerTokens: z.number().int().min(1),
+  maxOutputTokens: z.number().int().min(1),
+});
+
+export const runConfigSchema = z.object({
+  /** `jules-fake` is Jules' protocol against a local fake server with a simulated agent (demos). */
+  worker: z.enum(['sim', 'gemini', 'jules', 'jules-fake']),
+  planner: z.enum(['sim', 'gemini']),
+  /**
+   * The run's plans and candidates are simulated, not real work: its commits, summary and status
+   * say so. Absent in files written before it was recorded: then a simulated planner means it.
+   */
+  simulated: z.boolean().optional(),
+  model: z.string().optional(),
+  /**
+   * How the run reaches Gemini, chosen once when it starts (never a secret): an API key, Vertex AI,
+   * or the person's own Gemini CLI. Absent in runs from before it was recorded, and in simulated
+   * ones: the key.
+   */
+  modelAccess: z.enum(['key', 'vertex', 'gemini-cli']).optional(),
+  /**
+   * How the model is sampled: the run's overrides (`--temperature`, `--thinking-…`) and what each
+   * role is sent, from the per-model table with the overrides applied. Absent in files written
+   * before it was recorded (and in simulated runs): the table then decides.
+   */
+  sampling: z
+    .object({
+      overrides: samplingOverridesSchema.default({}),
+      roles: z.object(
+        Object.fromEntries(SAMPLING_ROLES.map((r) => [r, samplingSchema])) as Record<
+          SamplingRole,
+          typeof samplingSchema
+        >,
+      ),
+    })
+    .optional(),
+  k: z.number().int().min(1),
+  confidence: z.enum(['low', 'medium', 'high']),
+  maxDepth: z.number().int().min(0),
+  maxNodes: z.number().int().min(1),
+  maxCandidates: z.number().int().min(1),
+  maxBallots: z.number().int().min(1),
+  maxFlagRate: z.number().min(0).max(1),
+  maxChangedLines: z.number().int().min(1),
+  /** Paid calls at once: model calls, LLM-written candidates, checks (a self-limiting worker, as Jules, is not counted). */
+  concurrency: z.number().int().min(1),
+  seed: z.number().int().nonnegative(),
+  hitl: z.enum(['wait', 'auto', 'fail', 'defer']),
+  /** Rates of the simulated planner and worker (`sim` runs only). */
+  sim: z
+    .object({
+      depth: z.number().int().min(0).optional(),
+      flagRate: z.number().min(0).max(1).optional(),
+      errorRate: z.number().min(0).max(1).optional(),
+      failRate: z.number().min(0).max(1).optional(),
+      confusedRate: z.number().min(0).max(1).optional(),
+      conflictRate: z.number().min(0).max(1).optional(),
+      judgeAccuracy: z.number().min(0).max(1).optional(),
+      clarify: z.boolean().optional(),
+    })
+    .optional(),
+  /** Jules sessions: the plan's concurrent-session cap, its 24-hour session budget, plan review. */
+  jules: julesConfigSchema.optional(),
+  /** What candidates may do beyond the defaults (`src/core/candidate-policy.ts`). */
+  allow: z
+    .object({
+      /** Globs of paths a candidate may make executable. */
+      executables: z.array(z.string().min(1).max(512)).max(50).default([]),
+      /** Globs of paths a candidate may make symbolic links. */
+      symlinks: z.array(z.string().min(1).max(512)).max(50).default([]),
+      /** Whether candidates may write CI workflows (they run with the repository's secrets). */
+      workflows: z.boolean().default(false),
+    })
+    .default({ executables: [], symlinks: [], workflows: false }),
+  /** Largest file a candidate may write, in bytes. */
+  maxFileBytes: z.number().int().min(1).default(1_000_000),
+  /**
+   * Run checks (subtasks' on candidates, every check below a node after each merge), in a sandbox
+   * only. On for new runs unless `--no-checks`; absent (off) in files written before that.
+   */
+  runChecks: z.boolean().default(false),
+  /**
+   * The command that installs a tree's dependencies for its checks (`--install`); absent: the
+   * default for the lock files found; `''`: install nothing.
+   */
+  install: z.string().max(2000).optional(),
+  defaultBranch: z.string(),
+});

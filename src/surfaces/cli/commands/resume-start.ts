@@ -1,0 +1,53 @@
+import type { StartIntent } from '../../../core/tree/schema.js';
+import { WORKERS } from '../../workers.js';
+import type { CliContext } from '../define.js';
+import { demoGitHub } from '../demo-github.js';
+import type { Hitl } from './run-drive.js';
+import { start } from './run-start.js';
+
+/**
+ * `maker resume` of a start a kill interrupted before the run was created: the same start again
+ * from its recorded intent (its id, idea, configuration and GitHub repository), which looks up
+ * what was already made (the repository, `.git`, the pushed branch) before making anything.
+ */
+export async function resumeStart(
+  ctx: CliContext,
+  intent: StartIntent,
+  r: { dir: string; hitlChoice: Hitl; json: boolean; view: boolean },
+): Promise<number> {
+  const kind = WORKERS[intent.config.worker];
+  const gh = intent.github;
+  // The API the start recorded, whatever GITHUB_API_URL says now.
+  const env = gh?.apiUrl === undefined ? ctx.io.env : { ...ctx.io.env, GITHUB_API_URL: gh.apiUrl };
+  const demo = intent.command === 'demo' && gh !== undefined ? demoGitHub(env, r.dir) : undefined;
+  if (!r.json)
+    ctx.io.stderr(
+      `maker: finishing the start of run ${intent.id}, which a kill interrupted before the run was saved.\n`,
+    );
+  return start(
+    { ...ctx, io: { ...ctx.io, env } },
+    {
+      idea: intent.idea,
+      dir: r.dir,
+      kind,
+      hitlChoice: r.hitlChoice,
+      json: r.json,
+      demo: intent.command === 'demo',
+      view: r.view,
+      resuming: intent,
+      ...(intent.check === undefined ? {} : { check: intent.check }),
+      ...(demo !== undefined
+        ? { github: demo.ask, serveGitHub: demo.serve, intentGitHub: demo.intent }
+        : gh === undefined
+          ? {}
+          : {
+              github: {
+                repo: { owner: gh.owner, name: gh.name },
+                public: gh.public,
+                keepCandidates: gh.keepCandidates,
+              },
+            }),
+      choices: { hitl: intent.config.hitl },
+    },
+  );
+}

@@ -1,0 +1,314 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rmdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { UsageError } from '../../../core/errors.js';
+import { StopError } from '../../../core/stops.js';
+import type { RunConfig, StartIntent, StateFile } from '../../../core/tree/schema.js';
+import type { Confidence } from '../../../core/tree/presets.js';
+import { newRunId } from '../../../engine/run-id.js';
+import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
+import { WorkspaceLock } from '../../../adapters/state/lock.js';
+import { inspectRepository } from '../../../adapters/git/inspect.js';
+import { setUpStop } from '../../set-up-stop.js';
+import { checkBeforeRun, type Target } from '../../preflight.js';
+import type { GitHubAsk } from '../../github/plan.js';
+import type { RemotePlan } from '../../remotes.js';
+import { crashSeam, openWorkspace, runConfig, secretsOf, type Env } from '../../wiring.js';
+import { DEFAULT_MODEL, type WorkerKind } from '../../workers.js';
+import { settleAccess } from '../../access-check.js';
+import { declaredLimit, runQuota } from '../../quota-check.js';
+import type { ModelAccess } from '../../model-access.js';
+import {
+  InterruptedStart,
+  dropIntent,
+  pendingStartError,
+  recordIntent,
+} from '../../start-intent.js';
+import { type CliContext } from '../define.js';
+import { addLocalOrigin } from '../jules-flags.js';
+import { agreeToInit, createdRepositoryLine, staleLockNote } from './run-init.js';
+import { announce, drive, startLine, wire, type Hitl } from './run-drive.js';
+
+/** A GitHub a run serves for itself (the demo's fake), started once the run's intent is saved. */
+export interface ServedGitHub {
+  readonly env: Env;
+  readonly ask: GitHubAsk;
+  /** It keeps its world in the workspace (`.git/maker-fake-github/`): a resume serves it again. */
+  readonly kept: boolean;
+  readonly sourceGitDir?: ((owner: string, name: string) => string) | undefined;
+  readonly said: string;
+  readonly close: () => Promise<void>;
+}
+
+export interface StartPlan {
+  idea: string;
+  dir: string;
+  kind: WorkerKind;
+  hitlChoice: Hitl;
+  json: boolean;
+  demo?: boolean;
+  view?: boolean;
+  paceMs?: number;
+  /** The person's overall check, run sandboxed on the composed result before the final veto. */
+  check?: string;
+  /** Refuse to start where no sandbox works (`--run-checks`), rather than run unverified. */
+  requireSandbox?: boolean;
+  github?: GitHubAsk | undefined;
+  /**
+   * The demo's own fake GitHub, started after the run's intent is saved (the GitHub checks then
+   * run against it); `intentGitHub` is what the intent records of it before it starts.
+   */
+  serveGitHub?: () => Promise<ServedGitHub>;
+  intentGitHub?: StartIntent['github'];
+  /** The person's declared daily request limit, and whether they agreed beforehand to exceed half of it. */
+  quota?: { declared?: number; confirmed: boolean };
+  /** `--init`: make `dir` a git repository even though it holds files. */
+  init?: boolean;
+  /** Finishing a start a kill interrupted (`maker resume`): the intent it recorded. */
+  resuming?: StartIntent;
+  choices: Omit<Parameters<typeof runConfig>[0], 'defaultBranch' | 'worker'>;
+}
+
+/**
+ * Checks everything first (flags, keys, the worker's needs, the directory, the state file), then
+ * takes the workspace's lock and records the run's intent (idea, configuration, the GitHub
+ * repository and what the start will make) before its first side effect of any kind; then sets
+ * up (`git init`, the demo's fake GitHub, the GitHub repository), creates the run and drives it.
+ * Refused: nothing is created or changed. Killed after the intent: `maker resume` finishes it.
+ */
+export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
+  const { io } = ctx;
+  const { kind, dir } = plan;
+  if (plan.choices.jules !== undefined && kind.julesDefaults === undefined)
+    throw new UsageError('The --jules-… flags need --worker jules or jules-fake.');
+  const resuming = plan.resuming;
+  const notADirectory = (d: string) =>
+    new UsageError(
+      `--dir ${d} is a file, not a directory: give the repository's directory (it is created if missing).`,
+    );
+  const wanted = {
+    runChecks: plan.requireSandbox === true && plan.choices.runChecks,
+    check: plan.check,
+  };
+  const checks = (env: Env) =>
+    checkBeforeRun(dir, kind, env, notADirectory, wanted, plan.github ?? {});
+  // A run that serves its own GitHub (the demo) is checked against it once it is served.
+  let checked = plan.serveGitHub === undefined ? await checks(io.env) : undefined;
+  const early = checked ?? (await look(dir, notADirectory));
+  if (early.state?.starting !== undefined && early.state.starting.id !== resuming?.id)
+    throw pendingStartError(dir, early.state.starting);
+  const target = early.target;
+  const access = await settleAccess(kind, plan.choices.model ?? DEFAULT_MODEL, io.env);
+  if (access !== undefined && !plan.json)
+    io.stderr(`maker: model access: ${access.access} (${access.why})\n`);
+  if (resuming === undefined) {
+    await confirmQuota(ctx, plan, access?.access);
+    if (target.kind === 'directory')
+      await agreeToInit(io, dir, plan.init === true, plan.demo === true);
+  }
+  announce(io, target, plan.json);
+  if (checked?.notice !== undefined && !plan.json) io.stderr(`maker: note: ${checked.notice}\n`);
+  // Ctrl-C before anything was made: nothing to leave.
+  if (ctx.signal?.aborted === true) throw new InterruptedStart(dir, undefined, undefined);
+  const existed = await stat(dir).then(
+    () => true,
+    () => false,
+  );
+  await mkdir(dir, { recursive: true });
+  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+    command: plan.demo === true ? 'demo' : resuming === undefined ? 'run' : 'resume',
+  });
+  await lock.holdUntilExit();
+  if (lock.tookOverFrom !== undefined && !plan.json)
+    io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
+  const seam = crashSeam(io.env);
+  seam?.('start:locked');
+  const madeStateFile = !existsSync(join(dir, STATE_FILE_NAME));
+  const intent =
+    resuming ??
+    newIntent(plan, target, access?.access, checked?.remote, existed, plan.intentGitHub);
+  await recordIntent(dir, intent, secretsOf(io.env));
+  seam?.('start:intent-saved');
+  /** Ctrl-C: stops here, saying what the start left (`made`, beyond its record) and what to do. */
+  const stopIfInterrupted = (made?: string) => {
+    if (ctx.signal?.aborted === true) throw new InterruptedStart(dir, intent, made);
+  };
+  stopIfInterrupted();
+  /** Refused with nothing made: the folder is left as it was. */
+  const abandon = async () => {
+    if (resuming === undefined) await dropIntent(dir, intent.id, madeStateFile);
+    await lock.release();
+    if (!existed) await rmdir(dir).catch(() => undefined);
+  };
+  let served: ServedGitHub | undefined;
+  try {
+    if (plan.serveGitHub !== undefined) {
+      served = await plan.serveGitHub();
+      if (!plan.json) io.stderr(`maker: ${served.said}\n`);
+      checked = await checks(served.env).catch(async (error: unknown) => {
+        await abandon();
+        throw error;
+      });
+      if (checked.notice !== undefined && !plan.json) io.stderr(`maker: note: ${checked.notice}\n`);
+      stopIfInterrupted();
+    }
+    const { remote } = checked as { remote: RemotePlan };
+    const env = served?.env ?? io.env;
+    const steps: string[] = [];
+    let made: Awaited<ReturnType<typeof remote.setUp>>;
+    try {
+      made = await remote.setUp(
+        dir,
+        () => openWorkspace(dir, true, env),
+        (step) => (steps.push(step), seam?.(step)),
+      );
+    } catch (error) {
+      const stop = setUpStop(error, steps);
+      if (stop instanceof StopError && stop.kind === 'refused') await abandon();
+      throw stop;
+    }
+    const { workspace } = made;
+    // Its long-lived git processes end with the command, not with Node.
+    try {
+      seam?.('start:set-up');
+      stopIfInterrupted(
+        [
+          ...(intent.creates.gitRepository ? [`the git repository ${dir}/.git`] : []),
+          ...(made.record === undefined
+            ? []
+            : [
+                `the GitHub repository ${made.record.url}${served?.kept === true ? " (on the demo's own fake GitHub, kept in .git/maker-fake-github)" : ''}`,
+              ]),
+        ].join(', ') || undefined,
+      );
+      const record =
+        made.record !== undefined && served?.kept === true
+          ? { ...made.record, demoFake: true as const }
+          : made.record;
+      if (made.said !== undefined && !plan.json) io.stderr(`maker: ${made.said}\n`);
+      if (target.kind !== 'repository' && !plan.json)
+        io.stderr(`maker: ${await createdRepositoryLine(dir, target.kind)}\n`);
+      // A demo's fake Jules without a GitHub: a local origin it reads, as Jules reads GitHub.
+      if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
+        await addLocalOrigin(workspace);
+      const config = { ...intent.config, defaultBranch: await workspace.currentBranch() };
+      const { engine, roles } = await wire(dir, workspace, env, remote.token, {
+        paceMs: plan.paceMs,
+        ...(record === undefined || served?.sourceGitDir === undefined
+          ? {}
+          : { sourceGitDir: served.sourceGitDir(record.owner, record.name) }),
+      });
+      const runId = await engine.create(intent.idea, config, {
+        intent,
+        ...(intent.check === undefined ? {} : { check: intent.check }),
+        ...(record === undefined ? {} : { github: record }),
+      });
+      if (!plan.json)
+        io.stderr(startLine(await engine.getRun(runId), dir, resuming ? 'resuming' : 'started'));
+      return await drive(ctx, {
+        engine,
+        runId,
+        dir,
+        hitlChoice: plan.hitlChoice,
+        json: plan.json,
+        roles,
+        view: plan.view === true ? workspace : undefined,
+      });
+    } finally {
+      await workspace.close();
+    }
+  } finally {
+    await served?.close();
+  }
+}
+
+/** The directory and its state, read before anything is made (the demo's, before its fake starts). */
+async function look(
+  dir: string,
+  notADirectory: (dir: string) => Error,
+): Promise<{ target: Target; state: StateFile | undefined }> {
+  const target = await inspectRepository(dir);
+  if (target.kind === 'file') throw notADirectory(dir);
+  const state = target.kind === 'missing' ? undefined : await makerStateFile(dir).load();
+  return { target, state };
+}
+
+/** What a new start records before it makes anything. */
+function newIntent(
+  plan: StartPlan,
+  target: Target,
+  access: ModelAccess | undefined,
+  remote: RemotePlan | undefined,
+  existed: boolean,
+  served: StartIntent['github'],
+): StartIntent {
+  const config: Omit<RunConfig, 'defaultBranch'> & { defaultBranch?: string } = runConfig({
+    ...plan.choices,
+    ...(access === undefined ? {} : { modelAccess: access }),
+    worker: plan.kind.name,
+    defaultBranch: '',
+  });
+  delete config.defaultBranch;
+  const gh = remote?.github;
+  const github: StartIntent['github'] =
+    served ??
+    (gh === undefined
+      ? undefined
+      : {
+          owner: gh.owner,
+          name: gh.name,
+          apiUrl: gh.apiUrl,
+          public: gh.public,
+          keepCandidates: gh.keepCandidates,
+        });
+  const now = new Date();
+  return {
+    id: newRunId(now),
+    idea: plan.idea,
+    createdAt: now.toISOString(),
+    command: plan.demo === true ? 'demo' : 'run',
+    config,
+    ...(plan.check === undefined ? {} : { check: plan.check }),
+    creates: {
+      directory: !existed,
+      gitRepository: target.kind !== 'repository',
+      githubRepository: served !== undefined || gh?.create === true,
+    },
+    ...(github === undefined ? {} : { github }),
+  };
+}
+
+/**
+ * Says how many model requests the run may make against the access's daily limit; above half of
+ * it, asks first (at a terminal) or needs --confirm-quota. Refused: nothing is created.
+ */
+async function confirmQuota(
+  { io }: CliContext,
+  plan: {
+    json: boolean;
+    quota?: { declared?: number; confirmed: boolean };
+    choices: { confidence?: Confidence; k?: number; maxNodes?: number };
+  },
+  access: ModelAccess | undefined,
+): Promise<void> {
+  const quota = runQuota({
+    access,
+    confidence: plan.choices.confidence,
+    k: plan.choices.k,
+    maxNodes: plan.choices.maxNodes,
+    declared: declaredLimit(io.env, plan.quota?.declared),
+  });
+  if (quota.text === undefined) return;
+  if (!plan.json) io.stderr(`maker: ${quota.text}\n`);
+  if (!quota.verdict.overHalf || plan.quota?.confirmed === true) return;
+  const question = `That is more than half of a day's model requests. Start anyway? [y/N] `;
+  if (io.stdinIsTty && !plan.json) {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question(`maker: ${question}`).finally(() => rl.close());
+    if (/^y(es)?$/i.test(answer.trim())) return;
+  }
+  throw new UsageError(
+    `Not started: ${quota.text}. That is more than half of a day's model requests: pass --confirm-quota to start anyway (or --confidence low, or a smaller idea, for fewer). Nothing was created or changed.`,
+  );
+}

@@ -1,0 +1,133 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import { CLI, maker, type MakerResult } from '../helpers/cli.js';
+import { TOKENS, useFakeGitHub } from '../helpers/github.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * Issue #27 item 4: a kill aimed at every GitHub request of a small run (one trial per request
+ * index and phase, not random times: the fake GitHub SIGKILLs the `maker run` process when its nth
+ * request arrives, the request then dropped, or once it was carried out, before its answer), and
+ * at the steps before the first request (after the lock, after the start's intent is saved). Each
+ * is followed by `maker resume` only, and ends with one repository, one merged pull request and the
+ * tree of an unkilled run. Failed at main: a kill before the run's first state save (the first
+ * requests) left "Nothing to resume in …: no unfinished run".
+ */
+const tempDir = useTempDirs();
+const startFake = useFakeGitHub();
+let victim: number | undefined;
+let aim: { n: number; phase: 'received' | 'handled' } | undefined;
+const env = (fake: FakeGitHub) => ({ GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full });
+const RUN = (dir: string, name: string) => [
+  'run',
+  'a csv tool',
+  '--dir',
+  dir,
+  '--worker',
+  'sim',
+  '--max-depth',
+  '0',
+  '--no-checks',
+  '--hitl',
+  'auto',
+  '--github',
+  `alice/${name}`,
+  '--json',
+];
+
+/** `maker <args>` whose pid the fake kills at the aimed request. */
+function aimed(args: readonly string[], environment: Record<string, string>): Promise<MakerResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...environment },
+    });
+    victim = child.pid;
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      victim = undefined;
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const tree = (fake: FakeGitHub, name: string) =>
+  execFileSync(
+    'git',
+    ['--git-dir', join(fake.root, 'alice', `${name}.git`), 'rev-parse', 'main^{tree}'],
+    { encoding: 'utf8' },
+  ).trim();
+
+async function expectFinished(fake: FakeGitHub, name: string, reference: string, what: string) {
+  const repos = (await fake.state()).repos.filter((r) => r.fullName === `alice/${name}`);
+  expect(repos, what).toHaveLength(1);
+  expect(repos[0]?.pulls, what).toHaveLength(1);
+  expect(repos[0]?.pulls[0]?.merged, what).toBe(true);
+  expect(tree(fake, name), what).toBe(reference);
+}
+
+describe('a kill at every GitHub request of a run, then maker resume only', () => {
+  it('ends with one repository, one merged pull request and the unkilled tree, at every index', async () => {
+    const fake = await startFake({
+      onRequest: (n, phase) => {
+        if (aim === undefined || victim === undefined || n !== aim.n || phase !== aim.phase) return;
+        process.kill(victim, 'SIGKILL');
+        return phase === 'received' ? 'drop' : undefined;
+      },
+    });
+    const refDir = join(await tempDir(), 'ref');
+    fake.clearRequests();
+    const unkilled = await aimed(RUN(refDir, 'ref'), env(fake));
+    expect(unkilled.code, unkilled.stderr).toBe(0);
+    const total = fake.requests.length;
+    const reference = tree(fake, 'ref');
+    expect(total).toBeGreaterThan(5);
+    const trials: string[] = [];
+    for (let n = 1; n <= total; n += 1)
+      for (const phase of ['received', 'handled'] as const) {
+        const name = `k${n}-${phase === 'received' ? 'b' : 'a'}`;
+        const dir = join(await tempDir(), name);
+        aim = { n, phase };
+        const killed = await aimed(RUN(dir, name), env(fake));
+        aim = undefined;
+        const what = `request ${n} (${phase}): ${killed.stderr}`;
+        if (killed.signal !== 'SIGKILL') {
+          // The run made fewer requests this time (nothing to aim at): it must have finished.
+          expect(killed.code, what).toBe(0);
+        } else {
+          const resumed = await maker(
+            ['resume', '--dir', dir, '--json', '--hitl', 'auto'],
+            env(fake),
+          );
+          expect(resumed.code, `${what}\n${resumed.stderr}`).toBe(0);
+        }
+        await expectFinished(fake, name, reference, what);
+        trials.push(name);
+      }
+    expect(trials).toHaveLength(2 * total);
+  }, 1_200_000);
+
+  it('killed after the start is recorded, before the first GitHub request: maker resume finishes it', async () => {
+    const fake = await startFake();
+    const refDir = join(await tempDir(), 'ref');
+    expect((await maker(RUN(refDir, 'ref'), env(fake))).code).toBe(0);
+    const reference = tree(fake, 'ref');
+    for (const step of ['start:intent-saved', 'github:repository-ensured', 'start:set-up']) {
+      const name = step.replace(/[^a-z]/g, '-');
+      const dir = join(await tempDir(), name);
+      const killed = await maker(RUN(dir, name), { ...env(fake), MAKER_CRASH_AT: step });
+      expect(killed.signal, step).toBe('SIGKILL');
+      const status = await maker(['status', '--dir', dir], env(fake));
+      expect(status.stdout, step).toMatch(/interrupted while starting|interrupted/);
+      const resumed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env(fake));
+      expect(resumed.code, `${step}: ${resumed.stderr}`).toBe(0);
+      await expectFinished(fake, name, reference, step);
+    }
+  }, 300_000);
+});

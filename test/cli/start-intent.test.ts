@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { maker } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * Issue #27 item 4 and #28 item 8: a run's start is recorded (its intent) before its first side
+ * effect, so a `maker demo` killed or interrupted (Ctrl-C) anywhere between taking the lock and
+ * its run's first save is shown by `maker status`, finished by `maker resume`, and not silently
+ * started over by `maker run`. Kills and Ctrl-C are aimed through seams (MAKER_CRASH_AT,
+ * MAKER_INTERRUPT_AT, MAKER_KILL_AT_GITHUB_REQUEST), not timing.
+ */
+const tempDir = useTempDirs();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+interface World {
+  repos: unknown[];
+  pulls: { merged: boolean }[];
+}
+const world = async (dir: string) =>
+  JSON.parse(await readFile(join(dir, '.git', 'maker-fake-github', 'world.json'), 'utf8')) as World;
+
+async function expectLanded(dir: string, result: { code: number | null; stderr: string }) {
+  expect(result.code, result.stderr).toBe(0);
+  const { repos, pulls } = await world(dir);
+  expect([repos.length, pulls.length, pulls[0]?.merged]).toEqual([1, 1, true]);
+  return git(dir, 'rev-parse', 'main^{tree}');
+}
+
+describe('a maker demo killed before its run was saved', () => {
+  it('is shown by maker status and finished by maker resume, with the tree of an unkilled demo', async () => {
+    // Failed at main: "No MAKER runs" and "Nothing to resume in …: no unfinished run".
+    const reference = join(await tempDir(), 'ref');
+    const tree = await expectLanded(reference, await maker(['demo', '--dir', reference]));
+    for (const step of ['start:intent-saved', 'github:repository-ensured', 'start:set-up']) {
+      const dir = join(await tempDir(), 'demo');
+      const killed = await maker(['demo', '--dir', dir], { MAKER_CRASH_AT: step });
+      expect(killed.signal, `${step}: ${killed.stderr}`).toBe('SIGKILL');
+      const status = await maker(['status', '--dir', dir]);
+      expect(status.code, step).toBe(0);
+      expect(status.stdout, step).toMatch(/interrupted while starting/);
+      expect(status.stdout, step).toContain('maker resume');
+      const refused = await maker(['run', 'another idea', '--dir', dir, '--worker', 'sim']);
+      expect(refused.code, step).toBe(2);
+      expect(refused.stderr, step).toMatch(/start was interrupted.*maker resume/s);
+      expect(await expectLanded(dir, await maker(['resume', '--dir', dir])), step).toBe(tree);
+    }
+  }, 300_000);
+
+  it('after its origin was set (the dead fake’s port in it), maker demo again finishes it', async () => {
+    // Failed at main: the seam did not exist; killed there, the demo could not be re-run
+    // ("already has an origin … that is not maker-demo/d", only the dead fake's port differing).
+    const dir = join(await tempDir(), 'd');
+    // Its 6th GitHub request is the first push's: the origin is set by then.
+    const killed = await maker(['demo', '--dir', dir], { MAKER_KILL_AT_GITHUB_REQUEST: '6:after' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(git(dir, 'remote', 'get-url', 'origin')).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/maker-demo\/d\.git$/,
+    );
+    const again = await maker(['demo', '--dir', dir]);
+    expect(again.stderr).toContain('finishing demo run');
+    await expectLanded(dir, again);
+  }, 120_000);
+});
+
+describe('an early Ctrl-C', () => {
+  it('at each early step: exit 130, what it left and what to do; maker status shows it; maker resume finishes it', async () => {
+    // Failed at main: the seam did not exist (and an early Ctrl-C left only a lock, or an empty
+    // repository, with no word; `maker status` said "No MAKER runs").
+    for (const step of [
+      'start:locked',
+      'start:intent-saved',
+      'github:repository-ensured',
+      'start:set-up',
+    ]) {
+      const dir = join(await tempDir(), 'ctrl-c');
+      const stopped = await maker(['demo', '--dir', dir], { MAKER_INTERRUPT_AT: step });
+      expect(stopped.code, `${step}: ${stopped.stderr}`).toBe(130);
+      // Stopped before its run existed, on stderr; once it existed, as the run's outcome.
+      const said = `${stopped.stderr}${stopped.stdout}`;
+      expect(said, step).toMatch(/interrupted/);
+      expect(said, step).toContain('maker resume');
+      const status = await maker(['status', '--dir', dir]);
+      expect(status.code, `${step}: ${status.stderr}`).toBe(0);
+      expect(status.stdout, step).not.toMatch(/No MAKER runs/);
+      expect(status.stdout, step).toMatch(/interrupted|cancelled/);
+      // The lock was released: the next run does not take it over.
+      const resumed = await maker(['resume', '--dir', dir]);
+      expect(resumed.stderr, step).not.toMatch(/stopped without releasing/);
+      await expectLanded(dir, resumed);
+    }
+  }, 300_000);
+});
