@@ -222,7 +222,16 @@ export class MakerEngine {
     const remote = run.github === undefined ? undefined : this.#deps.remote?.(run);
     const roles =
       typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config, run) : this.#deps.roles;
-    const ctx = this.#context(run, roles, { signal, halt }, semaphore, remote);
+    // The run's candidates are written into a scratch store of its own (kept for a resume);
+    // stores of runs that ended, or that the state no longer has, go first.
+    const state = this.#state as StateFile;
+    await this.#deps.workspace.sweepScratch?.(
+      Object.values(state.runs)
+        .filter((r) => !ended(r))
+        .map((r) => r.id),
+    );
+    const scratch = await this.#deps.workspace.scratch?.(run.id);
+    const ctx = this.#context(run, roles, { signal, halt }, semaphore, remote, scratch);
     remote?.watchWaits?.(ctx.wait);
     const keeper =
       remote === undefined
@@ -260,6 +269,9 @@ export class MakerEngine {
       tasks.close();
       if (made) await roles.close?.().catch(() => undefined);
     }
+    // A run that ended keeps only what it committed: its losing and red-flagged candidates go.
+    if (ended(run)) await scratch?.discard();
+    else await scratch?.close();
     run.waits = undefined;
     // The end event first, then the save: the state file's eventSeq then counts it, so the journal and
     // the state agree on the cursor, and a later process never reuses the number.
@@ -291,6 +303,7 @@ export class MakerEngine {
     { signal, halt }: { signal: AbortSignal; halt: AbortSignal },
     semaphore: Semaphore,
     remote: RunRemote | undefined,
+    scratch: Workspace | undefined,
   ): RunContext {
     const state = this.#state as StateFile;
     return {
@@ -304,7 +317,7 @@ export class MakerEngine {
       },
       state,
       run,
-      workspace: this.#deps.workspace,
+      workspace: scratch ?? this.#deps.workspace,
       ...(this.#checkEnvironment === undefined ? {} : { checkEnvironment: this.#checkEnvironment }),
       planner: roles.planner,
       worker: roles.worker,
@@ -393,6 +406,11 @@ export class MakerEngine {
   #save(nodes: readonly TreeNode[] = []): Promise<void> {
     return this.#saver.save(nodes);
   }
+}
+
+/** A run that is over: nothing resumes it. */
+function ended(run: Run): boolean {
+  return run.status === 'done' || run.status === 'vetoed';
 }
 
 function outcome(run: Run): RunOutcome {
