@@ -10,7 +10,7 @@ import { GitPlumbing } from './git-plumbing.js';
 import { commitTree, commonGitDir, excludeLocally, prepareRepository } from './git-repo.js';
 import { memoryScratchRoot, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
-import { existingStores, openStore, storeEnv, sweepStores } from './object-stores.js';
+import { alternates, existingStores, openStore, storeEnv, sweepStores } from './object-stores.js';
 import { ScratchGitWorkspace } from './scratch-workspace.js';
 import { treeWithEdits } from './tree-edit.js';
 import { checkoutsOf } from './worktrees.js';
@@ -262,7 +262,7 @@ export class GitWorkspace implements Workspace {
       const stores = await existingStores(await this.ownGitDir());
       if (stores.length === 0 || !(error instanceof MakerError) || error.code !== 'git')
         throw error;
-      const env = { ...this.#objectEnv, GIT_ALTERNATE_OBJECT_DIRECTORIES: stores.join(':') };
+      const env = { ...this.#objectEnv, GIT_ALTERNATE_OBJECT_DIRECTORIES: alternates(stores) };
       const args = ['diff-tree', '-p', '--binary', '-M', from, to];
       const said = firstLine(error.message);
       return gitText(this.dir, args, { env, launcher: this.#launcher }).catch(() => {

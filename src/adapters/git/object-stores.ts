@@ -34,7 +34,20 @@ export async function openStore(gitDir: string, runId: string): Promise<string> 
 
 /** The environment git needs to write into `store` and read it with `mainObjects` behind it. */
 export function storeEnv(store: string, mainObjects: string): Record<string, string> {
-  return { GIT_OBJECT_DIRECTORY: store, GIT_ALTERNATE_OBJECT_DIRECTORIES: mainObjects };
+  return {
+    GIT_OBJECT_DIRECTORY: store,
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: alternates([mainObjects]),
+  };
+}
+
+/**
+ * Object directories as `GIT_ALTERNATE_OBJECT_DIRECTORIES` lists them: `:`-separated, a path
+ * holding `:`, `"` or `\` in git's C-style quotes.
+ */
+export function alternates(dirs: readonly string[]): string {
+  return dirs
+    .map((d) => (/[:"\\]/.test(d) ? `"${d.replace(/[\\"]/g, (c) => `\\${c}`)}"` : d))
+    .join(':');
 }
 
 /** Removes the stores of runs not in `live` (run ids); one that cannot be removed is left. */
@@ -129,13 +142,21 @@ export async function promoteTree(p: Promotion, tree: string): Promise<void> {
     if (wave !== undefined) await Promise.all(wave.map((id) => copyObject(p, id)));
 }
 
-/** Copies one loose object file into the repository (a temporary name, then renamed into place). */
+/**
+ * Copies one loose object file into the repository (a temporary name, then renamed into place):
+ * two file operations, as the repository is known to lack it.
+ */
 async function copyObject(p: Promotion, id: string): Promise<void> {
   const rel = join(id.slice(0, 2), id.slice(2));
-  const target = join(p.mainObjects, rel);
-  if (await exists(target)) return;
-  const source = join(p.store, rel);
-  if (!(await exists(source))) {
+  const temp = join(p.mainObjects, id.slice(0, 2), `tmp_maker_${randomBytes(6).toString('hex')}`);
+  try {
+    await copyFile(join(p.store, rel), temp).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT' || !(await exists(join(p.store, rel)))) throw error;
+      await mkdir(join(p.mainObjects, id.slice(0, 2)), { recursive: true });
+      await copyFile(join(p.store, rel), temp);
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     // Not a loose file of the store (git packed it): written again from its content.
     const object = (await p.scratch.contents([id])).get(id);
     if (object === undefined) throw new MakerError('git', `Object ${id} vanished from the store.`);
@@ -145,13 +166,11 @@ async function copyObject(p: Promotion, id: string): Promise<void> {
     });
     return;
   }
-  await mkdir(join(p.mainObjects, id.slice(0, 2)), { recursive: true });
-  const temp = join(p.mainObjects, id.slice(0, 2), `tmp_maker_${randomBytes(6).toString('hex')}`);
   try {
-    await copyFile(source, temp);
-    await rename(temp, target);
-  } finally {
+    await rename(temp, join(p.mainObjects, rel));
+  } catch (error) {
     await rm(temp, { force: true });
+    throw error;
   }
 }
 
