@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MakerError } from '../../core/errors.js';
@@ -139,38 +139,59 @@ export async function promoteTree(p: Promotion, tree: string): Promise<void> {
   const waves: string[][] = [];
   for (const id of missing) (waves[height(id)] ??= []).push(id);
   for (const wave of waves)
-    if (wave !== undefined) await Promise.all(wave.map((id) => copyObject(p, id)));
+    if (wave !== undefined) await Promise.all(wave.map((id) => promoteObject(p, id)));
 }
 
 /**
- * Copies one loose object file into the repository (a temporary name, then renamed into place):
- * two file operations, as the repository is known to lack it.
+ * Puts one loose object file of the store into the repository: a hard link (the store is in the
+ * same `.git`, so nothing is copied and nothing more is written), else a copy under a temporary
+ * name renamed into place; an object the store holds packed is written again from its content.
  */
 async function copyObject(p: Promotion, id: string): Promise<void> {
   const rel = join(id.slice(0, 2), id.slice(2));
+  const source = join(p.store, rel);
+  const target = join(p.mainObjects, rel);
+  const linked = await linkObject(source, target).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT' || !(await exists(source))) throw error;
+    await mkdir(join(p.mainObjects, id.slice(0, 2)), { recursive: true });
+    return linkObject(source, target);
+  });
+  if (linked) return;
   const temp = join(p.mainObjects, id.slice(0, 2), `tmp_maker_${randomBytes(6).toString('hex')}`);
   try {
-    await copyFile(join(p.store, rel), temp).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT' || !(await exists(join(p.store, rel)))) throw error;
-      await mkdir(join(p.mainObjects, id.slice(0, 2)), { recursive: true });
-      await copyFile(join(p.store, rel), temp);
-    });
+    await copyFile(source, temp);
+    await rename(temp, target);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/** Links `source` as `target`: true when done (or there already), false where links do not work. */
+async function linkObject(source: string, target: string): Promise<boolean> {
+  try {
+    await link(source, target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return true;
+    if (code === 'EXDEV' || code === 'EPERM' || code === 'EMLINK' || code === 'ENOTSUP')
+      return false;
+    throw error;
+  }
+}
+
+/** {@link copyObject}, or, for an object that is not a loose file of the store, its content written again. */
+async function promoteObject(p: Promotion, id: string): Promise<void> {
+  try {
+    await copyObject(p, id);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    // Not a loose file of the store (git packed it): written again from its content.
     const object = (await p.scratch.contents([id])).get(id);
     if (object === undefined) throw new MakerError('git', `Object ${id} vanished from the store.`);
     await runGit(p.dir, ['hash-object', '-w', '-t', object.type, '--stdin'], {
       ...p.git,
       input: object.content,
     });
-    return;
-  }
-  try {
-    await rename(temp, join(p.mainObjects, rel));
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
   }
 }
 
