@@ -4,9 +4,10 @@ import {
   type ProductBenchReport,
 } from '../../bench/product-bench.js';
 import { PRODUCT_IDEAS, QUICK_IDEAS } from '../../../testing/product/ideas/index.js';
+import { DEFAULT_EDIT_FORMAT } from '../../../engine/llm-worker.js';
 import { defineCommand, flag, option } from '../define.js';
 import { formatCount } from '../io.js';
-import { decimal, text, wholeNumber } from '../values.js';
+import { decimal, oneOf, text, wholeNumber } from '../values.js';
 
 export const benchProductCommand = defineCommand({
   name: 'product',
@@ -18,7 +19,9 @@ policy) and through a single-shot baseline (the same prompts, one sample each,
 no vote, no review). The model is a realistic fake (SIMULATED, offline): code
 right with probability --p in many forms, else off by one, missing an edge
 case, a misspelled export, a missing module or cut short; slips in how files
-are written (--slip); plans that vary in wording; judges and reviewers right
+are written (--slip), which depend on the --edit-format the worker asks for
+(over-escaped strings in JSON, broken fences and missing File: lines in fenced
+blocks, omitted code in both); plans that vary in wording; judges and reviewers right
 with --judge-accuracy; the same --seed gives the same answers. Hidden
 acceptance tests, which MAKER never sees, run with node --test on the tree each
 arm lands. Reports pass rates, model calls, tokens, wall time and how MAKER's
@@ -54,6 +57,11 @@ leaf votes were settled (agreement or ballots). --quick: ${QUICK_IDEAS.join(' an
       'runs of each idea per arm (default 5; 1 with --quick)',
       wholeNumber({ min: 1, max: 100 }),
     ),
+    editFormat: option(
+      '--edit-format <f>',
+      `how the worker asks for files: json (JSON strings) or fenced (File: lines and fenced blocks); default ${DEFAULT_EDIT_FORMAT}`,
+      oneOf(['json', 'fenced']),
+    ),
     quick: flag('--quick', `${QUICK_IDEAS.join(' and ')}, one run each (for CI)`),
     json: flag('--json', 'print one JSON object'),
   },
@@ -72,6 +80,7 @@ leaf votes were settled (agreement or ballots). --quick: ${QUICK_IDEAS.join(' an
       judgeAccuracy: o.judgeAccuracy ?? 0.9,
       seed: o.seed ?? 1,
       runs: o.runs ?? (quick ? 1 : 5),
+      ...(o.editFormat === undefined ? {} : { editFormat: o.editFormat }),
       progress: (line) => io.stderr(`maker: ${line}\n`),
     });
     io.stdout(o.json === true ? `${JSON.stringify(report)}\n` : table(report));
@@ -121,7 +130,7 @@ export function table(report: ProductBenchReport): string {
   const v = report.maker.leafVotes;
   const s = report.maker.splitVotes;
   return [
-    `Product benchmark (SIMULATED model: realistic fake, p ${k.p}, slip ${k.slip}, judge accuracy ${k.judgeAccuracy}, seed ${k.seed}, ${k.runs} run(s) per idea)`,
+    `Product benchmark (SIMULATED model: realistic fake, p ${k.p}, slip ${k.slip}, edit format ${k.editFormat}, judge accuracy ${k.judgeAccuracy}, seed ${k.seed}, ${k.runs} run(s) per idea)`,
     ...lines,
     `MAKER / single shot pass rate: ${report.ratio === null ? 'n/a (single shot passed none)' : `${report.ratio}x`}`,
     `MAKER leaf votes: ${v.votes}: ${v.agreement} by agreement, ${v.ballots} by ballots, ${v.chosen} chosen by policy, ${v.undecided} undecided; agreement share of decided: ${pct(report.maker.agreementShare)}`,
