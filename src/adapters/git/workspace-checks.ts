@@ -117,6 +117,7 @@ export class WorkspaceChecks {
       root,
       env: this.#env,
       hidden: () => this.#hidden(),
+      sandbox: this.#sandbox,
     });
     return this.#dependencies;
   }

@@ -1,3 +1,9 @@
+import {
+  findSandbox,
+  SANDBOXES,
+  sandboxesFor,
+  sandboxWorks,
+} from '../../../adapters/sandbox/bwrap.js';
 import { MODEL_ACCESSES, accessChecks, chooseAccess, forcedAccess } from '../../model-access.js';
 import type { Env } from '../../env.js';
 import { defineCommand, option } from '../define.js';
@@ -13,7 +19,11 @@ import { withModelAccess } from './run-choices.js';
 export interface DoctorSection {
   readonly key: string;
   readonly title: string;
-  readonly check: (env: Env) => { lines: string[]; facts: Record<string, unknown> };
+  readonly check: (
+    env: Env,
+  ) =>
+    | { lines: string[]; facts: Record<string, unknown> }
+    | Promise<{ lines: string[]; facts: Record<string, unknown> }>;
 }
 
 /** Which model access a run would use, and why; each one's state. */
@@ -44,8 +54,45 @@ export const modelAccessSection: DoctorSection = {
   },
 };
 
+/**
+ * Which sandbox checks would run in (bubblewrap, else util-linux unshare; `MAKER_SANDBOX` narrows
+ * the choice), each one probed as a run probes it: it runs `true` confined.
+ */
+export const sandboxSection: DoctorSection = {
+  key: 'sandbox',
+  title: 'Checks',
+  check: async (env) => {
+    const path = env['PATH'] ?? '';
+    const choice = env['MAKER_SANDBOX'];
+    const chosen = await findSandbox(path, choice);
+    const allowed = sandboxesFor(choice);
+    const each = await Promise.all(
+      SANDBOXES.map(async (s) => ({
+        name: s.name,
+        allowed: allowed.includes(s),
+        works: await sandboxWorks(s, path),
+      })),
+    );
+    const head =
+      chosen !== undefined
+        ? `Checks would run in: ${chosen.name}`
+        : 'No sandbox works here: checks would not run, and results would be UNVERIFIED';
+    return {
+      lines: [
+        head,
+        ...each.map(
+          (s) =>
+            `  ${s.works ? 'yes' : 'no '}  ${s.name.padEnd(10)} ${s.works ? 'works' : 'does not work here (not installed, or the kernel refuses its namespaces)'}${s.allowed ? '' : ' (not used: MAKER_SANDBOX)'}`,
+        ),
+        ...(choice === undefined ? [] : [`MAKER_SANDBOX is ${JSON.stringify(choice)}`]),
+      ],
+      facts: { chosen: chosen?.name ?? null, choice: choice ?? null, sandboxes: each },
+    };
+  },
+};
+
 /** Every section, in the order the report shows them. */
-export const DOCTOR_SECTIONS: DoctorSection[] = [modelAccessSection];
+export const DOCTOR_SECTIONS: DoctorSection[] = [modelAccessSection, sandboxSection];
 
 export const doctorCommand = defineCommand({
   name: 'doctor',
@@ -55,7 +102,11 @@ export const doctorCommand = defineCommand({
 Model access: a run reaches Gemini with an API key (GEMINI_API_KEY or
 GOOGLE_API_KEY), else Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true with
 GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION), else your own Gemini CLI
-(\`gemini\` on the PATH, signed in). Its sign-in is checked when a run starts.`,
+(\`gemini\` on the PATH, signed in). Its sign-in is checked when a run starts.
+
+Checks: the sandbox checks would run in, bubblewrap else util-linux unshare,
+each tried as a run tries it (MAKER_SANDBOX=bubblewrap|unshare|none narrows the
+choice); with none, results are unverified.`,
   options: {
     modelAccess: option(
       '--model-access <access>',
@@ -68,9 +119,11 @@ GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION), else your own Gemini CLI
     [0, 'checked'],
     [2, 'usage error'],
   ],
-  run: ({ options: o }, cli) => {
+  run: async ({ options: o }, cli) => {
     const { io } = withModelAccess(cli, o.modelAccess);
-    const results = DOCTOR_SECTIONS.map((s) => ({ section: s, result: s.check(io.env) }));
+    const results = await Promise.all(
+      DOCTOR_SECTIONS.map(async (s) => ({ section: s, result: await s.check(io.env) })),
+    );
     if (o.json === true) {
       io.stdout(
         `${JSON.stringify(Object.fromEntries(results.map(({ section, result }) => [section.key, result.facts])))}\n`,
