@@ -4,6 +4,7 @@ import {
   treeRedFlags,
   type TreeChange,
 } from '../core/candidate-policy.js';
+import { editSizes, oversized, patchSizes } from '../core/candidate-sizes.js';
 import { credentialFlags } from '../core/credential-scan.js';
 import { LIMITS } from '../core/limits.js';
 import { editFormatRedFlags } from '../core/edit-format.js';
@@ -191,6 +192,25 @@ async function buildTree(
         {
           rule: 'too-many-files',
           message: `The candidate touches ${files} files, over the limit of ${LIMITS.candidateFiles} a candidate may write or delete.`,
+        },
+      ],
+    };
+  // Sizes before anything is written: a file over the limit never becomes an object on disk.
+  const { maxFileBytes } = ctx.run.config;
+  const big = oversized(
+    out.edits === undefined ? patchSizes(out.patch ?? '') : editSizes(out.edits),
+    maxFileBytes,
+  );
+  if (big.length > 0)
+    return {
+      ok: false,
+      flags: [
+        {
+          rule: 'oversized-file',
+          message: `The candidate writes files over ${maxFileBytes} bytes: ${big
+            .slice(0, 5)
+            .map((s) => `${showPath(s.path)} (${s.bytes} bytes)`)
+            .join(', ')}${big.length > 5 ? ` and ${big.length - 5} more` : ''}.`,
         },
       ],
     };

@@ -230,7 +230,16 @@ export class MakerEngine {
     const remote = run.github === undefined ? undefined : this.#deps.remote?.(run);
     const roles =
       typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config, run) : this.#deps.roles;
-    const ctx = this.#context(run, roles, { signal, halt }, semaphore, remote);
+    // The run's candidates are written into a scratch store of its own (kept for a resume);
+    // stores of runs that ended, or that the state no longer has, go first.
+    const state = this.#state as StateFile;
+    await this.#deps.workspace.sweepScratch?.(
+      Object.values(state.runs)
+        .filter((r) => !ended(r))
+        .map((r) => r.id),
+    );
+    const scratch = await this.#deps.workspace.scratch?.(run.id);
+    const ctx = this.#context(run, roles, { signal, halt }, semaphore, remote, scratch);
     remote?.watchWaits?.(ctx.wait);
     const keeper =
       remote === undefined
@@ -268,6 +277,9 @@ export class MakerEngine {
       tasks.close();
       if (made) await roles.close?.().catch(() => undefined);
     }
+    // A run that ended keeps only what it committed: its losing and red-flagged candidates go.
+    if (ended(run)) await scratch?.discard();
+    else await scratch?.close();
     run.waits = undefined;
     // The end event first, then the save: the state file's eventSeq then counts it, so the journal and
     // the state agree on the cursor, and a later process never reuses the number.
@@ -299,6 +311,7 @@ export class MakerEngine {
     { signal, halt }: { signal: AbortSignal; halt: AbortSignal },
     semaphore: Semaphore,
     remote: RunRemote | undefined,
+    scratch: Workspace | undefined,
   ): RunContext {
     const state = this.#state as StateFile;
     return {
@@ -312,7 +325,7 @@ export class MakerEngine {
       },
       state,
       run,
-      workspace: this.#deps.workspace,
+      workspace: scratch ?? this.#deps.workspace,
       ...(this.#checkEnvironment === undefined ? {} : { checkEnvironment: this.#checkEnvironment }),
       planner: roles.planner,
       worker: roles.worker,
@@ -401,6 +414,11 @@ export class MakerEngine {
   #save(nodes: readonly TreeNode[] = []): Promise<void> {
     return this.#saver.save(nodes);
   }
+}
+
+/** A run that is over: nothing resumes it. */
+function ended(run: Run): boolean {
+  return run.status === 'done' || run.status === 'vetoed';
 }
 
 function outcome(run: Run): RunOutcome {

@@ -104,4 +104,22 @@ export interface Workspace {
    * works here (then no check may run, and results are unverified). Absent: checks cannot run.
    */
   checkEnvironment?(): Promise<CheckEnvironment | undefined>;
+  /**
+   * The workspace run `runId` works in: every object it writes (candidates' blobs and trees,
+   * merges) goes to a scratch store of the run's own, and only a commit's tree is moved into the
+   * repository, before the commit is made; refs move only to commits the repository holds. The
+   * store outlives a crash (a resumed run finds its candidates there). Absent: objects are
+   * written into the repository.
+   */
+  scratch?(runId: string): Promise<ScratchWorkspace>;
+  /** Removes the scratch stores of runs not in `live` (finished runs, runs no longer in the state). */
+  sweepScratch?(live: readonly string[]): Promise<void>;
+}
+
+/** A run's workspace over its scratch object store (see {@link Workspace.scratch}). */
+export interface ScratchWorkspace extends Workspace {
+  /** Stops what it holds open; the store stays (the run may be resumed). */
+  close(): Promise<void>;
+  /** {@link close}, and removes the store with everything the run's candidates wrote. */
+  discard(): Promise<void>;
 }

@@ -9,7 +9,7 @@ import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { summarise } from '../../src/engine/summary.js';
 import type { NodeContext, Planner } from '../../src/ports/planner.js';
 import type { Worker, WorkerTask } from '../../src/ports/worker.js';
-import type { FileEdit } from '../../src/ports/workspace.js';
+import type { FileEdit, Workspace } from '../../src/ports/workspace.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -51,11 +51,18 @@ async function workspaceWith(dir: string, sandboxed: boolean) {
     sandbox: () => (sandboxed ? findSandbox() : Promise.resolve(undefined)),
   });
   const ran: string[] = [];
-  const runCheck = workspace.runCheck.bind(workspace);
-  workspace.runCheck = (tree, command, timeoutMs, signal) => {
-    ran.push(command);
-    return runCheck(tree, command, timeoutMs, signal);
+  const counted = <W extends Workspace>(w: W): W => {
+    const runCheck = w.runCheck.bind(w);
+    w.runCheck = (tree, command, timeoutMs, signal) => {
+      ran.push(command);
+      return runCheck(tree, command, timeoutMs, signal);
+    };
+    return w;
   };
+  counted(workspace);
+  // A run checks its candidates in its own workspace (over its scratch object store).
+  const scratch = workspace.scratch.bind(workspace);
+  workspace.scratch = async (runId) => counted(await scratch(runId));
   return { workspace, ran };
 }
 

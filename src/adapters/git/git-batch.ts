@@ -30,6 +30,7 @@ interface Pending {
 export class GitBatch {
   readonly #dir: string;
   readonly #args: readonly string[];
+  readonly #env: Readonly<Record<string, string>>;
   #child: ChildProcessWithoutNullStreams | undefined;
   #queue: Pending[] = [];
   #current: Pending | undefined;
@@ -38,9 +39,11 @@ export class GitBatch {
   #stderr = '';
   #closed = false;
 
-  constructor(dir: string, args: readonly string[]) {
+  /** `env`: added to git's environment (where its objects are: a scratch object store). */
+  constructor(dir: string, args: readonly string[], env: Readonly<Record<string, string>> = {}) {
     this.#dir = dir;
     this.#args = args;
+    this.#env = env;
   }
 
   /** The process id while one runs (for tests that kill it). */
@@ -84,7 +87,7 @@ export class GitBatch {
   #start(): ChildProcessWithoutNullStreams {
     countGitProcess(this.#args);
     const child = spawn(gitBinary(), ['-C', this.#dir, ...this.#args], {
-      env: gitEnv(),
+      env: gitEnv(this.#env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.#child = child;

@@ -23,7 +23,8 @@ const KEPT_CHARS = 2000;
  * repository at `dir`, with a timeout, no input and `hidden` out of its sight; resolves with
  * whether it passed and the tail of its output, ending with why it was stopped if it was. When
  * `signal` aborts, the check is killed and the call rejects with {@link AbortedError}.
- * `dependencies` says how the check sees the installed dependencies of the checkout (read-only).
+ * `dependencies` says how the check sees the installed dependencies of the checkout (read-only);
+ * `objectEnv` where git finds the tree's objects besides the repository (a scratch object store).
  */
 export async function runCheckIn(
   dir: string,
@@ -35,6 +36,7 @@ export async function runCheckIn(
   hidden: readonly Hidden[] = [],
   signal?: AbortSignal,
   dependencies?: (checkout: string) => Promise<CheckDependencies>,
+  objectEnv: Readonly<Record<string, string>> = {},
 ): Promise<{ ok: boolean; output: string }> {
   const cancelled = () => {
     if (signal?.aborted === true) throw new AbortedError(signal.reason);
@@ -43,7 +45,7 @@ export async function runCheckIn(
   // A tree git holds may still not fit a file system (a path too long for it): the candidate's
   // check then fails, as its content's doing, instead of the run. Written through a private index,
   // not `git archive`, whose `export-ignore` and `export-subst` attributes would change the tree.
-  const checkout = await checkoutTree(dir, treeish, scratch);
+  const checkout = await checkoutTree(dir, treeish, scratch, objectEnv);
   cancelled();
   if (checkout !== undefined)
     return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
@@ -86,9 +88,10 @@ async function checkoutTree(
   dir: string,
   treeish: string,
   scratch: string,
+  objectEnv: Readonly<Record<string, string>>,
 ): Promise<string | undefined> {
   const index = `${scratch}.index`;
-  const env = gitEnv({ GIT_INDEX_FILE: index });
+  const env = gitEnv({ ...objectEnv, GIT_INDEX_FILE: index });
   const git = (args: readonly string[]) =>
     execFileAsync(gitBinary(), ['-C', dir, ...args], { env, maxBuffer: MAX_OUTPUT_BYTES });
   try {

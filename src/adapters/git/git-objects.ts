@@ -92,3 +92,21 @@ export async function readModes(
   const entries = await readEntries(git, treeish, paths);
   return new Map([...entries].map(([path, e]) => [path, e.mode]));
 }
+
+/** Contents of `paths` at a commit or tree, as text (`null` where a path does not exist). */
+export async function readFilesAt(
+  git: GitPlumbing,
+  treeish: string,
+  paths: readonly string[],
+): Promise<{ path: string; content: string | null }[]> {
+  const ids = await readEntries(git, treeish, paths);
+  const blobs = await readBlobs(
+    git,
+    [...ids.values()].map((e) => e.id),
+  );
+  return paths.map((path) => {
+    const id = ids.get(path)?.id;
+    const blob = id === undefined ? undefined : blobs.get(id);
+    return { path, content: blob === undefined ? null : Buffer.from(blob).toString('utf8') };
+  });
+}

@@ -28,14 +28,15 @@ export class GitPlumbing {
   /** Ends a `diff-tree --stdin` answer: echoed back, never a line of a patch (none starts with `.`). */
   readonly #marker = `.maker-end-${randomBytes(6).toString('hex')}`;
 
-  constructor(dir: string) {
-    this.#objects = new GitBatch(dir, ['cat-file', '--batch-command']);
-    this.#hasher = new GitBatch(dir, ['hash-object', '-w', '--stdin-paths']);
-    this.#mktree = new GitBatch(dir, ['mktree', '-z', '--batch']);
+  /** `env`: added to each process's environment (a scratch object store: see `object-stores.ts`). */
+  constructor(dir: string, env: Readonly<Record<string, string>> = {}) {
+    this.#objects = new GitBatch(dir, ['cat-file', '--batch-command'], env);
+    this.#hasher = new GitBatch(dir, ['hash-object', '-w', '--stdin-paths'], env);
+    this.#mktree = new GitBatch(dir, ['mktree', '-z', '--batch'], env);
     // `git diff`'s defaults for a patch between two trees: binary patches, renames found.
-    this.#patches = new GitBatch(dir, ['diff-tree', '--stdin', '-p', '--binary', '-M']);
-    this.#raw = new GitBatch(dir, ['diff-tree', '--stdin', '-r', '-z', '--no-renames']);
-    this.#refs = new GitBatch(dir, ['update-ref', '-m', 'maker', '--stdin']);
+    this.#patches = new GitBatch(dir, ['diff-tree', '--stdin', '-p', '--binary', '-M'], env);
+    this.#raw = new GitBatch(dir, ['diff-tree', '--stdin', '-r', '-z', '--no-renames'], env);
+    this.#refs = new GitBatch(dir, ['update-ref', '-m', 'maker', '--stdin'], env);
   }
 
   /** The batch processes, for tests that kill one. */

@@ -1,34 +1,29 @@
-import { rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
-import { DependencyCache } from '../deps/dependency-cache.js';
-import {
-  findSandbox,
-  hiddenPlaces,
-  NO_SANDBOX,
-  secretPlaces,
-  type CheckSandbox,
-} from '../sandbox/bwrap.js';
-import { findRuntimes } from '../sandbox/runtimes.js';
-import { CHECK_TIMEOUT_MS, type CheckEnvironment } from '../../core/checks.js';
-import { runCheckIn } from './git-check.js';
-import { readBlobs, readChanges, readEntries, readModes } from './git-objects.js';
+import type { CheckEnvironment } from '../../core/checks.js';
+import type { CheckSandbox } from '../sandbox/bwrap.js';
+import { readBlobs, readChanges, readFilesAt, readModes } from './git-objects.js';
+import { applyInIndex, firstLine } from './apply-patch.js';
 import { GitPlumbing } from './git-plumbing.js';
 import { commitTree, commonGitDir, excludeLocally, prepareRepository } from './git-repo.js';
-import { memoryScratchRoot, removeTree, scratchDir, sweepScratch } from './scratch.js';
+import { memoryScratchRoot, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
+import { alternates, existingStores, openStore, storeEnv, sweepStores } from './object-stores.js';
+import { ScratchGitWorkspace } from './scratch-workspace.js';
 import { treeWithEdits } from './tree-edit.js';
 import { checkoutsOf } from './worktrees.js';
 import { GitLauncher, type LauncherSeam } from './git-launcher.js';
 import { gitEnv, gitOk, gitText } from './run-git.js';
+import { WorkspaceChecks } from './workspace-checks.js';
 import type {
   ApplyResult,
   CheckOptions,
   CommitRequest,
   FileEdit,
   MergeResult,
+  ScratchWorkspace,
   Workspace,
 } from '../../ports/workspace.js';
 
@@ -46,30 +41,48 @@ export interface WorkspaceOptions {
   readonly sandbox?: () => Promise<CheckSandbox | undefined>;
 }
 
+/** Where a workspace writes its objects: a run's scratch store (see `object-stores.ts`). */
+export interface ObjectStore {
+  /** git's environment for the store, the repository's objects behind it. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The launcher of the repository's own workspace, shared. */
+  readonly launcher: GitLauncher;
+}
+
 /**
  * {@link Workspace} over a real git repository, with plumbing only. Reads, blobs, trees, diffs and
  * branch moves go through a few long-lived git processes ({@link GitPlumbing}); a candidate's tree
  * is built with `hash-object` and `mktree` (a patch still in a throw-away index); commits are
  * `commit-tree`, merges `merge-tree --write-tree`, branch moves compare-and-swap `update-ref`.
- * {@link close} stops the long-lived processes.
+ * A run works in {@link scratch}, which writes into a store of its own. {@link close} stops the
+ * long-lived processes.
  */
 export class GitWorkspace implements Workspace {
   readonly dir: string;
+  readonly options: WorkspaceOptions;
   readonly #git: GitPlumbing;
   readonly #launcher: GitLauncher;
+  readonly #ownLauncher: boolean;
   readonly #checkpoint: (step: string) => Promise<void>;
-  readonly #env: Readonly<Record<string, string | undefined>>;
-  readonly #sandbox: () => Promise<CheckSandbox | undefined>;
+  readonly #checks: WorkspaceChecks;
+  /** Added to every git command's environment but `commit-tree`'s (empty: the repository's objects). */
+  readonly #objectEnv: Readonly<Record<string, string>>;
   #gitDir: Promise<string> | undefined;
-  #dependencies: DependencyCache | undefined;
+  #ownGitDir: Promise<string> | undefined;
 
-  /** See {@link WorkspaceOptions}. */
-  constructor(dir: string, options: WorkspaceOptions = {}) {
+  /** See {@link WorkspaceOptions}; with `store`, objects are written there (see {@link scratch}). */
+  constructor(dir: string, options: WorkspaceOptions = {}, store?: ObjectStore) {
     this.dir = dir;
-    this.#env = options.env ?? process.env;
-    this.#sandbox = options.sandbox ?? (() => findSandbox());
-    this.#git = new GitPlumbing(dir);
-    this.#launcher = new GitLauncher(gitEnv(), options.launcherSeam);
+    this.options = options;
+    this.#objectEnv = store?.env ?? {};
+    this.#git = new GitPlumbing(dir, this.#objectEnv);
+    this.#ownLauncher = store === undefined;
+    this.#launcher = store?.launcher ?? new GitLauncher(gitEnv(), options.launcherSeam);
+    this.#checks = new WorkspaceChecks(this, {
+      env: options.env,
+      sandbox: options.sandbox,
+      objectEnv: this.#objectEnv,
+    });
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {
       await checkpoint?.(step);
@@ -97,9 +110,29 @@ export class GitWorkspace implements Workspace {
     return workspace;
   }
 
-  /** Stops the long-lived processes: git's, and the launcher's helper. */
+  /** Stops the long-lived processes: git's, and the launcher's helper (unless shared). */
   async close(): Promise<void> {
-    await Promise.all([this.#git.close(), this.#launcher.close()]);
+    await Promise.all([this.#git.close(), this.#ownLauncher ? this.#launcher.close() : undefined]);
+  }
+
+  async scratch(runId: string): Promise<ScratchWorkspace> {
+    const store = await openStore(await this.ownGitDir(), runId);
+    const mainObjects = join(await this.gitDir(), 'objects');
+    const env = storeEnv(store, mainObjects);
+    const inner = new GitWorkspace(this.dir, this.options, { env, launcher: this.#launcher });
+    return new ScratchGitWorkspace(this, inner, {
+      runId,
+      store,
+      mainObjects,
+      main: this.#git,
+      scratch: inner.plumbing,
+      dir: this.dir,
+      git: { launcher: this.#launcher },
+    });
+  }
+
+  async sweepScratch(live: readonly string[]): Promise<void> {
+    await sweepStores(await this.ownGitDir(), live);
   }
 
   /** The long-lived processes, for tests. */
@@ -116,6 +149,14 @@ export class GitWorkspace implements Workspace {
   gitDir(): Promise<string> {
     this.#gitDir ??= commonGitDir(this.dir);
     return this.#gitDir;
+  }
+
+  /** This work tree's own git directory, absolute (a linked work tree's is under the common one). */
+  ownGitDir(): Promise<string> {
+    this.#ownGitDir ??= gitText(this.dir, ['rev-parse', '--absolute-git-dir']).then((d) =>
+      d.trim(),
+    );
+    return this.#ownGitDir;
   }
 
   /** Adds patterns to `.git/info/exclude` (the repository's private ignore list) unless present. */
@@ -181,29 +222,8 @@ export class GitWorkspace implements Workspace {
   /** A unified diff in a throw-away index: `read-tree`, `apply --cached`, `write-tree`. */
   async applyPatch(base: string, patch: string): Promise<ApplyResult> {
     if (patch.trim() === '') return { ok: true, tree: await this.treeOf(base) };
-    const scratch = await scratchDir(join(await this.gitDir(), 'maker-tmp'), 'index');
-    try {
-      const env = { GIT_INDEX_FILE: join(scratch, 'index') };
-      await gitText(this.dir, ['read-tree', base], { env, launcher: this.#launcher });
-      const file = join(scratch, 'candidate.patch');
-      await writeFile(file, patch.endsWith('\n') ? patch : `${patch}\n`);
-      try {
-        await gitText(this.dir, ['apply', '--cached', '--whitespace=nowarn', file], {
-          env,
-          launcher: this.#launcher,
-        });
-      } catch (error) {
-        // git that did not run to its end is a transport failure, never the patch's fault.
-        if (error instanceof MakerError && error.code === 'git-transport') throw error;
-        return { ok: false, reason: firstLine((error as Error).message) };
-      }
-      return {
-        ok: true,
-        tree: (await gitText(this.dir, ['write-tree'], { env, launcher: this.#launcher })).trim(),
-      };
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
+    const root = join(await this.gitDir(), 'maker-tmp');
+    return applyInIndex(this.dir, root, base, patch, this.#objectEnv, this.#launcher);
   }
 
   /**
@@ -227,21 +247,30 @@ export class GitWorkspace implements Workspace {
   }
 
   /** Contents of `paths` at a commit or tree. */
-  async readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> {
-    const ids = await readEntries(this.#git, treeish, paths);
-    const blobs = await readBlobs(
-      this.#git,
-      [...ids.values()].map((e) => e.id),
-    );
-    return paths.map((path) => {
-      const id = ids.get(path)?.id;
-      const blob = id === undefined ? undefined : blobs.get(id);
-      return { path, content: blob === undefined ? null : Buffer.from(blob).toString('utf8') };
-    });
+  readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> {
+    return readFilesAt(this.#git, treeish, paths);
   }
 
-  diff(from: string, to: string): Promise<string> {
-    return this.#git.patch(from, to);
+  /**
+   * A diff; objects only a run's scratch store holds (a candidate being voted on) are found
+   * there too, for a view from outside the run. A losing candidate's are gone once its run ends.
+   */
+  async diff(from: string, to: string): Promise<string> {
+    try {
+      return await this.#git.patch(from, to);
+    } catch (error) {
+      const stores = await existingStores(await this.ownGitDir());
+      if (stores.length === 0 || !(error instanceof MakerError) || error.code !== 'git')
+        throw error;
+      const env = { ...this.#objectEnv, GIT_ALTERNATE_OBJECT_DIRECTORIES: alternates(stores) };
+      const args = ['diff-tree', '-p', '--binary', '-M', from, to];
+      const said = firstLine(error.message);
+      return gitText(this.dir, args, { env, launcher: this.#launcher }).catch(() => {
+        throw new MakerError('git', `${said} A run keeps only what it commits once it ends.`, {
+          cause: error,
+        });
+      });
+    }
   }
 
   commit(request: CommitRequest): Promise<string> {
@@ -264,7 +293,11 @@ export class GitWorkspace implements Workspace {
   async merge(ours: string, theirs: string): Promise<MergeResult> {
     // Clean: the merged tree's id. Conflicts (exit status 1): that line, then the conflicted paths.
     const args = ['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs];
-    const out = await gitText(this.dir, args, { okCodes: [1], launcher: this.#launcher });
+    const out = await gitText(this.dir, args, {
+      okCodes: [1],
+      env: this.#objectEnv,
+      launcher: this.#launcher,
+    });
     const lines = out
       .split('\n')
       .map((line) => line.trim())
@@ -323,76 +356,19 @@ export class GitWorkspace implements Workspace {
     await this.setBranch(target, to, from);
   }
 
-  async runCheck(
+  runCheck(
     treeish: string,
     command: string,
     timeoutMs: number,
     signal?: AbortSignal,
     options: CheckOptions = {},
   ): Promise<{ ok: boolean; output: string }> {
-    const sandbox = await this.#sandbox();
-    if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
-    const hidden = await this.#hidden();
-    const dependencies = await (
-      await this.#dependencyCache()
-    ).prepare(this, treeish, options.install, signal);
-    if (!dependencies.ok) return { ok: false, output: dependencies.output };
-    const scratch = await scratchDir(tmpdir(), 'check');
-    try {
-      return await runCheckIn(
-        this.dir,
-        scratch,
-        treeish,
-        command,
-        timeoutMs,
-        sandbox,
-        hidden,
-        signal,
-        dependencies.view,
-      );
-    } finally {
-      // What the check left there is its own doing: a checkout that resists removal is swept later.
-      await removeTree(scratch).catch(() => undefined);
-    }
+    return this.#checks.run(treeish, command, timeoutMs, signal, options);
   }
 
-  /**
-   * Out of a check's and an install's sight: the repository (its history, config and MAKER's
-   * state), sockets under /run (D-Bus, docker, databases) and the home directory's credential stores.
-   */
-  async #hidden() {
-    return [
-      ...(await hiddenPlaces(['/run', this.dir, await this.gitDir()])),
-      ...(await secretPlaces(homedir())),
-    ];
-  }
-
-  /** Installed dependencies for checks, cached in `.git/maker-deps/` (see {@link DependencyCache}). */
-  async #dependencyCache(): Promise<DependencyCache> {
-    const root = join(await this.gitDir(), 'maker-deps');
-    this.#dependencies ??= new DependencyCache({
-      root,
-      env: this.#env,
-      hidden: () => this.#hidden(),
-      sandbox: this.#sandbox,
-    });
-    return this.#dependencies;
-  }
-
-  /**
-   * The sandbox checks run in and the runtimes on its PATH; undefined when none works here. A
-   * repository with a lock file gets its dependencies installed for its checks (read-only).
-   */
-  async checkEnvironment(): Promise<CheckEnvironment | undefined> {
-    const sandbox = await this.#sandbox();
-    if (sandbox === undefined) return undefined;
-    return {
-      sandbox: sandbox.name,
-      runtimes: await findRuntimes(),
-      dependencies:
-        "those the repository's lock file names (package-lock.json, requirements.txt, …), installed before the check and read-only to it; none without a lock file (then only the standard library and what the repository holds)",
-      timeLimitSeconds: CHECK_TIMEOUT_MS / 1000,
-    };
+  /** See {@link WorkspaceChecks.environment}. */
+  checkEnvironment(): Promise<CheckEnvironment | undefined> {
+    return this.#checks.environment();
   }
 
   /** Landing's git access in the work tree at `dir` (this one or a linked one). */
@@ -406,19 +382,10 @@ export class GitWorkspace implements Workspace {
   }
 
   #raw(args: readonly string[]): Promise<string> {
-    return gitText(this.dir, args, { launcher: this.#launcher });
+    return gitText(this.dir, args, { env: this.#objectEnv, launcher: this.#launcher });
   }
 
   #ok(args: readonly string[]): Promise<boolean> {
-    return gitOk(this.dir, args, { launcher: this.#launcher });
+    return gitOk(this.dir, args, { env: this.#objectEnv, launcher: this.#launcher });
   }
-}
-
-function firstLine(text: string): string {
-  return (
-    text
-      .split('\n')
-      .find((line) => line.trim() !== '')
-      ?.trim() ?? ''
-  );
 }

@@ -1,0 +1,124 @@
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MakerError } from '../../core/errors.js';
+import { CHECK_TIMEOUT_MS, type CheckEnvironment } from '../../core/checks.js';
+import type { CheckOptions, FileEdit } from '../../ports/workspace.js';
+import { DependencyCache } from '../deps/dependency-cache.js';
+import {
+  findSandbox,
+  hiddenPlaces,
+  NO_SANDBOX,
+  secretPlaces,
+  type CheckSandbox,
+} from '../sandbox/bwrap.js';
+import { findRuntimes } from '../sandbox/runtimes.js';
+import { runCheckIn } from './git-check.js';
+import { removeTree, scratchDir } from './scratch.js';
+
+/** The repository a check runs on, as {@link WorkspaceChecks} sees it. */
+export interface CheckedRepository {
+  readonly dir: string;
+  gitDir(): Promise<string>;
+  readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]>;
+}
+
+/**
+ * A workspace's checks: each runs on a scratch checkout of the tree it judges, inside the sandbox,
+ * with the repository, `/run` and the home directory's credential stores out of its sight, and
+ * the tree's dependencies installed (cached in `.git/maker-deps/`) and shown read-only.
+ */
+export class WorkspaceChecks {
+  readonly #repo: CheckedRepository;
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #sandbox: () => Promise<CheckSandbox | undefined>;
+  /** What git reading the checked tree needs besides the repository (a scratch object store). */
+  readonly #objectEnv: Readonly<Record<string, string>>;
+  #dependencies: DependencyCache | undefined;
+
+  constructor(
+    repo: CheckedRepository,
+    options: {
+      env?: Readonly<Record<string, string | undefined>> | undefined;
+      sandbox?: (() => Promise<CheckSandbox | undefined>) | undefined;
+      objectEnv?: Readonly<Record<string, string>> | undefined;
+    } = {},
+  ) {
+    this.#repo = repo;
+    this.#env = options.env ?? process.env;
+    this.#sandbox = options.sandbox ?? (() => findSandbox());
+    this.#objectEnv = options.objectEnv ?? {};
+  }
+
+  async run(
+    treeish: string,
+    command: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    options: CheckOptions = {},
+  ): Promise<{ ok: boolean; output: string }> {
+    const sandbox = await this.#sandbox();
+    if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
+    const hidden = await this.#hidden();
+    const dependencies = await (
+      await this.#dependencyCache()
+    ).prepare(this.#repo, treeish, options.install, signal);
+    if (!dependencies.ok) return { ok: false, output: dependencies.output };
+    const scratch = await scratchDir(tmpdir(), 'check');
+    try {
+      return await runCheckIn(
+        this.#repo.dir,
+        scratch,
+        treeish,
+        command,
+        timeoutMs,
+        sandbox,
+        hidden,
+        signal,
+        dependencies.view,
+        this.#objectEnv,
+      );
+    } finally {
+      // What the check left there is its own doing: a checkout that resists removal is swept later.
+      await removeTree(scratch).catch(() => undefined);
+    }
+  }
+
+  /**
+   * The sandbox checks run in and the runtimes on its PATH; undefined when none works here. A
+   * repository with a lock file gets its dependencies installed for its checks (read-only).
+   */
+  async environment(): Promise<CheckEnvironment | undefined> {
+    const sandbox = await this.#sandbox();
+    if (sandbox === undefined) return undefined;
+    return {
+      sandbox: sandbox.name,
+      runtimes: await findRuntimes(),
+      dependencies:
+        "those the repository's lock file names (package-lock.json, requirements.txt, …), installed before the check and read-only to it; none without a lock file (then only the standard library and what the repository holds)",
+      timeLimitSeconds: CHECK_TIMEOUT_MS / 1000,
+    };
+  }
+
+  /**
+   * Out of a check's and an install's sight: the repository (its history, config and MAKER's
+   * state), sockets under /run (D-Bus, docker, databases) and the home directory's credential stores.
+   */
+  async #hidden() {
+    return [
+      ...(await hiddenPlaces(['/run', this.#repo.dir, await this.#repo.gitDir()])),
+      ...(await secretPlaces(homedir())),
+    ];
+  }
+
+  /** Installed dependencies for checks, cached in `.git/maker-deps/` (see {@link DependencyCache}). */
+  async #dependencyCache(): Promise<DependencyCache> {
+    const root = join(await this.#repo.gitDir(), 'maker-deps');
+    this.#dependencies ??= new DependencyCache({
+      root,
+      env: this.#env,
+      hidden: () => this.#hidden(),
+      sandbox: this.#sandbox,
+    });
+    return this.#dependencies;
+  }
+}
