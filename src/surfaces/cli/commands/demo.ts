@@ -1,17 +1,11 @@
-import { findSandbox } from '../../../adapters/sandbox/bwrap.js';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { demoGitHub } from '../demo-github.js';
-import { WORKERS, kindsWhere, type WorkerName } from '../../workers.js';
+import { WORKER_FACTS, kindsWhere, type WorkerName } from '../../worker-catalogue.js';
 import { defineCommand, flag, option } from '../define.js';
-import { defined, start } from './run-drive.js';
 import { oneOf, wholeNumber } from '../values.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption } from './common.js';
 import { RUN_OPTIONS as O } from './run-options.js';
 
 /** The kinds a demo may use: the offline, simulated ones. */
-const SIMULATED_WORKERS = Object.values(WORKERS)
+const SIMULATED_WORKERS = Object.values(WORKER_FACTS)
   .filter((k) => k.simulated)
   .map((k) => k.name) as [WorkerName, ...WorkerName[]];
 
@@ -44,7 +38,7 @@ which reads the same (fake) GitHub repository.`,
     },
     worker: option(
       '--worker <kind>',
-      `${kindsWhere((k) => k.simulated)} (default sim): ${Object.values(WORKERS)
+      `${kindsWhere((k) => k.simulated)} (default sim): ${Object.values(WORKER_FACTS)
         .filter((k) => k.simulated)
         .map((k) => `${k.name}: ${k.summary}`)
         .join('; ')}`,
@@ -67,47 +61,5 @@ which reads the same (fake) GitHub repository.`,
     json: { ...O.json, help: 'print one JSON summary at the end' },
   },
   exits: [[0, 'done'], [1, 'failed'], USAGE_EXIT, INTERRUPTED_EXIT],
-  run: async ({ args, options: o }, ctx) => {
-    const view = o.view === true;
-    const dir = resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-'))));
-    // Its checks run where a sandbox works; elsewhere the demo goes on without them, unverified
-    // (a run would stop before landing: --hitl auto lands only a checked result).
-    const sandboxed = (await findSandbox(ctx.io.env['PATH'] ?? '')) !== undefined;
-    if (!sandboxed && !o.json)
-      ctx.io.stderr(
-        'maker: no sandbox works on this machine (bubblewrap), so the demo runs no checks: its result is UNVERIFIED.\n',
-      );
-    const github = o.localOnly === true ? undefined : await demoGitHub(ctx.io.env, dir);
-    if (github !== undefined && !o.json) ctx.io.stderr(`maker: ${github.said}\n`);
-    try {
-      return await start(
-        { ...ctx, io: { ...ctx.io, env: github?.env ?? ctx.io.env } },
-        {
-          idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
-          dir,
-          kind: WORKERS[o.worker ?? 'sim'],
-          hitlChoice: view ? 'view' : 'auto',
-          json: o.json === true,
-          demo: true,
-          view,
-          paceMs: o.pace ?? 0,
-          ...(github === undefined
-            ? {}
-            : {
-                github: github.ask,
-                sourceGitDir: github.sourceGitDir,
-                demoFake: github.kept,
-              }),
-          choices: {
-            hitl: view ? 'wait' : 'auto',
-            sim: { clarify: true },
-            runChecks: sandboxed,
-            ...defined({ seed: o.seed }),
-          },
-        },
-      );
-    } finally {
-      await github?.close();
-    }
-  },
+  run: async (input, ctx): Promise<number> => (await import('./demo-run.js')).run(input, ctx),
 });

@@ -3,7 +3,6 @@ import type { Env } from '../../env.js';
 import { defineCommand, option } from '../define.js';
 import { oneOf } from '../values.js';
 import { jsonFlag } from './common.js';
-import { withModelAccess } from './run-choices.js';
 
 /**
  * One part of `maker doctor`'s report: a title, its lines for a person, and its facts for `--json`.
@@ -68,18 +67,5 @@ GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION), else your own Gemini CLI
     [0, 'checked'],
     [2, 'usage error'],
   ],
-  run: ({ options: o }, cli) => {
-    const { io } = withModelAccess(cli, o.modelAccess);
-    const results = DOCTOR_SECTIONS.map((s) => ({ section: s, result: s.check(io.env) }));
-    if (o.json === true) {
-      io.stdout(
-        `${JSON.stringify(Object.fromEntries(results.map(({ section, result }) => [section.key, result.facts])))}\n`,
-      );
-      return 0;
-    }
-    io.stdout(
-      `${results.map(({ section, result }) => [`${section.title}:`, ...result.lines.map((l) => `  ${l}`)].join('\n')).join('\n\n')}\n`,
-    );
-    return 0;
-  },
+  run: async (input, ctx): Promise<number> => (await import('./doctor-run.js')).run(input, ctx),
 });
