@@ -63,6 +63,11 @@ function classIndices(samples: readonly CalibrationSample[]): number[] {
   return out;
 }
 
+/** How many vote classes a subtask's valid samples fall into, by a run's rule. */
+export function classCount(samples: readonly CalibrationSample[]): number {
+  return new Set(classIndices(samples).filter((c) => c >= 0)).size;
+}
+
 /**
  * A run's candidate vote on each subtask's recorded samples, drawn with replacement (`repeats`
  * votes per subtask, seeded: the same inputs give the same figures). As `candidateVote` does: 2k − 1

@@ -210,21 +210,33 @@ export function samplingTable(
   ) as Record<SamplingRole, Sampling>;
 }
 
-/** Why the overrides do not fit `model`, as a sentence naming the fix; undefined when they do. */
+/** How a surface names the overrides in what it says: the CLI's flags by default. */
+export type OverrideNames = Readonly<Record<keyof SamplingOverrides, string>>;
+const FLAG_NAMES: OverrideNames = {
+  temperature: '--temperature',
+  thinkingBudget: '--thinking-budget',
+  thinkingLevel: '--thinking-level',
+};
+
+/**
+ * Why the overrides do not fit `model`, as a sentence naming the fix (the overrides called by
+ * `names`); undefined when they do.
+ */
 export function samplingProblem(
   model: string | undefined,
   overrides: SamplingOverrides,
+  names: OverrideNames = FLAG_NAMES,
 ): string | undefined {
   const name = model ?? 'the simulated model';
   if (
     overrides.temperature !== undefined &&
     !(overrides.temperature >= 0 && overrides.temperature <= 2)
   )
-    return `--temperature must be between 0 and 2 (got ${overrides.temperature}).`;
+    return `${names.temperature} must be between 0 and 2 (got ${overrides.temperature}).`;
   const thinking = entryFor(model).thinking;
   if (overrides.thinkingBudget !== undefined) {
     if (thinking?.kind !== 'budget')
-      return `${name} takes no thinking budget${thinking?.kind === 'level' ? ': give --thinking-level instead' : ''}.`;
+      return `${name} takes no thinking budget${thinking?.kind === 'level' ? `: give ${names.thinkingLevel} instead` : ''}.`;
     const { min, max, canTurnOff } = thinking;
     const budget = overrides.thinkingBudget;
     if (!(budget === 0 && canTurnOff) && !(budget >= min && budget <= max))
@@ -232,9 +244,54 @@ export function samplingProblem(
   }
   if (overrides.thinkingLevel !== undefined) {
     if (thinking?.kind !== 'level')
-      return `${name} takes no thinking level${thinking?.kind === 'budget' ? ': give --thinking-budget instead' : ''}.`;
+      return `${name} takes no thinking level${thinking?.kind === 'budget' ? `: give ${names.thinkingBudget} instead` : ''}.`;
     if (!thinking.levels.includes(overrides.thinkingLevel))
       return `${name} takes a thinking level of ${thinking.levels.join(' or ')} (got ${overrides.thinkingLevel}).`;
   }
   return undefined;
+}
+
+/** The output cap of Gemini 2.5 and 3 models, thinking included (the model pages: 65,536 tokens). */
+export const MODEL_OUTPUT_CAP = 65_536;
+
+/** A request's thinking settings raised for its one retry, and the room its output cap leaves. */
+export interface RaisedThinking {
+  readonly thinkingBudget?: number;
+  readonly thinkingLevel?: ThinkingLevel;
+  /** Tokens of the output cap left for thinking on top of the answer's. */
+  readonly room: number;
+}
+
+/**
+ * The settings to retry a request with once when its thinking used the whole output cap (finish
+ * reason MAX_TOKENS and no answer): a thinking budget twice as large (within the model's range in
+ * the table), or, for a level or automatic thinking (no number to raise), twice the room. The
+ * answer's tokens plus the room stay within {@link MODEL_OUTPUT_CAP}. Undefined when nothing can
+ * be raised: thinking turned off, already at the most the model allows, or (without a budget) no
+ * output cap sent.
+ */
+export function raisedThinking(
+  model: string | undefined,
+  request: {
+    readonly maxOutputTokens?: number | undefined;
+    readonly thinkingBudget?: number | undefined;
+    readonly thinkingLevel?: ThinkingLevel | undefined;
+  },
+): RaisedThinking | undefined {
+  const room = thinkingRoom(request);
+  const most = MODEL_OUTPUT_CAP - (request.maxOutputTokens ?? 0);
+  if (request.thinkingBudget !== undefined) {
+    if (request.thinkingBudget <= 0) return undefined;
+    const thinking = entryFor(model).thinking;
+    const max = thinking?.kind === 'budget' ? thinking.max : request.thinkingBudget;
+    const budget = Math.min(max, most, 2 * request.thinkingBudget);
+    return budget > request.thinkingBudget ? { thinkingBudget: budget, room: budget } : undefined;
+  }
+  // No cap sent: the model stopped at its own, which no room asked for raises.
+  if (request.maxOutputTokens === undefined) return undefined;
+  const raised = Math.min(most, 2 * room);
+  if (raised <= room) return undefined;
+  return request.thinkingLevel === undefined
+    ? { room: raised }
+    : { thinkingLevel: request.thinkingLevel, room: raised };
 }

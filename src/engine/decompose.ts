@@ -278,6 +278,8 @@ export function renderSplit(split: SplitAnswer): string {
       ];
       if (s.acceptance.length > 0) lines.push(`   done when: ${s.acceptance.join('; ')}`);
       if (s.files.length > 0) lines.push(`   files: ${s.files.join(', ')}`);
+      if (s.provides !== undefined && s.provides.length > 0)
+        lines.push(`   provides: ${s.provides.join('; ')}`);
       if (s.shared !== undefined && s.shared.length > 0)
         lines.push(`   shared, adds to: ${s.shared.join(', ')}`);
       if (s.check !== undefined) lines.push(`   check: ${s.check}`);

@@ -170,7 +170,12 @@ export function nodeContext(ctx: RunContext, n: TreeNode): NodeContext {
       .filter((s): s is TreeNode => s !== undefined && s.id !== n.id)
       .map((s) => ({
         title: s.title,
-        promises: (s.acceptance.length > 0 ? s.acceptance.join('; ') : s.description).slice(0, 300),
+        promises: (s.provides !== undefined && s.provides.length > 0
+          ? `provides ${s.provides.join('; ')}`
+          : s.acceptance.length > 0
+            ? s.acceptance.join('; ')
+            : s.description
+        ).slice(0, 600),
       })),
     clarifications,
     ...(ctx.run.config.runChecks ? { checks: describeCheckEnvironment(ctx.checkEnvironment) } : {}),
@@ -280,14 +285,14 @@ export function saveSoon(ctx: RunContext, n: TreeNode): void {
 /** What a model request was for, in a node's cost by role. */
 export type CostRole = 'minimal' | 'split' | 'review' | 'ballot' | 'worker';
 
-/** Counts one model call of `role` and its tokens against the node, and passes the response on. */
+/** Counts a model call of `role` (each request it made) and its tokens against the node, and passes the response on. */
 export async function counted(
   n: TreeNode,
   call: Promise<ModelResponse & Omit<GenerateResult, 'text'>>,
   role: CostRole,
 ): Promise<ModelResponse> {
   const response = await call;
-  addCost(n, role, 1, billedTokens(response));
+  addCost(n, role, response.requests ?? 1, billedTokens(response));
   return response;
 }
 

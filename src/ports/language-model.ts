@@ -33,6 +33,11 @@ export interface GenerateResult extends ModelResponse {
    * (`outputTokens`, which the length red flag judges).
    */
   readonly thoughtTokens?: number | undefined;
+  /**
+   * Requests the model received for this result (default 1): an adapter that retried once with a
+   * larger thinking budget made two, each counted and billed.
+   */
+  readonly requests?: number | undefined;
 }
 
 /** Every token a call is billed for: prompt, answer and hidden reasoning. */

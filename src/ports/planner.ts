@@ -18,7 +18,11 @@ export interface NodeContext {
    */
   readonly scope?: readonly string[];
   /** The other subtasks of its parent, in order: what they do and promise. */
-  readonly siblings?: readonly { readonly title: string; readonly promises: string }[];
+  readonly siblings?: readonly {
+    readonly title: string;
+    /** What it promises the others (its `provides`), else its acceptance checks or description. */
+    readonly promises: string;
+  }[];
   /** Clarifications a person gave for this node or its ancestors. */
   readonly clarifications: readonly { readonly question: string; readonly answer: string }[];
   /**

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { findSandbox } from '../adapters/sandbox/bwrap.js';
 import { CoderSimModel } from '../adapters/sim/coder-sim.js';
-import { recommend, votedAccuracy, wilson } from '../core/calibration.js';
+import { classCount, recommend, votedAccuracy, wilson } from '../core/calibration.js';
 import { ConfigError, UsageError } from '../core/errors.js';
 import { sampleSuite, type RecordedSample } from '../engine/calibration/calibrate.js';
 import { CALIBRATION_SUITE } from '../engine/calibration/suite.js';
@@ -79,6 +79,12 @@ export const calibrationSchema = z.object({
       samples: z.number().int(),
       valid: z.number().int(),
       correct: z.number().int(),
+      /**
+       * Distinct texts (trees) among the valid samples, and the vote classes they fall into by a
+       * run's rule: right answers written differently are one class. Absent in older files.
+       */
+      answers: z.number().int().optional(),
+      classes: z.number().int().optional(),
     }),
   ),
 });
@@ -200,6 +206,8 @@ function summarise(
       samples: list.length,
       valid: list.filter((s) => s.valid).length,
       correct: list.filter((s) => s.correct).length,
+      answers: new Set(list.flatMap((s) => (s.valid && s.tree !== undefined ? [s.tree] : []))).size,
+      classes: classCount(list),
     })),
   };
 }

@@ -10,7 +10,7 @@ import { UsageError } from '../core/errors.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import type { Roles } from '../engine/maker-engine.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
-import { LlmWorker } from '../engine/llm-worker.js';
+import { LlmWorker, type EditFormat } from '../engine/llm-worker.js';
 import type { LanguageModel } from '../ports/language-model.js';
 import type { Planner } from '../ports/planner.js';
 import type { RefPublisher } from '../ports/ref-publisher.js';
@@ -70,6 +70,8 @@ export interface RoleOptions {
    * `maker bench product` runs the default path on the realistic fake model).
    */
   readonly model?: LanguageModel | undefined;
+  /** How the gemini kind's worker asks for files (benchmarks: `maker bench product --edit-format`). */
+  readonly editFormat?: EditFormat | undefined;
 }
 
 /**
@@ -188,7 +190,11 @@ const gemini: WorkerKind = {
       options?.model ?? geminiModel(config, env);
     return {
       planner: new LlmPlanner(model),
-      worker: new LlmWorker(model, workspace),
+      worker: new LlmWorker(
+        model,
+        workspace,
+        options?.editFormat === undefined ? {} : { editFormat: options.editFormat },
+      ),
       ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
     };
   },

@@ -101,6 +101,38 @@ describe('GeminiModel over the real @google/genai client', () => {
     });
   });
 
+  it('asks once more with twice the room when a level’s thinking left the answer empty', async () => {
+    fake = await startFakeGemini((_request, index) =>
+      index === 0
+        ? { text: '', finishReason: 'MAX_TOKENS', thoughtTokens: 8000, inputTokens: 10 }
+        : { text: '{"ok": true}', outputTokens: 4, inputTokens: 10, thoughtTokens: 9000 },
+    );
+    const m = new GeminiModel({
+      model: 'gemini-3-pro-preview',
+      apiKey: KEY,
+      baseUrl: fake.baseUrl,
+    });
+    const result = await m.generate({
+      prompt: 'x',
+      temperature: 1,
+      maxOutputTokens: 4096,
+      thinkingLevel: 'low',
+    });
+    expect(result).toMatchObject({ text: '{"ok": true}', finishReason: 'stop', requests: 2 });
+    // Both requests billed: the empty one's thinking and prompt too.
+    expect(result.inputTokens).toBe(20);
+    expect(result.thoughtTokens).toBe(8000 + 9000);
+    const sent = fake.requests.map((r) => ({
+      cap: r.maxOutputTokens,
+      level: (r.body as { generationConfig: { thinkingConfig?: { thinkingLevel?: string } } })
+        .generationConfig.thinkingConfig?.thinkingLevel,
+    }));
+    expect(sent).toEqual([
+      { cap: 4096 + 8192, level: 'LOW' },
+      { cap: 4096 + 16_384, level: 'LOW' },
+    ]);
+  });
+
   it('reports a prompt Gemini blocks (no candidate, a block reason) as a safety stop', async () => {
     const m = await model(() => ({ blocked: 'PROHIBITED_CONTENT' }));
     expect(await m.generate({ prompt: 'x', temperature: 0 })).toMatchObject({

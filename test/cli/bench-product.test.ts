@@ -28,7 +28,14 @@ describe('maker bench product', () => {
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as ProductBenchReport;
     expect(report.ideas).toHaveLength(2);
-    expect(report.knobs).toEqual({ p: 0.8, slip: 0.1, judgeAccuracy: 0.9, seed: 1, runs: 1 });
+    expect(report.knobs).toEqual({
+      p: 0.8,
+      slip: 0.1,
+      judgeAccuracy: 0.9,
+      seed: 1,
+      runs: 1,
+      editFormat: 'json',
+    });
     expect(report.runs).toHaveLength(4);
     for (const run of report.runs) {
       expect(run.modelCalls).toBeGreaterThan(0);
@@ -77,6 +84,30 @@ describe('maker bench product', () => {
     expect(text).toContain('SIMULATED');
     expect(text).toMatch(new RegExp(`all +MAKER +${report.maker.passed}/${report.maker.runs} `));
     expect(text).toContain(`MAKER leaf votes: ${leaves.votes}: ${leaves.agreement} by agreement`);
+  }, 120_000);
+
+  it('--edit-format fenced has the worker ask for fenced blocks, which the fake answers', async () => {
+    const { code, stdout } = await cli([
+      'bench',
+      'product',
+      '--ideas',
+      'text-stats',
+      '--runs',
+      '1',
+      '--edit-format',
+      'fenced',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as ProductBenchReport;
+    expect(report.knobs.editFormat).toBe('fenced');
+    expect(report.runs.map((r) => [r.arm, r.status])).toEqual([
+      ['maker', 'done'],
+      ['single', 'built'],
+    ]);
+    // Its slips are the fenced format's: none over-escaped.
+    expect(Object.keys(report.maker.codeSamples).filter((k) => k.includes('escaped'))).toEqual([]);
+    expect(table(report)).toContain('edit format fenced');
   }, 120_000);
 
   it('refuses an unknown idea, naming the built-in ones, before running anything', async () => {

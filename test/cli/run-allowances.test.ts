@@ -5,24 +5,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { maker, simRun } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
-
-async function maker(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
-      env: { ...process.env, GEMINI_API_KEY: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('maker run: the overall check and the candidate allowances', () => {
   it.each([
@@ -43,15 +31,7 @@ describe('maker run: the overall check and the candidate allowances', () => {
     'keeps the allowances in the run and runs the check before the veto',
     async () => {
       const dir = await tempDir();
-      const out = await maker([
-        'run',
-        'a tool',
-        '--dir',
-        dir,
-        '--worker',
-        'sim',
-        '--hitl',
-        'auto',
+      const out = await simRun(dir, [
         '--allow-executable',
         'bin/*',
         '--allow-executable',
@@ -169,10 +149,7 @@ describe('maker run: the overall check and the candidate allowances', () => {
         (await exec('sh', ['-c', `command -v ${tool}`])).stdout.trim(),
         join(bin, tool),
       );
-    const out = await maker(
-      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', '--max-depth', '1'],
-      { PATH: bin },
-    );
+    const out = await simRun(dir, ['--max-depth', '1'], { PATH: bin });
     expect(out.code, out.stderr).toBe(5);
     expect(out.stderr.match(/No sandbox works on this machine/g)).toHaveLength(1);
     expect(out.stdout).toMatch(/Checks: UNVERIFIED: no sandbox works on this machine/);

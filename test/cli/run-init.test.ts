@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { maker } from '../helpers/cli.js';
+import { simRun } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -20,16 +20,7 @@ async function personalFolder(): Promise<string> {
 describe('maker run in a folder that is not a git repository', () => {
   it('refuses a folder holding files without --init, naming them, and creates nothing', async () => {
     const dir = await personalFolder();
-    const result = await maker([
-      'run',
-      'a tool',
-      '--dir',
-      dir,
-      '--worker',
-      'sim',
-      '--hitl',
-      'auto',
-    ]);
+    const result = await simRun(dir);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `${dir} is not a git repository and holds files (".env", "notes.txt", "photos")`,
@@ -45,10 +36,7 @@ describe('maker run in a folder that is not a git repository', () => {
       join(home, '.gitconfig'),
       '[user]\n\tname = Ada Person\n\temail = ada@example.org\n',
     );
-    const result = await maker(
-      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', '--init'],
-      { HOME: home },
-    );
+    const result = await simRun(dir, ['--init'], { HOME: home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       `maker: made ${dir} a git repository (branch main; its initial commit by Ada Person <ada@example.org>).`,
@@ -71,12 +59,9 @@ describe('maker run in a folder that is not a git repository', () => {
   it('says so when it creates a missing folder, with MAKER as author when no identity is set', async () => {
     const dir = join(await tempDir(), 'new-app');
     const home = await tempDir();
-    const result = await maker(
-      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto'],
-      {
-        HOME: home,
-      },
-    );
+    const result = await simRun(dir, [], {
+      HOME: home,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       `maker: made the new folder ${dir} a git repository (branch main; its initial commit by MAKER <maker@localhost>: no git identity is configured).`,
@@ -91,16 +76,7 @@ describe('maker run in a folder that is not a git repository', () => {
       join(dir, 'maker-state.json.lock'),
       JSON.stringify({ pid: 999_999, command: 'run', acquiredAt: '2026-11-26T10:00:00.000Z' }),
     );
-    const result = await maker([
-      'run',
-      'a tool',
-      '--dir',
-      dir,
-      '--worker',
-      'sim',
-      '--hitl',
-      'auto',
-    ]);
+    const result = await simRun(dir);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       'maker: note: maker run (pid 999999, since 2026-11-26T10:00:00.000Z) stopped without releasing this workspace; taking it over.',

@@ -1,27 +1,12 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { maker, simRun } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
-const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
-
-async function maker(args: string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
-      env: { ...process.env, GEMINI_API_KEY: '' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 interface SavedRun {
   config: { install?: string };
@@ -40,15 +25,7 @@ describe('maker run --install', () => {
     'keeps the install command in the run and installs with it before the check (skipped without bubblewrap)',
     async () => {
       const dir = await tempDir();
-      const out = await maker([
-        'run',
-        'a tool',
-        '--dir',
-        dir,
-        '--worker',
-        'sim',
-        '--hitl',
-        'auto',
+      const out = await simRun(dir, [
         '--install',
         'echo "installed by $0" > installed.txt',
         '--check',
@@ -65,19 +42,7 @@ describe('maker run --install', () => {
 
   it('takes none for no install, kept as an empty command', async () => {
     const dir = await tempDir();
-    const out = await maker([
-      'run',
-      'a tool',
-      '--dir',
-      dir,
-      '--worker',
-      'sim',
-      '--hitl',
-      'auto',
-      '--install',
-      'none',
-      '--json',
-    ]);
+    const out = await simRun(dir, ['--install', 'none', '--json']);
     expect(out.code, out.stderr).toBe(0);
     expect((await savedRun(dir))?.config.install).toBe('');
   });

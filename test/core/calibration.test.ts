@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  classCount,
   recommend,
   votedAccuracy,
   wilson,
@@ -123,5 +124,25 @@ describe('recommend', () => {
     expect(recommend({ samples: 10, valid: 10, correct: 5 }, 50, 0.95).k).toBeNull();
     expect(recommend({ samples: 10, valid: 10, correct: 7 }, 50, 0.95).k).toBeNull();
     expect(recommend({ samples: 10, valid: 0, correct: 0 }, 50, 0.95).k).toBeNull();
+  });
+});
+
+describe('classCount', () => {
+  it('counts the classes valid samples vote as, by key, joining keys that differ in names when checks agree', () => {
+    const ok = { command: 'node --test', ok: true };
+    expect(
+      classCount([
+        { valid: true, correct: true, key: 'a' },
+        { valid: true, correct: true, key: 'a' },
+        { valid: false, correct: false, key: '' },
+        { valid: true, correct: false, key: 'b' },
+      ]),
+    ).toBe(2);
+    expect(
+      classCount([
+        { valid: true, correct: true, key: 'a', alias: 'x', check: ok },
+        { valid: true, correct: true, key: 'a2', alias: 'x', check: ok },
+      ]),
+    ).toBe(1);
   });
 });

@@ -50,6 +50,13 @@ describe('split equivalence by structure', () => {
     );
     expect(splitKey(split('x', 'write  THE parser'))).toBe(splitKey(split('y')));
   });
+  it('what a subtask provides its siblings is prose: its wording, or its absence, does not split a vote', () => {
+    const [a, b] = split('x');
+    const one = { ...a!, provides: ['parse(text) → string[][], exported by src/parse.ts'] };
+    const other = { ...a!, provides: ['src/parse.ts exports parse(text: string): string[][]'] };
+    expect(splitKey([one, b!])).toBe(splitKey([other, b!]));
+    expect(splitKey([one, b!])).toBe(splitKey(split('x')));
+  });
   it('different files, dependencies, checks or titles are different splits', () => {
     const base = splitKey(split('x'));
     const [a, b] = split('x');

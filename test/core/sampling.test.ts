@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { samplingFor, samplingProblem, samplingTable } from '../../src/core/sampling.js';
+import {
+  MODEL_OUTPUT_CAP,
+  raisedThinking,
+  samplingFor,
+  samplingProblem,
+  samplingTable,
+} from '../../src/core/sampling.js';
 
 describe('the per-model sampling table', () => {
   it('keeps Gemini 3 and 2.5 at temperature 1.0 with every sample alike, thinking by role', () => {
@@ -46,5 +52,38 @@ describe('the per-model sampling table', () => {
       /--thinking-budget instead/,
     );
     expect(samplingProblem('gemini-2.5-flash', { temperature: 3 })).toMatch(/between 0 and 2/);
+  });
+});
+
+describe('the one retry of an answer its thinking left empty', () => {
+  it('doubles the budget within the model’s range, or the room of a level or automatic thinking', () => {
+    const worker = samplingFor('gemini-2.5-flash', 'worker');
+    const request = { maxOutputTokens: worker.answerTokens, thinkingBudget: worker.thinkingBudget };
+    expect(raisedThinking('gemini-2.5-flash', request)).toEqual({
+      thinkingBudget: 12_288,
+      room: 12_288,
+    });
+    // Flash's budget stops at 24,576; Pro's at 32,768.
+    expect(raisedThinking('gemini-2.5-flash', { ...request, thinkingBudget: 20_000 })).toEqual({
+      thinkingBudget: 24_576,
+      room: 24_576,
+    });
+    expect(raisedThinking('gemini-2.5-flash', { ...request, thinkingBudget: 24_576 })).toBe(
+      undefined,
+    );
+    expect(raisedThinking('gemini-2.5-flash', { ...request, thinkingBudget: 0 })).toBe(undefined);
+    expect(
+      raisedThinking('gemini-3-pro-preview', { maxOutputTokens: 4096, thinkingLevel: 'low' }),
+    ).toEqual({ thinkingLevel: 'low', room: 16_384 });
+    expect(raisedThinking('gemini-2.0-flash', { maxOutputTokens: 4096 })).toEqual({
+      room: 16_384,
+    });
+    expect(raisedThinking('gemini-2.0-flash', {})).toBe(undefined);
+    // The answer and the room stay within the model's output cap.
+    const high = raisedThinking('gemini-3-pro-preview', {
+      maxOutputTokens: 16_384,
+      thinkingLevel: 'high',
+    });
+    expect(high?.room).toBe(MODEL_OUTPUT_CAP - 16_384);
   });
 });

@@ -1,48 +1,18 @@
-import { execFileSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
-import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
 import { conflictModel, INTEGRATED } from '../helpers/conflict-model.js';
-import { baseConfig } from '../helpers/engine.js';
+import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-let fake: FakeGemini | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+const startFake = useFakeGemini();
 
 describe('an integration (two subtasks that conflict) over a Gemini-speaking fake', () => {
   it('is its own task for the worker, the review and the ballot, with markers that name the sides', async () => {
-    fake = await startFakeGemini(conflictModel);
+    const fake = await startFake(conflictModel);
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
-    const model = new GeminiModel({
-      model: 'gemini-2.5-flash',
-      apiKey: ['AIza', 'K'.repeat(35)].join(''),
-      baseUrl: fake.baseUrl,
-      attempts: 1,
-    });
-    const engine = new MakerEngine({
-      workspace,
-      roles: { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) },
-      store: makerStateFile(dir),
-    });
-    const runId = await engine.create('a greeter', {
-      ...baseConfig,
-      worker: 'gemini',
-      planner: 'gemini',
-      model: 'gemini-2.5-flash',
-      maxDepth: 1,
-    });
+    const engine = geminiEngine(dir, await openWorkspace(dir, true), fake);
+    const runId = await engine.create('a greeter', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
     expect(outcome.status).toBe('done');

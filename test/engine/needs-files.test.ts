@@ -1,27 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
-import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
-import {
-  startFakeGemini,
-  type FakeGemini,
-  type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
-import { baseConfig } from '../helpers/engine.js';
+import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-let fake: FakeGemini | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+const startFake = useFakeGemini();
 
 /**
  * A plan whose second subtask cannot be done in its files alone: its worker asks for
@@ -86,27 +70,10 @@ function model(request: FakeGeminiRequest) {
 
 describe('a worker that needs a file outside its list', () => {
   it('sends its node back to planning with that file, instead of being discarded', async () => {
-    fake = await startFakeGemini(model);
+    const fake = await startFake(model);
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
-    const gemini = new GeminiModel({
-      model: 'gemini-2.5-flash',
-      apiKey: ['AIza', 'K'.repeat(35)].join(''),
-      baseUrl: fake.baseUrl,
-      attempts: 1,
-    });
-    const engine = new MakerEngine({
-      workspace,
-      roles: { planner: new LlmPlanner(gemini), worker: new LlmWorker(gemini, workspace) },
-      store: makerStateFile(dir),
-    });
-    const runId = await engine.create('a tool', {
-      ...baseConfig,
-      worker: 'gemini',
-      planner: 'gemini',
-      model: 'gemini-2.5-flash',
-      maxDepth: 1,
-    });
+    const engine = geminiEngine(dir, await openWorkspace(dir, true), fake);
+    const runId = await engine.create('a tool', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
     expect(outcome.status).toBe('done');

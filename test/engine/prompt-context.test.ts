@@ -1,29 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
-import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
-import {
-  startFakeGemini,
-  type FakeGemini,
-  type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
-import { baseConfig } from '../helpers/engine.js';
+import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-let fake: FakeGemini | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+const startFake = useFakeGemini();
 
 /** A 20-file TypeScript project. */
 const FILES: Record<string, string> = {
@@ -90,7 +74,7 @@ function model(request: FakeGeminiRequest) {
 
 describe('what prompts that reason about code are shown of a 20-file repository', () => {
   it('every one holds the map with every path; the test-writer sees package.json and tsconfig.json', async () => {
-    fake = await startFakeGemini(model);
+    const fake = await startFake(model);
     const dir = await tempDir();
     for (const [path, content] of Object.entries(FILES)) {
       await mkdir(dirname(join(dir, path)), { recursive: true });
@@ -100,24 +84,8 @@ describe('what prompts that reason about code are shown of a 20-file repository'
     git(dir, 'add', '.');
     git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', 'base');
     const workspace = await openWorkspace(dir, false, {});
-    const gemini = new GeminiModel({
-      model: 'gemini-2.5-flash',
-      apiKey: ['AIza', 'K'.repeat(35)].join(''),
-      baseUrl: fake.baseUrl,
-      attempts: 1,
-    });
-    const engine = new MakerEngine({
-      workspace,
-      roles: { planner: new LlmPlanner(gemini), worker: new LlmWorker(gemini, workspace) },
-      store: makerStateFile(dir),
-    });
-    const runId = await engine.create('a calculator library', {
-      ...baseConfig,
-      worker: 'gemini',
-      planner: 'gemini',
-      model: 'gemini-2.5-flash',
-      maxDepth: 1,
-    });
+    const engine = geminiEngine(dir, workspace, fake);
+    const runId = await engine.create('a calculator library', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
     const roles = {

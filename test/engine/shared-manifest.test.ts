@@ -1,30 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
-import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
-import {
-  startFakeGemini,
-  type FakeGemini,
-  type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
-import { baseConfig } from '../helpers/engine.js';
+import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-let fake: FakeGemini | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+const startFake = useFakeGemini();
 
 const BASE = { name: 'tool', version: '1.0.0', dependencies: { commander: '^14.0.0' } };
 const manifest = (deps: Record<string, string>) =>
@@ -81,33 +65,18 @@ function model(request: FakeGeminiRequest) {
 
 describe('a shared manifest', () => {
   it('two subtasks that both add a dependency to package.json merge without a conflict', async () => {
-    fake = await startFakeGemini(model);
+    const fake = await startFake(model);
     const dir = await tempDir();
     git(dir, 'init', '-q', '-b', 'main');
     await writeFile(join(dir, 'package.json'), manifest({}));
     git(dir, 'add', '.');
     git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', 'base');
     const workspace = await openWorkspace(dir, false, {});
-    const gemini = new GeminiModel({
-      model: 'gemini-2.5-flash',
-      apiKey: ['AIza', 'K'.repeat(35)].join(''),
-      baseUrl: fake.baseUrl,
-      attempts: 1,
-    });
     const events: EngineEvent[] = [];
-    const engine = new MakerEngine({
-      workspace,
-      roles: { planner: new LlmPlanner(gemini), worker: new LlmWorker(gemini, workspace) },
-      store: makerStateFile(dir),
+    const engine = geminiEngine(dir, workspace, fake, {
       journal: (event) => void events.push(event),
     });
-    const runId = await engine.create('a tool', {
-      ...baseConfig,
-      worker: 'gemini',
-      planner: 'gemini',
-      model: 'gemini-2.5-flash',
-      maxDepth: 1,
-    });
+    const runId = await engine.create('a tool', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
     expect(outcome.status).toBe('done');

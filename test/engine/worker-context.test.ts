@@ -1,29 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
-import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine/events.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
-import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
-import {
-  startFakeGemini,
-  type FakeGemini,
-  type FakeGeminiReply,
-  type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
-import { baseConfig } from '../helpers/engine.js';
+import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-let fake: FakeGemini | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const startFake = useFakeGemini();
 
 /** What the first subtask writes: the second must see it whole to call it. */
 const LIB =
@@ -86,7 +72,7 @@ function scripted(request: FakeGeminiRequest): FakeGeminiReply {
 
 describe('the worker sees what a careful engineer would (a scripted Gemini checks its prompts)', () => {
   it("shows the dependency's files whole, the repository map, the check, and names what the budget left out", async () => {
-    fake = await startFakeGemini(scripted);
+    const fake = await startFake(scripted);
     const dir = await tempDir();
     await mkdir(join(dir, 'test'), { recursive: true });
     await mkdir(join(dir, 'docs'), { recursive: true });
@@ -106,30 +92,12 @@ describe('the worker sees what a careful engineer would (a scripted Gemini check
       'start',
     ]);
     const workspace = await openWorkspace(dir, false);
-    const model = new GeminiModel({
-      model: 'gemini-2.5-flash',
-      apiKey: 'fake-key-0123456789',
-      baseUrl: fake.baseUrl,
-      attempts: 1,
-    });
-    const engine = new MakerEngine({
-      workspace,
-      roles: {
-        planner: new LlmPlanner(model),
-        worker: new LlmWorker(model, workspace, { contextChars: 6_000 }),
-      },
-      store: makerStateFile(dir),
-    });
+    const engine = geminiEngine(dir, workspace, fake, { contextChars: 6_000 });
     const events: EngineEvent[] = [];
     const collecting = (async () => {
       for await (const e of engine.events()) events.push(e);
     })();
-    const runId = await engine.create('a slug CLI', {
-      ...baseConfig,
-      worker: 'gemini',
-      planner: 'gemini',
-      model: 'gemini-2.5-flash',
-    });
+    const runId = await engine.create('a slug CLI', { ...geminiConfig, maxDepth: 3 });
     const outcome = await engine.run(runId);
     engine.close();
     await collecting;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { summarise } from '../../src/engine/summary.js';
 import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
+import { LlmWorker, type EditFormat } from '../../src/engine/llm-worker.js';
 import { JSON_SCHEMAS } from '../../src/engine/parse.js';
 import type { GenerateRequest } from '../../src/ports/language-model.js';
 import type { NodeContext } from '../../src/ports/planner.js';
@@ -82,10 +82,16 @@ interface Sample {
 }
 
 /** `n` worker samples of the stats leaf at `temperature`: its code file, and whether the fake made it right. */
-async function workerSamples(model: RealisticModel, n: number, temperature = 1) {
+async function workerSamples(
+  model: RealisticModel,
+  n: number,
+  temperature = 1,
+  editFormat: EditFormat = 'json',
+) {
   const worker = new LlmWorker(
     { id: model.id, generate: (r) => model.generate({ ...r, temperature }) },
     new MemoryWorkspace(),
+    { editFormat },
   );
   const samples: Sample[] = [];
   for (let slot = 0; slot < n; slot++) {
@@ -94,7 +100,7 @@ async function workerSamples(model: RealisticModel, n: number, temperature = 1) 
       { context: context(leafFiles), baseCommit: '', branch: 'b' },
       1 + slot,
     );
-    expect(out.ok).toBe(true);
+    expect(out.ok, out.ok ? '' : out.reason).toBe(true);
     const edits = out.ok ? (out.edits ?? []) : [];
     samples.push({
       content: edits.find((e) => e.path === 'src/stats.mjs')?.content ?? '',
@@ -182,14 +188,58 @@ describe('the realistic fake model', () => {
     expect(new Set(greedy.map((s) => s.content)).size).toBe(1);
   });
 
-  it('slips: over-escaped newlines and "rest unchanged" omissions, at the slip rate', async () => {
+  it('slips in JSON: over-escaped files or string literals, and "rest unchanged" omissions, at the slip rate', async () => {
     const model = new RealisticModel({ ...knobs, p: 1, slip: 0.5 });
-    const samples = await workerSamples(model, 40);
+    const samples = await workerSamples(model, 60);
     const escaped = samples.filter((s) => !s.content.includes('\n'));
+    // The stats module splits on '\n': a doubled escape there still has real newlines.
+    const literals = samples.filter((s) => s.content.includes('\\\\n'));
     const omitted = samples.filter((s) => s.content.includes('// ... rest unchanged'));
-    expect(escaped.length).toBeGreaterThan(3);
-    expect(omitted.length).toBeGreaterThan(3);
-    expect(escaped.length + omitted.length).toBeLessThan(32);
+    expect(escaped.length).toBeGreaterThan(2);
+    expect(literals.length).toBeGreaterThan(2);
+    expect(omitted.length).toBeGreaterThan(6);
+    expect(escaped.length + literals.length + omitted.length).toBeLessThan(45);
+    expect(model.stats.code['slip:escaped-literals']).toBe(literals.length);
+  });
+
+  it('answers a fenced prompt in fenced blocks, the same samples as in JSON when it does not slip', async () => {
+    const model = new RealisticModel({ ...knobs, slip: 0 });
+    const { model: seen, requests } = capturing(model);
+    const fenced = await workerSamples(model, 10, 1, 'fenced');
+    const json = await workerSamples(new RealisticModel({ ...knobs, slip: 0 }), 10, 1, 'json');
+    expect(fenced).toEqual(json);
+    const worker = new LlmWorker(seen, new MemoryWorkspace(), { editFormat: 'fenced' });
+    await worker.run({ context: context(leafFiles), baseCommit: '', branch: 'b' }, 1);
+    expect(requests[0]?.json).toBeUndefined();
+    expect(requests[0]?.prompt).toMatch(/^File: src\/example\.js$/m);
+  });
+
+  it('slips in fenced blocks: a missing File: line, a missing closing fence, each an unusable answer', async () => {
+    for (const [rates, why] of [
+      [{ missingPath: 1, missingClose: 0, omission: 0 }, /no "File: <path>" line before it/],
+      [{ missingPath: 0, missingClose: 1, omission: 0 }, /closing fence is missing/],
+    ] as const) {
+      const model = new RealisticModel({ ...knobs, slipRates: rates });
+      const worker = new LlmWorker(model, new MemoryWorkspace(), { editFormat: 'fenced' });
+      const out = await worker.run({ context: context(leafFiles), baseCommit: '', branch: 'b' }, 1);
+      expect(out.ok).toBe(false);
+      expect(out.ok ? '' : out.reason).toMatch(/not in the fenced edit format/);
+      expect(out.ok ? '' : out.reason).toMatch(why);
+    }
+  });
+
+  it('fences a file holding ``` lines with three backticks at the fenceInside rate: an unusable answer', async () => {
+    const readme = async (fenceInside: number) => {
+      const model = new RealisticModel({ ...knobs, slipRates: { fenceInside } });
+      const worker = new LlmWorker(model, new MemoryWorkspace(), { editFormat: 'fenced' });
+      return worker.run({ context: context(['README.md']), baseCommit: '', branch: 'b' }, 1);
+    };
+    const careful = await readme(0);
+    expect(careful.ok && careful.edits?.[0]?.content).toMatch(/```sh\nnpm test\n```\n$/);
+    const slipped = await readme(1);
+    expect(slipped.ok ? '' : slipped.reason).toMatch(
+      /block for README\.md holds a line opening another fenced block.*needed a longer fence/,
+    );
   });
 
   it('judges pick the right change at their set accuracy, and reviewers flag broken ones', async () => {

@@ -32,3 +32,12 @@ export function maker(
     child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
+
+/** `maker run "a tool" --dir <dir> --worker sim --hitl auto <flags>`: a sim run that asks no one. */
+export function simRun(
+  dir: string,
+  flags: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<MakerResult> {
+  return maker(['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', ...flags], env);
+}

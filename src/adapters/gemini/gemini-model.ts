@@ -7,7 +7,7 @@ import type {
 import { AbortedError, ApiCallError, ConfigError, redactSecrets } from '../../core/errors.js';
 import { isDailyQuotaText } from '../../core/quota.js';
 import type { ModelResponse } from '../../core/red-flags.js';
-import { AUTOMATIC_ROOM, thinkingRoom } from '../../core/sampling.js';
+import { AUTOMATIC_ROOM, raisedThinking, thinkingRoom } from '../../core/sampling.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
 
 export interface GeminiModelOptions {
@@ -87,13 +87,36 @@ export class GeminiModel implements LanguageModel {
     return this.#client;
   }
 
+  /**
+   * One answer. When the thinking used the whole output cap (MAX_TOKENS and no text), the request
+   * is sent once more with the thinking raised (`raisedThinking`: a larger budget, or more room,
+   * from the model's table); only an empty answer then is returned as cut off. Both requests are
+   * counted (`requests`) and billed.
+   */
   async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const first = await this.#generate(request, thinkingRoom(request));
+    if (first.finishReason !== 'length' || first.text.trim() !== '') return first;
+    const raised = raisedThinking(this.id, request);
+    if (raised === undefined) return first;
+    const { room, ...thinking } = raised;
+    const second = await this.#generate({ ...request, ...thinking }, room);
+    return {
+      ...second,
+      inputTokens: (first.inputTokens ?? 0) + (second.inputTokens ?? 0),
+      // The empty first answer's output was all thinking: billed, but no part of the answer.
+      thoughtTokens:
+        (first.thoughtTokens ?? 0) + (first.outputTokens ?? 0) + (second.thoughtTokens ?? 0),
+      requests: 2,
+    };
+  }
+
+  async #generate(request: GenerateRequest, room: number): Promise<GenerateResult> {
     const config: GenerateContentConfig = {
       temperature: request.temperature,
       ...(request.system === undefined ? {} : { systemInstruction: request.system }),
       ...(request.maxOutputTokens === undefined
         ? {}
-        : { maxOutputTokens: request.maxOutputTokens + thinkingRoom(request) }),
+        : { maxOutputTokens: request.maxOutputTokens + room }),
       ...(request.thinkingBudget !== undefined
         ? { thinkingConfig: { thinkingBudget: request.thinkingBudget } }
         : request.thinkingLevel !== undefined

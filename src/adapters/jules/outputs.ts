@@ -1,3 +1,4 @@
+import type { WorkerOutput } from '../../ports/worker.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
 
 /** The candidate a finished session offers: its changeSet from `outputs`, else the last changeSet artifact. */
@@ -20,5 +21,29 @@ export function sessionPatch(
     patch,
     baseCommitId: changeSet?.gitPatch?.baseCommitId ?? undefined,
     message: changeSet?.gitPatch?.suggestedCommitMessage ?? undefined,
+  };
+}
+
+/** What a finished session offers as a candidate: its changeSet, if it has one on the subtask's base. */
+export function sessionCandidate(
+  session: JulesSession,
+  activities: readonly JulesActivity[],
+  baseCommit: string,
+  externalId: string,
+): WorkerOutput {
+  const change = sessionPatch(session, activities);
+  if (change === undefined)
+    return { ok: false, reason: 'The Jules session finished without a changeSet.', externalId };
+  if (change.baseCommitId !== undefined && change.baseCommitId !== baseCommit)
+    return {
+      ok: false,
+      reason: `The Jules patch is based on ${change.baseCommitId}, not the subtask's base ${baseCommit}.`,
+      externalId,
+    };
+  return {
+    ok: true,
+    patch: change.patch,
+    ...(change.message === undefined ? {} : { summary: change.message }),
+    externalId,
   };
 }

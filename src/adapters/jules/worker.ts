@@ -2,8 +2,9 @@ import { AbortedError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import { clause, sentences } from '../../core/text.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
-import { JulesError, type CallOptions, type JulesClient } from './client.js';
-import { sessionPatch } from './outputs.js';
+import { JulesError, type CallOptions } from './client.js';
+import { sessionCandidate, sessionPatch } from './outputs.js';
+import { allActivities, readSession } from './reads.js';
 import {
   RunningSessions,
   createSessionOnce,
@@ -13,55 +14,16 @@ import {
 } from './create.js';
 import { SessionBudgetError } from './errors.js';
 import { Slots } from './slots.js';
-import type { JulesActivity, JulesSession } from './schemas.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
+import type { JulesWorkerOptions } from './worker-options.js';
 import { planChoice, planText, prompt, sessionTitle } from './prompt.js';
 import { SourceGate } from './source.js';
 import { PollSchedule, WAITING_ON_SOMEONE } from './poll-schedule.js';
 
-export interface JulesWorkerOptions {
-  readonly client: JulesClient;
-  /** The repository as a Jules source, e.g. `sources/github/owner/repo` (or how to find it). */
-  readonly source: string | (() => Promise<string>);
-  /**
-   * The run's one publisher (the engine's too): makes `branch` exist on the remote Jules reads, at
-   * `commit`, before a session starts from it. Branches asked for at one moment share one push.
-   */
-  readonly publisher: Pick<RefPublisher, 'publish'>;
-  /** Sessions at once (the plan's concurrent-task limit: 3 free, 15 Pro, 60 Ultra). */
-  readonly concurrency?: number;
-  /**
-   * Sessions created in any 24 hours (the plan's task limit: 15 free, 100 Pro, 300 Ultra), counted
-   * through the engine's persisted ledger across runs. Unlimited when absent.
-   */
-  readonly dailySessions?: number;
-  /** Ask a person to approve or veto each plan (select/veto question) instead of approving it. */
-  readonly planReview?: boolean;
-  /** Merge-conflict integrations (which Jules is not asked to do) go to this worker. */
-  readonly integrations?: Worker;
-  /**
-   * First poll delay, its growth per poll and its cap (default 15 s, ×1.5, 60 s: sessions take
-   * minutes). Once a session of this worker is seen finished, later sessions are first looked at
-   * after the shortest such time (see {@link PollSchedule}).
-   */
-  readonly pollMs?: { readonly initial: number; readonly max: number; readonly factor?: number };
-  /** Re-check delay while waiting for the repository to be connected to Jules (default 15 s, doubling to 5 min). */
-  readonly sourceRetryMs?: number;
-  /** Give up on a session after this long (ms); the candidate is then red-flagged. */
-  readonly timeoutMs?: number;
-  /** How long a create of unknown outcome is looked for before another (default: request timeout + 60 s). */
-  readonly lookupWindowMs?: number;
-  /** Longest wait between two looks while Jules' concurrent task limit is reached (default 60 s). */
-  readonly limitRecheckMs?: number;
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly now?: () => number;
-}
-
 export { SessionBudgetError } from './errors.js';
+export type { JulesWorkerOptions } from './worker-options.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Reads of a known session answered 404 before it counts as gone (Jules may 404 right after a create). */
-const NOT_FOUND_READS = 10;
 
 /**
  * Errors that stop the run rather than flag the candidate: they say nothing about its content. A
@@ -292,7 +254,7 @@ export class JulesWorker implements Worker {
       }
       wait = true;
       lookedAt = now();
-      const session = await this.#get(id, call, delay);
+      const session = await readSession(client, id, call, (signal) => this.#sleep(delay, signal));
       if (WAITING_ON_SOMEONE.has(session.state ?? '')) waitedOnSomeone = true;
       if (session.state !== 'AWAITING_USER_FEEDBACK') refusedMessage = undefined;
       if (
@@ -305,14 +267,14 @@ export class JulesWorker implements Worker {
       switch (session.state) {
         case 'COMPLETED':
           // The session's outputs carry its changeSet; the activities are read only when they do not.
-          return this.#candidate(
+          return sessionCandidate(
             session,
-            sessionPatch(session, []) === undefined ? await this.#activities(id, call) : [],
-            task,
+            sessionPatch(session, []) === undefined ? await allActivities(client, id, call) : [],
+            task.baseCommit,
             externalId,
           );
         case 'FAILED': {
-          const reason = (await this.#activities(id, call))
+          const reason = (await allActivities(client, id, call))
             .map((a) => a.sessionFailed?.reason)
             .find(Boolean);
           return {
@@ -323,7 +285,7 @@ export class JulesWorker implements Worker {
         }
         case 'AWAITING_PLAN_APPROVAL': {
           if (this.#o.planReview === true && choose !== undefined) {
-            const plan = planText(await this.#activities(id, call));
+            const plan = planText(await allActivities(client, id, call));
             const choice = await person(() => choose(planChoice(task, slot, id, plan)));
             if (choice !== 'approve')
               return {
@@ -339,7 +301,7 @@ export class JulesWorker implements Worker {
           break;
         }
         case 'AWAITING_USER_FEEDBACK': {
-          const question = (await this.#activities(id, call))
+          const question = (await allActivities(client, id, call))
             .map((a) => a.agentMessaged?.agentMessage)
             .filter(Boolean)
             .at(-1);
@@ -377,29 +339,6 @@ export class JulesWorker implements Worker {
     }
   }
 
-  #candidate(
-    session: JulesSession,
-    activities: readonly JulesActivity[],
-    task: WorkerTask,
-    externalId: string,
-  ): WorkerOutput {
-    const change = sessionPatch(session, activities);
-    if (change === undefined)
-      return { ok: false, reason: 'The Jules session finished without a changeSet.', externalId };
-    if (change.baseCommitId !== undefined && change.baseCommitId !== task.baseCommit)
-      return {
-        ok: false,
-        reason: `The Jules patch is based on ${change.baseCommitId}, not the subtask's base ${task.baseCommit}.`,
-        externalId,
-      };
-    return {
-      ok: true,
-      patch: change.patch,
-      ...(change.message === undefined ? {} : { summary: change.message }),
-      externalId,
-    };
-  }
-
   /** Counts the session against the daily budget before it is created; a spent budget stops the run. */
   async #reserve(hooks: WorkerHooks): Promise<void> {
     const limit = this.#o.dailySessions;
@@ -410,37 +349,6 @@ export class JulesWorker implements Worker {
         `The Jules session budget is spent: ${granted.used} sessions started in the last 24 hours (budget ${limit}). The next can start at ${granted.nextAt.toISOString()}: resume the run then, or now with a larger budget if your Jules plan allows more (maker resume --jules-plan pro|ultra or --jules-daily-sessions N).`,
         granted.nextAt,
       );
-  }
-
-  /** The session as Jules reports it; a 404 (brief, right after a create) is read again a few times. */
-  async #get(id: string, call: CallOptions, delay: number): Promise<JulesSession> {
-    for (let misses = 1; ; misses++) {
-      try {
-        return await this.#o.client.getSession(id, call);
-      } catch (error) {
-        if (
-          !(error instanceof JulesError && error.kind === 'not-found') ||
-          misses >= NOT_FOUND_READS
-        )
-          throw error;
-        await this.#sleep(delay, call.signal);
-      }
-    }
-  }
-
-  async #activities(id: string, call: CallOptions): Promise<JulesActivity[]> {
-    const all: JulesActivity[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await this.#o.client.listActivities(
-        id,
-        { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
-        call,
-      );
-      all.push(...page.items);
-      pageToken = page.nextPageToken;
-    } while (pageToken !== undefined);
-    return all;
   }
 
   readonly #sleep = (ms: number, signal?: AbortSignal): Promise<void> =>

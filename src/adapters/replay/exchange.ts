@@ -66,6 +66,8 @@ export const exchangeSchema = z.object({
       inputTokens: z.number().nullable(),
       /** Absent in recordings made before thinking tokens were counted. */
       thoughtTokens: z.number().optional(),
+      /** Requests the answer took, when more than one (a retry with more room to think). */
+      requests: z.number().int().min(2).optional(),
     })
     .optional(),
   error: z

@@ -74,6 +74,7 @@ export class RecordingModel implements LanguageModel {
               ...(result.thoughtTokens === undefined
                 ? {}
                 : { thoughtTokens: result.thoughtTokens }),
+              ...((result.requests ?? 1) > 1 ? { requests: result.requests } : {}),
             },
           }),
       startedAt: started.toISOString(),

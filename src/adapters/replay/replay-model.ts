@@ -44,6 +44,7 @@ export class ReplayModel implements LanguageModel {
       ...(r.outputTokens === null ? {} : { outputTokens: r.outputTokens }),
       ...(r.inputTokens === null ? {} : { inputTokens: r.inputTokens }),
       ...(r.thoughtTokens === undefined ? {} : { thoughtTokens: r.thoughtTokens }),
+      ...(r.requests === undefined ? {} : { requests: r.requests }),
     };
   }
 

@@ -20,6 +20,9 @@ export function newNode(
     ...(subtask.shared === undefined || subtask.shared.length === 0
       ? {}
       : { shared: [...subtask.shared] }),
+    ...(subtask.provides === undefined || subtask.provides.length === 0
+      ? {}
+      : { provides: [...subtask.provides] }),
     dependsOn: [...subtask.dependsOn],
     ...(subtask.check === undefined ? {} : { check: subtask.check }),
     status: 'pending',

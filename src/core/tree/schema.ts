@@ -70,6 +70,11 @@ export const subtaskSchema = z.object({
    * subtasks may add to as well; its candidates may write them beside `files`.
    */
   shared: z.array(z.string().min(1).max(512)).max(20).optional(),
+  /**
+   * What it promises its siblings: exported names with their signatures, commands, or files they
+   * may use. Shown to the other subtasks' workers; not part of a split's class key (prose).
+   */
+  provides: z.array(z.string().min(1).max(300)).max(12).optional(),
   /** Indices of earlier siblings this one builds on. */
   dependsOn: z.array(z.number().int().nonnegative()).default([]),
   /** A shell command that must pass on a candidate (optional). */

@@ -89,7 +89,12 @@ export interface SplitShape {
 /**
  * Equivalence key for a proposed split, by structure: the same subtasks in the same order, each
  * with the same files (as a set, `./` and trailing slashes dropped), dependencies and check, and a
- * title equal after {@link normalizeTitle}. Descriptions and acceptance wording do not split a vote.
+ * title equal after {@link normalizeTitle}. Descriptions, acceptance wording and `provides` (what
+ * a subtask promises its siblings) do not split a vote: `provides` is prose about an interface
+ * ("parseCsv(text) → rows", "src/csv.mjs exports parseCsv"), which no normalisation makes equal
+ * across wordings and languages, while what binds the subtasks (the files each owns, their order
+ * and dependencies, their checks) is in the key. The winning sample's own `provides` is what every
+ * sibling's worker is shown, so the promises a plan carries stay those of one sample.
  */
 export function splitKey(subtasks: readonly SplitShape[]): string {
   return canonicalJson(

@@ -21,6 +21,8 @@ export interface RecordedSample extends CalibrationSample {
   /** The red-flag rules that discarded it (empty when valid). */
   readonly flags: readonly string[];
   readonly tokens: number;
+  /** The candidate's tree (valid samples): its text, where its class is what it means. */
+  readonly tree?: string;
 }
 
 export interface CalibrationDeps {
@@ -120,6 +122,7 @@ export async function sampleSuite(
               valid: true,
               correct: await hiddenTest(draw.tree ?? draw.key),
               key: draw.key,
+              ...(draw.tree === undefined ? {} : { tree: draw.tree }),
               ...(draw.alias === undefined ? {} : { alias: draw.alias }),
               ...(draw.check === undefined ? {} : { check: draw.check }),
               flags: [],

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import type { Run, VoteRecord } from '../../core/tree/schema.js';
+import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../engine/llm-worker.js';
 import { summarise } from '../../engine/summary.js';
 import {
   billedTokens,
@@ -32,6 +33,8 @@ export interface ProductBenchOptions {
   readonly seed: number;
   /** Runs of each idea per arm, each with its own seed (seed, seed + 1, …). */
   readonly runs: number;
+  /** How the gemini worker asks for files, in both arms (default: the worker's default). */
+  readonly editFormat?: EditFormat | undefined;
   /** A progress line per finished run (stderr). */
   readonly progress?: (line: string) => void;
 }
@@ -81,7 +84,10 @@ export interface ArmTotals {
 }
 
 export interface ProductBenchReport {
-  readonly knobs: Omit<RealisticKnobs, 'ideas'> & { readonly runs: number };
+  readonly knobs: Omit<RealisticKnobs, 'ideas'> & {
+    readonly runs: number;
+    readonly editFormat: EditFormat;
+  };
   readonly ideas: readonly string[];
   readonly runs: readonly ArmRun[];
   readonly maker: ArmTotals & {
@@ -104,8 +110,8 @@ class CountingModel implements LanguageModel {
     this.id = inner.id;
   }
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    this.calls += 1;
     const result = await this.inner.generate(request);
+    this.calls += result.requests ?? 1;
     this.tokens += billedTokens(result);
     return result;
   }
@@ -131,12 +137,13 @@ export function chooseIdeas(names: readonly string[] | undefined, quick: boolean
 export async function runProductBench(options: ProductBenchOptions): Promise<ProductBenchReport> {
   const ideas = chooseIdeas(options.ideas, false);
   const knobs = { p: options.p, slip: options.slip, judgeAccuracy: options.judgeAccuracy };
+  const editFormat = options.editFormat ?? DEFAULT_EDIT_FORMAT;
   const runs: ArmRun[] = [];
   for (const idea of ideas)
     for (let r = 0; r < options.runs; r++) {
       const seed = options.seed + r;
       for (const arm of ['maker', 'single'] as const) {
-        const result = await runArm(arm, idea, { ...knobs, seed });
+        const result = await runArm(arm, idea, { ...knobs, seed }, editFormat);
         runs.push(result);
         options.progress?.(
           `${idea.name} seed ${seed} ${arm}: ${result.hidden.passed ? 'PASS' : 'fail'} (${result.status}, ${result.modelCalls} calls, ${result.wallMs} ms)${result.error === undefined ? '' : `: ${result.error.slice(0, 200)}`}`,
@@ -153,7 +160,7 @@ export async function runProductBench(options: ProductBenchOptions): Promise<Pro
   );
   const decided = leafVotes.agreement + leafVotes.ballots;
   return {
-    knobs: { ...knobs, seed: options.seed, runs: options.runs },
+    knobs: { ...knobs, seed: options.seed, runs: options.runs, editFormat },
     ideas: ideas.map((i) => i.name),
     runs,
     maker: {
@@ -171,6 +178,7 @@ async function runArm(
   arm: 'maker' | 'single',
   idea: ProductIdea,
   knobs: Omit<RealisticKnobs, 'ideas'>,
+  editFormat: EditFormat,
 ): Promise<ArmRun> {
   const fake = new RealisticModel(knobs);
   const model = new CountingModel(fake);
@@ -183,13 +191,19 @@ async function runArm(
     let landed = false;
     let votes: Pick<ArmRun, 'leafVotes' | 'splitVotes'> = {};
     if (arm === 'maker') {
-      const made = await makerRun(model, idea, join(dir, 'repo'), product, knobs.seed);
+      const made = await makerRun(model, idea, join(dir, 'repo'), product, knobs.seed, editFormat);
       ({ status, landed } = made);
       error = made.error;
       votes = { leafVotes: made.leafVotes, splitVotes: made.splitVotes };
     } else {
       await mkdir(product, { recursive: true });
-      error = await singleShot(model, idea.idea, product, `single-${idea.name}-${knobs.seed}`);
+      error = await singleShot(
+        model,
+        idea.idea,
+        product,
+        `single-${idea.name}-${knobs.seed}`,
+        editFormat,
+      );
       landed = true;
     }
     const wallMs = Math.round(performance.now() - started);
@@ -220,13 +234,17 @@ async function runArm(
   }
 }
 
-/** One MAKER run as `maker run --worker gemini --hitl auto` makes it, its result exported to `product`. */
+/**
+ * One MAKER run as `maker run --worker gemini --hitl auto` makes it (its worker asking for files
+ * in `editFormat`), its result exported to `product`.
+ */
 async function makerRun(
   model: LanguageModel,
   idea: ProductIdea,
   repo: string,
   product: string,
   seed: number,
+  editFormat: EditFormat,
 ): Promise<{
   status: string;
   landed: boolean;
@@ -243,7 +261,7 @@ async function makerRun(
       seed,
       defaultBranch: await workspace.currentBranch(),
     });
-    const roles = WORKERS.gemini.roles(config, workspace, {}, { model });
+    const roles = WORKERS.gemini.roles(config, workspace, {}, { model, editFormat });
     const engine = engineFor(repo, workspace, roles, [], {});
     const runId = await engine.create(idea.idea, config);
     const outcome = await engine.run(runId);

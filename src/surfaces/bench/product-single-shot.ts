@@ -4,7 +4,7 @@ import { MemoryWorkspace } from '../../adapters/memory/memory-workspace.js';
 import { normalizeRepoPath } from '../../core/paths.js';
 import type { Subtask } from '../../core/tree/schema.js';
 import { LlmPlanner } from '../../engine/llm-planner.js';
-import { LlmWorker } from '../../engine/llm-worker.js';
+import { LlmWorker, type EditFormat } from '../../engine/llm-worker.js';
 import { parseSplit } from '../../engine/parse.js';
 import type { LanguageModel } from '../../ports/language-model.js';
 import type { NodeContext, RepoContext } from '../../ports/planner.js';
@@ -25,6 +25,7 @@ export async function singleShot(
   idea: string,
   dir: string,
   runId: string,
+  editFormat?: EditFormat,
 ): Promise<string | undefined> {
   const files = new Map<string, string>();
   const repository =
@@ -60,7 +61,11 @@ export async function singleShot(
     await planner.proposeSplit(context('root', root, 0), { slot: 0, temperature: 0 }),
   );
   if (!split.ok) return `the plan was unusable: ${split.flags.map((f) => f.message).join('; ')}`;
-  const worker = new LlmWorker(model, new MemoryWorkspace());
+  const worker = new LlmWorker(
+    model,
+    new MemoryWorkspace(),
+    editFormat === undefined ? {} : { editFormat },
+  );
   const problems: string[] = [];
   for (const [index, task] of split.value.subtasks.entries()) {
     const out = await worker.run(

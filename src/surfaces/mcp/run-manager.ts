@@ -38,7 +38,7 @@ import { startRunView } from './run-view.js';
 import { parseRepoSpec } from '../github/target.js';
 import { engineRemotes, remoteOfRun } from '../remotes.js';
 import type { z } from 'zod';
-import type { startInput } from './tool-inputs.js';
+import { startSampling, type startInput } from './tool-inputs.js';
 
 /** `maker_start`'s arguments as the tool's schema checked them (its `view` flag is the server's). */
 export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
@@ -137,6 +137,7 @@ export class RunManager {
           demo: 'or run `maker demo` in a terminal',
         }),
       );
+    const sampling = startSampling(input, kind, DEFAULT_MODEL);
     if (input.sim !== undefined && !kind.simulated)
       throw new UsageError(
         `sim settings apply to simulated workers only, not to ${kind.name}: leave them out.`,
@@ -190,6 +191,7 @@ export class RunManager {
       ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
       ...(input.k === undefined ? {} : { k: input.k }),
       ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
+      ...(sampling === undefined ? {} : { sampling }),
       runChecks: input.runChecks !== false,
       ...(input.install === undefined ? {} : { install: input.install }),
       ...allowances,

@@ -1,8 +1,15 @@
 import { MODEL_ACCESSES } from '../model-access.js';
 import { z } from 'zod';
+import { UsageError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import { samplingProblem, THINKING_LEVELS, type SamplingOverrides } from '../../core/sampling.js';
 import { MAX_FILE_KB } from '../candidate-allowances.js';
-import { WORKER_NAMES, describeWorkers, kindsWhere } from '../worker-catalogue.js';
+import {
+  WORKER_NAMES,
+  describeWorkers,
+  kindsWhere,
+  type WorkerFacts,
+} from '../worker-catalogue.js';
 
 /** The `view` flag of `maker_start` and `maker_status`. */
 export const viewInput = z
@@ -76,6 +83,29 @@ export const startInput = z.strictObject({
     .describe('Vote margin k = 1, 2 or 3 and matching caps (default medium)'),
   k: z.number().int().min(1).max(10).optional().describe('Override the vote margin'),
   maxDepth: z.number().int().min(0).max(6).optional().describe('Deepest decomposition (default 3)'),
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .optional()
+    .describe(
+      "The temperature every sample is drawn at, 0 to 2 (default: the model's table, 1.0 for Gemini 2.5 and 3 as Google advises). Only to override it when the person asks; recorded in the run's state",
+    ),
+  thinkingBudget: z
+    .number()
+    .int()
+    .min(0)
+    .max(32_768)
+    .optional()
+    .describe(
+      "Gemini 2.5: hidden reasoning tokens allowed per request, every role (default: the model's table, per role); 0 turns thinking off where the model allows. Recorded in the run's state",
+    ),
+  thinkingLevel: z
+    .enum(THINKING_LEVELS)
+    .optional()
+    .describe(
+      "Gemini 3: minimal, low, medium or high thinking for every role (default: the model's table, per role). Recorded in the run's state",
+    ),
   check: z
     .string()
     .trim()
@@ -151,3 +181,36 @@ export const startInput = z.strictObject({
     ),
   view: viewInput,
 });
+
+/** How `maker_start` names the sampling overrides in what it says. */
+const OVERRIDE_NAMES = {
+  temperature: 'temperature',
+  thinkingBudget: 'thinkingBudget',
+  thinkingLevel: 'thinkingLevel',
+} as const;
+
+/**
+ * `maker_start`'s sampling overrides for a run of `kind` on `model`, or undefined when it gives
+ * none. Refused, naming the argument, when the worker samples no model or the model does not take
+ * them (a budget for Gemini 3, a level for 2.5, a budget outside the model's range): before
+ * anything is created.
+ */
+export function startSampling(
+  input: Pick<z.infer<typeof startInput>, 'temperature' | 'thinkingBudget' | 'thinkingLevel'>,
+  kind: Pick<WorkerFacts, 'name' | 'simulated'>,
+  model: string,
+): SamplingOverrides | undefined {
+  const overrides: SamplingOverrides = {
+    ...(input.temperature === undefined ? {} : { temperature: input.temperature }),
+    ...(input.thinkingBudget === undefined ? {} : { thinkingBudget: input.thinkingBudget }),
+    ...(input.thinkingLevel === undefined ? {} : { thinkingLevel: input.thinkingLevel }),
+  };
+  if (Object.keys(overrides).length === 0) return undefined;
+  if (kind.simulated)
+    throw new UsageError(
+      `The ${kind.name} worker samples no model: temperature, thinkingBudget and thinkingLevel apply to Gemini runs only. Leave them out. Nothing was created.`,
+    );
+  const problem = samplingProblem(model, overrides, OVERRIDE_NAMES);
+  if (problem !== undefined) throw new UsageError(`${problem} Nothing was created.`);
+  return overrides;
+}

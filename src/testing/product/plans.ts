@@ -46,6 +46,8 @@ interface PlannedSubtask {
   description: string;
   acceptance: string[];
   files: string[];
+  /** What it promises its siblings, in one of two wordings (votes must not split on it). */
+  provides?: string[];
   dependsOn: number[];
   check?: string;
 }
@@ -69,6 +71,11 @@ export function planSplit(
         description: word(leaf.descriptions, rand(10 * i + 2), rand(10 * i + 3)),
         acceptance: [...word(leaf.acceptance, rand(10 * i + 4), rand(10 * i + 5))],
         files: leaf.files.map((f) => f.path),
+        provides: [
+          rand(10 * i + 6) < 0.5
+            ? `${leaf.exportSlip[0]}, exported by ${leaf.files[0]?.path ?? ''}`
+            : `${leaf.files[0]?.path ?? ''} exports ${leaf.exportSlip[0]}`,
+        ],
         dependsOn: leaf.dependsOn.flatMap((d) => {
           const at = scope.leaves.indexOf(d);
           return at >= 0 ? [at] : [];

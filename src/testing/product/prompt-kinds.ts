@@ -42,6 +42,7 @@ const BY_PHRASE: readonly (readonly [RegExp, PromptKind])[] = [
   [/"choice"/, 'ballot'],
   [/"verdict"/, 'review'],
   [/"files"\s*:/, 'worker'],
+  [/a line "File: <relative path>"/, 'worker'],
 ];
 
 /**

@@ -1,6 +1,5 @@
 import { hashString, uniform } from '../../core/random.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
-import type { FakeGeminiResponder } from '../fake-gemini.js';
 import { PRODUCT_IDEAS } from './ideas/index.js';
 import { planSplit, scopeFiles, scopeOf, splitIsCorrect, type NodeScope } from './plans.js';
 import {
@@ -14,6 +13,14 @@ import {
   type NodeFacts,
   type PromptKind,
 } from './prompt-kinds.js';
+import {
+  formatOf,
+  slipRates,
+  slipsFor,
+  writeAnswer,
+  type AnswerFormat,
+  type SlipRates,
+} from './answer-format.js';
 import { OBVIOUS, sampleLeaf, type Flaw, type Rand, type Slip } from './render.js';
 import type { LeafSpec, ProductIdea } from './types.js';
 
@@ -21,8 +28,13 @@ import type { LeafSpec, ProductIdea } from './types.js';
 export interface RealisticKnobs {
   /** Chance a sample (a plan, a minimality answer, each leaf's code) is right. */
   readonly p: number;
-  /** Chance a code sample also has a slip in how it is written (over-escaped newlines, an omission). */
+  /**
+   * Chance a code sample also has a slip in how it is written down (default 0.1): it scales the
+   * rates of each slip of each edit format ({@link DEFAULT_SLIP_RATES}, set for 0.1).
+   */
   readonly slip: number;
+  /** Rates of single slips, instead of the scaled defaults. */
+  readonly slipRates?: Partial<SlipRates>;
   /** Chance a judge picks a right option when there is one; a reviewer's accuracy. */
   readonly judgeAccuracy: number;
   readonly seed: number;
@@ -65,6 +77,7 @@ export class RealisticModel implements LanguageModel {
     unmatched: 0,
   };
   readonly #knobs: RealisticKnobs;
+  readonly #slips: SlipRates;
   readonly #ideas: readonly ProductIdea[];
   readonly #written: Written[] = [];
   readonly #occurrences = new Map<string, number>();
@@ -73,6 +86,7 @@ export class RealisticModel implements LanguageModel {
 
   constructor(knobs: RealisticKnobs) {
     this.#knobs = knobs;
+    this.#slips = slipRates(knobs.slip, knobs.slipRates);
     this.#ideas = knobs.ideas ?? PRODUCT_IDEAS;
   }
 
@@ -192,14 +206,23 @@ export class RealisticModel implements LanguageModel {
     rand: Rand,
     request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json'>,
   ): string {
-    if (request.prompt.includes('=== ours: ')) return this.#integrate(rand, request.prompt);
+    const format = formatOf(request);
+    if (request.prompt.includes('=== ours: ')) return this.#integrate(rand, request.prompt, format);
     if (scope === undefined) {
       const readme = facts.files.find((f) => /readme/i.test(f));
       if (readme !== undefined) {
-        // An invented subtask (a wrong plan's): harmless prose, right as far as it goes.
-        const files = [{ path: readme, content: `# ${facts.idea.name}\n\n${facts.idea.idea}.\n` }];
-        this.#remember(files, 'correct', 'none', 'invented');
-        return JSON.stringify({ files, summary: 'Document the usage' });
+        // An invented subtask (a wrong plan's): harmless prose with a usage example, right as far
+        // as it goes (its ``` lines are what the fenced format's `fence-inside` slip trips on).
+        const content = `# ${facts.idea.name}\n\n${facts.idea.idea}.\n\n## Usage\n\n\`\`\`sh\nnpm test\n\`\`\`\n`;
+        const files = [{ path: readme, content }];
+        const written = this.#write(format, files, 'Document the usage', 'none', rand);
+        this.#remember(
+          files,
+          'correct',
+          written.slip,
+          written.slip === 'none' ? 'invented' : undefined,
+        );
+        return written.text;
       }
       throw new UnrecognisedPromptError(
         `a worker task the idea does not have (files ${facts.files.join(', ')})`,
@@ -213,22 +236,43 @@ export class RealisticModel implements LanguageModel {
     let slip: Slip = 'none';
     leaves.forEach((index, i) => {
       const leafRand: Rand = (s) => rand(100_000 * (i + 1) + s);
-      const sample = sampleLeaf(facts.idea.leaves[index] as LeafSpec, leafRand, this.#knobs, paths);
+      const sample = sampleLeaf(
+        facts.idea.leaves[index] as LeafSpec,
+        leafRand,
+        { p: this.#knobs.p, slips: slipsFor(format, this.#slips) },
+        paths,
+      );
       files.push(...sample.files);
       if (flaw === 'correct') flaw = sample.flaw;
       if (slip === 'none') slip = sample.slip;
     });
-    this.#remember(files, flaw, slip);
     const summaries = [
       'Implement the subtask',
       `Add ${files.map((f) => f.path).join(' and ')}`,
       'Write the module and its test',
     ];
-    return JSON.stringify({ files, summary: summaries[Math.floor(rand(7) * 3)] });
+    const summary = summaries[Math.floor(rand(7) * 3)] ?? '';
+    const written = this.#write(format, files, summary, slip, rand);
+    this.#remember(files, flaw, written.slip);
+    return written.text;
+  }
+
+  /** The answer's text in the format asked for, with the format's slips (the one it made returned). */
+  #write(
+    format: AnswerFormat,
+    files: readonly { path: string; content: string }[],
+    summary: string,
+    slip: Slip,
+    rand: Rand,
+  ): { text: string; slip: Slip } {
+    return writeAnswer(format, { files, summary }, slip, {
+      rand,
+      fenceInside: this.#slips.fenceInside,
+    });
   }
 
   /** A merge conflict: both sides' lines (ours first) with probability p, else ours alone. */
-  #integrate(rand: Rand, prompt: string): string {
+  #integrate(rand: Rand, prompt: string, format: AnswerFormat): string {
     const sections = [
       ...prompt.matchAll(
         /^=== (ours|theirs): (.+) ===\n([\s\S]*?)(?=\n\n=== |\nWrite each file)/gm,
@@ -247,7 +291,7 @@ export class RealisticModel implements LanguageModel {
         : [];
       return { path, content: `${[...ours, ...theirs].join('\n').trimEnd()}\n` };
     });
-    return JSON.stringify({ files, summary: 'Reconcile both branches' });
+    return this.#write(format, files, 'Reconcile both branches', 'none', rand).text;
   }
 
   #remember(files: readonly { content: string }[], flaw: Flaw, slip: Slip, counted?: string): void {
@@ -342,30 +386,4 @@ export class RealisticModel implements LanguageModel {
   }
 }
 
-/**
- * The realistic fake behind the fake Gemini server (`startFakeGemini(realisticResponder(model))`),
- * so the real @google/genai client path can be run against it: the schema is read from the
- * request's `responseJsonSchema`, and a prompt it cannot place is answered 400 with the reason
- * (a 400 is not retried: the run stops, naming it).
- */
-export function realisticResponder(model: RealisticModel): FakeGeminiResponder {
-  return (request) => {
-    const config = (request.body as { generationConfig?: Record<string, unknown> } | null)
-      ?.generationConfig;
-    const schema = config?.['responseJsonSchema'] ?? config?.['responseSchema'];
-    try {
-      return {
-        text: model.answer({
-          prompt: request.prompt,
-          temperature: request.temperature ?? 1,
-          ...(typeof schema === 'object' && schema !== null
-            ? { json: { schema: schema as Record<string, unknown> } }
-            : {}),
-        }),
-      };
-    } catch (error) {
-      if (error instanceof UnrecognisedPromptError) return { status: 400, message: error.message };
-      throw error;
-    }
-  };
-}
+export { realisticResponder } from './responder.js';

@@ -3,8 +3,22 @@ import type { FileTemplate, LeafBug, LeafSpec } from './types.js';
 /** What is wrong with a sample's code, if anything. */
 export type Flaw =
   'correct' | 'off-by-one' | 'edge-case' | 'wrong-export' | 'missing-module' | 'truncated';
-/** A slip in how a sample's answer was written down, on top of its code. */
-export type Slip = 'none' | 'over-escaped' | 'omission';
+/**
+ * A slip in how a sample's answer was written down, on top of its code. `omission` ("// ... rest
+ * unchanged") in either edit format; in the JSON format, `over-escaped` (every newline escaped
+ * twice: one line of literal `\n`) and `escaped-literals` (only the escapes inside the code's
+ * string literals doubled: `'\n'` becomes `'\\n'`); in the fenced format, `missing-path` (a
+ * block without its `File:` line), `missing-close` (a block never closed) and `fence-inside` (a
+ * file holding ``` lines fenced with only three backticks).
+ */
+export type Slip =
+  | 'none'
+  | 'over-escaped'
+  | 'escaped-literals'
+  | 'omission'
+  | 'missing-path'
+  | 'missing-close'
+  | 'fence-inside';
 
 /** Flaws a reviewer or judge can see at a glance (the others are subtle). */
 export const OBVIOUS: ReadonlySet<Flaw | Slip> = new Set([
@@ -99,13 +113,13 @@ export interface LeafSample {
 
 /**
  * A sample of `leaf`'s files (only those in `paths`, when given): correct with probability `p`,
- * else one of the ways models get code wrong; with probability `slip`, also a slip in how it is
- * written down. The flaws and slips touch the leaf's first file (its code) when it is written.
+ * else one of the ways models get code wrong; with the probabilities `slips` gives (those of the
+ * edit format it answers in), also a slip in how it is written down. The flaws and slips touch the leaf's first file (its code) when it is written.
  */
 export function sampleLeaf(
   leaf: LeafSpec,
   rand: Rand,
-  knobs: { readonly p: number; readonly slip: number },
+  knobs: { readonly p: number; readonly slips: readonly (readonly [Slip, number])[] },
   paths?: ReadonlySet<string>,
 ): LeafSample {
   const main = leaf.files[0];
@@ -125,8 +139,13 @@ export function sampleLeaf(
             ? 'missing-module'
             : 'truncated';
   }
-  const slip: Slip =
-    rand(102) < knobs.slip && writesMain ? (rand(103) < 0.5 ? 'over-escaped' : 'omission') : 'none';
+  const total = knobs.slips.reduce((sum, [, rate]) => sum + rate, 0);
+  let slip: Slip = 'none';
+  if (writesMain && rand(102) < total) {
+    let at = rand(103) * total;
+    slip =
+      knobs.slips.find(([, rate]) => (at -= rate) < 0)?.[0] ?? knobs.slips.at(-1)?.[0] ?? 'none';
+  }
   return writeLeaf(leaf, rand, flaw, slip, paths);
 }
 
@@ -141,6 +160,7 @@ export function writeLeaf(
   const templates = leaf.files.filter((f) => paths === undefined || paths.has(f.path));
   const main = leaf.files[0];
   const bug = leaf.bugs.find((b) => b.kind === flaw);
+  let written = slip;
   const files = templates.map((t, i) => {
     const fileRand: Rand = (s) => rand(1000 * (i + 1) + s);
     let content = renderFile(t, fileRand, { bug, omit: t === main && slip === 'omission' });
@@ -154,8 +174,14 @@ export function writeLeaf(
       const lines = content.split('\n');
       content = lines.slice(0, Math.max(1, Math.floor(lines.length * 0.55))).join('\n');
     }
-    if (slip === 'over-escaped') content = content.replace(/\n/g, '\\n');
+    // Doubled escapes in string literals; a file with none can only have its newlines doubled.
+    if (slip === 'escaped-literals' && /\\[nrt]/.test(content))
+      content = content.replace(/\\(?=[nrt])/g, '\\\\');
+    else if (slip === 'over-escaped' || slip === 'escaped-literals') {
+      content = content.replace(/\n/g, '\\n');
+      written = 'over-escaped';
+    }
     return { path: t.path, content };
   });
-  return { files, flaw, slip };
+  return { files, flaw, slip: written };
 }

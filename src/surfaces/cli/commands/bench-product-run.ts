@@ -21,6 +21,7 @@ export async function run(
     judgeAccuracy: o.judgeAccuracy ?? 0.9,
     seed: o.seed ?? 1,
     runs: o.runs ?? (quick ? 1 : 5),
+    ...(o.editFormat === undefined ? {} : { editFormat: o.editFormat }),
     progress: (line) => io.stderr(`maker: ${line}\n`),
   });
   io.stdout(o.json === true ? `${JSON.stringify(report)}\n` : table(report));
@@ -69,7 +70,7 @@ export function table(report: ProductBenchReport): string {
   const v = report.maker.leafVotes;
   const s = report.maker.splitVotes;
   return [
-    `Product benchmark (SIMULATED model: realistic fake, p ${k.p}, slip ${k.slip}, judge accuracy ${k.judgeAccuracy}, seed ${k.seed}, ${k.runs} run(s) per idea)`,
+    `Product benchmark (SIMULATED model: realistic fake, p ${k.p}, slip ${k.slip}, edit format ${k.editFormat}, judge accuracy ${k.judgeAccuracy}, seed ${k.seed}, ${k.runs} run(s) per idea)`,
     ...lines,
     `MAKER / single shot pass rate: ${report.ratio === null ? 'n/a (single shot passed none)' : `${report.ratio}x`}`,
     `MAKER leaf votes: ${v.votes}: ${v.agreement} by agreement, ${v.ballots} by ballots, ${v.chosen} chosen by policy, ${v.undecided} undecided; agreement share of decided: ${pct(report.maker.agreementShare)}`,

@@ -1,6 +1,7 @@
 import { PRODUCT_IDEA_NAMES, QUICK_IDEAS } from '../../../testing/product/ideas/names.js';
+import { DEFAULT_EDIT_FORMAT } from '../../../engine/edit-formats.js';
 import { defineCommand, flag, option } from '../define.js';
-import { decimal, text, wholeNumber } from '../values.js';
+import { decimal, oneOf, text, wholeNumber } from '../values.js';
 
 export const benchProductCommand = defineCommand({
   name: 'product',
@@ -12,7 +13,9 @@ policy) and through a single-shot baseline (the same prompts, one sample each,
 no vote, no review). The model is a realistic fake (SIMULATED, offline): code
 right with probability --p in many forms, else off by one, missing an edge
 case, a misspelled export, a missing module or cut short; slips in how files
-are written (--slip); plans that vary in wording; judges and reviewers right
+are written (--slip), which depend on the --edit-format the worker asks for
+(over-escaped strings in JSON, broken fences and missing File: lines in fenced
+blocks, omitted code in both); plans that vary in wording; judges and reviewers right
 with --judge-accuracy; the same --seed gives the same answers. Hidden
 acceptance tests, which MAKER never sees, run with node --test on the tree each
 arm lands. Reports pass rates, model calls, tokens, wall time and how MAKER's
@@ -47,6 +50,11 @@ leaf votes were settled (agreement or ballots). --quick: ${QUICK_IDEAS.join(' an
       '--runs <n>',
       'runs of each idea per arm (default 5; 1 with --quick)',
       wholeNumber({ min: 1, max: 100 }),
+    ),
+    editFormat: option(
+      '--edit-format <f>',
+      `how the worker asks for files: json (JSON strings) or fenced (File: lines and fenced blocks); default ${DEFAULT_EDIT_FORMAT}`,
+      oneOf(['json', 'fenced']),
     ),
     quick: flag('--quick', `${QUICK_IDEAS.join(' and ')}, one run each (for CI)`),
     json: flag('--json', 'print one JSON object'),

@@ -54,6 +54,7 @@ function table(c: Calibration, file: string, inGit: boolean): string {
     `Calibration of ${c.model}${c.simulated ? ' (SIMULATED)' : ''}: ${c.tasks} subtasks × ${c.samplesPerTask} samples`,
     `  v (valid)     ${c.v.toFixed(3)}  [${c.vLow.toFixed(3)}, ${c.vHigh.toFixed(3)}]  ${c.validSamples}/${c.samples}`,
     `  p (correct)   ${c.p.toFixed(3)}  [${c.pLow.toFixed(3)}, ${c.pHigh.toFixed(3)}]  ${c.correctSamples}/${c.validSamples} valid`,
+    ...answersLine(c),
     '',
     '  k   voted correct   undecided   draws/subtask',
     ...c.votes.map(
@@ -71,4 +72,15 @@ function table(c: Calibration, file: string, inGit: boolean): string {
     `Saved to ${file} (\`maker run --confidence auto\` uses it)${inGit ? `; ${CALIBRATION_FILE_NAME} is kept out of git` : ''}.`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** How many texts the valid samples were and how many answers they vote as (the run's classes). */
+function answersLine(c: Calibration): string[] {
+  const answers = c.perTask.reduce((n, t) => n + (t.answers ?? 0), 0);
+  const classes = c.perTask.reduce((n, t) => n + (t.classes ?? 0), 0);
+  return c.perTask.every((t) => t.answers !== undefined && t.classes !== undefined)
+    ? [
+        `  answers       ${answers} distinct texts among valid samples, voting as ${classes} classes`,
+      ]
+    : [];
 }

@@ -1,9 +1,9 @@
-import { DISPLAY_MEANING, DISPLAY_STATUSES, STATUS_COLOURS } from '../../../core/view/display.js';
 import type { Boot, NodeDetail, NodesDelta, RunDelta, RunSnapshot, LogEntry } from '../protocol.js';
 import { renderDetail, renderPending, statusLine } from './detail.js';
 import { h } from './dom.js';
 import { renderDecided, renderQuestions, type SendAnswer } from './questions.js';
 import { Store } from './store.js';
+import { toolbarOf } from './toolbar.js';
 import { TreeView } from './tree.js';
 
 /** Where the page gets node details: the live server, or the report's inlined data. */
@@ -34,56 +34,12 @@ class App {
     this.#tree = new TreeView(this.#treeHost, (id) => this.select(id));
     // A fitted tree is fitted again to a resized window.
     window.addEventListener('resize', () => this.schedule());
-    const find = h('input', {
-      attrs: {
-        type: 'search',
-        placeholder: 'find a node (id or title)',
-        'aria-label': 'Find a node',
-      },
+    const toolbar = toolbarOf({
+      find: (text) => this.find(text),
+      expandAll: () => this.expandAll(),
+      collapseDone: () => this.collapseDone(),
+      zoom: (factor) => this.zoom(factor),
     });
-    const toolbar = h(
-      'div',
-      { class: 'toolbar' },
-      h(
-        'form',
-        {
-          on: {
-            submit: (e) => {
-              e.preventDefault();
-              this.find(find.value);
-            },
-          },
-        },
-        find,
-      ),
-      h(
-        'button',
-        { attrs: { type: 'button' }, on: { click: () => this.expandAll() } },
-        'Expand all',
-      ),
-      h(
-        'button',
-        { attrs: { type: 'button' }, on: { click: () => this.collapseDone() } },
-        'Collapse done',
-      ),
-      h(
-        'button',
-        {
-          attrs: { type: 'button', 'aria-label': 'Zoom out' },
-          on: { click: () => this.zoom(0.8) },
-        },
-        '−',
-      ),
-      h(
-        'button',
-        {
-          attrs: { type: 'button', 'aria-label': 'Zoom in' },
-          on: { click: () => this.zoom(1.25) },
-        },
-        '+',
-      ),
-      legend(),
-    );
     this.#header.replaceChildren(h('h1', {}, 'MAKER'), this.#connection);
     root.replaceChildren(
       this.#header,
@@ -355,21 +311,6 @@ function detailSource(boot: Boot, store: Store): DetailOf {
     const response = await fetch(`/api/node?${params.toString()}`);
     return response.ok ? ((await response.json()) as NodeDetail) : undefined;
   };
-}
-
-function legend(): HTMLElement {
-  return h(
-    'ul',
-    { class: 'legend' },
-    ...DISPLAY_STATUSES.map((s) => {
-      const chip = h('span', { class: 'chip' });
-      const [fill, stroke] = STATUS_COLOURS[s];
-      chip.style.background = fill;
-      chip.style.borderColor = stroke;
-      chip.style.boxShadow = `inset 0 0 0 2px ${stroke}`;
-      return h('li', { title: DISPLAY_MEANING[s] }, chip, s);
-    }),
-  );
 }
 
 /** Follows the run over server-sent events (the browser's EventSource reconnects by itself). */
