@@ -1,3 +1,4 @@
+import { checkMode } from '../core/checks.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
 import { splitKey } from '../core/voting/equivalence.js';
 import { newNode } from '../core/tree/nodes.js';
@@ -51,7 +52,9 @@ export function atNodeBound(ctx: Pick<RunContext, 'run'>): boolean {
 
 /**
  * Decides whether a node is minimal: forced at the depth or node-count bound, otherwise a yes/no
- * vote, ahead by k.
+ * vote, ahead by k. A node with no check, where checks run, is split without a vote: a leaf must
+ * carry a check, and only a split gives its subtasks one. Only the root can lack one (a split's
+ * subtasks without checks are red-flagged), when the run has no overall `--check`.
  */
 export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boolean> {
   const { maxDepth } = ctx.run.config;
@@ -61,6 +64,8 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
   const byCount = n.depth < maxDepth && atNodeBound(ctx);
   if (n.depth >= maxDepth || byCount) {
     minimal = true;
+  } else if (n.check === undefined && checkMode(ctx.run) === 'on') {
+    minimal = false;
   } else {
     const record = (n.minimal ??= { attempt: 0, draws: [], ballots: [] });
     const context = nodeContext(ctx, n);

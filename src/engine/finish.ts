@@ -2,7 +2,7 @@ import { MakerError } from '../core/errors.js';
 import { diffstat } from '../core/diffstat.js';
 import { commitMessage } from '../core/tree/simulated.js';
 import { acceptable, checkSummary, finalChecks } from './checks.js';
-import { checkMode } from '../core/checks.js';
+import { runCheckCounts } from '../core/checks.js';
 import {
   BaseMovedError,
   closeVetoed,
@@ -81,7 +81,7 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
       .catch((error: unknown) => {
         if (passing || !(error instanceof RunStoppedError)) throw error;
         throw new ChecksFailedError(
-          `${checkMode(run) === 'no-sandbox' ? 'The result is unverified' : "The result's checks did not pass"}, and --hitl ${run.config.hitl} cannot ask a person whether to land it: nothing landed. ${checks} (Question ${error.message.match(/\(question ([^)]+)\)/)?.[1] ?? 'q-root-veto'} asks whether to land it anyway.)`,
+          `${runCheckCounts(run).failed > 0 ? "The result's checks did not pass" : 'The result is unverified'}, and --hitl ${run.config.hitl} cannot ask a person whether to land it: nothing landed. ${checks} (Question ${error.message.match(/\(question ([^)]+)\)/)?.[1] ?? 'q-root-veto'} asks whether to land it anyway.)`,
         );
       });
     const treeHash = await workspace.treeOf(rootCommit);

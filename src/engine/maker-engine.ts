@@ -34,7 +34,7 @@ import { PullRequestKeeper } from './pull-request-keeper.js';
 import type { CheckEnvironment } from '../core/checks.js';
 
 const NO_SANDBOX_HINT =
-  'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) to verify results.';
+  'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or allow unprivileged user namespaces for util-linux unshare, to verify results.';
 
 export interface MakerEngineDeps {
   readonly workspace: Workspace;

@@ -109,9 +109,9 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
             'maker calibrate samples Gemini',
           ),
         );
-  if ((await findSandbox(options.env['PATH'] ?? '')) === undefined)
+  if ((await findSandbox(options.env['PATH'] ?? '', options.env['MAKER_SANDBOX'])) === undefined)
     problems.push(
-      'maker calibrate runs the hidden tests on code a model wrote, so only inside a sandbox (no network, no writes outside a scratch checkout), and none works here. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap).',
+      'maker calibrate runs the hidden tests on code a model wrote, so only inside a sandbox (no network, no writes outside a scratch checkout), and none works here (bubblewrap, or util-linux unshare). Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap).',
     );
   if (problems.length > 0)
     throw new ConfigError(

@@ -74,7 +74,9 @@ export function checksOfRun(run: Run): ChecksWanted {
 /** Checks run only inside a sandbox: when some are wanted and none works here, why. */
 export async function sandboxProblems(checks: ChecksWanted, env: Env): Promise<string[]> {
   if (checks.runChecks !== true && checks.check === undefined) return [];
-  return (await findSandbox(env['PATH'] ?? '')) === undefined ? [NO_SANDBOX] : [];
+  return (await findSandbox(env['PATH'] ?? '', env['MAKER_SANDBOX'])) === undefined
+    ? [NO_SANDBOX]
+    : [];
 }
 
 /**

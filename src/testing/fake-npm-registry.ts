@@ -27,6 +27,8 @@ export interface FakeNpmRegistry {
   readonly requests: readonly FakeNpmRequest[];
   /** Publishes `name@version` with `files` (paths inside the package, `package.json` added when absent). */
   publish(name: string, version: string, files: Readonly<Record<string, string>>): FakePackage;
+  /** Publishes `name@version` (scoped names too) as the gzipped tarball `bytes` (see `packDirectory`). */
+  publishTarball(name: string, version: string, bytes: Buffer): FakePackage;
   /** Resolves once `count` requests (1 unless given; those already seen count) had path `path`. */
   waitForRequest(path: string, count?: number): Promise<void>;
   /**
@@ -42,7 +44,7 @@ export interface FakeNpmRegistry {
 /**
  * A tiny npm registry on 127.0.0.1 speaking the part of the wire protocol `npm install`/`npm ci`
  * use: packuments (`GET /<name>`) and tarballs (`GET /<name>/-/<name>-<version>.tgz`), built in
- * memory (gzipped ustar, entries under `package/`). Unscoped names only.
+ * memory (gzipped ustar, entries under `package/`) or given whole. Scoped names (`@scope/name`) too.
  */
 export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
   type Published = Map<string, { meta: FakePackage; bytes: Buffer }>;
@@ -65,10 +67,10 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
       void gate.then(() => notFound(res));
       return;
     }
-    const tarball = /^\/([^/]+)\/-\/\1-(.+)\.tgz$/.exec(path);
+    const tarball = /^\/((?:@[^/]+\/)?([^/@][^/]*))\/-\/\2-(.+)\.tgz$/.exec(path);
     if (tarball !== null) {
       seen({ method: req.method ?? 'GET', path, kind: 'tarball' });
-      const found = packages.get(tarball[1] as string)?.get(tarball[2] as string);
+      const found = packages.get(tarball[1] as string)?.get(tarball[3] as string);
       if (found === undefined) return notFound(res);
       res.writeHead(200, {
         'content-type': 'application/octet-stream',
@@ -103,7 +105,7 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return {
+  const registry: FakeNpmRegistry = {
     url,
     requests,
     publish(name, version, files) {
@@ -111,10 +113,13 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
       const bytes = gzipSync(
         tar(Object.entries(all).map(([path, text]) => [`package/${path}`, Buffer.from(text)])),
       );
+      return registry.publishTarball(name, version, bytes);
+    },
+    publishTarball(name, version, bytes) {
       const meta: FakePackage = {
         name,
         version,
-        tarball: `${url}${name}/-/${name}-${version}.tgz`,
+        tarball: `${url}${name}/-/${name.replace(/^@[^/]+\//, '')}-${version}.tgz`,
         integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
         shasum: createHash('sha1').update(bytes).digest('hex'),
       };
@@ -152,6 +157,7 @@ export async function startFakeNpmRegistry(): Promise<FakeNpmRegistry> {
         server.close(() => resolve());
       }),
   };
+  return registry;
 }
 
 /**
@@ -186,13 +192,25 @@ function notFound(res: ServerResponse): void {
   res.end('{"error":"Not found"}');
 }
 
-/** A ustar archive of regular files (mode 644), ending with the two zero blocks. */
-function tar(files: readonly (readonly [string, Buffer])[]): Buffer {
+/**
+ * A ustar archive of regular files (mode 644 unless given), ending with the two zero blocks; a path
+ * over 100 bytes is split into ustar's prefix and name.
+ */
+export function tar(files: readonly (readonly [string, Buffer, number?])[]): Buffer {
   const blocks: Buffer[] = [];
-  for (const [path, content] of files) {
+  for (const [path, content, mode = 0o644] of files) {
     const header = Buffer.alloc(512);
-    header.write(path, 0, 100, 'utf8');
-    header.write('0000644\0', 100, 'ascii');
+    let name = path;
+    let prefix = '';
+    if (Buffer.byteLength(path) > 100) {
+      const cut = path.lastIndexOf('/', 155);
+      prefix = path.slice(0, cut);
+      name = path.slice(cut + 1);
+      if (cut < 0 || Buffer.byteLength(prefix) > 155 || Buffer.byteLength(name) > 100)
+        throw new Error(`path too long for a ustar archive: ${path}`);
+    }
+    header.write(name, 0, 100, 'utf8');
+    header.write(`${(mode & 0o777).toString(8).padStart(7, '0')}\0`, 100, 'ascii');
     header.write('0000000\0', 108, 'ascii');
     header.write('0000000\0', 116, 'ascii');
     header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
@@ -201,6 +219,7 @@ function tar(files: readonly (readonly [string, Buffer])[]): Buffer {
     header.write('0', 156, 'ascii');
     header.write('ustar\0', 257, 'ascii');
     header.write('00', 263, 'ascii');
+    header.write(prefix, 345, 155, 'utf8');
     let sum = 0;
     for (const byte of header) sum += byte;
     header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');

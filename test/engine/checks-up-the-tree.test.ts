@@ -109,6 +109,69 @@ describe('checks are part of the plan', () => {
   });
 });
 
+describe.skipIf(sandbox === undefined)('a root with no check, where checks run', () => {
+  it('is split without a minimality vote (a leaf must carry a check), and the result is verified', async () => {
+    const dir = await tempDir();
+    const { workspace } = await workspaceWith(dir, true);
+    const asked: string[] = [];
+    // A planner that calls every task minimal, the root included.
+    const planner: Planner = {
+      ...plannerOf(() => twoParts((i) => `test -f ${'ab'[i]}/x`)),
+      isMinimal: (c) => {
+        asked.push(c.nodeId);
+        return reply({ minimal: true, reason: 'small' });
+      },
+    };
+    const worker = workerOf((t) => [{ path: `${t.context.task.files[0]}x`, content: 'x\n' }]);
+    const engine = new MakerEngine({
+      workspace,
+      roles: { planner, worker },
+      store: makerStateFile(dir),
+    });
+    const runId = await engine.create('two parts', { ...baseConfig, runChecks: true });
+    const outcome = await engine.run(runId);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.status).toBe('done');
+    const run = await engine.getRun(runId);
+    expect(asked).not.toContain('root');
+    expect(run.nodes['root']?.minimal).toBeUndefined();
+    expect(run.nodes['root']?.children).toHaveLength(2);
+    expect(runCheckCounts(run)).toMatchObject({ ran: 2, passed: 2, verified: true });
+    await workspace.close();
+  });
+
+  it('is voted on as before when the run has an overall check', async () => {
+    const dir = await tempDir();
+    const { workspace } = await workspaceWith(dir, true);
+    const asked: string[] = [];
+    const planner: Planner = {
+      ...plannerOf(() => twoParts((i) => `test -f ${'ab'[i]}/x`)),
+      isMinimal: (c) => {
+        asked.push(c.nodeId);
+        return reply({ minimal: true, reason: 'small' });
+      },
+    };
+    const worker = workerOf(() => [{ path: 'a/x', content: 'x\n' }]);
+    const engine = new MakerEngine({
+      workspace,
+      roles: { planner, worker },
+      store: makerStateFile(dir),
+    });
+    const runId = await engine.create(
+      'one part',
+      { ...baseConfig, runChecks: true },
+      {
+        check: 'test -f a/x',
+      },
+    );
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('done');
+    expect(asked).toContain('root');
+    expect((await engine.getRun(runId)).nodes['root']?.kind).toBe('leaf');
+    await workspace.close();
+  });
+});
+
 describe('without a sandbox', () => {
   it('completes, says unverified everywhere, never lands on its own, and runs no command', async () => {
     const dir = await tempDir();

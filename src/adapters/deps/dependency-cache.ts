@@ -11,7 +11,12 @@ import {
 } from '../../core/dependencies.js';
 import type { FileEdit } from '../../ports/workspace.js';
 import { resolverPlaces } from '../sandbox/bwrap-install.js';
-import type { Hidden, ReadOnlyBind } from '../sandbox/bwrap.js';
+import {
+  findSandbox,
+  type CheckSandbox,
+  type Hidden,
+  type ReadOnlyBind,
+} from '../sandbox/bwrap.js';
 import { WorkspaceLock } from '../state/lock.js';
 import { removeTree } from '../git/scratch.js';
 import { installEnv, runInstall } from './install.js';
@@ -41,6 +46,8 @@ export interface DependencyCacheOptions {
   /** What the install must not see (the repository, credential stores); computed per install. */
   readonly hidden: () => Promise<Hidden[]>;
   readonly timeoutMs?: number;
+  /** The sandbox installs run in (default: {@link findSandbox}); none: every install fails, saying so. */
+  readonly sandbox?: () => Promise<CheckSandbox | undefined>;
 }
 
 /**
@@ -127,8 +134,17 @@ export class DependencyCache {
     await mkdir(project, { recursive: true });
     await mkdir(join(dir, 'home'));
     for (const input of plan.inputs) await writeFile(join(project, input.path), input.content);
+    const sandbox = await (this.#options.sandbox ?? (() => findSandbox()))();
+    if (sandbox === undefined) {
+      await removeTree(dir);
+      return {
+        ok: false,
+        output: 'no sandbox works on this machine, and installs run only inside one',
+      };
+    }
     const result = await runInstall({
       command: plan.command,
+      sandbox,
       dir,
       cwd: project,
       env: installEnv(this.#options.env, dir),

@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { AbortedError } from '../../core/errors.js';
-import { installArgv } from '../sandbox/bwrap-install.js';
-import type { Hidden, ReadOnlyBind } from '../sandbox/bwrap.js';
+import type { CheckSandbox, Hidden, ReadOnlyBind } from '../sandbox/bwrap.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -81,6 +80,8 @@ export function installEnv(
 /** Where and how an install runs. */
 export interface InstallRequest {
   readonly command: string;
+  /** The sandbox it runs in (with the network: see {@link CheckSandbox.installArgv}). */
+  readonly sandbox: CheckSandbox;
   /** The cache directory: the install's only writable place. */
   readonly dir: string;
   /** Its working directory (inside `dir`), holding the dependency files. */
@@ -93,7 +94,7 @@ export interface InstallRequest {
 }
 
 /**
- * Runs an install confined by bubblewrap with the network shared (see {@link installArgv}), with
+ * Runs an install confined by its sandbox with the network shared (see `installArgv`), with
  * no input and a time limit; resolves with whether it passed and, if not, the tail of its output
  * and why it stopped (URL credentials blanked). When `signal` aborts, the install is killed and
  * the call rejects with {@link AbortedError}.
@@ -103,7 +104,7 @@ export async function runInstall(
 ): Promise<{ ok: boolean; output: string }> {
   const { signal, timeoutMs } = request;
   if (signal?.aborted === true) throw new AbortedError(signal.reason);
-  const [file, ...args] = installArgv(
+  const [file, ...args] = request.sandbox.installArgv(
     request.command,
     request.dir,
     request.cwd,

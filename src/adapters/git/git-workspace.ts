@@ -374,6 +374,7 @@ export class GitWorkspace implements Workspace {
       root,
       env: this.#env,
       hidden: () => this.#hidden(),
+      sandbox: this.#sandbox,
     });
     return this.#dependencies;
   }

@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { installArgv } from './bwrap-install.js';
+import { unshareSandbox } from './unshare.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -32,6 +34,18 @@ export interface CheckSandbox {
     command: string,
     dir: string,
     hidden?: readonly Hidden[],
+    readOnly?: readonly ReadOnlyBind[],
+  ): string[];
+  /**
+   * The argv for a dependency install: confined like a check but **sharing the network**, with
+   * `dir` (the install's cache directory) its only writable place, `cwd` its working directory,
+   * `hidden` out of sight and `readOnly` shown again under hidden places (after them).
+   */
+  installArgv(
+    command: string,
+    dir: string,
+    cwd: string,
+    hidden: readonly Hidden[],
     readOnly?: readonly ReadOnlyBind[],
   ): string[];
 }
@@ -82,14 +96,19 @@ export const bubblewrap: CheckSandbox = {
     '-c',
     command,
   ],
+  installArgv,
 };
 
-/** Which of `paths` exist, as places to hide (a path that is gone has nothing to hide). */
+/**
+ * Which of `paths` exist, as places to hide (a path that is gone has nothing to hide), each by its
+ * real path: a sandbox mounts over a path inside its own view, where a symbolic link on the way (a
+ * home under a linked `/home`) would not lead to it (bubblewrap then fails to start).
+ */
 export async function hiddenPlaces(paths: readonly string[]): Promise<Hidden[]> {
   const found = await Promise.all(
     paths.map((path) =>
-      stat(path).then(
-        (s) => ({ path, directory: s.isDirectory() }),
+      realpath(path).then(
+        async (real) => ({ path: real, directory: (await stat(real)).isDirectory() }),
         () => undefined,
       ),
     ),
@@ -125,27 +144,58 @@ export function secretPlaces(home: string): Promise<Hidden[]> {
   return hiddenPlaces(SECRET_PLACES.map((p) => join(home, p)));
 }
 
-const probes = new Map<string, Promise<CheckSandbox | undefined>>();
+/** The sandboxes MAKER can use, in the order it tries them. */
+export const SANDBOXES: readonly CheckSandbox[] = [bubblewrap, unshareSandbox];
 
 /**
- * The sandbox this machine can run (bubblewrap, probed once per PATH), or undefined when none
- * works here (not installed, or the kernel refuses its namespaces).
+ * `MAKER_SANDBOX`'s values: `bubblewrap` or `unshare` use only that one (if it works), `none`
+ * none (checks do not run: results are unverified); unset (or anything else), the first that works.
  */
-export function findSandbox(
+export const SANDBOX_CHOICES = ['bubblewrap', 'unshare', 'none'] as const;
+
+/** Which sandboxes `choice` (MAKER_SANDBOX's value) lets MAKER try, in order. */
+export function sandboxesFor(choice: string | undefined): readonly CheckSandbox[] {
+  if (choice === 'none') return [];
+  const only = SANDBOXES.filter((s) => s.name === choice);
+  return only.length > 0 ? only : SANDBOXES;
+}
+
+const probes = new Map<string, Promise<boolean>>();
+
+/**
+ * Whether `sandbox` works here with this PATH (probed once per PATH): it runs `true` confined as a
+ * check is. Not installed, or the kernel refusing its namespaces, is false.
+ */
+export function sandboxWorks(
+  sandbox: CheckSandbox,
   path: string = process.env['PATH'] ?? '',
-): Promise<CheckSandbox | undefined> {
-  let probe = probes.get(path);
+): Promise<boolean> {
+  const key = `${sandbox.name}\0${path}`;
+  let probe = probes.get(key);
   if (probe === undefined) {
-    const [file, ...args] = bubblewrap.argv('true', '/tmp');
+    const [file, ...args] = sandbox.argv('true', '/tmp');
     probe = execFileAsync(file as string, args, { timeout: 10_000, env: { PATH: path } }).then(
-      () => bubblewrap,
-      () => undefined,
+      () => true,
+      () => false,
     );
-    probes.set(path, probe);
+    probes.set(key, probe);
   }
   return probe;
 }
 
+/**
+ * The sandbox this machine can run: bubblewrap, else util-linux `unshare` (each probed once per
+ * PATH), or undefined when none works here. `choice` (the environment's `MAKER_SANDBOX`) narrows
+ * the candidates (see {@link sandboxesFor}).
+ */
+export async function findSandbox(
+  path: string = process.env['PATH'] ?? '',
+  choice: string | undefined = process.env['MAKER_SANDBOX'],
+): Promise<CheckSandbox | undefined> {
+  for (const sandbox of sandboxesFor(choice)) if (await sandboxWorks(sandbox, path)) return sandbox;
+  return undefined;
+}
+
 /** Why `--run-checks` cannot be honoured here, for the message that refuses it. */
 export const NO_SANDBOX =
-  'Checks run commands a model proposed, so MAKER runs them only inside a sandbox (no network, no writes outside a scratch checkout), and none works on this machine. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run without --run-checks.';
+  'Checks run commands a model proposed, so MAKER runs them only inside a sandbox (no network, no writes outside a scratch checkout), and none works on this machine (bubblewrap, or util-linux unshare with unprivileged user namespaces). Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run without --run-checks.';

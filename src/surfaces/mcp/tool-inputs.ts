@@ -113,7 +113,7 @@ export const startInput = z.strictObject({
     .max(LIMITS.checkChars)
     .optional()
     .describe(
-      'The person’s overall check, e.g. "npm test": run once on the composed result in a sandboxed scratch checkout (needs bubblewrap) before the final question, which shows its result',
+      'The person’s overall check, e.g. "npm test": run once on the composed result in a sandboxed scratch checkout (needs bubblewrap or unshare) before the final question, which shows its result',
     ),
   runChecks: z
     .boolean()

@@ -13,10 +13,13 @@ import {
   secretPlaces,
   type CheckSandbox,
 } from '../../../src/adapters/sandbox/bwrap.js';
+import {
+  startFakeNpmRegistry,
+  type FakeNpmRegistry,
+} from '../../../src/testing/fake-npm-registry.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
 const execFileAsync = promisify(execFile);
 
 /**
@@ -38,127 +41,211 @@ async function outsideTmp(): Promise<string> {
   return dir;
 }
 
-async function repo(dir?: string) {
-  const ws = await GitWorkspace.open(dir ?? (await tempDir()), { create: true });
-  return { ws, base: (await ws.resolve('main')) as string };
-}
+// Each sandbox MAKER can use, found as MAKER finds it with MAKER_SANDBOX naming it (the seam that
+// hides bubblewrap from the probe): a machine where one does not work skips its tests.
+for (const name of ['bubblewrap', 'unshare'] as const) {
+  const sandbox = await findSandbox(process.env['PATH'], name);
 
-describe.skipIf(sandbox === undefined)('a check, confined', () => {
-  it('holds no capabilities, so even under root it cannot remount the system writable', async () => {
-    const { ws, base } = await repo();
-    const target = await outsideTmp();
-    try {
-      const caps = await ws.runCheck(base, 'grep CapEff /proc/self/status', 20_000);
-      expect(caps.output).toMatch(/^CapEff:\s*0+\s*$/);
-      const escape = await ws.runCheck(
-        base,
-        `mount -o remount,rw,bind / ; echo pwned > ${target}/pwned`,
-        20_000,
-      );
-      expect(escape.ok).toBe(false);
-      expect(existsSync(join(target, 'pwned'))).toBe(false);
-    } finally {
-      await ws.close();
-    }
-  });
-
-  it('cannot read the repository it checks (its .git, the state) nor other runs', async () => {
-    const dir = await outsideTmp();
-    const { ws, base } = await repo(dir);
-    await writeFile(join(dir, 'maker-state.json'), '{"secret":"state"}\n');
-    try {
-      for (const read of [`cat ${dir}/.git/config`, `cat ${dir}/maker-state.json`]) {
-        const result = await ws.runCheck(base, read, 20_000);
-        expect(result.ok).toBe(false);
-        expect(result.output).not.toMatch(/repositoryformatversion|secret/);
-      }
-    } finally {
-      await ws.close();
-    }
-  });
-
-  it('cannot read the credential stores it is given to hide, directories or files', async () => {
-    const home = await outsideTmp();
-    await mkdir(join(home, '.ssh'));
-    await writeFile(join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
-    await writeFile(join(home, '.netrc'), 'machine x password hunter2\n');
-    const scratch = await tempDir();
-    const [file, ...args] = (sandbox as CheckSandbox).argv(
-      `cat ${home}/.ssh/id_ed25519 ${home}/.netrc; ls -a ${home}`,
-      scratch,
-      await secretPlaces(home),
-    );
-    const { stdout } = await execFileAsync(file as string, args).catch(
-      (error: { stdout: string }) => error,
-    );
-    expect(stdout).not.toMatch(/PRIVATE KEY|hunter2/);
-    expect(stdout).toMatch(/\.netrc/); // there, and empty
-  });
-
-  it('cannot reach a service on a unix socket under /run (a D-Bus bus, docker, a database)', async () => {
-    const run = await mkdtemp('/run/maker-test-').catch(() => undefined);
-    if (run === undefined) return; // /run is not writable here: nothing to prove with.
-    let connections = 0;
-    const server: Server = createServer((socket) => {
-      connections += 1;
-      socket.end();
+  async function repo(dir?: string) {
+    const ws = await GitWorkspace.open(dir ?? (await tempDir()), {
+      create: true,
+      sandbox: () => Promise.resolve(sandbox),
     });
-    const path = join(run, 'service.sock');
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    const { ws, base } = await repo();
-    try {
-      const script = `require('net').connect('${path}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`;
-      const result = await ws.runCheck(base, `"${process.execPath}" -e "${script}"`, 20_000);
-      expect(result.ok).toBe(false);
-      expect(connections).toBe(0);
-    } finally {
-      await ws.close();
-      await new Promise((resolve) => server.close(resolve));
-      await rm(run, { recursive: true, force: true });
-    }
-  });
+    return { ws, base: (await ws.resolve('main')) as string };
+  }
 
-  it('says why it failed, timeout or too much output, whatever it printed before', async () => {
-    const { ws, base } = await repo();
-    try {
-      const slow = await ws.runCheck(base, 'yes working | head -c 10000; sleep 30', 1000);
-      expect(slow.ok).toBe(false);
-      expect(slow.output).toMatch(/timed out after 1000 ms\s*$/);
-      const loud = await ws.runCheck(base, 'yes | head -c 20000000', 20_000);
-      expect(loud.ok).toBe(false);
-      expect(loud.output).toMatch(/printed more than \d+ bytes\s*$/);
-      expect(loud.output).not.toMatch(/timed out/);
-    } finally {
-      await ws.close();
-    }
-  });
+  describe.skipIf(sandbox === undefined)(`a check, confined by ${name}`, () => {
+    it('is run by that sandbox, and runs', async () => {
+      const { ws, base } = await repo();
+      try {
+        expect(sandbox?.name).toBe(name);
+        const ran = await ws.runCheck(base, 'echo ran in "$PWD"; echo "$HOME"', 20_000);
+        expect(ran.ok).toBe(true);
+        expect(ran.output).toMatch(/^ran in (\/\S+)\n\1\n$/);
+      } finally {
+        await ws.close();
+      }
+    });
 
-  it('gets no input: a command that reads stdin sees its end instead of waiting out the timeout', async () => {
-    const { ws, base } = await repo();
-    try {
-      expect(await ws.runCheck(base, 'cat; echo read-all', 10_000)).toEqual({
-        ok: true,
-        output: 'read-all\n',
+    it('cannot reach a listener on 127.0.0.1 in the parent (no network)', async () => {
+      let connections = 0;
+      const server: Server = createServer((socket) => {
+        connections += 1;
+        socket.end();
       });
-    } finally {
-      await ws.close();
-    }
-  }, 20_000);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as { port: number };
+      const { ws, base } = await repo();
+      try {
+        const script = `require('net').connect(${port}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', (e) => { console.log(e.code); process.exit(1); })`;
+        const result = await ws.runCheck(base, `"${process.execPath}" -e "${script}"`, 20_000);
+        expect(result.ok).toBe(false);
+        expect(result.output).toMatch(/ENETUNREACH|ECONNREFUSED/);
+        expect(connections).toBe(0);
+      } finally {
+        await ws.close();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
 
-  it('leaves a checkout that is hard to remove (too deep for a path) without failing the run', async () => {
-    const { ws, base } = await repo();
-    try {
-      const deep =
-        'for i in $(seq 1 300); do mkdir aaaaaaaaaaaaaaaaaaaa && cd -P aaaaaaaaaaaaaaaaaaaa; done';
-      expect(await ws.runCheck(base, `${deep} && echo deep`, 20_000)).toEqual({
-        ok: true,
-        output: 'deep\n',
+    it('writes in its checkout and a private /tmp, nowhere else', async () => {
+      const target = await outsideTmp();
+      const { ws, base } = await repo();
+      try {
+        const inside = await ws.runCheck(
+          base,
+          'echo a > here.txt && echo b > /tmp/t && cat here.txt /tmp/t',
+          20_000,
+        );
+        expect(inside).toEqual({ ok: true, output: 'a\nb\n' });
+        const outside = await ws.runCheck(base, `echo pwned > ${target}/pwned`, 20_000);
+        expect(outside.ok).toBe(false);
+        expect(outside.output).toMatch(/Read-only file system/);
+        expect(existsSync(join(target, 'pwned'))).toBe(false);
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('sees the dependency cache read-only (installed in the same sandbox, with the network)', async () => {
+      const registry: FakeNpmRegistry = await startFakeNpmRegistry();
+      const { ws, base } = await repo();
+      try {
+        // The install reaches the local registry (only it has the network) and writes its cache.
+        const install = `node -e "require('http').get('${registry.url}installing', (r) => r.resume())" && echo dep > "$MAKER_DEPS/dep.txt" && mkdir node_modules && echo m > node_modules/m.txt`;
+        const check =
+          'cat "$MAKER_DEPS/dep.txt" node_modules/m.txt && (echo x > "$MAKER_DEPS/dep.txt" || echo cache-ro) && (echo x > node_modules/m.txt || echo modules-ro) && cat "$MAKER_DEPS/dep.txt"';
+        const withLock = await ws.treeWithEdits(base, [
+          { path: 'package-lock.json', content: '{}\n' },
+        ]);
+        const result = await ws.runCheck(withLock, check, 60_000, undefined, { install });
+        // Its output is stdout, then stderr (where the refused writes are told).
+        expect(result.ok).toBe(true);
+        expect(result.output).toMatch(/^dep\nm\ncache-ro\nmodules-ro\ndep\n/);
+        expect(result.output.match(/Read-only file system/g)).toHaveLength(2);
+        expect(registry.requests.filter((r) => r.path === '/installing')).toHaveLength(1);
+      } finally {
+        await ws.close();
+        await registry.close();
+      }
+    });
+
+    it('holds no capabilities, so even under root it cannot remount the system writable', async () => {
+      const { ws, base } = await repo();
+      const target = await outsideTmp();
+      try {
+        const caps = await ws.runCheck(base, 'grep CapEff /proc/self/status', 20_000);
+        expect(caps.output).toMatch(/^CapEff:\s*0+\s*$/);
+        const escape = await ws.runCheck(
+          base,
+          `mount -o remount,rw,bind / ; echo pwned > ${target}/pwned`,
+          20_000,
+        );
+        expect(escape.ok).toBe(false);
+        expect(existsSync(join(target, 'pwned'))).toBe(false);
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('cannot read the repository it checks (its .git, the state) nor other runs', async () => {
+      const dir = await outsideTmp();
+      const { ws, base } = await repo(dir);
+      await writeFile(join(dir, 'maker-state.json'), '{"secret":"state"}\n');
+      try {
+        for (const read of [`cat ${dir}/.git/config`, `cat ${dir}/maker-state.json`]) {
+          const result = await ws.runCheck(base, read, 20_000);
+          expect(result.ok).toBe(false);
+          expect(result.output).not.toMatch(/repositoryformatversion|secret/);
+        }
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('cannot read the credential stores it is given to hide, directories or files', async () => {
+      const home = await outsideTmp();
+      await mkdir(join(home, '.ssh'));
+      await writeFile(join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
+      await writeFile(join(home, '.netrc'), 'machine x password hunter2\n');
+      const scratch = await tempDir();
+      const [file, ...args] = (sandbox as CheckSandbox).argv(
+        `cat ${home}/.ssh/id_ed25519 ${home}/.netrc; ls -a ${home}`,
+        scratch,
+        await secretPlaces(home),
+      );
+      const { stdout } = await execFileAsync(file as string, args).catch(
+        (error: { stdout: string }) => error,
+      );
+      expect(stdout).not.toMatch(/PRIVATE KEY|hunter2/);
+      expect(stdout).toMatch(/\.netrc/); // there, and empty
+    });
+
+    it('cannot reach a service on a unix socket under /run (a D-Bus bus, docker, a database)', async () => {
+      const run = await mkdtemp('/run/maker-test-').catch(() => undefined);
+      if (run === undefined) return; // /run is not writable here: nothing to prove with.
+      let connections = 0;
+      const server: Server = createServer((socket) => {
+        connections += 1;
+        socket.end();
       });
-    } finally {
-      await ws.close();
-    }
+      const path = join(run, 'service.sock');
+      await new Promise<void>((resolve) => server.listen(path, resolve));
+      const { ws, base } = await repo();
+      try {
+        const script = `require('net').connect('${path}').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`;
+        const result = await ws.runCheck(base, `"${process.execPath}" -e "${script}"`, 20_000);
+        expect(result.ok).toBe(false);
+        expect(connections).toBe(0);
+      } finally {
+        await ws.close();
+        await new Promise((resolve) => server.close(resolve));
+        await rm(run, { recursive: true, force: true });
+      }
+    });
+
+    it('says why it failed, timeout or too much output, whatever it printed before', async () => {
+      const { ws, base } = await repo();
+      try {
+        const slow = await ws.runCheck(base, 'yes working | head -c 10000; sleep 30', 1000);
+        expect(slow.ok).toBe(false);
+        expect(slow.output).toMatch(/timed out after 1000 ms\s*$/);
+        const loud = await ws.runCheck(base, 'yes | head -c 20000000', 20_000);
+        expect(loud.ok).toBe(false);
+        expect(loud.output).toMatch(/printed more than \d+ bytes\s*$/);
+        expect(loud.output).not.toMatch(/timed out/);
+      } finally {
+        await ws.close();
+      }
+    });
+
+    it('gets no input: a command that reads stdin sees its end instead of waiting out the timeout', async () => {
+      const { ws, base } = await repo();
+      try {
+        expect(await ws.runCheck(base, 'cat; echo read-all', 10_000)).toEqual({
+          ok: true,
+          output: 'read-all\n',
+        });
+      } finally {
+        await ws.close();
+      }
+    }, 20_000);
+
+    it('leaves a checkout that is hard to remove (too deep for a path) without failing the run', async () => {
+      const { ws, base } = await repo();
+      try {
+        const deep =
+          'for i in $(seq 1 300); do mkdir aaaaaaaaaaaaaaaaaaaa && cd -P aaaaaaaaaaaaaaaaaaaa; done';
+        expect(await ws.runCheck(base, `${deep} && echo deep`, 20_000)).toEqual({
+          ok: true,
+          output: 'deep\n',
+        });
+      } finally {
+        await ws.close();
+      }
+    });
   });
-});
+}
 
 describe('scratch left by a dead process', () => {
   it('is swept even when too deep for a path, and an unremovable one never blocks opening', async () => {

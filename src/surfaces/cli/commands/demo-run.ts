@@ -17,10 +17,11 @@ export async function run(
   const dir = resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-'))));
   // Its checks run where a sandbox works; elsewhere the demo goes on without them, unverified
   // (a run would stop before landing: --hitl auto lands only a checked result).
-  const sandboxed = (await findSandbox(ctx.io.env['PATH'] ?? '')) !== undefined;
+  const sandboxed =
+    (await findSandbox(ctx.io.env['PATH'] ?? '', ctx.io.env['MAKER_SANDBOX'])) !== undefined;
   if (!sandboxed && !o.json)
     ctx.io.stderr(
-      'maker: no sandbox works on this machine (bubblewrap), so the demo runs no checks: its result is UNVERIFIED.\n',
+      'maker: no sandbox works on this machine (bubblewrap or unshare), so the demo runs no checks: its result is UNVERIFIED.\n',
     );
   const github = o.localOnly === true ? undefined : await demoGitHub(ctx.io.env, dir);
   if (github !== undefined && !o.json) ctx.io.stderr(`maker: ${github.said}\n`);

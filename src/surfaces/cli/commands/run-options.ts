@@ -76,7 +76,7 @@ export const RUN_OPTIONS = {
   ),
   checks: flag(
     '--no-checks',
-    "don't run checks. By default, where a sandbox works (bubblewrap), each subtask's check (the planner gives every subtask one) runs on every candidate, a failing one is a red flag, and after every merge the checks below run again on the merged tree; where none works the result is marked unverified. Your --check still runs",
+    "don't run checks. By default, where a sandbox works (bubblewrap or unshare), each subtask's check (the planner gives every subtask one) runs on every candidate, a failing one is a red flag, and after every merge the checks below run again on the merged tree; where none works the result is marked unverified. Your --check still runs",
   ),
   runChecks: flag(
     '--run-checks',
@@ -84,7 +84,7 @@ export const RUN_OPTIONS = {
   ),
   check: option(
     '--check <command>',
-    'your overall check, e.g. "npm test": run on the composed result with every subtask\'s check, in a sandboxed scratch checkout (needs bubblewrap), before the final question; its pass/fail and output are shown there, and --hitl auto lands only a result whose checks pass',
+    'your overall check, e.g. "npm test": run on the composed result with every subtask\'s check, in a sandboxed scratch checkout (needs bubblewrap or unshare), before the final question; its pass/fail and output are shown there, and --hitl auto lands only a result whose checks pass',
     text(
       `a command of at most ${LIMITS.checkChars} characters`,
       new RegExp(`^[^]{1,${LIMITS.checkChars}}$`),
