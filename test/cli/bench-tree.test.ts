@@ -148,8 +148,14 @@ describe('the benchmark tree', () => {
       idealMs: number;
       idealBound: string;
       ratio: number | null;
+      nodes: number;
+      peakRssMb: number;
+      peakRssPerNodeKb: number;
       stateSave: { nodes: number; medianMs: number };
     };
+    // The process's high-water mark: at least Node's own few tens of MB.
+    expect(report.peakRssMb).toBeGreaterThan(20);
+    expect((report.peakRssPerNodeKb * report.nodes) / (report.peakRssMb * 1024)).toBeCloseTo(1, 2);
     expect(report.stateSave.nodes).toBe(1);
     expect(report.stateSave.medianMs).toBeGreaterThanOrEqual(0);
     expect(report).toMatchObject({ idealBound: 'cpu', idealMs: report.cpuMs });

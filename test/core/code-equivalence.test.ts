@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeKeys, type ChangedFile } from '../../src/core/voting/code-equivalence.js';
+import { scriptForms } from '../../src/core/voting/syntax-tree.js';
 import { voteClasses } from '../../src/core/voting/classes.js';
 import { normalizeSourceText } from '../../src/core/voting/source-text.js';
 import type { Draw } from '../../src/core/tree/schema.js';
@@ -132,6 +133,25 @@ describe('code equivalence classes', () => {
     const c = await codeKeys([change('x.ts', 'export let = ;')]);
     expect(a.key).toBe(b.key);
     expect(c.key).not.toBe(a.key);
+  });
+});
+
+describe('script forms are remembered by file text', () => {
+  it('a file seen before gets the forms it had, in any company; one that did not parse stays out', async () => {
+    const text = `${SUM}// remembered ${Date.now()}\n`;
+    const alone = await scriptForms([{ path: 'a.ts', content: text }]);
+    expect(alone.get('a.ts')?.alpha).toMatch(/\$0/);
+    const broken = 'export const = ;';
+    for (let i = 0; i < 2; i++) {
+      const together = await scriptForms([
+        { path: 'b/a.ts', content: text },
+        { path: 'c.ts', content: SUM_RESTYLED },
+        { path: 'd.ts', content: broken },
+      ]);
+      expect(together.get('b/a.ts')).toEqual(alone.get('a.ts'));
+      expect(together.get('c.ts')?.alpha).toBe(alone.get('a.ts')?.alpha);
+      expect(together.has('d.ts')).toBe(false);
+    }
   });
 });
 

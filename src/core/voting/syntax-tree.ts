@@ -50,8 +50,24 @@ export async function scriptForms(
   const out = new Map<string, ScriptForms>();
   if (files.length === 0) return out;
   const ts = await loadTypeScript();
+  // A file's forms depend on its kind and text alone (a local is declared in the file itself), and
+  // candidates share most of their files: every candidate of a subtask has the same base, and
+  // agreeing candidates the same answer. Building a program and its checker is most of a vote's
+  // CPU and garbage, so a file already seen is not parsed again.
+  const fresh: { readonly path: string; readonly content: string; readonly key: string }[] = [];
+  for (const f of files) {
+    const key = `${scriptKind(ts, f.path)}\0${f.content}`;
+    const known = FORMS.get(key);
+    if (known === undefined) {
+      fresh.push({ ...f, key });
+      continue;
+    }
+    remember(key, known);
+    if (known !== null) out.set(f.path, known);
+  }
+  if (fresh.length === 0) return out;
   // Virtual, unique names: nothing is read from the disk.
-  const names = new Map(files.map((f, i) => [`/maker-${i}/${f.path}`, f]));
+  const names = new Map(fresh.map((f, i) => [`/maker-${i}/${f.path}`, f]));
   const options: TS.CompilerOptions = {
     noLib: true,
     noResolve: true,
@@ -84,13 +100,26 @@ export async function scriptForms(
   const checker = program.getTypeChecker();
   for (const [name, file] of names) {
     const source = program.getSourceFile(name);
-    if (source === undefined || program.getSyntacticDiagnostics(source).length > 0) continue;
-    out.set(file.path, {
-      normal: writeTree(ts, source, undefined),
-      alpha: writeTree(ts, source, checker),
-    });
+    const forms =
+      source === undefined || program.getSyntacticDiagnostics(source).length > 0
+        ? null
+        : { normal: writeTree(ts, source, undefined), alpha: writeTree(ts, source, checker) };
+    remember(file.key, forms);
+    if (forms !== null) out.set(file.path, forms);
   }
   return out;
+}
+
+/** Files' forms by kind and text (null: a syntax error), the most recently used last. */
+const FORMS = new Map<string, ScriptForms | null>();
+const FORMS_MAX_FILES = 256;
+const FORMS_MAX_CHARS = 64 * 1024;
+
+function remember(key: string, forms: ScriptForms | null): void {
+  if (key.length > FORMS_MAX_CHARS) return;
+  FORMS.delete(key);
+  FORMS.set(key, forms);
+  if (FORMS.size > FORMS_MAX_FILES) FORMS.delete(FORMS.keys().next().value as string);
 }
 
 function scriptKind(ts: Ts, name: string): TS.ScriptKind {

@@ -73,6 +73,9 @@ export async function runTreeBench(options: TreeBenchOptions) {
     const started = performance.now();
     const outcome = await engine.run(runId);
     const wallMs = performance.now() - started;
+    // The process's peak resident set so far (the kernel's high-water mark), taken before the
+    // state-save measurement below adds its own synthetic state.
+    const peakRssBytes = process.resourceUsage().maxRSS * 1024;
     const gitRun = processesSince(gitBefore);
     const cpu = process.cpuUsage(cpuBefore);
     const cpuMs = (cpu.user + cpu.system) / 1000;
@@ -111,6 +114,9 @@ export async function runTreeBench(options: TreeBenchOptions) {
       idealMs,
       idealBound: idealMs > latencyIdealMs ? 'cpu' : 'latency',
       ratio: round(wallMs / idealMs, 3),
+      /** Peak RSS of the whole process up to the run's end (Node's own ~50 MB included), and per node. */
+      peakRssMb: round(peakRssBytes / (1024 * 1024), 1),
+      peakRssPerNodeKb: round(peakRssBytes / 1024 / nodes, 1),
       saves: {
         count: saves.saves - savesBefore.saves,
         wallMs: Math.round(saveWallMs),

@@ -34,8 +34,8 @@ L ms, at most C at once, against the ideal schedule: all paid calls spread
 evenly over the cap, or the critical path, or the run's own CPU time (the
 engine is one thread: the whole ideal at latency 0), whichever is longer.
 --workspace git adds real git for every candidate tree, commit and merge.
-Reports the leaves the run had, the cost per node, and what the run's state
-saves took (share of wall and CPU time, bytes written per node). Also times
+Reports the leaves the run had, the cost per node, the process's peak RSS
+(in all and per node), and what the run's state saves took (share of wall and CPU time, bytes written per node). Also times
 saving a state file of --state-nodes nodes. Exits 1 when the run did not finish with exactly N leaves.`,
   options: {
     leaves: option(
@@ -81,6 +81,7 @@ saving a state file of --state-nodes nodes. Exits 1 when the run did not finish 
         : [
             `Tree: ${report.leaves} of ${report.leavesRequested} leaves asked (${report.nodes} nodes, depth ${report.depth}), ${report.paidCalls} paid calls of ${report.latencyMs} ms, concurrency ${report.concurrency}, ${report.workspace} workspace: ${report.status}`,
             `  wall ${report.wallMs} ms vs ideal ${report.idealMs} ms: ratio ${report.ratio}; ${report.perNodeMs} ms wall, ${report.perNodeCpuMs} ms CPU per node`,
+            `  peak RSS ${report.peakRssMb} MB, ${report.peakRssPerNodeKb} KB per node`,
             ...(report.workspace === 'git'
               ? [
                   `  git processes: ${formatCount(report.gitProcesses.total)} (${report.gitProcesses.perNode} per node): ${Object.entries(
