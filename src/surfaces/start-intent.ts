@@ -89,6 +89,9 @@ export function madeBy(intent: StartIntent): string {
  * what the start had made when it stopped (undefined: nothing yet, not even its record).
  */
 export class InterruptedStart extends MakerError {
+  /** Recognised by name where this module is not loaded (`maker`'s entry loads no implementation). */
+  override readonly name = 'InterruptedStart';
+
   constructor(dir: string, intent: StartIntent | undefined, made: string | undefined) {
     super(
       'aborted',

@@ -8,6 +8,9 @@ import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 
 export type WorkerName = RunConfig['worker'];
 
+/** The Gemini model a run plans, writes and judges with unless told otherwise. */
+export const DEFAULT_MODEL = 'gemini-2.5-flash';
+
 /** What each Jules plan allows: sessions at once, and sessions per 24 hours. */
 export const JULES_PLANS = {
   free: { concurrency: 3, dailySessions: 15 },

@@ -26,7 +26,12 @@ import {
   pollSetting,
   pollSettingProblem,
 } from './jules-wiring.js';
-import { WORKER_FACTS, type WorkerFacts, type WorkerName } from './worker-catalogue.js';
+import {
+  DEFAULT_MODEL,
+  WORKER_FACTS,
+  type WorkerFacts,
+  type WorkerName,
+} from './worker-catalogue.js';
 import {
   ACCESS_HOW,
   accessProblems,
@@ -38,6 +43,7 @@ import {
 } from './model-access.js';
 
 export {
+  DEFAULT_MODEL,
   WORKER_NAMES,
   describeWorkers,
   kindsWhere,
@@ -165,8 +171,6 @@ function geminiProblems(env: Env, purpose: string): string[] {
         `The recording to replay, ${replay}, is not a directory: give the directory MAKER_RECORD wrote.`,
       ];
 }
-
-export const DEFAULT_MODEL = 'gemini-2.5-flash';
 
 const sim: WorkerKind = {
   ...WORKER_FACTS.sim,

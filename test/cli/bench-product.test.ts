@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
 import type { CliIo } from '../../src/surfaces/cli/io.js';
 import type { ProductBenchReport, VoteShares } from '../../src/surfaces/bench/product-bench.js';
-import { table } from '../../src/surfaces/cli/commands/bench-product.js';
+import { table } from '../../src/surfaces/cli/commands/bench-product-run.js';
 
 async function cli(args: string[]) {
   const out: string[] = [];

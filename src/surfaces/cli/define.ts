@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import type { CliIo } from './io.js';
-import type { ValueKind } from './values.js';
+import { schemaOf, type ValueKind } from './values.js';
 
 /**
  * One definition per command: its arguments and options (each with its help and the zod value kind
@@ -83,6 +83,15 @@ export interface CommandSpec<O extends OptionSpecs> {
     ctx: CliContext,
   ) => Promise<number> | number;
 }
+
+/**
+ * What a command's run receives, for a run in a module of its own, loaded by `import()` when the
+ * command runs: its definition (options, help) stays light, so `maker --help` loads no run.
+ */
+export type InputOf<C> =
+  C extends CommandSpec<infer O>
+    ? { readonly args: readonly string[]; readonly options: Values<O> }
+    : never;
 
 /** Helps type inference: `defineCommand({...})` keeps the option keys. */
 export function defineCommand<O extends OptionSpecs>(spec: CommandSpec<O>): CommandSpec<O> {
@@ -189,7 +198,7 @@ export function toCommander(
   command.addHelpText('after', `\n${notes}`);
   command.action(async (...received: unknown[]) => {
     const self = received[received.length - 1] as Command;
-    const options = validate(path, specs, self.opts());
+    const options = await validate(path, specs, self.opts());
     const args = checkArgs(path, spec, self.args);
     done(await spec.run({ args, options }, ctx));
   });
@@ -197,11 +206,11 @@ export function toCommander(
 }
 
 /** Every option's raw text through its value kind; every problem reported at once. */
-function validate(
+async function validate(
   path: string,
   specs: OptionSpecs,
   raw: Record<string, unknown>,
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const values: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [key, spec] of Object.entries(specs)) {
@@ -213,8 +222,9 @@ function validate(
       if (!(new Option(spec.flags).negate && given === true)) values[key] = given === true;
       continue;
     }
+    const schema = await schemaOf(spec.kind);
     const parse = (text: string) => {
-      const parsed = spec.kind?.schema.safeParse(text);
+      const parsed = schema.safeParse(text);
       if (parsed?.success === true) return parsed.data;
       problems.push(`${name} must be ${spec.kind?.expected} (got ${JSON.stringify(text)}).`);
       return undefined;

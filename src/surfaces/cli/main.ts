@@ -7,7 +7,6 @@ import { secretsOf } from '../env.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
-import { InterruptedStart } from '../start-intent.js';
 import { calibrateCommand } from './commands/calibrate.js';
 import { estimateCommand } from './commands/estimate.js';
 import { fakeGitHubCommand } from './commands/fake-github.js';
@@ -257,7 +256,8 @@ export async function main(
     }
     if (signal?.aborted === true || (error instanceof MakerError && error.code === 'aborted')) {
       // An interrupted start says what it left and what to do.
-      const left = error instanceof InterruptedStart ? ` ${error.message}` : '';
+      const left =
+        error instanceof MakerError && error.name === 'InterruptedStart' ? ` ${error.message}` : '';
       io.stderr(`maker: interrupted.${left}\n`);
       return 130;
     }

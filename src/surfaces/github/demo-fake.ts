@@ -8,7 +8,9 @@ import type { GitHubRun, Run } from '../../core/tree/schema.js';
 import { startFakeGitHub, type FakeGitHub } from '../../testing/fake-github.js';
 
 /** The login the demo's repositories belong to (also `maker fake-github`'s default user). */
-export const DEMO_OWNER = 'maker-demo';
+import { DEMO_OWNER } from './demo-owner.js';
+
+export { DEMO_OWNER };
 
 /**
  * Where a demo's own fake GitHub keeps its world: `<dir>/.git/maker-fake-github/` holds the bare

@@ -1,13 +1,8 @@
-import { resolve } from 'node:path';
-import { MakerError, UsageError } from '../../../core/errors.js';
-import { WorkspaceLockedError } from '../../../adapters/state/lock.js';
-import { recordAnswer } from '../../record-answer.js';
-import { secretsOf } from '../../wiring.js';
-import { sentences } from '../../../core/text.js';
 import { defineCommand } from '../define.js';
-import { dirOption, existingDirectory, jsonFlag, runOption, USAGE_EXIT } from './common.js';
+import { dirOption, jsonFlag, runOption, USAGE_EXIT } from './common.js';
 
-const NEEDS = 'maker answer needs a question id and an answer: maker answer q-root-veto accept';
+export const NEEDS =
+  'maker answer needs a question id and an answer: maker answer q-root-veto accept';
 
 export const answerCommand = defineCommand({
   name: 'answer',
@@ -30,57 +25,5 @@ run); continue the run with \`maker resume\`.`,
     json: { ...jsonFlag, help: 'print the run id and the answered question as JSON' },
   },
   exits: [[0, 'recorded'], [1, 'the state file cannot be read or written'], USAGE_EXIT],
-  run: async ({ args, options: o }, { io }) => {
-    const [questionId, ...rest] = args as [string, ...string[]];
-    const answerText = rest.join(' ').trim();
-    if (answerText === '') throw new UsageError(NEEDS);
-    const dir = resolve(o.dir ?? io.cwd);
-    await existingDirectory(dir, o.dir !== undefined);
-    const {
-      runId,
-      question: answered,
-      pending,
-    } = await recordAnswer({
-      dir,
-      runId: o.run,
-      questionId,
-      answer: answerText,
-      secrets: secretsOf(io.env),
-      command: 'answer',
-    }).catch((error: unknown) => {
-      throw error instanceof WorkspaceLockedError ? answerWhereAsked(error, questionId) : error;
-    });
-    const answer = answered.answer?.optionId ?? answered.answer?.text ?? '';
-    const resume = `maker resume --dir ${dir} --run ${runId}`;
-    const next =
-      pending.length === 0
-        ? `Nothing else is pending: run ${runId} is ready to resume. Continue with: ${resume}`
-        : `${pending.length} question(s) still pending (${pending.join(', ')}): answer them with maker answer --dir ${dir} <questionId> <option>, then: ${resume}`;
-    if (o.json === true)
-      io.stdout(`${JSON.stringify({ runId, question: answered, pending, next })}\n`);
-    else io.stdout(`${sentences(`Answered ${questionId}: ${answer}`)}\n${next}\n`);
-    return 0;
-  },
+  run: async (input, ctx): Promise<number> => (await import('./answer-run.js')).run(input, ctx),
 });
-
-/**
- * The workspace is a live run's: that run is waiting for this very answer, so the way forward is
- * to give it where the run asks, not to stop the run.
- */
-function answerWhereAsked(error: WorkspaceLockedError, questionId: string): MakerError {
-  const { pid, command } = error.owner;
-  const terminal =
-    'at its terminal, or on its live view page if it was started with --view (the address it printed)';
-  const where: Record<string, string> = {
-    run: terminal,
-    resume: terminal,
-    demo: terminal,
-    mcp: 'in Gemini CLI, where it was started: /maker answer <questionId> <choice>',
-  };
-  const place = command === undefined ? undefined : where[command];
-  if (place === undefined) return error;
-  return new MakerError(
-    'workspace-locked',
-    `maker ${command} (pid ${pid}) is running this workspace's run and waits for answers there: answer ${questionId} ${place}. \`maker answer\` is for a run no process is driving (after --hitl defer, or once the run stopped).`,
-  );
-}

@@ -1,9 +1,4 @@
-import { ConfigError } from '../../../core/errors.js';
-import { GeminiModel } from '../../../adapters/gemini/gemini-model.js';
-import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
-import { envValue } from '../../wiring.js';
 import { defineCommand, flag, option } from '../define.js';
-import { formatCount, progressLine, type CliIo } from '../io.js';
 import { decimal, text, wholeNumber } from '../values.js';
 
 export const benchHanoiCommand = defineCommand({
@@ -77,94 +72,6 @@ checked, not assumed. 20 disks = 1,048,575 steps.`,
     [2, 'usage error'],
     [130, 'interrupted'],
   ],
-  run: async ({ options: o }, { io, signal }) => {
-    const k = o.k ?? 3;
-    const initialBatch =
-      o.initial === undefined || o.initial === 'k'
-        ? k
-        : /^2k/.test(o.initial)
-          ? 2 * k - 1
-          : Number(o.initial);
-    const modelName = o.model ?? 'sim';
-    const model = modelName === 'sim' ? ('sim' as const) : geminiModel(modelName, io);
-    const progress = progressLine(io, 'hanoi: step');
-    const report = await runHanoiBench({
-      disks: o.disks ?? 20,
-      k,
-      model,
-      p: o.p ?? 0.9978,
-      v: o.v ?? 0.995,
-      seed: o.seed ?? 1,
-      initialBatch,
-      ...(o.maxDraws === undefined ? {} : { maxDraws: o.maxDraws }),
-      ...(o.steps === undefined ? {} : { steps: o.steps }),
-      ...(o.thinkingBudget === undefined ? {} : { thinkingBudget: o.thinkingBudget }),
-      reference: o.reference !== false,
-      ...(signal === undefined ? {} : { signal }),
-      onProgress: (done, total) => progress.update(done, total),
-    });
-    progress.done();
-    io.stdout(o.json === true ? `${JSON.stringify(report)}\n` : humanReport(report));
-    return report.solved ? 0 : 1;
-  },
+  run: async (input, ctx): Promise<number> =>
+    (await import('./bench-hanoi-run.js')).run(input, ctx),
 });
-
-function geminiModel(name: string, io: CliIo): GeminiModel {
-  const apiKey = envValue(io.env, 'GEMINI_API_KEY');
-  if (apiKey === '')
-    throw new ConfigError(
-      `--model ${name} needs GEMINI_API_KEY in the environment (or use --model sim, which is offline).`,
-    );
-  const baseUrl = envValue(io.env, 'GOOGLE_GEMINI_BASE_URL');
-  return new GeminiModel({ model: name, apiKey, ...(baseUrl ? { baseUrl } : {}) });
-}
-
-function humanReport(r: HanoiBenchReport): string {
-  const lines: string[] = [];
-  const model = r.model === 'sim' ? `sim (p = ${r.p}, v = ${r.v}, seed ${r.seed})` : r.model;
-  lines.push(
-    `Towers of Hanoi, ${r.disks} disks: ${formatCount(r.steps)} steps, k = ${r.k}, first batch ${r.initialBatch}, model ${model}`,
-  );
-  if (r.solved) lines.push('Solved with zero errors.');
-  else lines.push(`NOT solved: ${failureReasons(r).join('; then ')}.`);
-  lines.push(
-    `  samples           ${formatCount(r.samples)} (${formatCount(r.validSamples)} valid, ${formatCount(r.flagged)} red-flagged)`,
-  );
-  const theory =
-    r.theory === null
-      ? ''
-      : ` (theory ${r.theory.validVotesPerStep}, ratio ${r.validVotesVsTheory})`;
-  lines.push(`  valid votes/step  ${r.validVotesPerStep}${theory}`);
-  lines.push(`  max draws/step    ${r.maxDrawsPerStep} (max rounds ${r.maxRoundsPerStep})`);
-  lines.push(
-    `  collisions        ${formatCount(r.collisions)} step(s) whose first two valid votes were both wrong`,
-  );
-  if (r.undecidedAfterRound.length > 0)
-    lines.push(
-      `  undecided after round: ${r.undecidedAfterRound
-        .slice(0, 12)
-        .map((n, i) => `${i + 1}: ${formatCount(n)}`)
-        .join('  ')}${r.undecidedAfterRound.length > 12 ? '  …' : ''}`,
-    );
-  lines.push(
-    `  wall              ${(r.wallMs / 1000).toFixed(2)} s, ${formatCount(r.samplesPerSecond)} samples/s, peak RSS ${r.peakRssMb} MB`,
-  );
-  if (r.reference !== null)
-    lines.push(
-      `  reference loop    ${(r.reference.wallMs / 1000).toFixed(2)} s (voter overhead ratio ${r.reference.ratio})`,
-    );
-  if (r.theory !== null) lines.push(`  theory: P(solved) = ${r.theory.pFull} at this p and k`);
-  return `${lines.join('\n')}\n`;
-}
-
-function failureReasons(r: HanoiBenchReport): string[] {
-  const why: string[] = [];
-  if (r.errors > 0)
-    why.push(
-      `${formatCount(r.errors)} step(s) decided wrongly (first at step ${formatCount(r.errorSteps[0] ?? 0)})`,
-    );
-  if (r.stoppedEarly !== undefined)
-    why.push(`stopped at step ${formatCount(r.stoppedEarly.step)}: ${r.stoppedEarly.reason}`);
-  if (why.length === 0) why.push('the final state is not the goal');
-  return why;
-}

@@ -1,4 +1,3 @@
-import { runViewBench } from '../../bench/view-bench.js';
 import { INTERRUPTED_EXIT } from './common.js';
 import { defineCommand, flag, option } from '../define.js';
 import { wholeNumber } from '../values.js';
@@ -26,13 +25,5 @@ navigation to the first picture of the whole tree, and the nodes drawn.`,
     [2, 'usage error (or no Chromium, or no playwright-core), said before anything starts'],
     INTERRUPTED_EXIT,
   ],
-  run: async ({ options: o }, { io, signal }) => {
-    const report = await runViewBench({ leaves: o.leaves ?? 1000, loads: o.loads ?? 5, signal });
-    io.stdout(
-      o.json === true
-        ? `${JSON.stringify(report)}\n`
-        : `View: a run of ${report.nodes} nodes (${report.leaves} leaves), ${report.drawn} drawn: first picture ${report.renderedMs.median} ms after navigation (median of ${report.loads}; ${report.renderedMs.min}-${report.renderedMs.max})\n`,
-    );
-    return report.status === 'done' ? 0 : 1;
-  },
+  run: async (input, ctx): Promise<number> => (await import('./bench-view-run.js')).run(input, ctx),
 });

@@ -209,9 +209,41 @@ from spawning node to the answer of tools/list, N times, each after a "node -e 0
   },
 });
 
+const lightCommand = defineCommand({
+  name: 'light',
+  summary: 'CPU time of maker --help and other light commands against node -e 0',
+  description: `The CPU time (user + system) of the commands that should start light (--help,
+--version, run --help, estimate, bench hanoi --disks 10), each a fresh process of
+the bundled CLI (dist/maker.js next to this file), against "node -e 0", in one
+loop that takes turns N times: the mean CPU time of each and its ratio to that of
+node -e 0. Linux only (each process's whole CPU time is read from /proc).`,
+  options: {
+    runs: option('--runs <n>', 'turns of the loop (default 15)', wholeNumber({ min: 1, max: 500 })),
+    json,
+  },
+  exits: measured,
+  run: async ({ options: o }, { io }) => {
+    const { runLightBench } = await import('../../bench/light-bench.js');
+    const report = await runLightBench({ cliPath: bundled('maker.js', 'CLI'), runs: o.runs ?? 15 });
+    io.stdout(
+      o.json === true
+        ? `${JSON.stringify(report)}\n`
+        : [
+            `CPU time (user + system), mean of ${report.runs} alternated runs; node -e 0: ${report.nodeCpuMs} ms`,
+            ...report.commands.map(
+              (c) => `  ${c.command.padEnd(48)} ${String(c.cpuMs).padStart(7)} ms  ${c.ratio}x`,
+            ),
+            '',
+          ].join('\n'),
+    );
+    return 0;
+  },
+});
+
 export const benchGroup: GroupSpec = {
   name: 'bench',
-  summary: 'measured benchmarks: hanoi (the paper), product, tree, jules, github, mcp-start, view',
+  summary:
+    'measured benchmarks: hanoi (the paper), product, tree, jules, github, mcp-start, light, view',
   description: 'Measured benchmarks. Each prints a report, or one JSON object with --json.',
   commands: [
     benchHanoiCommand,
@@ -220,6 +252,7 @@ export const benchGroup: GroupSpec = {
     julesCommand,
     benchGitHubCommand,
     mcpStartCommand,
+    lightCommand,
     benchViewCommand,
   ],
 };

@@ -1,19 +1,11 @@
-import { findSandbox } from '../../../adapters/sandbox/bwrap.js';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { demoGitHub } from '../demo-github.js';
-import { WORKERS, kindsWhere, type WorkerName } from '../../workers.js';
+import { WORKER_FACTS, kindsWhere, type WorkerName } from '../../worker-catalogue.js';
 import { defineCommand, flag, option } from '../define.js';
-import { defined } from './run-drive.js';
-import { start } from './run-start.js';
-import { pendingStart } from '../../start-intent.js';
 import { oneOf, wholeNumber } from '../values.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption } from './common.js';
 import { RUN_OPTIONS as O } from './run-options.js';
 
 /** The kinds a demo may use: the offline, simulated ones. */
-const SIMULATED_WORKERS = Object.values(WORKERS)
+const SIMULATED_WORKERS = Object.values(WORKER_FACTS)
   .filter((k) => k.simulated)
   .map((k) => k.name) as [WorkerName, ...WorkerName[]];
 
@@ -46,7 +38,7 @@ which reads the same (fake) GitHub repository.`,
     },
     worker: option(
       '--worker <kind>',
-      `${kindsWhere((k) => k.simulated)} (default sim): ${Object.values(WORKERS)
+      `${kindsWhere((k) => k.simulated)} (default sim): ${Object.values(WORKER_FACTS)
         .filter((k) => k.simulated)
         .map((k) => `${k.name}: ${k.summary}`)
         .join('; ')}`,
@@ -69,44 +61,5 @@ which reads the same (fake) GitHub repository.`,
     json: { ...O.json, help: 'print one JSON summary at the end' },
   },
   exits: [[0, 'done'], [1, 'failed'], USAGE_EXIT, INTERRUPTED_EXIT],
-  run: async ({ args, options: o }, ctx) => {
-    const view = o.view === true;
-    const dir = resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-'))));
-    // Its checks run where a sandbox works; elsewhere the demo goes on without them, unverified
-    // (a run would stop before landing: --hitl auto lands only a checked result).
-    const sandboxed =
-      (await findSandbox(ctx.io.env['PATH'] ?? '', ctx.io.env['MAKER_SANDBOX'])) !== undefined;
-    if (!sandboxed && !o.json)
-      ctx.io.stderr(
-        'maker: no sandbox works on this machine (bubblewrap or unshare), so the demo runs no checks: its result is UNVERIFIED.\n',
-      );
-    const github = o.localOnly === true ? undefined : demoGitHub(ctx.io.env, dir);
-    // A demo a kill interrupted while it started is finished by the same command (as by `maker resume`).
-    const pending = await pendingStart(dir);
-    const resuming = pending?.command === 'demo' ? pending : undefined;
-    if (resuming !== undefined && !o.json)
-      ctx.io.stderr(
-        `maker: finishing demo run ${resuming.id}, which a kill interrupted while it started (\`maker resume\` does the same).\n`,
-      );
-    return start(ctx, {
-      idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
-      dir,
-      kind: WORKERS[o.worker ?? 'sim'],
-      hitlChoice: view ? 'view' : 'auto',
-      json: o.json === true,
-      demo: true,
-      view,
-      paceMs: o.pace ?? 0,
-      ...(resuming === undefined ? {} : { resuming }),
-      ...(github === undefined
-        ? {}
-        : { github: github.ask, serveGitHub: github.serve, intentGitHub: github.intent }),
-      choices: {
-        hitl: view ? 'wait' : 'auto',
-        sim: { clarify: true },
-        runChecks: sandboxed,
-        ...defined({ seed: o.seed }),
-      },
-    });
-  },
+  run: async (input, ctx): Promise<number> => (await import('./demo-run.js')).run(input, ctx),
 });

@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { startFakeGitHub } from '../../../testing/fake-github.js';
-import { DEMO_OWNER } from '../demo-github.js';
-import { SERVE_NOTE, stdinLifetimeFlag, untilStopped } from './serve.js';
+import { DEMO_OWNER } from '../../github/demo-owner.js';
+import { SERVE_NOTE, stdinLifetimeFlag } from './serve.js';
 import { defineCommand, option } from '../define.js';
 import { text, wholeNumber } from '../values.js';
 
@@ -48,20 +45,6 @@ ${SERVE_NOTE}
     [0, 'stopped (interrupted, terminated, or input closed with --stdin-lifetime)'],
     [2, 'usage error'],
   ],
-  run: async ({ options: o }, { io, signal }) => {
-    const given = io.env['MAKER_FAKE_GITHUB_TOKEN']?.trim() ?? '';
-    const token = given === '' ? `ghp_${randomBytes(18).toString('hex')}` : given;
-    const login = o.login ?? DEMO_OWNER;
-    const fake = await startFakeGitHub({
-      tokens: [{ token, login }],
-      ...(o.root === undefined ? {} : { root: resolve(io.cwd, o.root) }),
-      ...(o.port === undefined ? {} : { port: o.port }),
-    });
-    io.stdout(
-      `${JSON.stringify({ baseUrl: fake.baseUrl, login, ...(given === '' ? { token } : {}) })}\n`,
-    );
-    await untilStopped(signal, o.stdinLifetime === true);
-    await fake.close();
-    return 0;
-  },
+  run: async (input, ctx): Promise<number> =>
+    (await import('./fake-github-run.js')).run(input, ctx),
 });

@@ -1,8 +1,4 @@
-import { resolve } from 'node:path';
-import { UsageError } from '../../../core/errors.js';
-import { startFakeJules, type FakeAgentScript } from '../../../testing/fake-jules.js';
-import { simJulesAgent } from '../../../testing/sim-jules-agent.js';
-import { SERVE_NOTE, stdinLifetimeFlag, untilStopped } from './serve.js';
+import { SERVE_NOTE, stdinLifetimeFlag } from './serve.js';
 import { defineCommand, list, option, required } from '../define.js';
 import { oneOf, text, wholeNumber } from '../values.js';
 
@@ -56,38 +52,5 @@ ${SERVE_NOTE}
     [0, 'stopped (interrupted, terminated, or input closed with --stdin-lifetime)'],
     [2, 'usage error'],
   ],
-  run: async ({ options: o }, { io, signal }) => {
-    const sources = (o.source ?? []).map((spec) => {
-      const match = /^([^/=\s]+)\/([^/=\s]+)=(.+)$/.exec(spec) as RegExpExecArray;
-      return {
-        owner: match[1] as string,
-        repo: match[2] as string,
-        gitDir: resolve(io.cwd, match[3] as string),
-      };
-    });
-    const first = sources[0];
-    if (first === undefined)
-      throw new UsageError('maker fake-jules needs at least one --source owner/repo=<git dir>.');
-    const apiKey = o.apiKey ?? io.env['FAKE_JULES_API_KEY'] ?? 'fake';
-    const agent =
-      (o.agent ?? 'sim') === 'sim'
-        ? simJulesAgent({ seed: o.seed ?? 1, gitDir: first.gitDir })
-        : (context: { startingBranch: string }): FakeAgentScript => {
-            const path = `${context.startingBranch}.txt`;
-            return {
-              patch: `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1 @@\n+done\n`,
-            };
-          };
-    const fake = await startFakeJules({
-      apiKey,
-      sources,
-      agent,
-      ...(o.workMs === undefined ? {} : { workMs: o.workMs }),
-      ...(o.port === undefined ? {} : { port: o.port }),
-    });
-    io.stdout(`${JSON.stringify({ baseUrl: fake.baseUrl, apiKey })}\n`);
-    await untilStopped(signal, o.stdinLifetime === true);
-    await fake.close();
-    return 0;
-  },
+  run: async (input, ctx): Promise<number> => (await import('./fake-jules-run.js')).run(input, ctx),
 });

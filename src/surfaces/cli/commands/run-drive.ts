@@ -10,23 +10,13 @@ import { engineFor, rolesFor, secretsOf } from '../../wiring.js';
 import type { RoleOptions } from '../../workers.js';
 import { type CliContext } from '../define.js';
 import type { CliIo } from '../io.js';
-import { INTERRUPTED_EXIT, USAGE_EXIT } from './common.js';
+
 import { keepViewOpen, startRunView } from './run-view.js';
 import { exitCode, humanOutcome, watch } from './run-watch.js';
 
 /** What `maker run`, `maker demo` and `maker resume` share: the checks, the wiring and the drive of a run. */
 
-export const RUN_EXITS = [
-  [0, 'done (landed) or vetoed'],
-  [1, 'failed (the summary says why; `maker resume` continues after the cause is fixed)'],
-  USAGE_EXIT,
-  [4, 'waiting for answers (--hitl defer): `maker answer`, then `maker resume`'],
-  [
-    5,
-    "failed-checks: the result's checks failed or could not run (unverified) and --hitl auto or fail cannot ask whether to land it; nothing landed",
-  ],
-  INTERRUPTED_EXIT,
-] as const;
+export { RUN_EXITS } from './run-options.js';
 
 export type Hitl = 'tty' | 'view' | 'defer' | 'auto' | 'fail';
 

@@ -4,8 +4,8 @@ import { decimal, installCommand, oneOf, repoGlob, text, wholeNumber } from '../
 import { THINKING_LEVELS } from '../../../core/sampling.js';
 import { LIMITS } from '../../../core/limits.js';
 import { MAX_FILE_KB } from '../../candidate-allowances.js';
-import { WORKERS, WORKER_NAMES, describeWorkers } from '../../workers.js';
-import { jsonFlag } from './common.js';
+import { WORKER_FACTS, WORKER_NAMES, describeWorkers } from '../../worker-catalogue.js';
+import { INTERRUPTED_EXIT, USAGE_EXIT, jsonFlag } from './common.js';
 
 /** The options of run, resume and demo, each defined once; every command picks its own. */
 export const RUN_OPTIONS = {
@@ -159,7 +159,7 @@ export const RUN_OPTIONS = {
 /** The settings the worker kinds read from the environment, once each. */
 function environment(): string {
   const seen = new Map<string, string>();
-  for (const kind of Object.values(WORKERS))
+  for (const kind of Object.values(WORKER_FACTS))
     for (const { env, purpose } of kind.settings)
       if (!seen.has(env)) seen.set(env, `${purpose} (${kind.name})`);
   return [...seen].map(([env, purpose]) => `  ${env.padEnd(16)} ${purpose}`).join('\n');
@@ -178,3 +178,15 @@ ${environment()}
   GITHUB_API_URL   the GitHub API (default https://api.github.com; GitHub
                    Enterprise https://<host>/api/v3; \`maker fake-github\`'s URL)
 `;
+
+export const RUN_EXITS = [
+  [0, 'done (landed) or vetoed'],
+  [1, 'failed (the summary says why; `maker resume` continues after the cause is fixed)'],
+  USAGE_EXIT,
+  [4, 'waiting for answers (--hitl defer): `maker answer`, then `maker resume`'],
+  [
+    5,
+    "failed-checks: the result's checks failed or could not run (unverified) and --hitl auto or fail cannot ask whether to land it; nothing landed",
+  ],
+  INTERRUPTED_EXIT,
+] as const;

@@ -1,12 +1,6 @@
-import { resolve } from 'node:path';
-import { makeRedactor, UsageError } from '../../../core/errors.js';
-import { GitWorkspace } from '../../../adapters/git/git-workspace.js';
-import { FileSource } from '../../view/file-source.js';
-import { startViewServer } from '../../view/server.js';
-import { secretsOf } from '../../wiring.js';
 import { defineCommand, option } from '../define.js';
 import { wholeNumber } from '../values.js';
-import { dirOption, INTERRUPTED_EXIT, runOption, USAGE_EXIT } from './common.js';
+import { dirOption, runOption, USAGE_EXIT } from './common.js';
 
 export const viewCommand = defineCommand({
   name: 'view',
@@ -37,39 +31,5 @@ page says who does otherwise: answer there, or use \`maker run --view\`).`,
     USAGE_EXIT,
     [130, 'stopped with Ctrl-C (the normal end)'],
   ],
-  run: async ({ options: o }, { io, signal }) => {
-    const dir = resolve(o.dir ?? io.cwd);
-    const secrets = secretsOf(io.env);
-    const git = await GitWorkspace.open(dir).catch(() => undefined);
-    const source = await FileSource.open({
-      dir,
-      secrets,
-      diff: git === undefined ? undefined : (from, to) => git.diff(from, to),
-    });
-    const runs = (await source.state()).runs;
-    if (o.run !== undefined && runs[o.run] === undefined) {
-      await source.close();
-      throw new UsageError(
-        `No run "${o.run}" in ${dir}. Runs: ${Object.keys(runs).join(', ') || 'none'}.`,
-      );
-    }
-    const view = await startViewServer({
-      source,
-      runId: o.run,
-      ...(o.port === undefined ? {} : { port: o.port }),
-      redact: makeRedactor(secrets),
-    });
-    io.stdout(`${view.url}\n`);
-    io.stderr(
-      Object.keys(runs).length === 0
-        ? `maker: no run in ${dir} yet: the page waits for one. Ctrl-C to stop.\n`
-        : `maker: serving the view of ${dir}. Ctrl-C to stop.\n`,
-    );
-    await new Promise<void>((done) => {
-      if (signal === undefined || signal.aborted) done();
-      else signal.addEventListener('abort', () => done(), { once: true });
-    });
-    await view.close();
-    return INTERRUPTED_EXIT[0];
-  },
+  run: async (input, ctx): Promise<number> => (await import('./view-run.js')).run(input, ctx),
 });

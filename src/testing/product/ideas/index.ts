@@ -7,5 +7,4 @@ import { todoApi } from './todo-api.js';
 /** The built-in ideas of `maker bench product`, by name. */
 export const PRODUCT_IDEAS: readonly ProductIdea[] = [csvToJson, exprEval, textStats, todoApi];
 
-/** The ideas `--quick` runs. */
-export const QUICK_IDEAS: readonly string[] = ['text-stats', 'expr-eval'];
+export { QUICK_IDEAS } from './names.js';

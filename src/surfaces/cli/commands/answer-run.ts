@@ -1,0 +1,68 @@
+import { resolve } from 'node:path';
+import { MakerError, UsageError } from '../../../core/errors.js';
+import { WorkspaceLockedError } from '../../../adapters/state/lock.js';
+import { recordAnswer } from '../../record-answer.js';
+import { secretsOf } from '../../wiring.js';
+import { sentences } from '../../../core/text.js';
+import { existingDirectory } from './common.js';
+import { NEEDS } from './answer.js';
+import type { answerCommand } from './answer.js';
+import type { CliContext, InputOf } from '../define.js';
+
+/** `maker answer`, loaded when it runs (see answer.ts for its options and help). */
+export async function run(
+  { args, options: o }: InputOf<typeof answerCommand>,
+  { io }: CliContext,
+): Promise<number> {
+  const [questionId, ...rest] = args as [string, ...string[]];
+  const answerText = rest.join(' ').trim();
+  if (answerText === '') throw new UsageError(NEEDS);
+  const dir = resolve(o.dir ?? io.cwd);
+  await existingDirectory(dir, o.dir !== undefined);
+  const {
+    runId,
+    question: answered,
+    pending,
+  } = await recordAnswer({
+    dir,
+    runId: o.run,
+    questionId,
+    answer: answerText,
+    secrets: secretsOf(io.env),
+    command: 'answer',
+  }).catch((error: unknown) => {
+    throw error instanceof WorkspaceLockedError ? answerWhereAsked(error, questionId) : error;
+  });
+  const answer = answered.answer?.optionId ?? answered.answer?.text ?? '';
+  const resume = `maker resume --dir ${dir} --run ${runId}`;
+  const next =
+    pending.length === 0
+      ? `Nothing else is pending: run ${runId} is ready to resume. Continue with: ${resume}`
+      : `${pending.length} question(s) still pending (${pending.join(', ')}): answer them with maker answer --dir ${dir} <questionId> <option>, then: ${resume}`;
+  if (o.json === true)
+    io.stdout(`${JSON.stringify({ runId, question: answered, pending, next })}\n`);
+  else io.stdout(`${sentences(`Answered ${questionId}: ${answer}`)}\n${next}\n`);
+  return 0;
+}
+
+/**
+ * The workspace is a live run's: that run is waiting for this very answer, so the way forward is
+ * to give it where the run asks, not to stop the run.
+ */
+function answerWhereAsked(error: WorkspaceLockedError, questionId: string): MakerError {
+  const { pid, command } = error.owner;
+  const terminal =
+    'at its terminal, or on its live view page if it was started with --view (the address it printed)';
+  const where: Record<string, string> = {
+    run: terminal,
+    resume: terminal,
+    demo: terminal,
+    mcp: 'in Gemini CLI, where it was started: /maker answer <questionId> <choice>',
+  };
+  const place = command === undefined ? undefined : where[command];
+  if (place === undefined) return error;
+  return new MakerError(
+    'workspace-locked',
+    `maker ${command} (pid ${pid}) is running this workspace's run and waits for answers there: answer ${questionId} ${place}. \`maker answer\` is for a run no process is driving (after --hitl defer, or once the run stopped).`,
+  );
+}

@@ -1,0 +1,115 @@
+import {
+  findSandbox,
+  SANDBOXES,
+  sandboxesFor,
+  sandboxWorks,
+} from '../../../adapters/sandbox/bwrap.js';
+import { accessChecks, chooseAccess, forcedAccess } from '../../model-access.js';
+import type { Env } from '../../env.js';
+import type { CliContext, InputOf } from '../define.js';
+import type { doctorCommand } from './doctor.js';
+import { withModelAccess } from './run-choices.js';
+
+/**
+ * One part of `maker doctor`'s report: a title, its lines for a person, and its facts for `--json`.
+ * Never a secret: names of variables and paths only. Other checks add a section to
+ * {@link DOCTOR_SECTIONS}.
+ */
+export interface DoctorSection {
+  readonly key: string;
+  readonly title: string;
+  readonly check: (
+    env: Env,
+  ) =>
+    | { lines: string[]; facts: Record<string, unknown> }
+    | Promise<{ lines: string[]; facts: Record<string, unknown> }>;
+}
+
+/** Which model access a run would use, and why; each one's state. */
+export const modelAccessSection: DoctorSection = {
+  key: 'modelAccess',
+  title: 'Model access',
+  check: (env) => {
+    const checks = accessChecks(env);
+    const chosen = chooseAccess(env);
+    const forced = forcedAccess(env);
+    const head =
+      chosen !== undefined
+        ? `A run would use: ${chosen.access}${forced === undefined ? ' (the first available of key, vertex, gemini-cli)' : ' (asked for)'}`
+        : forced !== undefined
+          ? `A run would be refused: ${forced} was asked for and is not available`
+          : 'A run that needs Gemini would be refused: no model access is available';
+    return {
+      lines: [
+        head,
+        ...checks.map((c) => `  ${c.ok ? 'yes' : 'no '}  ${c.access.padEnd(10)} ${c.why}`),
+      ],
+      facts: {
+        chosen: chosen?.access ?? null,
+        forced: forced ?? null,
+        accesses: checks.map((c) => ({ access: c.access, available: c.ok, why: c.why })),
+      },
+    };
+  },
+};
+
+/**
+ * Which sandbox checks would run in (bubblewrap, else util-linux unshare; `MAKER_SANDBOX` narrows
+ * the choice), each one probed as a run probes it: it runs `true` confined.
+ */
+export const sandboxSection: DoctorSection = {
+  key: 'sandbox',
+  title: 'Checks',
+  check: async (env) => {
+    const path = env['PATH'] ?? '';
+    const choice = env['MAKER_SANDBOX'];
+    const chosen = await findSandbox(path, choice);
+    const allowed = sandboxesFor(choice);
+    const each = await Promise.all(
+      SANDBOXES.map(async (s) => ({
+        name: s.name,
+        allowed: allowed.includes(s),
+        works: await sandboxWorks(s, path),
+      })),
+    );
+    const head =
+      chosen !== undefined
+        ? `Checks would run in: ${chosen.name}`
+        : 'No sandbox works here: checks would not run, and results would be UNVERIFIED';
+    return {
+      lines: [
+        head,
+        ...each.map(
+          (s) =>
+            `  ${s.works ? 'yes' : 'no '}  ${s.name.padEnd(10)} ${s.works ? 'works' : 'does not work here (not installed, or the kernel refuses its namespaces)'}${s.allowed ? '' : ' (not used: MAKER_SANDBOX)'}`,
+        ),
+        ...(choice === undefined ? [] : [`MAKER_SANDBOX is ${JSON.stringify(choice)}`]),
+      ],
+      facts: { chosen: chosen?.name ?? null, choice: choice ?? null, sandboxes: each },
+    };
+  },
+};
+
+/** Every section, in the order the report shows them. */
+export const DOCTOR_SECTIONS: DoctorSection[] = [modelAccessSection, sandboxSection];
+
+/** `maker doctor`, loaded when it runs (see doctor.ts for its options and help). */
+export async function run(
+  { options: o }: InputOf<typeof doctorCommand>,
+  cli: CliContext,
+): Promise<number> {
+  const { io } = withModelAccess(cli, o.modelAccess);
+  const results = await Promise.all(
+    DOCTOR_SECTIONS.map(async (s) => ({ section: s, result: await s.check(io.env) })),
+  );
+  if (o.json === true) {
+    io.stdout(
+      `${JSON.stringify(Object.fromEntries(results.map(({ section, result }) => [section.key, result.facts])))}\n`,
+    );
+    return 0;
+  }
+  io.stdout(
+    `${results.map(({ section, result }) => [`${section.title}:`, ...result.lines.map((l) => `  ${l}`)].join('\n')).join('\n\n')}\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,142 @@
+import { join, resolve } from 'node:path';
+import { ConfigError, UsageError } from '../../../core/errors.js';
+import type { Run, RunConfig } from '../../../core/tree/schema.js';
+import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
+import { WorkspaceLock, type LockInspection } from '../../../adapters/state/lock.js';
+import { inspectRepository } from '../../../adapters/git/inspect.js';
+import { cannotStart, openWorkspace } from '../../wiring.js';
+import { WORKERS, julesSettings } from '../../workers.js';
+import { announce, defaultHitl, drive, hitlPolicy, startLine, wire } from './run-drive.js';
+import { julesChoices } from '../jules-flags.js';
+import { checksOfRun, sandboxProblems } from '../../preflight.js';
+import { replaying } from './run-choices.js';
+import { resumeStart } from './resume-start.js';
+import type { resumeCommand } from './resume.js';
+import type { CliContext, InputOf } from '../define.js';
+
+/** `maker resume`, loaded when it runs (see resume.ts for its options and help). */
+export async function run(
+  { options: o }: InputOf<typeof resumeCommand>,
+  cli: CliContext,
+): Promise<number> {
+  const ctx = replaying(cli, o.replay);
+  const { io } = ctx;
+  const view = o.view === true;
+  const hitlChoice = o.hitl ?? defaultHitl(io, view);
+  const hitl = hitlPolicy(hitlChoice, io, view);
+  const dir = resolve(o.dir ?? io.cwd);
+  const target = await inspectRepository(dir);
+  if (target.kind === 'missing' || target.kind === 'file')
+    throw new UsageError(
+      `${o.dir === undefined ? 'This directory' : `--dir ${dir}`} ${target.kind === 'missing' ? 'does not exist' : 'is a file, not a directory'}: there is no run to resume there.`,
+    );
+  const state = await makerStateFile(dir).load();
+  // A start a kill interrupted before its run was saved is the newest: finished first.
+  if (state.starting !== undefined && (o.run === undefined || o.run === state.starting.id)) {
+    if (julesChoices(o) !== undefined)
+      throw new UsageError(
+        `Run ${state.starting.id} has not started yet: its --jules-… limits are the ones it was started with. Resume without them, then again with them if needed.`,
+      );
+    return resumeStart(ctx, state.starting, { dir, hitlChoice, json: o.json === true, view });
+  }
+  const run = pickRun(
+    state.runs,
+    o.run,
+    dir,
+    await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
+  );
+  const kind = WORKERS[run.config.worker];
+  const julesFlags = julesChoices(o);
+  if (julesFlags !== undefined && kind.julesDefaults === undefined)
+    throw new UsageError(
+      `Run ${run.id} does not use the jules worker: --jules-… flags do not apply.`,
+    );
+  const jules = julesSettings(kind, { ...run.config.jules, ...julesFlags });
+  const config: RunConfig = {
+    ...run.config,
+    ...(o.hitl === undefined && !view ? {} : { hitl }),
+    ...(jules === undefined ? {} : { jules }),
+  };
+  const problems: string[] = [
+    ...(target.kind === 'repository' && target.branch === null
+      ? [`${dir} has a detached HEAD: check out ${run.config.defaultBranch}.`]
+      : []),
+    ...kind.problems(io.env, {
+      origin: target.kind === 'repository' ? target.origin : undefined,
+    }),
+  ];
+  // Loaded when resuming: `maker --help` and the light commands never load GitHub's client.
+  const { remoteOfRun } = await import('../../remotes.js');
+  const { resumeDemoFake } = await import('../../github/demo-fake.js');
+  const github = await remoteOfRun(run).resumeChecks(run, io.env, dir);
+  problems.push(...github.problems, ...(await sandboxProblems(checksOfRun(run), io.env)));
+  if (problems.length > 0)
+    throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
+  announce(io, target, o.json === true);
+  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+    command: 'resume',
+  }).holdUntilExit();
+  const served =
+    run.github?.demoFake === true
+      ? await resumeDemoFake({ ...run, github: run.github }, dir)
+      : undefined;
+  try {
+    const workspace = await openWorkspace(dir, false, io.env);
+    try {
+      const { engine, roles } = await wire(dir, workspace, io.env, served?.token ?? github.token, {
+        ...(served === undefined || run.github === undefined
+          ? {}
+          : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
+      });
+      const loaded = await engine.getRun(run.id);
+      loaded.config = config;
+      if (served?.github !== undefined) {
+        loaded.github = served.github;
+        await engine.persist();
+      }
+      if (o.json !== true) {
+        if (served !== undefined)
+          io.stderr(
+            `maker: SIMULATED GitHub: the demo's local fake GitHub served again at ${served.fake.baseUrl}${served.github === undefined ? '' : ` (its recorded port was taken: the run's URLs and origin now use this one)`}\n`,
+          );
+        io.stderr(startLine(loaded, dir, 'resuming'));
+      }
+      return await drive(ctx, {
+        engine,
+        runId: run.id,
+        dir,
+        hitlChoice,
+        json: o.json === true,
+        roles,
+        view: view ? workspace : undefined,
+      });
+    } finally {
+      await workspace.close();
+    }
+  } finally {
+    await served?.fake.close();
+  }
+}
+
+function pickRun(
+  runs: Readonly<Record<string, Run>>,
+  id: string | undefined,
+  dir: string,
+  lock: LockInspection | undefined,
+): Run {
+  if (id !== undefined) {
+    const run = runs[id];
+    if (run === undefined)
+      throw new UsageError(
+        `No run "${id}" in ${dir}. Runs: ${Object.keys(runs).join(', ') || 'none'}.`,
+      );
+    return run;
+  }
+  const open = Object.values(runs).filter((r) => r.status !== 'done' && r.status !== 'vetoed');
+  const latest = open.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+  if (latest === undefined)
+    throw new UsageError(
+      `Nothing to resume in ${dir}: no unfinished run.${lock?.state === 'stale' ? ` A maker ${lock.owner.command ?? 'process'} (pid ${lock.owner.pid}) stopped there right after taking the workspace's lock, before recording anything: nothing was made. Run the same command again (it takes the lock over).` : ''}`,
+    );
+  return latest;
+}

@@ -1,0 +1,116 @@
+import { checksSentence, nodeCheckCounts } from '../../../core/checks.js';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../../../core/errors.js';
+import type { Run } from '../../../core/tree/schema.js';
+import { Journal } from '../../../adapters/state/journal.js';
+import {
+  JOURNAL_FILE_NAME,
+  STATE_FILE_NAME,
+  makerStateFile,
+} from '../../../adapters/state/state-file.js';
+import { WorkspaceLock } from '../../../adapters/state/lock.js';
+import {
+  describeWaits,
+  githubLines,
+  renderNode,
+  renderTree,
+  summarise,
+} from '../../../engine/summary.js';
+import { WORKERS } from '../../workers.js';
+import { FINISH_START, intentLine, madeBy } from '../../start-intent.js';
+import { questionLines, runStanding, traceLines } from './status-text.js';
+import { existingDirectory, noRuns } from './common.js';
+import type { statusCommand } from './status.js';
+import type { CliContext, InputOf } from '../define.js';
+
+/** `maker status`, loaded when it runs (see status.ts for its options and help). */
+export async function run(
+  { options: o }: InputOf<typeof statusCommand>,
+  { io }: CliContext,
+): Promise<number> {
+  const dir = resolve(o.dir ?? io.cwd);
+  await existingDirectory(dir, o.dir !== undefined);
+  const state = await makerStateFile(dir).load();
+  const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const starting = state.starting;
+  if (starting !== undefined && (o.run === undefined || o.run === starting.id)) {
+    // A start before its run was saved: under way (its process holds the lock), or interrupted.
+    const lock = await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`));
+    const live = lock !== undefined && lock.state !== 'stale';
+    const label = live
+      ? `starting (maker ${lock.owner.command ?? ''}, pid ${lock.owner.pid})`
+      : 'interrupted while starting (its maker process is gone)';
+    const next = live
+      ? undefined
+      : `Continue with: maker resume --dir ${dir}. ${FINISH_START} What it may have made: ${madeBy(starting)}.`;
+    if (o.json === true)
+      io.stdout(
+        `${JSON.stringify({ id: starting.id, status: 'starting', idea: starting.idea, standing: label, interrupted: !live, next: next ?? null, starting, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })) })}\n`,
+      );
+    else
+      io.stdout(
+        `${intentLine(starting).replace(' — interrupted while starting', ` — ${label}`)}\n${next === undefined ? '' : `\n${next}\n`}`,
+      );
+    return 0;
+  }
+  if (runs.length === 0) throw noRuns(dir);
+  const run = o.run === undefined ? (runs.at(-1) as Run) : state.runs[o.run];
+  if (run === undefined)
+    throw new UsageError(`No run "${o.run}" in ${dir}. Runs: ${runs.map((r) => r.id).join(', ')}.`);
+  if (o.node !== undefined) {
+    const detail = renderNode(run, o.node, WORKERS[run.config.worker].sessionUrl);
+    if (detail === undefined)
+      throw new UsageError(
+        `Run ${run.id} has no node "${o.node}". Nodes: ${Object.keys(run.nodes).join(', ')}.`,
+      );
+    io.stdout(`${detail}\n`);
+    return 0;
+  }
+  const trace =
+    o.trace === true
+      ? (await new Journal(join(dir, JOURNAL_FILE_NAME)).read()).filter(
+          (e) => e['runId'] === run.id,
+        )
+      : undefined;
+  const standing = runStanding(
+    run,
+    dir,
+    await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
+  );
+  if (o.json === true) {
+    io.stdout(
+      `${JSON.stringify({ ...summarise(run), standing: standing.label, interrupted: standing.interrupted, next: standing.next ?? null, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })), nodes: Object.values(run.nodes).map((n) => ({ id: n.id, parentId: n.parentId, title: n.title, status: n.status, kind: n.kind, commit: n.commit ?? null, outcome: n.leaf?.outcome ?? null, checks: nodeCheckCounts(run, n) })), ...(trace === undefined ? {} : { trace }) })}\n`,
+    );
+    return 0;
+  }
+  const s = summarise(run);
+  const lines = [
+    `Run ${run.id} — ${standing.label} — "${run.idea}"${s.simulated ? ` — SIMULATED (worker ${run.config.worker}: placeholder plans and files, not real work)` : ''}`,
+    `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
+    ...(Object.keys(s.byRole).length === 0
+      ? []
+      : [
+          `model calls by role: ${Object.entries(s.byRole)
+            .map(([role, c]) => `${role} ${c.calls} (${c.tokens} tokens)`)
+            .join(', ')}`,
+        ]),
+    ...githubLines(run),
+    `Checks: ${checksSentence(run)}`,
+    ...(run.status === 'running' && !standing.interrupted ? describeWaits(run) : []),
+    '',
+    renderTree(run),
+  ];
+  const pending = run.questions.filter((x) => x.answer === undefined);
+  if (pending.length > 0)
+    lines.push('', 'Pending questions:', ...pending.flatMap((q) => questionLines(q)));
+  if (run.result !== undefined)
+    lines.push(
+      '',
+      `Result: ${run.result.landed ? `landed as ${run.result.finalCommit}` : `not landed (branch ${run.result.rootBranch})`}, tree ${run.result.treeHash}`,
+    );
+  if (run.error !== undefined) lines.push('', `Error: ${run.error}`);
+  if (standing.next !== undefined) lines.push('', standing.next);
+  if (trace !== undefined) lines.push('', 'Journal:', ...traceLines(trace));
+  io.stdout(`${lines.join('\n')}\n`);
+  return 0;
+}
