@@ -6,10 +6,11 @@ import type { WrittenContent } from './candidate-policy.js';
 import { showPath } from './paths.js';
 import type { RedFlag } from './voting/types.js';
 
-// secretlint profiles every scan by default: a `performance.mark` per rule and per file, kept in
-// Node's global performance buffer and in the profiler's own lists for the life of the process
-// (about 155 KB a node in a 10,000-leaf run). MAKER never reads the profile.
-secretLintProfiler.setEnabled(false);
+// secretlint profiles every scan: a `performance.mark` per rule and per file, kept in Node's global
+// performance buffer and in the profiler's own lists for the life of the process (about 155 KB a
+// node in a 10,000-leaf run). MAKER never reads the profile: the one instance's `mark` does nothing.
+// (secretlint 13 can switch its profiler off, but declares Node >= 22; 12.0.0 is the last on 20.)
+secretLintProfiler.mark = () => undefined;
 
 /**
  * Credentials by a maintained rule set: secretlint's recommended preset (AWS access key ids of every

@@ -299,7 +299,7 @@ describe('the realistic fake model', () => {
       const outcome = await engine.run(await engine.create(textStats.idea, config));
       expect(outcome.status).toBe('failed');
       expect(outcome.error).toMatch(
-        /realistic fake model: the prompt names none of the built-in ideas \(draw root:minimal:0/,
+        /realistic fake model: the prompt names none of the built-in ideas \(draw root:split:0/,
       );
     } finally {
       await workspace.close();

@@ -77,7 +77,8 @@ describe('maker_start sampling overrides', () => {
     const { call } = await connect(await tempDir(), env);
     const started = await call('maker_start', { idea: 'a CLI that converts CSV to JSON' });
     const request = await first;
-    const table = samplingFor('gemini-2.5-flash', 'minimal');
+    // The root's split (checks on, no overall check: a root is split without a minimality vote).
+    const table = samplingFor('gemini-2.5-flash', 'split');
     expect(request.temperature).toBe(table.temperature);
     expect(budgetOf(request)).toBe(table.thinkingBudget);
     await call('maker_cancel', { runId: (started.structuredContent as { runId: string }).runId });
