@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import { maker } from '../helpers/cli.js';
+import { text, useMcpClients, type Call } from '../helpers/mcp.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * Issue #27 item 4, for the MCP server: `maker_start` records the run's intent after taking the
+ * workspace's lock and before its first side effect (`git init`, the GitHub repository), as
+ * `maker run` does; a server killed in between (MAKER_CRASH_AT, not timing) leaves a start that
+ * `maker resume` finishes, and that a second `maker_start` refuses to start over.
+ */
+const tempDir = useTempDirs();
+const connect = useMcpClients();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const START = { idea: 'a tool', repo: 'proj', worker: 'sim', sim: { seed: 7, clarify: false } };
+
+interface Saved {
+  starting?: { id: string; command: string; idea: string };
+  runs: Record<string, { status: string }>;
+}
+const saved = async (dir: string) =>
+  JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as Saved;
+
+/** Drives a run through `maker_wait`, accepting its final veto, to its end. */
+async function finish(call: Call, runId: string): Promise<string> {
+  let cursor = 0;
+  let waited = '';
+  for (let i = 0; i < 12 && !/: (done|vetoed|failed)\./.test(waited); i++) {
+    const r = await call('maker_wait', { runId, cursor, seconds: 60 });
+    cursor = (r.structuredContent as { cursor: number }).cursor;
+    waited = text(r);
+    for (const [, id] of waited.matchAll(/questionId="([^"]+)"/g))
+      expect(
+        (await call('maker_answer', { runId, questionId: id, answer: 'accept' })).isError,
+      ).toBeFalsy();
+  }
+  return waited;
+}
+
+/** The bundled server, killed by the seam `step` during a `maker_start`. */
+async function killedAt(workspace: string, step: string): Promise<void> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(process.cwd(), 'dist', 'maker-mcp.js')],
+    cwd: workspace,
+    env: { PATH: process.env['PATH'] ?? '', MAKER_WORKSPACE: workspace, MAKER_CRASH_AT: step },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(transport);
+  try {
+    await expect(client.callTool({ name: 'maker_start', arguments: START })).rejects.toThrow();
+  } finally {
+    await client.close();
+  }
+}
+
+describe('maker_start and the intent it records first', () => {
+  it('a run leaves no starting record beside it', async () => {
+    const workspace = await tempDir();
+    const { call, close } = await connect(workspace);
+    const started = await call('maker_start', START);
+    expect(started.isError, text(started)).toBeFalsy();
+    const runId = (started.structuredContent as { runId: string }).runId;
+    expect(await finish(call, runId)).toMatch(/: done\./);
+    await close();
+    const state = await saved(join(workspace, 'proj'));
+    expect(state.starting).toBeUndefined();
+    expect(state.runs[runId]?.status).toBe('done');
+  }, 120_000);
+
+  it('killed between the intent and the set-up: refused by maker_start, finished by maker resume with the tree of an unkilled run', async () => {
+    // Failed at main: no intent was saved (killed at 'start:set-up' the folder held a bare git
+    // repository and no maker-state.json; the seam 'start:intent-saved' was never reached).
+    const reference = await tempDir();
+    const ref = await connect(reference);
+    const refRun = ((await ref.call('maker_start', START)).structuredContent as { runId: string })
+      .runId;
+    expect(await finish(ref.call, refRun)).toMatch(/: done\./);
+    const tree = git(join(reference, 'proj'), 'rev-parse', 'main^{tree}');
+
+    for (const step of ['start:intent-saved', 'start:set-up']) {
+      const workspace = await tempDir();
+      const dir = join(workspace, 'proj');
+      await killedAt(workspace, step);
+      const pending = (await saved(dir)).starting;
+      expect(pending, step).toMatchObject({ command: 'mcp', idea: 'a tool' });
+
+      const { call } = await connect(workspace);
+      const refused = await call('maker_start', { ...START, idea: 'another tool' });
+      expect(refused.isError, step).toBe(true);
+      expect(text(refused), step).toContain(`Run ${pending?.id}`);
+      expect(text(refused), step).toMatch(/interrupted while starting \(maker_start/);
+      expect(text(refused), step).toContain(`maker resume --dir ${dir}`);
+      expect((await saved(dir)).starting, step).toEqual(pending);
+
+      const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto']);
+      expect(resumed.code, `${step}: ${resumed.stderr}`).toBe(0);
+      const state = await saved(dir);
+      expect(state.starting, step).toBeUndefined();
+      expect(state.runs[pending?.id ?? '']?.status, step).toBe('done');
+      expect(git(dir, 'rev-parse', 'main^{tree}'), step).toBe(tree);
+    }
+  }, 300_000);
+});
