@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { maker } from '../helpers/cli.js';
+import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { text, useMcpClients, type Call } from '../helpers/mcp.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -16,6 +17,7 @@ import { useTempDirs } from '../helpers/tmp.js';
  */
 const tempDir = useTempDirs();
 const connect = useMcpClients();
+const startFake = useFakeGitHub();
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 const START = { idea: 'a tool', repo: 'proj', worker: 'sim', sim: { seed: 7, clarify: false } };
@@ -44,18 +46,28 @@ async function finish(call: Call, runId: string): Promise<string> {
 }
 
 /** The bundled server, killed by the seam `step` during a `maker_start`. */
-async function killedAt(workspace: string, step: string): Promise<void> {
+async function killedAt(
+  workspace: string,
+  step: string,
+  start: Record<string, unknown> = START,
+  env: Record<string, string> = {},
+): Promise<void> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [join(process.cwd(), 'dist', 'maker-mcp.js')],
     cwd: workspace,
-    env: { PATH: process.env['PATH'] ?? '', MAKER_WORKSPACE: workspace, MAKER_CRASH_AT: step },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      MAKER_WORKSPACE: workspace,
+      MAKER_CRASH_AT: step,
+      ...env,
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'test', version: '1' });
   await client.connect(transport);
   try {
-    await expect(client.callTool({ name: 'maker_start', arguments: START })).rejects.toThrow();
+    await expect(client.callTool({ name: 'maker_start', arguments: start })).rejects.toThrow();
   } finally {
     await client.close();
   }
@@ -108,4 +120,27 @@ describe('maker_start and the intent it records first', () => {
       expect(git(dir, 'rev-parse', 'main^{tree}'), step).toBe(tree);
     }
   }, 300_000);
+
+  it('killed once its GitHub repository was created: maker resume finishes it with one repository and one merged pull request', async () => {
+    // Failed at main as above: the server was not killed there (no seam passed to the set-up).
+    const fake = await startFake();
+    const env = { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full };
+    const workspace = await tempDir();
+    const dir = join(workspace, 'proj');
+    await killedAt(workspace, 'github:repository-ensured', { ...START, github: 'alice/app' }, env);
+    const pending = (await saved(dir)).starting;
+    expect(pending).toMatchObject({ command: 'mcp', github: { owner: 'alice', name: 'app' } });
+    expect((await fake.state()).repos).toHaveLength(1);
+
+    const { call } = await connect(workspace, env);
+    const refused = await call('maker_start', { ...START, github: 'alice/app' });
+    expect(text(refused)).toMatch(/interrupted while starting.*maker resume --dir/s);
+
+    const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await saved(dir)).runs[pending?.id ?? '']?.status).toBe('done');
+    const repos = (await fake.state()).repos;
+    expect(repos).toHaveLength(1);
+    expect(repos[0]?.pulls.map((p) => p.merged)).toEqual([true]);
+  }, 120_000);
 });
