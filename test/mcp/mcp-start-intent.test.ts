@@ -104,14 +104,19 @@ describe('maker_start and the intent it records first', () => {
       const pending = (await saved(dir)).starting;
       expect(pending, step).toMatchObject({ command: 'mcp', idea: 'a tool' });
 
-      const { call } = await connect(workspace);
+      const { call, close } = await connect(workspace);
       const refused = await call('maker_start', { ...START, idea: 'another tool' });
       expect(refused.isError, step).toBe(true);
       expect(text(refused), step).toContain(`Run ${pending?.id}`);
       expect(text(refused), step).toMatch(/interrupted while starting \(maker_start/);
       expect(text(refused), step).toContain(`maker resume --dir ${dir}`);
       expect((await saved(dir)).starting, step).toEqual(pending);
+      const resume = text(await call('maker_resume', {}));
+      expect(resume, step).toContain(`Run ${pending?.id}`);
+      expect(resume, step).toContain(`maker resume --dir ${dir}`);
 
+      // Gemini CLI quits: its server, which looked at the repository, releases its lock.
+      await close();
       const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto']);
       expect(resumed.code, `${step}: ${resumed.stderr}`).toBe(0);
       const state = await saved(dir);

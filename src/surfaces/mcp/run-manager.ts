@@ -25,7 +25,7 @@ import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { ViewHandle } from '../view/server.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
-import { refuseSecond } from './start-checks.js';
+import { nothingToResume, refuseSecond } from './start-checks.js';
 import { planStart } from './start-plan.js';
 import { recordStart } from './start-record.js';
 import { startRunView } from './run-view.js';
@@ -167,19 +167,18 @@ export class RunManager {
 
   /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
   async resume(runId?: string): Promise<Run> {
-    const none = () =>
-      new UsageError(
-        runId === undefined
-          ? `No unfinished run in ${this.#defaultDir}. Start one with maker_start.`
-          : `No run "${runId}" in ${this.#defaultDir}.`,
-      );
     const found =
       runId === undefined
         ? await this.#latest((r) => r.status !== 'done' && r.status !== 'vetoed')
         : await this.#find(runId);
-    if (found === undefined) throw none();
+    if (found === undefined)
+      throw await nothingToResume(
+        [this.#defaultDir, ...(await findStateDirs(this.#defaultDir))],
+        runId,
+      );
     const { run, workspace } = found;
-    if (!this.#active.has(run.id)) refuseSecond(workspace.dir, this.#running(), false, run.id);
+    if (!this.#active.has(run.id))
+      refuseSecond(workspace.dir, this.#running(), this.#starting.has(workspace.dir), run.id);
     this.#runDirs.set(run.id, workspace.dir);
     if (!this.#active.has(run.id)) {
       // Everything the run's worker needs, checked before it is touched.

@@ -5,7 +5,7 @@ import { newRunId } from '../../engine/run-id.js';
 import type { ModelAccess } from '../model-access.js';
 import { declaredLimit, runQuota, type RunQuota } from '../quota-check.js';
 import type { RemotePlan } from '../remotes.js';
-import { pendingStartError } from '../start-intent.js';
+import { intentLine, pendingStart, pendingStartError } from '../start-intent.js';
 import type { StartInput } from './run-manager.js';
 
 /**
@@ -35,13 +35,37 @@ export function refuseSecond(
     );
 }
 
+/** What finishes a start from Gemini CLI: `maker_resume` continues runs, not starts. */
+const finishInTerminal = (dir: string) =>
+  `maker_resume cannot finish a start: ask the person to run \`maker resume --dir ${dir}\` in a terminal (should it say that this server is working on the workspace, after quitting Gemini CLI).`;
+
 /**
  * A new run refused while another one's start, which a kill interrupted, is unfinished in `dir`:
  * `maker_resume` continues runs, not starts, so the person finishes it in a terminal.
  */
 export function pendingStartRefusal(dir: string, intent: StartIntent): UsageError {
+  return new UsageError(`${pendingStartError(dir, intent).message} ${finishInTerminal(dir)}`);
+}
+
+/**
+ * `maker_resume` with no run to continue in `dirs` (the workspace first): a start a kill
+ * interrupted there is named, with what finishes it (`maker resume` in a terminal).
+ */
+export async function nothingToResume(
+  dirs: readonly string[],
+  runId: string | undefined,
+): Promise<UsageError> {
+  for (const dir of dirs) {
+    const pending = await pendingStart(dir).catch(() => undefined);
+    if (pending !== undefined && (runId === undefined || runId === pending.id))
+      return new UsageError(
+        `${intentLine(pending)}: it has no run to continue yet. ${finishInTerminal(dir)}`,
+      );
+  }
   return new UsageError(
-    `${pendingStartError(dir, intent).message} maker_resume cannot finish a start: ask the person to run \`maker resume --dir ${dir}\` in a terminal (maker_status and maker_wait then follow the run).`,
+    runId === undefined
+      ? `No unfinished run in ${dirs[0]}. Start one with maker_start.`
+      : `No run "${runId}" in ${dirs[0]}.`,
   );
 }
 
