@@ -5,7 +5,6 @@ import { StopError } from '../../core/stops.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
-import { summarise } from '../../engine/summary.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
@@ -28,6 +27,7 @@ import { latestRun } from './latest-run.js';
 import { nothingToResume, refuseSecond } from './start-checks.js';
 import { planStart } from './start-plan.js';
 import { recordStart } from './start-record.js';
+import { tally } from './run-result.js';
 import { startRunView } from './run-view.js';
 import { engineRemotes, remoteOfRun } from '../remotes.js';
 import type { z } from 'zod';
@@ -409,11 +409,4 @@ export class RunManager {
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** Where a run stands, for progress notifications: nodes done, samples drawn, red flags. */
-function tally(run: Run | undefined): string | undefined {
-  if (run === undefined) return undefined;
-  const s = summarise(run);
-  return `${s.done}/${s.nodes} nodes done, ${s.samples} samples, ${s.flagged} red flag${s.flagged === 1 ? '' : 's'}`;
 }
