@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -86,6 +87,16 @@ describe('maker_start and the intent it records first', () => {
     expect(state.starting).toBeUndefined();
     expect(state.runs[runId]?.status).toBe('done');
   }, 120_000);
+
+  it('an empty idea is refused before the intent: nothing is left', async () => {
+    // Failed without the guard ('expected true to be false'): engine.create refused it only after
+    // git init and the intent, leaving the folder, .git and a start that no resume could finish.
+    const workspace = await tempDir();
+    const { call } = await connect(workspace);
+    const refused = await call('maker_start', { ...START, idea: '   ' });
+    expect(text(refused)).toContain('The idea is empty');
+    expect(existsSync(join(workspace, 'proj'))).toBe(false);
+  });
 
   it('killed between the intent and the set-up: refused by maker_start, finished by maker resume with the tree of an unkilled run', async () => {
     // Failed at main: no intent was saved (killed at 'start:set-up' the folder held a bare git

@@ -27,6 +27,8 @@ export async function planStart(
     input.modelAccess === undefined
       ? serverEnv
       : { ...serverEnv, [MODEL_ACCESS_SETTING]: input.modelAccess };
+  // Refused here, before the intent: once it is saved, a refusal would leave a start behind.
+  if (input.idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
   const kind = chooseWorker(input.worker, env);
   if (kind === undefined)
     throw new ConfigError(
