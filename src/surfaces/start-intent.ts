@@ -55,7 +55,7 @@ export function intentLine(intent: StartIntent): string {
     intent.github === undefined
       ? 'locally'
       : `on GitHub ${intent.github.owner}/${intent.github.name}${intent.github.demoFake === true ? " (the demo's own fake GitHub, SIMULATED)" : ''}`;
-  return `Run ${intent.id} — interrupted while starting (maker ${intent.command}, ${intent.createdAt}) — "${intent.idea}" — ${where}`;
+  return `Run ${intent.id} — interrupted while starting (${intent.command === 'mcp' ? 'maker_start' : `maker ${intent.command}`}, ${intent.createdAt}) — "${intent.idea}" — ${where}`;
 }
 
 /** What finishes an interrupted start. */

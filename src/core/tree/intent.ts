@@ -13,7 +13,8 @@ export const startIntentSchema = z.object({
   id: z.string().regex(/^[a-z0-9-]+$/),
   idea: z.string().min(1),
   createdAt: z.string(),
-  command: z.enum(['run', 'demo']),
+  /** What started it: `maker run`, `maker demo`, or the MCP server's `maker_start`. */
+  command: z.enum(['run', 'demo', 'mcp']),
   /** The run's configuration but its default branch (known once the repository is there). */
   config: runConfigSchema.omit({ defaultBranch: true }),
   /** The person's overall check (`maker run --check`). */

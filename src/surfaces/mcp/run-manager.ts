@@ -1,44 +1,37 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
+import { StopError } from '../../core/stops.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
-import { summarise } from '../../engine/summary.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
-import { allowanceConfig } from '../candidate-allowances.js';
-import { checkBeforeRun, checksOfRun, landingNotice, sandboxProblems } from '../preflight.js';
+import { checksOfRun, landingNotice, sandboxProblems } from '../preflight.js';
 import {
   cannotStart,
+  crashSeam,
   engineFor,
   openWorkspace,
   rolesFor,
-  runConfig,
   secretsOf,
 } from '../wiring.js';
 import { settledEnv } from '../env.js';
-import {
-  DEFAULT_MODEL,
-  WORKERS,
-  chooseWorker,
-  julesSettings,
-  noWorkerMessage,
-} from '../workers.js';
-import { MODEL_ACCESS_SETTING } from '../model-access.js';
-import { settleAccess } from '../access-check.js';
-import { declaredLimit, runQuota } from '../quota-check.js';
-import { julesOverrides } from '../jules-wiring.js';
+import { WORKERS } from '../workers.js';
+import { setUpStop } from '../set-up-stop.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { ViewHandle } from '../view/server.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
+import { nothingToResume, refuseSecond } from './start-checks.js';
+import { planStart } from './start-plan.js';
+import { recordStart } from './start-record.js';
+import { tally } from './run-result.js';
 import { startRunView } from './run-view.js';
-import { parseRepoSpec } from '../github/target.js';
 import { engineRemotes, remoteOfRun } from '../remotes.js';
 import type { z } from 'zod';
-import { startSampling, type startInput } from './tool-inputs.js';
+import type { startInput } from './tool-inputs.js';
 
 /** `maker_start`'s arguments as the tool's schema checked them (its `view` flag is the server's). */
 export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
@@ -62,6 +55,8 @@ export class RunManager {
   readonly #runDirs = new Map<string, string>();
   /** Repositories a maker_start is setting up now. */
   readonly #starting = new Set<string>();
+  /** The locks starts took before their workspaces were opened. */
+  readonly #startLocks = new Map<string, WorkspaceLock>();
   readonly #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   readonly #views = new Map<string, Promise<ViewHandle>>();
   /** GitHub tokens by repository, in memory only. */
@@ -85,12 +80,15 @@ export class RunManager {
   /**
    * Starts a run in the background, after checking everything it needs (the worker and its keys,
    * the repository, the state file): when anything is missing, nothing is created or changed.
+   * Then, as `maker run` does: the workspace's lock, the run's intent recorded, and only then its
+   * first side effect (`git init`, the GitHub repository); a kill after the intent leaves a start
+   * that `maker resume` finishes.
    */
   async start(
     input: StartInput,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const dir = await confineRepo(this.#defaultDir, input.repo);
-    this.#refuseSecond(dir);
+    refuseSecond(dir, this.#running(), this.#starting.has(dir));
     // Claimed before the first await, so two starts at once cannot both pass.
     this.#starting.add(dir);
     try {
@@ -100,110 +98,57 @@ export class RunManager {
     }
   }
 
-  /**
-   * One run at a time per repository in this server: two would share its engine and branch, and
-   * the second would fail only at landing.
-   */
-  #refuseSecond(dir: string, except?: string): void {
-    const running = [...this.#active.keys()].find(
-      (id) => id !== except && this.#runDirs.get(id) === dir,
-    );
-    if (running !== undefined)
-      throw new UsageError(
-        `Run ${running} is in progress in ${dir}: one run at a time per repository. Wait for it (maker_wait), answer its questions, or cancel it (maker_cancel runId "${running}"), then start again.`,
-      );
-    if (this.#starting.has(dir))
-      throw new UsageError(
-        `Another maker_start for ${dir} is under way: one run at a time per repository. Wait for its answer, then use maker_wait on its run.`,
-      );
+  /** The runs driven now, with their repositories. */
+  #running(): [string, string | undefined][] {
+    return [...this.#active.keys()].map((id) => [id, this.#runDirs.get(id)]);
   }
 
   async #start(
     input: StartInput,
     dir: string,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
-    // The access asked for, for this run's checks; the run records the one it settles on.
-    const env =
-      input.modelAccess === undefined
-        ? this.#env
-        : { ...this.#env, [MODEL_ACCESS_SETTING]: input.modelAccess };
-    const kind = chooseWorker(input.worker, env);
-    if (kind === undefined)
-      throw new ConfigError(
-        noWorkerMessage({
-          pick: (worker) => `pass worker "${worker}"`,
-          setKey:
-            'set the extension\'s Gemini key with `gemini extensions config maker "Gemini API key"` and restart Gemini CLI',
-          demo: 'or run `maker demo` in a terminal',
-        }),
-      );
-    const sampling = startSampling(input, kind, DEFAULT_MODEL);
-    if (input.sim !== undefined && !kind.simulated)
-      throw new UsageError(
-        `sim settings apply to simulated workers only, not to ${kind.name}: leave them out.`,
-      );
-    const jules = input.jules === undefined ? undefined : julesOverrides(input.jules);
-    julesSettings(kind, jules);
-    const allowances = allowanceConfig(
-      { ...input.allow, maxFileKb: input.maxFileKb },
-      { executables: 'allow.executables', symlinks: 'allow.symlinks', maxFileKb: 'maxFileKb' },
-    );
-    const ask = {
-      ...(input.github === undefined ? {} : { repo: parseRepoSpec(input.github, 'github') }),
-      public: input.githubPublic === true,
-      keepCandidates: input.keepCandidates === true,
-    };
-    const {
-      target,
-      remote,
-      notice: githubNotice,
-    } = await checkBeforeRun(
+    const { kind, target, remote, quota, githubNotice, config, intent } = await planStart(
+      input,
       dir,
-      kind,
-      env,
-      () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
-      { runChecks: input.runChecks === true, check: input.check },
-      ask,
+      this.#env,
     );
-    const access = await settleAccess(kind, DEFAULT_MODEL, env);
-    const quota = runQuota({
-      access: access?.access,
-      confidence: input.confidence,
-      k: input.k,
-      declared: declaredLimit(env, input.dailyLimit),
+    const abandon = await recordStart(dir, intent, {
+      opened: () => this.#workspaces.get(dir)?.catch(() => undefined),
+      locks: this.#startLocks,
+      secrets: secretsOf(this.#env),
     });
-    if (quota.verdict.overHalf && input.confirmQuota !== true)
-      throw new ConfigError(
-        `Not started: ${quota.text ?? ''}. That is more than half of a day's requests: ask the person whether to go ahead (a smaller idea, or confidence "low", makes fewer). If they say yes, call maker_start again with the same arguments and confirmQuota: true. Nothing was created.`,
+    const seam = crashSeam(this.#env);
+    seam?.('start:intent-saved');
+    let workspace: Workspace;
+    let setUp: Awaited<ReturnType<typeof remote.setUp>>;
+    const steps: string[] = [];
+    try {
+      setUp = await remote.setUp(
+        dir,
+        () => openWorkspace(dir, true, this.#env),
+        (step) => (steps.push(step), seam?.(step)),
       );
-    const setUp = await remote.setUp(dir, () => openWorkspace(dir, true, this.#env));
-    if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
-    const workspace = await this.#workspace(dir, true);
+      if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
+      workspace = await this.#workspace(dir, true);
+    } catch (error) {
+      const stop = setUpStop(error, steps);
+      await abandon(stop instanceof StopError && stop.kind === 'refused');
+      throw stop;
+    }
+    this.#startLocks.delete(dir);
+    seam?.('start:set-up');
     // The set-up's own handle on the repository: its long-lived git processes end here.
     const defaultBranch = await setUp.workspace.currentBranch();
     await setUp.workspace.close();
-    const config = runConfig({
-      worker: kind.name,
-      ...(access === undefined ? {} : { modelAccess: access.access }),
-      ...(jules === undefined ? {} : { jules }),
-      hitl: 'wait',
-      defaultBranch,
-      ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
-      ...(input.k === undefined ? {} : { k: input.k }),
-      ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
-      ...(sampling === undefined ? {} : { sampling }),
-      runChecks: input.runChecks !== false,
-      ...(input.install === undefined ? {} : { install: input.install }),
-      ...allowances,
-      ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),
-      ...(kind.simulated
-        ? { sim: { clarify: true, ...withoutUndefined({ ...input.sim, seed: undefined }) } }
-        : {}),
-    });
-    const runId = await workspace.engine.create(input.idea, config, {
-      ...(input.check === undefined ? {} : { check: input.check }),
-      ...(setUp.record === undefined ? {} : { github: setUp.record }),
-    });
+    const runId = await workspace.engine.create(
+      input.idea,
+      { ...config, defaultBranch },
+      {
+        intent,
+        ...(input.check === undefined ? {} : { check: input.check }),
+        ...(setUp.record === undefined ? {} : { github: setUp.record }),
+      },
+    );
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, workspace);
     const notices = [
@@ -222,19 +167,18 @@ export class RunManager {
 
   /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
   async resume(runId?: string): Promise<Run> {
-    const none = () =>
-      new UsageError(
-        runId === undefined
-          ? `No unfinished run in ${this.#defaultDir}. Start one with maker_start.`
-          : `No run "${runId}" in ${this.#defaultDir}.`,
-      );
     const found =
       runId === undefined
         ? await this.#latest((r) => r.status !== 'done' && r.status !== 'vetoed')
         : await this.#find(runId);
-    if (found === undefined) throw none();
+    if (found === undefined)
+      throw await nothingToResume(
+        [this.#defaultDir, ...(await findStateDirs(this.#defaultDir))],
+        runId,
+      );
     const { run, workspace } = found;
-    if (!this.#active.has(run.id)) this.#refuseSecond(workspace.dir, run.id);
+    if (!this.#active.has(run.id))
+      refuseSecond(workspace.dir, this.#running(), this.#starting.has(workspace.dir), run.id);
     this.#runDirs.set(run.id, workspace.dir);
     if (!this.#active.has(run.id)) {
       // Everything the run's worker needs, checked before it is touched.
@@ -426,13 +370,16 @@ export class RunManager {
     return found ?? this.#defaultDir;
   }
 
+  /** A repository's workspace, opened once (with the lock a start took, if one did). */
   #workspace(dir: string, create: boolean): Promise<Workspace> {
     let entry = this.#workspaces.get(dir);
     if (entry === undefined) {
+      const held = this.#startLocks.get(dir);
       entry = (async () => {
         const git = await openWorkspace(dir, create, this.#env);
-        const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
-        await lock.acquire();
+        const lock =
+          held ?? new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
+        if (held === undefined) await lock.acquire();
         const env = this.#env;
         const remote = engineRemotes(
           git,
@@ -460,17 +407,6 @@ export class RunManager {
   }
 }
 
-function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** Where a run stands, for progress notifications: nodes done, samples drawn, red flags. */
-function tally(run: Run | undefined): string | undefined {
-  if (run === undefined) return undefined;
-  const s = summarise(run);
-  return `${s.done}/${s.nodes} nodes done, ${s.samples} samples, ${s.flagged} red flag${s.flagged === 1 ? '' : 's'}`;
 }

@@ -68,3 +68,10 @@ export function runResult(
     structuredContent: { ...s, cursor, active },
   };
 }
+
+/** Where a run stands, for progress notifications: nodes done, samples drawn, red flags. */
+export function tally(run: Run | undefined): string | undefined {
+  if (run === undefined) return undefined;
+  const s = summarise(run);
+  return `${s.done}/${s.nodes} nodes done, ${s.samples} samples, ${s.flagged} red flag${s.flagged === 1 ? '' : 's'}`;
+}

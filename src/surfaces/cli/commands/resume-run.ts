@@ -37,7 +37,14 @@ export async function run(
       throw new UsageError(
         `Run ${state.starting.id} has not started yet: its --jules-… limits are the ones it was started with. Resume without them, then again with them if needed.`,
       );
-    return resumeStart(ctx, state.starting, { dir, hitlChoice, json: o.json === true, view });
+    return resumeStart(ctx, state.starting, {
+      dir,
+      hitlChoice,
+      json: o.json === true,
+      view,
+      // As for a saved run: --hitl (or --view) replaces the mode the start recorded.
+      ...(o.hitl === undefined && !view ? {} : { hitl }),
+    });
   }
   const run = pickRun(
     state.runs,

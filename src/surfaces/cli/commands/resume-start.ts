@@ -1,4 +1,4 @@
-import type { StartIntent } from '../../../core/tree/schema.js';
+import type { RunConfig, StartIntent } from '../../../core/tree/schema.js';
 import { WORKERS } from '../../workers.js';
 import type { CliContext } from '../define.js';
 import { demoGitHub } from '../demo-github.js';
@@ -12,9 +12,11 @@ import { start } from './run-start.js';
  */
 export async function resumeStart(
   ctx: CliContext,
-  intent: StartIntent,
-  r: { dir: string; hitlChoice: Hitl; json: boolean; view: boolean },
+  recorded: StartIntent,
+  r: { dir: string; hitlChoice: Hitl; json: boolean; view: boolean; hitl?: RunConfig['hitl'] },
 ): Promise<number> {
+  const intent =
+    r.hitl === undefined ? recorded : { ...recorded, config: { ...recorded.config, hitl: r.hitl } };
   const kind = WORKERS[intent.config.worker];
   const gh = intent.github;
   // The API the start recorded, whatever GITHUB_API_URL says now.

@@ -1,0 +1,101 @@
+import { UsageError, ConfigError } from '../../core/errors.js';
+import type { RunConfig } from '../../core/tree/schema.js';
+import { allowanceConfig } from '../candidate-allowances.js';
+import { checkBeforeRun } from '../preflight.js';
+import { runConfig } from '../wiring.js';
+import { DEFAULT_MODEL, chooseWorker, julesSettings, noWorkerMessage } from '../workers.js';
+import { MODEL_ACCESS_SETTING } from '../model-access.js';
+import { settleAccess } from '../access-check.js';
+import { julesOverrides } from '../jules-wiring.js';
+import { parseRepoSpec } from '../github/target.js';
+import type { StartInput } from './run-manager.js';
+import { checkQuota, mcpIntent, pendingStartRefusal } from './start-checks.js';
+import { startSampling } from './tool-inputs.js';
+
+/**
+ * Everything `maker_start` checks and decides before it makes anything: the worker and its
+ * settings, the repository and its state file (a start a kill interrupted is refused), the
+ * remote, the day's requests, the run's configuration and the intent it records first.
+ */
+export async function planStart(
+  input: StartInput,
+  dir: string,
+  serverEnv: Readonly<Record<string, string | undefined>>,
+) {
+  // The access asked for, for this run's checks; the run records the one it settles on.
+  const env =
+    input.modelAccess === undefined
+      ? serverEnv
+      : { ...serverEnv, [MODEL_ACCESS_SETTING]: input.modelAccess };
+  // Refused here, before the intent: once it is saved, a refusal would leave a start behind.
+  if (input.idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
+  const kind = chooseWorker(input.worker, env);
+  if (kind === undefined)
+    throw new ConfigError(
+      noWorkerMessage({
+        pick: (worker) => `pass worker "${worker}"`,
+        setKey:
+          'set the extension\'s Gemini key with `gemini extensions config maker "Gemini API key"` and restart Gemini CLI',
+        demo: 'or run `maker demo` in a terminal',
+      }),
+    );
+  const sampling = startSampling(input, kind, DEFAULT_MODEL);
+  if (input.sim !== undefined && !kind.simulated)
+    throw new UsageError(
+      `sim settings apply to simulated workers only, not to ${kind.name}: leave them out.`,
+    );
+  const jules = input.jules === undefined ? undefined : julesOverrides(input.jules);
+  julesSettings(kind, jules);
+  const allowances = allowanceConfig(
+    { ...input.allow, maxFileKb: input.maxFileKb },
+    { executables: 'allow.executables', symlinks: 'allow.symlinks', maxFileKb: 'maxFileKb' },
+  );
+  const ask = {
+    ...(input.github === undefined ? {} : { repo: parseRepoSpec(input.github, 'github') }),
+    public: input.githubPublic === true,
+    keepCandidates: input.keepCandidates === true,
+  };
+  const {
+    target,
+    remote,
+    state,
+    notice: githubNotice,
+  } = await checkBeforeRun(
+    dir,
+    kind,
+    env,
+    () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
+    { runChecks: input.runChecks === true, check: input.check },
+    ask,
+  );
+  if (state?.starting !== undefined) throw pendingStartRefusal(dir, state.starting);
+  const access = await settleAccess(kind, DEFAULT_MODEL, env);
+  const quota = checkQuota(input, access?.access, env);
+  // Its default branch is known once the repository is there.
+  const full: Partial<RunConfig> & Omit<RunConfig, 'defaultBranch'> = runConfig({
+    worker: kind.name,
+    ...(access === undefined ? {} : { modelAccess: access.access }),
+    ...(jules === undefined ? {} : { jules }),
+    hitl: 'wait',
+    defaultBranch: '',
+    ...(input.confidence === undefined ? {} : { confidence: input.confidence }),
+    ...(input.k === undefined ? {} : { k: input.k }),
+    ...(input.maxDepth === undefined ? {} : { maxDepth: input.maxDepth }),
+    ...(sampling === undefined ? {} : { sampling }),
+    runChecks: input.runChecks !== false,
+    ...(input.install === undefined ? {} : { install: input.install }),
+    ...allowances,
+    ...(input.sim?.seed === undefined ? {} : { seed: input.sim.seed }),
+    ...(kind.simulated
+      ? { sim: { clarify: true, ...withoutUndefined({ ...input.sim, seed: undefined }) } }
+      : {}),
+  });
+  delete full.defaultBranch;
+  const config: Omit<RunConfig, 'defaultBranch'> = full;
+  const intent = mcpIntent(input, dir, config, target.kind !== 'repository', remote);
+  return { kind, target, remote, quota, githubNotice, config, intent };
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,162 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import { maker } from '../helpers/cli.js';
+import { TOKENS, useFakeGitHub } from '../helpers/github.js';
+import { text, useMcpClients, type Call } from '../helpers/mcp.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * Issue #27 item 4, for the MCP server: `maker_start` records the run's intent after taking the
+ * workspace's lock and before its first side effect (`git init`, the GitHub repository), as
+ * `maker run` does; a server killed in between (MAKER_CRASH_AT, not timing) leaves a start that
+ * `maker resume` finishes, and that a second `maker_start` refuses to start over.
+ */
+const tempDir = useTempDirs();
+const connect = useMcpClients();
+const startFake = useFakeGitHub();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const START = { idea: 'a tool', repo: 'proj', worker: 'sim', sim: { seed: 7, clarify: false } };
+
+interface Saved {
+  starting?: { id: string; command: string; idea: string };
+  runs: Record<string, { status: string }>;
+}
+const saved = async (dir: string) =>
+  JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as Saved;
+
+/** Drives a run through `maker_wait`, accepting its final veto, to its end. */
+async function finish(call: Call, runId: string): Promise<string> {
+  let cursor = 0;
+  let waited = '';
+  for (let i = 0; i < 12 && !/: (done|vetoed|failed)\./.test(waited); i++) {
+    const r = await call('maker_wait', { runId, cursor, seconds: 60 });
+    cursor = (r.structuredContent as { cursor: number }).cursor;
+    waited = text(r);
+    for (const [, id] of waited.matchAll(/questionId="([^"]+)"/g))
+      expect(
+        (await call('maker_answer', { runId, questionId: id, answer: 'accept' })).isError,
+      ).toBeFalsy();
+  }
+  return waited;
+}
+
+/** The bundled server, killed by the seam `step` during a `maker_start`. */
+async function killedAt(
+  workspace: string,
+  step: string,
+  start: Record<string, unknown> = START,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(process.cwd(), 'dist', 'maker-mcp.js')],
+    cwd: workspace,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      MAKER_WORKSPACE: workspace,
+      MAKER_CRASH_AT: step,
+      ...env,
+    },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(transport);
+  try {
+    await expect(client.callTool({ name: 'maker_start', arguments: start })).rejects.toThrow();
+  } finally {
+    await client.close();
+  }
+}
+
+describe('maker_start and the intent it records first', () => {
+  it('a run leaves no starting record beside it', async () => {
+    const workspace = await tempDir();
+    const { call, close } = await connect(workspace);
+    const started = await call('maker_start', START);
+    expect(started.isError, text(started)).toBeFalsy();
+    const runId = (started.structuredContent as { runId: string }).runId;
+    expect(await finish(call, runId)).toMatch(/: done\./);
+    await close();
+    const state = await saved(join(workspace, 'proj'));
+    expect(state.starting).toBeUndefined();
+    expect(state.runs[runId]?.status).toBe('done');
+  }, 120_000);
+
+  it('an empty idea is refused before the intent: nothing is left', async () => {
+    // Failed without the guard ('expected true to be false'): engine.create refused it only after
+    // git init and the intent, leaving the folder, .git and a start that no resume could finish.
+    const workspace = await tempDir();
+    const { call } = await connect(workspace);
+    const refused = await call('maker_start', { ...START, idea: '   ' });
+    expect(text(refused)).toContain('The idea is empty');
+    expect(existsSync(join(workspace, 'proj'))).toBe(false);
+  });
+
+  it('killed between the intent and the set-up: refused by maker_start, finished by maker resume with the tree of an unkilled run', async () => {
+    // Failed at main: no intent was saved (killed at 'start:set-up' the folder held a bare git
+    // repository and no maker-state.json; the seam 'start:intent-saved' was never reached).
+    const reference = await tempDir();
+    const ref = await connect(reference);
+    const refRun = ((await ref.call('maker_start', START)).structuredContent as { runId: string })
+      .runId;
+    expect(await finish(ref.call, refRun)).toMatch(/: done\./);
+    const tree = git(join(reference, 'proj'), 'rev-parse', 'main^{tree}');
+
+    for (const step of ['start:intent-saved', 'start:set-up']) {
+      const workspace = await tempDir();
+      const dir = join(workspace, 'proj');
+      await killedAt(workspace, step);
+      const pending = (await saved(dir)).starting;
+      expect(pending, step).toMatchObject({ command: 'mcp', idea: 'a tool' });
+
+      const { call, close } = await connect(workspace);
+      const refused = await call('maker_start', { ...START, idea: 'another tool' });
+      expect(refused.isError, step).toBe(true);
+      expect(text(refused), step).toContain(`Run ${pending?.id}`);
+      expect(text(refused), step).toMatch(/interrupted while starting \(maker_start/);
+      expect(text(refused), step).toContain(`maker resume --dir ${dir}`);
+      expect((await saved(dir)).starting, step).toEqual(pending);
+      const resume = text(await call('maker_resume', {}));
+      expect(resume, step).toContain(`Run ${pending?.id}`);
+      expect(resume, step).toContain(`maker resume --dir ${dir}`);
+
+      // Gemini CLI quits: its server, which looked at the repository, releases its lock.
+      await close();
+      const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto']);
+      expect(resumed.code, `${step}: ${resumed.stderr}`).toBe(0);
+      const state = await saved(dir);
+      expect(state.starting, step).toBeUndefined();
+      expect(state.runs[pending?.id ?? '']?.status, step).toBe('done');
+      expect(git(dir, 'rev-parse', 'main^{tree}'), step).toBe(tree);
+    }
+  }, 300_000);
+
+  it('killed once its GitHub repository was created: maker resume finishes it with one repository and one merged pull request', async () => {
+    // Failed at main as above: the server was not killed there (no seam passed to the set-up).
+    const fake = await startFake();
+    const env = { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full };
+    const workspace = await tempDir();
+    const dir = join(workspace, 'proj');
+    await killedAt(workspace, 'github:repository-ensured', { ...START, github: 'alice/app' }, env);
+    const pending = (await saved(dir)).starting;
+    expect(pending).toMatchObject({ command: 'mcp', github: { owner: 'alice', name: 'app' } });
+    expect((await fake.state()).repos).toHaveLength(1);
+
+    const { call } = await connect(workspace, env);
+    const refused = await call('maker_start', { ...START, github: 'alice/app' });
+    expect(text(refused)).toMatch(/interrupted while starting.*maker resume --dir/s);
+
+    const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await saved(dir)).runs[pending?.id ?? '']?.status).toBe('done');
+    const repos = (await fake.state()).repos;
+    expect(repos).toHaveLength(1);
+    expect(repos[0]?.pulls.map((p) => p.merged)).toEqual([true]);
+  }, 120_000);
+});
