@@ -105,17 +105,7 @@ function renderQuestion(
       {},
       h('span', { class: `kind ${q.kind}` }, q.kind),
       ' ',
-      q.nodeId === null
-        ? null
-        : h(
-            'button',
-            {
-              class: 'link',
-              attrs: { type: 'button' },
-              on: { click: () => onShowNode(q.nodeId ?? '') },
-            },
-            `node ${q.nodeId}`,
-          ),
+      nodeLink(q.nodeId, onShowNode),
       h('code', { class: 'qid' }, q.id),
     ),
     h('p', { class: 'prompt' }, q.prompt),
@@ -152,17 +142,7 @@ export function renderDecided(
           { data: { decided: q.id } },
           h('span', { class: `kind ${q.kind}` }, q.kind),
           ' ',
-          q.nodeId === null
-            ? null
-            : h(
-                'button',
-                {
-                  class: 'link',
-                  attrs: { type: 'button' },
-                  on: { click: () => onShowNode(q.nodeId ?? '') },
-                },
-                `node ${q.nodeId}`,
-              ),
+          nodeLink(q.nodeId, onShowNode),
           ' ',
           h('span', { class: 'prompt' }, q.prompt),
           ' → ',
@@ -171,4 +151,15 @@ export function renderDecided(
       }),
     ),
   );
+}
+
+/** A button that shows the question's node, or nothing for a run-wide question. */
+function nodeLink(nodeId: string | null, onShowNode: (id: string) => void): HTMLElement | null {
+  return nodeId === null
+    ? null
+    : h(
+        'button',
+        { class: 'link', attrs: { type: 'button' }, on: { click: () => onShowNode(nodeId) } },
+        `node ${nodeId}`,
+      );
 }
