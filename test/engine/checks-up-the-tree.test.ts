@@ -116,19 +116,23 @@ describe('checks are part of the plan', () => {
   });
 });
 
+/** A planner that calls every task minimal, the root included, noting each node it was asked about. */
+function minimalEverywhere(asked: string[]): Planner {
+  return {
+    ...plannerOf(() => twoParts((i) => `test -f ${'ab'[i]}/x`)),
+    isMinimal: (c) => {
+      asked.push(c.nodeId);
+      return reply({ minimal: true, reason: 'small' });
+    },
+  };
+}
+
 describe.skipIf(sandbox === undefined)('a root with no check, where checks run', () => {
   it('is split without a minimality vote (a leaf must carry a check), and the result is verified', async () => {
     const dir = await tempDir();
     const { workspace } = await workspaceWith(dir, true);
     const asked: string[] = [];
-    // A planner that calls every task minimal, the root included.
-    const planner: Planner = {
-      ...plannerOf(() => twoParts((i) => `test -f ${'ab'[i]}/x`)),
-      isMinimal: (c) => {
-        asked.push(c.nodeId);
-        return reply({ minimal: true, reason: 'small' });
-      },
-    };
+    const planner = minimalEverywhere(asked);
     const worker = workerOf((t) => [{ path: `${t.context.task.files[0]}x`, content: 'x\n' }]);
     const engine = new MakerEngine({
       workspace,
@@ -151,13 +155,7 @@ describe.skipIf(sandbox === undefined)('a root with no check, where checks run',
     const dir = await tempDir();
     const { workspace } = await workspaceWith(dir, true);
     const asked: string[] = [];
-    const planner: Planner = {
-      ...plannerOf(() => twoParts((i) => `test -f ${'ab'[i]}/x`)),
-      isMinimal: (c) => {
-        asked.push(c.nodeId);
-        return reply({ minimal: true, reason: 'small' });
-      },
-    };
+    const planner = minimalEverywhere(asked);
     const worker = workerOf(() => [{ path: 'a/x', content: 'x\n' }]);
     const engine = new MakerEngine({
       workspace,
