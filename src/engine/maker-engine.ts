@@ -8,10 +8,7 @@ import {
   type StateFile,
   type TreeNode,
 } from '../core/tree/schema.js';
-import type { Planner } from '../ports/planner.js';
-import type { StateStore } from '../ports/state-store.js';
 import { StateSaver } from './state-saver.js';
-import type { Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import { LIMITS } from '../core/limits.js';
 import { newNode } from '../core/tree/nodes.js';
@@ -28,6 +25,9 @@ import {
   type RunContext,
 } from './run-context.js';
 import { Semaphore } from './semaphore.js';
+import type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
+
+export type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
 import { showWait } from './waits.js';
 import type { RunRemote } from '../ports/remote.js';
 import { finish } from './finish.js';
@@ -36,39 +36,6 @@ import type { CheckEnvironment } from '../core/checks.js';
 
 const NO_SANDBOX_HINT =
   'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or allow unprivileged user namespaces for util-linux unshare, to verify results.';
-
-export interface MakerEngineDeps {
-  readonly workspace: Workspace;
-  /** The planner and worker a run uses: fixed, or chosen from the run's configuration. */
-  readonly roles: Roles | ((config: RunConfig, run?: Run) => Roles);
-  readonly store: StateStore<StateFile>;
-  /** Receives every event (the JSONL journal); failures are ignored. */
-  readonly journal?: (event: EngineEvent) => Promise<void> | void;
-  readonly now?: () => Date;
-  readonly newRunId?: () => string;
-  /** The configured keys and tokens (never saved): candidates that write one are red-flagged. */
-  readonly secrets?: readonly string[];
-  /** Called before each step of a multi-step operation (landing), by name: the seam crash tests kill through. */
-  readonly checkpoint?: (step: string) => void | Promise<void>;
-  /**
-   * The run's repository on GitHub, for runs that have one (`run.github`): node branches are
-   * published through it, and the result lands through its pull request.
-   */
-  readonly remote?: (run: Run) => RunRemote | undefined;
-  /** How long the pull request's body waits for more changes before it is rewritten (default 2 s). */
-  readonly pullRequestDebounceMs?: number;
-}
-
-export interface Roles {
-  readonly planner: Planner;
-  readonly worker: Worker;
-  /** Releases what the roles hold (a local server); called at the end of a run whose roles the engine made. */
-  readonly close?: () => Promise<void>;
-}
-
-export type RunOutcome = Pick<Run, 'id' | 'status' | 'result' | 'error'> & {
-  readonly pending: readonly Question[];
-};
 
 /**
  * The MAKER run loop over ports: decompose, sample, red-flag, vote, ask, compose, land. All

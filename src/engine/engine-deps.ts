@@ -1,0 +1,41 @@
+import type { Question, Run, RunConfig, StateFile } from '../core/tree/schema.js';
+import type { Planner } from '../ports/planner.js';
+import type { RunRemote } from '../ports/remote.js';
+import type { StateStore } from '../ports/state-store.js';
+import type { Worker } from '../ports/worker.js';
+import type { Workspace } from '../ports/workspace.js';
+import type { EngineEvent } from './events.js';
+
+/** What the engine (`MakerEngine`) is built from. */
+export interface MakerEngineDeps {
+  readonly workspace: Workspace;
+  /** The planner and worker a run uses: fixed, or chosen from the run's configuration. */
+  readonly roles: Roles | ((config: RunConfig, run?: Run) => Roles);
+  readonly store: StateStore<StateFile>;
+  /** Receives every event (the JSONL journal); failures are ignored. */
+  readonly journal?: (event: EngineEvent) => Promise<void> | void;
+  readonly now?: () => Date;
+  readonly newRunId?: () => string;
+  /** The configured keys and tokens (never saved): candidates that write one are red-flagged. */
+  readonly secrets?: readonly string[];
+  /** Called before each step of a multi-step operation (landing), by name: the seam crash tests kill through. */
+  readonly checkpoint?: (step: string) => void | Promise<void>;
+  /**
+   * The run's repository on GitHub, for runs that have one (`run.github`): node branches are
+   * published through it, and the result lands through its pull request.
+   */
+  readonly remote?: (run: Run) => RunRemote | undefined;
+  /** How long the pull request's body waits for more changes before it is rewritten (default 2 s). */
+  readonly pullRequestDebounceMs?: number;
+}
+
+export interface Roles {
+  readonly planner: Planner;
+  readonly worker: Worker;
+  /** Releases what the roles hold (a local server); called at the end of a run whose roles the engine made. */
+  readonly close?: () => Promise<void>;
+}
+
+export type RunOutcome = Pick<Run, 'id' | 'status' | 'result' | 'error'> & {
+  readonly pending: readonly Question[];
+};
