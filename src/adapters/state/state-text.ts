@@ -218,12 +218,20 @@ export class StateText {
         lines.push(`${where},"part":${nodeJson(parts, changed)}}\n`);
       }
     }
-    cached.nodes.set(
-      nodeId,
-      done
-        ? { node, done, parts: undefined, json: json ?? nodeJson(parts, NODE_VOTE_FIELDS) }
-        : { node, done, parts, json },
-    );
+    if (!done) {
+      cached.nodes.set(nodeId, { node, done, parts, json });
+      return;
+    }
+    cached.nodes.set(nodeId, {
+      node,
+      done,
+      parts: undefined,
+      json: json ?? nodeJson(parts, NODE_VOTE_FIELDS),
+    });
+    for (const field of NODE_VOTE_FIELDS) {
+      const value = values[field];
+      if (value !== undefined) this.#votes.forget(field, value);
+    }
   }
 
   /** The text of the node's fields but its votes and {@link LIVE}, reusing `cached` if it still holds. */

@@ -34,6 +34,20 @@ export class VoteTexts {
     return { text: parts.join(''), shape: cached === undefined ? undefined : shapeOf(value) };
   }
 
+  /**
+   * Lets go of the texts of the vote's finished draws: its node's text is kept whole once it is
+   * done, and a draw's text kept beside it would hold the same bytes twice, as long as the run.
+   */
+  forget(field: VoteField, value: VoteRecord | Integrations): void {
+    const votes =
+      field === 'integrations' ? Object.values(value as Integrations) : [value as VoteRecord];
+    for (const vote of votes) {
+      if (vote === undefined) continue;
+      for (const d of vote.draws) if (d !== undefined && d !== null) this.#draws.delete(d);
+      for (const d of vote.ballots ?? []) if (d !== undefined && d !== null) this.#draws.delete(d);
+    }
+  }
+
   #integrations(value: Integrations, cached?: VoteText): VoteText {
     const shape = cached?.shape;
     if (shape !== undefined) {
