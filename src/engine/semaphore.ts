@@ -56,16 +56,20 @@ export class Semaphore {
    * the slot's `run` ends; both are idempotent.
    */
   acquire(signal?: AbortSignal, options: { readonly ahead?: boolean } = {}): Promise<HeldSlot> {
-    // Not an async function: a waiter holds its queue entry's promise, and no frame of its own.
-    if (this.#active >= this.#limit)
-      return this.#wait(signal, options.ahead === true ? this.#ahead : this.#queue).then(() =>
-        this.#held(signal),
-      );
-    this.#active += 1;
-    return new Promise((resolve) => resolve(this.#held(signal))); // a throw rejects it
+    if (signal?.aborted) return Promise.reject(new AbortedError(signal.reason));
+    if (this.#active < this.#limit) {
+      this.#active += 1;
+      return Promise.resolve(this.#held(signal));
+    }
+    // A waiter is its queue entry and one promise: no frame, no continuation of its own.
+    return new Promise<HeldSlot>((resolve, reject) => {
+      const lane = options.ahead === true ? this.#ahead : this.#queue;
+      lane.push({ grant: () => resolve(this.#held(signal)), reject, signal });
+      if (signal !== undefined) this.#watch(signal);
+    });
   }
 
-  /** The slot just taken, freed at once (and AbortedError thrown) if `signal` aborted. */
+  /** A slot just taken. Its work does not start if `signal` aborted meanwhile (as in {@link run}). */
   #held(signal: AbortSignal | undefined): HeldSlot {
     let held = true;
     const release = (): void => {
@@ -73,15 +77,12 @@ export class Semaphore {
       held = false;
       this.#release();
     };
-    if (signal?.aborted) {
-      release();
-      throw new AbortedError(signal.reason);
-    }
     return {
       release,
       run: async (work) => {
         if (!held) throw new Error('This paid slot was released already.');
         try {
+          if (signal?.aborted) throw new AbortedError(signal.reason);
           return await work();
         } finally {
           release();

@@ -14,14 +14,18 @@ interface NodeParts {
   readonly votes: Partial<Record<VoteField, VoteText>>;
 }
 
-/** A node's text: its parts while it is worked on, its whole text (when needed, and once done). */
+/**
+ * A node's text: its parts while it is worked on, and its whole text when needed. Once it is done,
+ * neither: its text is made again from the node when a snapshot is written (a finished node is
+ * written into a few snapshots at most, and its text kept would stay in memory for the whole run).
+ */
 type NodeText = {
   node: TreeNode;
   /** The node was `done` when its text was taken. */
   done: boolean;
 } & (
   | { parts: NodeParts; json: string | undefined }
-  | { parts: undefined; json: string } // done: the parts are let go (a change is written whole)
+  | { parts: undefined; json: undefined } // done: the parts are let go (a change is written whole)
 );
 
 interface RunText {
@@ -222,16 +226,25 @@ export class StateText {
       cached.nodes.set(nodeId, { node, done, parts, json });
       return;
     }
-    cached.nodes.set(nodeId, {
-      node,
-      done,
-      parts: undefined,
-      json: json ?? nodeJson(parts, NODE_VOTE_FIELDS),
-    });
+    cached.nodes.set(nodeId, { node, done, parts: undefined, json: undefined });
     for (const field of NODE_VOTE_FIELDS) {
       const value = values[field];
       if (value !== undefined) this.#votes.forget(field, value);
     }
+  }
+
+  /** A done node's whole text, as {@link update} would make it, keeping nothing of it. */
+  #doneJson(node: TreeNode): string {
+    const votes: Partial<Record<VoteField, VoteText>> = {};
+    for (const field of NODE_VOTE_FIELDS) {
+      const value = node[field];
+      if (value !== undefined) votes[field] = this.#votes.field(field, value, undefined, false);
+    }
+    const fixed = this.#fixed(node);
+    return nodeJson(
+      { fixed, live: this.#redact(JSON.stringify(live(node))), votes },
+      NODE_VOTE_FIELDS,
+    );
   }
 
   /** The text of the node's fields but its votes and {@link LIVE}, reusing `cached` if it still holds. */
@@ -261,8 +274,11 @@ export class StateText {
       for (const nodeId in run.nodes) {
         const entry = cached.nodes.get(nodeId);
         if (entry === undefined) continue;
-        if (entry.parts !== undefined) entry.json ??= nodeJson(entry.parts, NODE_VOTE_FIELDS);
-        body.push(`${JSON.stringify(nodeId)}:${entry.json}`);
+        let json = entry.json;
+        if (json === undefined)
+          if (entry.parts === undefined) json = this.#doneJson(entry.node);
+          else json = entry.json = nodeJson(entry.parts, NODE_VOTE_FIELDS);
+        body.push(`${JSON.stringify(nodeId)}:${json}`);
       }
       const head = cached.head;
       runs.push(
