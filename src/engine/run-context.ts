@@ -208,10 +208,12 @@ export function repositoryView(
   request: RepoContextRequest,
 ): (budget: number, options?: { readonly mapOnly?: boolean }) => Promise<RepoContext> {
   const builder = repoContextBuilder(ctx.workspace);
-  const made = new Map<string, Promise<RepoContext>>();
+  // Made on first use: a node waiting for a paid slot holds no table of its own.
+  let made: Map<string, Promise<RepoContext>> | undefined;
   return (budget, options) => {
     const mapOnly = options?.mapOnly === true;
     const key = `${budget}:${mapOnly}`;
+    made ??= new Map();
     let view = made.get(key);
     if (view === undefined) {
       const asked = mapOnly ? { ...request, mapOnly } : request;

@@ -15,18 +15,17 @@ interface NodeParts {
 }
 
 /**
- * A node's text: its parts while it is worked on, and its whole text when needed. Once it is done,
- * neither: its text is made again from the node when a snapshot is written (a finished node is
- * written into a few snapshots at most, and its text kept would stay in memory for the whole run).
+ * A node's text in parts while it is worked on; its whole text is joined from them when needed.
+ * Once it is done, nothing: its text is made again from the node when a snapshot is written (a
+ * finished node goes into a few snapshots at most; its text kept would stay for the whole run).
  */
-type NodeText = {
+interface NodeText {
   node: TreeNode;
   /** The node was `done` when its text was taken. */
   done: boolean;
-} & (
-  | { parts: NodeParts; json: string | undefined }
-  | { parts: undefined; json: undefined } // done: the parts are let go (a change is written whole)
-);
+  /** Undefined once done: the parts are let go (a change is written whole). */
+  parts: NodeParts | undefined;
+}
 
 interface RunText {
   head: string;
@@ -212,21 +211,19 @@ export class StateText {
       changed.length === 0 &&
       before.live === liveText &&
       before.fixed.text === fixed.text;
-    let json = same ? entry?.json : undefined;
     if (!same) {
       const where = `{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)}`;
       if (whole) {
-        json = nodeJson(parts, NODE_VOTE_FIELDS);
-        lines.push(`${where},"node":${json}}\n`);
+        lines.push(`${where},"node":${nodeJson(parts, NODE_VOTE_FIELDS)}}\n`);
       } else {
         lines.push(`${where},"part":${nodeJson(parts, changed)}}\n`);
       }
     }
     if (!done) {
-      cached.nodes.set(nodeId, { node, done, parts, json });
+      cached.nodes.set(nodeId, { node, done, parts });
       return;
     }
-    cached.nodes.set(nodeId, { node, done, parts: undefined, json: undefined });
+    cached.nodes.set(nodeId, { node, done, parts: undefined });
     for (const field of NODE_VOTE_FIELDS) {
       const value = values[field];
       if (value !== undefined) this.#votes.forget(field, value);
@@ -265,30 +262,44 @@ export class StateText {
    * `extra` (e.g. `"$generation":3`) goes right after the schema version.
    */
   document(state: StateFile, extra = ''): string {
-    const runs: string[] = [];
+    return this.documentPieces(state, extra).join('');
+  }
+
+  /**
+   * {@link document} in pieces (a run's head, a node each, the separators), in order: a large state
+   * is written without its whole text, and a copy of it for the file, held in memory at once.
+   */
+  documentPieces(state: StateFile, extra = ''): string[] {
+    const more = extra === '' ? '' : `,${extra}`;
+    const pieces = [`{"$schemaVersion":${JSON.stringify(state.$schemaVersion)}${more},"runs":{`];
+    let runSep = '';
     for (const runId in state.runs) {
       const cached = this.#runs.get(runId);
       const run = state.runs[runId];
       if (cached === undefined || run === undefined) continue;
-      const body: string[] = [];
+      const head = cached.head;
+      pieces.push(
+        `${runSep}${JSON.stringify(runId)}:${head.slice(0, -1)}${head === '{}' ? '' : ','}"nodes":{`,
+      );
+      runSep = ',';
+      let sep = '';
       for (const nodeId in run.nodes) {
         const entry = cached.nodes.get(nodeId);
         if (entry === undefined) continue;
-        let json = entry.json;
-        if (json === undefined)
-          if (entry.parts === undefined) json = this.#doneJson(entry.node);
-          else json = entry.json = nodeJson(entry.parts, NODE_VOTE_FIELDS);
-        body.push(`${JSON.stringify(nodeId)}:${json}`);
+        // Joined from its parts, or made again (done): kept, it would double what the parts hold.
+        const json =
+          entry.parts === undefined
+            ? this.#doneJson(entry.node)
+            : nodeJson(entry.parts, NODE_VOTE_FIELDS);
+        pieces.push(`${sep}${JSON.stringify(nodeId)}:`, json);
+        sep = ',';
       }
-      const head = cached.head;
-      runs.push(
-        `${JSON.stringify(runId)}:${head.slice(0, -1)}${head === '{}' ? '' : ','}"nodes":{${body.join(',')}}}`,
-      );
+      pieces.push('}}');
     }
     const ledger = this.#ledger === undefined ? '' : `,"ledger":${this.#ledger}`;
     const starting = this.#starting === undefined ? '' : `,"starting":${this.#starting}`;
-    const more = extra === '' ? '' : `,${extra}`;
-    return `{"$schemaVersion":${JSON.stringify(state.$schemaVersion)}${more},"runs":{${runs.join(',')}}${ledger}${starting}}`;
+    pieces.push(`}${ledger}${starting}}`);
+    return pieces;
   }
 }
 
