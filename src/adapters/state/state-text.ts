@@ -83,7 +83,8 @@ function nodeJson(entry: NodeParts, fields: readonly VoteField[]): string {
  * serialised again while it is the same object and still `done` (the engine never changes a
  * finished node); any other node's fields are serialised and compared with their cached text, and
  * each vote's text is reused while the vote holds the same values and the same finished draws (see
- * {@link VoteTexts}). Everything passes `redact` before it is cached.
+ * {@link VoteTexts}). A done node keeps no text: a snapshot makes it again from the node.
+ * Everything passes `redact` before it is cached.
  */
 export class StateText {
   readonly #redact: Redactor;
@@ -303,7 +304,7 @@ export class StateText {
   }
 }
 
-/** Serialises whole state documents, reusing the text of finished nodes between calls (see {@link StateText}). */
+/** Serialises whole state documents, reusing the text of unfinished nodes' parts between calls (see {@link StateText}). */
 export function stateSerializer(redact: Redactor = (text) => text): (state: StateFile) => string {
   const text = new StateText(redact);
   return (state) => {
