@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
-import { lintSource } from '@secretlint/core';
-import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { WrittenContent } from './candidate-policy.js';
+import { CredentialRules, type CredentialConfig } from './credential-rules.js';
 import { showPath } from './paths.js';
 import type { RedFlag } from './voting/types.js';
-
-// secretlint profiles every scan: a `performance.mark` per rule and per file, kept in Node's global
-// performance buffer and in the profiler's own lists for the life of the process (about 155 KB a
-// node in a 10,000-leaf run). MAKER never reads the profile: the one instance's `mark` does nothing.
-// (secretlint 13 can switch its profiler off, but declares Node >= 22; 12.0.0 is the last on 20.)
-secretLintProfiler.mark = () => undefined;
 
 /**
  * Credentials by a maintained rule set: secretlint's recommended preset (AWS access key ids of every
@@ -19,7 +12,7 @@ secretLintProfiler.mark = () => undefined;
  * ids scanned too. Run on the text as bytes (Latin-1, so binary content is scanned byte for byte)
  * and, when it looks like UTF-16, as UTF-16 decoded both ways, so an encoded key is found too.
  */
-const CONFIG = {
+export const CREDENTIAL_CONFIG: CredentialConfig = {
   rules: [
     {
       id: '@secretlint/secretlint-rule-preset-recommend',
@@ -29,9 +22,12 @@ const CONFIG = {
   ],
 };
 
+/** The rule set, made once per process (`credential-rules.ts`). */
+const RULES = new CredentialRules(CREDENTIAL_CONFIG);
+
 /**
- * Scans already made, by path and content: samples that agree write the same files, and
- * secretlint sets its whole rule set up again for every scan. Oldest first; at most `SCANS_KEPT`.
+ * Scans already made, by path and content: samples that agree write the same files. Oldest
+ * first; at most `SCANS_KEPT`.
  */
 const scans = new Map<string, Promise<ReadonlySet<string>>>();
 const SCANS_KEPT = 512;
@@ -56,11 +52,8 @@ export function credentialHits(path: string, bytes: Uint8Array): Promise<Readonl
 async function scanFor(path: string, bytes: Uint8Array): Promise<ReadonlySet<string>> {
   const hits = new Set<string>();
   for (const content of views(bytes)) {
-    const result = await lintSource({
-      source: { filePath: `/${path}`, content, ext: extension(path), contentType: 'text' },
-      options: { config: CONFIG },
-    });
-    for (const m of result.messages) hits.add(content.slice(m.range[0], m.range[1]));
+    const ranges = await RULES.scan({ filePath: `/${path}`, content, ext: extension(path) });
+    for (const [start, end] of ranges) hits.add(content.slice(start, end));
   }
   return hits;
 }
