@@ -112,9 +112,8 @@ function formsOf(ts: Ts, path: string, content: string): ScriptForms | null {
   );
   const { options, syntax } = shared(ts);
   if (syntax.getSyntacticDiagnostics(source).length > 0) return null;
-  const normal = writeTree(ts, source, false);
   bindFile(ts, source, options);
-  return { normal, alpha: writeTree(ts, source, true) };
+  return writeForms(ts, source);
 }
 
 function emptyHost(): TS.CompilerHost {
@@ -151,11 +150,11 @@ function scriptKind(ts: Ts, name: string): TS.ScriptKind {
 }
 
 /**
- * A tree as text: `(Kind child …)`, with identifiers' names, literals' values and the few facts the
- * parser keeps outside child nodes (an operator, `let` or `const`, type-only imports). With a
- * `alpha` (the file bound), local names are written as `$n`.
+ * A tree as text, both forms in one walk: `(Kind child …)`, with identifiers' names, literals'
+ * values and the few facts the parser keeps outside child nodes (an operator, `let` or `const`,
+ * type-only imports). In the alpha form, local names are written as `$n` (the file bound).
  */
-function writeTree(ts: Ts, root: TS.SourceFile, alpha: boolean): string {
+function writeForms(ts: Ts, root: TS.SourceFile): ScriptForms {
   const flagMask =
     ts.NodeFlags.Let |
     ts.NodeFlags.Const |
@@ -165,45 +164,49 @@ function writeTree(ts: Ts, root: TS.SourceFile, alpha: boolean): string {
     ts.NodeFlags.GlobalAugmentation |
     ts.NodeFlags.OptionalChain;
   const locals = new Map<TS.Symbol, number>();
-  const parts: string[] = [];
+  const normal: string[] = [];
+  const alpha: string[] = [];
+  const both = (part: string) => {
+    normal.push(part);
+    alpha.push(part);
+  };
   const visit = (node: TS.Node): void => {
-    const leaf = leafText(ts, node, alpha, locals);
-    if (leaf !== undefined) {
-      parts.push(leaf);
+    if (ts.isIdentifier(node)) {
+      const name = `id:${node.text}`;
+      normal.push(name);
+      const local = localSymbol(ts, node);
+      if (local === undefined) alpha.push(name);
+      else {
+        let index = locals.get(local);
+        if (index === undefined) {
+          index = locals.size;
+          locals.set(local, index);
+        }
+        alpha.push(`$${index}`);
+      }
       return;
     }
-    parts.push(`(${node.kind}`);
+    const leaf = leafText(ts, node);
+    if (leaf !== undefined) {
+      both(leaf);
+      return;
+    }
+    both(`(${node.kind}`);
     const flags = node.flags & flagMask;
-    if (flags !== 0) parts.push(`#${flags}`);
+    if (flags !== 0) both(`#${flags}`);
     const fields = node as unknown as Record<string, unknown>;
     for (const field of ['operator', 'token', 'keywordToken'])
-      if (typeof fields[field] === 'number') parts.push(`${field}=${fields[field]}`);
-    for (const field of ['isTypeOnly', 'isExportEquals'])
-      if (fields[field] === true) parts.push(field);
+      if (typeof fields[field] === 'number') both(`${field}=${fields[field]}`);
+    for (const field of ['isTypeOnly', 'isExportEquals']) if (fields[field] === true) both(field);
     ts.forEachChild(node, visit);
-    parts.push(')');
+    both(')');
   };
   visit(root);
-  return parts.join(' ');
+  return { normal: normal.join(' '), alpha: alpha.join(' ') };
 }
 
-/** A leaf's text (a name or a literal's value), or undefined for a node with children. */
-function leafText(
-  ts: Ts,
-  node: TS.Node,
-  alpha: boolean,
-  locals: Map<TS.Symbol, number>,
-): string | undefined {
-  if (ts.isIdentifier(node)) {
-    const local = alpha ? localSymbol(ts, node) : undefined;
-    if (local === undefined) return `id:${node.text}`;
-    let index = locals.get(local);
-    if (index === undefined) {
-      index = locals.size;
-      locals.set(local, index);
-    }
-    return `$${index}`;
-  }
+/** A leaf's text other than an identifier's (a literal's value), or undefined for a node with children. */
+function leafText(ts: Ts, node: TS.Node): string | undefined {
   if (ts.isPrivateIdentifier(node)) return `#${node.text}`;
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
     return `str:${JSON.stringify(node.text)}`;
