@@ -79,13 +79,7 @@ const extractDir = await mkdtemp(join(tmpdir(), 'maker-help-'));
 let helpPages;
 try {
   await build({
-    stdin: {
-      contents:
-        "import { buildProgram } from './src/surfaces/cli/program.ts';\nimport { helpPages } from './src/surfaces/cli/help-extract.ts';\nexport default helpPages(buildProgram({ io: { stdout: () => {}, stderr: () => {}, stderrIsTty: false, stdinIsTty: false, env: {}, cwd: '/' } }, () => {}));\n",
-      resolveDir: process.cwd(),
-      sourcefile: 'help-pages-entry.ts',
-      loader: 'ts',
-    },
+    entryPoints: ['src/surfaces/cli/help-extract.ts'],
     outfile: join(extractDir, 'help-pages.mjs'),
     bundle: true,
     platform: 'node',
@@ -105,7 +99,8 @@ try {
       },
     ],
   });
-  helpPages = (await import(pathToFileURL(join(extractDir, 'help-pages.mjs')).href)).default;
+  const extract = await import(pathToFileURL(join(extractDir, 'help-pages.mjs')).href);
+  helpPages = extract.allHelpPages();
 } finally {
   await rm(extractDir, { recursive: true, force: true });
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { commanderHelp, helpPages } from '../../src/surfaces/cli/help-extract.js';
+import { allHelpPages, commanderHelp } from '../../src/surfaces/cli/help-extract.js';
 import { lightRequest, renderHelp } from '../../src/surfaces/cli/help-pages.js';
 import type { CliIo } from '../../src/surfaces/cli/io.js';
 import { main } from '../../src/surfaces/cli/main.js';
@@ -40,7 +40,8 @@ function commandsOf(program: Command): Map<string, Command> {
   return all;
 }
 
-const pages = helpPages(buildProgram({ io: quietIo() }, () => undefined));
+// What the build carries, and the tree commander answers from.
+const pages = allHelpPages();
 const live = commandsOf(buildProgram({ io: quietIo() }, () => undefined));
 
 describe('help pages rendered at build time', () => {

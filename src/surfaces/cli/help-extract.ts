@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { renderHelp, type HelpPage, type HelpPages } from './help-pages.js';
+import { buildProgram } from './program.js';
 
 /**
  * What commander prints for a command's `--help` at `width` columns (undefined: not a terminal,
@@ -92,4 +93,17 @@ export function helpPages(program: Command): HelpPages {
   };
   visit(program, '');
   return pages;
+}
+
+/** Every page of maker's command tree: what the build carries (scripts/build.mjs). */
+export function allHelpPages(): HelpPages {
+  const io = {
+    stdout: () => undefined,
+    stderr: () => undefined,
+    stderrIsTty: false,
+    stdinIsTty: false,
+    env: {},
+    cwd: '/',
+  };
+  return helpPages(buildProgram({ io }, () => undefined));
 }
