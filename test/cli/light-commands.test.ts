@@ -103,6 +103,12 @@ describe('light commands load no heavy library', () => {
     expect(await heavyLoadedBy(args, NOT_FOR_PAGES)).toEqual([]);
   });
 
+  it('maker --version does not load the help pages either', async () => {
+    const pages = { 'help pages': /^\/\/ src\/surfaces\/cli\/help-data\.ts$/m };
+    expect(await heavyLoadedBy(['--version'], { ...NOT_FOR_PAGES, ...pages })).toEqual([]);
+    expect(await heavyLoadedBy(['--help'], pages)).toEqual(['help pages']);
+  });
+
   it('the built chunks hold both libraries, so the markers above can find them', async () => {
     const all = await exec('ls', [join(process.cwd(), 'dist')]);
     const chunks = all.stdout

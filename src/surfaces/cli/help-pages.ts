@@ -96,13 +96,18 @@ export function mayBeLight(argv: readonly string[]): boolean {
   );
 }
 
+/** `maker --version` or `maker -v`, alone (with `--verbose`, the CLI answers). */
+export function asksVersion(argv: readonly string[]): boolean {
+  return argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v');
+}
+
 /**
  * The page or the version the words ask for, in the forms commander answers with exactly that page:
  * `--version`, `-v`, `[command…] --help` (or `-h`), `help [command…]`. Anything else (an unknown
  * command, options besides help) is left to commander: undefined.
  */
 export function lightRequest(argv: readonly string[], pages: HelpPages): LightRequest | undefined {
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) return { version: true };
+  if (asksVersion(argv)) return { version: true };
   const last = argv[argv.length - 1];
   const path =
     last !== undefined && HELP_WORDS.has(last)
