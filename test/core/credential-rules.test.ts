@@ -51,6 +51,18 @@ const SAMPLES: readonly { name: string; path: string; content: string; finds: bo
     finds: false,
   },
   {
+    name: 'after a byte order mark',
+    path: 'src/b.ts',
+    content: `\uFEFFconst id = "${STS_ID}";\n`,
+    finds: true,
+  },
+  {
+    name: 'hidden by a disable-next-line comment, CRLF lines',
+    path: 'src/c.ts',
+    content: `const a = 1;\r\n// secretlint-disable-next-line\r\nconst id = "${STS_ID}";\r\nconst k = "${KEY_ID}";\r\n`,
+    finds: true,
+  },
+  {
     name: 'ordinary code',
     path: 'src/a.ts',
     content: 'export const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);\n',
