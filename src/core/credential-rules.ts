@@ -119,8 +119,8 @@ class RuleSet {
     }
   }
 
+  /** A rule of the config (`disabled` honoured), or of a preset (as secretlint: registered anyway). */
   private register(descriptor: RuleDescriptor, shared: object): void {
-    if (descriptor.disabled === true) return;
     if (this.rules.some((r) => r.id === descriptor.id))
       throw new Error(`rule.id:${descriptor.id} is already registered.`);
     const ruleId = descriptor.rule.meta.id;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import { rules as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { WrittenContent } from './candidate-policy.js';
 import { CredentialRules, type CredentialConfig } from './credential-rules.js';
 import { showPath } from './paths.js';
@@ -11,15 +11,18 @@ import type { RedFlag } from './voting/types.js';
  * npm, OpenAI, Anthropic, private keys, basic auth, database connection strings…), with AWS key
  * ids scanned too. Run on the text as bytes (Latin-1, so binary content is scanned byte for byte)
  * and, when it looks like UTF-16, as UTF-16 decoded both ways, so an encoded key is found too.
+ * The preset's comment filter is off: a `secretlint-disable` comment in what a candidate writes
+ * must not switch off the scan of what it writes.
  */
 export const CREDENTIAL_CONFIG: CredentialConfig = {
-  rules: [
-    {
-      id: '@secretlint/secretlint-rule-preset-recommend',
-      rule: recommended,
-      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
-    },
-  ],
+  // The preset's rules one by one: secretlint does not honour `disabled` for a rule in a preset.
+  rules: recommended
+    .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
+    .map((rule) =>
+      rule.meta.id === '@secretlint/secretlint-rule-aws'
+        ? { id: rule.meta.id, rule, options: { enableIDScanRule: true } }
+        : { id: rule.meta.id, rule },
+    ),
 };
 
 /** The rule set, made once per process (`credential-rules.ts`). */

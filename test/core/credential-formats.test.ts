@@ -40,6 +40,24 @@ describe('credential formats, by a maintained rule set (secretlint recommended)'
       true,
     ],
     ['a GitHub token', { path: 'src/a.ts', after: text(`t = "ghp_${'a1B2'.repeat(9)}"\n`) }, true],
+    // The first failed before (expected [] to equal ['secret']): the preset's comment filter let the
+    // scanned file switch its own scan off.
+    [
+      'an AWS secret behind a secretlint-disable-line comment',
+      {
+        path: 'src/a.ts',
+        after: text(`secretAccessKey = "${SECRET}"; // secretlint-disable-line\n`),
+      },
+      true,
+    ],
+    [
+      'an AWS secret after a secretlint-disable comment',
+      {
+        path: 'src/a.ts',
+        after: text(`/* secretlint-disable */\nsecretAccessKey = "${SECRET}";\n`),
+      },
+      true,
+    ],
     [
       'ordinary code',
       {
