@@ -55,7 +55,7 @@ export function credentialHits(path: string, bytes: Uint8Array): Promise<Readonl
 async function scanFor(path: string, bytes: Uint8Array): Promise<ReadonlySet<string>> {
   const hits = new Set<string>();
   for (const content of views(bytes)) {
-    const ranges = await RULES.scan({ filePath: `/${path}`, content, ext: extension(path) });
+    const ranges = await RULES.scan({ filePath: scannedName(path), content, ext: extension(path) });
     for (const [start, end] of ranges) hits.add(content.slice(start, end));
   }
   return hits;
@@ -72,6 +72,16 @@ function views(bytes: Uint8Array): string[] {
     out.push(Buffer.from(even).swap16().toString('utf16le'));
   }
   return out;
+}
+
+/**
+ * The name the rules see a file by: its path, after a NUL byte that no file system accepts. The
+ * rules match names by their ends (`package.json`, `.npmrc`), but secretlint's GCP rule reads a
+ * `.p12` file from the disk by its name: it would judge the machine's file at `/<path>`, not what
+ * the candidate wrote (a harmless text at `tmp/x.p12` was flagged when `/tmp/x.p12` held a key).
+ */
+function scannedName(path: string): string {
+  return `\0/${path}`;
 }
 
 function extension(path: string): string {
