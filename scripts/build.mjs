@@ -5,7 +5,10 @@
 // The live view's page (browser code, d3-hierarchy included) is bundled first and carried inside both
 // bundles as a string, so the page works offline and nothing is served from beside them.
 import { build } from 'esbuild';
-import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 const entries = [
@@ -68,6 +71,40 @@ const typescriptAside = {
   },
 };
 
+// Every command's help page, rendered from the command definitions by commander itself and carried
+// in the bundle (MAKER_HELP_PAGES), so `maker --help`, `--version` and `<command> --help` load
+// neither commander nor the definitions (src/surfaces/cli/help-pages.ts). The definitions are
+// bundled and run once here; their commands' runs (loaded by import()) are left out.
+const extractDir = await mkdtemp(join(tmpdir(), 'maker-help-'));
+let helpPages;
+try {
+  await build({
+    entryPoints: ['src/surfaces/cli/help-extract.ts'],
+    outfile: join(extractDir, 'help-pages.mjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    logLevel: 'warning',
+    banner: { js: requireBanner },
+    define: { MAKER_VERSION: JSON.stringify(pkg.version) },
+    plugins: [
+      {
+        name: 'no-runs',
+        setup(b) {
+          b.onResolve({ filter: /.*/ }, (args) =>
+            args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+          );
+        },
+      },
+    ],
+  });
+  const extract = await import(pathToFileURL(join(extractDir, 'help-pages.mjs')).href);
+  helpPages = extract.allHelpPages();
+} finally {
+  await rm(extractDir, { recursive: true, force: true });
+}
+
 const { metafile } = await build({
   entryPoints: entries,
   outdir: 'dist',
@@ -84,7 +121,12 @@ const { metafile } = await build({
   // playwright-core is a development dependency, loaded only by `maker bench view`.
   external: ['playwright-core'],
   plugins: [typescriptAside],
-  define: { MAKER_VERSION: JSON.stringify(pkg.version), MAKER_VIEW_ASSETS: JSON.stringify(assets) },
+  define: {
+    MAKER_VERSION: JSON.stringify(pkg.version),
+    // Strings, not objects: esbuild puts object defines in a chunk every entry loads.
+    MAKER_VIEW_ASSETS: JSON.stringify(JSON.stringify(assets)),
+    MAKER_HELP_PAGES: JSON.stringify(JSON.stringify(helpPages)),
+  },
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __makerCreateRequire } from 'node:module';\nconst require = __makerCreateRequire(import.meta.url);",
   },

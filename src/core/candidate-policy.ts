@@ -187,8 +187,11 @@ export function contentRedFlags(
   secrets: readonly string[] = [],
 ): RedFlag[] {
   const flags: RedFlag[] = [];
-  // Latin-1 maps every byte to one character: binary content is scanned byte for byte.
-  const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1');
+  // Latin-1 maps every byte to one character: binary content is scanned byte for byte. A view of
+  // the bytes, not a copy; each file's new text decoded once.
+  const text = (bytes: Uint8Array) =>
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const afters = new Map(files.map((f) => [f, text(f.after)]));
   const keys = secrets.filter((s) => s !== '').map((s) => Buffer.from(s).toString('latin1'));
   const found = (content: string) => {
     const hits = new Set<string>();
@@ -197,8 +200,11 @@ export function contentRedFlags(
     return hits;
   };
   const leaking = files.filter((f) => {
+    const after = found(afters.get(f) as string);
+    // The old content is scanned only when the new one holds something.
+    if (after.size === 0) return false;
     const before = f.before === undefined ? new Set<string>() : found(text(f.before));
-    return [...found(text(f.after))].some((hit) => !before.has(hit));
+    return [...after].some((hit) => !before.has(hit));
   });
   if (leaking.length > 0)
     flags.push({
@@ -208,7 +214,7 @@ export function contentRedFlags(
         .slice(0, 5)
         .join(', ')}.`,
     });
-  const marked = files.find((f) => /^(<{7}|>{7})( |$)/m.test(text(f.after)));
+  const marked = files.find((f) => /^(<{7}|>{7})( |$)/m.test(afters.get(f) as string));
   if (marked !== undefined)
     flags.push({
       rule: 'conflict-markers',

@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
-import { lintSource } from '@secretlint/core';
-import { secretLintProfiler } from '@secretlint/profiler';
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import { rules as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { WrittenContent } from './candidate-policy.js';
+import { CredentialRules, type CredentialConfig } from './credential-rules.js';
 import { showPath } from './paths.js';
 import type { RedFlag } from './voting/types.js';
-
-// secretlint profiles every scan: a `performance.mark` per rule and per file, kept in Node's global
-// performance buffer and in the profiler's own lists for the life of the process (about 155 KB a
-// node in a 10,000-leaf run). MAKER never reads the profile: the one instance's `mark` does nothing.
-// (secretlint 13 can switch its profiler off, but declares Node >= 22; 12.0.0 is the last on 20.)
-secretLintProfiler.mark = () => undefined;
 
 /**
  * Credentials by a maintained rule set: secretlint's recommended preset (AWS access key ids of every
@@ -18,20 +11,26 @@ secretLintProfiler.mark = () => undefined;
  * npm, OpenAI, Anthropic, private keys, basic auth, database connection strings…), with AWS key
  * ids scanned too. Run on the text as bytes (Latin-1, so binary content is scanned byte for byte)
  * and, when it looks like UTF-16, as UTF-16 decoded both ways, so an encoded key is found too.
+ * The preset's comment filter is off: a `secretlint-disable` comment in what a candidate writes
+ * must not switch off the scan of what it writes.
  */
-const CONFIG = {
-  rules: [
-    {
-      id: '@secretlint/secretlint-rule-preset-recommend',
-      rule: recommended,
-      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
-    },
-  ],
+export const CREDENTIAL_CONFIG: CredentialConfig = {
+  // The preset's rules one by one: secretlint does not honour `disabled` for a rule in a preset.
+  rules: recommended
+    .filter((rule) => rule.meta.id !== '@secretlint/secretlint-rule-filter-comments')
+    .map((rule) =>
+      rule.meta.id === '@secretlint/secretlint-rule-aws'
+        ? { id: rule.meta.id, rule, options: { enableIDScanRule: true } }
+        : { id: rule.meta.id, rule },
+    ),
 };
 
+/** The rule set, made once per process (`credential-rules.ts`). */
+const RULES = new CredentialRules(CREDENTIAL_CONFIG);
+
 /**
- * Scans already made, by path and content: samples that agree write the same files, and
- * secretlint sets its whole rule set up again for every scan. Oldest first; at most `SCANS_KEPT`.
+ * Scans already made, by path and content: samples that agree write the same files. Oldest
+ * first; at most `SCANS_KEPT`.
  */
 const scans = new Map<string, Promise<ReadonlySet<string>>>();
 const SCANS_KEPT = 512;
@@ -56,11 +55,8 @@ export function credentialHits(path: string, bytes: Uint8Array): Promise<Readonl
 async function scanFor(path: string, bytes: Uint8Array): Promise<ReadonlySet<string>> {
   const hits = new Set<string>();
   for (const content of views(bytes)) {
-    const result = await lintSource({
-      source: { filePath: `/${path}`, content, ext: extension(path), contentType: 'text' },
-      options: { config: CONFIG },
-    });
-    for (const m of result.messages) hits.add(content.slice(m.range[0], m.range[1]));
+    const ranges = await RULES.scan({ filePath: scannedName(path), content, ext: extension(path) });
+    for (const [start, end] of ranges) hits.add(content.slice(start, end));
   }
   return hits;
 }
@@ -76,6 +72,16 @@ function views(bytes: Uint8Array): string[] {
     out.push(Buffer.from(even).swap16().toString('utf16le'));
   }
   return out;
+}
+
+/**
+ * The name the rules see a file by: its path, after a NUL byte that no file system accepts. The
+ * rules match names by their ends (`package.json`, `.npmrc`), but secretlint's GCP rule reads a
+ * `.p12` file from the disk by its name: it would judge the machine's file at `/<path>`, not what
+ * the candidate wrote (a harmless text at `tmp/x.p12` was flagged when `/tmp/x.p12` held a key).
+ */
+function scannedName(path: string): string {
+  return `\0/${path}`;
 }
 
 function extension(path: string): string {

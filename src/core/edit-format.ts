@@ -18,10 +18,10 @@ export function editFormatRedFlags(
 ): RedFlag[] {
   const flags: RedFlag[] = [];
   for (const f of files) {
-    if (f.before !== undefined && Buffer.from(f.before).equals(Buffer.from(f.after))) continue;
+    if (f.before !== undefined && view(f.before).equals(view(f.after))) continue;
     if (f.after.includes(0)) continue; // binary
-    const after = Buffer.from(f.after).toString('utf8');
-    const before = f.before === undefined ? undefined : Buffer.from(f.before).toString('utf8');
+    const after = view(f.after).toString('utf8');
+    const before = f.before === undefined ? undefined : view(f.before).toString('utf8');
     const broken = structureProblem(f.path, after);
     if (
       broken !== undefined &&
@@ -44,6 +44,11 @@ export function editFormatRedFlags(
       });
   }
   return flags;
+}
+
+/** The bytes as a Buffer over the same memory (`Buffer.from` of a Uint8Array copies them). */
+function view(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**
@@ -153,6 +158,8 @@ const PHRASE = new RegExp(
   'i',
 );
 
+const STARTS_WITH_ELLIPSIS = new RegExp(`^${ELLIPSIS}`);
+
 /** Whether a line stands for code left out of a whole-file rewrite. */
 export function isOmissionLine(line: string): boolean {
   const trimmed = line.trim();
@@ -161,7 +168,7 @@ export function isOmissionLine(line: string): boolean {
   const body =
     leader !== null
       ? line.slice(leader[0].length)
-      : new RegExp(`^${ELLIPSIS}`).test(trimmed)
+      : STARTS_WITH_ELLIPSIS.test(trimmed)
         ? trimmed
         : undefined;
   return body !== undefined && PHRASE.test(body);

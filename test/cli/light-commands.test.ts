@@ -67,6 +67,16 @@ async function heavyLoadedBy(
   return [...found].sort();
 }
 
+/**
+ * What `maker --help`, `--version` and `<command> --help` do not load either: commander, or the
+ * command definitions (their pages were rendered at build time, see help-pages.ts).
+ */
+const NOT_FOR_PAGES: Record<string, RegExp> = {
+  ...NOT_FOR_HELP,
+  commander: /^\/\/ (?:\S*\/)?node_modules\/commander\//m,
+  'command definitions': /^\/\/ src\/surfaces\/cli\/commands\/run\.ts$/m,
+};
+
 describe('light commands load no heavy library', () => {
   it.each([
     [['--help']],
@@ -83,13 +93,29 @@ describe('light commands load no heavy library', () => {
     },
   );
 
+  it.each([
+    [['--help']],
+    [['--version']],
+    [['run', '--help']],
+    [['bench', 'hanoi', '-h']],
+    [['help', 'estimate']],
+  ])('maker %j loads neither commander nor the command definitions', async (args) => {
+    expect(await heavyLoadedBy(args, NOT_FOR_PAGES)).toEqual([]);
+  });
+
+  it('maker --version does not load the help pages either', async () => {
+    const pages = { 'help pages': /^\/\/ src\/surfaces\/cli\/help-data\.ts$/m };
+    expect(await heavyLoadedBy(['--version'], { ...NOT_FOR_PAGES, ...pages })).toEqual([]);
+    expect(await heavyLoadedBy(['--help'], pages)).toEqual(['help pages']);
+  });
+
   it('the built chunks hold both libraries, so the markers above can find them', async () => {
     const all = await exec('ls', [join(process.cwd(), 'dist')]);
     const chunks = all.stdout
       .split('\n')
       .filter((f) => /^chunk-.*\.js$/.test(f))
       .map((f) => readFileSync(join(process.cwd(), 'dist', f), 'utf8'));
-    for (const marker of Object.values(NOT_FOR_HELP))
+    for (const marker of Object.values(NOT_FOR_PAGES))
       expect(chunks.some((source) => marker.test(source))).toBe(true);
   });
 });

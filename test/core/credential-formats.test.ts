@@ -1,7 +1,10 @@
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { contentRedFlags, type WrittenContent } from '../../src/core/candidate-policy.js';
-import { credentialFlags } from '../../src/core/credential-scan.js';
+import { credentialFlags, credentialHits } from '../../src/core/credential-scan.js';
 
 /** The credential red flags a candidate's written files get, as the engine computes them. */
 async function flags(files: WrittenContent[]): Promise<string[]> {
@@ -40,6 +43,24 @@ describe('credential formats, by a maintained rule set (secretlint recommended)'
       true,
     ],
     ['a GitHub token', { path: 'src/a.ts', after: text(`t = "ghp_${'a1B2'.repeat(9)}"\n`) }, true],
+    // The first failed before (expected [] to equal ['secret']): the preset's comment filter let the
+    // scanned file switch its own scan off.
+    [
+      'an AWS secret behind a secretlint-disable-line comment',
+      {
+        path: 'src/a.ts',
+        after: text(`secretAccessKey = "${SECRET}"; // secretlint-disable-line\n`),
+      },
+      true,
+    ],
+    [
+      'an AWS secret after a secretlint-disable comment',
+      {
+        path: 'src/a.ts',
+        after: text(`/* secretlint-disable */\nsecretAccessKey = "${SECRET}";\n`),
+      },
+      true,
+    ],
     [
       'ordinary code',
       {
@@ -75,5 +96,21 @@ describe('the scan keeps nothing per file', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(performance.getEntriesByType('mark').length).toBe(0);
     expect(performance.getEntriesByType('measure').length).toBe(0);
+  });
+});
+
+describe('the scan judges what the candidate wrote, never a file of the machine', () => {
+  // Failed before (the harmless text was flagged): secretlint's GCP rule read the `.p12` file at
+  // `/<path>` from the disk, here a PKCS#12 file with GCP's password (a throw-away key).
+  it("a .p12 path whose twin on this machine's disk is a key", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'maker-p12-'));
+    try {
+      const onDisk = join(dir, 'key.p12');
+      await copyFile('test/fixtures/gcp-style-key.p12', onDisk);
+      const path = relative('/', onDisk);
+      expect([...(await credentialHits(path, text('harmless text\n')))]).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -59,6 +59,32 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
       expect(forms.size).toBe(3);
     }, 60_000);
 
+    it("a leaf's code alone passes the check a planner gives it when splitting code from test", async () => {
+      // What plans.ts gives the code part: the leaf's codeCheck, else that the module loads.
+      for (const [i, leaf] of idea.leaves.entries()) {
+        const code = leaf.files[0]?.path ?? '';
+        const dir = await tempDir();
+        // The leaf's code on the earlier leaves' whole work, as the engine's base has it.
+        await writeTree(dir, [
+          ...idea.leaves
+            .slice(0, i)
+            .flatMap((spec, j) => writeLeaf(spec, randOf(70 + j), 'correct', 'none').files),
+          ...writeLeaf(leaf, randOf(70 + i), 'correct', 'none').files.filter(
+            (f) => f.path === code,
+          ),
+        ]);
+        const check = leaf.codeCheck ?? `node -e "import('./${code}')"`;
+        // Its stdin is empty, as in the check sandbox.
+        const ok = await new Promise<boolean>((resolve) => {
+          const child = execFile('/bin/sh', ['-c', check], { cwd: dir, timeout: 30_000 }, (error) =>
+            resolve(error === null),
+          );
+          child.stdin?.end();
+        });
+        expect(ok, `${idea.name} leaf ${i}: ${check}`).toBe(true);
+      }
+    }, 120_000);
+
     it("each leaf's own test (its check) fails on the obvious flaws and slips", async () => {
       for (const [i, leaf] of idea.leaves.entries()) {
         const own = leaf.files.slice(1).map((f) => f.path);

@@ -56,7 +56,7 @@ function digest(text: string): string {
 async function formsOf(
   files: readonly { path: string; bytes: Uint8Array | undefined }[],
 ): Promise<(Forms | undefined)[]> {
-  const scripts: { path: string; content: string; index: number }[] = [];
+  const scripts: { path: string; file: string; content: string; index: number }[] = [];
   const out: (Forms | undefined)[] = files.map(({ path, bytes }, index) => {
     if (bytes === undefined) return undefined;
     const content = text(bytes);
@@ -65,7 +65,11 @@ async function formsOf(
       return { normal, alpha: normal };
     }
     const extension = extensionOf(path);
-    if (isScript(extension)) scripts.push({ path: `${index}/${path}`, content, index });
+    // A script's text form is made only if it does not parse (below).
+    if (isScript(extension)) {
+      scripts.push({ path: `${index}/${path}`, file: path, content, index });
+      return undefined;
+    }
     if (extension === 'json') {
       try {
         const normal = `json:${canonicalJson(JSON.parse(content) as unknown, { normalizeStrings: false })}`;
@@ -80,7 +84,12 @@ async function formsOf(
   const parsed = await scriptForms(scripts);
   for (const script of scripts) {
     const forms = parsed.get(script.path);
-    if (forms !== undefined) out[script.index] = forms;
+    if (forms !== undefined) {
+      out[script.index] = forms;
+      continue;
+    }
+    const normal = `text:${normalizeSourceText(script.file, script.content)}`;
+    out[script.index] = { normal, alpha: normal };
   }
   return out;
 }

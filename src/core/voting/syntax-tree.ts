@@ -1,4 +1,5 @@
 import type * as TS from 'typescript';
+import { bindFile, localSymbol } from './local-names.js';
 
 /**
  * JavaScript and TypeScript as syntax trees, through the TypeScript compiler API (loaded on first
@@ -41,8 +42,9 @@ export interface ScriptForms {
 }
 
 /**
- * The normal forms of script files, parsed together (so a name's scope is the compiler's, not a
- * guess). A file with syntax errors is left out of the result: its caller compares its text.
+ * The normal forms of script files, each parsed and bound on its own (a local is declared in the
+ * file itself; its scope is the compiler's binder's, not a guess). A file with syntax errors is left
+ * out of the result: its caller compares its text.
  */
 export async function scriptForms(
   files: readonly { readonly path: string; readonly content: string }[],
@@ -52,8 +54,7 @@ export async function scriptForms(
   const ts = await loadTypeScript();
   // A file's forms depend on its kind and text alone (a local is declared in the file itself), and
   // candidates share most of their files: every candidate of a subtask has the same base, and
-  // agreeing candidates the same answer. Building a program and its checker is most of a vote's
-  // CPU and garbage, so a file already seen is not parsed again.
+  // agreeing candidates the same answer, so a file already seen is not parsed again.
   const fresh: { readonly path: string; readonly content: string; readonly key: string }[] = [];
   for (const f of files) {
     const key = `${scriptKind(ts, f.path)}\0${f.content}`;
@@ -66,8 +67,23 @@ export async function scriptForms(
     if (known !== null) out.set(f.path, known);
   }
   if (fresh.length === 0) return out;
-  // Virtual, unique names: nothing is read from the disk.
-  const names = new Map(fresh.map((f, i) => [`/maker-${i}/${f.path}`, f]));
+  for (const file of fresh) {
+    const forms = formsOf(ts, file.path, file.content);
+    remember(file.key, forms);
+    if (forms !== null) out.set(file.path, forms);
+  }
+  return out;
+}
+
+/**
+ * The compiler options the files are parsed and bound with, and a program of no files, made once:
+ * its `getSyntacticDiagnostics` reads only the file it is given (and, for JavaScript, also reports
+ * TypeScript-only syntax, which the parser alone does not).
+ */
+let setUp: { readonly options: TS.CompilerOptions; readonly syntax: TS.Program } | undefined;
+
+function shared(ts: Ts): { readonly options: TS.CompilerOptions; readonly syntax: TS.Program } {
+  if (setUp !== undefined) return setUp;
   const options: TS.CompilerOptions = {
     noLib: true,
     noResolve: true,
@@ -79,35 +95,39 @@ export async function scriptForms(
     target: ts.ScriptTarget.ESNext,
     module: ts.ModuleKind.ESNext,
   };
-  const sources = new Map<string, TS.SourceFile>();
-  for (const [name, file] of names)
-    sources.set(
-      name,
-      ts.createSourceFile(name, file.content, ts.ScriptTarget.ESNext, true, scriptKind(ts, name)),
-    );
-  const host: TS.CompilerHost = {
-    getSourceFile: (name) => sources.get(name),
+  setUp = { options, syntax: ts.createProgram({ rootNames: [], options, host: emptyHost() }) };
+  return setUp;
+}
+
+/** One file's forms, from its syntax tree and its binder's scopes; null when it does not parse. */
+function formsOf(ts: Ts, path: string, content: string): ScriptForms | null {
+  // A virtual name: nothing is read from the disk.
+  const name = `/maker/${path}`;
+  const source = ts.createSourceFile(
+    name,
+    content,
+    ts.ScriptTarget.ESNext,
+    true,
+    scriptKind(ts, name),
+  );
+  const { options, syntax } = shared(ts);
+  if (syntax.getSyntacticDiagnostics(source).length > 0) return null;
+  bindFile(ts, source, options);
+  return writeForms(ts, source);
+}
+
+function emptyHost(): TS.CompilerHost {
+  return {
+    getSourceFile: () => undefined,
     getDefaultLibFileName: () => '/maker-lib.d.ts',
     writeFile: () => undefined,
     getCurrentDirectory: () => '/',
     getCanonicalFileName: (name) => name,
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => '\n',
-    fileExists: (name) => sources.has(name),
-    readFile: (name) => names.get(name)?.content,
+    fileExists: () => false,
+    readFile: () => undefined,
   };
-  const program = ts.createProgram({ rootNames: [...sources.keys()], options, host });
-  const checker = program.getTypeChecker();
-  for (const [name, file] of names) {
-    const source = program.getSourceFile(name);
-    const forms =
-      source === undefined || program.getSyntacticDiagnostics(source).length > 0
-        ? null
-        : { normal: writeTree(ts, source, undefined), alpha: writeTree(ts, source, checker) };
-    remember(file.key, forms);
-    if (forms !== null) out.set(file.path, forms);
-  }
-  return out;
 }
 
 /** Files' forms by kind and text (null: a syntax error), the most recently used last. */
@@ -130,11 +150,11 @@ function scriptKind(ts: Ts, name: string): TS.ScriptKind {
 }
 
 /**
- * A tree as text: `(Kind child …)`, with identifiers' names, literals' values and the few facts the
- * parser keeps outside child nodes (an operator, `let` or `const`, type-only imports). With a
- * `checker`, local names are written as `$n`.
+ * A tree as text, both forms in one walk: `(Kind child …)`, with identifiers' names, literals'
+ * values and the few facts the parser keeps outside child nodes (an operator, `let` or `const`,
+ * type-only imports). In the alpha form, local names are written as `$n` (the file bound).
  */
-function writeTree(ts: Ts, root: TS.SourceFile, checker: TS.TypeChecker | undefined): string {
+function writeForms(ts: Ts, root: TS.SourceFile): ScriptForms {
   const flagMask =
     ts.NodeFlags.Let |
     ts.NodeFlags.Const |
@@ -144,45 +164,49 @@ function writeTree(ts: Ts, root: TS.SourceFile, checker: TS.TypeChecker | undefi
     ts.NodeFlags.GlobalAugmentation |
     ts.NodeFlags.OptionalChain;
   const locals = new Map<TS.Symbol, number>();
-  const parts: string[] = [];
+  const normal: string[] = [];
+  const alpha: string[] = [];
+  const both = (part: string) => {
+    normal.push(part);
+    alpha.push(part);
+  };
   const visit = (node: TS.Node): void => {
-    const leaf = leafText(ts, node, checker, locals);
-    if (leaf !== undefined) {
-      parts.push(leaf);
+    if (ts.isIdentifier(node)) {
+      const name = `id:${node.text}`;
+      normal.push(name);
+      const local = localSymbol(ts, node);
+      if (local === undefined) alpha.push(name);
+      else {
+        let index = locals.get(local);
+        if (index === undefined) {
+          index = locals.size;
+          locals.set(local, index);
+        }
+        alpha.push(`$${index}`);
+      }
       return;
     }
-    parts.push(`(${node.kind}`);
+    const leaf = leafText(ts, node);
+    if (leaf !== undefined) {
+      both(leaf);
+      return;
+    }
+    both(`(${node.kind}`);
     const flags = node.flags & flagMask;
-    if (flags !== 0) parts.push(`#${flags}`);
+    if (flags !== 0) both(`#${flags}`);
     const fields = node as unknown as Record<string, unknown>;
     for (const field of ['operator', 'token', 'keywordToken'])
-      if (typeof fields[field] === 'number') parts.push(`${field}=${fields[field]}`);
-    for (const field of ['isTypeOnly', 'isExportEquals'])
-      if (fields[field] === true) parts.push(field);
+      if (typeof fields[field] === 'number') both(`${field}=${fields[field]}`);
+    for (const field of ['isTypeOnly', 'isExportEquals']) if (fields[field] === true) both(field);
     ts.forEachChild(node, visit);
-    parts.push(')');
+    both(')');
   };
   visit(root);
-  return parts.join(' ');
+  return { normal: normal.join(' '), alpha: alpha.join(' ') };
 }
 
-/** A leaf's text (a name or a literal's value), or undefined for a node with children. */
-function leafText(
-  ts: Ts,
-  node: TS.Node,
-  checker: TS.TypeChecker | undefined,
-  locals: Map<TS.Symbol, number>,
-): string | undefined {
-  if (ts.isIdentifier(node)) {
-    const local = checker === undefined ? undefined : localSymbol(ts, node, checker);
-    if (local === undefined) return `id:${node.text}`;
-    let index = locals.get(local);
-    if (index === undefined) {
-      index = locals.size;
-      locals.set(local, index);
-    }
-    return `$${index}`;
-  }
+/** A leaf's text other than an identifier's (a literal's value), or undefined for a node with children. */
+function leafText(ts: Ts, node: TS.Node): string | undefined {
   if (ts.isPrivateIdentifier(node)) return `#${node.text}`;
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
     return `str:${JSON.stringify(node.text)}`;
@@ -205,48 +229,4 @@ function leafText(
   return node.kind >= ts.SyntaxKind.FirstToken && node.kind <= ts.SyntaxKind.LastToken
     ? `t${node.kind}`
     : undefined;
-}
-
-/**
- * The symbol of `id` when renaming it consistently cannot change what the program does: every
- * declaration is a parameter or sits inside a function or block, and `id` is not also a property
- * name there (`{ x }`, `const { x } = o`).
- */
-function localSymbol(ts: Ts, id: TS.Identifier, checker: TS.TypeChecker): TS.Symbol | undefined {
-  const parent = id.parent;
-  if (ts.isShorthandPropertyAssignment(parent)) return undefined;
-  if (ts.isBindingElement(parent) && parent.propertyName === undefined && parent.name === id)
-    return undefined;
-  let symbol: TS.Symbol | undefined;
-  try {
-    symbol = checker.getSymbolAtLocation(id);
-  } catch {
-    return undefined;
-  }
-  const declarations = symbol?.declarations ?? [];
-  if (symbol === undefined || declarations.length === 0) return undefined;
-  return declarations.every((d) => isLocalDeclaration(ts, d)) ? symbol : undefined;
-}
-
-function isLocalDeclaration(ts: Ts, declaration: TS.Declaration): boolean {
-  if (ts.isParameter(declaration))
-    return !(
-      ts.isConstructorDeclaration(declaration.parent) &&
-      (ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.ParameterPropertyModifier) !== 0
-    );
-  if (!(
-    ts.isVariableDeclaration(declaration) ||
-    ts.isFunctionDeclaration(declaration) ||
-    ts.isClassDeclaration(declaration) ||
-    ts.isBindingElement(declaration) ||
-    ts.isTypeParameterDeclaration(declaration)
-  ))
-    return false;
-  if (ts.isTypeParameterDeclaration(declaration)) return true;
-  // Inside a function or block (not a module's or namespace's top level).
-  for (let node: TS.Node = declaration.parent; !ts.isSourceFile(node); node = node.parent) {
-    if (ts.isModuleBlock(node)) return false;
-    if (ts.isFunctionLike(node) || ts.isBlock(node) || ts.isCatchClause(node)) return true;
-  }
-  return false;
 }

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MemoryWorkspace } from '../../adapters/memory/memory-workspace.js';
 import { normalizeRepoPath } from '../../core/paths.js';
+import { samplingFor } from '../../core/sampling.js';
 import type { Subtask } from '../../core/tree/schema.js';
 import { LlmPlanner } from '../../engine/llm-planner.js';
 import { LlmWorker, type EditFormat } from '../../engine/llm-worker.js';
@@ -16,9 +17,12 @@ const MAX_DEPTH = 3;
  * The single-shot baseline: the same prompts as MAKER's default path (its planner's and gemini
  * worker's), one sample each, no vote, no review, no red flag but the answer's parse. The idea
  * is split once; each subtask is written once, in order, onto the files so far; the product is
- * what ends up in `dir`. Draw ids are those of MAKER's first samples (`root:split:0`,
- * `0:worker:0`, …), so a seeded fake answers both arms' first samples alike. Returns what went
- * wrong on the way, if anything (the product is then whatever was written).
+ * what ends up in `dir`. Every request is sampled as MAKER samples it, from the per-model table
+ * (for Gemini 3 and the fakes, temperature 1.0): the single shot is one of MAKER's samples, not a
+ * greedy draw, whose result would hang on the prompt's exact wording rather than on the model's
+ * accuracy. Draw ids are those of MAKER's first samples (`root:split:0`, `0:worker:0`, …), so a
+ * seeded fake answers both arms' first samples alike. Returns what went wrong on the way, if
+ * anything (the product is then whatever was written).
  */
 export async function singleShot(
   model: LanguageModel,
@@ -57,8 +61,13 @@ export async function singleShot(
     repository: repository(() => task.files),
   });
   const planner = new LlmPlanner(model);
+  const sampling = samplingFor(model.id, 'split');
   const split = parseSplit(
-    await planner.proposeSplit(context('root', root, 0), { slot: 0, temperature: 0 }),
+    await planner.proposeSplit(context('root', root, 0), {
+      slot: 0,
+      temperature: sampling.temperature,
+      sampling,
+    }),
   );
   if (!split.ok) return `the plan was unusable: ${split.flags.map((f) => f.message).join('; ')}`;
   const worker = new LlmWorker(

@@ -23,6 +23,11 @@ export function processIo(): CliIo {
   };
 }
 
+/** A reader that went away (`maker help run | head -1`) ends the output, not the command. */
+export function ignoreClosedReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error;
+}
+
 /** What starts a progress line's write: a carriage return, and the escape that clears the line. */
 // eslint-disable-next-line no-control-regex
 const PROGRESS_START = /^\r(?:\x1b\[2K)?/;

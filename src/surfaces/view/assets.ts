@@ -7,7 +7,11 @@ export interface PageAssets {
   readonly css: string;
 }
 
-declare const MAKER_VIEW_ASSETS: PageAssets | undefined;
+/**
+ * Their JSON text: a string, which esbuild writes where it is used (an object define would go to
+ * the chunk every entry loads, `maker --help` included).
+ */
+declare const MAKER_VIEW_ASSETS: string | undefined;
 
 let loaded: Promise<PageAssets> | undefined;
 
@@ -16,7 +20,8 @@ let loaded: Promise<PageAssets> | undefined;
  * the sources (tests), it is read from `dist/`, where `npm run build` writes it.
  */
 export function pageAssets(): Promise<PageAssets> {
-  if (typeof MAKER_VIEW_ASSETS !== 'undefined') return Promise.resolve(MAKER_VIEW_ASSETS);
+  if (typeof MAKER_VIEW_ASSETS !== 'undefined')
+    return Promise.resolve(JSON.parse(MAKER_VIEW_ASSETS) as PageAssets);
   loaded ??= (async () => {
     const dist = new URL('../../../dist/', import.meta.url);
     try {

@@ -95,7 +95,7 @@ export function planSplit(
         acceptance: ['the module loads'],
         files: [code as string],
         dependsOn: [],
-        check: `node -e "import('./${code as string}')"`,
+        check: leaf.codeCheck ?? `node -e "import('./${code as string}')"`,
       },
       {
         title: `${title}: its test`,

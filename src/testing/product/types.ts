@@ -48,6 +48,12 @@ export interface LeafSpec {
   readonly dependsOn: readonly number[];
   /** The leaf's own check (runs its own test). */
   readonly check: string;
+  /**
+   * The check of its code alone, when a planner splits the leaf into its code and its test:
+   * default, that the module loads (`node -e "import('./<file>')"`); a program that runs when
+   * loaded needs one of its own.
+   */
+  readonly codeCheck?: string;
   /** The export a wrong sample misspells (in the first file), as `[right, wrong]`. */
   readonly exportSlip: readonly [string, string];
   readonly bugs: readonly LeafBug[];

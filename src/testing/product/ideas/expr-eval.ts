@@ -2,10 +2,13 @@ import type { ProductIdea } from '../types.js';
 
 const r = String.raw;
 
-/** An arithmetic expression evaluator library: a tokenizer and a recursive-descent evaluator. */
+/**
+ * An arithmetic expression evaluator library: a tokenizer, a recursive-descent evaluator, and a
+ * command that evaluates its arguments.
+ */
 export const exprEval: ProductIdea = {
   name: 'expr-eval',
-  idea: 'a small library that evaluates arithmetic expressions like "2 * (3 + 4) - -1" (Node.js, ES modules, no dependencies)',
+  idea: 'a small library that evaluates arithmetic expressions like "2 * (3 + 4) - -1", with a calc command that evaluates its arguments or stdin (Node.js, ES modules, no dependencies)',
   leaves: [
     {
       titles: ['Write the tokenizer', 'Tokenize expressions', 'Expression lexer'],
@@ -223,6 +226,88 @@ test('evaluates with precedence', () => {
         },
       ],
     },
+    {
+      titles: ['Write the calc command', 'Command-line calculator', 'CLI evaluating expressions'],
+      descriptions: [
+        'Create bin/calc.mjs: evaluate the expression given by the arguments (joined with spaces), or read from stdin when there are none (surrounding whitespace trimmed), with evaluate from src/evaluate.mjs, and print the value on a line of its own. An error (a malformed expression, division by zero) prints "calc: <message>" on stderr and exits 1.',
+        'bin/calc.mjs is a command-line calculator: it joins its arguments with spaces into one expression, or takes stdin (trimmed) when it has no arguments, evaluates it with src/evaluate.mjs and writes the result followed by a newline; on any error it writes "calc: " and the error message to stderr and exits with status 1.',
+      ],
+      acceptance: [
+        ['calc 1 + 2 prints 3', 'stdin works'],
+        ['errors exit 1 with calc: on stderr', 'its test passes'],
+      ],
+      files: [
+        {
+          path: 'bin/calc.mjs',
+          headers: ['calc: evaluates an arithmetic expression.', 'Command-line calculator.'],
+          names: {
+            result: ['result', 'value', 'answer'],
+            source: ['source', 'expression', 'text'],
+          },
+          blocks: [
+            {
+              text: r`
+import { readFileSync } from 'node:fs';
+import { evaluate } from '../src/evaluate.mjs';`,
+            },
+            {
+              helper: true,
+              text: r`
+//~ The expression: the arguments, else stdin.
+function readExpression(argv) {
+  const $source$ = argv.length > 0 ? argv.join(' ') : readFileSync(0, 'utf8');
+  return $source$.trim();
+}`,
+            },
+            {
+              helper: true,
+              text: r`
+function main(argv) {
+  let $result$;
+  try {
+    $result$ = evaluate(readExpression(argv));
+  } catch (error) {
+    process.stderr.write('calc: ' + error.message + '\n');
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(String($result$) + '\n');
+}`,
+            },
+            { text: r`main(process.argv.slice(2));` },
+          ],
+        },
+        {
+          path: 'test/calc-cli.test.mjs',
+          blocks: [
+            {
+              text: r`
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+
+test('evaluates stdin', () => {
+  const out = execFileSync(process.execPath, ['bin/calc.mjs'], { input: '1 + 2 * 3\n', encoding: 'utf8' });
+  assert.equal(out, '7\n');
+});`,
+            },
+          ],
+        },
+      ],
+      dependsOn: [1],
+      check: 'node --test test/calc-cli.test.mjs',
+      codeCheck: 'node bin/calc.mjs 2 + 2',
+      exportSlip: ['evaluate', 'evaluateExpression'],
+      bugs: [
+        {
+          kind: 'off-by-one',
+          path: 'bin/calc.mjs',
+          from: 'main(process.argv.slice(2));',
+          to: 'main(process.argv.slice(3));',
+        },
+        { kind: 'edge-case', path: 'bin/calc.mjs', from: 'process.exitCode = 1;', to: '' },
+      ],
+    },
   ],
   hiddenTests: [
     {
@@ -232,6 +317,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tokenize } from '../src/tokenize.mjs';
 import { evaluate } from '../src/evaluate.mjs';
+import { execFileSync, spawnSync } from 'node:child_process';
 
 test('tokenize: decimals, whitespace, bad characters', () => {
   assert.deepEqual(tokenize('3.25*(10)'), [
@@ -258,6 +344,16 @@ test('evaluate: errors', () => {
   assert.throws(() => evaluate('(1 + 2'), SyntaxError);
   assert.throws(() => evaluate('1 +'), SyntaxError);
   assert.throws(() => evaluate('1 2'), SyntaxError);
+});
+
+test('calc: arguments, stdin and errors', () => {
+  const calc = (args, input) => spawnSync(process.execPath, ['bin/calc.mjs', ...args], { input, encoding: 'utf8' });
+  assert.equal(execFileSync(process.execPath, ['bin/calc.mjs', '2', '*', '(3', '+', '4)'], { encoding: 'utf8' }), '14\n');
+  assert.equal(calc([], '  10 / 4\n').stdout, '2.5\n');
+  const zero = calc(['1 / 0']);
+  assert.equal(zero.status, 1);
+  assert.match(zero.stderr, /^calc: /);
+  assert.equal(calc(['(1']).status, 1);
 });
 `,
     },

@@ -2,7 +2,10 @@ import type { ProductIdea } from '../types.js';
 
 const r = String.raw;
 
-/** A text-statistics tool: a counting library and a command that prints its figures as JSON. */
+/**
+ * A text-statistics tool: a counting module, a word-ranking module and a command that prints their
+ * figures as JSON.
+ */
 export const textStats: ProductIdea = {
   name: 'text-stats',
   idea: 'a text-statistics tool: counts lines, words and characters and lists the most frequent words (Node.js, ES modules, no dependencies)',
@@ -14,19 +17,18 @@ export const textStats: ProductIdea = {
         'Text statistics module',
       ],
       descriptions: [
-        'Create src/stats.mjs exporting textStats(text) → {lines, words, chars} (lines: newline-separated lines, a final newline does not start a new line, "" has 0 lines; words: runs of letters, digits or apostrophes; chars: text.length) and topWords(text, n) → the n most frequent lower-cased words as [word, count] pairs, by count then alphabetically.',
-        'src/stats.mjs exports two functions: textStats(text) returning {lines, words, chars} (empty text has 0 lines, a trailing newline adds none, words are sequences of letters/digits/apostrophes, chars is the string length) and topWords(text, n) returning up to n [word, count] pairs of lower-cased words, most frequent first, ties alphabetical.',
+        'Create src/stats.mjs exporting textStats(text) → {lines, words, chars}: lines are newline-separated lines (a final newline does not start a new line, "" has 0 lines), words are runs of letters, digits or apostrophes, chars is text.length.',
+        'src/stats.mjs exports textStats(text) returning {lines, words, chars} (empty text has 0 lines, a trailing newline adds none, words are sequences of letters/digits/apostrophes, chars is the string length).',
       ],
       acceptance: [
-        ['textStats("a b\\nc\\n") is {lines: 2, words: 3, chars: 6}', 'topWords ranks by count'],
-        ['counts are right on empty text', 'its test passes'],
+        ['textStats("a b\\nc\\n") is {lines: 2, words: 3, chars: 6}', 'its test passes'],
+        ['counts are right on empty text', 'a trailing newline adds no line'],
       ],
       files: [
         {
           path: 'src/stats.mjs',
           headers: ['Text statistics.', 'Counting lines, words and characters.'],
           names: {
-            counts: ['counts', 'freq', 'tally'],
             list: ['list', 'words', 'tokens'],
             total: ['total', 'lineCount', 'n'],
           },
@@ -35,20 +37,6 @@ export const textStats: ProductIdea = {
               text: r`
 export function textStats(text) {
   return { lines: countLines(text), words: wordsOf(text).length, chars: text.length };
-}`,
-            },
-            {
-              text: r`
-//~ The n most frequent words, most frequent first, ties alphabetical.
-export function topWords(text, n) {
-  const $counts$ = new Map();
-  for (const word of wordsOf(text)) {
-    const key = word.toLowerCase();
-    $counts$.set(key, ($counts$.get(key) ?? 0) + 1);
-  }
-  return [...$counts$.entries()]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .slice(0, n);
 }`,
             },
             {
@@ -77,11 +65,10 @@ function countLines(text) {
               text: r`
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { textStats, topWords } from '../src/stats.mjs';
+import { textStats } from '../src/stats.mjs';
 
-test('counts and ranks', () => {
+test('counts lines, words and characters', () => {
   assert.deepEqual(textStats('a b\nc\n'), { lines: 2, words: 3, chars: 6 });
-  assert.deepEqual(topWords('b a b', 1), [['b', 2]]);
 });`,
             },
           ],
@@ -94,17 +81,99 @@ test('counts and ranks', () => {
         {
           kind: 'off-by-one',
           path: 'src/stats.mjs',
-          from: '.slice(0, n);',
-          to: '.slice(0, n + 1);',
+          from: "return text.endsWith('\\n') ? $total$ - 1 : $total$;",
+          to: 'return $total$ - 1;',
         },
         { kind: 'edge-case', path: 'src/stats.mjs', from: "if (text === '') return 0;\n", to: '' },
       ],
     },
     {
+      titles: ['Write the word ranking', 'Rank the most frequent words', 'Word frequency module'],
+      descriptions: [
+        'Create src/rank.mjs exporting topWords(text, n) → the n most frequent lower-cased words as [word, count] pairs, by count then alphabetically; words are runs of letters, digits or apostrophes.',
+        'src/rank.mjs exports topWords(text, n) returning up to n [word, count] pairs of lower-cased words (sequences of letters/digits/apostrophes), most frequent first, ties in alphabetical order.',
+      ],
+      acceptance: [
+        ['topWords ranks by count', 'ties are alphabetical'],
+        ['words are lower-cased', 'its test passes'],
+      ],
+      files: [
+        {
+          path: 'src/rank.mjs',
+          headers: ['Word frequencies.', 'The most frequent words of a text.'],
+          names: {
+            counts: ['counts', 'freq', 'tally'],
+            found: ['found', 'matches', 'all'],
+          },
+          blocks: [
+            {
+              text: r`
+//~ The n most frequent words, most frequent first, ties alphabetical.
+export function topWords(text, n) {
+  const $counts$ = new Map();
+  for (const word of wordsIn(text)) {
+    const key = word.toLowerCase();
+    $counts$.set(key, ($counts$.get(key) ?? 0) + 1);
+  }
+  return [...$counts$.entries()].sort(byCountThenWord).slice(0, n);
+}`,
+            },
+            {
+              helper: true,
+              text: r`
+function byCountThenWord(a, b) {
+  return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+}`,
+            },
+            {
+              helper: true,
+              text: r`
+function wordsIn(text) {
+  const $found$ = text.match(/[A-Za-z0-9']+/g);
+  return $found$ ?? [];
+}`,
+            },
+          ],
+        },
+        {
+          path: 'test/rank.test.mjs',
+          blocks: [
+            {
+              text: r`
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { topWords } from '../src/rank.mjs';
+
+test('ranks words by count', () => {
+  assert.deepEqual(topWords('b a B', 5), [['b', 2], ['a', 1]]);
+});`,
+            },
+          ],
+        },
+      ],
+      dependsOn: [],
+      check: 'node --test test/rank.test.mjs',
+      exportSlip: ['topWords', 'topWord'],
+      bugs: [
+        {
+          kind: 'off-by-one',
+          path: 'src/rank.mjs',
+          from: '.slice(0, n);',
+          to: '.slice(0, n + 1);',
+        },
+        {
+          kind: 'edge-case',
+          path: 'src/rank.mjs',
+          from: 'return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);',
+          to: 'return b[1] - a[1];',
+        },
+      ],
+    },
+    {
       titles: ['Write the textstats command', 'Command-line front end', 'CLI printing statistics'],
       descriptions: [
-        'Create bin/textstats.mjs: read the file named by the first argument (stdin without one), and print JSON {lines, words, chars, top} with top = topWords(text, N), N from "--top N" (default 3), using src/stats.mjs. An unreadable file exits 1 with a message on stderr.',
-        'bin/textstats.mjs reads a path argument or stdin, takes an optional --top N (default 3), and writes one JSON object {lines, words, chars, top} built with textStats and topWords from src/stats.mjs; if the input cannot be read it reports on stderr and exits with status 1.',
+        'Create bin/textstats.mjs: read the file named by the first argument (stdin without one), and print JSON {lines, words, chars, top}: the counts of textStats from src/stats.mjs, and top = topWords(text, N) from src/rank.mjs, N from "--top N" (default 3). An unreadable file exits 1 with a message on stderr.',
+        'bin/textstats.mjs reads a path argument or stdin, takes an optional --top N (default 3), and writes one JSON object {lines, words, chars, top} built with textStats (src/stats.mjs) and topWords (src/rank.mjs); if the input cannot be read it reports on stderr and exits with status 1.',
       ],
       acceptance: [
         ['prints {lines, words, chars, top}', '--top 1 gives one word'],
@@ -119,7 +188,8 @@ test('counts and ranks', () => {
             {
               text: r`
 import { readFileSync } from 'node:fs';
-import { textStats, topWords } from '../src/stats.mjs';`,
+import { textStats } from '../src/stats.mjs';
+import { topWords } from '../src/rank.mjs';`,
             },
             {
               helper: true,
@@ -174,7 +244,7 @@ test('prints statistics of stdin', () => {
           ],
         },
       ],
-      dependsOn: [0],
+      dependsOn: [0, 1],
       check: 'node --test test/textstats-cli.test.mjs',
       exportSlip: ['topWords', 'topWord'],
       bugs: [
@@ -198,7 +268,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { textStats, topWords } from '../src/stats.mjs';
+import { textStats } from '../src/stats.mjs';
+import { topWords } from '../src/rank.mjs';
 
 test('textStats: empty text, final newline, apostrophes', () => {
   assert.deepEqual(textStats(''), { lines: 0, words: 0, chars: 0 });

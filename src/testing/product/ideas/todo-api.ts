@@ -2,7 +2,10 @@ import type { ProductIdea } from '../types.js';
 
 const r = String.raw;
 
-/** A small HTTP JSON API for to-do items on Node's standard library: a store and a server. */
+/**
+ * A small HTTP JSON API for to-do items on Node's standard library: a store, the validation of new
+ * items, and a server.
+ */
 export const todoApi: ProductIdea = {
   name: 'todo-api',
   idea: "a small HTTP JSON API for a to-do list using only Node's standard library (node:http, ES modules)",
@@ -90,10 +93,79 @@ test('adds and lists items', () => {
       ],
     },
     {
+      titles: ['Write the input validation', 'Validate new to-do items', 'Request body validation'],
+      descriptions: [
+        'Create src/validate.mjs exporting validateTodo(payload) → null when payload is a valid new item, else a message (a string) saying what is wrong: payload must be a plain object (not null, not an array) whose title is a string that is not blank (only spaces) and at most 200 characters long.',
+        'src/validate.mjs exports validateTodo(payload), which returns null for a valid new to-do and otherwise an error message string: the payload has to be a non-null, non-array object with a string title that is not empty or whitespace-only and has at most 200 characters.',
+      ],
+      acceptance: [
+        ['a 200-character title is valid', 'a blank title gets a message'],
+        ['arrays and null are refused', 'its test passes'],
+      ],
+      files: [
+        {
+          path: 'src/validate.mjs',
+          headers: ['Validation of new to-do items.', 'Checks a request body.'],
+          names: {
+            payload: ['payload', 'body', 'input'],
+            max: ['MAX_TITLE', 'TITLE_LIMIT', 'MAX_TITLE_LENGTH'],
+          },
+          blocks: [
+            {
+              text: r`
+//~ Null when payload is a valid new to-do; else what is wrong with it.
+export function validateTodo($payload$) {
+  if (typeof $payload$ !== 'object' || $payload$ === null || Array.isArray($payload$))
+    return 'the body must be a JSON object';
+  if (typeof $payload$.title !== 'string') return 'title must be a string';
+  if ($payload$.title.trim() === '') return 'title must not be blank';
+  if ($payload$.title.length > $max$) return 'title is longer than ' + $max$ + ' characters';
+  return null;
+}`,
+            },
+            { helper: true, text: r`const $max$ = 200;` },
+          ],
+        },
+        {
+          path: 'test/validate.test.mjs',
+          blocks: [
+            {
+              text: r`
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { validateTodo } from '../src/validate.mjs';
+
+test('accepts a title, refuses none', () => {
+  assert.equal(validateTodo({ title: 'milk' }), null);
+  assert.equal(typeof validateTodo({}), 'string');
+});`,
+            },
+          ],
+        },
+      ],
+      dependsOn: [],
+      check: 'node --test test/validate.test.mjs',
+      exportSlip: ['validateTodo', 'validateItem'],
+      bugs: [
+        {
+          kind: 'off-by-one',
+          path: 'src/validate.mjs',
+          from: 'if ($payload$.title.length > $max$)',
+          to: 'if ($payload$.title.length >= $max$)',
+        },
+        {
+          kind: 'edge-case',
+          path: 'src/validate.mjs',
+          from: "  if ($payload$.title.trim() === '') return 'title must not be blank';\n",
+          to: '',
+        },
+      ],
+    },
+    {
       titles: ['Write the HTTP server', 'Expose the store over HTTP', 'JSON routes for to-dos'],
       descriptions: [
-        'Create src/server.mjs exporting createApp(store): a node:http Server (not listening) with JSON routes: GET /todos → 200 and the list; POST /todos with {"title": non-empty string} → 201 and the new item, 400 with {"error"} on invalid JSON or a missing title; GET /todos/:id → 200 and the item or 404; DELETE /todos/:id → 204 or 404; anything else → 404 {"error"}.',
-        "src/server.mjs exports createApp(store) returning an http.Server (the caller listens) that serves JSON: GET /todos lists items (200); POST /todos takes {title} and answers 201 with the created item, or 400 {error} when the body is not JSON or has no non-empty title; GET /todos/<id> answers 200 with the item or 404; DELETE /todos/<id> answers 204 when removed, else 404; other routes are 404 {error}. It uses the store from src/store.mjs's createStore().",
+        'Create src/server.mjs exporting createApp(store): a node:http Server (not listening) with JSON routes: GET /todos → 200 and the list; POST /todos with {"title"} → 201 and the new item, 400 with {"error"} on invalid JSON or a body validateTodo from src/validate.mjs refuses (its message as the error); GET /todos/:id → 200 and the item or 404; DELETE /todos/:id → 204 or 404; anything else → 404 {"error"}.',
+        "src/server.mjs exports createApp(store) returning an http.Server (the caller listens) that serves JSON: GET /todos lists items (200); POST /todos takes {title} and answers 201 with the created item, or 400 {error} when the body is not JSON or src/validate.mjs's validateTodo returns a message for it; GET /todos/<id> answers 200 with the item or 404; DELETE /todos/<id> answers 204 when removed, else 404; other routes are 404 {error}. It uses the store from src/store.mjs's createStore().",
       ],
       acceptance: [
         ['POST then GET returns the item', 'bad JSON gets 400'],
@@ -109,7 +181,11 @@ test('adds and lists items', () => {
             payload: ['payload', 'input', 'parsed'],
           },
           blocks: [
-            { text: r`import { createServer } from 'node:http';` },
+            {
+              text: r`
+import { createServer } from 'node:http';
+import { validateTodo } from './validate.mjs';`,
+            },
             {
               text: r`
 export function createApp(store) {
@@ -132,8 +208,8 @@ async function handle(store, req, res) {
     } catch {
       return send(res, 400, { error: 'invalid JSON' });
     }
-    if (typeof $payload$?.title !== 'string' || $payload$.title === '')
-      return send(res, 400, { error: 'title is required' });
+    const problem = validateTodo($payload$);
+    if (problem !== null) return send(res, 400, { error: problem });
     return send(res, 201, store.add($payload$.title));
   }
   if ($match$ !== null && req.method === 'GET') {
@@ -196,7 +272,7 @@ test('lists to-dos', async () => {
           ],
         },
       ],
-      dependsOn: [0],
+      dependsOn: [0, 1],
       check: 'node --test test/server.test.mjs',
       exportSlip: ['createApp', 'createServerApp'],
       bugs: [
@@ -206,7 +282,12 @@ test('lists to-dos', async () => {
           from: 'store.get(Number($match$[1]))',
           to: 'store.get(Number($match$[1]) - 1)',
         },
-        { kind: 'edge-case', path: 'src/server.mjs', from: " || $payload$.title === ''", to: '' },
+        {
+          kind: 'edge-case',
+          path: 'src/server.mjs',
+          from: "if (!store.remove(Number($match$[1]))) return send(res, 404, { error: 'not found' });",
+          to: 'store.remove(Number($match$[1]));',
+        },
       ],
     },
   ],
@@ -218,6 +299,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStore } from '../src/store.mjs';
 import { createApp } from '../src/server.mjs';
+import { validateTodo } from '../src/validate.mjs';
+
+test('validateTodo: an object with a non-blank title of at most 200 characters', () => {
+  assert.equal(validateTodo({ title: 'milk' }), null);
+  assert.equal(validateTodo({ title: 'x'.repeat(200) }), null);
+  for (const bad of [null, [], 'milk', {}, { title: 3 }, { title: '' }, { title: '   ' }, { title: 'x'.repeat(201) }])
+    assert.equal(typeof validateTodo(bad), 'string', JSON.stringify(bad));
+});
 
 test('store: ids from 1, never reused; remove says whether it removed', () => {
   const store = createStore();
@@ -241,6 +330,10 @@ test('server: the JSON routes', async () => {
     assert.deepEqual(await created.json(), { id: 1, title: 'milk', done: false });
     assert.equal((await post('{not json')).status, 400);
     assert.equal((await post(JSON.stringify({ title: '' }))).status, 400);
+    const blank = await post(JSON.stringify({ title: '  ' }));
+    assert.equal(blank.status, 400);
+    assert.equal(typeof (await blank.json()).error, 'string');
+    assert.equal((await post('[]')).status, 400);
     const one = await fetch(base + '/todos/1');
     assert.equal(one.status, 200);
     assert.equal((await one.json()).title, 'milk');

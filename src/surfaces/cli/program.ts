@@ -1,0 +1,109 @@
+import { Command } from 'commander';
+import { MakerError } from '../../core/errors.js';
+import { answerCommand } from './commands/answer.js';
+import { benchGroup } from './commands/bench.js';
+import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
+import { calibrateCommand } from './commands/calibrate.js';
+import { estimateCommand } from './commands/estimate.js';
+import { fakeGitHubCommand } from './commands/fake-github.js';
+import { fakeJulesCommand } from './commands/fake-jules.js';
+import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
+import { resumeCommand } from './commands/resume.js';
+import { runCommand } from './commands/run.js';
+import { reportCommand } from './commands/report.js';
+import { statusCommand } from './commands/status.js';
+import { viewCommand } from './commands/view.js';
+import {
+  configure,
+  exitText,
+  setTerm,
+  toCommander,
+  type AnyCommandSpec,
+  type CliContext,
+  type GroupSpec,
+} from './define.js';
+import { VERSION } from './version.js';
+
+/**
+ * The command tree: every command's definition turned into commander's commands. Light (no command's
+ * run): \`maker --help\` pages are rendered from it, at build time too (see help-pages.ts).
+ */
+
+/** Every command, in the order `maker --help` lists them. */
+export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
+  runCommand,
+  resumeCommand,
+  statusCommand,
+  answerCommand,
+  viewCommand,
+  reportCommand,
+  demoCommand,
+  benchGroup,
+  calibrateCommand,
+  estimateCommand,
+  doctorCommand,
+  fakeJulesCommand,
+  fakeGitHubCommand,
+];
+
+export const EXIT_STATUSES = [
+  [0, 'success (a run: landed or vetoed; a benchmark: solved)'],
+  [1, 'failure (a run failed, a benchmark missed, a file could not be read)'],
+  USAGE_EXIT,
+  [4, 'a run waits for answers (--hitl defer): `maker answer`, then `maker resume`'],
+  INTERRUPTED_EXIT,
+] as const;
+
+const INTRO = `MAKER for Gemini CLI: reliable multi-step work by maximal decomposition,
+first-to-ahead-by-k voting and red-flagging (Meyerson et al., "Solving a
+Million-Step LLM Task with Zero Errors", arXiv:2511.09030).`;
+
+function isGroup(spec: AnyCommandSpec | GroupSpec): spec is GroupSpec {
+  return 'commands' in spec;
+}
+
+/** The whole command tree, fresh for one invocation; `done` receives the exit status. */
+export function buildProgram(ctx: CliContext, done: (status: number) => void): Command {
+  const program = configure(new Command('maker'), ctx.io)
+    .description(INTRO)
+    .usage('<command> [options]')
+    .version(VERSION, '-v, --version', 'print the version')
+    .option('--verbose', 'with --version: also the node and git programs maker runs')
+    .addHelpText(
+      'after',
+      `\nEvery command has --help; \`maker help <command>\` shows the same page.\nStart with:  maker demo    or    maker bench hanoi --disks 20\n\n${exitText(EXIT_STATUSES)}`,
+    );
+  for (const spec of COMMANDS) {
+    if (!isGroup(spec)) {
+      program.addCommand(toCommander(spec, '', ctx, done));
+      continue;
+    }
+    const group = setTerm(configure(new Command(spec.name), ctx.io), `${spec.name} <benchmark>`)
+      .summary(spec.summary)
+      .description(spec.description ?? spec.summary)
+      .usage('<benchmark> [options]')
+      .addHelpText('after', `\n${exitText(EXIT_STATUSES)}`);
+    for (const sub of spec.commands) group.addCommand(toCommander(sub, spec.name, ctx, done));
+    program.addCommand(group);
+  }
+  program
+    .command('help')
+    .summary('show the help of a command')
+    .argument('[command...]', 'a command, e.g. run or bench hanoi')
+    .action((path: string[]) => {
+      let target: Command = program;
+      for (const name of path) {
+        const next = target.commands.find((c) => c.name() === name);
+        if (next === undefined) throw unknownCommand(path.join(' '));
+        target = next;
+      }
+      target.outputHelp();
+      done(0);
+    });
+  return program;
+}
+
+function unknownCommand(name: string): MakerError {
+  return new MakerError('usage', `unknown command "${name}". Run \`maker --help\` for the list.`);
+}
