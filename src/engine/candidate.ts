@@ -19,6 +19,7 @@ import type { FileEdit } from '../ports/workspace.js';
 import { checksRun, runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { addCost, counted, type RunContext } from './run-context.js';
+import type { HeldSlot } from './semaphore.js';
 import type { DrawResult } from './votes.js';
 import { plannerSampling, samplingOf } from './sampling.js';
 
@@ -32,7 +33,8 @@ import { plannerSampling, samplingOf } from './sampling.js';
  *
  * Paid work takes one of the run's paid slots while it runs, and only then: the worker's run
  * (unless the worker limits itself, `Worker.limitsItself`, as Jules does with its plan's
- * cap), then the check and the review, which go ahead of work not yet started.
+ * cap; in `first` when the caller took its slot already), then the check and the review, which go
+ * ahead of work not yet started.
  */
 export async function codeCandidate(
   ctx: RunContext,
@@ -41,11 +43,16 @@ export async function codeCandidate(
   slot: number,
   scope: readonly string[],
   hooks: WorkerHooks = {},
+  first?: HeldSlot,
 ): Promise<DrawResult> {
   n.cost.workerRuns += 1;
   const sampled = { ...task, sampling: samplingOf(ctx.run.config, 'worker') };
   const run = () => ctx.worker.run(sampled, slot, ctx.signal, hooks);
-  const out = await (ctx.worker.limitsItself === true ? run() : ctx.paid(run));
+  const out = await (ctx.worker.limitsItself === true
+    ? run()
+    : first !== undefined
+      ? first.run(run)
+      : ctx.paid(run));
   const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
   const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
   // The worker's own model requests (an LLM worker's; a Jules session's are its service's).

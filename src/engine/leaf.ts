@@ -4,7 +4,7 @@ import { MakerError } from '../core/errors.js';
 import { clip, LIMITS } from '../core/limits.js';
 import { inScope, normalizeRepoPath } from '../core/paths.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
-import type { WorkerTask } from '../ports/worker.js';
+import type { WorkerHooks, WorkerTask } from '../ports/worker.js';
 import { codeCandidate } from './candidate.js';
 import { atNodeBound, ballotDraw } from './decompose.js';
 import {
@@ -55,8 +55,8 @@ export async function voteOnCode(
     const context = task.context;
     const title = context.task.title;
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
-      produce: async (slot, started, resumed) => {
-        const result = await codeCandidate(ctx, n, task, attempt * 1000 + slot, scope, {
+      produce: async (slot, started, resumed, first) => {
+        const hooks: WorkerHooks = {
           ...(started.externalId === undefined ? {} : { externalId: started.externalId }),
           resumed,
           recordExternalId: async (id) => {
@@ -107,7 +107,16 @@ export async function voteOnCode(
           },
           reserveSession: (budget) => reserveSession(ctx, ctx.worker.id, budget),
           wait: ctx.wait,
-        });
+        };
+        const result = await codeCandidate(
+          ctx,
+          n,
+          task,
+          attempt * 1000 + slot,
+          scope,
+          hooks,
+          first,
+        );
         if (vote === 'patch' && !result.ok) {
           const more = wanted(result.needsFiles ?? [], scope);
           // Planned again with them, not discarded (see solveLeaf).
@@ -116,6 +125,8 @@ export async function voteOnCode(
         return result;
       },
       paysItself: true,
+      // A worker that limits itself takes no paid slot for its run.
+      claimsFirst: ctx.worker.limitsItself !== true,
       ballot: {
         question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', title),
         render: async (draw) =>

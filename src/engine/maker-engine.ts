@@ -305,6 +305,7 @@ export class MakerEngine {
       emit: (event) => this.#emit(run, event),
       // Halted, no new paid work starts; work under way holds `signal`, and finishes.
       paid: (work, options) => semaphore.run(work, halt, options),
+      claim: (options) => semaphore.acquire(halt, options),
       wait: (wait) =>
         showWait(run, wait, {
           now: this.#now,

@@ -1,3 +1,4 @@
+import type { HeldSlot } from './semaphore.js';
 import { escapeControls } from '../core/text.js';
 import { makeRedactor, MakerError, type Redactor } from '../core/errors.js';
 import type { ModelResponse } from '../core/red-flags.js';
@@ -95,6 +96,11 @@ export interface RunContext {
    * `ahead`: served before work that has not started yet (it finishes a candidate already paid for).
    */
   paid<T>(work: () => Promise<T>, options?: { readonly ahead?: boolean }): Promise<T>;
+  /**
+   * Waits in line for a paid slot as {@link paid} does, and returns it: the caller builds its work
+   * only once it can run. Absent: callers use {@link paid}.
+   */
+  claim?(options?: { readonly ahead?: boolean }): Promise<HeldSlot>;
   /**
    * Shows a wait on an external service: one long enough to notice ({@link VISIBLE_WAIT_MS}) is
    * recorded on the run in the state file and announced (`wait-start`), until the returned
@@ -202,10 +208,12 @@ export function repositoryView(
   request: RepoContextRequest,
 ): (budget: number, options?: { readonly mapOnly?: boolean }) => Promise<RepoContext> {
   const builder = repoContextBuilder(ctx.workspace);
-  const made = new Map<string, Promise<RepoContext>>();
+  // Made on first use: a node waiting for a paid slot holds no table of its own.
+  let made: Map<string, Promise<RepoContext>> | undefined;
   return (budget, options) => {
     const mapOnly = options?.mapOnly === true;
     const key = `${budget}:${mapOnly}`;
+    made ??= new Map();
     let view = made.get(key);
     if (view === undefined) {
       const asked = mapOnly ? { ...request, mapOnly } : request;

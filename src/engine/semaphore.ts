@@ -6,6 +6,13 @@ interface Waiter {
   readonly signal: AbortSignal | undefined;
 }
 
+/** A slot taken with {@link Semaphore.acquire}: one piece of work runs in it, then it is freed. */
+export interface HeldSlot {
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /** Frees the slot unused (or after its work: a no-op then). */
+  release(): void;
+}
+
 /**
  * At most `limit` tasks at once; waiters are served in arrival order, a slot handed straight on,
  * except that waiters asking to go `ahead` are served before every other waiter (in their own
@@ -40,6 +47,48 @@ export class Semaphore {
     } finally {
       this.#release();
     }
+  }
+
+  /**
+   * Waits in line exactly as {@link run} does, and returns the slot instead of running work in it:
+   * the caller builds what its work needs only once it can run (a queued caller holds one promise,
+   * not its work's closures and frames). The slot is freed by `release`, or when the work given to
+   * the slot's `run` ends; both are idempotent.
+   */
+  acquire(signal?: AbortSignal, options: { readonly ahead?: boolean } = {}): Promise<HeldSlot> {
+    if (signal?.aborted) return Promise.reject(new AbortedError(signal.reason));
+    if (this.#active < this.#limit) {
+      this.#active += 1;
+      return Promise.resolve(this.#held(signal));
+    }
+    // A waiter is its queue entry and one promise: no frame, no continuation of its own.
+    return new Promise<HeldSlot>((resolve, reject) => {
+      const lane = options.ahead === true ? this.#ahead : this.#queue;
+      lane.push({ grant: () => resolve(this.#held(signal)), reject, signal });
+      if (signal !== undefined) this.#watch(signal);
+    });
+  }
+
+  /** A slot just taken. Its work does not start if `signal` aborted meanwhile (as in {@link run}). */
+  #held(signal: AbortSignal | undefined): HeldSlot {
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      this.#release();
+    };
+    return {
+      release,
+      run: async (work) => {
+        if (!held) throw new Error('This paid slot was released already.');
+        try {
+          if (signal?.aborted) throw new AbortedError(signal.reason);
+          return await work();
+        } finally {
+          release();
+        }
+      },
+    };
   }
 
   #wait(signal: AbortSignal | undefined, lane: Lane): Promise<void> {

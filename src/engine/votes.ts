@@ -9,6 +9,7 @@ import { ballotText, voteCounts } from '../core/view/display.js';
 import type { BallotOption } from '../ports/planner.js';
 import type { CheckResult } from './checks.js';
 import { saveSoon, type RunContext } from './run-context.js';
+import type { HeldSlot } from './semaphore.js';
 
 /** A draw's result before it is recorded. */
 export type DrawResult =
@@ -36,7 +37,8 @@ export type DrawResult =
  * Draws one slot of a vote, exactly once across crashes: a finished slot is returned as recorded;
  * otherwise the slot is recorded as started (and saved) before the paid work is awaited, and its
  * result is saved the moment it arrives. `produce` runs in one of the run's paid slots, unless it
- * `paysItself` (takes slots for its own paid calls only, see {@link CandidateVoteOptions}).
+ * `paysItself` (takes slots for its own paid calls only, see {@link CandidateVoteOptions}); with
+ * `claimsFirst` too, its first paid call's slot is taken before `produce` starts, and given to it.
  */
 export async function drawSlot(
   ctx: RunContext,
@@ -44,8 +46,9 @@ export async function drawSlot(
   vote: string,
   list: Draw[],
   slot: number,
-  produce: (started: Draw, resumed: boolean) => Promise<DrawResult>,
+  produce: (started: Draw, resumed: boolean, first?: HeldSlot) => Promise<DrawResult>,
   paysItself = false,
+  claimsFirst = false,
 ): Promise<Draw> {
   const existing = list[slot];
   if (existing !== undefined && existing.status !== 'started') return existing;
@@ -57,19 +60,31 @@ export async function drawSlot(
     await ctx.save(n);
   }
   const resumed = existing !== undefined;
-  const result = await (paysItself
-    ? produce(started, resumed)
-    : ctx.paid(() => produce(started, resumed)));
+  // Claiming first, the draw waits in line for its first paid slot holding only this frame: what
+  // `produce` builds (a worker's hooks, the candidate's frames) is made once the slot is there (a
+  // vote's draws all start at once, and most wait). The slot is freed if `produce` does not use it.
+  const first =
+    paysItself && claimsFirst && ctx.claim !== undefined ? await ctx.claim() : undefined;
+  let result: DrawResult;
+  try {
+    result = await (paysItself
+      ? produce(started, resumed, first)
+      : ctx.paid(() => produce(started, resumed)));
+  } finally {
+    first?.release();
+  }
   const draw: Draw = result.ok
     ? {
         slot,
         status: 'valid',
-        key: result.key,
+        key: sameText(list, 'key', result.key),
         value: result.value,
-        ...(result.alias === undefined ? {} : { alias: result.alias }),
-        ...(result.tree === undefined ? {} : { tree: result.tree }),
+        ...(result.alias === undefined ? {} : { alias: sameText(list, 'alias', result.alias) }),
+        ...(result.tree === undefined ? {} : { tree: sameText(list, 'tree', result.tree) }),
         flags: [],
-        ...(result.summary === undefined ? {} : { summary: result.summary }),
+        ...(result.summary === undefined
+          ? {}
+          : { summary: sameText(list, 'summary', result.summary) }),
         ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
         ...(result.check === undefined ? {} : { check: result.check }),
       }
@@ -86,6 +101,22 @@ export async function drawSlot(
     ctx.emit({ type: 'sample-drawn', nodeId: n.id, vote, slot, key: draw.key ?? '' });
   else ctx.emit({ type: 'sample-flagged', nodeId: n.id, vote, slot, flags: draw.flags });
   return draw;
+}
+
+/**
+ * `text`, or the equal string another draw of the vote holds in `field`: agreeing candidates'
+ * keys, aliases and trees (hashes, made anew by each) are then kept once for the whole run.
+ */
+function sameText(
+  list: readonly (Draw | undefined)[],
+  field: 'key' | 'alias' | 'tree' | 'summary',
+  text: string,
+): string {
+  for (const d of list) {
+    const other = d?.[field];
+    if (other === text) return other;
+  }
+  return text;
 }
 
 /** Runs every draw, waits for all, then rethrows the first failure (no work is left dangling). */
@@ -146,13 +177,23 @@ export interface CandidateVoteOptions {
    * Produces the draw for `slot`; `started` is its record, where write-ahead ids go; `resumed` says
    * an earlier attempt started it (and may have paid for work whose id it did not record).
    */
-  readonly produce: (slot: number, started: Draw, resumed: boolean) => Promise<DrawResult>;
+  readonly produce: (
+    slot: number,
+    started: Draw,
+    resumed: boolean,
+    first?: HeldSlot,
+  ) => Promise<DrawResult>;
   /**
    * `produce` takes the run's paid slots itself, around its paid calls only (a code candidate: the
    * worker's run, its check and its review, not the git work between them); otherwise each draw
    * holds one slot from start to end.
    */
   readonly paysItself?: boolean;
+  /**
+   * With `paysItself`: each draw waits in line for the slot of its first paid call (the worker's
+   * run) before `produce` starts, and `produce` gets it as `first` (to run that call in).
+   */
+  readonly claimsFirst?: boolean;
   /** What the judges are asked (criteria included), and how a class is shown to them. */
   readonly ballot: {
     readonly question: string;
@@ -193,8 +234,9 @@ export async function candidateVote(
           vote,
           record.draws,
           slot,
-          (started, resumed) => options.produce(slot, started, resumed),
+          (started, resumed, first) => options.produce(slot, started, resumed, first),
           options.paysItself,
+          options.claimsFirst,
         ),
       ),
     );

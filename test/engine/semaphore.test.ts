@@ -130,4 +130,55 @@ describe('Semaphore', () => {
     expect(log).toEqual(['holder', 'a1', 'a2', 'n1', 'n2']);
     expect(await Promise.all([held, ...runs])).toEqual(['holder', 'n1', 'n2', 'a1', 'a2']);
   });
+
+  it('acquire waits in the same line as run, and a slot taken is freed once, by release or by its work', async () => {
+    const semaphore = new Semaphore(1);
+    const log: string[] = [];
+    const holder = gate(log, 'holder');
+    const running = semaphore.run(holder.work);
+    const order: string[] = [];
+    const claimed = semaphore.acquire().then((slot) => (order.push('claimed'), slot));
+    const queued = semaphore.run(() => (order.push('queued'), Promise.resolve('queued')));
+    await flush();
+    expect(order).toEqual([]);
+    holder.finish();
+    const slot = await claimed;
+    await flush();
+    // The slot is held: the waiter behind it does not start until the slot's work ends.
+    expect(order).toEqual(['claimed']);
+    expect(await slot.run(() => Promise.resolve('work'))).toBe('work');
+    slot.release(); // after its work: no second slot freed
+    expect(await queued).toBe('queued');
+    await running;
+    // Only one slot: had release freed a second, both of these would start at once.
+    const a = gate(log, 'a');
+    const b = gate(log, 'b');
+    const runs = [semaphore.run(a.work), semaphore.run(b.work)];
+    await flush();
+    expect(log).toEqual(['holder', 'a']);
+    a.finish();
+    b.finish();
+    await Promise.all(runs);
+    // Released unused, the slot goes to the next waiter; a released slot runs nothing.
+    const unused = await semaphore.acquire();
+    const next = semaphore.run(() => Promise.resolve('next'));
+    unused.release();
+    unused.release();
+    expect(await next).toBe('next');
+    await expect(unused.run(() => Promise.resolve('late'))).rejects.toThrow(/released/);
+  });
+
+  it('acquire rejects with AbortedError, and holds no slot, when its signal aborts', async () => {
+    const semaphore = new Semaphore(1);
+    const controller = new AbortController();
+    const held = await semaphore.acquire(controller.signal);
+    const waiting = semaphore.acquire(controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toBeInstanceOf(AbortedError);
+    await expect(semaphore.acquire(controller.signal)).rejects.toBeInstanceOf(AbortedError);
+    held.release();
+    // Every slot is free again: one taken at once, without waiting.
+    const again = await semaphore.acquire();
+    expect(await again.run(() => Promise.resolve('free'))).toBe('free');
+  });
 });

@@ -20,16 +20,18 @@ export class DurableFile {
     this.#temp = join(dirname(path), `.${basename(path)}.tmp`);
   }
 
-  write(content: string): Promise<void> {
+  /** `content` as one string, or in pieces written one after another (never joined in memory). */
+  write(content: string | readonly string[]): Promise<void> {
     const next = this.#tail.then(() => this.#write(content));
     this.#tail = next.catch(() => undefined);
     return next;
   }
 
-  async #write(content: string): Promise<void> {
+  async #write(content: string | readonly string[]): Promise<void> {
     const handle = await open(this.#temp, 'w');
     try {
-      await handle.writeFile(content, 'utf8');
+      if (typeof content === 'string') await handle.writeFile(content, 'utf8');
+      else for (const batch of batches(content)) await handle.writeFile(batch, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();
@@ -53,6 +55,22 @@ export class DurableFile {
     }
     await rename(staging, this.backupPath);
   }
+}
+
+/** The pieces joined into strings of about `size` characters: few writes, no copy of the whole. */
+function* batches(pieces: readonly string[], size = 1 << 20): Generator<string> {
+  let batch: string[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    batch.push(piece);
+    length += piece.length;
+    if (length >= size) {
+      yield batch.join('');
+      batch = [];
+      length = 0;
+    }
+  }
+  if (batch.length > 0) yield batch.join('');
 }
 
 /** Flushes a directory entry (a rename) to disk where the platform allows it. */

@@ -172,14 +172,16 @@ export class MakerStateFile implements StateStore<StateFile> {
 
   #compactNow(document: StateFile): Promise<void> {
     const generation = this.#generation + 1;
-    const text = this.#text.document(document, `"$generation":${generation}`);
+    // In pieces: a large state's text is never held whole (nor its bytes for the file).
+    const pieces = this.#text.documentPieces(document, `"$generation":${generation}`);
+    const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
     this.#generation = generation;
     this.#mustCompact = false;
     this.#logBytes = 0;
-    this.#snapshotBytes = text.length;
+    this.#snapshotBytes = length;
     return this.#enqueue(async () => {
-      await this.#snapshot.writeText(text);
-      this.#written += text.length + 1;
+      await this.#snapshot.writeText(pieces);
+      this.#written += length + 1;
       this.#checkpoint('state:snapshot-written');
       this.#written += await this.#log.replace(logHeader(generation));
     });

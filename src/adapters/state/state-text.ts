@@ -14,15 +14,18 @@ interface NodeParts {
   readonly votes: Partial<Record<VoteField, VoteText>>;
 }
 
-/** A node's text: its parts while it is worked on, its whole text (when needed, and once done). */
-type NodeText = {
+/**
+ * A node's text in parts while it is worked on; its whole text is joined from them when needed.
+ * Once it is done, nothing: its text is made again from the node when a snapshot is written (a
+ * finished node goes into a few snapshots at most; its text kept would stay for the whole run).
+ */
+interface NodeText {
   node: TreeNode;
   /** The node was `done` when its text was taken. */
   done: boolean;
-} & (
-  | { parts: NodeParts; json: string | undefined }
-  | { parts: undefined; json: string } // done: the parts are let go (a change is written whole)
-);
+  /** Undefined once done: the parts are let go (a change is written whole). */
+  parts: NodeParts | undefined;
+}
 
 interface RunText {
   head: string;
@@ -80,7 +83,8 @@ function nodeJson(entry: NodeParts, fields: readonly VoteField[]): string {
  * serialised again while it is the same object and still `done` (the engine never changes a
  * finished node); any other node's fields are serialised and compared with their cached text, and
  * each vote's text is reused while the vote holds the same values and the same finished draws (see
- * {@link VoteTexts}). Everything passes `redact` before it is cached.
+ * {@link VoteTexts}). A done node keeps no text: a snapshot makes it again from the node.
+ * Everything passes `redact` before it is cached.
  */
 export class StateText {
   readonly #redact: Redactor;
@@ -208,21 +212,36 @@ export class StateText {
       changed.length === 0 &&
       before.live === liveText &&
       before.fixed.text === fixed.text;
-    let json = same ? entry?.json : undefined;
     if (!same) {
       const where = `{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)}`;
       if (whole) {
-        json = nodeJson(parts, NODE_VOTE_FIELDS);
-        lines.push(`${where},"node":${json}}\n`);
+        lines.push(`${where},"node":${nodeJson(parts, NODE_VOTE_FIELDS)}}\n`);
       } else {
         lines.push(`${where},"part":${nodeJson(parts, changed)}}\n`);
       }
     }
-    cached.nodes.set(
-      nodeId,
-      done
-        ? { node, done, parts: undefined, json: json ?? nodeJson(parts, NODE_VOTE_FIELDS) }
-        : { node, done, parts, json },
+    if (!done) {
+      cached.nodes.set(nodeId, { node, done, parts });
+      return;
+    }
+    cached.nodes.set(nodeId, { node, done, parts: undefined });
+    for (const field of NODE_VOTE_FIELDS) {
+      const value = values[field];
+      if (value !== undefined) this.#votes.forget(field, value);
+    }
+  }
+
+  /** A done node's whole text, as {@link update} would make it, keeping nothing of it. */
+  #doneJson(node: TreeNode): string {
+    const votes: Partial<Record<VoteField, VoteText>> = {};
+    for (const field of NODE_VOTE_FIELDS) {
+      const value = node[field];
+      if (value !== undefined) votes[field] = this.#votes.field(field, value, undefined, false);
+    }
+    const fixed = this.#fixed(node);
+    return nodeJson(
+      { fixed, live: this.#redact(JSON.stringify(live(node))), votes },
+      NODE_VOTE_FIELDS,
     );
   }
 
@@ -244,31 +263,48 @@ export class StateText {
    * `extra` (e.g. `"$generation":3`) goes right after the schema version.
    */
   document(state: StateFile, extra = ''): string {
-    const runs: string[] = [];
+    return this.documentPieces(state, extra).join('');
+  }
+
+  /**
+   * {@link document} in pieces (a run's head, a node each, the separators), in order: a large state
+   * is written without its whole text, and a copy of it for the file, held in memory at once.
+   */
+  documentPieces(state: StateFile, extra = ''): string[] {
+    const more = extra === '' ? '' : `,${extra}`;
+    const pieces = [`{"$schemaVersion":${JSON.stringify(state.$schemaVersion)}${more},"runs":{`];
+    let runSep = '';
     for (const runId in state.runs) {
       const cached = this.#runs.get(runId);
       const run = state.runs[runId];
       if (cached === undefined || run === undefined) continue;
-      const body: string[] = [];
+      const head = cached.head;
+      pieces.push(
+        `${runSep}${JSON.stringify(runId)}:${head.slice(0, -1)}${head === '{}' ? '' : ','}"nodes":{`,
+      );
+      runSep = ',';
+      let sep = '';
       for (const nodeId in run.nodes) {
         const entry = cached.nodes.get(nodeId);
         if (entry === undefined) continue;
-        if (entry.parts !== undefined) entry.json ??= nodeJson(entry.parts, NODE_VOTE_FIELDS);
-        body.push(`${JSON.stringify(nodeId)}:${entry.json}`);
+        // Joined from its parts, or made again (done): kept, it would double what the parts hold.
+        const json =
+          entry.parts === undefined
+            ? this.#doneJson(entry.node)
+            : nodeJson(entry.parts, NODE_VOTE_FIELDS);
+        pieces.push(`${sep}${JSON.stringify(nodeId)}:`, json);
+        sep = ',';
       }
-      const head = cached.head;
-      runs.push(
-        `${JSON.stringify(runId)}:${head.slice(0, -1)}${head === '{}' ? '' : ','}"nodes":{${body.join(',')}}}`,
-      );
+      pieces.push('}}');
     }
     const ledger = this.#ledger === undefined ? '' : `,"ledger":${this.#ledger}`;
     const starting = this.#starting === undefined ? '' : `,"starting":${this.#starting}`;
-    const more = extra === '' ? '' : `,${extra}`;
-    return `{"$schemaVersion":${JSON.stringify(state.$schemaVersion)}${more},"runs":{${runs.join(',')}}${ledger}${starting}}`;
+    pieces.push(`}${ledger}${starting}}`);
+    return pieces;
   }
 }
 
-/** Serialises whole state documents, reusing the text of finished nodes between calls (see {@link StateText}). */
+/** Serialises whole state documents, reusing the text of unfinished nodes' parts between calls (see {@link StateText}). */
 export function stateSerializer(redact: Redactor = (text) => text): (state: StateFile) => string {
   const text = new StateText(redact);
   return (state) => {

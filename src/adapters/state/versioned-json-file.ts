@@ -198,15 +198,18 @@ export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
     await this.writeText(serialize(document));
   }
 
-  /** Writes JSON text already serialised (it must be a valid document) atomically. Refuses before a successful `load`. */
-  async writeText(text: string): Promise<void> {
+  /**
+   * Writes JSON text already serialised (it must be a valid document), whole or in pieces written
+   * in order, atomically. Refuses before a successful `load`.
+   */
+  async writeText(text: string | readonly string[]): Promise<void> {
     if (!this.#loaded) {
       throw new MakerError(
         'state-not-loaded',
         `${this.#options.path}: refusing to write a state file that was not read successfully first.`,
       );
     }
-    await this.#file.write(`${text}\n`);
+    await this.#file.write(typeof text === 'string' ? `${text}\n` : [...text, '\n']);
   }
 
   #migrate(document: Record<string, unknown>, from: number): Record<string, unknown> {

@@ -236,7 +236,7 @@ async function measureStateSave(dir: string, count: number) {
     times.push(await timed(() => store.save(state)));
   }
   times.sort((a, b) => a - b);
-  // A clean stop folds the log into a new snapshot (finished nodes' JSON reused).
+  // A clean stop folds the log into a new snapshot (finished nodes' JSON made again, in pieces).
   const compactMs = await timed(() => store.compact(state));
   const { size } = await stat(store.path);
   const ms = (x: number) => Math.round(x * 10) / 10;
