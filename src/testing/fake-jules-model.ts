@@ -100,7 +100,15 @@ export interface FakeJules {
   /** Connects another repository (as a person does in the Jules web app). */
   addSource(source: FakeJulesSource): void;
   /** Sessions by id, for assertions. */
-  readonly sessions: ReadonlyMap<string, { readonly title: string; readonly state: string }>;
+  readonly sessions: ReadonlyMap<
+    string,
+    {
+      readonly title: string;
+      readonly state: string;
+      /** `clock()` when it was created: what the daily limit counts. */
+      readonly startedAt: number;
+    }
+  >;
   close(): Promise<void>;
 }
 

@@ -352,7 +352,10 @@ export async function startFakeJules(options: {
     get sessions() {
       arriveLate();
       return new Map(
-        [...sessions].map(([id, s]) => [id, { title: s.context.title, state: s.state }]),
+        [...sessions].map(([id, s]) => [
+          id,
+          { title: s.context.title, state: s.state, startedAt: s.startedAt },
+        ]),
       );
     },
     close: () =>
