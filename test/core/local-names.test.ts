@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type * as TS from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { bindFile, localSymbol } from '../../src/core/voting/local-names.js';
-import { loadTypeScript } from '../../src/core/voting/syntax-tree.js';
+import { loadTypeScript, parseOptions } from '../../src/core/voting/syntax-tree.js';
 
 /**
  * `local-names.ts` finds locals from the binder's scopes alone. The reference is what vote classes
@@ -62,17 +62,8 @@ function files(dir: string, pattern: RegExp, out: string[] = []): string[] {
 
 /** Every identifier whose local symbol differs between the two ways, as `file:line name`. */
 function differences(ts: Ts, paths: readonly string[]): { compared: number; diffs: string[] } {
-  const options: TS.CompilerOptions = {
-    noLib: true,
-    noResolve: true,
-    allowJs: true,
-    checkJs: false,
-    noEmit: true,
-    types: [],
-    jsx: ts.JsxEmit.Preserve,
-    target: ts.ScriptTarget.ESNext,
-    module: ts.ModuleKind.ESNext,
-  };
+  // The options the vote classes bind with, so the checker sees the files as they do.
+  const options = parseOptions(ts);
   const sources = new Map<string, TS.SourceFile>();
   for (const path of paths) {
     const kind = /\.tsx(\.fixture)?$/.test(path)

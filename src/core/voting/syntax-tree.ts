@@ -84,7 +84,14 @@ let setUp: { readonly options: TS.CompilerOptions; readonly syntax: TS.Program }
 
 function shared(ts: Ts): { readonly options: TS.CompilerOptions; readonly syntax: TS.Program } {
   if (setUp !== undefined) return setUp;
-  const options: TS.CompilerOptions = {
+  const options = parseOptions(ts);
+  setUp = { options, syntax: ts.createProgram({ rootNames: [], options, host: emptyHost() }) };
+  return setUp;
+}
+
+/** The compiler options a file is parsed and bound with (no library, no resolution, any syntax). */
+export function parseOptions(ts: Ts): TS.CompilerOptions {
+  return {
     noLib: true,
     noResolve: true,
     allowJs: true,
@@ -95,8 +102,6 @@ function shared(ts: Ts): { readonly options: TS.CompilerOptions; readonly syntax
     target: ts.ScriptTarget.ESNext,
     module: ts.ModuleKind.ESNext,
   };
-  setUp = { options, syntax: ts.createProgram({ rootNames: [], options, host: emptyHost() }) };
-  return setUp;
 }
 
 /** One file's forms, from its syntax tree and its binder's scopes; null when it does not parse. */
