@@ -68,7 +68,7 @@ export interface VotePatch {
  */
 export function applyEdit(target: Json, edit: Json): string | undefined {
   const set = edit['set'];
-  if (isRecord(set)) Object.assign(target, set);
+  if (isRecord(set)) assign(target, set);
   const unset = edit['unset'];
   if (Array.isArray(unset))
     for (const key of unset) if (typeof key === 'string') delete target[key];
@@ -89,11 +89,16 @@ export function applyEdit(target: Json, edit: Json): string | undefined {
   return undefined;
 }
 
+/** `Object.assign` of a parsed line's fields, but a `__proto__` key (which would set the prototype). */
+function assign(target: Json, fields: Json): void {
+  for (const key of Object.keys(fields)) if (key !== '__proto__') target[key] = fields[key];
+}
+
 function patchVote(vote: Json, patch: VotePatch): string | undefined {
   if (patch.fields !== undefined) {
     if (!isRecord(patch.fields)) return 'it changes the fields';
     for (const key of Object.keys(vote)) if (key !== 'draws' && key !== 'ballots') delete vote[key];
-    Object.assign(vote, patch.fields);
+    assign(vote, patch.fields);
   }
   for (const list of ['draws', 'ballots'] as const) {
     const slots = patch[list];

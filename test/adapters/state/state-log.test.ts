@@ -6,6 +6,7 @@ import {
   STATE_LOG_FILE_NAME,
   makerStateFile,
 } from '../../../src/adapters/state/state-file.js';
+import { applyEdit } from '../../../src/adapters/state/edits.js';
 import { StateFileError } from '../../../src/adapters/state/versioned-json-file.js';
 import { makeRedactor } from '../../../src/core/errors.js';
 import { newNode } from '../../../src/core/tree/nodes.js';
@@ -217,6 +218,13 @@ describe('the state log', () => {
       status: 'sampling',
       leaf: old.leaf,
     });
+
+    // A `__proto__` field in a line (parsed as an own key) never becomes a prototype.
+    const target: Record<string, unknown> = { title: 'before' };
+    const edit = JSON.parse('{"set":{"__proto__":{"polluted":true},"title":"t"}}') as object;
+    expect(applyEdit(target, edit as Record<string, unknown>)).toBeUndefined();
+    expect(target).toEqual({ title: 't' });
+    expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
 
     const refused = async (...records: object[]) => {
       await write(...records, {});
