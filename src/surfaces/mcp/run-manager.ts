@@ -1,26 +1,16 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { ConfigError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
 import { StopError } from '../../core/stops.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
-import { WorkspaceLock } from '../../adapters/state/lock.js';
-import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
 import { checksOfRun, landingNotice, sandboxProblems } from '../preflight.js';
-import {
-  cannotStart,
-  crashSeam,
-  engineFor,
-  openWorkspace,
-  rolesFor,
-  secretsOf,
-} from '../wiring.js';
+import { cannotStart, crashSeam, openWorkspace, secretsOf } from '../wiring.js';
 import { settledEnv } from '../env.js';
 import { WORKERS } from '../workers.js';
 import { setUpStop } from '../set-up-stop.js';
-import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { ViewHandle } from '../view/server.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
@@ -29,19 +19,13 @@ import { planStart } from './start-plan.js';
 import { recordStart } from './start-record.js';
 import { tally } from './run-result.js';
 import { startRunView } from './run-view.js';
-import { engineRemotes, remoteOfRun } from '../remotes.js';
+import { remoteOfRun } from '../remotes.js';
+import { Workspaces, type Workspace } from './workspaces.js';
 import type { z } from 'zod';
 import type { startInput } from './tool-inputs.js';
 
 /** `maker_start`'s arguments as the tool's schema checked them (its `view` flag is the server's). */
 export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
-
-interface Workspace {
-  readonly dir: string;
-  readonly engine: MakerEngine;
-  readonly lock: WorkspaceLock;
-  readonly git: Pick<GitWorkspace, 'diff' | 'close'>;
-}
 
 /**
  * The runs of one MCP server process: one engine per repository (so one writer per state file, with
@@ -51,16 +35,12 @@ interface Workspace {
 export class RunManager {
   readonly #defaultDir: string;
   readonly #env: Readonly<Record<string, string | undefined>>;
-  readonly #workspaces = new Map<string, Promise<Workspace>>();
+  readonly #workspaces: Workspaces;
   readonly #runDirs = new Map<string, string>();
   /** Repositories a maker_start is setting up now. */
   readonly #starting = new Set<string>();
-  /** The locks starts took before their workspaces were opened. */
-  readonly #startLocks = new Map<string, WorkspaceLock>();
   readonly #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   readonly #views = new Map<string, Promise<ViewHandle>>();
-  /** GitHub tokens by repository, in memory only. */
-  readonly #tokens = new Map<string, string>();
 
   /** The one redactor for what the server sends back: the configured keys never leave it. */
   readonly redact: Redactor;
@@ -75,6 +55,7 @@ export class RunManager {
     this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
     // Gemini CLI passes an unset setting as its literal `${NAME}`: unset it for every reader.
     this.#env = settledEnv(options.env);
+    this.#workspaces = new Workspaces(this.#env);
   }
 
   /**
@@ -113,8 +94,8 @@ export class RunManager {
       this.#env,
     );
     const abandon = await recordStart(dir, intent, {
-      opened: () => this.#workspaces.get(dir)?.catch(() => undefined),
-      locks: this.#startLocks,
+      opened: () => this.#workspaces.opened(dir)?.catch(() => undefined),
+      locks: this.#workspaces.startLocks,
       secrets: secretsOf(this.#env),
     });
     const seam = crashSeam(this.#env);
@@ -128,14 +109,14 @@ export class RunManager {
         () => openWorkspace(dir, true, this.#env),
         (step) => (steps.push(step), seam?.(step)),
       );
-      if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
-      workspace = await this.#workspace(dir, true);
+      if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
+      workspace = await this.#workspaces.get(dir, true);
     } catch (error) {
       const stop = setUpStop(error, steps);
       await abandon(stop instanceof StopError && stop.kind === 'refused');
       throw stop;
     }
-    this.#startLocks.delete(dir);
+    this.#workspaces.startLocks.delete(dir);
     seam?.('start:set-up');
     // The set-up's own handle on the repository: its long-lived git processes end here.
     const defaultBranch = await setUp.workspace.currentBranch();
@@ -197,7 +178,7 @@ export class RunManager {
             ]
           : []),
       ];
-      if (github.token !== undefined) this.#tokens.set(workspace.dir, github.token);
+      if (github.token !== undefined) this.#workspaces.tokens.set(workspace.dir, github.token);
       if (problems.length > 0)
         throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
       run.config.hitl = 'wait';
@@ -221,7 +202,7 @@ export class RunManager {
 
   /** Run `runId` and its repository's workspace; undefined when there is no such run. */
   async #find(runId: string): Promise<{ run: Run; workspace: Workspace } | undefined> {
-    const workspace = await this.#open(await this.#dirOf(runId));
+    const workspace = await this.#workspaces.find(await this.#dirOf(runId));
     const run = (await workspace?.engine.state())?.runs[runId];
     return run === undefined || workspace === undefined ? undefined : { run, workspace };
   }
@@ -234,16 +215,9 @@ export class RunManager {
     const dirs = [this.#defaultDir, ...this.#runDirs.values()];
     return latestRun(
       [...dirs, ...(await findStateDirs(this.#defaultDir))],
-      (dir) => this.#open(dir),
+      (dir) => this.#workspaces.find(dir),
       pick,
     );
-  }
-
-  /** A repository's workspace; undefined for a directory that is not one (looking never creates). */
-  async #open(dir: string): Promise<Workspace | undefined> {
-    if (!this.#workspaces.has(dir) && (await inspectRepository(dir)).kind !== 'repository')
-      return undefined;
-    return this.#workspace(dir, false);
   }
 
   async answer(runId: string, questionId: string, answer: string) {
@@ -304,7 +278,7 @@ export class RunManager {
   }
 
   async #startView(dir: string): Promise<ViewHandle> {
-    const { engine, git } = await this.#workspace(dir, false);
+    const { engine, git } = await this.#workspaces.get(dir, false);
     return startRunView({
       dir,
       engine,
@@ -324,12 +298,7 @@ export class RunManager {
     for (const { controller } of this.#active.values())
       controller.abort(new Error('The maker server is shutting down.'));
     await Promise.all([...this.#active.values()].map((a) => a.done));
-    for (const workspace of this.#workspaces.values()) {
-      const ws = await workspace.catch(() => undefined);
-      ws?.engine.close();
-      await ws?.git.close();
-      await ws?.lock.release();
-    }
+    await this.#workspaces.close();
   }
 
   /** Drives a run in the background; resolves once it has started (its first event) or ended. */
@@ -368,42 +337,6 @@ export class RunManager {
     const found = await findRunDir(this.#defaultDir, runId);
     if (found !== undefined) this.#runDirs.set(runId, found);
     return found ?? this.#defaultDir;
-  }
-
-  /** A repository's workspace, opened once (with the lock a start took, if one did). */
-  #workspace(dir: string, create: boolean): Promise<Workspace> {
-    let entry = this.#workspaces.get(dir);
-    if (entry === undefined) {
-      const held = this.#startLocks.get(dir);
-      entry = (async () => {
-        const git = await openWorkspace(dir, create, this.#env);
-        const lock =
-          held ?? new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
-        if (held === undefined) await lock.acquire();
-        const env = this.#env;
-        const remote = engineRemotes(
-          git,
-          () => this.#tokens.get(dir),
-          () => engine.persist(),
-        );
-        // Called only once the engine exists.
-        const engine = engineFor(
-          dir,
-          git,
-          (config, run) =>
-            rolesFor(config, git, env, {
-              ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
-            }),
-          secretsOf(env),
-          env,
-          remote,
-        );
-        return { dir, engine, lock, git };
-      })();
-      this.#workspaces.set(dir, entry);
-      entry.catch(() => this.#workspaces.delete(dir));
-    }
-    return entry;
   }
 }
 
