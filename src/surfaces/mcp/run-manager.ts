@@ -25,8 +25,8 @@ export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
 
 /**
  * The runs of one MCP server process: one engine per repository (so one writer per state file, with
- * a lock against other processes), runs driven in the background, waits that end on a question,
- * the end of the run, or a timeout.
+ * a lock against other processes, held only while the server uses it: see {@link Workspaces}), runs
+ * driven in the background, waits that end on a question, the end of the run, or a timeout.
  */
 export class RunManager {
   readonly #defaultDir: string;
@@ -274,7 +274,6 @@ export class RunManager {
     // A run that has ended is not running, even while its end is still being saved.
     if (
       engine === undefined ||
-      this.#active.get(runId)?.workspace.engine !== engine ||
       run.status !== 'running' ||
       run.questions.some((q) => q.answer === undefined)
     )
