@@ -42,7 +42,7 @@ export function refuseSecond(
 
 /** What finishes a start from Gemini CLI: `maker_resume` continues runs, not starts. */
 const finishInTerminal = (dir: string) =>
-  `maker_resume cannot finish a start: ask the person to run \`maker resume --dir ${dir}\` in a terminal (should it say that this server is working on the workspace, after quitting Gemini CLI).`;
+  `maker_resume cannot finish a start: ask the person to run \`maker resume --dir ${dir}\` in a terminal (should it say that this server holds the workspace, a live view of it is open here: quit Gemini CLI first).`;
 
 /**
  * A new run refused while another one's start, which a kill interrupted, is unfinished in `dir`:
