@@ -126,10 +126,10 @@ describe('maker_start and the intent it records first', () => {
       expect(resume, step).toContain(`Run ${pending?.id}`);
       expect(resume, step).toContain(`maker resume --dir ${dir}`);
 
-      // Gemini CLI quits: its server, which looked at the repository, releases its lock.
-      await close();
+      // With Gemini CLI still open: its server, which only looked at the repository, holds no lock.
       const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto']);
       expect(resumed.code, `${step}: ${resumed.stderr}`).toBe(0);
+      await close();
       const state = await saved(dir);
       expect(state.starting, step).toBeUndefined();
       expect(state.runs[pending?.id ?? '']?.status, step).toBe('done');

@@ -21,6 +21,7 @@ describe('maker_wait', () => {
         sim: { clarify: false },
       });
       const { engine } = await runs.run(runId);
+      if (engine === undefined) throw new Error(`run ${runId} is not driven by this server`);
       const stop = new AbortController();
       let waited: Promise<unknown> | undefined;
       let returned = false;

@@ -16,18 +16,22 @@ export const JOURNAL_FILE_NAME = 'maker-journal.jsonl';
 
 /**
  * When the log is folded into a new snapshot: when it has grown past `minLogBytes` and past
- * `snapshotFactor` times the snapshot's size. Never by age: a snapshot rewritten on a timer costs
+ * `snapshotFactor` times what a snapshot would cost now (the last one's length plus what the state
+ * grew since, as {@link StateText} counts it). Never by age: a snapshot rewritten on a timer costs
  * its whole size again and again while the run does little, so bytes written per node grew with
- * the run (12× from 50 to 4,096 leaves). Bounded by size alone, each snapshot follows at least
- * `snapshotFactor` times its own size of log, so snapshots add at most 1/`snapshotFactor` to the
- * bytes the log writes, whatever the run's size, and a load replays at most that much log.
+ * the run (12× from 50 to 4,096 leaves). Nor against the last snapshot's size: while a run grows,
+ * each snapshot was then larger than the log before it by the state's growth, and the last one
+ * before a clean stop could cost as much as the stop's own. Bounded this way, each snapshot
+ * follows at least `snapshotFactor` times its own length of log, so snapshots add at most
+ * 1/`snapshotFactor` to the bytes the log writes, whatever the run's size (and the clean stop's
+ * compaction one state's length), and a load replays at most that many states' worth of log.
  */
 export interface CompactionPolicy {
   readonly minLogBytes: number;
   readonly snapshotFactor: number;
 }
 
-/** Snapshots then write at most half as many bytes as the log (amortised), and a load replays at most twice a snapshot. */
+/** Snapshots then write at most half as many bytes as the log, and a load replays at most twice the state. */
 const DEFAULT_POLICY: CompactionPolicy = {
   minLogBytes: 4 << 20,
   snapshotFactor: 2,
@@ -60,7 +64,8 @@ export class MakerStateFile implements StateStore<StateFile> {
   readonly #policy: CompactionPolicy;
   readonly #checkpoint: (step: string) => void;
   #generation = 0;
-  #snapshotBytes = 0;
+  /** What a snapshot would cost now, about: the last one's length and what the state grew since. */
+  #stateBytes = 0;
   #logBytes = 0;
   /** The next save writes a snapshot (after a load, a failed write, or a removal). */
   #mustCompact = true;
@@ -146,11 +151,11 @@ export class MakerStateFile implements StateStore<StateFile> {
    * synchronously, at the call.
    */
   save(document: StateFile, changed?: ReadonlySet<object>): Promise<void> {
-    const { lines, removed } = this.#text.update(document, changed);
+    const { lines, removed, grew } = this.#text.update(document, changed);
     const bytes = lines.reduce((sum, line) => sum + line.length, 0);
+    this.#stateBytes += grew;
     const { minLogBytes, snapshotFactor } = this.#policy;
-    const large =
-      this.#logBytes + bytes > Math.max(minLogBytes, snapshotFactor * this.#snapshotBytes);
+    const large = this.#logBytes + bytes > Math.max(minLogBytes, snapshotFactor * this.#stateBytes);
     if (this.#mustCompact || removed || large) return this.#compactNow(document);
     if (lines.length === 0) return this.#tail;
     this.#logBytes += bytes;
@@ -178,7 +183,7 @@ export class MakerStateFile implements StateStore<StateFile> {
     this.#generation = generation;
     this.#mustCompact = false;
     this.#logBytes = 0;
-    this.#snapshotBytes = length;
+    this.#stateBytes = length;
     return this.#enqueue(async () => {
       await this.#snapshot.writeText(pieces);
       this.#written += length + 1;

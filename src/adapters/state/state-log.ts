@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { applyEdit } from './edits.js';
 import { StateFileError } from './versioned-json-file.js';
 
 /**
@@ -9,13 +10,17 @@ import { StateFileError } from './versioned-json-file.js';
  *     {"run":"r1","head":{…the run without its nodes…}}
  *     {"run":"r1","id":"0-1","node":{…the whole node…}}
  *     {"run":"r1","id":"0-1","part":{…the node's fields but its votes, and the votes that changed…}}
+ *     {"run":"r1","id":"0-1","edit":{"set":{…},"unset":[…],"votes":{…}}}
+ *     {"run":"r1","headEdit":{"set":{…},"unset":[…]}}
  *     {"ledger":{…}}
  *     {"starting":{…a run being started, not created yet…}}
  *
  * A `part` (written since issue #13's last save share; logs without it load as before) replaces
  * every field of the node except its votes ({@link NODE_VOTE_FIELDS}), and those of its votes it
  * carries; the node's other votes stay. It always follows a whole `node` for that node, here or in
- * the snapshot.
+ * the snapshot. Since issue #29 a changed node or run head is written as an `edit` (`headEdit`):
+ * only the fields that changed, and its votes' draws that changed (`edits.ts`), so a line costs
+ * what changed however often the object is saved; `part` records are still read.
  *
  * A save of several records is one line, `{"save":[…records…]}` ({@link saveText}), so that an
  * append torn by a crash or a power loss loses that whole save, never a part of it (a parent
@@ -112,11 +117,16 @@ function savedRecords(line: Json): Json[] | undefined {
 function isLogRecord(r: Json): boolean {
   if (isRecord(r['ledger']) || isRecord(r['starting'])) return true;
   if (typeof r['run'] !== 'string') return false;
-  if (isRecord(r['head'])) return true;
-  return typeof r['id'] === 'string' && (isRecord(r['node']) || isRecord(r['part']));
+  if (isRecord(r['head']) || isRecord(r['headEdit'])) return true;
+  return (
+    typeof r['id'] === 'string' &&
+    (isRecord(r['node']) || isRecord(r['part']) || isRecord(r['edit']))
+  );
 }
 
 const VOTE_FIELDS: ReadonlySet<string> = new Set(NODE_VOTE_FIELDS);
+const MOVE_ASIDE =
+  'Move the log aside to continue from maker-state.json alone (losing what the log adds), or restore a backup.';
 
 /**
  * Applies the records, in order, to a state document (raw JSON, validated afterwards by the
@@ -142,6 +152,16 @@ export function replay(document: Json, records: readonly Json[], path: string): 
       const nodes = run['nodes'];
       for (const key of Object.keys(run)) delete run[key];
       Object.assign(run, r['head'], { nodes: isRecord(nodes) ? nodes : {} });
+    } else if (isRecord(r['headEdit'])) {
+      const nodes = run['nodes'];
+      const problem = isRecord(existing) ? applyEdit(run, r['headEdit']) : 'it was never written';
+      if (problem !== undefined)
+        throw new StateFileError(
+          path,
+          'corrupt',
+          `the state log changes run ${runId}, but ${problem}. ${MOVE_ASIDE}`,
+        );
+      run['nodes'] = nodes; // an edit of the head never touches its nodes
     } else {
       const nodes = isRecord(run['nodes']) ? run['nodes'] : (run['nodes'] = {});
       const id = r['id'] as string;
@@ -154,8 +174,18 @@ export function replay(document: Json, records: readonly Json[], path: string): 
         throw new StateFileError(
           path,
           'corrupt',
-          `the state log changes node ${id} of run ${runId}, which it never wrote whole. Move the log aside to continue from maker-state.json alone (losing what the log adds), or restore a backup.`,
+          `the state log changes node ${id} of run ${runId}, which it never wrote whole. ${MOVE_ASIDE}`,
         );
+      }
+      if (isRecord(r['edit'])) {
+        const problem = applyEdit(node, r['edit']);
+        if (problem !== undefined)
+          throw new StateFileError(
+            path,
+            'corrupt',
+            `the state log changes node ${id} of run ${runId}, but ${problem}. ${MOVE_ASIDE}`,
+          );
+        continue;
       }
       for (const key of Object.keys(node)) if (!VOTE_FIELDS.has(key)) delete node[key];
       Object.assign(node, r['part']);

@@ -1,5 +1,6 @@
 import type { Redactor } from '../../core/errors.js';
-import type { StateFile, TreeNode } from '../../core/tree/schema.js';
+import type { StateFile, TreeNode, VoteRecord } from '../../core/tree/schema.js';
+import { fieldChanges, fieldMembers, headEdit } from './edits.js';
 import { NODE_VOTE_FIELDS } from './state-log.js';
 import { sameShape, shapeOf } from './value-shape.js';
 import { VoteTexts, type VoteField, type VoteText } from './vote-text.js';
@@ -25,6 +26,8 @@ interface NodeText {
   done: boolean;
   /** Undefined once done: the parts are let go (a change is written whole). */
   parts: NodeParts | undefined;
+  /** The length of the node's text in a snapshot (its id included), about. */
+  length: number;
 }
 
 interface RunText {
@@ -38,6 +41,11 @@ export interface StateChanges {
   readonly lines: string[];
   /** A run or a node disappeared: a log of upserts cannot say that, only a new snapshot can. */
   readonly removed: boolean;
+  /**
+   * By how much the document's text grew (or, negative, shrank) with these changes, about: what
+   * a snapshot would cost now is the last one's length plus the sum of these since.
+   */
+  readonly grew: number;
 }
 
 /**
@@ -77,6 +85,16 @@ function nodeJson(entry: NodeParts, fields: readonly VoteField[]): string {
   return parts.join('');
 }
 
+/** The length of {@link nodeJson}'s text of every vote field, about, without making it. */
+function nodeLength(entry: NodeParts): number {
+  let length = entry.fixed.text.length + entry.live.length;
+  for (const field of NODE_VOTE_FIELDS) {
+    const vote = entry.votes[field];
+    if (vote !== undefined) length += field.length + 4 + vote.text.length;
+  }
+  return length;
+}
+
 /**
  * The JSON text of a state document, kept per run head and per node (its fields, and each of its
  * votes) so that a save serialises only what may have changed. A node cached while `done` is not
@@ -92,6 +110,8 @@ export class StateText {
   readonly #runs = new Map<string, RunText>();
   #ledger: string | undefined;
   #starting: string | undefined;
+  /** See {@link StateChanges.grew}: summed over an update. */
+  #grew = 0;
 
   constructor(redact: Redactor = (text) => text) {
     this.#redact = redact;
@@ -106,6 +126,7 @@ export class StateText {
    */
   update(state: StateFile, changed?: ReadonlySet<object>): StateChanges {
     const lines: string[] = [];
+    this.#grew = 0;
     let removed = this.#runs.size > Object.keys(state.runs).length;
     let full = changed === undefined;
     const fresh = new Set<string>();
@@ -117,11 +138,13 @@ export class StateText {
       if (cached === undefined) {
         cached = { head, nodes: new Map() };
         this.#runs.set(runId, cached);
+        this.#grew += runId.length + head.length + 12;
         lines.push(`{"run":${JSON.stringify(runId)},"head":${head}}\n`);
         fresh.add(runId);
       } else if (cached.head !== head) {
+        lines.push(headEdit(runId, cached.head, head));
+        this.#grew += head.length - cached.head.length;
         cached.head = head;
-        lines.push(`{"run":${JSON.stringify(runId)},"head":${head}}\n`);
       }
     }
     if (!full) {
@@ -167,7 +190,7 @@ export class StateText {
       else lines.push(`{"starting":${starting}}\n`);
       this.#starting = starting;
     }
-    return { lines, removed };
+    return { lines, removed, grew: this.#grew };
   }
 
   /** The run holding `node` (this very object), if any. */
@@ -179,7 +202,8 @@ export class StateText {
   /**
    * Serialises the node unless it is cached as `done`: its fields without the votes always, each
    * vote only if it is no longer made of what its cached text was built from. A line if anything
-   * changed: the whole node when it is new or lost a vote, else its fields and the changed votes.
+   * changed: the whole node when it is new or lost a vote, else an edit (the fields and the draws
+   * that changed).
    */
   #updateNode(runId: string, nodeId: string, node: TreeNode, lines: string[]): void {
     const cached = this.#runs.get(runId) as RunText;
@@ -197,7 +221,7 @@ export class StateText {
       const value = values[field];
       const old = before?.votes[field];
       if (value === undefined) {
-        if (old !== undefined) whole = true; // a part record cannot remove a vote
+        if (old !== undefined) whole = true; // an edit record cannot remove a vote
         continue;
       }
       const text = this.#votes.field(field, value, old);
@@ -214,21 +238,53 @@ export class StateText {
       before.fixed.text === fixed.text;
     if (!same) {
       const where = `{"run":${JSON.stringify(runId)},"id":${JSON.stringify(nodeId)}`;
-      if (whole) {
+      if (whole || before === undefined) {
         lines.push(`${where},"node":${nodeJson(parts, NODE_VOTE_FIELDS)}}\n`);
       } else {
-        lines.push(`${where},"part":${nodeJson(parts, changed)}}\n`);
+        lines.push(`${where},"edit":{${this.#edit(before, parts, changed, values)}}}\n`);
       }
     }
+    const length = nodeId.length + 3 + nodeLength(parts);
+    this.#grew += length - (entry?.length ?? 0);
     if (!done) {
-      cached.nodes.set(nodeId, { node, done, parts });
+      cached.nodes.set(nodeId, { node, done, parts, length });
       return;
     }
-    cached.nodes.set(nodeId, { node, done, parts: undefined });
+    cached.nodes.set(nodeId, { node, done, parts: undefined, length });
     for (const field of NODE_VOTE_FIELDS) {
       const value = values[field];
       if (value !== undefined) this.#votes.forget(field, value);
     }
+  }
+
+  /**
+   * The body of an edit record (see `edits.ts`): the node's fields that changed between `before`
+   * and `now`, and per vote in `changed` a patch (or the whole vote, when new, an integration, or
+   * started over).
+   */
+  #edit(
+    before: NodeParts,
+    now: NodeParts,
+    changed: readonly VoteField[],
+    values: Partial<Record<VoteField, unknown>>,
+  ): string {
+    const set: string[] = [];
+    const unset: string[] = [];
+    fieldChanges(before.fixed.text, now.fixed.text, set, unset);
+    fieldChanges(before.live, now.live, set, unset);
+    const votes: string[] = [];
+    for (const field of changed) {
+      const next = now.votes[field] as VoteText;
+      const old = before.votes[field];
+      const patch =
+        old === undefined || field === 'integrations'
+          ? undefined
+          : this.#votes.patch(values[field] as VoteRecord, next, old);
+      votes.push(`"${field}":${patch ?? `{"whole":${next.text}}`}`);
+    }
+    const members =
+      fieldMembers(set, unset) + (votes.length === 0 ? '' : `,"votes":{${votes.join(',')}}`);
+    return members.slice(1);
   }
 
   /** A done node's whole text, as {@link update} would make it, keeping nothing of it. */

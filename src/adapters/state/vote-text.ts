@@ -7,6 +7,19 @@ export interface VoteText {
   readonly text: string;
   /** Undefined when the text cannot be reused (a draw in progress, a value nested deeper). */
   readonly shape: readonly unknown[] | undefined;
+  /** What a patch against this text compares with (a vote field but `integrations`). */
+  readonly items?: VoteItems;
+}
+
+/**
+ * What a vote's text was made of, item by item, for {@link VoteTexts.patch}: the text of its own
+ * fields, and per slot of its draws and ballots the finished draw itself (replaced, never changed:
+ * the engine's invariant), the text of a draw in progress (it may change in place), or null.
+ */
+interface VoteItems {
+  readonly rest: string;
+  readonly draws: readonly unknown[];
+  readonly ballots: readonly unknown[];
 }
 
 export type VoteField = 'minimal' | 'split' | 'leaf' | 'integrations';
@@ -38,9 +51,52 @@ export class VoteTexts {
     if (field === 'integrations') return this.#integrations(value as Integrations, cached, keep);
     if (cached?.shape !== undefined && sameShape(value, cached.shape)) return cached;
     const parts: string[] = [];
-    this.#vote(value as VoteRecord, parts, keep);
+    const items = this.#vote(value as VoteRecord, parts, keep);
     // Its shape from its second serialisation on: many votes are written once.
-    return { text: parts.join(''), shape: cached === undefined ? undefined : shapeOf(value) };
+    return {
+      text: parts.join(''),
+      shape: cached === undefined ? undefined : shapeOf(value),
+      items,
+    };
+  }
+
+  /**
+   * The JSON of a patch turning the vote `old` was made from into `value` (whose text is `next`,
+   * just made by {@link field}): its own fields if they changed, and the draws and ballots that
+   * changed, by slot (see `edits.ts`). Undefined when only the whole vote can say it: a list
+   * shorter than before (the vote started over), or texts made without items.
+   */
+  patch(value: VoteRecord, next: VoteText, old: VoteText): string | undefined {
+    const before = old.items;
+    const after = next.items;
+    if (before === undefined || after === undefined) return undefined;
+    if (after.draws.length < before.draws.length || after.ballots.length < before.ballots.length)
+      return undefined;
+    const keep = value.outcome === undefined;
+    const parts = ['{'];
+    let sep = '';
+    if (after.rest !== before.rest) {
+      parts.push('"fields":', after.rest);
+      sep = ',';
+    }
+    for (const list of ['draws', 'ballots'] as const) {
+      const now = after[list];
+      const then = before[list];
+      let inner = '';
+      for (let i = 0; i < now.length; i++) {
+        const item = now[i];
+        if (item === then[i]) continue;
+        if (inner === '') parts.push(sep, '"', list, '":{');
+        const text =
+          item === null ? 'null' : typeof item === 'string' ? item : this.#draw(item as Draw, keep);
+        parts.push(inner, '"', String(i), '":', text);
+        inner = ',';
+        sep = ',';
+      }
+      if (inner !== '') parts.push('}');
+    }
+    parts.push('}');
+    return parts.join('');
   }
 
   /**
@@ -90,13 +146,14 @@ export class VoteTexts {
     return { text: parts.join(''), shape: reusable ? next : undefined };
   }
 
-  /** Appends the vote's text to `parts`: `redact(JSON.stringify(vote))` in meaning. */
-  #vote(vote: VoteRecord, parts: string[], keep: boolean): void {
+  /** Appends the vote's text to `parts`: `redact(JSON.stringify(vote))` in meaning; returns its items. */
+  #vote(vote: VoteRecord, parts: string[], keep: boolean): VoteItems {
     const { draws, ballots, ...rest } = vote;
     // A vote with an outcome is not drawn again: its own text is reused, its draws' are let go.
     const keepDraws = keep && rest.outcome === undefined;
     const json = this.#redact(JSON.stringify(rest));
     parts.push(json.slice(0, -1));
+    const items = { rest: json, draws: [] as unknown[], ballots: [] as unknown[] };
     let sep = json === '{}' ? '' : ',';
     for (const [key, list] of [
       ['draws', draws],
@@ -105,14 +162,18 @@ export class VoteTexts {
       if (list === undefined) continue;
       parts.push(sep, '"', key, '":[');
       let inner = '';
+      const refs = items[key];
       for (const d of list as (Draw | undefined)[]) {
-        parts.push(inner, this.#draw(d, keepDraws));
+        const text = this.#draw(d, keepDraws);
+        parts.push(inner, text);
+        refs.push(d === undefined || d === null ? null : d.status === 'started' ? text : d);
         inner = ',';
       }
       parts.push(']');
       sep = ',';
     }
     parts.push('}');
+    return items;
   }
 
   #draw(draw: Draw | undefined, keep: boolean): string {

@@ -1,25 +1,24 @@
-import type { Run } from '../../core/tree/schema.js';
-import type { MakerEngine } from '../../engine/maker-engine.js';
+import type { Run, StateFile } from '../../core/tree/schema.js';
 
 /**
- * The latest run `pick` accepts among the repositories in `dirs` (each looked at once). A
- * repository that cannot be opened (another process holds it) is passed over unless no run is
- * found, when its error is the answer.
+ * The latest run `pick` accepts among the repositories in `dirs` (each read once; `read` gives
+ * undefined for one to pass over). A repository whose state cannot be read is passed over unless
+ * no run is found, when its error is the answer.
  */
-export async function latestRun<W extends { readonly engine: Pick<MakerEngine, 'state'> }>(
+export async function latestRun(
   dirs: Iterable<string>,
-  open: (dir: string) => Promise<W | undefined>,
+  read: (dir: string) => Promise<Pick<StateFile, 'runs'> | undefined>,
   pick: (run: Run) => boolean,
-): Promise<{ run: Run; workspace: W } | undefined> {
-  let best: { run: Run; workspace: W } | undefined;
+): Promise<{ run: Run; dir: string } | undefined> {
+  let best: { run: Run; dir: string } | undefined;
   let failure: Error | undefined;
   for (const dir of new Set(dirs)) {
     try {
-      const workspace = await open(dir);
-      if (workspace === undefined) continue;
-      for (const run of Object.values((await workspace.engine.state()).runs))
+      const state = await read(dir);
+      if (state === undefined) continue;
+      for (const run of Object.values(state.runs))
         if (pick(run) && (best === undefined || run.createdAt > best.run.createdAt))
-          best = { run, workspace };
+          best = { run, dir };
     } catch (error) {
       failure ??= error instanceof Error ? error : new Error(String(error));
     }

@@ -1,66 +1,46 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { ConfigError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
+import { resolve } from 'node:path';
+import { makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
 import { StopError } from '../../core/stops.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
-import { inspectRepository } from '../../adapters/git/inspect.js';
-import { WorkspaceLock } from '../../adapters/state/lock.js';
-import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
-import { checksOfRun, landingNotice, sandboxProblems } from '../preflight.js';
-import {
-  cannotStart,
-  crashSeam,
-  engineFor,
-  openWorkspace,
-  rolesFor,
-  secretsOf,
-} from '../wiring.js';
+import { landingNotice } from '../preflight.js';
+import { crashSeam, openWorkspace, secretsOf } from '../wiring.js';
 import { settledEnv } from '../env.js';
-import { WORKERS } from '../workers.js';
 import { setUpStop } from '../set-up-stop.js';
-import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
-import type { ViewHandle } from '../view/server.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
-import { nothingToResume, refuseSecond } from './start-checks.js';
+import { checkResume, nothingToResume, refuseSecond } from './start-checks.js';
 import { planStart } from './start-plan.js';
 import { recordStart } from './start-record.js';
 import { tally } from './run-result.js';
-import { startRunView } from './run-view.js';
-import { engineRemotes, remoteOfRun } from '../remotes.js';
+import { RunViews } from './run-view.js';
+import { Workspaces, type Lease, type Workspace } from './workspaces.js';
 import type { z } from 'zod';
 import type { startInput } from './tool-inputs.js';
 
 /** `maker_start`'s arguments as the tool's schema checked them (its `view` flag is the server's). */
 export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
 
-interface Workspace {
-  readonly dir: string;
-  readonly engine: MakerEngine;
-  readonly lock: WorkspaceLock;
-  readonly git: Pick<GitWorkspace, 'diff' | 'close'>;
-}
-
 /**
  * The runs of one MCP server process: one engine per repository (so one writer per state file, with
- * a lock against other processes), runs driven in the background, waits that end on a question,
- * the end of the run, or a timeout.
+ * a lock against other processes, held only while the server uses it: see {@link Workspaces}), runs
+ * driven in the background, waits that end on a question, the end of the run, or a timeout.
  */
 export class RunManager {
   readonly #defaultDir: string;
   readonly #env: Readonly<Record<string, string | undefined>>;
-  readonly #workspaces = new Map<string, Promise<Workspace>>();
+  readonly #workspaces: Workspaces;
   readonly #runDirs = new Map<string, string>();
   /** Repositories a maker_start is setting up now. */
   readonly #starting = new Set<string>();
-  /** The locks starts took before their workspaces were opened. */
-  readonly #startLocks = new Map<string, WorkspaceLock>();
-  readonly #active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  readonly #views = new Map<string, Promise<ViewHandle>>();
-  /** GitHub tokens by repository, in memory only. */
-  readonly #tokens = new Map<string, string>();
+  /** The runs driven now: each holds a lease on its workspace until it ends or stops. */
+  readonly #active = new Map<
+    string,
+    { controller: AbortController; done: Promise<void>; workspace: Workspace }
+  >();
+  readonly #views: RunViews;
 
   /** The one redactor for what the server sends back: the configured keys never leave it. */
   readonly redact: Redactor;
@@ -75,6 +55,14 @@ export class RunManager {
     this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
     // Gemini CLI passes an unset setting as its literal `${NAME}`: unset it for every reader.
     this.#env = settledEnv(options.env);
+    this.#workspaces = new Workspaces(this.#env);
+    this.#views = new RunViews({
+      lease: (dir) => this.#workspaces.lease(dir),
+      isActive: (runId) => this.#active.has(runId),
+      answer: (runId, questionId, answer) => this.answer(runId, questionId, answer),
+      resume: (runId) => this.resume(runId),
+      redact: this.redact,
+    });
   }
 
   /**
@@ -91,10 +79,13 @@ export class RunManager {
     refuseSecond(dir, this.#running(), this.#starting.has(dir));
     // Claimed before the first await, so two starts at once cannot both pass.
     this.#starting.add(dir);
+    // A workspace open here now (its live view) stays open, its lock held, through the start.
+    const kept = await this.#workspaces.borrow(dir)?.catch(() => undefined);
     try {
       return await this.#start(input, dir);
     } finally {
       this.#starting.delete(dir);
+      await kept?.release();
     }
   }
 
@@ -113,13 +104,13 @@ export class RunManager {
       this.#env,
     );
     const abandon = await recordStart(dir, intent, {
-      opened: () => this.#workspaces.get(dir)?.catch(() => undefined),
-      locks: this.#startLocks,
+      opened: () => this.#workspaces.opened(dir)?.catch(() => undefined),
+      locks: this.#workspaces.startLocks,
       secrets: secretsOf(this.#env),
     });
     const seam = crashSeam(this.#env);
     seam?.('start:intent-saved');
-    let workspace: Workspace;
+    let lease: Lease;
     let setUp: Awaited<ReturnType<typeof remote.setUp>>;
     const steps: string[] = [];
     try {
@@ -128,29 +119,35 @@ export class RunManager {
         () => openWorkspace(dir, true, this.#env),
         (step) => (steps.push(step), seam?.(step)),
       );
-      if (remote.token !== undefined) this.#tokens.set(dir, remote.token);
-      workspace = await this.#workspace(dir, true);
+      if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
+      lease = await this.#workspaces.lease(dir, true);
     } catch (error) {
       const stop = setUpStop(error, steps);
       await abandon(stop instanceof StopError && stop.kind === 'refused');
       throw stop;
     }
-    this.#startLocks.delete(dir);
+    this.#workspaces.startLocks.delete(dir);
     seam?.('start:set-up');
-    // The set-up's own handle on the repository: its long-lived git processes end here.
-    const defaultBranch = await setUp.workspace.currentBranch();
-    await setUp.workspace.close();
-    const runId = await workspace.engine.create(
-      input.idea,
-      { ...config, defaultBranch },
-      {
-        intent,
-        ...(input.check === undefined ? {} : { check: input.check }),
-        ...(setUp.record === undefined ? {} : { github: setUp.record }),
-      },
-    );
+    let runId: string;
+    try {
+      // The set-up's own handle on the repository: its long-lived git processes end here.
+      const defaultBranch = await setUp.workspace.currentBranch();
+      await setUp.workspace.close();
+      runId = await lease.workspace.engine.create(
+        input.idea,
+        { ...config, defaultBranch },
+        {
+          intent,
+          ...(input.check === undefined ? {} : { check: input.check }),
+          ...(setUp.record === undefined ? {} : { github: setUp.record }),
+        },
+      );
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
     this.#runDirs.set(runId, dir);
-    await this.#drive(runId, workspace);
+    await this.#drive(runId, lease);
     const notices = [
       quota.text === undefined ? undefined : `${capitalise(quota.text)}.`,
       setUp.said === undefined ? undefined : `${setUp.said}.`,
@@ -165,49 +162,53 @@ export class RunManager {
     };
   }
 
-  /** Continues a run from the state file (after a restart); the latest unfinished one by default. */
+  /**
+   * Continues a run from the state file (after a restart); the latest unfinished one by default,
+   * passing over repositories another process works in unless no other has one.
+   */
   async resume(runId?: string): Promise<Run> {
+    const unfinished = (r: Run) => r.status !== 'done' && r.status !== 'vetoed';
     const found =
       runId === undefined
-        ? await this.#latest((r) => r.status !== 'done' && r.status !== 'vetoed')
+        ? ((await this.#latest(unfinished, (dir) => this.#workspaces.lockedElsewhere(dir))) ??
+          (await this.#latest(unfinished)))
         : await this.#find(runId);
     if (found === undefined)
       throw await nothingToResume(
         [this.#defaultDir, ...(await findStateDirs(this.#defaultDir))],
         runId,
       );
-    const { run, workspace } = found;
-    if (!this.#active.has(run.id))
-      refuseSecond(workspace.dir, this.#running(), this.#starting.has(workspace.dir), run.id);
-    this.#runDirs.set(run.id, workspace.dir);
-    if (!this.#active.has(run.id)) {
-      // Everything the run's worker needs, checked before it is touched.
-      const kind = WORKERS[run.config.worker];
-      const target = await inspectRepository(workspace.dir);
-      const github = await remoteOfRun(run).resumeChecks(run, this.#env, workspace.dir);
-      const problems = [
-        ...kind.problems(this.#env, {
-          origin: target.kind === 'repository' ? target.origin : undefined,
-        }),
-        ...github.problems,
-        ...(await sandboxProblems(checksOfRun(run), this.#env)),
-        ...(run.github?.demoFake === true
-          ? [
-              `Run ${run.id} is a \`maker demo\` on the fake GitHub it served itself: continue it in a terminal with \`maker resume --dir ${workspace.dir}\`, which serves that fake again.`,
-            ]
-          : []),
-      ];
-      if (github.token !== undefined) this.#tokens.set(workspace.dir, github.token);
-      if (problems.length > 0)
-        throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
-      run.config.hitl = 'wait';
+    const { dir } = found;
+    if (this.#active.has(found.run.id)) return found.run;
+    refuseSecond(dir, this.#running(), this.#starting.has(dir), found.run.id);
+    this.#runDirs.set(found.run.id, dir);
+    // Its workspace opened for writing: the lock is taken here, or refused naming its holder.
+    const lease = await this.#workspaces.lease(dir);
+    let run: Run | undefined;
+    try {
+      run = (await lease.workspace.engine.state()).runs[found.run.id];
+      if (run === undefined) throw new UsageError(`No run "${found.run.id}" in ${dir}.`);
+      if (!this.#active.has(run.id)) {
+        // Everything the run's worker needs, checked before it is touched.
+        const token = await checkResume(run, dir, this.#env);
+        if (token !== undefined) this.#workspaces.tokens.set(dir, token);
+        run.config.hitl = 'wait';
+      }
+    } catch (error) {
+      await lease.release();
+      throw error;
     }
-    await this.#drive(run.id, workspace);
+    await this.#drive(run.id, lease);
     return run;
   }
 
-  /** A run by id, or the latest one in the workspace and the repositories under it. */
-  async run(runId?: string): Promise<{ run: Run; engine: MakerEngine; active: boolean }> {
+  /**
+   * A run by id, or the latest one in the workspace and the repositories under it, read without
+   * taking any lock; `engine` is the one driving it when this server runs it (`active`).
+   */
+  async run(
+    runId?: string,
+  ): Promise<{ run: Run; engine: MakerEngine | undefined; active: boolean }> {
     const found = runId === undefined ? await this.#latest(() => true) : await this.#find(runId);
     if (found === undefined)
       throw new UsageError(
@@ -215,40 +216,41 @@ export class RunManager {
           ? `No runs in ${this.#defaultDir}. Start one with maker_start.`
           : `No run "${runId}" in ${await this.#dirOf(runId)}.`,
       );
-    const { run, workspace } = found;
-    return { run, engine: workspace.engine, active: this.#active.has(run.id) };
+    const active = this.#active.get(found.run.id);
+    return { run: found.run, engine: active?.workspace.engine, active: active !== undefined };
   }
 
-  /** Run `runId` and its repository's workspace; undefined when there is no such run. */
-  async #find(runId: string): Promise<{ run: Run; workspace: Workspace } | undefined> {
-    const workspace = await this.#open(await this.#dirOf(runId));
-    const run = (await workspace?.engine.state())?.runs[runId];
-    return run === undefined || workspace === undefined ? undefined : { run, workspace };
+  /** Run `runId` and its repository; undefined when there is no such run. */
+  async #find(runId: string): Promise<{ run: Run; dir: string } | undefined> {
+    const dir = await this.#dirOf(runId);
+    const run = (await this.#workspaces.state(dir))?.runs[runId];
+    return run === undefined ? undefined : { run, dir };
   }
 
   /**
    * The latest run `pick` accepts, in the workspace, the repositories this server ran in, and those
-   * under the workspace with a state file (a run started with `repo`, after a restart).
+   * under the workspace with a state file (a run started with `repo`, after a restart), except
+   * those `skip` says to pass over.
    */
-  async #latest(pick: (run: Run) => boolean) {
+  async #latest(pick: (run: Run) => boolean, skip?: (dir: string) => Promise<boolean>) {
     const dirs = [this.#defaultDir, ...this.#runDirs.values()];
     return latestRun(
       [...dirs, ...(await findStateDirs(this.#defaultDir))],
-      (dir) => this.#open(dir),
+      async (dir) =>
+        skip !== undefined && (await skip(dir)) ? undefined : this.#workspaces.state(dir),
       pick,
     );
   }
 
-  /** A repository's workspace; undefined for a directory that is not one (looking never creates). */
-  async #open(dir: string): Promise<Workspace | undefined> {
-    if (!this.#workspaces.has(dir) && (await inspectRepository(dir)).kind !== 'repository')
-      return undefined;
-    return this.#workspace(dir, false);
-  }
-
+  /** Records an answer: through the engine driving the run, or with the workspace opened for it. */
   async answer(runId: string, questionId: string, answer: string) {
-    const { engine } = await this.run(runId);
-    return engine.answer(runId, questionId, answer);
+    await this.run(runId);
+    const lease = await this.#workspaces.lease(await this.#dirOf(runId));
+    try {
+      return await lease.workspace.engine.answer(runId, questionId, answer);
+    } finally {
+      await lease.release();
+    }
   }
 
   async cancel(runId: string): Promise<Run> {
@@ -268,9 +270,13 @@ export class RunManager {
     onEvent: (event: EngineEvent, tally?: string) => void,
     signal?: AbortSignal,
   ): Promise<Run> {
-    const { run, engine, active } = await this.run(runId);
+    const { run, engine } = await this.run(runId);
     // A run that has ended is not running, even while its end is still being saved.
-    if (!active || run.status !== 'running' || run.questions.some((q) => q.answer === undefined))
+    if (
+      engine === undefined ||
+      run.status !== 'running' ||
+      run.questions.some((q) => q.answer === undefined)
+    )
       return run;
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), seconds * 1000);
@@ -293,48 +299,26 @@ export class RunManager {
    * this process): it follows the engine's events, and answers go where `maker_answer` sends them.
    */
   async viewUrl(runId: string): Promise<string> {
-    const dir = await this.#dirOf(runId);
-    let view = this.#views.get(dir);
-    if (view === undefined) {
-      view = this.#startView(dir);
-      this.#views.set(dir, view);
-      view.catch(() => this.#views.delete(dir));
-    }
-    return `${(await view).url}&run=${encodeURIComponent(runId)}`;
-  }
-
-  async #startView(dir: string): Promise<ViewHandle> {
-    const { engine, git } = await this.#workspace(dir, false);
-    return startRunView({
-      dir,
-      engine,
-      git,
-      isActive: (runId) => this.#active.has(runId),
-      answer: (runId, questionId, answer) => this.answer(runId, questionId, answer),
-      resume: (runId) => this.resume(runId),
-      redact: this.redact,
-    });
+    return this.#views.url(await this.#dirOf(runId), runId);
   }
 
   /** Stops every run (their state is saved) and releases the workspace locks. */
   async close(): Promise<void> {
-    await Promise.all(
-      [...this.#views.values()].map((v) => v.then((view) => view.close()).catch(() => undefined)),
-    );
+    await this.#views.close();
     for (const { controller } of this.#active.values())
       controller.abort(new Error('The maker server is shutting down.'));
     await Promise.all([...this.#active.values()].map((a) => a.done));
-    for (const workspace of this.#workspaces.values()) {
-      const ws = await workspace.catch(() => undefined);
-      ws?.engine.close();
-      await ws?.git.close();
-      await ws?.lock.release();
-    }
+    await this.#workspaces.close();
   }
 
-  /** Drives a run in the background; resolves once it has started (its first event) or ended. */
-  #drive(runId: string, workspace: Workspace): Promise<void> {
-    if (this.#active.has(runId)) return Promise.resolve();
+  /**
+   * Drives a run in the background, with `lease` on its workspace (released when the run ends or
+   * stops, which closes the workspace when nothing else uses it); resolves once the run has started
+   * (its first event) or ended.
+   */
+  #drive(runId: string, lease: Lease): Promise<void> {
+    if (this.#active.has(runId)) return lease.release();
+    const { workspace } = lease;
     const controller = new AbortController();
     const listening = new AbortController();
     const events = workspace.engine.events(listening.signal);
@@ -350,10 +334,11 @@ export class RunManager {
           );
         },
       )
-      .finally(() => {
+      .finally(async () => {
         this.#active.delete(runId);
+        await lease.release();
       });
-    this.#active.set(runId, { controller, done });
+    this.#active.set(runId, { controller, done, workspace });
     const started = (async () => {
       for await (const event of events) if (event.runId === runId) return;
     })();
@@ -368,42 +353,6 @@ export class RunManager {
     const found = await findRunDir(this.#defaultDir, runId);
     if (found !== undefined) this.#runDirs.set(runId, found);
     return found ?? this.#defaultDir;
-  }
-
-  /** A repository's workspace, opened once (with the lock a start took, if one did). */
-  #workspace(dir: string, create: boolean): Promise<Workspace> {
-    let entry = this.#workspaces.get(dir);
-    if (entry === undefined) {
-      const held = this.#startLocks.get(dir);
-      entry = (async () => {
-        const git = await openWorkspace(dir, create, this.#env);
-        const lock =
-          held ?? new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
-        if (held === undefined) await lock.acquire();
-        const env = this.#env;
-        const remote = engineRemotes(
-          git,
-          () => this.#tokens.get(dir),
-          () => engine.persist(),
-        );
-        // Called only once the engine exists.
-        const engine = engineFor(
-          dir,
-          git,
-          (config, run) =>
-            rolesFor(config, git, env, {
-              ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
-            }),
-          secretsOf(env),
-          env,
-          remote,
-        );
-        return { dir, engine, lock, git };
-      })();
-      this.#workspaces.set(dir, entry);
-      entry.catch(() => this.#workspaces.delete(dir));
-    }
-    return entry;
   }
 }
 

@@ -4,6 +4,56 @@ import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
 import { engineSource } from '../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../view/server.js';
+import type { Lease } from './workspaces.js';
+
+type ViewOptions = Omit<Parameters<typeof startRunView>[0], 'dir' | 'engine' | 'git'>;
+
+/**
+ * The live views of one MCP server, one per repository, started on first use: each keeps its
+ * workspace open (its lock held) while it serves, until the server closes.
+ */
+export class RunViews {
+  readonly #views = new Map<string, Promise<{ view: ViewHandle; lease: Lease }>>();
+  readonly #options: ViewOptions & { lease: (dir: string) => Promise<Lease> };
+
+  constructor(options: ViewOptions & { lease: (dir: string) => Promise<Lease> }) {
+    this.#options = options;
+  }
+
+  /** The address of the view of `dir`'s runs, showing `runId`. */
+  async url(dir: string, runId: string): Promise<string> {
+    let view = this.#views.get(dir);
+    if (view === undefined) {
+      view = this.#start(dir);
+      this.#views.set(dir, view);
+      view.catch(() => this.#views.delete(dir));
+    }
+    return `${(await view).view.url}&run=${encodeURIComponent(runId)}`;
+  }
+
+  async #start(dir: string): Promise<{ view: ViewHandle; lease: Lease }> {
+    const { lease: open, ...options } = this.#options;
+    const lease = await open(dir);
+    try {
+      const { engine, git } = lease.workspace;
+      return { view: await startRunView({ ...options, dir, engine, git }), lease };
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+  }
+
+  /** Stops every view and lets go of its workspace. */
+  async close(): Promise<void> {
+    await Promise.all(
+      [...this.#views.values()].map((v) =>
+        v
+          .then(({ view, lease }) => view.close().finally(() => lease.release()))
+          .catch(() => undefined),
+      ),
+    );
+  }
+}
 
 /**
  * The live view of one repository's runs, served from the MCP server: it follows the engine's

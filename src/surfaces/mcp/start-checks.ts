@@ -1,7 +1,12 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, UsageError } from '../../core/errors.js';
-import type { StartIntent } from '../../core/tree/schema.js';
+import type { Run, StartIntent } from '../../core/tree/schema.js';
 import { newRunId } from '../../engine/run-id.js';
+import { inspectRepository } from '../../adapters/git/inspect.js';
+import { checksOfRun, sandboxProblems } from '../preflight.js';
+import { remoteOfRun } from '../remotes.js';
+import { cannotStart } from '../wiring.js';
+import { WORKERS } from '../workers.js';
 import type { ModelAccess } from '../model-access.js';
 import { declaredLimit, runQuota, type RunQuota } from '../quota-check.js';
 import type { RemotePlan } from '../remotes.js';
@@ -11,7 +16,7 @@ import type { StartInput } from './run-manager.js';
 /**
  * What `maker_start` checks before it makes anything: one run at a time per repository, a
  * start a kill interrupted, the day's requests; and the intent it records before its first side
- * effect (see `core/tree/intent.ts`).
+ * effect (see `core/tree/intent.ts`). What `maker_resume` checks before it drives a run again.
  */
 
 /**
@@ -37,7 +42,7 @@ export function refuseSecond(
 
 /** What finishes a start from Gemini CLI: `maker_resume` continues runs, not starts. */
 const finishInTerminal = (dir: string) =>
-  `maker_resume cannot finish a start: ask the person to run \`maker resume --dir ${dir}\` in a terminal (should it say that this server is working on the workspace, after quitting Gemini CLI).`;
+  `maker_resume cannot finish a start: ask the person to run \`maker resume --dir ${dir}\` in a terminal (should it say that this server holds the workspace, a live view of it is open here: quit Gemini CLI first).`;
 
 /**
  * A new run refused while another one's start, which a kill interrupted, is unfinished in `dir`:
@@ -67,6 +72,34 @@ export async function nothingToResume(
       ? `No unfinished run in ${dirs[0]}. Start one with maker_start.`
       : `No run "${runId}" in ${dirs[0]}.`,
   );
+}
+
+/**
+ * Everything a run's worker needs to go on (its keys, the repository's origin, GitHub, the checks'
+ * sandbox), checked before the run is touched: refused with what is missing, the run unchanged.
+ * Returns the GitHub token the run publishes with, if it has one.
+ */
+export async function checkResume(
+  run: Run,
+  dir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
+  const kind = WORKERS[run.config.worker];
+  const target = await inspectRepository(dir);
+  const github = await remoteOfRun(run).resumeChecks(run, env, dir);
+  const problems = [
+    ...kind.problems(env, { origin: target.kind === 'repository' ? target.origin : undefined }),
+    ...github.problems,
+    ...(await sandboxProblems(checksOfRun(run), env)),
+    ...(run.github?.demoFake === true
+      ? [
+          `Run ${run.id} is a \`maker demo\` on the fake GitHub it served itself: continue it in a terminal with \`maker resume --dir ${dir}\`, which serves that fake again.`,
+        ]
+      : []),
+  ];
+  if (problems.length > 0)
+    throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
+  return github.token;
 }
 
 /**

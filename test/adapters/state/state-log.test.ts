@@ -1,4 +1,4 @@
-import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,10 +6,11 @@ import {
   STATE_LOG_FILE_NAME,
   makerStateFile,
 } from '../../../src/adapters/state/state-file.js';
+import { applyEdit } from '../../../src/adapters/state/edits.js';
 import { StateFileError } from '../../../src/adapters/state/versioned-json-file.js';
 import { makeRedactor } from '../../../src/core/errors.js';
 import { newNode } from '../../../src/core/tree/nodes.js';
-import type { StateFile, TreeNode } from '../../../src/core/tree/schema.js';
+import type { StateFile, TreeNode, VoteRecord } from '../../../src/core/tree/schema.js';
 import { runConfig } from '../../../src/surfaces/wiring.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
@@ -89,7 +90,7 @@ describe('the state log', () => {
     expect(store.bytesWritten).toBe(before);
   });
 
-  it('writes a changed node as its fields and the votes that changed, and loads older whole-node logs', async () => {
+  it('writes a changed node as an edit: only the fields and the draws that changed', async () => {
     const dir = await tempDir();
     const store = makerStateFile(dir, undefined, { policy: NEVER });
     const state = stateWith(await store.load(), 2);
@@ -103,9 +104,29 @@ describe('the state log', () => {
     n.minimal = { attempt: 0, draws: [valid(0), valid(1)], ballots: [] };
     n.leaf = { attempt: 0, draws: [], ballots: [] };
     await store.save(state);
+    const edits: Record<string, unknown>[] = [];
+    const saveAndCheck = async () => {
+      const before = (await lines(dir)).length;
+      await store.save(state, new Set([n]));
+      const log = await lines(dir);
+      expect(log).toHaveLength(before + 1);
+      const record = JSON.parse(log.at(-1) as string) as Record<string, unknown>;
+      edits.push(record);
+      expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
+      return { record, bytes: (log.at(-1) as string).length };
+    };
+
     n.status = 'sampling';
     n.leaf.draws.push({ slot: 0, status: 'started', flags: [] });
-    await store.save(state, new Set([n]));
+    expect((await saveAndCheck()).record).toEqual({
+      run: 'r1',
+      id: '1',
+      edit: {
+        set: { status: 'sampling' },
+        votes: { leaf: { draws: { '0': { slot: 0, status: 'started', flags: [] } } } },
+      },
+    });
+    // The minimal vote decided and a draw finished: the vote's own fields, and that draw alone.
     n.leaf.draws[0] = valid(0);
     n.cost.modelCalls = 1;
     n.minimal.outcome = {
@@ -116,14 +137,52 @@ describe('the state log', () => {
       draws: 2,
       flagged: 0,
     };
-    await store.save(state, new Set([n]));
-    const log = (await lines(dir)).slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(
-      log.map((r) =>
-        Object.keys(r['part'] as object).filter((k) => k === 'minimal' || k === 'leaf'),
-      ),
-    ).toEqual([['leaf'], ['minimal', 'leaf']]);
-    expect(JSON.stringify(log[0]).length).toBeLessThan(1000); // the minimal vote (1 KB) not repeated
+    const decided = await saveAndCheck();
+    expect(Object.keys(decided.record['edit'] as object)).toEqual(['set', 'votes']);
+    expect((decided.record['edit'] as { votes: object }).votes).toMatchObject({
+      minimal: { fields: { attempt: 0, outcome: { status: 'decided' } } },
+      leaf: { draws: { '0': valid(0) } },
+    });
+    expect(decided.bytes).toBeLessThan(1000); // one 500-byte draw; the minimal vote's two not repeated
+    // More draws, one save each: each line holds one draw, however many the vote has.
+    for (let slot = 1; slot <= 6; slot++) {
+      n.leaf.draws.push(valid(slot));
+      expect((await saveAndCheck()).bytes).toBeLessThan(700);
+    }
+    // A draw in progress changes in place (its session recorded): written again.
+    const started = { slot: 7, status: 'started' as const, flags: [] as never[] };
+    n.leaf.draws.push(started);
+    await saveAndCheck();
+    Object.assign(started, { externalId: 'sessions/42' });
+    expect((await saveAndCheck()).record['edit']).toEqual({
+      votes: { leaf: { draws: { '7': { ...started } } } },
+    });
+    // A field removed; a vote started over; a new integration: whole where a patch cannot say it.
+    n.error = 'the worker failed';
+    await saveAndCheck();
+    n.error = undefined;
+    expect((await saveAndCheck()).record['edit']).toEqual({ unset: ['error'] });
+    n.leaf = { attempt: 1, draws: [valid(0)], ballots: [] };
+    expect((await saveAndCheck()).record['edit']).toEqual({
+      votes: { leaf: { whole: JSON.parse(JSON.stringify(n.leaf)) as unknown } },
+    });
+    n.integrations = { '1': { attempt: 0, draws: [], ballots: [], conflicts: ['a.ts'] } };
+    expect((await saveAndCheck()).record['edit']).toHaveProperty('votes.integrations.whole');
+    // A run head: only what changed, and a field removed.
+    const run = state.runs['r1'] as StateFile['runs'][string];
+    run.eventSeq = 5;
+    run.error = 'stopped';
+    await store.save(state);
+    expect(JSON.parse((await lines(dir)).at(-1) as string)).toEqual({
+      run: 'r1',
+      headEdit: { set: { eventSeq: 5, error: 'stopped' } },
+    });
+    run.error = undefined;
+    await store.save(state);
+    expect(JSON.parse((await lines(dir)).at(-1) as string)).toEqual({
+      run: 'r1',
+      headEdit: { unset: ['error'] },
+    });
     expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
 
     // A vote removed: only a whole node can say that.
@@ -131,23 +190,59 @@ describe('the state log', () => {
     await store.save(state, new Set([n]));
     expect(JSON.parse((await lines(dir)).at(-1) as string)).toHaveProperty('node');
     expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
+  });
 
-    // A log written before `part` records (whole nodes only) loads as before.
-    const old = { ...JSON.parse(JSON.stringify(n)), title: 'from an older log' } as TreeNode;
-    await writeFile(
-      join(dir, STATE_LOG_FILE_NAME),
-      [(await lines(dir))[0], JSON.stringify({ run: 'r1', id: '1', node: old }), ''].join('\n'),
-    );
+  it('loads logs of whole nodes and of parts (older), and refuses an edit it cannot apply', async () => {
+    const dir = await tempDir();
+    const store = makerStateFile(dir, undefined, { policy: NEVER });
+    const state = stateWith(await store.load(), 2);
+    await store.save(state);
+    const [header] = await lines(dir);
+    const old = {
+      ...(JSON.parse(JSON.stringify(node(state, '1'))) as TreeNode),
+      title: 'from an older log',
+      leaf: { attempt: 0, draws: [], ballots: [] },
+    };
+    const part = { ...old, title: 'a part', status: 'sampling' } as Partial<TreeNode>;
+    delete part.leaf;
+    const write = (...records: object[]) =>
+      writeFile(
+        join(dir, STATE_LOG_FILE_NAME),
+        [header, ...records.map((r) => JSON.stringify(r)), ''].join('\n'),
+      );
+    await write({ run: 'r1', id: '1', node: old });
     expect(node(await fresh(dir), '1')).toEqual(JSON.parse(JSON.stringify(old)));
+    await write({ run: 'r1', id: '1', node: old }, { run: 'r1', id: '1', part });
+    expect(node(await fresh(dir), '1')).toMatchObject({
+      title: 'a part',
+      status: 'sampling',
+      leaf: old.leaf,
+    });
 
-    // A part for a node the log never wrote whole is refused.
-    await appendFile(
-      join(dir, STATE_LOG_FILE_NAME),
-      `${JSON.stringify({ run: 'r1', id: 'ghost', part: { id: 'ghost' } })}\n{}\n`,
+    // A `__proto__` field in a line (parsed as an own key) never becomes a prototype.
+    const target: Record<string, unknown> = { title: 'before' };
+    const edit = JSON.parse('{"set":{"__proto__":{"polluted":true},"title":"t"}}') as object;
+    expect(applyEdit(target, edit as Record<string, unknown>)).toBeUndefined();
+    expect(target).toEqual({ title: 't' });
+    expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
+
+    const refused = async (...records: object[]) => {
+      await write(...records, {});
+      const error = await fresh(dir).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StateFileError);
+      expect((error as StateFileError).problem).toBe('corrupt');
+      expect((error as Error).message).toMatch(/Move the log aside/);
+    };
+    // A part or an edit for a node the log never wrote whole; a patch for a vote the node lacks;
+    // a slot no vote has; a run never written.
+    await refused({ run: 'r1', id: 'ghost', part: { id: 'ghost' } });
+    await refused({ run: 'r1', id: 'ghost', edit: { set: { title: 'x' } } });
+    await refused({ run: 'r1', id: '1', edit: { votes: { split: { draws: { '0': null } } } } });
+    await refused(
+      { run: 'r1', id: '1', node: old },
+      { run: 'r1', id: '1', edit: { votes: { leaf: { draws: { '-1': null } } } } },
     );
-    const error = await fresh(dir).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StateFileError);
-    expect((error as StateFileError).problem).toBe('corrupt');
+    await refused({ run: 'r9', headEdit: { set: { status: 'done' } } });
   });
 
   it('ignores a torn last line, refuses a damaged earlier one', async () => {
@@ -247,8 +342,8 @@ describe('the state log', () => {
     const state = stateWith(await store.load(), 20);
     await store.save(state);
     let snapshots = 0;
-    for (let i = 0; i < 40; i++) {
-      node(state, String(i % 20)).cost.tokens += 1;
+    for (let i = 0; i < 100; i++) {
+      node(state, String(i % 20)).description = `Step ${i}: ${'x'.repeat(200)}`;
       await store.save(state, new Set([node(state, String(i % 20))]));
       if ((await lines(dir)).length === 1) snapshots += 1;
     }
@@ -312,6 +407,55 @@ describe('the state log', () => {
     expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
   });
 
+  it('writes snapshots of at most 1/factor of the log, however fast the state grows', async () => {
+    // Leaves whose votes gain a draw every few saves: much of the log's bytes is the state's growth.
+    // Folded against the last snapshot's size (before), each snapshot outgrew the log before it:
+    // the snapshots wrote 0.65 of the log's bytes here; now 0.25.
+    const dir = await tempDir();
+    const factor = 2;
+    const store = makerStateFile(dir, undefined, {
+      policy: { minLogBytes: 8000, snapshotFactor: factor },
+    });
+    const state = stateWith(await store.load(), 0);
+    await store.save(state);
+    const root = node(state, 'root');
+    const nodes = state.runs['r1']?.nodes as Record<string, TreeNode>;
+    const logPath = join(dir, STATE_LOG_FILE_NAME);
+    let logBytes = 0;
+    let snapshotBytes = 0;
+    let snapshots = 0;
+    const save = async (changed: TreeNode[]) => {
+      const written = store.bytesWritten;
+      const logBefore = (await stat(logPath)).size;
+      await store.save(state, new Set(changed));
+      const appended = (await stat(logPath)).size - logBefore;
+      if (appended > 0) logBytes += appended;
+      else {
+        snapshots += 1;
+        snapshotBytes += store.bytesWritten - written;
+      }
+    };
+    for (let i = 0; i < 300; i++) {
+      const id = String(i);
+      const n = (nodes[id] = newNode(id, 'root', 1, i, task(`part ${i}`)));
+      root.children.push(id);
+      const leaf: VoteRecord = { attempt: 0, draws: [], ballots: [] };
+      n.leaf = leaf;
+      await save([root, n]);
+      for (let slot = 0; slot < 4; slot++) {
+        const draw = { slot, status: 'valid' as const, key: `k${slot}`, value: 'v'.repeat(100) };
+        leaf.draws.push({ ...draw, flags: [] });
+        for (let call = 0; call < 5; call++) {
+          n.cost.tokens += 1;
+          await save([n]);
+        }
+      }
+    }
+    expect(snapshots).toBeGreaterThan(3);
+    expect(snapshotBytes).toBeLessThanOrEqual(logBytes / factor);
+    expect(await fresh(dir)).toEqual(JSON.parse(JSON.stringify(state)));
+  });
+
   it('writes no configured secret to the log', async () => {
     const dir = await tempDir();
     const secret = 'sk-test-0123456789abcdef';
@@ -320,7 +464,7 @@ describe('the state log', () => {
     await store.save(state);
     node(state, '1').error = `the service said: bad key ${secret}`;
     await store.save(state, new Set([node(state, '1')]));
-    // In each part a save serialises on its own: the node's other fields, and a vote.
+    // In each part a save serialises on its own: the node's other fields, a vote, a draw in a patch.
     node(state, '1').title = `about ${secret}`;
     node(state, '1').leaf = {
       attempt: 0,
@@ -328,8 +472,15 @@ describe('the state log', () => {
       ballots: [],
     };
     await store.save(state, new Set([node(state, '1')]));
+    (node(state, '1').leaf as VoteRecord).draws.push({
+      slot: 1,
+      status: 'started',
+      flags: [],
+      externalId: `sessions/${secret}`,
+    });
+    await store.save(state, new Set([node(state, '1')]));
     const log = await readFile(join(dir, STATE_LOG_FILE_NAME), 'utf8');
-    expect(log.match(/\[redacted\]/g)).toHaveLength(4); // error (twice: the second line repeats it), title, summary
+    expect(log.match(/\[redacted\]/g)).toHaveLength(4); // error, title, summary, externalId
     expect(log).not.toContain(secret);
   });
 });
