@@ -26,6 +26,21 @@ export async function processNode(
   spawn: Spawn,
 ): Promise<void> {
   if (n.status === 'done') return;
+  // A place among the nodes that work at once: given up before the node waits for its children.
+  const leave = (await ctx.enter?.(n)) ?? (() => undefined);
+  let split: boolean;
+  try {
+    split = await solveOrSplit(ctx, n, base);
+  } finally {
+    leave();
+  }
+  if (!split) return;
+  n.status = 'composing';
+  await composeChildren(ctx, n, spawn);
+}
+
+/** The node's own work: decided, and either solved as a leaf (false) or split (true). */
+async function solveOrSplit(ctx: RunContext, n: TreeNode, base: string): Promise<boolean> {
   if (n.baseCommit === undefined) {
     // The base is the parent's saved head: after a crash, the same again.
     n.baseCommit = base;
@@ -43,16 +58,15 @@ export async function processNode(
   if (n.kind === 'undecided') await decideMinimal(ctx, n);
   if (n.kind === 'leaf') {
     n.status = 'sampling';
-    if ((await solveLeaf(ctx, n, from)) === 'done') return;
+    if ((await solveLeaf(ctx, n, from)) === 'done') return false;
   }
   n.status = 'splitting';
   if ((await decideSplit(ctx, n)) === 'leaf') {
     n.status = 'sampling';
-    if ((await solveLeaf(ctx, n, from)) === 'done') return;
+    if ((await solveLeaf(ctx, n, from)) === 'done') return false;
     throw new RunStoppedError(`Node ${n.id} is at the node bound and cannot be split further.`);
   }
-  n.status = 'composing';
-  await composeChildren(ctx, n, spawn);
+  return true;
 }
 
 /** Starts work whose completion the engine tracks (so a deferred run waits for all of it). */

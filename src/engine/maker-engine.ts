@@ -25,6 +25,7 @@ import {
   type RunContext,
 } from './run-context.js';
 import { Semaphore } from './semaphore.js';
+import { NodeWindow, nodeOrder, nodeWindowSize } from './node-window.js';
 import type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
 
 export type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
@@ -281,6 +282,7 @@ export class MakerEngine {
     scratch: Workspace | undefined,
   ): RunContext {
     const state = this.#state as StateFile;
+    const window = new NodeWindow(nodeWindowSize(run.config.concurrency, roles.worker), halt);
     return {
       remote,
       publish: (branch, sha) => {
@@ -306,6 +308,7 @@ export class MakerEngine {
       // Halted, no new paid work starts; work under way holds `signal`, and finishes.
       paid: (work, options) => semaphore.run(work, halt, options),
       claim: (options) => semaphore.acquire(halt, options),
+      enter: (n) => window.enter(nodeOrder(run.nodes, n)),
       wait: (wait) =>
         showWait(run, wait, {
           now: this.#now,
@@ -313,7 +316,7 @@ export class MakerEngine {
           save: () => void this.#save().catch(() => undefined),
           emit: (event) => this.#emit(run, event),
         }),
-      ask: (question, auto) => this.#ask(run, question, auto, halt),
+      ask: (question, auto) => this.#ask(run, question, auto, halt, window),
     };
   }
 
@@ -322,6 +325,7 @@ export class MakerEngine {
     q: Parameters<RunContext['ask']>[0],
     auto: Answer | undefined,
     signal: AbortSignal,
+    window: NodeWindow,
   ): Promise<Answer> {
     let question = run.questions.find((x) => x.id === q.id);
     if (question === undefined) {
@@ -349,8 +353,11 @@ export class MakerEngine {
       case 'wait': {
         if (signal.aborted) throw new AbortedError(signal.reason);
         const id = question.id;
-        return new Promise<Answer>((resolve, reject) =>
-          this.#waiters.set(`${run.id}/${id}`, { resolve, reject }),
+        // The node waiting on a person keeps its place, and another node may work meanwhile.
+        return window.lend(
+          new Promise<Answer>((resolve, reject) =>
+            this.#waiters.set(`${run.id}/${id}`, { resolve, reject }),
+          ),
         );
       }
     }

@@ -102,6 +102,11 @@ export interface RunContext {
    */
   claim?(options?: { readonly ahead?: boolean }): Promise<HeldSlot>;
   /**
+   * Takes the node a place among the nodes that work at once (`NodeWindow`); resolves with
+   * the function that gives it up. Absent: every node works at once.
+   */
+  enter?(n: TreeNode): Promise<() => void>;
+  /**
    * Shows a wait on an external service: one long enough to notice ({@link VISIBLE_WAIT_MS}) is
    * recorded on the run in the state file and announced (`wait-start`), until the returned
    * function ends it (`wait-end`).

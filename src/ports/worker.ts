@@ -133,6 +133,8 @@ export interface Worker {
    * the next session from starting.
    */
   readonly limitsItself?: boolean;
+  /** With {@link limitsItself}: how many runs it takes at once (the engine keeps that many nodes working). */
+  readonly capacity?: number;
   /**
    * Called when a node starts, before anyone knows whether it is a leaf: the worker may get ready
    * in the background (Jules: publish the branch its sessions would start from, overlapping the

@@ -49,6 +49,7 @@ function stopsRun(error: unknown): boolean {
 export class JulesWorker implements Worker {
   readonly id = 'jules';
   readonly limitsItself = true; // the plan's `concurrency` bounds its sessions
+  readonly capacity: number;
   readonly #o: JulesWorkerOptions;
   readonly #slots: Slots;
   readonly #running = new RunningSessions();
@@ -63,7 +64,8 @@ export class JulesWorker implements Worker {
       factor: options.pollMs?.factor ?? 1.5,
       max: options.pollMs?.max ?? 60_000,
     });
-    this.#slots = new Slots(options.concurrency ?? 3);
+    this.capacity = options.concurrency ?? 3;
+    this.#slots = new Slots(this.capacity);
     this.#publisher = options.publisher;
     this.#source = new SourceGate(options.client, options.source, {
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),

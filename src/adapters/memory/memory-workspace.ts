@@ -11,6 +11,39 @@ import type {
 import { EMPTY_TREE } from '../../ports/workspace.js';
 
 type Tree = ReadonlyMap<string, string>;
+
+/**
+ * A stored tree: its whole path map, or the paths changed over another stored tree (`null`:
+ * deleted there). Trees a run makes differ from the one they are made from in a few paths (an
+ * edit, a patch, a merge that brings a subtree in), so each keeps only those, as git's objects share
+ * what did not change; a chain is cut back to a whole map every {@link MAX_CHAIN} trees.
+ */
+interface StoredTree {
+  readonly over: StoredTree | undefined;
+  readonly paths: ReadonlyMap<string, string | null>;
+  readonly chain: number;
+}
+
+const MAX_CHAIN = 16;
+
+function lookUp(tree: StoredTree, path: string): string | undefined {
+  for (let t: StoredTree | undefined = tree; t !== undefined; t = t.over) {
+    const content = t.paths.get(path);
+    if (content !== undefined) return content ?? undefined;
+  }
+  return undefined;
+}
+
+function wholeMap(tree: StoredTree): Map<string, string> {
+  const layers: StoredTree[] = [];
+  for (let t: StoredTree | undefined = tree; t !== undefined; t = t.over) layers.push(t);
+  const whole = new Map<string, string>();
+  for (let i = layers.length - 1; i >= 0; i--)
+    for (const [path, content] of (layers[i] as StoredTree).paths)
+      if (content === null) whole.delete(path);
+      else whole.set(path, content);
+  return whole;
+}
 interface Commit {
   readonly tree: string;
   readonly parents: readonly string[];
@@ -23,7 +56,7 @@ interface Commit {
  * or ordinary unified diffs whose context matches exactly.
  */
 export class MemoryWorkspace implements Workspace {
-  readonly #trees = new Map<string, Tree>();
+  readonly #trees = new Map<string, StoredTree>();
   readonly #commits = new Map<string, Commit>();
   readonly #refs = new Map<string, string>();
   readonly #blobs = new Map<string, string>();
@@ -47,8 +80,10 @@ export class MemoryWorkspace implements Workspace {
   }
 
   readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> {
-    const tree = this.#tree(treeish);
-    return Promise.resolve(paths.map((path) => ({ path, content: tree.get(path) ?? null })));
+    const tree = this.#stored(treeish);
+    return Promise.resolve(
+      paths.map((path) => ({ path, content: (tree && lookUp(tree, path)) ?? null })),
+    );
   }
 
   treeWithEdits(base: string, edits: readonly FileEdit[]): Promise<string> {
@@ -57,7 +92,7 @@ export class MemoryWorkspace implements Workspace {
       if (edit.content === null) tree.delete(edit.path);
       else tree.set(edit.path, edit.content);
     }
-    return Promise.resolve(this.#putTree(tree));
+    return Promise.resolve(this.#putTree(tree, base));
   }
 
   applyPatch(base: string, patch: string): Promise<ApplyResult> {
@@ -97,7 +132,7 @@ export class MemoryWorkspace implements Workspace {
       if (newPath !== '/dev/null')
         tree.set(newPath, after.length === 0 ? '' : `${after.join('\n')}\n`);
     }
-    return Promise.resolve({ ok: true, tree: this.#putTree(tree) });
+    return Promise.resolve({ ok: true, tree: this.#putTree(tree, base) });
   }
 
   diff(from: string, to: string): Promise<string> {
@@ -170,7 +205,7 @@ export class MemoryWorkspace implements Workspace {
       }
       if (result !== undefined) merged.set(path, result);
     }
-    const tree = this.#putTree(merged);
+    const tree = this.#putTree(merged, ours);
     return Promise.resolve(
       conflicts.length === 0 ? { ok: true, tree } : { ok: false, tree, conflicts },
     );
@@ -249,8 +284,15 @@ export class MemoryWorkspace implements Workspace {
     return Promise.resolve({ ok: false, output: 'checks need a real repository' });
   }
 
+  /** The tree's whole path map: made for the caller (it may keep it, or change it). */
   #tree(treeish: string): Tree {
-    if (treeish === EMPTY_TREE) return new Map();
+    const tree = this.#stored(treeish);
+    return tree === undefined ? new Map() : wholeMap(tree);
+  }
+
+  /** The stored tree; undefined for the empty tree. */
+  #stored(treeish: string): StoredTree | undefined {
+    if (treeish === EMPTY_TREE) return undefined;
     const tree = this.#trees.get(this.#treeId(treeish));
     if (tree === undefined) throw new MakerError('git-object', `No tree ${treeish}.`);
     return tree;
@@ -261,12 +303,28 @@ export class MemoryWorkspace implements Workspace {
     return this.#commits.get(ref)?.tree ?? ref;
   }
 
-  #putTree(tree: Map<string, string>): string {
-    const sorted = new Map([...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  /** Stores a whole path map (made from the tree `from`, when it was: then only what differs). */
+  #putTree(tree: Map<string, string>, from?: string): string {
+    const sorted = [...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const hash = createHash('sha1');
     for (const [path, content] of sorted) hash.update(`${path}\0${content.length}\0${content}`);
     const id = hash.digest('hex');
-    if (!this.#trees.has(id)) this.#trees.set(id, sorted);
+    if (this.#trees.has(id)) return id;
+    const over = from === undefined ? undefined : this.#stored(from);
+    if (over === undefined || over.chain >= MAX_CHAIN) {
+      this.#trees.set(id, { over: undefined, paths: new Map(sorted), chain: 0 });
+      return id;
+    }
+    const changed = new Map<string, string | null>();
+    for (const [path, content] of sorted)
+      if (lookUp(over, path) !== content) changed.set(path, content);
+    for (const path of wholeMap(over).keys()) if (!tree.has(path)) changed.set(path, null);
+    this.#trees.set(
+      id,
+      changed.size * 2 > tree.size
+        ? { over: undefined, paths: new Map(sorted), chain: 0 }
+        : { over, paths: changed, chain: over.chain + 1 },
+    );
     return id;
   }
 

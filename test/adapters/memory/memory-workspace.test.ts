@@ -10,6 +10,57 @@ const tempDir = useTempDirs();
 const DATE = new Date(0);
 
 describe('MemoryWorkspace', () => {
+  it('gives every tree of a long line of edits, deletions and merges whole, whatever it stores', async () => {
+    // Trees made from trees: each stored as what changed, every 16th whole again.
+    const start: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) start[`src/f${i}.txt`] = `${i}\n`;
+    const ws = new MemoryWorkspace(start);
+    const base = (await ws.resolve('main')) as string;
+    const expected = new Map(Object.entries(start));
+    let tree = await ws.treeOf(base);
+    const made: [string, Map<string, string>][] = [];
+    for (let step = 0; step < 40; step++) {
+      const edits = [
+        { path: `src/f${step}.txt`, content: step % 3 === 0 ? null : `${step} edited\n` },
+        { path: `src/new${step}.txt`, content: `new ${step}\n` },
+      ];
+      tree = await ws.treeWithEdits(tree, edits);
+      for (const e of edits)
+        if (e.content === null) expected.delete(e.path);
+        else expected.set(e.path, e.content);
+      made.push([tree, new Map(expected)]);
+    }
+    for (const [id, files] of made) {
+      const paths = [...files.keys()].sort();
+      expect(await ws.listFiles(id)).toEqual(paths);
+      const read = await ws.readFiles(id, [...paths, 'src/f0.txt', 'missing.txt']);
+      expect(read.slice(0, paths.length).map((f) => f.content)).toEqual(
+        paths.map((p) => files.get(p)),
+      );
+      expect(read.at(-1)?.content).toBeNull();
+      expect(read.at(-2)?.content).toBeNull(); // deleted at step 0
+      // The same content made afresh is the same tree.
+      const fresh = new MemoryWorkspace(Object.fromEntries(files));
+      expect(await fresh.treeOf((await fresh.resolve('main')) as string)).toBe(id);
+    }
+    // A merge of two lines of edits from one commit keeps both sides' changes.
+    const commit = async (t: string, parents: string[]) =>
+      ws.commit({ tree: t, parents, message: t, date: DATE });
+    const ours = await commit(made[20]?.[0] as string, [base]);
+    const theirs = await commit(
+      await ws.treeWithEdits(base, [{ path: 'src/theirs.txt', content: 'theirs\n' }]),
+      [base],
+    );
+    const merged = await ws.merge(ours, theirs);
+    expect(merged.ok).toBe(true);
+    expect(await ws.listFiles(merged.tree)).toEqual(
+      [...(made[20]?.[1].keys() ?? []), 'src/theirs.txt'].sort(),
+    );
+    expect(await ws.diff(ours, merged.tree)).toBe(
+      'diff --git a/src/theirs.txt b/src/theirs.txt\nnew file mode 100644\n--- /dev/null\n+++ b/src/theirs.txt\n@@ -0,0 +1,1 @@\n+theirs\n',
+    );
+  });
+
   it('round-trips edits through its diffs and applies ordinary unified diffs', async () => {
     const ws = new MemoryWorkspace({ 'a.txt': 'one\ntwo\nthree\n' });
     const base = (await ws.resolve('main')) as string;
