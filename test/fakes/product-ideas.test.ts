@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { runHiddenTests, writeTree } from '../../src/surfaces/bench/hidden-tests.js';
 import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
@@ -57,6 +59,19 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
         expect(hidden.tests).toBeGreaterThan(1);
       }
       expect(forms.size).toBe(3);
+    }, 60_000);
+
+    it('its hidden tests leave nothing in the temporary directory', async () => {
+      const leftovers = async () =>
+        // What the hidden tests make (`csv-hidden-…`); runHiddenTests' own `maker-hidden-…` come and go.
+        (await readdir(tmpdir())).filter((n) => n.includes('-hidden-') && !n.startsWith('maker-'));
+      const dir = await tempDir();
+      await writeTree(dir, product(idea, 1));
+      const before = await leftovers();
+      const hidden = await runHiddenTests(dir, idea);
+      expect(hidden.passed).toBe(true);
+      // Other tests run alongside: only names that were not there before would be these.
+      expect((await leftovers()).filter((name) => !before.includes(name))).toEqual([]);
     }, 60_000);
 
     it("a leaf's code alone passes the check a planner gives it when splitting code from test", async () => {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ProductIdea } from '../../testing/product/types.js';
 
@@ -46,6 +47,22 @@ export async function runHiddenTests(
     idea.hiddenTests.map((t) => ({ path: `${HIDDEN_DIR}/${t.path}`, content: t.content })),
   );
   const files = idea.hiddenTests.map((t) => `${HIDDEN_DIR}/${t.path}`);
+  // Its temporary files go in a directory of their own, removed after: a product (or a test)
+  // that leaves some behind leaves nothing in the machine's /tmp.
+  const tmp = await mkdtemp(join(tmpdir(), 'maker-hidden-'));
+  try {
+    return await spawnHiddenTests(dir, files, tmp, timeoutMs);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+function spawnHiddenTests(
+  dir: string,
+  files: readonly string[],
+  tmp: string,
+  timeoutMs: number,
+): Promise<HiddenResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -55,7 +72,12 @@ export async function runHiddenTests(
         timeout: timeoutMs,
         killSignal: 'SIGKILL',
         maxBuffer: 8 * 1024 * 1024,
-        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, NODE_NO_WARNINGS: '1' },
+        env: {
+          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+          HOME: dir,
+          TMPDIR: tmp,
+          NODE_NO_WARNINGS: '1',
+        },
       },
       (error, stdout, stderr) => {
         const count = (name: string) =>

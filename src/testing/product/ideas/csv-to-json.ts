@@ -275,7 +275,7 @@ test('converts stdin', () => {
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCsv } from '../src/csv.mjs';
@@ -293,8 +293,9 @@ test('toObjects: header keys, missing cells, blank lines', () => {
   assert.deepEqual(toObjects([]), []);
 });
 
-test('csv2json: a file, stdin and a missing file', () => {
+test('csv2json: a file, stdin and a missing file', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'csv-hidden-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'in.csv');
   writeFileSync(file, 'name,age\r\n"Lee, Ann",31\r\nBo,4');
   const out = execFileSync(process.execPath, ['bin/csv2json.mjs', file], { encoding: 'utf8' });

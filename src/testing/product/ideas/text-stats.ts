@@ -265,7 +265,7 @@ test('prints statistics of stdin', () => {
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { textStats } from '../src/stats.mjs';
@@ -283,8 +283,9 @@ test('topWords: case folding, ties alphabetical, exactly n', () => {
   assert.deepEqual(topWords('', 3), []);
 });
 
-test('textstats: a file with --top, and a missing file', () => {
+test('textstats: a file with --top, and a missing file', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'stats-hidden-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'in.txt');
   writeFileSync(file, 'one two two\nthree three three\n');
   const out = JSON.parse(execFileSync(process.execPath, ['bin/textstats.mjs', '--top', '2', file], { encoding: 'utf8' }));
