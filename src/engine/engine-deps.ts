@@ -39,3 +39,19 @@ export interface Roles {
 export type RunOutcome = Pick<Run, 'id' | 'status' | 'result' | 'error'> & {
   readonly pending: readonly Question[];
 };
+
+/** A run that is over: nothing resumes it. */
+export function ended(run: Run): boolean {
+  return run.status === 'done' || run.status === 'vetoed';
+}
+
+/** What `MakerEngine.run` returns: how the run stands, and the questions it waits on. */
+export function outcome(run: Run): RunOutcome {
+  return {
+    id: run.id,
+    status: run.status,
+    result: run.result,
+    error: run.error,
+    pending: run.questions.filter((q) => q.answer === undefined),
+  };
+}

@@ -26,7 +26,13 @@ import {
 } from './run-context.js';
 import { Semaphore } from './semaphore.js';
 import { NodeWindow, nodeOrder, nodeWindowSize } from './node-window.js';
-import type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
+import {
+  ended,
+  outcome,
+  type MakerEngineDeps,
+  type Roles,
+  type RunOutcome,
+} from './engine-deps.js';
 
 export type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
 import { showWait } from './waits.js';
@@ -389,19 +395,4 @@ export class MakerEngine {
   #save(nodes: readonly TreeNode[] = []): Promise<void> {
     return this.#saver.save(nodes);
   }
-}
-
-/** A run that is over: nothing resumes it. */
-function ended(run: Run): boolean {
-  return run.status === 'done' || run.status === 'vetoed';
-}
-
-function outcome(run: Run): RunOutcome {
-  return {
-    id: run.id,
-    status: run.status,
-    result: run.result,
-    error: run.error,
-    pending: run.questions.filter((q) => q.answer === undefined),
-  };
 }
