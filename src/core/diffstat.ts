@@ -29,11 +29,42 @@ export function fileStats(diff: string): FileStat[] {
 }
 
 /**
- * A `git diff --stat`-like summary: one line per file (at most `maxFiles`, the rest counted), then
- * the totals.
+ * `git diff --numstat -z` output as per-file line counts: `added\tremoved\tpath\0`, or for a rename
+ * `added\tremoved\t\0old\0new\0` (the new path is the one counted, as {@link fileStats} does);
+ * `-` counts mark a binary file.
+ */
+export function numstatStats(out: string): FileStat[] {
+  const fields = out.split('\0');
+  const stats: FileStat[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(fields[i] as string);
+    if (m === null) continue;
+    let path = m[3] as string;
+    if (path === '') {
+      path = fields[i + 2] ?? ''; // a rename: the old path, then the new one
+      i += 2;
+    }
+    const binary = m[1] === '-';
+    stats.push({
+      path,
+      added: binary ? 0 : Number(m[1]),
+      removed: binary ? 0 : Number(m[2]),
+      binary,
+    });
+  }
+  return stats;
+}
+
+/**
+ * A `git diff --stat`-like summary of a unified diff: one line per file (at most `maxFiles`, the
+ * rest counted), then the totals.
  */
 export function diffstat(diff: string, maxFiles = 20): string {
-  const stats = fileStats(diff);
+  return statSummary(fileStats(diff), maxFiles);
+}
+
+/** {@link diffstat} from per-file counts (a workspace's `fileStats`, without the patch text). */
+export function statSummary(stats: readonly FileStat[], maxFiles = 20): string {
   if (stats.length === 0) return 'no files changed';
   const shown = stats.slice(0, maxFiles);
   const width = Math.max(...shown.map((s) => s.path.length));

@@ -1,5 +1,5 @@
 import { MakerError } from '../core/errors.js';
-import { diffstat } from '../core/diffstat.js';
+import { fileStats, statSummary } from '../core/diffstat.js';
 import { commitMessage } from '../core/tree/simulated.js';
 import { acceptable, checkSummary, finalChecks } from './checks.js';
 import { runCheckCounts } from '../core/checks.js';
@@ -42,8 +42,10 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
   }
   for (;;) {
     const rootCommit = root.commit;
-    const diff = await workspace.diff(run.baseCommit, rootCommit);
-    const files = [...diff.matchAll(/^diff --git a\/(\S+)/gm)].map((m) => m[1]);
+    // Counts, not the patch: a large run's whole result is tens of megabytes of patch text.
+    const files =
+      (await workspace.fileStats?.(run.baseCommit, rootCommit)) ??
+      fileStats(await workspace.diff(run.baseCommit, rootCommit));
     await finalChecks(ctx, root, rootCommit);
     const checks = checkSummary(run);
     // --hitl auto lands only a result whose checks passed (or that the person chose not to check).
@@ -74,7 +76,7 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
               label: `Veto: leave ${target} untouched${remote === undefined ? '' : ' (the pull request is closed; branches kept)'}`,
             },
           ],
-          context: diffstat(diff),
+          context: statSummary(files),
         },
         passing ? { optionId: 'accept' } : undefined,
       )

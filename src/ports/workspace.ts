@@ -1,5 +1,6 @@
 import type { CheckEnvironment } from '../core/checks.js';
 import type { TreeChange } from '../core/candidate-policy.js';
+import type { FileStat } from '../core/diffstat.js';
 
 /** git's id of the empty tree: `changes(EMPTY_TREE, x)` lists every entry of `x`, with blob ids and sizes. */
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -53,6 +54,12 @@ export interface Workspace {
   treeWithEdits(base: string, edits: readonly FileEdit[]): Promise<string>;
   /** A unified diff (`git diff --binary`) from one commit or tree to another. */
   diff(from: string, to: string): Promise<string>;
+  /**
+   * Per-file line counts from one commit or tree to another, as {@link diff}'s would give, without
+   * the patch text (a whole run's result can be tens of megabytes of patch). Optional: without it,
+   * the counts are taken from {@link diff}.
+   */
+  fileStats?(from: string, to: string): Promise<FileStat[]>;
   commit(request: CommitRequest): Promise<string>;
   /** Points a branch at `commit`; with `expected`, only if it still points there (null: must not exist). */
   setBranch(name: string, commit: string, expected?: string | null): Promise<void>;

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MakerError } from '../../core/errors.js';
+import { fileStats as fileStatsOf, numstatStats, type FileStat } from '../../core/diffstat.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
 import type { CheckEnvironment } from '../../core/checks.js';
 import type { CheckSandbox } from '../sandbox/bwrap.js';
@@ -288,6 +289,15 @@ export class GitWorkspace implements Workspace {
         { cause: error },
       );
     }
+  }
+
+  /** `git diff-tree --numstat` (renames found, as {@link diff}); through {@link diff} where it cannot. */
+  async fileStats(from: string, to: string): Promise<FileStat[]> {
+    const args = ['diff-tree', '-r', '--numstat', '-z', '-M', from, to];
+    const out = await gitText(this.dir, args, { env: this.#objectEnv, launcher: this.#launcher })
+      .then(numstatStats)
+      .catch(() => undefined);
+    return out ?? fileStatsOf(await this.diff(from, to));
   }
 
   async merge(ours: string, theirs: string): Promise<MergeResult> {

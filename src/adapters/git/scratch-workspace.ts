@@ -1,5 +1,6 @@
 import type { TreeChange } from '../../core/candidate-policy.js';
 import type { CheckEnvironment } from '../../core/checks.js';
+import type { FileStat } from '../../core/diffstat.js';
 import type {
   ApplyResult,
   CheckOptions,
@@ -14,6 +15,7 @@ import { promoteTree, removeStore, type Promotion } from './object-stores.js';
 /** The two workspaces a run's scratch workspace is made of (structural, to keep imports one-way). */
 interface GitSide extends Workspace {
   ownGitDir(): Promise<string>;
+  fileStats(from: string, to: string): Promise<FileStat[]>;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,10 @@ export class ScratchGitWorkspace implements ScratchWorkspace {
 
   diff(from: string, to: string): Promise<string> {
     return this.#inner.diff(from, to);
+  }
+
+  fileStats(from: string, to: string): Promise<FileStat[]> {
+    return this.#inner.fileStats(from, to);
   }
 
   merge(ours: string, theirs: string): Promise<MergeResult> {

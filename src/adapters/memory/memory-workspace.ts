@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TreeChange } from '../../core/candidate-policy.js';
+import type { FileStat } from '../../core/diffstat.js';
 import { MakerError } from '../../core/errors.js';
 import type {
   ApplyResult,
@@ -160,6 +161,21 @@ export class MemoryWorkspace implements Workspace {
       );
     }
     return Promise.resolve(out.length === 0 ? '' : `${out.join('\n')}\n`);
+  }
+
+  /** What {@link diff}'s whole-file hunks count: every line of the old file out, of the new in. */
+  fileStats(from: string, to: string): Promise<FileStat[]> {
+    const a = this.#tree(from);
+    const b = this.#tree(to);
+    const lines = (text: string | undefined) =>
+      text === undefined ? 0 : text.split('\n').length - 1;
+    const stats: FileStat[] = [];
+    for (const path of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+      const x = a.get(path);
+      const y = b.get(path);
+      if (x !== y) stats.push({ path, added: lines(y), removed: lines(x), binary: false });
+    }
+    return Promise.resolve(stats);
   }
 
   commit(request: CommitRequest): Promise<string> {
