@@ -292,12 +292,11 @@ export class GitWorkspace implements Workspace {
   }
 
   /** `git diff-tree --numstat` (renames found, as {@link diff}); through {@link diff} where it cannot. */
-  async fileStats(from: string, to: string): Promise<FileStat[]> {
-    const args = ['diff-tree', '-r', '--numstat', '-z', '-M', from, to];
-    const out = await gitText(this.dir, args, { env: this.#objectEnv, launcher: this.#launcher })
-      .then(numstatStats)
-      .catch(() => undefined);
-    return out ?? fileStatsOf(await this.diff(from, to));
+  fileStats(from: string, to: string): Promise<FileStat[]> {
+    return this.#raw(['diff-tree', '-r', '--numstat', '-z', '-M', from, to]).then(
+      numstatStats,
+      async () => fileStatsOf(await this.diff(from, to)),
+    );
   }
 
   async merge(ours: string, theirs: string): Promise<MergeResult> {

@@ -137,13 +137,8 @@ export class MemoryWorkspace implements Workspace {
   }
 
   diff(from: string, to: string): Promise<string> {
-    const a = this.#tree(from);
-    const b = this.#tree(to);
     const out: string[] = [];
-    for (const path of [...new Set([...a.keys(), ...b.keys()])].sort()) {
-      const x = a.get(path);
-      const y = b.get(path);
-      if (x === y) continue;
+    for (const [path, x, y] of this.#differing(from, to)) {
       const xs = x === undefined ? [] : x.split('\n').slice(0, -1);
       const ys = y === undefined ? [] : y.split('\n').slice(0, -1);
       out.push(
@@ -165,17 +160,30 @@ export class MemoryWorkspace implements Workspace {
 
   /** What {@link diff}'s whole-file hunks count: every line of the old file out, of the new in. */
   fileStats(from: string, to: string): Promise<FileStat[]> {
-    const a = this.#tree(from);
-    const b = this.#tree(to);
     const lines = (text: string | undefined) =>
       text === undefined ? 0 : text.split('\n').length - 1;
-    const stats: FileStat[] = [];
+    return Promise.resolve(
+      [...this.#differing(from, to)].map(([path, x, y]) => ({
+        path,
+        added: lines(y),
+        removed: lines(x),
+        binary: false,
+      })),
+    );
+  }
+
+  /** The paths whose content differs from `from` to `to`, sorted, with both contents (absent: undefined). */
+  *#differing(
+    from: string,
+    to: string,
+  ): Generator<[string, string | undefined, string | undefined]> {
+    const a = this.#tree(from);
+    const b = this.#tree(to);
     for (const path of [...new Set([...a.keys(), ...b.keys()])].sort()) {
       const x = a.get(path);
       const y = b.get(path);
-      if (x !== y) stats.push({ path, added: lines(y), removed: lines(x), binary: false });
+      if (x !== y) yield [path, x, y];
     }
-    return Promise.resolve(stats);
   }
 
   commit(request: CommitRequest): Promise<string> {
@@ -331,10 +339,11 @@ export class MemoryWorkspace implements Workspace {
       this.#trees.set(id, { over: undefined, paths: new Map(sorted), chain: 0 });
       return id;
     }
+    const base = wholeMap(over);
     const changed = new Map<string, string | null>();
     for (const [path, content] of sorted)
-      if (lookUp(over, path) !== content) changed.set(path, content);
-    for (const path of wholeMap(over).keys()) if (!tree.has(path)) changed.set(path, null);
+      if (base.get(path) !== content) changed.set(path, content);
+    for (const path of base.keys()) if (!tree.has(path)) changed.set(path, null);
     this.#trees.set(
       id,
       changed.size * 2 > tree.size
