@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
 import { createMakerServer, type Runs } from '../../src/surfaces/mcp/server.js';
 
@@ -52,3 +52,22 @@ export function useMcpClients() {
 /** A tool result's text, as the model reads it. */
 export const text = (r: CallToolResult): string =>
   r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+/**
+ * Drives a run through `maker_wait`, answering every question it asks with `accept` (its final
+ * veto), until it is done, vetoed or failed; returns the last wait's text.
+ */
+export async function waitToEnd(call: Call, runId: string): Promise<string> {
+  let cursor = 0;
+  let waited = '';
+  for (let i = 0; i < 12 && !/: (done|vetoed|failed)\./.test(waited); i++) {
+    const r = await call('maker_wait', { runId, cursor, seconds: 60 });
+    cursor = (r.structuredContent as { cursor: number }).cursor;
+    waited = text(r);
+    for (const [, id] of waited.matchAll(/questionId="([^"]+)"/g))
+      expect(
+        (await call('maker_answer', { runId, questionId: id, answer: 'accept' })).isError,
+      ).toBeFalsy();
+  }
+  return waited;
+}

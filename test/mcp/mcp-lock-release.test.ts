@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkspaceLock } from '../../src/adapters/state/lock.js';
 import { maker } from '../helpers/cli.js';
-import { text } from '../helpers/mcp.js';
+import { text, waitToEnd } from '../helpers/mcp.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -60,18 +60,7 @@ describe('the MCP server and the workspace lock', () => {
     // maker_resume drives it again (holding the lock); the person answers the final veto and it ends.
     const resumed = await call('maker_resume', { runId });
     expect(resumed.isError, text(resumed)).toBeFalsy();
-    let waited = '';
-    let cursor = 0;
-    for (let i = 0; i < 12 && !/: (done|vetoed|failed)\./.test(waited); i++) {
-      const r = await call('maker_wait', { runId, cursor, seconds: 60 });
-      cursor = (r.structuredContent as { cursor: number }).cursor;
-      waited = text(r);
-      for (const [, id] of waited.matchAll(/questionId="([^"]+)"/g))
-        expect(
-          (await call('maker_answer', { runId, questionId: id, answer: 'accept' })).isError,
-        ).toBeFalsy();
-    }
-    expect(waited).toMatch(/: done\./);
+    expect(await waitToEnd(call, runId)).toMatch(/: done\./);
     // The run's end is saved, then its workspace closed: the lock goes once nothing of the server's runs.
     await expect
       .poll(() => existsSync(lockOf(dir)), {

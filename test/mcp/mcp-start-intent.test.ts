@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest';
 import { maker } from '../helpers/cli.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
-import { text, useMcpClients, type Call } from '../helpers/mcp.js';
+import { text, useMcpClients, waitToEnd } from '../helpers/mcp.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -29,22 +29,6 @@ interface Saved {
 }
 const saved = async (dir: string) =>
   JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as Saved;
-
-/** Drives a run through `maker_wait`, accepting its final veto, to its end. */
-async function finish(call: Call, runId: string): Promise<string> {
-  let cursor = 0;
-  let waited = '';
-  for (let i = 0; i < 12 && !/: (done|vetoed|failed)\./.test(waited); i++) {
-    const r = await call('maker_wait', { runId, cursor, seconds: 60 });
-    cursor = (r.structuredContent as { cursor: number }).cursor;
-    waited = text(r);
-    for (const [, id] of waited.matchAll(/questionId="([^"]+)"/g))
-      expect(
-        (await call('maker_answer', { runId, questionId: id, answer: 'accept' })).isError,
-      ).toBeFalsy();
-  }
-  return waited;
-}
 
 /** The bundled server, killed by the seam `step` during a `maker_start`. */
 async function killedAt(
@@ -81,7 +65,7 @@ describe('maker_start and the intent it records first', () => {
     const started = await call('maker_start', START);
     expect(started.isError, text(started)).toBeFalsy();
     const runId = (started.structuredContent as { runId: string }).runId;
-    expect(await finish(call, runId)).toMatch(/: done\./);
+    expect(await waitToEnd(call, runId)).toMatch(/: done\./);
     await close();
     const state = await saved(join(workspace, 'proj'));
     expect(state.starting).toBeUndefined();
@@ -105,7 +89,7 @@ describe('maker_start and the intent it records first', () => {
     const ref = await connect(reference);
     const refRun = ((await ref.call('maker_start', START)).structuredContent as { runId: string })
       .runId;
-    expect(await finish(ref.call, refRun)).toMatch(/: done\./);
+    expect(await waitToEnd(ref.call, refRun)).toMatch(/: done\./);
     const tree = git(join(reference, 'proj'), 'rev-parse', 'main^{tree}');
 
     for (const step of ['start:intent-saved', 'start:set-up']) {

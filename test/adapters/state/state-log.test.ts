@@ -51,6 +51,18 @@ const lines = async (dir: string) =>
 const fresh = (dir: string) => makerStateFile(dir).load();
 const node = (state: StateFile, id: string) => state.runs['r1']?.nodes[id] as TreeNode;
 
+/** A store folding past 8,000 bytes of log and `factor` times the state, saved with a run of a root alone. */
+async function growingRun(factor: number) {
+  const dir = await tempDir();
+  const store = makerStateFile(dir, undefined, {
+    policy: { minLogBytes: 8000, snapshotFactor: factor },
+  });
+  const state = stateWith(await store.load(), 0);
+  await store.save(state);
+  const nodes = state.runs['r1']?.nodes as Record<string, TreeNode>;
+  return { dir, store, state, root: node(state, 'root'), nodes };
+}
+
 describe('the state log', () => {
   it('appends only what changed, and a load replays it to the same state', async () => {
     const dir = await tempDir();
@@ -363,15 +375,8 @@ describe('the state log', () => {
   });
 
   it('writes a bounded number of bytes per record however long the log and large the state grow', async () => {
-    const dir = await tempDir();
     const factor = 2;
-    const store = makerStateFile(dir, undefined, {
-      policy: { minLogBytes: 8000, snapshotFactor: factor },
-    });
-    const state = stateWith(await store.load(), 0);
-    await store.save(state);
-    const root = node(state, 'root');
-    const nodes = state.runs['r1']?.nodes as Record<string, TreeNode>;
+    const { dir, store, state, root, nodes } = await growingRun(factor);
     // The run grows: each step adds a leaf under a group of at most 8 and changes it three times,
     // saving it with its group, as an engine would.
     const perRecord: number[] = [];
@@ -411,15 +416,8 @@ describe('the state log', () => {
     // Leaves whose votes gain a draw every few saves: much of the log's bytes is the state's growth.
     // Folded against the last snapshot's size (before), each snapshot outgrew the log before it:
     // the snapshots wrote 0.65 of the log's bytes here; now 0.25.
-    const dir = await tempDir();
     const factor = 2;
-    const store = makerStateFile(dir, undefined, {
-      policy: { minLogBytes: 8000, snapshotFactor: factor },
-    });
-    const state = stateWith(await store.load(), 0);
-    await store.save(state);
-    const root = node(state, 'root');
-    const nodes = state.runs['r1']?.nodes as Record<string, TreeNode>;
+    const { dir, store, state, root, nodes } = await growingRun(factor);
     const logPath = join(dir, STATE_LOG_FILE_NAME);
     let logBytes = 0;
     let snapshotBytes = 0;
