@@ -6,6 +6,7 @@ import {
   sandboxesFor,
 } from '../../../adapters/sandbox/bwrap.js';
 import { CHECK_LIMITS, limitSupport } from '../../../adapters/sandbox/limits.js';
+import { cleanDependencies } from './doctor-clean.js';
 import { accessChecks, chooseAccess, forcedAccess } from '../../model-access.js';
 import type { Env } from '../../env.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -133,6 +134,11 @@ export async function run(
   cli: CliContext,
 ): Promise<number> {
   const { io } = withModelAccess(cli, o.modelAccess);
+  if (o.cleanDeps === true) {
+    const said = await cleanDependencies(o.dir);
+    io.stdout(o.json === true ? `${JSON.stringify({ cleanDeps: said })}\n` : `${said}\n`);
+    return 0;
+  }
   const results = await Promise.all(
     DOCTOR_SECTIONS.map(async (s) => ({ section: s, result: await s.check(io.env) })),
   );
