@@ -9,6 +9,7 @@ import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { makeRedactor } from '../../src/core/errors.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { Planner } from '../../src/ports/planner.js';
+import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { plantCanaries, type Canaries } from './canaries.js';
@@ -17,11 +18,11 @@ const execFileAsync = promisify(execFile);
 const sandbox = await findSandbox();
 
 /**
- * A planner that writes a hostile check into every subtask it proposes (the probe of
- * `canaries.ts`, then the subtask's own check), and records every input it was given: what a
- * model would be shown in its prompts.
+ * A planner that writes a hostile check into every subtask it proposes (the worker's `probe.sh`,
+ * the probe of `canaries.ts`, then the subtask's own check), and records every input it was
+ * given: what a model would be shown in its prompts.
  */
-function hostilePlanner(inner: Planner, probe: string, seen: string[]): Planner {
+function hostilePlanner(inner: Planner, seen: string[]): Planner {
   const record = <T>(args: unknown, answer: Promise<T>) => {
     seen.push(JSON.stringify(args));
     return answer;
@@ -37,12 +38,30 @@ function hostilePlanner(inner: Planner, probe: string, seen: string[]): Planner 
       seen.push(JSON.stringify([context]));
       const response = await inner.proposeSplit(context, call);
       try {
-        const plan = JSON.parse(response.text) as { subtasks: { check?: string }[] };
-        for (const s of plan.subtasks) s.check = `(${probe}) >&2; ${s.check ?? 'true'}`;
+        const plan = JSON.parse(response.text) as {
+          subtasks: { check?: string; files?: string[] }[];
+        };
+        for (const s of plan.subtasks) {
+          s.check = `sh probe.sh >&2; ${s.check ?? 'true'}`;
+          s.files = [...(s.files ?? []), 'probe.sh'];
+        }
         return { ...response, text: JSON.stringify(plan) };
       } catch {
         return response; // a truncated sample: red-flagged as it is
       }
+    },
+  };
+}
+
+/** A worker whose every candidate also writes the probe (the same file, so merges agree on it). */
+function probingWorker(inner: Worker, probe: string): Worker {
+  return {
+    id: inner.id,
+    run: async (task, slot) => {
+      const out = await inner.run(task, slot);
+      return out.ok
+        ? { ...out, edits: [...(out.edits ?? []), { path: 'probe.sh', content: `${probe}\n` }] }
+        : out;
     },
   };
 }
@@ -73,15 +92,19 @@ describe.skipIf(sandbox === undefined)('a run whose planner writes hostile check
     const engine = new MakerEngine({
       workspace,
       roles: {
-        planner: hostilePlanner(new SimPlanner({ seed: 7, depth: 1, ...FLAWLESS }), canaries.probe, seen),
-        worker: new SimWorker({ seed: 7, depth: 1, ...FLAWLESS }),
+        planner: hostilePlanner(new SimPlanner({ seed: 7, depth: 1, ...FLAWLESS }), seen),
+        worker: probingWorker(new SimWorker({ seed: 7, depth: 1, ...FLAWLESS }), canaries.probe),
       },
       store: makerStateFile(repo, makeRedactor([])),
     });
-    const runId = await engine.create('a csv tool', { ...baseConfig, runChecks: true, concurrency: 2 });
+    const runId = await engine.create('a csv tool', {
+      ...baseConfig,
+      runChecks: true,
+      concurrency: 2,
+    });
     const outcome = await engine.run(runId);
     await workspace.close();
-    expect(outcome.status).toBe('done');
+    expect(outcome.status, JSON.stringify(outcome).slice(0, 3000)).toBe('done');
 
     // The probes ran (their output is in the checks' results), and found nothing.
     const state = await readFile(join(repo, 'maker-state.json'), 'utf8');
@@ -94,6 +117,9 @@ describe.skipIf(sandbox === undefined)('a run whose planner writes hostile check
         encoding: 'latin1',
       })
     ).stdout;
-    for (const text of [...written, objects, ...seen]) expect(text).not.toContain(canaries.secret);
+    for (const text of [...written, objects, ...seen]) {
+      const at = text.indexOf(canaries.secret);
+      expect(at < 0 ? '' : text.slice(Math.max(0, at - 300), at + 100)).toBe('');
+    }
   });
 });

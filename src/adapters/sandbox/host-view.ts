@@ -52,31 +52,32 @@ const ETC_CREDENTIALS = [
 const ETC_MAX_DEPTH = 8;
 const ETC_MAX_ENTRIES = 20_000;
 
-const views = new Map<string, Promise<HostView>>();
+const fixed = new Map<string, Promise<Omit<HostView, 'mounts'> & { system: Mount[] }>>();
 
-/** The host view for a PATH (made once per PATH and home in a process). */
-export function hostView(path: string, home: string): Promise<HostView> {
+/**
+ * The host view for a PATH. The system directories and the toolchains are found once per PATH
+ * and home in a process; `/etc` is read again each time, so what is hidden in it follows what
+ * is there now (a credential file made after the first check is hidden from the next).
+ */
+export async function hostView(path: string, home: string): Promise<HostView> {
   const key = `${path}\0${home}`;
-  let view = views.get(key);
-  if (view === undefined) {
-    view = makeHostView(path, home);
-    views.set(key, view);
-    view.catch(() => views.delete(key));
+  let parts = fixed.get(key);
+  if (parts === undefined) {
+    parts = fixedParts(path, home);
+    fixed.set(key, parts);
+    parts.catch(() => fixed.delete(key));
   }
-  return view;
-}
-
-async function makeHostView(path: string, home: string): Promise<HostView> {
-  const [system, etc, toolchains] = await Promise.all([
-    systemMounts(),
-    etcMounts(),
-    findToolchains(path, home),
-  ]);
+  const [{ system, path: searchPath, toolchains }, etc] = await Promise.all([parts, etcMounts()]);
   return {
     mounts: [...system, ...etc, ...toolchains.mounts, { kind: 'dev' }, { kind: 'proc' }],
-    path: [...toolchains.pathDirs, SYSTEM_PATH].join(':'),
+    path: searchPath,
     toolchains,
   };
+}
+
+async function fixedParts(path: string, home: string) {
+  const [system, toolchains] = await Promise.all([systemMounts(), findToolchains(path, home)]);
+  return { system, path: [...toolchains.pathDirs, SYSTEM_PATH].join(':'), toolchains };
 }
 
 /** `/usr` and the top-level system directories: real ones bound read-only, links kept as links. */
