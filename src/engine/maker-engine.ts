@@ -308,6 +308,7 @@ export class MakerEngine {
       halt,
       now: this.#now,
       secrets: this.#deps.secrets ?? [],
+      redactOutput: this.#deps.redactOutput,
       save: (...nodes: TreeNode[]) => this.#save(nodes),
       saveSoon: (...nodes: TreeNode[]) => this.#saver.soon(nodes),
       emit: (event) => this.#emit(run, event),
