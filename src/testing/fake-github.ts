@@ -238,7 +238,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       ...(write && req.method === 'POST'
         ? {
             beforeEnd: async () => {
-              await syncPulls(world, repo);
+              await syncPulls(world, repo, who?.login);
               persist();
             },
           }
