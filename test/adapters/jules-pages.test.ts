@@ -8,11 +8,14 @@ const world = useJulesWorld();
 const listings = (requests: readonly { method: string; path: string }[], path: RegExp) =>
   requests.filter((r) => r.method === 'GET' && path.test(r.path)).length;
 
+/** The last page's token: back to a page already read, or "". */
+const BROKEN_TOKENS = [
+  ['a repeated', 'repeat'],
+  ['an empty', 'empty'],
+] as const;
+
 describe('a listing whose page tokens loop ends', () => {
-  it.each([
-    ['a repeated', 'repeat'],
-    ['an empty', 'empty'],
-  ] as const)(
+  it.each(BROKEN_TOKENS)(
     'sessions: %s last-page token ends the look-up after a lost create (one session, few pages)',
     async (_name, kind) => {
       // Failed at main: the look-up followed the token back to a page already read (or "" to the
@@ -29,10 +32,7 @@ describe('a listing whose page tokens loop ends', () => {
     },
   );
 
-  it.each([
-    ['a repeated', 'repeat'],
-    ['an empty', 'empty'],
-  ] as const)(
+  it.each(BROKEN_TOKENS)(
     'activities: %s last-page token ends the read of a session’s activities',
     async (_name, kind) => {
       // Failed at main, as for sessions. The patch is only in the activities, over several pages.

@@ -5,9 +5,9 @@ import { JulesClient, type JulesClientOptions } from '../../src/adapters/jules/c
 import type { JulesTransport } from '../../src/adapters/jules/http.js';
 import { nodeTransport } from '../../src/adapters/jules/node-transport.js';
 import { JulesWorker, type JulesWorkerOptions } from '../../src/adapters/jules/worker.js';
-import type { WorkerHooks, WorkerTask } from '../../src/ports/worker.js';
+import type { WorkerHooks } from '../../src/ports/worker.js';
 import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
-import { PATCH } from './jules-worker.js';
+import { PATCH, addATask } from './jules-worker.js';
 import { useTempDirs } from './tmp.js';
 
 export const WORLD_KEY = 'jules-exactly-once-key-0123456789';
@@ -77,26 +77,7 @@ export function useJulesWorld() {
       now,
       ...options.worker,
     });
-    const task: WorkerTask = {
-      context: {
-        runId: 'r1',
-        nodeId: '0-1',
-        idea: 'idea',
-        depth: 1,
-        maxDepth: 2,
-        task: {
-          title: 'Add a',
-          description: 'Add a.txt',
-          acceptance: [],
-          files: [],
-          dependsOn: [],
-        },
-        ancestors: ['idea'],
-        clarifications: [],
-      },
-      baseCommit: base,
-      branch: 'maker/r1/n-0-1',
-    };
+    const task = addATask(base);
     /** What the slot recorded in the state: the ids it counts as bought. */
     const recorded = new Set<string>();
     const hooks: WorkerHooks = {
