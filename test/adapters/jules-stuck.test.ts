@@ -65,6 +65,30 @@ describe('a session stuck waiting on someone is bounded', () => {
     expect(reviews).toBe(MAX_REPLIES_PER_SESSION);
   });
 
+  it('answers sent before a resume count (Jules lists them): the resumed slot sends only the rest', async () => {
+    const w = await world({
+      agent: () => ({ askFeedback: 'Tabs or spaces?', keepsAsking: true }),
+    });
+    let asked = 0;
+    // The person is asked in turn; the third question is deferred (the run stops, to resume later).
+    const deferred = await w.worker
+      .run(w.task, 0, undefined, {
+        ...w.hooks,
+        ask: () =>
+          ++asked > 2 ? Promise.reject(new Error('deferred')) : Promise.resolve('spaces'),
+      })
+      .catch((e: unknown) => e);
+    expect(deferred).toMatchObject({ message: 'deferred' });
+    const [id] = [...w.recorded];
+    const out = await w.worker.run(w.task, 0, undefined, {
+      ...w.hooks,
+      externalId: id,
+      ask: () => (asked++, Promise.resolve('spaces')),
+    });
+    expect(out).toMatchObject({ ok: false, rule: 'session-stuck' });
+    expect(posts(w.fake.requests, 'sendMessage')).toBe(MAX_REPLIES_PER_SESSION);
+  });
+
   it('a session that asks a handful of times and then finishes is a candidate as usual', async () => {
     const w = await world({
       agent: (c) =>

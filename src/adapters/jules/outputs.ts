@@ -51,7 +51,9 @@ export function sessionCandidate(
 /**
  * Answers to an agent's questions, and plan approvals, one session gets at most. Jules' agent asks
  * rarely, and once answered goes on: a session that waits on someone again after this many is
- * stuck (it would otherwise be answered until its time limit, 45 minutes, runs out).
+ * stuck (it would otherwise be answered until its time limit, 45 minutes, runs out). Counted as the
+ * worker sent them and as the session's activities list them, whichever says more, so a resumed run
+ * does not start again from 0.
  */
 export const MAX_REPLIES_PER_SESSION = 5;
 

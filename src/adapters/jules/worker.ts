@@ -252,7 +252,7 @@ export class JulesWorker implements Worker {
     let lookedAt = since;
     /** The last answer Jules refused (400): harmless unless the session still waits for one. */
     let refusedMessage: JulesError | undefined;
-    /** Plans approved and answers sent so far: a session that wants more is stuck. */
+    /** Plans approved and answers sent (here, or as Jules' activities count them): see MAX_REPLIES_PER_SESSION. */
     let approvals = 0;
     let answers = 0;
     for (;;) {
@@ -295,9 +295,12 @@ export class JulesWorker implements Worker {
           };
         }
         case 'AWAITING_PLAN_APPROVAL': {
+          const activities = await allActivities(client, id, call);
+          // Counted by Jules too: approvals sent before a resume (or by anyone) count.
+          approvals = Math.max(approvals, activities.filter((a) => a.planApproved != null).length);
           if (approvals >= MAX_REPLIES_PER_SESSION) return this.#stuck(id, 'plan', call);
           if (this.#o.planReview === true && choose !== undefined) {
-            const plan = planText(await allActivities(client, id, call));
+            const plan = planText(activities);
             const choice = await person(() => choose(planChoice(task, slot, id, plan)));
             if (choice !== 'approve')
               return {
@@ -314,10 +317,12 @@ export class JulesWorker implements Worker {
           break;
         }
         case 'AWAITING_USER_FEEDBACK': {
-          const question = (await allActivities(client, id, call))
+          const activities = await allActivities(client, id, call);
+          const question = activities
             .map((a) => a.agentMessaged?.agentMessage)
             .filter(Boolean)
             .at(-1);
+          answers = Math.max(answers, activities.filter((a) => a.userMessaged != null).length);
           if (refusedMessage !== undefined) throw refusedMessage;
           if (ask !== undefined && question) {
             if (answers >= MAX_REPLIES_PER_SESSION) return this.#stuck(id, 'answer', call);
