@@ -4,8 +4,8 @@ import { MakerError } from './errors.js';
  * How a command stops short of a run, with its exit status and what the person does next: one
  * table, used by every refusal, so the same situation always reads and exits the same.
  *
- * - `refused`: nothing exists yet (checks, or the first GitHub write refused or rate-limited):
- *   exit 2, and nothing was created or changed.
+ * - `refused`: nothing exists yet (checks, or the first GitHub write refused): exit 2, and nothing
+ *   was created or changed.
  * - `rate-limited`: as `refused`, but because a service's rate limit stopped the checks or the
  *   first write: exit 75 (sysexits' EX_TEMPFAIL: try again later), not 2, which says the command
  *   itself is wrong; the message says when to run the same command again.

@@ -114,7 +114,8 @@ export async function ensurePullRequest(
 
 /**
  * A pull request GitHub closed because its head branch (the root's) was deleted is not a veto: the
- * branch is pushed back (at the root's local head) and the pull request reopened, saying so (true).
+ * branch is restored where MAKER last pushed it (GitHub keeps that commit; its lease stays true),
+ * moved on to the local head if that is further, and the pull request reopened, saying so (true).
  * One a person closed stays closed (false): it is theirs to reopen.
  */
 async function reopenIfHeadDeleted(ctx: RunContext, remote: RunRemote): Promise<boolean> {

@@ -15,8 +15,9 @@ const REFUSALS = new Set([
 /**
  * A failure while setting up a new run's remote, before the run exists, as a stop from the table
  * (see `STOPS`): refused (exit 2, nothing created or changed) when GitHub refused its first write
- * for sure (exit 75 when its rate limit did); start failed (exit 1, run the same command again) once something was set up or the
- * outcome is unknown. `steps` are the set-up checkpoints passed. Any other error is returned as it is.
+ * for sure, rate-limited (exit 75, the same) when its rate limit did; start failed (exit 1, run the
+ * same command again) once something was set up or the outcome is unknown. `steps` are the set-up
+ * checkpoints passed. Any other error is returned as it is.
  */
 export function setUpStop(error: unknown, steps: readonly string[]): unknown {
   if (!(error instanceof ApiCallError)) return error;
