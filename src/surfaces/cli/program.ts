@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { MakerError } from '../../core/errors.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
-import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
+import { INTERRUPTED_EXIT, RATE_LIMITED_EXIT, USAGE_EXIT } from './commands/common.js';
 import { calibrateCommand } from './commands/calibrate.js';
 import { estimateCommand } from './commands/estimate.js';
 import { fakeGitHubCommand } from './commands/fake-github.js';
@@ -54,6 +54,7 @@ export const EXIT_STATUSES = [
   [1, 'failure (a run failed, a benchmark missed, a file could not be read)'],
   USAGE_EXIT,
   [4, 'a run waits for answers (--hitl defer): `maker answer`, then `maker resume`'],
+  RATE_LIMITED_EXIT,
   INTERRUPTED_EXIT,
 ] as const;
 
