@@ -87,7 +87,8 @@ export function checkSpec(
 /** A check's inputs beyond its command. */
 export interface CheckRun {
   readonly sandbox: CheckSandbox;
-  readonly view: HostView;
+  /** What of the host the check sees (awaited once the checkout is written). */
+  readonly view: HostView | Promise<HostView>;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal | undefined;
   /** How the check sees the installed dependencies, given the checkout written (read-only). */
@@ -123,7 +124,7 @@ export async function runCheckIn(
   if (checkout !== undefined)
     return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
   const deps = await run.dependencies?.(scratch);
-  const spec = checkSpec(run.view, scratch, command, deps, run.env ?? process.env);
+  const spec = checkSpec(await run.view, scratch, command, deps, run.env ?? process.env);
   const options = {
     timeoutMs: run.timeoutMs,
     limits: CHECK_LIMITS,

@@ -55,7 +55,9 @@ export class WorkspaceChecks {
   ): Promise<{ ok: boolean; output: string }> {
     const sandbox = await this.#sandbox();
     if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
-    const view = await this.#view();
+    // `/etc` is read again for every check: alongside the install and the checkout, not before.
+    const view = this.#view();
+    view.catch(() => undefined);
     const dependencies = await (
       await this.#dependencyCache()
     ).prepare(this.#repo, treeish, options.install, signal);

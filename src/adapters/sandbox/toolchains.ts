@@ -97,13 +97,16 @@ export async function findToolchains(path: string, home: string): Promise<Toolch
       if (!SYSTEM_ROOTS.some((r) => inside(real, r))) shown.set(join(prefix, part), real); // shown where the prefix expects it, from where it is
     }
   };
-  const programs = [process.execPath, ...PROGRAMS];
-  for (const program of programs) {
-    const onPath = program.startsWith('/') ? program : await which(program, dirs);
-    if (onPath === undefined) continue;
-    const name = basename(program);
-    const located = await locate(name, onPath, path);
-    if (located === undefined) continue;
+  // Asked all at once (a version manager's shim takes a second to answer), then taken in order.
+  const programs = await Promise.all(
+    [process.execPath, ...PROGRAMS].map(async (program) => {
+      const onPath = program.startsWith('/') ? program : await which(program, dirs);
+      const name = basename(program);
+      return { program, name, located: onPath && (await locate(name, onPath, path)) };
+    }),
+  );
+  for (const { program, name, located } of programs) {
+    if (located === undefined || located === '') continue;
     found.push({ name, file: located.file });
     await showPrefix(located.prefix, located.file);
     const dir = dirname(located.file);
