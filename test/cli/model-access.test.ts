@@ -61,7 +61,7 @@ describe('model access', () => {
     );
     expect(stderr).toMatch(/export GEMINI_API_KEY=/);
     expect(stderr).toMatch(/GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT/);
-    expect(stderr).toMatch(/run `gemini` once and choose Login with Google/);
+    expect(stderr).toMatch(/run `gemini` once in a terminal and choose Login with Google/);
     expect(existsSync(dir)).toBe(false);
     const worker = await maker(['run', 'a todo list CLI', '--dir', dir, '--worker', 'gemini'], {
       PATH: await gitOnlyPath(),
@@ -84,7 +84,7 @@ describe('model access', () => {
     );
     expect(code).toBe(2);
     expect(stderr).toMatch(
-      /Gemini CLI is not signed in: run `gemini` once and choose Login with Google/,
+      /Gemini CLI is not signed in: run `gemini` once in a terminal and choose Login with Google/,
     );
     expect(stderr).toMatch(/Nothing was created or changed/);
     expect(existsSync(dir)).toBe(false);

@@ -14,7 +14,7 @@ describe('maker_start and the model access', () => {
     const { call } = await connect(dir, { PATH: stub.bin });
     const refused = await call('maker_start', { idea: 'a todo list CLI', worker: 'gemini' });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/run `gemini` once and choose Login with Google/);
+    expect(text(refused)).toMatch(/run `gemini` once in a terminal and choose Login with Google/);
     expect(await readdir(dir)).toEqual([]);
   });
 
