@@ -37,11 +37,13 @@ import {
 } from './worker-catalogue.js';
 import {
   ACCESS_HOW,
+  accessHow,
   accessProblems,
   accessSettingProblem,
   apiKeyOf,
   chooseAccess,
   findOnPath,
+  forcedAccess,
   vertexOf,
 } from './model-access.js';
 
@@ -303,7 +305,10 @@ export const WORKERS: Readonly<Record<WorkerName, WorkerKind>> = {
  */
 export function chooseWorker(asked: WorkerName | undefined, env: Env): WorkerKind | undefined {
   if (asked !== undefined) return WORKERS[asked];
-  return chooseAccess(env) === undefined && replayDir(env) === '' ? undefined : gemini;
+  // An access asked for by name is the gemini worker's, available or not (its problems say why not).
+  return chooseAccess(env) === undefined && forcedAccess(env) === undefined && replayDir(env) === ''
+    ? undefined
+    : gemini;
 }
 
 /** How a surface words the ways forward when no worker was chosen. */
@@ -316,13 +321,13 @@ export interface NoWorkerWords {
 }
 
 /** Why no worker was chosen, and the ways forward, in a surface's own words. */
-export function noWorkerMessage(words: NoWorkerWords): string {
+export function noWorkerMessage(words: NoWorkerWords, env: Env): string {
   const { pick, setKey, demo } = words;
   return [
     'No worker was chosen and GEMINI_API_KEY is not set, Vertex AI is not configured and no `gemini` is on the PATH, so nothing was started (MAKER never falls back to a simulation on its own). Ways forward:',
     `  - ${setKey} (a key from https://aistudio.google.com/apikey): runs then use the gemini worker (${pick('gemini')} asks for it by name);`,
     `  - or ${ACCESS_HOW.vertex};`,
-    `  - or ${ACCESS_HOW['gemini-cli']};`,
+    `  - or ${accessHow('gemini-cli', env)};`,
     `  - ${pick('jules')}, with JULES_API_KEY and one of those model accesses, to have Jules write the code;`,
     `  - ${pick('sim')} for a simulation: placeholder files, no model calls, marked "simulated" everywhere;`,
     `  - ${demo} to watch the whole pipeline offline, in a fresh temporary repository.`,
