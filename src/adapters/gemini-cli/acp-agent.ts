@@ -86,7 +86,6 @@ export class AcpAgent {
       args: [...commonArgs(options.model, options.dir), '--acp'],
       cwd: options.dir.work,
       env: childEnv(options.env, options.dir, options.systemFile),
-      removeOnOrphan: options.dir.root,
     });
     // A login prompt can never be answered here: it ends the child at once.
     let heard = '';

@@ -52,8 +52,6 @@ export interface AcpSpawn {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
-  /** A directory the child's group removes if MAKER ends without closing it. */
-  readonly removeOnOrphan?: string | undefined;
 }
 
 interface Pending {
@@ -78,11 +76,7 @@ export class AcpConnection {
 
   /** Spawns the agent in a process group of its own (never through a shell of the caller's). */
   constructor(spec: AcpSpawn) {
-    this.#child = spawnGroup(spec.command, spec.args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      removeOnOrphan: spec.removeOnOrphan,
-    });
+    this.#child = spawnGroup(spec.command, spec.args, { cwd: spec.cwd, env: spec.env });
     this.#child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
       this.#stderr = (this.#stderr + text).slice(-STDERR_KEPT);

@@ -67,7 +67,6 @@ export async function headlessCall(options: {
   const child = spawnGroup(options.command, args, {
     cwd: options.dir.work,
     env: childEnv(options.env, options.dir, systemFile),
-    removeOnOrphan: options.dir.root,
   });
   let stderr = '';
   let sessionId: string | undefined;

@@ -48,12 +48,7 @@ export async function probeGeminiCli(options: {
   try {
     const env = childEnv(options.env, dir, await dir.systemFile(BASE_SYSTEM_PROMPT));
     const run = (args: readonly string[]) =>
-      runBounded(
-        options.command,
-        args,
-        { cwd: dir.work, env, removeOnOrphan: dir.root },
-        waits.startupMs,
-      );
+      runBounded(options.command, args, { cwd: dir.work, env }, waits.startupMs);
     const [help, check] = await Promise.all([
       run(['--help']),
       run([...commonArgs(options.model, dir), '-o', 'json', '-p', `/${SIGN_IN_CHECK_COMMAND}`]),

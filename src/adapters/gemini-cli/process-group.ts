@@ -8,23 +8,20 @@ import type { Socket } from 'node:net';
  * terminal (a new session), so no login prompt can reach a person's screen.
  *
  * MAKER itself may end without a chance to clean up (SIGKILL, a crash): a small `sh` leads the
- * group and watches a pipe only MAKER holds the other end of; when MAKER is gone, it removes
- * MAKER's private directory for these calls and kills the group. No `gemini` outlives MAKER.
+ * group and watches a pipe only MAKER holds the other end of; when MAKER is gone, it kills the
+ * group. No `gemini` outlives MAKER ({@link removeWhenOrphaned} does the same for a directory).
  */
 
 /**
- * The group's leader: `$1` is the directory to remove when MAKER is gone (may be empty), the rest
- * the command. Its watcher reads fd 3 until end of file (MAKER never writes there), which comes
- * only when MAKER's end closes, however it ended. The command does not inherit fd 3.
+ * The group's leader: runs the command (its arguments). Its watcher reads fd 3 until end of file
+ * (MAKER never writes there), which comes only when MAKER's end closes, however it ended; it
+ * outlives the command on purpose (what the command started may still run): MAKER ends the group
+ * when the command exits, and if MAKER is gone, the watcher does. The command does not inherit
+ * fd 3, nor the watcher its output.
  */
-const LEADER = `dir=$1; shift
-( while read -r _; do :; done <&3; if [ -n "$dir" ]; then rm -rf -- "$dir"; fi; kill -KILL 0 ) &
-watcher=$!
+const LEADER = `( while read -r _; do :; done <&3; kill -KILL 0 ) >/dev/null 2>&1 &
 exec 3<&-
-"$@"
-status=$?
-kill -KILL "$watcher" 2>/dev/null
-exit "$status"`;
+"$@"`;
 
 export interface GroupExit {
   readonly code: number | null;
@@ -46,30 +43,21 @@ export interface GroupChild {
 
 /**
  * Starts `command` (never through a shell of the caller's making: the arguments are passed as
- * arguments) in a process group of its own. `removeOnOrphan`: a directory the group removes if
- * MAKER ends without closing it.
+ * arguments) in a process group of its own.
  */
 export function spawnGroup(
   command: string,
   args: readonly string[],
-  options: {
-    readonly cwd: string;
-    readonly env: NodeJS.ProcessEnv;
-    readonly removeOnOrphan?: string | undefined;
-  },
+  options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv },
 ): GroupChild {
   const posix = process.platform !== 'win32';
   const child = posix
-    ? spawn(
-        '/bin/sh',
-        ['-c', LEADER, 'maker-gemini', options.removeOnOrphan ?? '', command, ...args],
-        {
-          cwd: options.cwd,
-          env: options.env,
-          stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-          detached: true,
-        },
-      )
+    ? spawn('/bin/sh', ['-c', LEADER, 'maker-gemini', command, ...args], {
+        cwd: options.cwd,
+        env: options.env,
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+        detached: true,
+      })
     : spawn(command, [...args], {
         cwd: options.cwd,
         env: options.env,
@@ -117,5 +105,45 @@ export function spawnGroup(
     stderr: child.stderr,
     exited,
     kill,
+  };
+}
+
+/**
+ * Removes `dir` if MAKER ends without removing it (SIGKILL, a crash): a small `sh` that waits for
+ * MAKER's end of a pipe to close. The returned function, called when MAKER removes `dir` itself,
+ * ends it. Nothing on Windows.
+ */
+export function removeWhenOrphaned(dir: string): () => void {
+  if (process.platform === 'win32') return () => undefined;
+  const janitor = spawn(
+    '/bin/sh',
+    // Tried again a moment later: a process still writing there (its group is being ended at the
+    // same time) can leave a file behind the first removal.
+    [
+      '-c',
+      'while read -r _; do :; done <&3; for _ in 1 2 3 4 5; do rm -rf -- "$1" 2>/dev/null; [ -e "$1" ] || exit 0; sleep 1; done',
+      'maker-janitor',
+      dir,
+    ],
+    // `rm` and `sleep` from the system, whatever PATH MAKER was given.
+    {
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+      detached: true,
+      env: { PATH: '/bin:/usr/bin' },
+    },
+  );
+  const lifeline = janitor.stdio[3] as Socket | null;
+  lifeline?.on('error', () => undefined);
+  lifeline?.unref();
+  janitor.on('error', () => undefined);
+  janitor.unref();
+  return () => {
+    lifeline?.destroy();
+    if (janitor.exitCode === null && janitor.pid !== undefined)
+      try {
+        process.kill(janitor.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
   };
 }

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makePrivateHome } from './private-home.js';
+import { removeWhenOrphaned } from './process-group.js';
 
 /**
  * What every call MAKER makes through the person's own `gemini` shares: a concrete model, no
@@ -35,7 +36,7 @@ const NO_MCP_SERVER = 'maker-allows-no-mcp-server';
 /**
  * The private directory of one model's calls (mode 0700): the Gemini CLI home they run in, the
  * policy, system prompts, the processes' temporary files, and an empty workspace. Removed when the
- * model closes, or by its processes' group leader if MAKER ended without closing it.
+ * model closes, or, if MAKER ended without closing it, by a watcher of its own.
  */
 export class CallDirectory {
   readonly root: string;
@@ -47,6 +48,7 @@ export class CallDirectory {
   /** The calls' working directory: empty, so no project file or context reaches the model. */
   readonly work: string;
   readonly #systems = new Map<string, Promise<string>>();
+  #unwatch: () => void = () => undefined;
 
   private constructor(root: string) {
     this.root = root;
@@ -58,6 +60,7 @@ export class CallDirectory {
 
   static async create(env: Readonly<Record<string, string | undefined>>): Promise<CallDirectory> {
     const dir = new CallDirectory(await mkdtemp(join(tmpdir(), 'maker-gemini-cli-')));
+    dir.#unwatch = removeWhenOrphaned(dir.root);
     try {
       for (const sub of ['policy', 'system', 'home', 'tmp', 'work'])
         await mkdir(join(dir.root, sub), { mode: 0o700 });
@@ -83,6 +86,7 @@ export class CallDirectory {
   }
 
   async remove(): Promise<void> {
+    this.#unwatch();
     await rm(this.root, { recursive: true, force: true });
   }
 }
