@@ -1,10 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/cli.js';
 import { alive, stubGemini, untilLogged, type StubGemini } from '../helpers/stub-gemini.js';
+import { processesNaming, until } from '../helpers/processes.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -22,30 +23,6 @@ async function gitOnlyPath(): Promise<string> {
   const git = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   await symlink(git, join(bin, 'git'));
   return bin;
-}
-
-/** Live processes whose command line names `marker` (a path only this test's processes use). */
-function processesNaming(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes(marker) && alive(Number(entry))) pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
-
-async function until(test: () => boolean, ceilingMs: number): Promise<boolean> {
-  const end = Date.now() + ceilingMs;
-  while (!test()) {
-    if (Date.now() > end) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return true;
 }
 
 /** `maker run` through the stub `gemini`, held mid-call; resolves once its prompt is in flight. */
