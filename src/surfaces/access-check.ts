@@ -9,19 +9,21 @@ import type { WorkerKind } from './workers.js';
  * The model access a new run will record, settled before anything is created: none for simulated
  * kinds and replays; for Gemini CLI, its sign-in and flags are checked first (`probeGeminiCli`: no
  * model request, no prompt, within the start-up deadline), so a `gemini` that is not signed in,
- * hangs or is too old stops the run here, creating nothing. Call after the worker's problems were
+ * hangs or is too old stops the run here, creating nothing; Ctrl-C (`signal`) ends the check at
+ * once. Call after the worker's problems were
  * checked (an access is then available).
  */
 export async function settleAccess(
   kind: Pick<WorkerKind, 'simulated'>,
   model: string,
   env: Env,
+  signal?: AbortSignal,
 ): Promise<AccessCheck | undefined> {
   if (kind.simulated || replayDir(env) !== '') return undefined;
   const check = chooseAccess(env);
   if (check?.access !== 'gemini-cli') return check;
-  const probe = await checkGeminiCli(model, env).catch((error: unknown) => {
-    if (error instanceof MakerError)
+  const probe = await checkGeminiCli(model, env, signal).catch((error: unknown) => {
+    if (error instanceof MakerError && error.code !== 'aborted')
       throw new ConfigError(`${error.message}\nNothing was created or changed.`);
     throw error;
   });
@@ -35,6 +37,7 @@ export async function settleAccess(
 export async function checkGeminiCli(
   model: string,
   env: Env,
+  signal?: AbortSignal,
 ): Promise<{ path: string; why: string; notes: readonly string[] }> {
   const path = findOnPath('gemini', env) ?? 'gemini';
   const probe = await probeGeminiCli({
@@ -42,6 +45,7 @@ export async function checkGeminiCli(
     model,
     env,
     waits: modelWaitsFrom((n) => envValue(env, n)).waits,
+    signal,
   });
   return {
     path,

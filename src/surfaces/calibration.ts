@@ -120,7 +120,7 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
   // The access a run here would use (a Gemini CLI checked signed in first, creating nothing).
   const access = simulated
     ? undefined
-    : await settleAccess({ simulated: false }, options.model, options.env);
+    : await settleAccess({ simulated: false }, options.model, options.env, options.signal);
   const model: RunModel = simulated
     ? new CoderSimModel(
         new Map(CALIBRATION_SUITE.map((t) => [t.id, { right: t.solution, wrong: t.wrong }])),

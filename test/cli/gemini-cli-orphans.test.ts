@@ -87,4 +87,43 @@ describe.runIf(linux)('no gemini outlives maker', () => {
     },
     120_000,
   );
+
+  it('Ctrl-C while a gemini hangs at start-up (its sign-in check): maker ends at once, nothing left, nothing created', async () => {
+    const stub = await stubGemini(await tempDir(), { hang: true, grandchild: true });
+    const tmp = await tempDir();
+    const dir = join(await tempDir(), 'repo');
+    const child = spawn(
+      process.execPath,
+      [CLI, 'run', 'a CLI', '--dir', dir, '--worker', 'gemini', '--model-access', 'gemini-cli'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { PATH: `${stub.bin}:${await gitOnlyPath()}`, HOME: await tempDir(), TMPDIR: tmp },
+      },
+    );
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    );
+    // The sign-in check is running (and hanging): its gemini started a process of its own.
+    const log = await untilLogged(stub, (l) => l.some((e) => e.grandchild !== undefined), 60_000);
+    const grandchildren = log.flatMap((e) => (e.grandchild === undefined ? [] : [e.grandchild]));
+    const sent = Date.now();
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(Date.now() - sent, err).toBeLessThan(1500);
+    expect(code, err).toBe(130);
+    expect(
+      await until(
+        () => processesNaming(stub.bin).length === 0 && grandchildren.every((pid) => !alive(pid)),
+        1000,
+      ),
+      `left: ${processesNaming(stub.bin).join(', ')}`,
+    ).toBe(true);
+    expect(
+      await until(() => readdirSync(tmp).length === 0, 3000),
+      `left: ${(await readdir(tmp)).join(', ')}`,
+    ).toBe(true);
+    expect(existsSync(dir)).toBe(false);
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { ApiCallError } from '../../core/errors.js';
+import { AbortedError, ApiCallError } from '../../core/errors.js';
 import { DEFAULT_MODEL_WAITS, type ModelWaits } from '../../core/deadlines.js';
 import { waitWords } from '../../core/rate-limits.js';
 import { spawnGroup, type GroupExit } from './process-group.js';
@@ -42,17 +42,20 @@ export async function probeGeminiCli(options: {
   readonly model: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly waits?: ModelWaits | undefined;
+  /** Ctrl-C: ends the check's processes at once and rejects as aborted. */
+  readonly signal?: AbortSignal | undefined;
 }): Promise<GeminiCliProbe> {
   const waits = options.waits ?? DEFAULT_MODEL_WAITS;
   const dir = await CallDirectory.create(options.env);
   try {
     const env = childEnv(options.env, dir, await dir.systemFile(BASE_SYSTEM_PROMPT));
     const run = (args: readonly string[]) =>
-      runBounded(options.command, args, { cwd: dir.work, env }, waits.startupMs);
+      runBounded(options.command, args, { cwd: dir.work, env }, waits.startupMs, options.signal);
     const [help, check] = await Promise.all([
       run(['--help']),
       run([...commonArgs(options.model, dir), '-o', 'json', '-p', `/${SIGN_IN_CHECK_COMMAND}`]),
     ]);
+    if (options.signal?.aborted === true) throw new AbortedError(options.signal.reason);
     const flags = new Set([...help.out.matchAll(/--([a-z][a-z-]*)/g)].map((m) => m[1]));
     const missing = NEEDED_FLAGS.filter((f) => !flags.has(f));
     if (help.exit !== undefined && help.exit.code === 0 && missing.length > 0)
@@ -99,15 +102,15 @@ interface Bounded {
 }
 
 /**
- * Runs `gemini` with stdin closed, for at most `ms`; a login prompt, or words matching `answered`
- * (all the caller waits for), end it at once.
+ * Runs `gemini` with stdin closed, for at most `ms`; a login prompt, or an abort (Ctrl-C), ends it
+ * at once.
  */
 async function runBounded(
   command: string,
   args: readonly string[],
   spawnOptions: Parameters<typeof spawnGroup>[2],
   ms: number,
-  answered?: RegExp,
+  signal: AbortSignal | undefined,
 ): Promise<Bounded> {
   const child = spawnGroup(command, args, spawnOptions);
   let out = '';
@@ -115,7 +118,7 @@ async function runBounded(
   let late = false;
   let done = false;
   const heard = () => {
-    if (demandsLogin(`${out}\n${err}`) || answered?.test(`${out}\n${err}`) === true) {
+    if (demandsLogin(`${out}\n${err}`)) {
       done = true;
       child.kill();
     }
@@ -133,6 +136,12 @@ async function runBounded(
     late = !done;
     child.kill();
   }, ms);
-  const exit = await child.exited.finally(() => clearTimeout(timer));
+  const stop = () => child.kill();
+  signal?.addEventListener('abort', stop, { once: true });
+  if (signal?.aborted === true) stop();
+  const exit = await child.exited.finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', stop);
+  });
   return { out, err, exit: late ? undefined : exit };
 }
