@@ -169,6 +169,7 @@ describe.skipIf('skip' in binary)(
         ['run', 'a CLI that converts CSV to JSON', '--dir', s.dir, ...RUN],
         s.env,
       );
+      process.stderr.write(`\nSTALL-DEBUG ${Date.now() - (stalledAt ?? 0)} ms\n${stopped.stderr}\n`);
       expect(stalledAt).toBeDefined();
       expect(Date.now() - (stalledAt ?? 0)).toBeLessThan(30_000);
       expect(`${stopped.stdout}${stopped.stderr}`).toMatch(
