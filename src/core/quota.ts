@@ -119,14 +119,3 @@ export function describeRequests(estimate: RequestEstimate, verdict: QuotaVerdic
       : ` — ${Math.round((estimate.total / verdict.limit) * 100)}% of ${verdict.limit} a day`;
   return `${estimate.total} model requests (planner ${estimate.planner}, workers ${estimate.workers}, judges ${estimate.judges}; ${estimate.subtasks} subtasks, ${estimate.drawsPerVote.toFixed(1)} samples per vote)${share}; ${verdict.what}`;
 }
-
-/**
- * Whether an error's words say a daily quota is spent (Gemini API: `…PerDay…` quota ids; Code
- * Assist: "daily quota"): such a 429 does not pass with a retry, only with the next day.
- */
-export function isDailyQuotaText(text: string): boolean {
-  return (
-    /quota|RESOURCE_EXHAUSTED|429|rate limit/i.test(text) &&
-    /\bdaily\b|per day|PerDay|\bday\b/i.test(text)
-  );
-}

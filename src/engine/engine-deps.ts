@@ -5,6 +5,7 @@ import type { StateStore } from '../ports/state-store.js';
 import type { Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import type { EngineEvent } from './events.js';
+import type { WaitReporter } from '../ports/waits.js';
 
 /** What the engine (`MakerEngine`) is built from. */
 export interface MakerEngineDeps {
@@ -40,6 +41,8 @@ export interface Roles {
   readonly worker: Worker;
   /** Releases what the roles hold (a local server); called at the end of a run whose roles the engine made. */
   readonly close?: () => Promise<void>;
+  /** Where the roles report waits on their services (a model's rate limits and slow calls). */
+  readonly watchWaits?: (report: WaitReporter) => void;
 }
 
 export type RunOutcome = Pick<Run, 'id' | 'status' | 'result' | 'error'> & {

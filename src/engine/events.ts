@@ -89,6 +89,8 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly reason: string;
       /** ISO time. */
       readonly until: string;
+      /** ISO time it began (absent in journals written before it was recorded). */
+      readonly since?: string;
     }
   | { readonly type: 'wait-end'; readonly waitId: string; readonly service: string }
   /** The run's pull request was opened, merged, closed or reopened (`note` says why, when it is news). */

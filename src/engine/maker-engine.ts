@@ -213,7 +213,7 @@ export class MakerEngine {
     await this.#deps.workspace.sweepScratch?.(kept);
     const scratch = await this.#deps.workspace.scratch?.(run.id);
     const ctx = this.#context(run, roles, { signal, halt }, semaphore, remote, scratch);
-    remote?.watchWaits?.(ctx.wait);
+    for (const watched of [remote, roles]) watched?.watchWaits?.(ctx.wait);
     const keeper =
       remote === undefined
         ? undefined

@@ -1,4 +1,5 @@
 import { checkBadge, nodeCheckCounts, runCheckCounts, type CheckCounts } from '../core/checks.js';
+import { DAILY_REQUESTS } from '../core/quota.js';
 import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
 import type { RoleCost, Run, VoteRecord, Wait } from '../core/tree/schema.js';
@@ -31,8 +32,16 @@ export interface RunSummary {
   readonly tokens: number;
   /** The same requests and billed tokens by role (`minimal`, `split`, `review`, `ballot`, `worker`). */
   readonly byRole: Readonly<Record<string, RoleCost>>;
-  /** Estimated spend from tokens and the model's list price; null for unknown models. */
+  /**
+   * Estimated spend from tokens and the model's list price; null for unknown models and for a
+   * Google sign-in through Gemini CLI, which is not billed per token (see {@link dailyRequests}).
+   */
   readonly estimatedCostUsd: number | null;
+  /**
+   * A Google sign-in's measure instead of money: the model requests made, against about how many
+   * its access allows a day. Null for billed accesses.
+   */
+  readonly dailyRequests: { readonly requests: number; readonly limit: number } | null;
   readonly questions: number;
   readonly pending: readonly {
     readonly id: string;
@@ -114,10 +123,20 @@ export function summarise(run: Run): RunSummary {
     modelCalls: nodes.reduce((a, n) => a + n.cost.modelCalls, 0),
     tokens: nodes.reduce((a, n) => a + n.cost.tokens, 0),
     byRole: costByRole(nodes),
-    estimatedCostUsd: estimateCostUsd(
-      run.config.model,
-      nodes.reduce((a, n) => a + n.cost.tokens, 0),
-    ),
+    estimatedCostUsd:
+      run.config.modelAccess === 'gemini-cli'
+        ? null
+        : estimateCostUsd(
+            run.config.model,
+            nodes.reduce((a, n) => a + n.cost.tokens, 0),
+          ),
+    dailyRequests:
+      run.config.modelAccess === 'gemini-cli'
+        ? {
+            requests: nodes.reduce((a, n) => a + n.cost.modelCalls, 0),
+            limit: DAILY_REQUESTS['gemini-cli'].limit ?? 1000,
+          }
+        : null,
     questions: run.questions.length,
     pending: run.questions
       .filter((q) => q.answer === undefined)

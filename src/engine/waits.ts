@@ -19,8 +19,9 @@ export function showWait(
     emit: (event: EngineEventInput) => void;
   },
 ): () => void {
-  const since = deps.now();
-  if (wait.until.getTime() - since.getTime() < VISIBLE_WAIT_MS) return () => undefined;
+  const now = deps.now();
+  if (wait.until.getTime() - now.getTime() < VISIBLE_WAIT_MS) return () => undefined;
+  const since = wait.since ?? now;
   const id = deps.id();
   const until = wait.until.toISOString();
   run.waits = [
@@ -28,7 +29,14 @@ export function showWait(
     { id, service: wait.service, reason: wait.reason, since: since.toISOString(), until },
   ];
   deps.save();
-  deps.emit({ type: 'wait-start', waitId: id, service: wait.service, reason: wait.reason, until });
+  deps.emit({
+    type: 'wait-start',
+    waitId: id,
+    service: wait.service,
+    reason: wait.reason,
+    until,
+    since: since.toISOString(),
+  });
   let ended = false;
   return () => {
     if (ended) return;

@@ -9,6 +9,8 @@ export interface ServiceWait {
   /** One sentence a person reads, e.g. "Jules is failing (503) since 10:02:11Z; retrying". */
   readonly reason: string;
   readonly until: Date;
+  /** When it began, if before it was reported (a model call shown once it ran long). */
+  readonly since?: Date | undefined;
 }
 
 /** Reports a wait as it starts; the function it returns ends it (calling it again does nothing). */

@@ -1,29 +1,55 @@
 import { probeGeminiCli } from '../adapters/gemini-cli/gemini-cli-model.js';
-import { ConfigError } from '../core/errors.js';
-import { replayDir, type Env } from './env.js';
+import { modelWaitsFrom } from '../core/deadlines.js';
+import { ConfigError, MakerError } from '../core/errors.js';
+import { envValue, replayDir, type Env } from './env.js';
 import { chooseAccess, findOnPath, type AccessCheck } from './model-access.js';
 import type { WorkerKind } from './workers.js';
 
 /**
  * The model access a new run will record, settled before anything is created: none for simulated
- * kinds and replays; for Gemini CLI, its sign-in is checked first (an ACP session opens without a
- * model request), so a `gemini` that is not signed in stops the run here, creating nothing. Call
- * after the worker's problems were checked (an access is then available).
+ * kinds and replays; for Gemini CLI, its sign-in and flags are checked first (`probeGeminiCli`: no
+ * model request, no prompt, within the start-up deadline), so a `gemini` that is not signed in,
+ * hangs or is too old stops the run here, creating nothing; Ctrl-C (`signal`) ends the check at
+ * once. Call after the worker's problems were
+ * checked (an access is then available).
  */
 export async function settleAccess(
   kind: Pick<WorkerKind, 'simulated'>,
   model: string,
   env: Env,
+  signal?: AbortSignal,
 ): Promise<AccessCheck | undefined> {
   if (kind.simulated || replayDir(env) !== '') return undefined;
   const check = chooseAccess(env);
   if (check?.access !== 'gemini-cli') return check;
-  try {
-    await probeGeminiCli({ command: findOnPath('gemini', env) ?? 'gemini', model, env });
-  } catch (error) {
-    if (error instanceof ConfigError)
+  const probe = await checkGeminiCli(model, env, signal).catch((error: unknown) => {
+    if (error instanceof MakerError && error.code !== 'aborted')
       throw new ConfigError(`${error.message}\nNothing was created or changed.`);
     throw error;
-  }
-  return check;
+  });
+  return { ...check, why: probe.why };
+}
+
+/**
+ * The person's `gemini` checked as a run would use it: signed in, new enough, in which mode. Throws
+ * what to do when it cannot take MAKER's calls. `maker doctor` shows the same.
+ */
+export async function checkGeminiCli(
+  model: string,
+  env: Env,
+  signal?: AbortSignal,
+): Promise<{ path: string; why: string; notes: readonly string[] }> {
+  const path = findOnPath('gemini', env) ?? 'gemini';
+  const probe = await probeGeminiCli({
+    command: path,
+    model,
+    env,
+    waits: modelWaitsFrom((n) => envValue(env, n)).waits,
+    signal,
+  });
+  return {
+    path,
+    notes: probe.notes,
+    why: `Gemini CLI at ${path}, signed in: its own sign-in makes the calls${probe.mode === 'acp' ? ' (ACP mode, one process for all calls)' : ''}${probe.notes.length === 0 ? '' : `; ${probe.notes.join('; ')}`}`,
+  };
 }

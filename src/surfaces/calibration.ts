@@ -11,9 +11,9 @@ import { sampleSuite, type RecordedSample } from '../engine/calibration/calibrat
 import { CALIBRATION_SUITE } from '../engine/calibration/suite.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
 import { LlmWorker } from '../engine/llm-worker.js';
-import type { LanguageModel } from '../ports/language-model.js';
 import { secretsOf, type Env } from './env.js';
-import { DEFAULT_MODEL, WORKERS, geminiModel } from './workers.js';
+import { settleAccess } from './access-check.js';
+import { DEFAULT_MODEL, WORKERS, geminiModel, type RunModel } from './workers.js';
 
 /** The calibration a workspace keeps beside its state, for `maker run --confidence auto`. */
 export const CALIBRATION_FILE_NAME = 'maker-calibration.json';
@@ -117,12 +117,23 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
     throw new ConfigError(
       `maker calibrate cannot start:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
     );
-  const model: LanguageModel = simulated
+  // The access a run here would use (a Gemini CLI checked signed in first, creating nothing).
+  const access = simulated
+    ? undefined
+    : await settleAccess({ simulated: false }, options.model, options.env, options.signal);
+  const model: RunModel = simulated
     ? new CoderSimModel(
         new Map(CALIBRATION_SUITE.map((t) => [t.id, { right: t.solution, wrong: t.wrong }])),
         { p: options.p ?? 0.9, v: options.v ?? 0.95, seed: options.seed },
       )
-    : geminiModel({ model: options.model }, options.env);
+    : geminiModel(
+        {
+          model: options.model,
+          concurrency: options.concurrency,
+          ...(access === undefined ? {} : { modelAccess: access.access }),
+        },
+        options.env,
+      );
   const suite = CALIBRATION_SUITE.slice(0, options.tasks ?? CALIBRATION_SUITE.length);
   const scratch = await mkdtemp(join(tmpdir(), 'maker-calibrate-'));
   let workspace: GitWorkspace | undefined;
@@ -154,6 +165,7 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
     });
   } finally {
     await workspace?.close();
+    await model.close?.();
     await rm(scratch, { recursive: true, force: true });
   }
 }

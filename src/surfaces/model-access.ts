@@ -114,8 +114,19 @@ export const ACCESS_HOW: Readonly<Record<ModelAccess, string>> = {
   vertex:
     'use Vertex AI: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION, and application default credentials (gcloud auth application-default login)',
   'gemini-cli':
-    'install Gemini CLI (npm install -g @google/gemini-cli) and sign in: run `gemini` once and choose Login with Google; MAKER then runs its calls through your own `gemini`',
+    'install Gemini CLI (npm install -g @google/gemini-cli) and sign in: run `gemini` once in a terminal and choose Login with Google; MAKER then runs its calls through your own `gemini`',
 };
+
+/**
+ * How to make an access available here: inside Gemini CLI (its MCP server: `GEMINI_CLI=1`), the
+ * person has Gemini CLI already, so its way is to make its `gemini` command findable, not to
+ * install it.
+ */
+export function accessHow(access: ModelAccess, env: Env): string {
+  if (access === 'gemini-cli' && envValue(env, 'GEMINI_CLI') === '1')
+    return 'you are in Gemini CLI already, but MAKER cannot find its `gemini` command on the PATH it was given: start Gemini CLI from a terminal where `gemini` runs (MAKER then makes its calls through it, on your sign-in)';
+  return ACCESS_HOW[access];
+}
 
 /**
  * What stops a run that needs Gemini, as sentences naming the fix; empty when an access is
@@ -129,12 +140,12 @@ export function accessProblems(env: Env, purpose: string): string[] {
     return check?.ok === true
       ? []
       : [
-          `--model-access ${forced} is not available: ${check?.why ?? ''}. To use it, ${ACCESS_HOW[forced]}.`,
+          `--model-access ${forced} is not available: ${check?.why ?? ''}. To use it, ${accessHow(forced, env)}.`,
         ];
   }
   if (checks.some((c) => c.ok)) return [];
   return [
-    `GEMINI_API_KEY is not set, Vertex AI is not configured and no \`gemini\` is on the PATH: ${purpose}. Any one of these works: ${MODEL_ACCESSES.map((a, i) => `(${i + 1}) ${ACCESS_HOW[a]}`).join('; ')}.`,
+    `GEMINI_API_KEY is not set, Vertex AI is not configured and no \`gemini\` is on the PATH: ${purpose}. Any one of these works: ${MODEL_ACCESSES.map((a, i) => `(${i + 1}) ${accessHow(a, env)}`).join('; ')}.`,
   ];
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { GeminiModel } from '../adapters/gemini/gemini-model.js';
+import { RetryingModel } from '../adapters/gemini/retrying-model.js';
 import { GeminiCliModel } from '../adapters/gemini-cli/gemini-cli-model.js';
 import { RecordingModel } from '../adapters/replay/recording-model.js';
 import { ReplayModel } from '../adapters/replay/replay-model.js';
@@ -7,6 +8,7 @@ import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { pacedPlanner, pacedWorker } from '../adapters/sim/paced.js';
 import { SimPlanner, SimWorker } from '../adapters/sim/project-sim.js';
 import { environmentSecrets, OutputRedactor } from '../core/credential-redaction.js';
+import { modelWaitsFrom } from '../core/deadlines.js';
 import { UsageError } from '../core/errors.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import type { Roles } from '../engine/maker-engine.js';
@@ -14,6 +16,7 @@ import { LlmPlanner } from '../engine/llm-planner.js';
 import { LlmWorker, type EditFormat } from '../engine/llm-worker.js';
 import { RedactingModel } from '../engine/redacting-model.js';
 import type { LanguageModel } from '../ports/language-model.js';
+import type { WaitReporter } from '../ports/waits.js';
 import type { Planner } from '../ports/planner.js';
 import type { RefPublisher } from '../ports/ref-publisher.js';
 import type { Worker } from '../ports/worker.js';
@@ -36,11 +39,13 @@ import {
 } from './worker-catalogue.js';
 import {
   ACCESS_HOW,
+  accessHow,
   accessProblems,
   accessSettingProblem,
   apiKeyOf,
   chooseAccess,
   findOnPath,
+  forcedAccess,
   vertexOf,
 } from './model-access.js';
 
@@ -125,19 +130,22 @@ function simRoles(config: RunConfig, options: RoleOptions = {}): { planner: Plan
 export function geminiModel(
   config: Partial<Pick<RunConfig, 'model' | 'modelAccess' | 'concurrency'>>,
   env: Env,
-): LanguageModel & { close?: () => Promise<void> } {
+): RunModel {
   const name = config.model ?? DEFAULT_MODEL;
   const replay = replayDir(env);
-  const model: LanguageModel & { close?: () => Promise<void> } =
+  const model: RunModel =
     replay !== '' ? new ReplayModel(replay, name) : accessModel(name, config, env);
   const record = envValue(env, 'MAKER_RECORD');
   const recorded =
     record === '' ? model : new RecordingModel(model, record, { secrets: secretsOf(env) });
   // No prompt carries the person's secrets or MAKER's keys, whatever path a text came by.
   const redacting = new RedactingModel(recorded, promptRedactor(env));
-  return model.close === undefined
-    ? redacting
-    : Object.assign(redacting, { close: () => model.close?.() ?? Promise.resolve() });
+  return Object.assign(redacting, {
+    ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
+    ...(model.watchWaits === undefined
+      ? {}
+      : { watchWaits: (report: WaitReporter) => model.watchWaits?.(report) }),
+  });
 }
 
 /** The redactor of every prompt: the environment's secrets and MAKER's keys, by value. */
@@ -148,35 +156,57 @@ function promptRedactor(env: Env): OutputRedactor {
   ]);
 }
 
+/** A run's model: closed when the run ends, and reporting its waits to the run. */
+export type RunModel = LanguageModel & {
+  close?: () => Promise<void>;
+  watchWaits?: (report: WaitReporter) => void;
+};
+
+/**
+ * The model of an access, with its retries and waits ({@link RetryingModel}) and the deadlines of
+ * the `MAKER_…_S` settings.
+ */
 function accessModel(
   name: string,
   config: Partial<Pick<RunConfig, 'modelAccess' | 'concurrency'>>,
   env: Env,
-): LanguageModel & { close?: () => Promise<void> } {
+): RunModel {
   const baseUrl = envValue(env, 'GOOGLE_GEMINI_BASE_URL');
-  switch (config.modelAccess ?? 'key') {
-    case 'gemini-cli':
-      return new GeminiCliModel({
-        command: findOnPath('gemini', env) ?? 'gemini',
-        model: name,
-        env,
-        ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
-      });
-    case 'vertex':
-      return new GeminiModel({ model: name, apiKey: '', vertex: vertexOf(env) });
-    default:
-      return new GeminiModel({
-        model: name,
-        apiKey: apiKeyOf(env)?.value ?? '',
-        ...(baseUrl === '' ? {} : { baseUrl }),
-      });
-  }
+  const { waits } = modelWaitsFrom((n) => envValue(env, n));
+  const access = config.modelAccess ?? 'key';
+  const inner =
+    access === 'gemini-cli'
+      ? new GeminiCliModel({
+          command: findOnPath('gemini', env) ?? 'gemini',
+          model: name,
+          env,
+          waits,
+          ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
+          onNotice: (text) => process.stderr.write(`maker: note: ${text}\n`),
+        })
+      : access === 'vertex'
+        ? new GeminiModel({ model: name, apiKey: '', vertex: vertexOf(env), waits })
+        : new GeminiModel({
+            model: name,
+            apiKey: apiKeyOf(env)?.value ?? '',
+            ...(baseUrl === '' ? {} : { baseUrl }),
+            waits,
+          });
+  return new RetryingModel(inner, {
+    service: access === 'key' ? 'gemini' : access,
+    waits,
+  });
 }
 
 /** Gemini is needed unless its answers are replayed (then the recording is); the access otherwise. */
 function geminiProblems(env: Env, purpose: string): string[] {
   const replay = replayDir(env);
-  if (replay === '') return [...accessSettingProblem(env), ...accessProblems(env, purpose)];
+  if (replay === '')
+    return [
+      ...accessSettingProblem(env),
+      ...accessProblems(env, purpose),
+      ...modelWaitsFrom((n) => envValue(env, n)).problems,
+    ];
   return existsSync(replay) && statSync(replay).isDirectory()
     ? []
     : [
@@ -198,8 +228,7 @@ const gemini: WorkerKind = {
   problems: (env) => geminiProblems(env, 'the gemini worker plans, writes and judges with Gemini'),
   roles: (config, workspace, env, options) => {
     // A model given by the caller (a benchmark's) is the caller's to close.
-    const model: LanguageModel & { close?: () => Promise<void> } =
-      options?.model ?? geminiModel(config, env);
+    const model: RunModel = options?.model ?? geminiModel(config, env);
     return {
       planner: new LlmPlanner(model),
       worker: new LlmWorker(
@@ -207,10 +236,20 @@ const gemini: WorkerKind = {
         workspace,
         options?.editFormat === undefined ? {} : { editFormat: options.editFormat },
       ),
-      ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
+      ...modelHooks(model),
     };
   },
 };
+
+/** What roles pass on of their model: its close, and where it reports waits. */
+function modelHooks(model: RunModel): Pick<Roles, 'close' | 'watchWaits'> {
+  return {
+    ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
+    ...(model.watchWaits === undefined
+      ? {}
+      : { watchWaits: (report: WaitReporter) => model.watchWaits?.(report) }),
+  };
+}
 
 const jules: WorkerKind = {
   ...WORKER_FACTS.jules,
@@ -245,11 +284,7 @@ const jules: WorkerKind = {
       new LlmWorker(model, workspace),
       options?.publisher ?? originPublisher(workspace),
     );
-    return {
-      planner: new LlmPlanner(model),
-      worker,
-      ...(model.close === undefined ? {} : { close: () => model.close?.() ?? Promise.resolve() }),
-    };
+    return { planner: new LlmPlanner(model), worker, ...modelHooks(model) };
   },
   sessionUrl: (id) => `https://jules.google.com/session/${id}`,
 };
@@ -282,7 +317,10 @@ export const WORKERS: Readonly<Record<WorkerName, WorkerKind>> = {
  */
 export function chooseWorker(asked: WorkerName | undefined, env: Env): WorkerKind | undefined {
   if (asked !== undefined) return WORKERS[asked];
-  return chooseAccess(env) === undefined && replayDir(env) === '' ? undefined : gemini;
+  // An access asked for by name is the gemini worker's, available or not (its problems say why not).
+  return chooseAccess(env) === undefined && forcedAccess(env) === undefined && replayDir(env) === ''
+    ? undefined
+    : gemini;
 }
 
 /** How a surface words the ways forward when no worker was chosen. */
@@ -295,13 +333,13 @@ export interface NoWorkerWords {
 }
 
 /** Why no worker was chosen, and the ways forward, in a surface's own words. */
-export function noWorkerMessage(words: NoWorkerWords): string {
+export function noWorkerMessage(words: NoWorkerWords, env: Env): string {
   const { pick, setKey, demo } = words;
   return [
     'No worker was chosen and GEMINI_API_KEY is not set, Vertex AI is not configured and no `gemini` is on the PATH, so nothing was started (MAKER never falls back to a simulation on its own). Ways forward:',
     `  - ${setKey} (a key from https://aistudio.google.com/apikey): runs then use the gemini worker (${pick('gemini')} asks for it by name);`,
     `  - or ${ACCESS_HOW.vertex};`,
-    `  - or ${ACCESS_HOW['gemini-cli']};`,
+    `  - or ${accessHow('gemini-cli', env)};`,
     `  - ${pick('jules')}, with JULES_API_KEY and one of those model accesses, to have Jules write the code;`,
     `  - ${pick('sim')} for a simulation: placeholder files, no model calls, marked "simulated" everywhere;`,
     `  - ${demo} to watch the whole pipeline offline, in a fresh temporary repository.`,

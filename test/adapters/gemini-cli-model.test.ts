@@ -1,8 +1,15 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeminiCliModel, probeGeminiCli } from '../../src/adapters/gemini-cli/gemini-cli-model.js';
-import { AbortedError, ApiCallError, ConfigError } from '../../src/core/errors.js';
-import { stubGemini, untilLogged, type StubEntry } from '../helpers/stub-gemini.js';
+import type { ModelWaits } from '../../src/core/deadlines.js';
+import { AbortedError, ConfigError } from '../../src/core/errors.js';
+import {
+  ModelTransportError,
+  QuotaSpentError,
+  RateLimitedError,
+} from '../../src/core/model-errors.js';
+import { alive, stubGemini, untilLogged, type StubEntry } from '../helpers/stub-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -10,6 +17,14 @@ const models: GeminiCliModel[] = [];
 afterEach(async () => {
   await Promise.all(models.splice(0).map((m) => m.close()));
 });
+
+/** Short waits, so a failure shows in a second or two. */
+const QUICK: ModelWaits = {
+  startupMs: 4000,
+  firstByteMs: 1500,
+  tokensPerSecond: 1e6,
+  silenceMs: 800,
+};
 
 function model(
   command: string,
@@ -29,7 +44,7 @@ const prompts = (log: StubEntry[]) => log.filter((e) => e.in?.method === 'sessio
 const starts = (log: StubEntry[]) => log.flatMap((e) => (e.start === undefined ? [] : [e.start]));
 
 describe('GeminiCliModel over ACP', () => {
-  it('starts one gemini --acp child with a concrete model, no extensions, a deny-all policy and MAKER’s system prompt; concurrent calls get separate sessions', async () => {
+  it('starts one gemini --acp child with a concrete model, no extensions, a deny-all policy, MAKER’s system prompt and a private home; concurrent calls get separate sessions', async () => {
     const stub = await stubGemini(await tempDir(), { hold: true });
     const m = model(stub.path);
     const calls = [
@@ -47,7 +62,13 @@ describe('GeminiCliModel over ACP', () => {
     expect([a?.text, b?.text].sort()).toEqual(
       sessions.map((s) => `answer from ${String(s)}`).sort(),
     );
-    expect(a).toMatchObject({ finishReason: 'stop', inputTokens: 12, outputTokens: 5 });
+    // The tokens Gemini CLI recorded, thinking included (ACP's own counts leave it out).
+    expect(a).toMatchObject({
+      finishReason: 'stop',
+      inputTokens: 12,
+      outputTokens: 5,
+      thoughtTokens: 7,
+    });
     // The prompt carries the role's instructions and, for JSON, the schema in words.
     const texts = prompts(log).map(
       (e) => (e.in?.params?.['prompt'] as { text: string }[])[0]?.text ?? '',
@@ -65,8 +86,14 @@ describe('GeminiCliModel over ACP', () => {
     expect(await readFile(start.env['GEMINI_SYSTEM_MD']!, 'utf8')).toMatch(
       /language model inside MAKER/,
     );
-    expect(start.env['GEMINI_CLI_TRUST_WORKSPACE']).toBe('true');
-    // Its working directory is private and empty: no project file reaches the model.
+    expect(start.env).toMatchObject({
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      NO_BROWSER: 'true',
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+    });
+    // Its home is MAKER's private one, its working directory private and empty.
+    expect(start.env['GEMINI_CLI_HOME']).toMatch(/maker-gemini-cli-/);
+    expect(start.env['TMPDIR']).toMatch(/maker-gemini-cli-/);
     expect(await readdir(start.cwd)).toEqual([]);
   });
 
@@ -95,38 +122,150 @@ describe('GeminiCliModel over ACP', () => {
     expect(after.find((e) => e.in?.method === 'session/cancel')?.in?.params).toEqual({ sessionId });
   });
 
-  it('a child that exits 41 gives the sign-in message (probe and call)', async () => {
+  it('a child that exits 41 gives the sign-in message', async () => {
     const stub = await stubGemini(await tempDir(), { exit: 41 });
-    const probe = probeGeminiCli({ command: stub.path, model: 'gemini-2.5-flash', env: {} });
-    await expect(probe).rejects.toBeInstanceOf(ConfigError);
-    await expect(probe).rejects.toThrow(/run `gemini` once and choose Login with Google/);
     await expect(model(stub.path).generate({ prompt: 'x', temperature: 0 })).rejects.toThrow(
-      /run `gemini` once and choose Login with Google/,
+      /run `gemini` once in a terminal and choose Login with Google/,
     );
+  });
+
+  it('a child that asks for a login is ended at once: the sign-in message, long before any deadline', async () => {
+    const stub = await stubGemini(await tempDir(), { login: true });
+    const started = Date.now();
+    const failed = model(stub.path, { waits: { ...QUICK, startupMs: 60_000 } }).generate({
+      prompt: 'x',
+      temperature: 0,
+    });
+    await expect(failed).rejects.toBeInstanceOf(ConfigError);
+    await expect(failed).rejects.toThrow(/not signed in[\s\S]*asked for a login/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const pid = starts(await stub.log())[0]!.pid;
+    await until(() => !alive(pid));
   });
 
   it('a refused sign-in at session/new gives the sign-in message', async () => {
     const stub = await stubGemini(await tempDir(), { authError: true });
-    await expect(
-      probeGeminiCli({ command: stub.path, model: 'gemini-2.5-flash', env: {} }),
-    ).rejects.toThrow(/run `gemini` once and choose Login with Google/);
+    await expect(model(stub.path).generate({ prompt: 'x', temperature: 0 })).rejects.toThrow(
+      /run `gemini` once in a terminal/,
+    );
   });
 
-  it('a 429 stops at once with a resume hint, not retried', async () => {
-    const stub = await stubGemini(await tempDir(), {
+  it('a child that never starts fails within the start-up deadline, naming it, and is ended', async () => {
+    const stub = await stubGemini(await tempDir(), { hang: true });
+    const started = Date.now();
+    const failed = model(stub.path, { waits: { ...QUICK, startupMs: 1500 } }).generate({
+      prompt: 'x',
+      temperature: 0,
+    });
+    await expect(failed).rejects.toThrow(/did not start within 2 s[\s\S]*maker resume/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const pid = starts(await stub.log())[0]!.pid;
+    await until(() => !alive(pid));
+  });
+
+  it('an answer that stops mid-way is a transport failure once silent for the silence limit', async () => {
+    const stub = await stubGemini(await tempDir(), { stall: true });
+    const failed = model(stub.path, { waits: QUICK }).generate({ prompt: 'x', temperature: 0 });
+    await expect(failed).rejects.toBeInstanceOf(ModelTransportError);
+    await expect(failed).rejects.toThrow(/the answer stopped: nothing for 1 s/);
+    await expect(failed).rejects.toMatchObject({ isRetryable: true });
+  });
+
+  it('a prompt past its deadline (from its size) is a transport failure, and its session is cancelled', async () => {
+    const stub = await stubGemini(await tempDir(), { hold: true });
+    const failed = model(stub.path, {
+      waits: { ...QUICK, firstByteMs: 300, tokensPerSecond: 1000, silenceMs: 60_000 },
+    }).generate({ prompt: 'x', temperature: 0, maxOutputTokens: 500, thinkingBudget: 0 });
+    await expect(failed).rejects.toThrow(/no complete answer within 1 s \(the deadline/);
+    await untilLogged(stub, (l) => l.some((e) => e.in?.method === 'session/cancel'));
+  });
+
+  it('a per-minute 429 is a rate limit to wait out; a daily one stops with its reset', async () => {
+    const minute = await stubGemini(await tempDir(), {
       promptError: { code: 429, message: 'Rate limit exceeded. Try again later.' },
     });
-    const failed = model(stub.path).generate({ prompt: 'x', temperature: 0 });
-    await expect(failed).rejects.toBeInstanceOf(ApiCallError);
-    await expect(failed).rejects.toMatchObject({ status: 429, isRetryable: false });
-    await expect(failed).rejects.toThrow(/maker resume/);
+    const limited = model(minute.path).generate({ prompt: 'x', temperature: 0 });
+    await expect(limited).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(limited).rejects.toMatchObject({ retryAfterMs: 60_000, isRetryable: true });
+    const daily = await stubGemini(await tempDir(), {
+      promptError: {
+        code: 429,
+        message:
+          'You have exhausted your capacity on this model. Your quota will reset after 17h2m5s.',
+      },
+    });
+    const spent = model(daily.path).generate({ prompt: 'x', temperature: 0 });
+    await expect(spent).rejects.toBeInstanceOf(QuotaSpentError);
+    await expect(spent).rejects.toThrow(
+      /daily quota is spent[\s\S]*resets in 17 h[\s\S]*maker resume/,
+    );
+    await expect(spent).rejects.toMatchObject({ isRetryable: false, resetMs: 61_325_000 });
+  });
+
+  it('close ends every child with its whole process group (what it started too) at once, and removes the private directory', async () => {
+    const stub = await stubGemini(await tempDir(), { hold: true, grandchild: true });
+    const m = model(stub.path);
+    const call = m.generate({ prompt: 'x', temperature: 0 });
+    const log = await untilLogged(
+      stub,
+      (l) => prompts(l).length === 1 && l.some((e) => e.grandchild !== undefined),
+    );
+    const pids = [starts(log)[0]!.pid, log.find((e) => e.grandchild !== undefined)!.grandchild!];
+    const home = starts(log)[0]!.env['GEMINI_CLI_HOME']!;
+    const closing = Date.now();
+    await m.close();
+    expect(Date.now() - closing).toBeLessThan(1000);
+    await expect(call).rejects.toBeInstanceOf(AbortedError);
+    await until(() => pids.every((pid) => !alive(pid)));
+    await expect(lstat(home)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('MAKER’s private Gemini CLI home', () => {
+  it('carries only the sign-in: the person’s auth choice, links to their sign-in files that exist, MAKER’s settings over everything else', async () => {
+    const person = await tempDir();
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(join(person, '.gemini'));
+    await writeFile(
+      join(person, '.gemini', 'settings.json'),
+      `// the person's settings\n{"security": {"auth": {"selectedType": "oauth-personal"}}, "hooks": {"BeforeModel": []}, "context": {"fileName": "MINE.md"}, "general": {"maxAttempts": 7}}`,
+    );
+    await writeFile(join(person, '.gemini', 'oauth_creds.json'), '{"never":"read"}');
+    const stub = await stubGemini(await tempDir(), { hold: true });
+    const m = model(stub.path, { env: { PATH: process.env['PATH'], HOME: person } });
+    const call = m.generate({ prompt: 'x', temperature: 0 });
+    const log = await untilLogged(stub, (l) => prompts(l).length === 1);
+    const home = join(starts(log)[0]!.env['GEMINI_CLI_HOME']!, '.gemini');
+    const settings = JSON.parse(await readFile(join(home, 'settings.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(settings).toMatchObject({
+      security: { auth: { selectedType: 'oauth-personal' } },
+      general: { maxAttempts: 1 },
+      hooksConfig: { enabled: false },
+      context: { fileName: 'MAKER-HAS-NO-CONTEXT-FILE.md' },
+    });
+    expect(settings).not.toHaveProperty('hooks');
+    expect(await readlink(join(home, 'oauth_creds.json'))).toBe(
+      join(person, '.gemini', 'oauth_creds.json'),
+    );
+    // No link to a file the person does not have: Gemini CLI would create it in their directory.
+    await expect(lstat(join(home, 'installation_id'))).rejects.toThrow(/ENOENT/);
+    await stub.release();
+    await call;
+    expect((await readdir(join(person, '.gemini'))).sort()).toEqual([
+      'oauth_creds.json',
+      'settings.json',
+    ]);
   });
 });
 
 describe('GeminiCliModel headless', () => {
-  it('without ACP, falls back to one gemini -p process per call, the request on stdin, tokens from stats', async () => {
+  it('without ACP, falls back to one gemini -p process per call, says so once, the request on stdin, tokens from Gemini CLI’s record', async () => {
     const stub = await stubGemini(await tempDir(), { noAcp: true });
-    const m = model(stub.path);
+    const notices: string[] = [];
+    const m = model(stub.path, { onNotice: (t) => notices.push(t) });
     const result = await m.generate({
       system: 'You judge.',
       prompt: 'which is better?',
@@ -139,10 +278,15 @@ describe('GeminiCliModel headless', () => {
       outputTokens: 3,
       thoughtTokens: 2,
     });
+    await m.generate({ prompt: 'again', temperature: 0 });
     expect(m.mode).toBe('headless');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /has no ACP mode[\s\S]*slower[\s\S]*npm install -g @google\/gemini-cli@latest/,
+    );
     const log = await stub.log();
     const headless = starts(log).find((s) => s.args.includes('-p'))!;
-    expect(headless.args).toEqual(expect.arrayContaining(['-o', 'json', '-e', 'none']));
+    expect(headless.args).toEqual(expect.arrayContaining(['-o', 'stream-json', '-e', 'none']));
     expect(await readFile(headless.env['GEMINI_SYSTEM_MD']!, 'utf8')).toMatch(
       /language model inside MAKER[\s\S]*You judge\./,
     );
@@ -166,10 +310,99 @@ describe('GeminiCliModel headless', () => {
 
   it('a daily quota error stops the run with a resume hint', async () => {
     const stub = await stubGemini(await tempDir(), {
-      headlessError: { exit: 1, message: 'You have exhausted your daily quota on this model.' },
+      headlessError: {
+        exit: 1,
+        message: '[API Error: You have exhausted your daily quota on this model.]',
+      },
     });
     const failed = model(stub.path, { mode: 'headless' }).generate({ prompt: 'x', temperature: 0 });
     await expect(failed).rejects.toMatchObject({ status: 429, isRetryable: false });
-    await expect(failed).rejects.toThrow(/daily limit[\s\S]*maker resume/);
+    await expect(failed).rejects.toThrow(
+      /daily quota is spent[\s\S]*resets within 24 hours[\s\S]*maker resume/,
+    );
+  });
+
+  it('a headless answer that stops mid-way is ended once silent, with its process group', async () => {
+    const stub = await stubGemini(await tempDir(), { stall: true, grandchild: true });
+    const failed = model(stub.path, { mode: 'headless', waits: QUICK }).generate({
+      prompt: 'x',
+      temperature: 0,
+    });
+    await expect(failed).rejects.toThrow(/the answer stopped: nothing for/);
+    const log = await stub.log();
+    const pids = [
+      ...starts(log).map((s) => s.pid),
+      ...log.flatMap((e) => (e.grandchild === undefined ? [] : [e.grandchild])),
+    ];
+    await until(() => pids.every((pid) => !alive(pid)));
   });
 });
+
+describe('probeGeminiCli', () => {
+  it('signed in: ACP mode, without a model request, the check blocked by MAKER’s policy', async () => {
+    const stub = await stubGemini(await tempDir());
+    expect(
+      await probeGeminiCli({ command: stub.path, model: 'gemini-2.5-flash', env: {} }),
+    ).toEqual({
+      mode: 'acp',
+      notes: [],
+    });
+    const log = await stub.log();
+    const check = starts(log).find((s) => s.args.includes('-p'))!;
+    expect(check.args[check.args.indexOf('-p') + 1]).toBe('/maker-sign-in-check');
+    expect(check.env['NO_BROWSER']).toBe('true');
+    expect(log.filter((e) => e.in?.method === 'session/prompt')).toEqual([]);
+  });
+
+  it('not signed in (exit 41) or asking for a login: the sign-in message with its next step', async () => {
+    for (const fault of [{ exit: 41 }, { login: true }]) {
+      const stub = await stubGemini(await tempDir(), fault);
+      await expect(
+        probeGeminiCli({ command: stub.path, model: 'gemini-2.5-flash', env: {} }),
+      ).rejects.toThrow(/not signed in: run `gemini` once in a terminal/);
+    }
+  });
+
+  it('a gemini too old for MAKER’s flags is refused with the upgrade to make; one without ACP is used headless, and said so', async () => {
+    const old = await stubGemini(await tempDir(), { old: true });
+    await expect(
+      probeGeminiCli({ command: old.path, model: 'gemini-2.5-flash', env: {} }),
+    ).rejects.toThrow(
+      /too old for MAKER: it does not know --policy[\s\S]*npm install -g @google\/gemini-cli@latest/,
+    );
+    const noAcp = await stubGemini(await tempDir(), { noAcp: true });
+    const probe = await probeGeminiCli({ command: noAcp.path, model: 'gemini-2.5-flash', env: {} });
+    expect(probe.mode).toBe('headless');
+    expect(probe.notes.join(' ')).toMatch(/no ACP mode/);
+  });
+
+  it('a gemini that hangs signing in fails within the start-up deadline, and is ended', async () => {
+    const stub = await stubGemini(await tempDir(), { hang: true });
+    const started = Date.now();
+    await expect(
+      probeGeminiCli({
+        command: stub.path,
+        model: 'gemini-2.5-flash',
+        env: {},
+        waits: { ...QUICK, startupMs: 1500 },
+      }),
+    ).rejects.toThrow(/did not finish signing in within 2 s/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const pids = starts(await stub.log()).map((s) => s.pid);
+    await until(() => pids.every((pid) => !alive(pid)));
+  });
+
+  it('a missing gemini says how to install it', async () => {
+    await expect(
+      probeGeminiCli({ command: join(await tempDir(), 'no-gemini'), model: 'm', env: {} }),
+    ).rejects.toBeInstanceOf(ConfigError);
+  });
+});
+
+async function until(test: () => boolean, ceilingMs = 5000): Promise<void> {
+  const end = Date.now() + ceilingMs;
+  while (!test()) {
+    if (Date.now() > end) throw new Error('never happened');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

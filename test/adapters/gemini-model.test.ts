@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
+import { RetryingModel } from '../../src/adapters/gemini/retrying-model.js';
 import { ApiCallError, ConfigError } from '../../src/core/errors.js';
 import {
   startFakeGemini,
@@ -15,14 +16,16 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function model(respond: FakeGeminiResponder, attempts = 3): Promise<GeminiModel> {
+async function model(respond: FakeGeminiResponder): Promise<GeminiModel> {
   fake = await startFakeGemini(respond);
-  return new GeminiModel({
-    model: 'gemini-2.5-flash',
-    apiKey: KEY,
-    baseUrl: fake.baseUrl,
-    attempts,
-    initialRetryDelaySeconds: 0.01,
+  return new GeminiModel({ model: 'gemini-2.5-flash', apiKey: KEY, baseUrl: fake.baseUrl });
+}
+
+/** The model as runs use it: with its retries ({@link RetryingModel}), backoffs shortened. */
+async function retrying(respond: FakeGeminiResponder, attempts = 3): Promise<RetryingModel> {
+  return new RetryingModel(await model(respond), {
+    service: 'gemini',
+    policy: { attempts, firstBackoffMs: 10 },
   });
 }
 
@@ -157,20 +160,16 @@ describe('GeminiModel over the real @google/genai client', () => {
     });
   });
 
-  it('retries 429 and 503 with backoff, then succeeds', async () => {
-    const m = await model((_request, index) =>
-      index === 0
-        ? { status: 429, message: 'quota' }
-        : index === 1
-          ? { status: 503, message: 'busy' }
-          : { text: 'ok' },
+  it('retries 503 with backoff, then succeeds', async () => {
+    const m = await retrying((_request, index) =>
+      index < 2 ? { status: 503, message: 'busy' } : { text: 'ok' },
     );
     expect((await m.generate({ prompt: 'x', temperature: 0 })).text).toBe('ok');
     expect(fake?.requests).toHaveLength(3);
   });
 
   it('retries a call whose connection was cut with no answer, then succeeds', async () => {
-    const m = await model((_request, index) => (index < 2 ? { drop: true } : { text: 'ok' }));
+    const m = await retrying((_request, index) => (index < 2 ? { drop: true } : { text: 'ok' }));
     expect((await m.generate({ prompt: 'x', temperature: 0 })).text).toBe('ok');
     expect(fake?.requests).toHaveLength(3);
   });
@@ -188,16 +187,15 @@ describe('GeminiModel over the real @google/genai client', () => {
     const auth = await model(() => ({ status: 403, message: 'denied' }));
     await expect(auth.generate({ prompt: 'x', temperature: 0 })).rejects.toThrow(/GEMINI_API_KEY/);
     await fake?.close();
-    const busy = await model(() => ({ status: 500, message: 'down' }), 2);
-    await expect(busy.generate({ prompt: 'x', temperature: 0 })).rejects.toMatchObject({
-      status: 500,
-      isRetryable: true,
-    });
+    const busy = await retrying(() => ({ status: 500, message: 'down' }), 2);
+    const gaveUp = busy.generate({ prompt: 'x', temperature: 0 });
+    await expect(gaveUp).rejects.toMatchObject({ status: 500, isRetryable: false });
+    await expect(gaveUp).rejects.toThrow(/tried 2 times[\s\S]*maker resume/);
     expect(fake?.requests).toHaveLength(2);
   });
 
   it('names why a call could not reach the API, not only "fetch failed"', async () => {
-    const unreachable = await model(() => ({ text: 'never' }), 2);
+    const unreachable = await model(() => ({ text: 'never' }));
     await fake?.close();
     fake = undefined;
     const error: unknown = await unreachable

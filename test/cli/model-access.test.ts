@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { stateFileSchema } from '../../src/core/tree/schema.js';
+import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
 import { maker } from '../helpers/cli.js';
 import { projectModel } from '../helpers/project-model.js';
@@ -61,7 +63,7 @@ describe('model access', () => {
     );
     expect(stderr).toMatch(/export GEMINI_API_KEY=/);
     expect(stderr).toMatch(/GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT/);
-    expect(stderr).toMatch(/run `gemini` once and choose Login with Google/);
+    expect(stderr).toMatch(/run `gemini` once in a terminal and choose Login with Google/);
     expect(existsSync(dir)).toBe(false);
     const worker = await maker(['run', 'a todo list CLI', '--dir', dir, '--worker', 'gemini'], {
       PATH: await gitOnlyPath(),
@@ -84,7 +86,7 @@ describe('model access', () => {
     );
     expect(code).toBe(2);
     expect(stderr).toMatch(
-      /Gemini CLI is not signed in: run `gemini` once and choose Login with Google/,
+      /Gemini CLI is not signed in: run `gemini` once in a terminal and choose Login with Google/,
     );
     expect(stderr).toMatch(/Nothing was created or changed/);
     expect(existsSync(dir)).toBe(false);
@@ -128,8 +130,42 @@ describe('model access', () => {
       GOOGLE_CLOUD_LOCATION: 'us-central1',
     });
     expect(vertex.stdout).toMatch(/A run would use: vertex/);
-    // Nothing of gemini ran: doctor changes nothing and starts nothing.
-    expect(await stub.log()).toEqual([]);
+    // Gemini CLI was checked as a run checks it: its sign-in, never a model request.
+    const log = await stub.log();
+    expect(log.some((e) => e.in?.params?.['p'] === '/maker-sign-in-check')).toBe(true);
+    expect(log.filter((e) => e.in?.method === 'session/prompt')).toEqual([]);
+  });
+
+  it('maker doctor checks that Gemini CLI is signed in, and lists the ways forward when nothing works', async () => {
+    const stub = await stubGemini(await tempDir(), { exit: 41 });
+    const signedOut = await maker(['doctor'], { PATH: `${stub.bin}:${await gitOnlyPath()}` });
+    expect(signedOut.code).toBe(0);
+    expect(signedOut.stdout).toMatch(/A run that needs Gemini would be refused/);
+    expect(signedOut.stdout).toMatch(
+      /no +gemini-cli +Gemini CLI is not signed in: run `gemini` once in a terminal/,
+    );
+    expect(signedOut.stdout).toMatch(
+      /Ways forward \(any one works\):\n {4}- key: set GEMINI_API_KEY[\s\S]*- vertex: use Vertex AI[\s\S]*- gemini-cli: install Gemini CLI/,
+    );
+    const nothing = await maker(['doctor', '--json'], { PATH: await gitOnlyPath() });
+    const facts = (
+      JSON.parse(nothing.stdout) as { modelAccess: { waysForward: { access: string }[] } }
+    ).modelAccess;
+    expect(facts.waysForward.map((w) => w.access)).toEqual(['key', 'vertex', 'gemini-cli']);
+  });
+
+  it('--model-access gemini-cli with a key set and no gemini: says gemini is missing, not that the key is', async () => {
+    const dir = join(await tempDir(), 'repo');
+    const { code, stderr } = await maker(
+      ['run', 'a todo list CLI', '--dir', dir, '--model-access', 'gemini-cli', '--hitl', 'auto'],
+      { PATH: await gitOnlyPath(), GEMINI_API_KEY: 'AIza-set-but-not-asked-0123456789' },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /--model-access gemini-cli is not available: no `gemini` command on the PATH/,
+    );
+    expect(stderr).not.toMatch(/GEMINI_API_KEY is not set/);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('a run through Gemini CLI completes, records the access (never the key), and never opens ~/.gemini/oauth_creds.json', async () => {
@@ -169,6 +205,19 @@ describe('model access', () => {
     const run = Object.values(state.runs)[0];
     expect(run?.status).toBe('done');
     expect(run?.config.modelAccess).toBe('gemini-cli');
+    // A sign-in is not billed per token: its requests are counted against the day's, no dollars.
+    const summary = JSON.parse(result.stdout) as {
+      modelCalls: number;
+      estimatedCostUsd: number | null;
+      dailyRequests: unknown;
+    };
+    expect(summary.estimatedCostUsd).toBeNull();
+    expect(summary.dailyRequests).toEqual({ requests: summary.modelCalls, limit: 1000 });
+    const status = await maker(['status', '--dir', dir], { PATH: await gitOnlyPath(), HOME: home });
+    expect(status.stdout).toMatch(
+      /\d+ requests of the about 1,000 a day the Google sign-in allows \(not billed per token\)/,
+    );
+    expect(status.stdout).not.toMatch(/est\. \$/);
     // Every call went through the stub gemini (one ACP child), as plain calls with MAKER's prompt.
     const log = await stub.log();
     expect(
@@ -195,4 +244,48 @@ describe('model access', () => {
         'model-access: this file system keeps no access times; the canary check is unverified here\n',
       );
   }, 120_000);
+});
+
+describe.runIf((await findSandbox()) !== undefined)('maker calibrate and the model access', () => {
+  it('calibrates through a signed-in Gemini CLI (no key): every sample goes through `gemini`', async () => {
+    const task = CALIBRATION_SUITE[0]!;
+    fake = await startFakeGemini((request) =>
+      request.prompt.includes('A proposal for this task')
+        ? { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) }
+        : {
+            text: JSON.stringify({
+              files: Object.entries(task.solution).map(([path, content]) => ({ path, content })),
+              summary: task.title,
+            }),
+          },
+    );
+    const stub = await stubGemini(await tempDir(), { proxy: true });
+    const out = await maker(
+      ['calibrate', '--tasks', '1', '--samples', '2', '--dir', await tempDir(), '--json'],
+      {
+        PATH: `${stub.bin}:${process.env['PATH'] ?? ''}`,
+        HOME: await tempDir(),
+        GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+      },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    expect((JSON.parse(out.stdout) as { samples: number }).samples).toBe(2);
+    const log = await stub.log();
+    expect(log.some((e) => e.in?.params?.['p'] === '/maker-sign-in-check')).toBe(true);
+    expect(log.filter((e) => e.in?.method === 'session/prompt').length).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
+  it('calibrate with a gemini that is not signed in says so, not that a key is missing', async () => {
+    const stub = await stubGemini(await tempDir(), { exit: 41 });
+    const out = await maker(
+      ['calibrate', '--tasks', '1', '--samples', '1', '--dir', await tempDir()],
+      {
+        PATH: `${stub.bin}:${process.env['PATH'] ?? ''}`,
+        HOME: await tempDir(),
+      },
+    );
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/Gemini CLI is not signed in: run `gemini` once in a terminal/);
+    expect(out.stderr).not.toMatch(/GEMINI_API_KEY is not set/);
+  }, 60_000);
 });

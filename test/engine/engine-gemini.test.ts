@@ -33,7 +33,6 @@ describe('MakerEngine over Gemini (a local fake speaking generateContent)', () =
       model: 'gemini-2.5-flash',
       apiKey,
       baseUrl: fake.baseUrl,
-      attempts: 1,
     });
     const engine = new MakerEngine({
       workspace,

@@ -35,7 +35,6 @@ async function model(text: string) {
     model: 'gemini-2.5-flash',
     apiKey: 'fake-key-0123456789',
     baseUrl: fake.baseUrl,
-    attempts: 1,
   });
 }
 

@@ -27,7 +27,6 @@ async function leafDraws(respond: FakeGeminiResponder) {
     model: 'gemini-2.5-flash',
     apiKey: 'fake-key-0123456789',
     baseUrl: fake.baseUrl,
-    attempts: 1,
   });
   const engine = memoryEngine(new LlmWorker(model, new MemoryWorkspace()), 0);
   const runId = await engine.create('a tool', { ...baseConfig, maxDepth: 0, concurrency: 1 });

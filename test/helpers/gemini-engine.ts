@@ -58,7 +58,6 @@ export function geminiEngine(
     model: 'gemini-2.5-flash',
     apiKey: ['AIza', 'K'.repeat(35)].join(''),
     baseUrl: fake.baseUrl,
-    attempts: 1,
   });
   const worker = new LlmWorker(
     model,

@@ -127,7 +127,6 @@ describe('check output on its way into MAKER', () => {
       model: 'gemini-2.5-flash',
       apiKey: ['AIza', 'K'.repeat(35)].join(''),
       baseUrl: gemini.baseUrl,
-      attempts: 1,
     });
     const roles = { planner: new LlmPlanner(llm), worker: new LlmWorker(llm, workspace) };
     const engine: MakerEngine = engineFor(

@@ -1,25 +1,26 @@
 import { z } from 'zod';
-import { AbortedError, ApiCallError, ConfigError, type MakerError } from '../../core/errors.js';
+import type { ModelWaits } from '../../core/deadlines.js';
+import { AbortedError, ApiCallError, type MakerError } from '../../core/errors.js';
+import { ModelTransportError } from '../../core/model-errors.js';
+import { waitWords } from '../../core/rate-limits.js';
 import type { GenerateResult } from '../../ports/language-model.js';
 import { AcpConnection, AcpError, AcpExit } from './acp-client.js';
-import {
-  SIGN_IN,
-  childEnv,
-  commonArgs,
-  exitError,
-  isDailyQuota,
-  quotaStop,
-  type CallDirectory,
-} from './setup.js';
+import { demandsLogin, exitError, saidError, signInError, tail, tooOldError } from './said.js';
+import { childEnv, commonArgs, type CallDirectory } from './setup.js';
+import { takeSessionUsage } from './usage.js';
 
 /**
  * One long-lived `gemini --acp` child and the calls made through it, each in its own session: a new
  * prompt in a session aborts that session's previous one, so concurrent calls never share one, and
- * a fresh session per call keeps calls independent (no earlier answer in its history).
+ * a fresh session per call keeps calls independent (no earlier answer in its history). Every wait
+ * on it has a deadline: start-up and sign-in, each answer (from its size), and its silence.
  */
 
 /** The ACP version MAKER speaks. */
 const PROTOCOL_VERSION = 1;
+
+/** How long a cancelled prompt may take to settle before its child is ended. */
+const CANCEL_GRACE_MS = 2000;
 
 const newSessionSchema = z.object({ sessionId: z.string() }).loose();
 const promptResultSchema = z
@@ -58,27 +59,56 @@ export class AcpUnavailable extends Error {
   override readonly name = 'AcpUnavailable';
 }
 
+export interface AcpAgentOptions {
+  readonly command: string;
+  readonly model: string;
+  readonly dir: CallDirectory;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly systemFile: string;
+  readonly waits: ModelWaits;
+  readonly now?: () => Date;
+}
+
 export class AcpAgent {
   readonly #connection: AcpConnection;
   readonly #ready: Promise<void>;
+  readonly #options: AcpAgentOptions;
+  /** Set when the child asked for a login: every wait on it ends with this. */
+  #loginDemand: string | undefined;
   /** Sessions opened on this child (it keeps every one: a child is retired after enough). */
   sessions = 0;
   inFlight = 0;
 
-  constructor(options: {
-    command: string;
-    model: string;
-    dir: CallDirectory;
-    env: Readonly<Record<string, string | undefined>>;
-    systemFile: string;
-  }) {
+  constructor(options: AcpAgentOptions) {
+    this.#options = options;
     this.#connection = new AcpConnection({
       command: options.command,
       args: [...commonArgs(options.model, options.dir), '--acp'],
       cwd: options.dir.work,
-      env: childEnv(options.env, options.systemFile),
+      env: childEnv(options.env, options.dir, options.systemFile),
     });
-    this.#ready = this.#initialize();
+    // A login prompt can never be answered here: it ends the child at once.
+    let heard = '';
+    const stop = this.#connection.onOutput((text) => {
+      heard = (heard + text).slice(-2000);
+      if (demandsLogin(heard)) {
+        this.#loginDemand = heard;
+        stop();
+        this.#connection.kill();
+      }
+    });
+    this.#ready = this.#startUp(
+      this.#connection.request('initialize', {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: 'maker', version: '1' },
+      }),
+    ).then(
+      () => undefined,
+      (error: unknown) => {
+        throw this.#initFailure(error);
+      },
+    );
     // A start-up failure is reported to each caller; never unhandled.
     this.#ready.catch(() => undefined);
   }
@@ -87,27 +117,52 @@ export class AcpAgent {
     return this.#connection.pid;
   }
 
+  /** Whether the child still runs (one that ended takes no more calls). */
+  get alive(): boolean {
+    return !this.#connection.ended;
+  }
+
   /** Resolves once the agent answered `initialize`; rejects with {@link AcpUnavailable} or a stop. */
   get ready(): Promise<void> {
     return this.#ready;
   }
 
-  async #initialize(): Promise<void> {
-    try {
-      await this.#connection.request('initialize', {
-        protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-        clientInfo: { name: 'maker', version: '1' },
-      });
-    } catch (error) {
-      if (error instanceof AcpExit && error.exitCode === 41)
-        throw new ConfigError(`${SIGN_IN}. (gemini exited with code 41: ${tail(error.stderr)})`);
-      if (error instanceof AcpExit || (error instanceof AcpError && error.code === -32601))
-        throw new AcpUnavailable(
-          `gemini --acp ${error.message}: ${tail(error instanceof AcpExit ? error.stderr : '')}`,
+  #now(): Date {
+    return this.#options.now?.() ?? new Date();
+  }
+
+  /** `work` within the start-up deadline; past it, the child is ended. */
+  #startUp<T>(work: Promise<T>): Promise<T> {
+    const ms = this.#options.waits.startupMs;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#connection.kill();
+        reject(
+          new ApiCallError(
+            'gemini-cli',
+            `Gemini CLI did not start within ${waitWords(ms)} (it signs in as it starts: its service may not be answering). Check that \`gemini\` answers in a terminal, then run \`maker resume\` (MAKER_GEMINI_START_S allows it longer).`,
+            { isRetryable: false },
+          ),
         );
-      throw error;
+      }, ms);
+      work.then(resolve, reject).finally(() => clearTimeout(timer));
+    });
+  }
+
+  #initFailure(error: unknown): Error {
+    if (this.#loginDemand !== undefined) return signInError(this.#loginDemand);
+    if (error instanceof AcpExit) {
+      if (error.exitCode === 41 || demandsLogin(error.stderr)) return signInError(error.stderr);
+      const unknown = /Unknown arguments?: ([^\n]+)/.exec(error.stderr)?.[1] ?? '';
+      if (unknown !== '' && !/\bacp\b/.test(unknown))
+        return tooOldError(this.#options.command, unknown);
+      if (error.exitCode === 127)
+        return exitError(this.#options.command, 127, error.stderr, this.#now());
+      return new AcpUnavailable(`gemini --acp ${error.message}: ${tail(error.stderr)}`);
     }
+    if (error instanceof AcpError && error.code === -32601)
+      return new AcpUnavailable(`gemini --acp does not know initialize: ${error.message}`);
+    return error instanceof Error ? error : new Error(String(error));
   }
 
   /** Opens a session (which signs in): a refused sign-in is the sign-in message. */
@@ -115,7 +170,7 @@ export class AcpAgent {
     await this.#ready;
     try {
       const opened = newSessionSchema.parse(
-        await this.#connection.request('session/new', { cwd, mcpServers: [] }),
+        await this.#startUp(this.#connection.request('session/new', { cwd, mcpServers: [] })),
       );
       this.sessions += 1;
       return opened.sessionId;
@@ -124,11 +179,16 @@ export class AcpAgent {
     }
   }
 
-  /** One prompt in its own session; `signal` cancels it (the agent is told `session/cancel`). */
+  /**
+   * One prompt in its own session; `signal` cancels it (the agent is told `session/cancel`). Past
+   * `deadlineMs`, or silent for the silence limit once it began answering, it is cancelled and
+   * fails as a transport failure; a child that does not settle a cancelled prompt is ended.
+   */
   async prompt(
     cwd: string,
     text: string,
     signal: AbortSignal | undefined,
+    deadlineMs: number,
   ): Promise<GenerateResult> {
     const aborted = (): boolean => signal?.aborted === true;
     if (aborted()) throw new AbortedError(signal?.reason);
@@ -136,34 +196,45 @@ export class AcpAgent {
     try {
       const sessionId = await this.openSession(cwd);
       let answer = '';
+      let heardAt: number | undefined;
       const stop = this.#connection.onNotification((method, params) => {
         if (method !== 'session/update') return;
         const update = updateSchema.safeParse(params);
         if (!update.success || update.data.sessionId !== sessionId) return;
+        heardAt = Date.now();
         if (update.data.update.sessionUpdate === 'agent_message_chunk')
           answer += update.data.update.content?.text ?? '';
       });
       const onAbort = () => this.#connection.notify('session/cancel', { sessionId });
       signal?.addEventListener('abort', onAbort, { once: true });
+      const watch = this.#watch(sessionId, deadlineMs, () => heardAt);
       try {
         const result = promptResultSchema.parse(
-          await this.#connection.request('session/prompt', {
-            sessionId,
-            prompt: [{ type: 'text', text }],
-          }),
+          await Promise.race([
+            this.#connection.request('session/prompt', {
+              sessionId,
+              prompt: [{ type: 'text', text }],
+            }),
+            watch.tripped,
+          ]),
         );
         if (result.stopReason === 'cancelled' || aborted()) throw new AbortedError(signal?.reason);
         const tokens = result._meta?.quota?.token_count;
+        const usage = await takeSessionUsage(this.#options.dir.home, sessionId).catch(
+          () => undefined,
+        );
         return {
           text: answer,
           finishReason: finishReason(result.stopReason),
-          inputTokens: tokens?.input_tokens,
-          outputTokens: tokens?.output_tokens,
+          inputTokens: usage?.inputTokens ?? tokens?.input_tokens,
+          outputTokens: usage?.outputTokens ?? tokens?.output_tokens,
+          ...(usage === undefined ? {} : { thoughtTokens: usage.thoughtTokens }),
         };
       } catch (error) {
         if (aborted()) throw new AbortedError(signal?.reason);
         throw this.#failure(error, false);
       } finally {
+        watch.stop();
         signal?.removeEventListener('abort', onAbort);
         stop();
       }
@@ -172,21 +243,79 @@ export class AcpAgent {
     }
   }
 
+  /**
+   * The prompt's deadline and silence watchdog: `tripped` rejects with the transport failure when
+   * either runs out (after telling the agent to cancel the prompt, and ending the child if that
+   * does not settle it).
+   */
+  #watch(
+    sessionId: string,
+    deadlineMs: number,
+    heardAt: () => number | undefined,
+  ): { tripped: Promise<never>; stop: () => void } {
+    const { silenceMs } = this.#options.waits;
+    const start = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
+    const tripped = new Promise<never>((_, reject) => {
+      const check = () => {
+        const now = Date.now();
+        const last = heardAt();
+        const why =
+          now - start >= deadlineMs
+            ? `no complete answer within ${waitWords(deadlineMs)} (the deadline for a request this size)`
+            : last !== undefined && now - last >= silenceMs
+              ? `the answer stopped: nothing for ${waitWords(silenceMs)}`
+              : undefined;
+        if (why === undefined) {
+          timer = setTimeout(check, Math.min(1000, Math.max(50, silenceMs / 4)));
+          return;
+        }
+        this.#connection.notify('session/cancel', { sessionId });
+        grace = setTimeout(() => this.#connection.kill(), CANCEL_GRACE_MS);
+        grace.unref();
+        reject(new ModelTransportError('gemini-cli', `Gemini CLI's model call failed: ${why}.`));
+      };
+      timer = setTimeout(check, Math.min(1000, Math.max(50, silenceMs / 4)));
+    });
+    tripped.catch(() => undefined);
+    return {
+      tripped,
+      stop: () => {
+        clearTimeout(timer);
+      },
+    };
+  }
+
   #failure(error: unknown, opening: boolean): MakerError | Error {
-    if (error instanceof AcpExit) return exitError(error.exitCode, tail(error.stderr));
+    if (this.#loginDemand !== undefined) return signInError(this.#loginDemand);
+    if (error instanceof ModelTransportError || error instanceof ApiCallError) return error;
+    if (error instanceof AcpExit) {
+      // Ended under a call (not by MAKER's watchdog): a failure of the process, retried elsewhere.
+      if (error.exitCode === null)
+        return new ModelTransportError(
+          'gemini-cli',
+          `Gemini CLI ended mid-call (${error.message}).`,
+        );
+      return exitError(this.#options.command, error.exitCode, error.stderr, this.#now());
+    }
     if (error instanceof AcpError) {
       if (opening && (error.code === -32000 || /auth/i.test(error.message)))
-        return new ConfigError(`${SIGN_IN}. (Gemini CLI said: ${error.message})`);
-      if (error.code === 429 || isDailyQuota(error.message)) return quotaStop(error.message);
-      return new ApiCallError('gemini-cli', `Gemini CLI failed a call: ${error.message}`, {
-        ...(error.code >= 400 && error.code < 600 ? { status: error.code } : {}),
-      });
+        return signInError(error.message);
+      // A quota, a sign-in, else a failure (a server error's status makes it worth another try).
+      return saidError(error.message, error.code, this.#now());
     }
     return error instanceof Error ? error : new Error(String(error));
   }
 
+  /** Ends the child: its stdin first (it ends on its own), then the whole group. */
   close(): Promise<void> {
     return this.#connection.close();
+  }
+
+  /** Ends the child and its group now. */
+  kill(): void {
+    this.#connection.kill();
   }
 }
 
@@ -201,8 +330,4 @@ function finishReason(stop: string): GenerateResult['finishReason'] {
     default:
       return 'other';
   }
-}
-
-function tail(text: string): string {
-  return text.trim().split('\n').slice(-5).join(' ').slice(0, 500);
 }

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
+import { spawnGroup, type GroupChild } from './process-group.js';
 
 /**
  * A client of the Agent Client Protocol as `gemini --acp` speaks it: JSON-RPC 2.0, one JSON object
@@ -63,45 +63,64 @@ interface Pending {
 const STDERR_KEPT = 4000;
 
 export class AcpConnection {
-  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #child: GroupChild;
   readonly #pending = new Map<number, Pending>();
   readonly #listeners = new Set<(method: string, params: unknown) => void>();
+  readonly #output = new Set<(text: string) => void>();
   #nextId = 1;
   #stderr = '';
   #ended: AcpExit | undefined;
+  /** When the child last wrote anything (ms, `Date.now()`): its silence watchdog's clock. */
+  lastOutputAt = Date.now();
   readonly exited: Promise<AcpExit>;
 
-  /** Spawns the agent directly (never through a shell). */
+  /** Spawns the agent in a process group of its own (never through a shell of the caller's). */
   constructor(spec: AcpSpawn) {
-    this.#child = spawn(spec.command, [...spec.args], {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      shell: false,
-    });
+    this.#child = spawnGroup(spec.command, spec.args, { cwd: spec.cwd, env: spec.env });
     this.#child.stderr.on('data', (chunk: Buffer) => {
-      this.#stderr = (this.#stderr + chunk.toString()).slice(-STDERR_KEPT);
+      const text = chunk.toString();
+      this.#stderr = (this.#stderr + text).slice(-STDERR_KEPT);
+      this.#heard(text);
     });
-    // A write to a child that is gone is reported by its exit, not as an unhandled error.
-    this.#child.stdin.on('error', () => undefined);
+    this.#child.stdout.on('data', (chunk: Buffer) => this.#heard(chunk.toString()));
     createInterface({ input: this.#child.stdout }).on('line', (line) => this.#receive(line));
-    this.exited = new Promise((resolve) => {
-      let startError: unknown;
-      this.#child.on('error', (error) => {
-        startError = error;
-      });
-      this.#child.on('close', (code, signal) => {
-        const ended = new AcpExit(code, signal, this.#stderr, startError);
-        this.#ended = ended;
-        for (const pending of this.#pending.values()) pending.reject(ended);
-        this.#pending.clear();
-        resolve(ended);
-      });
+    this.exited = this.#child.exited.then(({ code, signal, startError }) => {
+      const ended = new AcpExit(code, signal, this.#stderr, startError);
+      this.#ended = ended;
+      for (const pending of this.#pending.values()) pending.reject(ended);
+      this.#pending.clear();
+      return ended;
     });
   }
 
   get pid(): number | undefined {
     return this.#child.pid;
+  }
+
+  /** Whether the child has ended. */
+  get ended(): boolean {
+    return this.#ended !== undefined;
+  }
+
+  /** What the child said on stderr lately (its last few thousand characters). */
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** Every chunk the child writes, on either stream (to spot a login prompt). */
+  onOutput(listener: (text: string) => void): () => void {
+    this.#output.add(listener);
+    return () => this.#output.delete(listener);
+  }
+
+  #heard(text: string): void {
+    this.lastOutputAt = Date.now();
+    for (const listener of this.#output) listener(text);
+  }
+
+  /** Ends the child and everything it started, now. Pending requests reject with its exit. */
+  kill(): void {
+    this.#child.kill();
   }
 
   /** Sends a request and resolves with its result; rejects with {@link AcpError} or {@link AcpExit}. */
@@ -125,10 +144,10 @@ export class AcpConnection {
   }
 
   /** Closes the agent's stdin (it ends on its own), then kills it if it has not within `graceMs`. */
-  async close(graceMs = 5000): Promise<void> {
+  async close(graceMs = 1000): Promise<void> {
     if (this.#ended !== undefined) return;
     this.#child.stdin.end();
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => this.#child.kill(), graceMs);
     timer.unref();
     await this.exited;
     clearTimeout(timer);

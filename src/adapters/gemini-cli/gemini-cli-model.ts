@@ -1,11 +1,13 @@
+import { DEFAULT_MODEL_WAITS, requestDeadlineMs, type ModelWaits } from '../../core/deadlines.js';
 import { AbortedError } from '../../core/errors.js';
+import { thinkingRoom } from '../../core/sampling.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
 import { AcpAgent, AcpUnavailable } from './acp-agent.js';
 import { headlessCall } from './headless.js';
+import type { GeminiCliMode } from './probe.js';
 import { BASE_SYSTEM_PROMPT, CallDirectory } from './setup.js';
 
-/** How calls reach `gemini`: one long-lived `--acp` child, or one `-p` process per call. */
-export type GeminiCliMode = 'acp' | 'headless';
+export { probeGeminiCli, type GeminiCliMode, type GeminiCliProbe } from './probe.js';
 
 export interface GeminiCliModelOptions {
   /** The `gemini` executable (a path found on the PATH). */
@@ -20,12 +22,17 @@ export interface GeminiCliModelOptions {
   readonly mode?: GeminiCliMode | 'auto';
   /** Sessions one ACP child opens before a fresh child takes over (it keeps every session). */
   readonly sessionsPerChild?: number;
+  /** How long to wait on start-up, on each answer, and on silence (tests inject short ones). */
+  readonly waits?: ModelWaits | undefined;
+  /** Told once, in a sentence, when calls fall back to one process each (no ACP mode). */
+  readonly onNotice?: ((text: string) => void) | undefined;
 }
 
 /**
  * {@link LanguageModel} over the person's own Gemini CLI, signed in as they set it up: MAKER never
  * reads its credentials. Each call is a plain model call: no extensions, no MCP servers, every tool
- * denied, MAKER's system prompt, an empty private working directory. Gemini CLI takes no sampling
+ * denied, MAKER's system prompt, a private Gemini CLI home and an empty private working directory,
+ * and every wait has a deadline (`core/deadlines.ts`). Gemini CLI takes no sampling
  * settings on its command line, so `temperature`, `maxOutputTokens` and the JSON schema are
  * requests in words (the red flags judge the answers as for any model).
  */
@@ -37,6 +44,9 @@ export class GeminiCliModel implements LanguageModel {
   #mode: GeminiCliMode | 'auto';
   #agent: AcpAgent | undefined;
   readonly #retired = new Set<AcpAgent>();
+  /** Aborts every call in flight when the model closes. */
+  readonly #closing = new AbortController();
+  readonly #calls = new Set<Promise<GenerateResult>>();
   #closed = false;
 
   constructor(options: GeminiCliModelOptions) {
@@ -52,12 +62,33 @@ export class GeminiCliModel implements LanguageModel {
   }
 
   generate(request: GenerateRequest): Promise<GenerateResult> {
-    return this.#limit.run(request.signal, () => this.#call(request));
+    if (this.#closed) return Promise.reject(new AbortedError(new Error('The model was closed.')));
+    const signal =
+      request.signal === undefined
+        ? this.#closing.signal
+        : AbortSignal.any([request.signal, this.#closing.signal]);
+    const call = this.#limit.run(signal, () => this.#call({ ...request, signal }));
+    this.#calls.add(call);
+    void call.catch(() => undefined).finally(() => this.#calls.delete(call));
+    return call;
+  }
+
+  get #waits(): ModelWaits {
+    return this.#options.waits ?? DEFAULT_MODEL_WAITS;
   }
 
   async #call(request: GenerateRequest): Promise<GenerateResult> {
-    const dir = await (this.#dir ??= CallDirectory.create());
+    if (request.signal?.aborted === true) throw new AbortedError(request.signal.reason);
+    const dir = await (this.#dir ??= CallDirectory.create(this.#options.env));
     const asked = jsonNote(request);
+    const deadlineMs = requestDeadlineMs(
+      {
+        promptChars: (request.system ?? '').length + request.prompt.length + asked.length,
+        maxOutputTokens: request.maxOutputTokens,
+        thinkingRoom: thinkingRoom(request),
+      },
+      this.#waits,
+    );
     if (this.#mode !== 'headless') {
       try {
         const agent = this.#currentAgent(dir, await dir.systemFile(BASE_SYSTEM_PROMPT));
@@ -69,7 +100,7 @@ export class GeminiCliModel implements LanguageModel {
           request.prompt,
           asked,
         ].join('');
-        const result = await agent.prompt(dir.work, text, request.signal);
+        const result = await agent.prompt(dir.work, text, request.signal, deadlineMs);
         this.#mode = 'acp';
         this.#retireIfIdle(agent);
         return result;
@@ -77,6 +108,9 @@ export class GeminiCliModel implements LanguageModel {
         if (!(error instanceof AcpUnavailable) || this.#mode === 'acp') throw error;
         this.#mode = 'headless';
         this.#agent = undefined;
+        this.#options.onNotice?.(
+          `Gemini CLI (${this.#options.command}) has no ACP mode (${error.message.slice(0, 200)}), so MAKER starts it once per call: slower (a few seconds each). Upgrading it (npm install -g @google/gemini-cli@latest) makes calls faster.`,
+        );
       }
     }
     return headlessCall({
@@ -90,13 +124,19 @@ export class GeminiCliModel implements LanguageModel {
           : `${BASE_SYSTEM_PROMPT}\n\n${request.system}`,
       text: `${request.prompt}${asked}\n\n`,
       signal: request.signal,
+      waits: this.#waits,
+      deadlineMs,
     });
   }
 
   /** The child new calls go to: a fresh one once the current one has opened enough sessions. */
   #currentAgent(dir: CallDirectory, systemFile: string): AcpAgent {
     const current = this.#agent;
-    if (current !== undefined && current.sessions < (this.#options.sessionsPerChild ?? 200))
+    if (
+      current !== undefined &&
+      current.alive &&
+      current.sessions < (this.#options.sessionsPerChild ?? 200)
+    )
       return current;
     if (current !== undefined) {
       this.#retired.add(current);
@@ -108,6 +148,7 @@ export class GeminiCliModel implements LanguageModel {
       dir,
       env: this.#options.env,
       systemFile,
+      waits: this.#waits,
     });
     this.#agent = agent;
     return agent;
@@ -125,14 +166,20 @@ export class GeminiCliModel implements LanguageModel {
     return [this.#agent, ...this.#retired].flatMap((a) => (a?.pid === undefined ? [] : [a.pid]));
   }
 
-  /** Ends every child and removes the private directory. */
+  /**
+   * Ends every child at once (each with its whole process group: calls in flight fail as aborted)
+   * and removes the private directory.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort(new Error('The model was closed.'));
     const agents = [this.#agent, ...this.#retired].filter((a): a is AcpAgent => a !== undefined);
     this.#agent = undefined;
     this.#retired.clear();
+    for (const agent of agents) agent.kill();
     await Promise.all(agents.map((a) => a.close()));
+    await Promise.allSettled([...this.#calls]);
     if (this.#dir !== undefined) await (await this.#dir).remove();
   }
 }
@@ -181,32 +228,5 @@ class Limiter {
       if (next !== undefined) next();
       else this.#active -= 1;
     }
-  }
-}
-
-/**
- * Whether the person's `gemini` can take MAKER's calls, before anything is created: starts it in
- * ACP mode and opens a session, which signs in without a model request (no quota spent). Throws the
- * sign-in message when it is not signed in; `headless` when this `gemini` has no ACP mode (its
- * sign-in is then known at the first call).
- */
-export async function probeGeminiCli(
-  options: Pick<GeminiCliModelOptions, 'command' | 'model' | 'env'>,
-): Promise<GeminiCliMode> {
-  const dir = await CallDirectory.create();
-  const agent = new AcpAgent({
-    ...options,
-    dir,
-    systemFile: await dir.systemFile(BASE_SYSTEM_PROMPT),
-  });
-  try {
-    await agent.openSession(dir.work);
-    return 'acp';
-  } catch (error) {
-    if (error instanceof AcpUnavailable) return 'headless';
-    throw error;
-  } finally {
-    await agent.close();
-    await dir.remove();
   }
 }

@@ -2,14 +2,15 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiCallError, ConfigError, type MakerError } from '../../core/errors.js';
-import { isDailyQuotaText } from '../../core/quota.js';
+import { makePrivateHome } from './private-home.js';
+import { removeWhenOrphaned } from './process-group.js';
 
 /**
  * What every call MAKER makes through the person's own `gemini` shares: a concrete model, no
- * extensions, no MCP servers, every tool denied by MAKER's policy, MAKER's own system prompt, and
- * a private, empty working directory trusted for that process only. Nothing here reads Gemini CLI's
- * credentials: the `gemini` binary signs in on its own, as the person set it up.
+ * extensions, no MCP servers, every tool denied by MAKER's policy, MAKER's own system prompt, a
+ * private Gemini CLI home (`private-home.ts`) and a private, empty working directory trusted for
+ * that process only. Nothing here reads Gemini CLI's credentials: the `gemini` binary signs in on
+ * its own, as the person set it up.
  */
 
 /**
@@ -32,26 +33,43 @@ Follow the request's instructions exactly, and answer in the format it asks for 
 /** No MCP server is allowed: this name matches none. */
 const NO_MCP_SERVER = 'maker-allows-no-mcp-server';
 
-/** The private directory of one model's calls: the policy, system prompts, and an empty workspace. */
+/**
+ * The private directory of one model's calls (mode 0700): the Gemini CLI home they run in, the
+ * policy, system prompts, the processes' temporary files, and an empty workspace. Removed when the
+ * model closes, or, if MAKER ended without closing it, by a watcher of its own.
+ */
 export class CallDirectory {
   readonly root: string;
   readonly policy: string;
+  /** `GEMINI_CLI_HOME` of the calls. */
+  readonly home: string;
+  /** `TMPDIR` of the calls (Gemini CLI writes its error reports there). */
+  readonly tmp: string;
   /** The calls' working directory: empty, so no project file or context reaches the model. */
   readonly work: string;
   readonly #systems = new Map<string, Promise<string>>();
+  #unwatch: () => void = () => undefined;
 
   private constructor(root: string) {
     this.root = root;
     this.policy = join(root, 'policy', 'maker-deny-all.toml');
+    this.home = join(root, 'home');
+    this.tmp = join(root, 'tmp');
     this.work = join(root, 'work');
   }
 
-  static async create(): Promise<CallDirectory> {
+  static async create(env: Readonly<Record<string, string | undefined>>): Promise<CallDirectory> {
     const dir = new CallDirectory(await mkdtemp(join(tmpdir(), 'maker-gemini-cli-')));
-    await mkdir(join(dir.root, 'policy'));
-    await mkdir(join(dir.root, 'system'));
-    await mkdir(dir.work);
-    await writeFile(dir.policy, DENY_ALL_POLICY, { mode: 0o600 });
+    dir.#unwatch = removeWhenOrphaned(dir.root);
+    try {
+      for (const sub of ['policy', 'system', 'home', 'tmp', 'work'])
+        await mkdir(join(dir.root, sub), { mode: 0o700 });
+      await writeFile(dir.policy, DENY_ALL_POLICY, { mode: 0o600 });
+      await makePrivateHome(dir.home, env);
+    } catch (error) {
+      await dir.remove();
+      throw error;
+    }
     return dir;
   }
 
@@ -68,6 +86,7 @@ export class CallDirectory {
   }
 
   async remove(): Promise<void> {
+    this.#unwatch();
     await rm(this.root, { recursive: true, force: true });
   }
 }
@@ -89,54 +108,27 @@ export function commonArgs(model: string, dir: CallDirectory): string[] {
   ];
 }
 
-/** The child's environment: the person's, with MAKER's system prompt and this folder trusted. */
+/**
+ * The child's environment: the person's (its sign-in's variables), in MAKER's private home, with
+ * MAKER's system prompt, this folder trusted, no browser and no relaunch.
+ */
 export function childEnv(
   env: Readonly<Record<string, string | undefined>>,
+  dir: CallDirectory,
   systemFile: string,
 ): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
   // MAKER's own server may run inside Gemini CLI: the child is a separate, plain session.
   delete out['GEMINI_CLI'];
+  out['GEMINI_CLI_HOME'] = dir.home;
+  out['TMPDIR'] = dir.tmp;
   out['GEMINI_SYSTEM_MD'] = systemFile;
   out['GEMINI_CLI_TRUST_WORKSPACE'] = 'true';
+  // A sign-in that needs a person fails at once instead of opening a browser or asking for a code.
+  out['NO_BROWSER'] = 'true';
+  // One process, not a launcher and its child: fewer processes, and nothing to outlive a kill.
+  out['GEMINI_CLI_NO_RELAUNCH'] = 'true';
   out['NO_COLOR'] = '1';
   return out;
-}
-
-/** What to do about Gemini CLI's sign-in, in one sentence. */
-export const SIGN_IN =
-  'Gemini CLI is not signed in: run `gemini` once and choose Login with Google (or configure its API key or Vertex AI), then try again';
-
-/** A daily quota's words in an error (Code Assist's and the Gemini API's). */
-export const isDailyQuota = isDailyQuotaText;
-
-/** A 429 that stops the run at once, with when and how to go on. */
-export function quotaStop(said: string): ApiCallError {
-  return new ApiCallError(
-    'gemini-cli',
-    `Gemini CLI's model quota is spent (${said.trim().slice(0, 300)}). The daily limit of this access frees up within 24 hours: run \`maker resume\` then (or choose another access with a key: --model-access key).`,
-    { status: 429, isRetryable: false },
-  );
-}
-
-/**
- * A `gemini` process's exit as an error: 41 is a sign-in to do, 53 its turn limit, 42 and 52 a
- * refused input or configuration, anything else a failure, each a clear stop with what it said.
- */
-export function exitError(code: number | null, said: string): MakerError {
-  const words = said.trim().slice(0, 500);
-  if (code === 41) return new ConfigError(`${SIGN_IN}. (gemini exited with code 41: ${words})`);
-  if (isDailyQuota(words)) return quotaStop(words);
-  const what =
-    code === 53
-      ? 'stopped at its session turn limit (exit 53): raise model.maxSessionTurns in ~/.gemini/settings.json or leave it unset'
-      : code === 42
-        ? 'refused its input (exit 42)'
-        : code === 52
-          ? 'refused its configuration (exit 52): check ~/.gemini/settings.json'
-          : `failed (exit ${code ?? 'by a signal'})`;
-  return new ApiCallError('gemini-cli', `Gemini CLI ${what}${words === '' ? '' : `: ${words}`}.`, {
-    isRetryable: false,
-  });
 }

@@ -4,8 +4,10 @@ import type {
   GoogleGenAI,
   ThinkingLevel as GenAIThinkingLevel,
 } from '@google/genai';
+import { DEFAULT_MODEL_WAITS, requestDeadlineMs, type ModelWaits } from '../../core/deadlines.js';
 import { AbortedError, ApiCallError, ConfigError, redactSecrets } from '../../core/errors.js';
-import { isDailyQuotaText } from '../../core/quota.js';
+import { ModelTransportError, quotaError } from '../../core/model-errors.js';
+import { DEFAULT_RETRY_MS, readQuotaAnswer, waitWords } from '../../core/rate-limits.js';
 import type { ModelResponse } from '../../core/red-flags.js';
 import { AUTOMATIC_ROOM, raisedThinking, thinkingRoom } from '../../core/sampling.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
@@ -18,15 +20,9 @@ export interface GeminiModelOptions {
   readonly vertex?: { readonly project: string; readonly location: string } | undefined;
   /** Override the API origin (tests point it at a local fake). */
   readonly baseUrl?: string | undefined;
-  /**
-   * Attempts per call including the first: 429/408/5xx and a connection that failed or was cut
-   * (no answer) are retried with backoff by the SDK.
-   */
-  readonly attempts?: number;
-  /** First retry delay in seconds (default 1). */
-  readonly initialRetryDelaySeconds?: number;
-  /** Per-request timeout in milliseconds. */
-  readonly timeoutMs?: number;
+  /** How long a request may take (from its size) and stay silent (tests inject short ones). */
+  readonly waits?: ModelWaits | undefined;
+  readonly now?: () => Date;
 }
 
 /**
@@ -45,7 +41,10 @@ const loadGenAI = (): Promise<GenAI> => (genai ??= import('@google/genai'));
 /**
  * {@link LanguageModel} over `@google/genai` (`models.generateContent`). Finish reasons are mapped
  * for red-flagging (`MAX_TOKENS` → `length`, a blocked prompt → `safety`); errors become
- * {@link ApiCallError} with the key redacted.
+ * {@link ApiCallError} with the key redacted: a 429 is read (`core/rate-limits.ts`) as a per-minute
+ * limit to wait out or a daily one that stops the run, and a request past its deadline, an answer
+ * that went silent or a connection that failed are transport failures. It makes one attempt per
+ * request: retries are {@link RetryingModel}'s, which says what it waits for.
  */
 export class GeminiModel implements LanguageModel {
   readonly id: string;
@@ -74,13 +73,7 @@ export class GeminiModel implements LanguageModel {
           : { vertexai: true, project: options.vertex.project, location: options.vertex.location }),
         httpOptions: {
           ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-          ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-          fetch: retryableFetch,
-          retryOptions: {
-            attempts: options.attempts ?? 5,
-            initialDelay: options.initialRetryDelaySeconds ?? 1,
-            maxDelay: 60,
-          },
+          fetch: watchedFetch((options.waits ?? DEFAULT_MODEL_WAITS).silenceMs),
         },
       }),
     }));
@@ -134,9 +127,23 @@ export class GeminiModel implements LanguageModel {
               ? {}
               : { responseJsonSchema: request.json.schema }),
           }),
-      ...(request.signal === undefined ? {} : { abortSignal: request.signal }),
     };
     const { client, ApiError } = await this.#connect();
+    const waits = this.#options.waits ?? DEFAULT_MODEL_WAITS;
+    const deadlineMs = requestDeadlineMs(
+      {
+        promptChars: (request.system ?? '').length + request.prompt.length,
+        maxOutputTokens: request.maxOutputTokens,
+        thinkingRoom: room,
+      },
+      waits,
+    );
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DeadlinePassed(deadlineMs)), deadlineMs);
+    config.abortSignal =
+      request.signal === undefined
+        ? deadline.signal
+        : AbortSignal.any([request.signal, deadline.signal]);
     try {
       const response = await client.models.generateContent({
         model: this.id,
@@ -158,19 +165,49 @@ export class GeminiModel implements LanguageModel {
       };
     } catch (error) {
       if (request.signal?.aborted) throw new AbortedError(request.signal.reason);
+      if (deadline.signal.aborted)
+        throw new ModelTransportError(
+          this.#service,
+          `${this.#what} failed: no complete answer within ${waitWords(deadlineMs)} (the deadline for a request this size; MAKER_MODEL_FIRST_BYTE_S allows more).`,
+        );
       throw this.#toApiCallError(error, ApiError);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
+  get #service(): string {
+    return this.#options.vertex === undefined ? 'gemini' : 'vertex';
+  }
+
+  get #what(): string {
+    return this.#options.vertex === undefined ? 'A Gemini API call' : 'A Vertex AI call';
+  }
+
   #toApiCallError(error: unknown, ApiError: GenAI['ApiError']): ApiCallError {
-    if (error instanceof DailyQuotaSpent)
-      return new ApiCallError(
-        'gemini',
-        `Gemini's daily request quota is spent (${redactSecrets(error.message, [this.#apiKey])}). A free key allows 250 requests a day: run \`maker resume\` once it frees up (within 24 hours), or use another access (--model-access).`,
-        { status: 429, isRetryable: false },
+    const silent = silenceOf(error);
+    if (silent !== undefined)
+      return new ModelTransportError(
+        this.#service,
+        `${this.#what} failed: the answer stopped: nothing for ${waitWords(silent.ms)} (MAKER_MODEL_SILENCE_S allows more).`,
       );
     const raw = error instanceof Error ? error.message : String(error);
     const message = redactSecrets(raw, [this.#apiKey]);
+    if (error instanceof ApiError && error.status === 429) {
+      const answer = readQuotaAnswer({ status: 429, body: message }) ?? {
+        kind: 'per-minute' as const,
+        retryMs: DEFAULT_RETRY_MS,
+        said: message.slice(0, 300),
+      };
+      return quotaError(
+        this.#service,
+        answer,
+        this.#options.now?.() ?? new Date(),
+        this.#options.vertex === undefined
+          ? 'Or go on sooner with another access: --model-access vertex or gemini-cli (your own Gemini CLI sign-in).'
+          : 'Or go on sooner with another access: --model-access key or gemini-cli.',
+      );
+    }
     if (error instanceof ApiError) {
       const hint =
         error.status === 401 || error.status === 403
@@ -188,45 +225,83 @@ export class GeminiModel implements LanguageModel {
       cause === ''
         ? ''
         : ` (${cause}). Check the network connection to ${this.#options.baseUrl ?? 'https://generativelanguage.googleapis.com'} (GOOGLE_GEMINI_BASE_URL sets another address)`;
-    return new ApiCallError('gemini', `Gemini API call failed: ${message}${unreachable}.`, {
-      isRetryable: true,
-    });
+    return new ModelTransportError(
+      this.#service,
+      `${this.#what} failed: ${message}${unreachable}.`,
+    );
   }
 }
 
-/**
- * `fetch`, whose network failures (refused, reset, cut off, a name that did not resolve) the SDK's
- * retry retries: it treats every `TypeError` but a browser's as a bug in the call and gives up at
- * once, and Node's says only "fetch failed". A blip of the network then costs a retry with backoff,
- * not the run. An abort stays an abort.
- */
-const retryableFetch: typeof fetch = async (input, init) => {
-  let response: Response;
-  try {
-    response = await fetch(input, init);
-  } catch (error) {
-    if (error instanceof TypeError && error.message === 'fetch failed')
-      throw new NetworkFailure(error);
-    throw error;
+/** The request's deadline passed (the abort reason of its own signal). */
+class DeadlinePassed extends Error {
+  constructor(ms: number) {
+    super(`no complete answer within ${waitWords(ms)}`);
+    this.name = 'DeadlinePassed';
   }
-  // A spent daily quota frees up only the next day: not retried (the SDK's retry gives up at once
-  // on a TypeError that is not a network failure).
-  if (response.status === 429) {
-    const body = await response
-      .clone()
-      .text()
-      .catch(() => '');
-    if (isDailyQuotaText(body)) throw new DailyQuotaSpent(body);
-  }
-  return response;
-};
+}
 
-/** Gemini answered 429 for a daily quota: the run stops at once, resumable the next day. */
-class DailyQuotaSpent extends TypeError {
-  constructor(body: string) {
-    super(`429 ${body.replace(/\s+/g, ' ').slice(0, 300)}`);
-    this.name = 'DailyQuotaSpent';
+/** The answer stopped arriving mid-body: nothing for `ms`. */
+class AnswerWentSilent extends Error {
+  readonly ms: number;
+  constructor(ms: number) {
+    super(`the answer stopped: nothing for ${waitWords(ms)}`);
+    this.name = 'AnswerWentSilent';
+    this.ms = ms;
   }
+}
+
+function silenceOf(error: unknown): AnswerWentSilent | undefined {
+  for (let e: unknown = error; e instanceof Error; e = e.cause)
+    if (e instanceof AnswerWentSilent) return e;
+  return undefined;
+}
+
+/**
+ * `fetch` with a silence watchdog on the answer's body: once the answer began, no byte for
+ * `silenceMs` cancels it (an {@link AnswerWentSilent} failure). A network failure keeps what
+ * failed underneath ("fetch failed" says nothing a person can act on). An abort stays an abort.
+ */
+function watchedFetch(silenceMs: number): typeof fetch {
+  return async (input, init) => {
+    let response: Response;
+    try {
+      response = await fetch(input, init);
+    } catch (error) {
+      if (error instanceof TypeError && error.message === 'fetch failed')
+        throw new NetworkFailure(error);
+      throw error;
+    }
+    const body = response.body;
+    if (body === null) return response;
+    const reader: ReadableStreamDefaultReader<Uint8Array> = body.getReader();
+    let timer: NodeJS.Timeout | undefined;
+    const watched = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const silent = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new AnswerWentSilent(silenceMs)), silenceMs);
+        });
+        try {
+          const chunk = await Promise.race([reader.read(), silent]);
+          if (chunk.done) controller.close();
+          else controller.enqueue(chunk.value);
+        } catch (error) {
+          await reader.cancel(error).catch(() => undefined);
+          controller.error(error);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel(reason) {
+        clearTimeout(timer);
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(watched, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
 }
 
 /** A request that got no answer: kept as the error's cause, with the same message. */

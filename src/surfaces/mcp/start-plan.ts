@@ -32,12 +32,15 @@ export async function planStart(
   const kind = chooseWorker(input.worker, env);
   if (kind === undefined)
     throw new ConfigError(
-      noWorkerMessage({
-        pick: (worker) => `pass worker "${worker}"`,
-        setKey:
-          'set the extension\'s Gemini key with `gemini extensions config maker "Gemini API key"` and restart Gemini CLI',
-        demo: 'or run `maker demo` in a terminal',
-      }),
+      noWorkerMessage(
+        {
+          pick: (worker) => `pass worker "${worker}"`,
+          setKey:
+            'set the extension\'s Gemini key with `gemini extensions config maker "Gemini API key"` and restart Gemini CLI',
+          demo: 'or run `maker demo` in a terminal',
+        },
+        env,
+      ),
     );
   const sampling = startSampling(input, kind, DEFAULT_MODEL);
   if (input.sim !== undefined && !kind.simulated)

@@ -1,7 +1,11 @@
-import { ConfigError } from '../../../core/errors.js';
 import { GeminiModel } from '../../../adapters/gemini/gemini-model.js';
+import { RetryingModel } from '../../../adapters/gemini/retrying-model.js';
+import { modelWaitsFrom } from '../../../core/deadlines.js';
+import { ConfigError } from '../../../core/errors.js';
+import type { LanguageModel } from '../../../ports/language-model.js';
 import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
 import { envValue } from '../../env.js';
+import { ACCESS_HOW, accessChecks, apiKeyOf, vertexOf } from '../../model-access.js';
 import { formatCount, progressLine, type CliIo } from '../io.js';
 import type { benchHanoiCommand } from './bench-hanoi.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -41,14 +45,30 @@ export async function run(
   return report.solved ? 0 : 1;
 }
 
-function geminiModel(name: string, io: CliIo): GeminiModel {
-  const apiKey = envValue(io.env, 'GEMINI_API_KEY');
-  if (apiKey === '')
+/**
+ * The benchmark's Gemini model through the access a run would use: a key or Vertex AI. Not Gemini
+ * CLI: the benchmark measures a model at exact sampling settings (temperature, thinking budget),
+ * which Gemini CLI takes no option for.
+ */
+function geminiModel(name: string, io: CliIo): LanguageModel {
+  const access = accessChecks(io.env).find((c) => c.ok && c.access !== 'gemini-cli');
+  if (access === undefined)
     throw new ConfigError(
-      `--model ${name} needs GEMINI_API_KEY in the environment (or use --model sim, which is offline).`,
+      `--model ${name} needs GEMINI_API_KEY in the environment, or Vertex AI (${ACCESS_HOW.vertex}); not Gemini CLI: the benchmark measures a model at exact sampling settings (temperature and thinking budget), which Gemini CLI cannot set on its calls. Or use --model sim, which is offline.`,
     );
+  const { waits } = modelWaitsFrom((n) => envValue(io.env, n));
   const baseUrl = envValue(io.env, 'GOOGLE_GEMINI_BASE_URL');
-  return new GeminiModel({ model: name, apiKey, ...(baseUrl ? { baseUrl } : {}) });
+  return new RetryingModel(
+    access.access === 'vertex'
+      ? new GeminiModel({ model: name, apiKey: '', vertex: vertexOf(io.env), waits })
+      : new GeminiModel({
+          model: name,
+          apiKey: apiKeyOf(io.env)?.value ?? '',
+          ...(baseUrl ? { baseUrl } : {}),
+          waits,
+        }),
+    { service: access.access === 'vertex' ? 'vertex' : 'gemini', waits },
+  );
 }
 
 function humanReport(r: HanoiBenchReport): string {

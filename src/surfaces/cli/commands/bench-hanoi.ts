@@ -30,7 +30,7 @@ checked, not assumed. 20 disks = 1,048,575 steps.`,
     ),
     model: option(
       '--model <model>',
-      '"sim" (default, offline and seeded) or a Gemini model such as gemini-2.5-flash (needs GEMINI_API_KEY; costs money: start with --disks 3 or --steps 10; GOOGLE_GEMINI_BASE_URL overrides the API address)',
+      '"sim" (default, offline and seeded) or a Gemini model such as gemini-2.5-flash (needs a key, GEMINI_API_KEY, or Vertex AI: not Gemini CLI, which cannot set the exact temperature and thinking budget measured; costs money: start with --disks 3 or --steps 10; GOOGLE_GEMINI_BASE_URL overrides the API address)',
       text('"sim" or a Gemini model name such as gemini-2.5-flash', /^(sim|gemini-[\w.-]+)$/),
     ),
     p: option(

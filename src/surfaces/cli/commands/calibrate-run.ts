@@ -13,13 +13,15 @@ import {
 } from '../../calibration.js';
 import { progressLine } from '../io.js';
 import type { calibrateCommand } from './calibrate.js';
+import { withModelAccess } from './run-choices.js';
 import type { CliContext, InputOf } from '../define.js';
 
 /** `maker calibrate`, loaded when it runs (see calibrate.ts for its options and help). */
 export async function run(
   { options: o }: InputOf<typeof calibrateCommand>,
-  { io, signal }: CliContext,
+  cli: CliContext,
 ): Promise<number> {
+  const { io, signal } = withModelAccess(cli, o.modelAccess);
   const dir = resolve(io.cwd, o.dir ?? '.');
   if ((await stat(dir).catch(() => undefined))?.isDirectory() === false)
     throw new UsageError(`--dir ${dir} is a file, not a directory.`);

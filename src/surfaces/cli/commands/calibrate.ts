@@ -1,6 +1,7 @@
+import { MODEL_ACCESSES } from '../../model-access.js';
 import { DEFAULT_MODEL } from '../../worker-catalogue.js';
 import { defineCommand, flag, option } from '../define.js';
-import { decimal, text, wholeNumber } from '../values.js';
+import { decimal, oneOf, text, wholeNumber } from '../values.js';
 import { USAGE_EXIT, dirOption } from './common.js';
 
 export const calibrateCommand = defineCommand({
@@ -28,7 +29,7 @@ when --dir is a git repository), and
     },
     model: option(
       '--model <model>',
-      `a Gemini model (default ${DEFAULT_MODEL}; needs GEMINI_API_KEY, or MAKER_REPLAY) or "sim" (offline, seeded)`,
+      `a Gemini model (default ${DEFAULT_MODEL}; through any model access: a key, Vertex AI or your signed-in Gemini CLI, as \`maker doctor\` says; or MAKER_REPLAY) or "sim" (offline, seeded)`,
       text('"sim" or a Gemini model name such as gemini-2.5-flash', /^(sim|[\w.-]+)$/),
     ),
     samples: option(
@@ -67,11 +68,17 @@ when --dir is a git repository), and
       'seed of the sim and of the vote resampling (default 1)',
       wholeNumber({ min: 0, max: 2 ** 32 - 1 }),
     ),
+    modelAccess: option(
+      '--model-access <access>',
+      'how MAKER reaches Gemini, as for `maker run`: key, vertex or gemini-cli (default: the first available, as `maker doctor` says)',
+      oneOf(MODEL_ACCESSES),
+    ),
     json: flag('--json', 'print one JSON object (the saved calibration)'),
   },
   notes: `Examples:
   maker calibrate --model sim --p 0.8 --v 0.95 --seed 3
   GEMINI_API_KEY=... maker calibrate --model gemini-2.5-flash --samples 5
+  maker calibrate --model-access gemini-cli --samples 3   (your signed-in Gemini CLI)
 `,
   exits: [
     [0, 'measured and saved'],

@@ -6,8 +6,16 @@ import {
   sandboxesFor,
 } from '../../../adapters/sandbox/bwrap.js';
 import { CHECK_LIMITS, limitSupport } from '../../../adapters/sandbox/limits.js';
+import { checkGeminiCli } from '../../access-check.js';
+import {
+  ACCESS_HOW,
+  MODEL_ACCESSES,
+  accessChecks,
+  forcedAccess,
+  type AccessCheck,
+} from '../../model-access.js';
+import { DEFAULT_MODEL } from '../../worker-catalogue.js';
 import { cleanDependencies } from './doctor-clean.js';
-import { accessChecks, chooseAccess, forcedAccess } from '../../model-access.js';
 import type { Env } from '../../env.js';
 import type { CliContext, InputOf } from '../define.js';
 import type { doctorCommand } from './doctor.js';
@@ -28,29 +36,50 @@ export interface DoctorSection {
     | Promise<{ lines: string[]; facts: Record<string, unknown> }>;
 }
 
-/** Which model access a run would use, and why; each one's state. */
+/**
+ * Which model access a run would use, and why; each one's state. A `gemini` on the PATH is checked
+ * as a run checks it (signed in, new enough: `checkGeminiCli`, no model request); when nothing is
+ * available, the ways to make one so.
+ */
 export const modelAccessSection: DoctorSection = {
   key: 'modelAccess',
   title: 'Model access',
-  check: (env) => {
-    const checks = accessChecks(env);
-    const chosen = chooseAccess(env);
+  check: async (env) => {
+    const checks = await Promise.all(
+      accessChecks(env).map(async (c): Promise<AccessCheck> => {
+        if (c.access !== 'gemini-cli' || !c.ok) return c;
+        try {
+          return { ...c, why: (await checkGeminiCli(DEFAULT_MODEL, env)).why };
+        } catch (error) {
+          return { ...c, ok: false, why: error instanceof Error ? error.message : String(error) };
+        }
+      }),
+    );
     const forced = forcedAccess(env);
+    const chosen = checks.find((c) => c.ok && (forced === undefined || c.access === forced));
     const head =
       chosen !== undefined
         ? `A run would use: ${chosen.access}${forced === undefined ? ' (the first available of key, vertex, gemini-cli)' : ' (asked for)'}`
         : forced !== undefined
           ? `A run would be refused: ${forced} was asked for and is not available`
           : 'A run that needs Gemini would be refused: no model access is available';
+    const missing = MODEL_ACCESSES.filter(
+      (a) => !checks.some((c) => c.access === a && c.ok) && (forced === undefined || a === forced),
+    );
     return {
       lines: [
         head,
         ...checks.map((c) => `  ${c.ok ? 'yes' : 'no '}  ${c.access.padEnd(10)} ${c.why}`),
+        ...(chosen !== undefined
+          ? []
+          : ['Ways forward (any one works):', ...missing.map((a) => `  - ${a}: ${ACCESS_HOW[a]}`)]),
       ],
       facts: {
         chosen: chosen?.access ?? null,
         forced: forced ?? null,
         accesses: checks.map((c) => ({ access: c.access, available: c.ok, why: c.why })),
+        waysForward:
+          chosen !== undefined ? [] : missing.map((a) => ({ access: a, how: ACCESS_HOW[a] })),
       },
     };
   },

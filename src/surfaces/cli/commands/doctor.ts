@@ -11,7 +11,10 @@ export const doctorCommand = defineCommand({
 Model access: a run reaches Gemini with an API key (GEMINI_API_KEY or
 GOOGLE_API_KEY), else Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true with
 GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION), else your own Gemini CLI
-(\`gemini\` on the PATH, signed in). Its sign-in is checked when a run starts.
+(\`gemini\` on the PATH, signed in). A \`gemini\` found is checked as a run
+checks it: its sign-in, without a model request and without a prompt, within
+MAKER_GEMINI_START_S seconds (default 30). When none is available, the ways to
+make one so are listed.
 
 Checks: the sandbox checks would run in, bubblewrap else util-linux unshare,
 each tried as a run tries it (MAKER_SANDBOX=bubblewrap|unshare|none narrows the

@@ -27,11 +27,14 @@ export async function run(
   const kind = chooseWorker(o.worker, ctx.io.env);
   if (kind === undefined)
     throw new ConfigError(
-      noWorkerMessage({
-        pick: (worker) => `--worker ${worker}`,
-        setKey: 'export GEMINI_API_KEY=…',
-        demo: '`maker demo`',
-      }),
+      noWorkerMessage(
+        {
+          pick: (worker) => `--worker ${worker}`,
+          setKey: 'export GEMINI_API_KEY=…',
+          demo: '`maker demo`',
+        },
+        ctx.io.env,
+      ),
     );
   const dir = resolve(o.dir ?? ctx.io.cwd);
   const confidence = await chooseConfidence(ctx.io, o, dir, kind);

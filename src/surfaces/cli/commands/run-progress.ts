@@ -8,10 +8,29 @@ import type { CliIo } from '../io.js';
  * plain lines when a node is done, a question is asked or answered and the run ends. The counts are the run
  * summary's own (from the live run), so they always agree with what the run prints at the end.
  */
-export function runProgress(io: CliIo, run: Run) {
+export function runProgress(io: CliIo, run: Run, now: () => number = Date.now) {
   let blank = true;
   /** Waits on services under way, by id: in the progress line, or a line each when not a terminal. */
-  const waits = new Map<string, { service: string; reason: string; until: string }>();
+  const waits = new Map<string, ShownWait>();
+  /** What the line said after the counts, when no wait is shown. */
+  let doing = '';
+  /** On a terminal, while a wait is shown, the line is redrawn each second (its seconds count). */
+  let ticker: NodeJS.Timeout | undefined;
+  const draw = () => {
+    io.stderr(`\r\x1b[2Kmaker: ${counts()} · ${waitText(waits.values(), now()) ?? doing}`);
+    blank = false;
+  };
+  const tick = () => {
+    if (waits.size > 0 && io.stderrIsTty && ticker === undefined) {
+      ticker = setInterval(() => {
+        if (!blank) draw();
+      }, 1000);
+      ticker.unref();
+    } else if (waits.size === 0 && ticker !== undefined) {
+      clearInterval(ticker);
+      ticker = undefined;
+    }
+  };
   const counts = () => {
     const s = summarise(run);
     // Run totals, not the node's own; the tree grows as nodes split, so its size is "known so far".
@@ -27,12 +46,11 @@ export function runProgress(io: CliIo, run: Run) {
         );
         waits.set(event.waitId, event);
         // Several slots wait out one outage: one line for them all.
-        if (!io.stderrIsTty && !shown)
-          line(
-            `waiting for ${event.service} until ${event.until.slice(11, 19)} UTC: ${event.reason}`,
-          );
+        if (!io.stderrIsTty && !shown) line(waitLine(event));
       }
       if (event.type === 'wait-end') waits.delete(event.waitId);
+      if (event.type === 'run-end') waits.clear();
+      tick();
       // Said once per start, on a line of its own on a terminal too: the result will be unverified.
       // So is the news of the pull request (reopened after GitHub closed it).
       if (
@@ -48,10 +66,8 @@ export function runProgress(io: CliIo, run: Run) {
         );
       }
       if (io.stderrIsTty) {
-        io.stderr(
-          `\r\x1b[2Kmaker: ${counts()} · ${waitText(waits.values()) ?? `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`}`,
-        );
-        blank = false;
+        doing = `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`;
+        draw();
         return;
       }
       const node = 'nodeId' in event ? run.nodes[event.nodeId] : undefined;
@@ -85,17 +101,45 @@ export function runProgress(io: CliIo, run: Run) {
     clear(): void {
       if (io.stderrIsTty && !blank) io.stderr('\r\x1b[2K');
       blank = true;
+      clearInterval(ticker);
+      ticker = undefined;
     },
   };
 }
 
-/** The latest-ending wait per service, for the progress line: "waiting for jules until 10:12:03 UTC". */
-function waitText(waits: Iterable<{ service: string; until: string }>): string | undefined {
-  const latest = new Map<string, string>();
+interface ShownWait {
+  readonly service: string;
+  readonly reason: string;
+  readonly until: string;
+  readonly since?: string | undefined;
+}
+
+/** The services behind a model: their waits say what they wait for, in the model's words. */
+const MODEL_SERVICES = new Set(['gemini', 'vertex', 'gemini-cli']);
+
+/**
+ * The latest-ending wait per service, for the progress line: "waiting for jules until 10:12:03
+ * UTC"; a model's in its own words: "rate limited, retrying in 30 s", "waiting on the model (42 s)".
+ */
+function waitText(waits: Iterable<ShownWait>, now: number): string | undefined {
+  const latest = new Map<string, ShownWait>();
   for (const w of waits)
-    if ((latest.get(w.service) ?? '') < w.until) latest.set(w.service, w.until);
+    if ((latest.get(w.service)?.until ?? '') < w.until) latest.set(w.service, w);
   if (latest.size === 0) return undefined;
-  return [...latest]
-    .map(([service, until]) => `waiting for ${service} until ${until.slice(11, 19)} UTC`)
+  return [...latest.values()]
+    .map((w) =>
+      !MODEL_SERVICES.has(w.service)
+        ? `waiting for ${w.service} until ${w.until.slice(11, 19)} UTC`
+        : w.since !== undefined && w.reason === 'waiting on the model'
+          ? `waiting on the model (${Math.max(0, Math.round((now - Date.parse(w.since)) / 1000))} s)`
+          : w.reason,
+    )
     .join(', ');
+}
+
+/** A wait as a line of its own (not a terminal). */
+function waitLine(w: ShownWait): string {
+  if (MODEL_SERVICES.has(w.service) && w.reason === 'waiting on the model')
+    return `waiting on the model (${w.service}) since ${(w.since ?? '').slice(11, 19)} UTC, at most until ${w.until.slice(11, 19)} UTC`;
+  return `waiting for ${w.service} until ${w.until.slice(11, 19)} UTC: ${w.reason}`;
 }

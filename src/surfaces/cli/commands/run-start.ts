@@ -99,7 +99,7 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
   if (early.state?.starting !== undefined && early.state.starting.id !== resuming?.id)
     throw pendingStartError(dir, early.state.starting);
   const target = early.target;
-  const access = await settleAccess(kind, plan.choices.model ?? DEFAULT_MODEL, io.env);
+  const access = await settleAccess(kind, plan.choices.model ?? DEFAULT_MODEL, io.env, ctx.signal);
   if (access !== undefined && !plan.json)
     io.stderr(`maker: model access: ${access.access} (${access.why})\n`);
   if (resuming === undefined) {

@@ -15,6 +15,7 @@ import {
   renderNode,
   renderTree,
   summarise,
+  type RunSummary,
 } from '../../../engine/summary.js';
 import { WORKERS } from '../../workers.js';
 import { FINISH_START, intentLine, madeBy } from '../../start-intent.js';
@@ -86,7 +87,7 @@ export async function run(
   const s = summarise(run);
   const lines = [
     `Run ${run.id} — ${standing.label} — "${run.idea}"${s.simulated ? ` — SIMULATED (worker ${run.config.worker}: placeholder plans and files, not real work)` : ''}`,
-    `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`,
+    `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, ${usageWords(s)}`,
     ...(Object.keys(s.byRole).length === 0
       ? []
       : [
@@ -113,4 +114,14 @@ export async function run(
   if (trace !== undefined) lines.push('', 'Journal:', ...traceLines(trace));
   io.stdout(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/**
+ * What the run's model use amounts to: a Google sign-in's requests against its daily allowance (it
+ * is not billed per token), else the estimated spend.
+ */
+function usageWords(s: Pick<RunSummary, 'dailyRequests' | 'estimatedCostUsd'>): string {
+  if (s.dailyRequests !== null)
+    return `${s.dailyRequests.requests} requests of the about ${s.dailyRequests.limit.toLocaleString('en-US')} a day the Google sign-in allows (not billed per token)`;
+  return `est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`;
 }
