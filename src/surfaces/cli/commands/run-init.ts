@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises';
-import { createInterface } from 'node:readline/promises';
 import { configuredIdentity } from '../../../adapters/git/git-repo.js';
 import { UsageError } from '../../../core/errors.js';
 import type { LockOwner } from '../../../adapters/state/lock.js';
 import { MAKER_FILE } from '../../../core/paths.js';
 import type { CliIo } from '../io.js';
+import { askLine } from '../prompt.js';
 
 /**
  * A run in a folder that is not a git repository makes it one (`git init`, an initial commit,
@@ -17,6 +17,7 @@ export async function agreeToInit(
   dir: string,
   init: boolean,
   demo: boolean,
+  signal?: AbortSignal,
 ): Promise<void> {
   if (init) return;
   // MAKER's own files (a lock or state left by a run killed before its `git init`) are not the person's.
@@ -28,13 +29,8 @@ export async function agreeToInit(
     .join(', ')}${entries.length > 4 ? `, and ${entries.length - 4} more` : ''}`;
   const what = `${dir} is not a git repository and holds files (${shown}). A run makes it one: git init, an initial commit, maker/* branches and MAKER's state files beside your files.`;
   if (!demo && io.stdinIsTty && io.stderrIsTty) {
-    const ask = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      const answer = await ask.question(`maker: ${what}\nMake it a git repository? [y/N] `);
-      if (/^\s*y(es)?\s*$/i.test(answer)) return;
-    } finally {
-      ask.close();
-    }
+    const answer = await askLine(`maker: ${what}\nMake it a git repository? [y/N] `, signal);
+    if (/^\s*y(es)?\s*$/i.test(answer)) return;
   }
   throw new UsageError(
     `${what} ${demo ? 'Give the demo an empty or new folder (--dir), or leave --dir out for a temporary one.' : 'Give --init to do that, or point --dir at an empty or new folder, or at a git repository.'} Nothing was created or changed.`,
