@@ -83,14 +83,36 @@ export function waitingNodes(run: Run): Set<string> {
   );
 }
 
-export function displayStatus(run: Run, n: TreeNode, waiting: ReadonlySet<string>): DisplayStatus {
+/**
+ * `live`: whether a process drives the run now. A run saved as running that none drives was
+ * interrupted: its unfinished nodes have stopped, whatever their saved status says.
+ */
+export function displayStatus(
+  run: Run,
+  n: TreeNode,
+  waiting: ReadonlySet<string>,
+  live = true,
+): DisplayStatus {
   if (waiting.has(n.id)) return 'waiting';
   // The root of a vetoed run is built but not landed: not a green "done".
   if (n.id === run.rootId && run.status === 'vetoed') return 'vetoed';
+  // Nor is the root of a run that stopped before landing it (it lands as the run ends, `done`).
+  if (
+    n.id === run.rootId &&
+    n.status === 'done' &&
+    run.status !== 'done' &&
+    !(run.status === 'running' && live)
+  )
+    return 'stopped';
   if (n.status === 'done') return 'done';
   if (n.status === 'failed') return 'failed';
   if (n.status === 'pending') return 'pending';
-  if (run.status === 'failed' || run.status === 'failed-checks' || run.status === 'cancelled')
+  if (
+    run.status === 'failed' ||
+    run.status === 'failed-checks' ||
+    run.status === 'cancelled' ||
+    (run.status === 'running' && !live)
+  )
     return 'stopped';
   const record = currentRecord(n);
   if (record !== undefined && record.outcome === undefined) {

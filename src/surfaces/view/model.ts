@@ -19,6 +19,7 @@ import {
   tallyText,
   waitingNodes,
 } from '../../core/view/display.js';
+import { runStanding, type Driver } from '../../core/view/standing.js';
 import { renderSplit } from '../../engine/decompose.js';
 import { summarise } from '../../engine/summary.js';
 import { logText } from './log-text.js';
@@ -59,12 +60,18 @@ export function memoDiff(diffOf: DiffOf, max = 512): DiffOf {
 /** Longest diff shown for one candidate. */
 export const DIFF_CHARS = 20_000;
 
-export function viewNodes(run: Run): ViewNode[] {
+/** `live`: whether a process drives the run now (see {@link displayStatus}). */
+export function viewNodes(run: Run, live: boolean): ViewNode[] {
   const waiting = waitingNodes(run);
-  return Object.values(run.nodes).map((n) => viewNode(run, n, waiting));
+  return Object.values(run.nodes).map((n) => viewNode(run, n, waiting, live));
 }
 
-export function viewNode(run: Run, n: TreeNode, waiting: ReadonlySet<string>): ViewNode {
+export function viewNode(
+  run: Run,
+  n: TreeNode,
+  waiting: ReadonlySet<string>,
+  live: boolean,
+): ViewNode {
   const draws = voteRecords(n).flatMap((r) => [...r.draws, ...r.ballots]);
   const sessions = [...new Set(draws.map((d) => d.externalId).filter((id) => id !== undefined))];
   return {
@@ -74,7 +81,7 @@ export function viewNode(run: Run, n: TreeNode, waiting: ReadonlySet<string>): V
     title: n.title,
     kind: n.kind,
     status: n.status,
-    display: displayStatus(run, n, waiting),
+    display: displayStatus(run, n, waiting, live),
     tally: tallyText(mainRecord(n)),
     flags: flagCounts(n),
     samples: draws.filter((d) => d.status !== 'started').length,
@@ -86,12 +93,17 @@ export function viewNode(run: Run, n: TreeNode, waiting: ReadonlySet<string>): V
   };
 }
 
-export function viewRun(run: Run): ViewRun {
+/** The run in `dir`, driven now by `driver` (null: by no process). */
+export function viewRun(run: Run, dir: string, driver: Driver | null): ViewRun {
   const s = summarise(run);
+  const standing = runStanding(run, dir, driver ?? undefined);
   return {
     id: run.id,
     idea: run.idea,
     status: run.status,
+    phase: standing.phase,
+    standing: standing.label,
+    next: standing.next ?? null,
     createdAt: run.createdAt,
     worker: run.config.worker,
     simulated: s.simulated,
@@ -140,24 +152,37 @@ export function viewQuestions(run: Run): ViewQuestion[] {
   }));
 }
 
-export function runList(runs: Readonly<Record<string, Run>>): RunListEntry[] {
+/** Every run of the workspace, `driver` driving whichever of them is running. */
+export function runList(
+  runs: Readonly<Record<string, Run>>,
+  dir: string,
+  driver: Driver | null,
+): RunListEntry[] {
   return Object.values(runs)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-    .map((r) => ({ id: r.id, idea: r.idea, status: r.status, createdAt: r.createdAt }));
+    .map((r) => ({
+      id: r.id,
+      idea: r.idea,
+      status: r.status,
+      phase: runStanding(r, dir, driver ?? undefined).phase,
+      createdAt: r.createdAt,
+    }));
 }
 
+/** Everything a page shows of `run` in `dir`, as `answering` (which names its driver) has it. */
 export function snapshotOf(
   run: Run,
   runs: Readonly<Record<string, Run>>,
   answering: Answering,
+  dir: string,
 ): RunSnapshot {
   return {
-    run: viewRun(run),
+    run: viewRun(run, dir, answering.driver),
     rootId: run.rootId,
-    nodes: viewNodes(run),
+    nodes: viewNodes(run, answering.driver !== null),
     questions: viewQuestions(run),
     answering,
-    runs: runList(runs),
+    runs: runList(runs, dir, answering.driver),
   };
 }
 

@@ -18,7 +18,9 @@ import {
 } from '../../../engine/summary.js';
 import { WORKERS } from '../../workers.js';
 import { FINISH_START, intentLine, madeBy } from '../../start-intent.js';
-import { questionLines, runStanding, traceLines } from './status-text.js';
+import { runStanding } from '../../../core/view/standing.js';
+import { lockDriver } from '../../view/driver.js';
+import { questionLines, traceLines } from './status-text.js';
 import { existingDirectory, noRuns } from './common.js';
 import type { statusCommand } from './status.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -75,7 +77,7 @@ export async function run(
   const standing = runStanding(
     run,
     dir,
-    await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
+    lockDriver(await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`))),
   );
   if (o.json === true) {
     io.stdout(
