@@ -92,5 +92,29 @@ describe.skipIf(!installed)(
         expect(await next.count()).toBe(0);
       },
     );
+
+    it(
+      'says the checks are pending, not UNVERIFIED, until they could have run; a run stopped at once says so too',
+      { timeout: 120_000 },
+      async () => {
+        const dir = join(await tempDir(), 'repo');
+        // A run of the default depth, checks on: its result is composed well after it starts.
+        const run = startCli(['run', 'a todo app', '--dir', dir, '--worker', 'sim', '--view']);
+        children.push(run);
+        const url = await run.waitFor('stderr', /live view at (\S+)/);
+        const page = await browser.context.newPage();
+        await page.goto(url);
+        const checks = page.locator('header.top [data-checks]');
+        await checks.waitFor();
+        expect(await checks.textContent()).toBe('checks pending');
+        expect(await page.locator('header.top .pill.unverified').count()).toBe(0);
+        // Stopped before its result was composed: the summary says pending, not unverified.
+        expect(await run.interrupt()).toBe(130);
+        expect(run.stdout()).toMatch(
+          /^Checks: Pending: the run stopped before its result was composed/m,
+        );
+        expect(run.stdout()).not.toMatch(/UNVERIFIED/);
+      },
+    );
   },
 );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkBadge, checksSentence } from '../../core/checks.js';
+import { checkBadge, checksSentence, resultChecksKnown } from '../../core/checks.js';
 import { clip } from '../../core/limits.js';
 import { voteRecords } from '../../core/tree/nodes.js';
 import { voteClasses } from '../../core/voting/classes.js';
@@ -109,6 +109,7 @@ export function viewRun(run: Run, dir: string, driver: Driver | null): ViewRun {
     simulated: s.simulated,
     checks: checksSentence(run),
     verified: s.checks.verified,
+    checksPending: !resultChecksKnown(run),
     k: run.config.k,
     confidence: run.config.confidence,
     hitl: run.config.hitl,

@@ -68,6 +68,8 @@ export interface ViewRun {
   readonly checks: string;
   /** Every check of the result ran in a sandbox and passed. */
   readonly verified: boolean;
+  /** The result's checks could not have run yet (it is not composed): neither verified nor not. */
+  readonly checksPending: boolean;
   readonly k: number;
   readonly confidence: string;
   readonly hitl: string;

@@ -31,6 +31,16 @@ export function phasePill(run: ViewRun): HTMLElement {
   );
 }
 
+/** What ran on the result: verified, unverified, or pending while none could have run yet. */
+export function checksPill(run: ViewRun): HTMLElement {
+  const [kind, text] = run.verified
+    ? ['verified', 'VERIFIED']
+    : run.checksPending
+      ? ['checks-pending', 'checks pending']
+      : ['unverified', 'UNVERIFIED'];
+  return h('span', { class: `pill ${kind}`, title: run.checks, data: { checks: kind } }, text);
+}
+
 /** A run's name in the list of the workspace's runs. */
 export function runLabel(run: { id: string; phase: RunPhase }): string {
   return `${run.id} (${PHASE_WORDS[run.phase]})`;

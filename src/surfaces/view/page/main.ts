@@ -1,7 +1,7 @@
 import type { Boot, NodeDetail, NodesDelta, RunDelta, RunSnapshot, LogEntry } from '../protocol.js';
 import { renderDetail, renderPending, statusLine } from './detail.js';
 import { h } from './dom.js';
-import { nextStep, phasePill, runLabel } from './header.js';
+import { checksPill, nextStep, phasePill, runLabel } from './header.js';
 import { renderDecided, renderQuestions, type SendAnswer } from './questions.js';
 import { Store } from './store.js';
 import { toolbarOf } from './toolbar.js';
@@ -160,9 +160,7 @@ class App {
             'SIMULATED',
           )
         : null,
-      run.verified
-        ? h('span', { class: 'pill verified', title: run.checks }, 'VERIFIED')
-        : h('span', { class: 'pill unverified', title: run.checks }, 'UNVERIFIED'),
+      checksPill(run),
       h('span', { class: 'idea', title: run.idea }, run.idea),
       h(
         'span',
