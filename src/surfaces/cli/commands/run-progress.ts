@@ -2,6 +2,7 @@ import type { Run } from '../../../core/tree/schema.js';
 import type { EngineEvent } from '../../../engine/events.js';
 import { summarise } from '../../../engine/summary.js';
 import type { CliIo } from '../io.js';
+import { eventWords } from '../../view/log-text.js';
 
 /**
  * A run's progress on stderr. On a terminal, one line redrawn in place; elsewhere (CI logs, pipes),
@@ -40,8 +41,11 @@ export function runProgress(io: CliIo, run: Run) {
         return line(event.reason);
       }
       if (io.stderrIsTty) {
+        // One line, cut to the terminal's width: a wrapped line could not be redrawn in place.
+        const text = `maker: ${counts()} · ${waitText(waits.values()) ?? eventWords(event)}`;
+        const width = io.columns ?? 0;
         io.stderr(
-          `\r\x1b[2Kmaker: ${counts()} · ${waitText(waits.values()) ?? `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`}`,
+          `\r\x1b[2K${width > 1 && text.length > width - 1 ? `${text.slice(0, width - 2)}…` : text}`,
         );
         blank = false;
         return;

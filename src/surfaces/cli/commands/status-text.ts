@@ -1,4 +1,5 @@
 import type { Question } from '../../../core/tree/schema.js';
+import { eventWords } from '../../view/log-text.js';
 import { KeyNames } from '../../../engine/keys.js';
 
 /** A pending question with its options and context (a veto's diffstat), indented for a terminal. */
@@ -16,27 +17,18 @@ export function questionLines(q: Question, indent = '  '): string[] {
 }
 
 /**
- * The journal as lines: a vote key is named once (a plan described the first time it appears,
- * then called by its name), a question by its id, kind and prompt.
+ * The journal as lines, in the words of the live view's activity log: its number, time, node and
+ * what happened. A proposed plan (a split's key) is named once and described the first time.
  */
 export function traceLines(events: readonly Record<string, unknown>[]): string[] {
   const names = new KeyNames();
   return events.map((e) => {
-    const rest: Record<string, unknown> = {};
-    const words: string[] = [];
-    for (const [k, v] of Object.entries(e)) {
-      if (['seq', 'at', 'type', 'runId'].includes(k)) continue;
-      if (k === 'key' && typeof v === 'string') {
-        const name = names.name(v);
-        words.push(
-          `key ${name.name}${name.description === undefined ? '' : ` = ${name.description}`}`,
-        );
-      } else if (k === 'question' && typeof v === 'object' && v !== null) {
-        const q = v as Question;
-        words.push(`${q.id} (${q.kind}): ${q.prompt}`);
-      } else rest[k] = v;
-    }
-    const json = Object.keys(rest).length === 0 ? '' : ` ${JSON.stringify(rest)}`;
-    return `  #${String(e['seq'])} ${String(e['at'])} ${String(e['type'])}${json}${words.length === 0 ? '' : ` ${words.join(' ')}`}`;
+    const key = e['key'];
+    const named = typeof key === 'string' ? names.name(key) : undefined;
+    const plan =
+      named === undefined || !named.name.startsWith('plan ')
+        ? ''
+        : `, key ${named.name}${named.description === undefined ? '' : ` = ${named.description}`}`;
+    return `  #${String(e['seq'])} ${String(e['at'])} ${eventWords(e)}${plan}`;
   });
 }

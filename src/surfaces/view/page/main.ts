@@ -223,10 +223,10 @@ class App {
       ...entries.map((e) =>
         h(
           'li',
-          { data: { seq: String(e.seq), type: e.type }, title: e.type },
+          { data: { seq: String(e.seq), type: e.type }, title: e.at },
           h('time', {}, e.at.slice(11, 19)),
           e.nodeId === null ? null : h('span', { class: 'log-node' }, ` node ${e.nodeId}`),
-          ` ${e.text === '' ? e.type : e.text}`,
+          ` ${e.text === '' ? e.type.replace(/-/g, ' ') : e.text}`,
         ),
       ),
     );
