@@ -174,6 +174,15 @@ export function voteCounts(record: VoteRecord): VoteCounts {
   };
 }
 
+/**
+ * The candidate class the judges' ballots put strictly ahead (its key); none when no judge was
+ * asked or their ballots tie (3 : 3 names no choice of theirs).
+ */
+export function judgesChoice(record: VoteRecord): string | undefined {
+  const [first, second] = voteClasses(record.ballots);
+  return first !== undefined && first.votes > (second?.votes ?? 0) ? first.key : undefined;
+}
+
 /** `judges' ballots 5 : 5` (`tied 5 : 5` when even), or null when no judge was asked. */
 export function ballotText(counts: VoteCounts): string | null {
   const b = counts.ballots;
