@@ -258,14 +258,18 @@ async function voteDetail(
   const firstSlot = new Map(classes.map((c) => [c.key, c.representative.slot]));
   const code = vote === 'patch' || vote === 'integration';
   const diffs = new Map<string, Promise<string | null>>();
-  const diffFor = (key: string): Promise<string | null> => {
+  // A run that ended keeps only what it committed: its losing candidates' trees are gone.
+  const ended = run.status === 'done' || run.status === 'vetoed';
+  const diffFor = (key: string, winner: boolean): Promise<string | null> => {
     if (!code || base === undefined || diffOf === undefined) return Promise.resolve(null);
     let diff = diffs.get(key);
     if (diff === undefined) {
       diff = diffOf(base, key).then(
         (text) => clip(text, DIFF_CHARS),
         (error: unknown) =>
-          `(the diff is not available: ${error instanceof Error ? error.message : String(error)})`,
+          ended && !winner
+            ? '(not kept: a finished run keeps only the changes it committed, so this candidate’s change is gone; its summary and votes remain)'
+            : `(the diff is not available: ${error instanceof Error ? error.message : String(error)})`,
       );
       diffs.set(key, diff);
     }
@@ -285,12 +289,13 @@ async function voteDetail(
     cards.map(async (d): Promise<CandidateDetail> => {
       const own = d.status === 'valid' ? classOfSlot.get(d.slot) : undefined;
       const slots = own?.members.map((m) => m.slot) ?? [d.slot];
+      const winner = own !== undefined && winnerKey !== undefined && own.key === winnerKey;
       return {
         slot: d.slot,
         slots,
         status: d.status,
         key: d.key ?? null,
-        winner: own !== undefined && winnerKey !== undefined && own.key === winnerKey,
+        winner,
         votes: own?.votes ?? 0,
         members: own === undefined ? [] : slots,
         flags: d.flags,
@@ -300,7 +305,10 @@ async function voteDetail(
             ? null
             : { id: d.externalId, url: sessionUrl(run.config.worker, d.externalId) ?? null },
         value: valueText(vote, d),
-        diff: d.status === 'valid' && d.key !== undefined ? await diffFor(d.tree ?? d.key) : null,
+        diff:
+          d.status === 'valid' && d.key !== undefined
+            ? await diffFor(d.tree ?? d.key, winner)
+            : null,
       };
     }),
   );
