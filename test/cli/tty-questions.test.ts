@@ -51,6 +51,24 @@ describe.skipIf(!hasScript)('questions at a terminal', () => {
   );
 
   it(
+    'a resumed --hitl auto run at a terminal answers by itself: no prompt, nothing "answered elsewhere"',
+    { timeout: 60_000 },
+    async () => {
+      const dir = join(await tempDir(), 'repo');
+      // Ctrl-C a moment after the start (at its third save), before the final question.
+      const first = await maker(['run', 'a todo app', '--dir', dir, ...SMALL, '--hitl', 'auto'], {
+        MAKER_INTERRUPT_AT: 'state:log-appended@3',
+      });
+      expect(first.code, first.stderr).toBe(130);
+      const resumed = terminal(['resume', '--dir', dir]);
+      await resumed.seen(/SIMULATED run r[\w-]+: done/);
+      expect(await resumed.exited).toBe(0);
+      expect(resumed.screen()).toMatch(/answered automatically \(--hitl auto\)|q-root-veto/);
+      expect(resumed.screen()).not.toMatch(/Choose a number|answered elsewhere/);
+    },
+  );
+
+  it(
     'Ctrl-C at "Make it a git repository?" is an interruption (exit 130), not a bug',
     { timeout: 30_000 },
     async () => {

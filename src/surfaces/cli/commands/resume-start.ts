@@ -23,7 +23,7 @@ export async function resumeStart(
   const demo = intent.command === 'demo' && gh !== undefined ? demoGitHub(env, r.dir) : undefined;
   if (!r.json)
     ctx.io.stderr(
-      `maker: finishing the start of run ${intent.id}, which a kill interrupted before the run was saved.\n`,
+      `maker: finishing the start of run ${intent.id}, which was interrupted (Ctrl-C or a kill) before the run was saved.\n`,
     );
   return start(
     { ...ctx, io: { ...ctx.io, env } },
