@@ -85,5 +85,8 @@ describe('the activity log’s words', () => {
   it('tells the checks that ran on a result, and a question by its id and kind', () => {
     expect(logText(EVERY['checks-end'])).toBe('checks on its result: 1 of 3 failed');
     expect(logText(EVERY['question-asked'])).toBe('asks you (q-root-veto, veto): Land it on main?');
+    expect(logText({ type: 'run-end', status: 'awaiting-human' })).toBe(
+      'Run ended: waiting for answers',
+    );
   });
 });

@@ -91,7 +91,7 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
     case 'pull-request':
       return `pull request #${num('number') ?? '?'} ${str('state') ?? ''}: ${str('url') ?? ''}`;
     case 'run-end':
-      return `Run ended: ${str('status') ?? '?'}${str('error') === undefined ? '' : ` (${clipped(str('error') ?? '', 120)})`}`;
+      return `Run ended: ${statusWords(str('status'))}${str('error') === undefined ? '' : ` (${clipped(str('error') ?? '', 120)})`}`;
     default:
       // An event this version has no words for (a journal from a newer MAKER): its name, as words.
       return typeof record['type'] === 'string' ? record['type'].replace(/-/g, ' ') : '';
@@ -102,6 +102,20 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
 export function eventWords(record: Readonly<Record<string, unknown>>): string {
   const node = record['nodeId'];
   return `${typeof node === 'string' ? `node ${node}: ` : ''}${logText(record)}`;
+}
+
+/** A run's end status as the log says it. */
+function statusWords(status: string | undefined): string {
+  switch (status) {
+    case 'awaiting-human':
+      return 'waiting for answers';
+    case 'failed-checks':
+      return 'stopped before landing: its checks failed or could not run';
+    case 'cancelled':
+      return 'cancelled (nothing is lost)';
+    default:
+      return status ?? '?';
+  }
 }
 
 function voteName(vote: string | undefined): string {
