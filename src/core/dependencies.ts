@@ -27,8 +27,10 @@ export const DEPENDENCY_FILES: readonly string[] = [
 /**
  * The default install for the lock files present, one per ecosystem (joined with `&&`), or
  * undefined when there is no lock file. Every one reads only the lock file (frozen: nothing is
- * resolved anew) and runs no package's own install scripts where the tool allows it. `$MAKER_DEPS`
- * is the install's cache directory.
+ * resolved anew) and runs no code of any package: npm, pnpm and yarn without lifecycle scripts,
+ * pip and uv from binary wheels only, never building a source distribution. Where they fetch from
+ * is the install's environment's (the configured registries, reached through MAKER's proxy):
+ * `$MAKER_PIP_INDEX` the index, `$MAKER_PROXY` the proxy, `$MAKER_DEPS` the install's directory.
  */
 export function defaultInstall(present: ReadonlySet<string>): string | undefined {
   const commands: string[] = [];
@@ -42,12 +44,10 @@ export function defaultInstall(present: ReadonlySet<string>): string | undefined
     );
   else if (present.has('package-lock.json') || present.has('npm-shrinkwrap.json'))
     commands.push('npm ci --ignore-scripts --no-audit --no-fund');
-  if (present.has('uv.lock')) commands.push('uv sync --frozen --no-install-project');
+  if (present.has('uv.lock')) commands.push('uv sync --frozen --no-install-project --no-build');
   else if (present.has('requirements.txt'))
-    // The interpreter itself, not a version manager's shim: pyenv's wraps `-m pip install` in a
-    // rehash that writes to its shims directory, which the sandbox keeps read-only.
     commands.push(
-      `"$(python3 -c 'import sys; print(sys.executable)')" -m pip install --no-input --disable-pip-version-check --target "$MAKER_DEPS/python" -r requirements.txt`,
+      'python3 -m pip install --no-input --disable-pip-version-check --isolated --only-binary :all: --index-url "$MAKER_PIP_INDEX" --proxy "$MAKER_PROXY" --target "$MAKER_DEPS/python" -r requirements.txt',
     );
   if (present.has('go.sum')) commands.push('go mod download');
   return commands.length === 0 ? undefined : commands.join(' && ');
@@ -80,16 +80,21 @@ export function dependencyPlan(
  * The text a plan's cache key is the hash of: the command and the lock files, in a fixed order, so
  * equal lock files and command give one key and any change to them another. Manifests count only
  * when there is no lock file (a custom `--install` on a manifest alone): with one, the lock file
- * fixes what is installed, and a manifest edit (a new script) must not install again.
+ * fixes what is installed, and a manifest edit (a new script) must not install again. `context`
+ * (the tools' versions, the registries) keys the install too: another npm, another entry.
  */
-export function dependencyKeyText(plan: DependencyPlan): string {
+export function dependencyKeyText(
+  plan: DependencyPlan,
+  context: Readonly<Record<string, string>> = {},
+): string {
   const locks = plan.inputs.filter((f) => LOCK_FILES.includes(f.path));
   const inputs = [...(locks.length > 0 ? locks : plan.inputs)].sort((a, b) =>
     a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
   );
   return JSON.stringify({
-    v: 1,
+    v: 2,
     command: plan.command,
     inputs: inputs.map((f) => [f.path, f.content]),
+    context: Object.entries(context).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   });
 }

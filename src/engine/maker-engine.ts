@@ -272,11 +272,13 @@ export class MakerEngine {
     const env = await this.#deps.workspace.checkEnvironment?.();
     this.#checkEnvironment = env;
     run.sandbox = env?.sandbox ?? null;
-    if (env === undefined)
+    if (env === undefined) {
+      const why = await this.#deps.workspace.checksUnavailable?.();
       this.#emit(run, {
         type: 'checks-unavailable',
-        reason: `No sandbox works on this machine, so no check runs (MAKER never runs model-proposed commands unconfined): the result will be UNVERIFIED. ${NO_SANDBOX_HINT}`,
+        reason: `${why ?? 'No sandbox works on this machine'}, so no check runs (MAKER never runs model-proposed commands unconfined): the result will be UNVERIFIED.${why?.includes('MAKER_SANDBOX') === true ? '' : ` ${NO_SANDBOX_HINT}`}`,
       });
+    }
   }
 
   #context(

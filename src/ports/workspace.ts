@@ -111,6 +111,8 @@ export interface Workspace {
    * works here (then no check may run, and results are unverified). Absent: checks cannot run.
    */
   checkEnvironment?(): Promise<CheckEnvironment | undefined>;
+  /** Why checks cannot run here, in a sentence (when {@link checkEnvironment} is undefined). */
+  checksUnavailable?(): Promise<string>;
   /**
    * The workspace run `runId` works in: every object it writes (candidates' blobs and trees,
    * merges) goes to a scratch store of the run's own, and only a commit's tree is moved into the

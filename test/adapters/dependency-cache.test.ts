@@ -1,11 +1,14 @@
 import { readdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyCache } from '../../src/adapters/deps/dependency-cache.js';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { hostView } from '../../src/adapters/sandbox/host-view.js';
 import { AbortedError } from '../../src/core/errors.js';
 import { DEPENDENCY_FILES } from '../../src/core/dependencies.js';
 import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/testing/fake-npm-registry.js';
+import { proxiedGet } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -21,7 +24,7 @@ const tree = (requirements: string) => ({
 
 /** An install that tells the registry fake it started (`/started-<n>`), then never ends by itself. */
 const hanging = (url: string, n: number) =>
-  `exec node -e "require('http').get('${url}started-${n}', (r) => { r.resume(); setInterval(() => {}, 1000); })"`;
+  `${proxiedGet(`${url}started-${n}`)} && exec sleep 1000`;
 
 describe.skipIf(sandbox === undefined)(
   'the dependency cache (skipped without bubblewrap: installs run only sandboxed)',
@@ -34,12 +37,15 @@ describe.skipIf(sandbox === undefined)(
       await registry.close();
     });
 
+    /** MAKER's environment: the registry fake is the configured registry. */
+    const env = () => ({ PATH: process.env['PATH'], npm_config_registry: registry.url });
+
     const cacheIn = async (timeoutMs?: number) => {
       const root = join(await tempDir(), 'maker-deps');
       const cache = new DependencyCache({
         root,
-        env: {},
-        hidden: () => Promise.resolve([]),
+        env: env(),
+        view: () => hostView(process.env['PATH'] ?? '', homedir()),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
       });
       return { root, cache };
@@ -51,7 +57,7 @@ describe.skipIf(sandbox === undefined)(
       expect(prepared.ok).toBe(false);
       if (!prepared.ok) {
         expect(prepared.output).toContain('timed out after 1 s');
-        expect(prepared.output).toContain('Installing the dependencies with `exec node');
+        expect(prepared.output).toContain('Installing the dependencies with `node -e');
       }
       expect((await readdir(root)).filter((name) => !name.endsWith('.lock'))).toEqual([]);
     });
@@ -75,9 +81,13 @@ describe.skipIf(sandbox === undefined)(
 
     it('a second cache on the same directory (another process) waits for the install under way and reuses it', async () => {
       const { root, cache } = await cacheIn();
-      const other = new DependencyCache({ root, env: {}, hidden: () => Promise.resolve([]) });
+      const other = new DependencyCache({
+        root,
+        env: env(),
+        view: () => hostView(process.env['PATH'] ?? '', homedir()),
+      });
       const release = registry.hold('/gate');
-      const command = `node -e "require('http').get('${registry.url}gate', (r) => r.resume())" && echo done > "$MAKER_DEPS/done.txt"`;
+      const command = `${proxiedGet(`${registry.url}gate`)} && echo done > "$MAKER_DEPS/done.txt"`;
       const first = cache.prepare(tree('c\n'), 't', command);
       await registry.waitForRequest('/gate');
       const second = other.prepare(tree('c\n'), 't', command);

@@ -44,7 +44,7 @@ describe('finding a sandbox', () => {
   it.skipIf(!userNamespaces)(
     'falls back to unshare on a PATH without bubblewrap (skipped where user namespaces are refused)',
     async () => {
-      const sandbox = await findSandbox(await pathWith('sh', 'unshare'), undefined);
+      const sandbox = await findSandbox(await pathWith('sh', 'unshare', 'setpriv'), undefined);
       expect(sandbox?.name).toBe('unshare');
     },
   );

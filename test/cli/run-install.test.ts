@@ -36,7 +36,7 @@ describe('maker run --install', () => {
       const run = await savedRun(dir);
       expect(run?.config.install).toBe('echo "installed by $0" > installed.txt');
       expect(run?.finalCheck).toMatchObject({ command: 'cat installed.txt', ok: true });
-      expect(run?.finalCheck?.output).toContain('installed by sh');
+      expect(run?.finalCheck?.output).toContain('installed by /bin/sh');
     },
   );
 

@@ -16,7 +16,7 @@ describe('the install a tree needs', () => {
     [['package.json', 'pnpm-lock.yaml'], 'pnpm install --frozen-lockfile --ignore-scripts'],
     [['yarn.lock'], 'yarn install --frozen-lockfile --ignore-scripts --non-interactive'],
     [['yarn.lock', '.yarnrc.yml'], 'yarn install --immutable --mode=skip-build'],
-    [['pyproject.toml', 'uv.lock'], 'uv sync --frozen --no-install-project'],
+    [['pyproject.toml', 'uv.lock'], 'uv sync --frozen --no-install-project --no-build'],
     [['go.mod', 'go.sum'], 'go mod download'],
   ])('from %j: %s', (present, command) => {
     expect(defaultInstall(new Set(present))).toBe(command);
@@ -25,7 +25,7 @@ describe('the install a tree needs', () => {
   it('installs every ecosystem present, pip into the cache', () => {
     const command = defaultInstall(new Set(['package-lock.json', 'requirements.txt', 'go.sum']));
     expect(command).toBe(
-      `npm ci --ignore-scripts --no-audit --no-fund && "$(python3 -c 'import sys; print(sys.executable)')" -m pip install --no-input --disable-pip-version-check --target "$MAKER_DEPS/python" -r requirements.txt && go mod download`,
+      `npm ci --ignore-scripts --no-audit --no-fund && python3 -m pip install --no-input --disable-pip-version-check --isolated --only-binary :all: --index-url "$MAKER_PIP_INDEX" --proxy "$MAKER_PROXY" --target "$MAKER_DEPS/python" -r requirements.txt && go mod download`,
     );
   });
 

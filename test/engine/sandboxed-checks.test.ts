@@ -105,8 +105,8 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
   });
 
   it('fails and flags a check that writes outside its checkout, which it cannot', async () => {
-    // Outside /tmp (read-only in the sandbox) and inside it (the sandbox has a private /tmp). The
-    // first under the checkout, or under the home directory when the checkout is itself in /tmp.
+    // Outside /tmp and inside it (the sandbox has a private /tmp): neither place exists in the
+    // sandbox, whose view holds nothing of the host but the system and the toolchains (read-only).
     const inTmp = (path: string) => path === '/tmp' || path.startsWith('/tmp/');
     const cache = inTmp(process.cwd())
       ? join(homedir(), '.cache')
@@ -116,7 +116,8 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
     const persistent = await mkdtemp(join(cache, 'maker-outside-'));
     try {
       for (const [outside, why] of [
-        [persistent, /Read-only file system/],
+        [persistent, /nonexistent|No such file/],
+        ['/usr/local', /Read-only file system/],
         [await tempDir(), /nonexistent|No such file/],
       ] as const) {
         const result = await candidateWithCheck(`echo pwned > ${outside}/pwned`);

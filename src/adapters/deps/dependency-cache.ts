@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { abortableSleep } from '../../core/sleep.js';
 import { MakerError } from '../../core/errors.js';
@@ -9,54 +9,61 @@ import {
   dependencyPlan,
   type DependencyPlan,
 } from '../../core/dependencies.js';
+import { lockProblems } from '../../core/install-policy.js';
 import type { FileEdit } from '../../ports/workspace.js';
-import { resolverPlaces } from '../sandbox/bwrap-install.js';
-import {
-  findSandbox,
-  type CheckSandbox,
-  type Hidden,
-  type ReadOnlyBind,
-} from '../sandbox/bwrap.js';
+import type { CheckSandbox } from '../sandbox/bwrap.js';
+import { findSandbox } from '../sandbox/bwrap.js';
+import type { HostView } from '../sandbox/host-view.js';
+import { CHECKOUT, DEPS, type Mount } from '../sandbox/view.js';
 import { WorkspaceLock } from '../state/lock.js';
 import { removeTree } from '../git/scratch.js';
-import { installEnv, runInstall } from './install.js';
+import { runInstall } from './install.js';
+import { installNetwork } from './registries.js';
+import { toolVersions } from './tool-versions.js';
+import { addedNames, entryProblems } from './verify-entry.js';
 
 /** How long one install may take before it is stopped and counts as failed. */
 export const INSTALL_TIMEOUT_MS = 600_000;
 
-/** The marker written last in an install's directory: present only when the install finished. */
+/** The marker written last in an entry: present only when the install finished and was verified. */
 const DONE = '.maker-installed';
 
-/** How a check sees installed dependencies: paths shown read-only, and its environment's additions. */
+/** The marker's version: entries of older versions (never verified) are never served. */
+const ENTRY_VERSION = 2;
+
+/** How a check sees installed dependencies: what is mounted, its environment's additions. */
 export interface CheckDependencies {
-  readonly readOnly: readonly ReadOnlyBind[];
+  readonly mounts: readonly Mount[];
   readonly env: Readonly<Record<string, string>>;
+  /** A directory put first on the PATH (a virtualenv's `bin`). */
+  readonly pathFirst?: string | undefined;
 }
 
 /** A tree's dependencies for its checks: none to install, installed (with how to show them), or failed. */
 export type PreparedDependencies =
-  | { readonly ok: true; readonly view?: (checkout: string) => Promise<CheckDependencies> }
+  | { readonly ok: true; readonly view?: (scratch: string) => Promise<CheckDependencies> }
   | { readonly ok: false; readonly output: string };
 
 export interface DependencyCacheOptions {
   /** Where installs go: one directory per key (`<key>/`), and its lock while installing. */
   readonly root: string;
-  /** MAKER's environment: the install takes PATH, locale and registry settings from it, nothing else. */
+  /** MAKER's environment: the registries, PATH and locale come from it, nothing else. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** What the install must not see (the repository, credential stores); computed per install. */
-  readonly hidden: () => Promise<Hidden[]>;
+  /** The host view sandboxes start from (the system, the toolchains). */
+  readonly view: () => Promise<HostView>;
   readonly timeoutMs?: number;
   /** The sandbox installs run in (default: {@link findSandbox}); none: every install fails, saying so. */
   readonly sandbox?: () => Promise<CheckSandbox | undefined>;
 }
 
 /**
- * Installs a tree's dependencies once per content of its lock files and install command, into
- * `<root>/<key>/`, sandboxed with the network (the only step that has it), and shows them to
- * checks read-only. The key is a hash of the command and the lock files, so a subtask that
- * changes a lock file makes the next check install again. Within a process an install runs once
- * per key (concurrent checks wait for it) and a failed one is not retried for the same files;
- * across processes a lock next to the directory keeps two installs of one key apart.
+ * Installs a tree's dependencies once per content of its lock files, install command, tools'
+ * versions and registries, into `<root>/<key>/`, sandboxed with no network but MAKER's registry
+ * proxy, verified before it is ever served (see {@link entryProblems}), and shows them to checks
+ * read-only. Lock files that would fetch from anywhere but the configured registries are refused
+ * before anything runs (see {@link lockProblems}). Within a process an install runs once per key
+ * (concurrent checks wait for it) and a failed one is not retried for the same files; across
+ * processes a lock next to the directory keeps two installs of one key apart.
  */
 export class DependencyCache {
   readonly #options: DependencyCacheOptions;
@@ -68,8 +75,8 @@ export class DependencyCache {
 
   /**
    * The dependencies of `treeish` for a check, installed if they are not yet: `install` is the
-   * run's choice (undefined: the lock files' default; `''`: none). Never throws for a failed
-   * install (its output explains it); rejects with `AbortedError` when `signal` aborts.
+   * run's choice (undefined: the lock files' default; `''`: none). Never throws for a failed or
+   * refused install (its output explains it); rejects with `AbortedError` when `signal` aborts.
    */
   async prepare(
     files: { readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]> },
@@ -79,7 +86,23 @@ export class DependencyCache {
   ): Promise<PreparedDependencies> {
     const plan = dependencyPlan(await files.readFiles(treeish, DEPENDENCY_FILES), install);
     if (plan === undefined) return { ok: true };
-    const key = hash(dependencyKeyText(plan));
+    const network = installNetwork(this.#options.env);
+    const refused = lockProblems(plan.inputs, network.registries);
+    if (refused.length > 0)
+      return {
+        ok: false,
+        output: `The dependency files were refused, so nothing was installed and this check could not run:\n${refused
+          .slice(0, 10)
+          .map((p) => `- ${p}`)
+          .join(
+            '\n',
+          )}\nInstalls take packages only from the configured registries (${network.origins.join(', ')}), by name and version, with integrity hashes.`,
+      };
+    const context = {
+      ...(await toolVersions(plan.command, this.#options.env['PATH'] ?? '')),
+      registries: network.origins.join(' '),
+    };
+    const key = hash(dependencyKeyText(plan, context));
     // A failure is remembered per exact files (a fixed manifest with the same lock tries again).
     const attempt = `${key}:${hash(JSON.stringify(plan))}`;
     let found = this.#installs.get(attempt);
@@ -102,7 +125,8 @@ export class DependencyCache {
     const lock = new WorkspaceLock(`${dir}.lock`, { command: 'install' });
     const deadline = Date.now() + (this.#options.timeoutMs ?? INSTALL_TIMEOUT_MS) + 60_000;
     for (;;) {
-      if (await exists(join(dir, DONE))) return { ok: true, view: viewOf(dir, plan) };
+      const served = await this.#served(dir, plan);
+      if (served !== undefined) return served;
       try {
         await lock.acquire();
         break;
@@ -115,20 +139,34 @@ export class DependencyCache {
       }
     }
     try {
-      if (await exists(join(dir, DONE))) return { ok: true, view: viewOf(dir, plan) };
-      const result = await this.#install(plan, dir, signal);
-      return result.ok ? { ok: true, view: viewOf(dir, plan) } : failed(plan, result.output);
+      return (await this.#served(dir, plan)) ?? (await this.#install(plan, dir, signal));
     } finally {
       await lock.release();
     }
+  }
+
+  /** The entry at `dir` as checks see it, if a verified install finished there. */
+  async #served(dir: string, plan: DependencyPlan): Promise<PreparedDependencies | undefined> {
+    const marker = await readFile(join(dir, DONE), 'utf8').catch(() => undefined);
+    if (marker === undefined) return undefined;
+    let names: unknown;
+    try {
+      const parsed = JSON.parse(marker) as { version?: unknown; names?: unknown };
+      if (parsed.version !== ENTRY_VERSION) return undefined;
+      names = parsed.names;
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) return undefined;
+    return { ok: true, view: viewOf(dir, plan, names) };
   }
 
   async #install(
     plan: DependencyPlan,
     dir: string,
     signal: AbortSignal | undefined,
-  ): Promise<{ ok: boolean; output: string }> {
-    // What an earlier attempt left (a crash, a failure) is not trusted.
+  ): Promise<PreparedDependencies> {
+    // What an earlier attempt left (a crash, a failure, an older MAKER) is not trusted.
     await removeTree(dir);
     const project = join(dir, 'project');
     await mkdir(project, { recursive: true });
@@ -137,19 +175,16 @@ export class DependencyCache {
     const sandbox = await (this.#options.sandbox ?? (() => findSandbox()))();
     if (sandbox === undefined) {
       await removeTree(dir);
-      return {
-        ok: false,
-        output: 'no sandbox works on this machine, and installs run only inside one',
-      };
+      return failed(plan, 'no sandbox works on this machine, and installs run only inside one');
     }
+    const view = await this.#options.view();
     const result = await runInstall({
       command: plan.command,
       sandbox,
+      view,
       dir,
-      cwd: project,
-      env: installEnv(this.#options.env, dir),
-      hidden: await this.#options.hidden(),
-      readOnly: await resolverPlaces(),
+      network: installNetwork(this.#options.env),
+      env: this.#options.env,
       timeoutMs: this.#options.timeoutMs ?? INSTALL_TIMEOUT_MS,
       signal,
     }).catch(async (error: unknown) => {
@@ -158,49 +193,86 @@ export class DependencyCache {
     });
     if (!result.ok) {
       await removeTree(dir).catch(() => undefined);
-      return result;
+      return failed(plan, result.output);
     }
     // The download caches served the install only: checks never see the install's home.
     await removeTree(join(dir, 'home'));
-    await writeFile(join(dir, DONE), `${JSON.stringify({ command: plan.command })}\n`);
-    return result;
+    const roots = view.mounts.flatMap((m) =>
+      m.kind === 'ro-bind' ? [m.target] : m.kind === 'symlink' ? [m.path] : [],
+    );
+    const problems = await entryProblems(dir, roots);
+    const added =
+      problems.length > 0
+        ? { names: [], problems: [] }
+        : await addedNames(project, new Set(plan.inputs.map((f) => f.path)));
+    problems.push(...added.problems);
+    if (problems.length > 0) {
+      await removeTree(dir).catch(() => undefined);
+      return failed(
+        plan,
+        `The install ran, but what it wrote is refused and was removed:\n${problems.map((p) => `- ${p}`).join('\n')}`,
+      );
+    }
+    await writeFile(
+      join(dir, DONE),
+      `${JSON.stringify({ version: ENTRY_VERSION, command: plan.command, names: added.names })}\n`,
+    );
+    return { ok: true, view: viewOf(dir, plan, added.names) };
   }
 }
 
 /**
- * How a check sees the install in `dir`: the whole directory at its own path (read-only), what the
- * install added next to the dependency files (`node_modules`, `.venv`, …) at the same place in the
- * check's checkout (unless the tree has that path itself), and the variables that point tools at
- * the rest (`PYTHONPATH` for `pip --target "$MAKER_DEPS/python"`, `GOMODCACHE`, a virtualenv's
- * `bin` first on PATH).
+ * How a check sees the entry in `dir`: the whole entry read-only at {@link DEPS}, what the install
+ * added next to the dependency files (`node_modules`, `.venv`, …) at the same place in the
+ * check's checkout (unless the checked tree, written to `scratch`, has that path itself), and the
+ * variables that point tools at the rest (`PYTHONPATH` for `pip --target "$MAKER_DEPS/python"`,
+ * `GOMODCACHE`, a virtualenv's `bin` first on PATH). Each name is checked again when shown: only
+ * a real directory or file inside the entry is ever a mount's source.
  */
 function viewOf(
   dir: string,
   plan: DependencyPlan,
-): (checkout: string) => Promise<CheckDependencies> {
+  names: readonly string[],
+): (scratch: string) => Promise<CheckDependencies> {
   const inputs = new Set(plan.inputs.map((f) => f.path));
-  return async (checkout) => {
-    const project = join(dir, 'project');
-    const added = (await readdir(project)).filter((name) => !inputs.has(name));
+  return async (scratch) => {
+    const project = await lstat(join(dir, 'project')).catch(() => undefined);
+    if (project?.isDirectory() !== true)
+      throw new MakerError(
+        'corrupt',
+        `The dependency cache entry ${dir} was changed after it was verified; remove it with maker doctor --clean-deps.`,
+      );
     const shown: string[] = [];
-    for (const name of added) if (!(await exists(join(checkout, name)))) shown.push(name);
-    const env: Record<string, string> = { MAKER_DEPS: dir };
-    if (await exists(join(dir, 'python'))) env['PYTHONPATH'] = join(dir, 'python');
+    for (const name of names) {
+      if (inputs.has(name) || name.includes('/') || name.startsWith('.maker')) continue;
+      const source = await lstat(join(dir, 'project', name)).catch(() => undefined);
+      if (source === undefined || !(source.isDirectory() || source.isFile()))
+        throw new MakerError(
+          'corrupt',
+          `The dependency cache entry ${dir} was changed after it was verified (${name}); remove it with maker doctor --clean-deps.`,
+        );
+      if ((await lstat(join(scratch, name)).catch(() => undefined)) === undefined) shown.push(name);
+    }
+    const env: Record<string, string> = { MAKER_DEPS: DEPS };
+    if (await exists(join(dir, 'python'))) env['PYTHONPATH'] = `${DEPS}/python`;
     if (await exists(join(dir, 'go', 'mod'))) {
-      env['GOMODCACHE'] = join(dir, 'go', 'mod');
+      env['GOMODCACHE'] = `${DEPS}/go/mod`;
       env['GOPROXY'] = 'off';
       env['GOTOOLCHAIN'] = 'local';
     }
-    if (shown.includes('.venv')) {
-      env['VIRTUAL_ENV'] = join(checkout, '.venv');
-      env['PATH'] = `${join(checkout, '.venv', 'bin')}:${process.env['PATH'] ?? ''}`;
-    }
+    const venv = shown.includes('.venv');
+    if (venv) env['VIRTUAL_ENV'] = `${CHECKOUT}/.venv`;
     return {
-      readOnly: [
-        { source: dir, target: dir },
-        ...shown.map((name) => ({ source: join(project, name), target: join(checkout, name) })),
+      mounts: [
+        { kind: 'ro-bind', source: dir, target: DEPS },
+        ...shown.map((name): Mount => ({
+          kind: 'ro-bind',
+          source: join(dir, 'project', name),
+          target: `${CHECKOUT}/${name}`,
+        })),
       ],
       env,
+      pathFirst: venv ? `${CHECKOUT}/.venv/bin` : undefined,
     };
   };
 }
@@ -217,7 +289,7 @@ function hash(text: string): string {
 }
 
 function exists(path: string): Promise<boolean> {
-  return stat(path).then(
+  return lstat(path).then(
     () => true,
     () => false,
   );

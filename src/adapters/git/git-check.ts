@@ -3,14 +3,25 @@ import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { AbortedError } from '../../core/errors.js';
 import type { CheckDependencies } from '../deps/dependency-cache.js';
-import type { CheckSandbox, Hidden } from '../sandbox/bwrap.js';
+import type { CheckSandbox } from '../sandbox/bwrap.js';
+import type { HostView } from '../sandbox/host-view.js';
+import { CHECK_LIMITS } from '../sandbox/limits.js';
+import { runSandboxed, stopMessage } from '../sandbox/run-sandboxed.js';
+import {
+  CHECKOUT,
+  MAKER_DIR,
+  SANDBOX_HOME,
+  scratchMounts,
+  type Mount,
+  type SandboxSpec,
+} from '../sandbox/view.js';
 import { gitBinary } from './git-binary.js';
 import { gitEnv } from './run-git.js';
 
 const execFileAsync = promisify(execFile);
 
-/** Only what a build needs from the environment: no keys or tokens reach a check. */
-const PASSED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM'];
+/** Settings passed from MAKER's environment to a check: the locale and terminal, no keys or tokens. */
+const PASSED_ENV = ['LANG', 'LC_ALL', 'TERM'];
 
 /** What a check may print on each of stdout and stderr before it is stopped. */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
@@ -18,66 +29,107 @@ const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 /** How much of a check's output is kept (its tail), the reason it was stopped included. */
 const KEPT_CHARS = 2000;
 
+/** The memory file systems a check writes in: its checkout, `/tmp` and its home. */
+const MiB = 1024 * 1024;
+export const CHECK_SIZES = { checkoutBytes: 1024 * MiB, tmpBytes: 512 * MiB, homeBytes: 256 * MiB };
+
+/** Where the checked tree is shown read-only inside, to be copied into the writable checkout. */
+const SOURCE = `${MAKER_DIR}/source`;
+
 /**
- * Runs `command` confined by `sandbox` in `scratch`, a fresh checkout of `treeish` from the
- * repository at `dir`, with a timeout, no input and `hidden` out of its sight; resolves with
- * whether it passed and the tail of its output, ending with why it was stopped if it was. When
- * `signal` aborts, the check is killed and the call rejects with {@link AbortedError}.
- * `dependencies` says how the check sees the installed dependencies of the checkout (read-only);
- * `objectEnv` where git finds the tree's objects besides the repository (a scratch object store).
+ * The spec of a check: the host view, an empty checkout of `CHECKOUT` (in memory, size-limited)
+ * filled with a copy of the checked tree, an empty home and `/tmp`, and the dependencies' view.
+ * The copy is made inside the sandbox, so nothing of the tree is ever a mount's source but the
+ * directory MAKER wrote it to.
+ */
+export function checkSpec(
+  view: HostView,
+  scratch: string,
+  command: string,
+  deps: CheckDependencies | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): SandboxSpec {
+  const passed = PASSED_ENV.flatMap((k) => {
+    const value = env[k];
+    return value === undefined ? [] : [[k, value] as const];
+  });
+  const mounts: Mount[] = [
+    ...view.mounts,
+    ...scratchMounts(CHECK_SIZES),
+    { kind: 'tmpfs', target: CHECKOUT, sizeBytes: CHECK_SIZES.checkoutBytes },
+    { kind: 'ro-bind', source: scratch, target: SOURCE },
+    ...(deps?.mounts ?? []),
+  ];
+  return {
+    mounts,
+    env: {
+      PATH: deps?.pathFirst === undefined ? view.path : `${deps.pathFirst}:${view.path}`,
+      HOME: SANDBOX_HOME,
+      TMPDIR: '/tmp',
+      ...Object.fromEntries(passed),
+      ...deps?.env,
+    },
+    cwd: CHECKOUT,
+    argv: [
+      '/bin/sh',
+      '-c',
+      `cp -R -p -P -- ${SOURCE}/. ${CHECKOUT}/ || { echo "maker: the tree could not be copied into the sandbox" >&2; exit 125; }; cd ${CHECKOUT} && exec /bin/sh -c "$1"`,
+      'maker-check',
+      command,
+    ],
+  };
+}
+
+/** A check's inputs beyond its command. */
+export interface CheckRun {
+  readonly sandbox: CheckSandbox;
+  readonly view: HostView;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  /** How the check sees the installed dependencies, given the checkout written (read-only). */
+  readonly dependencies?: ((scratch: string) => Promise<CheckDependencies>) | undefined;
+  /** Where git finds the tree's objects besides the repository (a scratch object store). */
+  readonly objectEnv?: Readonly<Record<string, string>> | undefined;
+  /** MAKER's environment: a check gets only its locale and terminal. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+}
+
+/**
+ * Runs `command` confined by `run.sandbox` on a fresh copy of `treeish` from the repository at
+ * `dir` (written to `scratch` first), with a timeout, no input and the sandbox's limits; resolves
+ * with whether it passed and the tail of its output, ending with why it was stopped if it was.
+ * When `signal` aborts, the check is killed and the call rejects with {@link AbortedError}.
  */
 export async function runCheckIn(
   dir: string,
   scratch: string,
   treeish: string,
   command: string,
-  timeoutMs: number,
-  sandbox: CheckSandbox,
-  hidden: readonly Hidden[] = [],
-  signal?: AbortSignal,
-  dependencies?: (checkout: string) => Promise<CheckDependencies>,
-  objectEnv: Readonly<Record<string, string>> = {},
+  run: CheckRun,
 ): Promise<{ ok: boolean; output: string }> {
   const cancelled = () => {
-    if (signal?.aborted === true) throw new AbortedError(signal.reason);
+    if (run.signal?.aborted === true) throw new AbortedError(run.signal.reason);
   };
   cancelled();
   // A tree git holds may still not fit a file system (a path too long for it): the candidate's
   // check then fails, as its content's doing, instead of the run. Written through a private index,
   // not `git archive`, whose `export-ignore` and `export-subst` attributes would change the tree.
-  const checkout = await checkoutTree(dir, treeish, scratch, objectEnv);
+  const checkout = await checkoutTree(dir, treeish, scratch, run.objectEnv ?? {});
   cancelled();
   if (checkout !== undefined)
     return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
-  const deps = await dependencies?.(scratch);
-  const env = {
-    ...(Object.fromEntries(
-      PASSED_ENV.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),
-    ) as Record<string, string>),
-    ...deps?.env,
+  const deps = await run.dependencies?.(scratch);
+  const spec = checkSpec(run.view, scratch, command, deps, run.env ?? process.env);
+  const options = {
+    timeoutMs: run.timeoutMs,
+    limits: CHECK_LIMITS,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
   };
-  const [file, ...args] = sandbox.argv(command, scratch, hidden, deps?.readOnly);
-  const running = execFileAsync(file as string, args, {
-    cwd: scratch,
-    env,
-    timeout: timeoutMs,
-    killSignal: 'SIGKILL',
-    maxBuffer: MAX_OUTPUT_BYTES,
-    ...(signal === undefined ? {} : { signal }),
-  });
-  running.child.stdin?.end();
-  return running
-    .then((r) => ({ ok: true, output: tail(r.stdout + r.stderr, '') }))
-    .catch((error: { stdout?: string; stderr?: string; killed?: boolean; code?: unknown }) => {
-      cancelled();
-      const stopped =
-        error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
-          ? `\nstopped: it printed more than ${MAX_OUTPUT_BYTES} bytes`
-          : error.killed === true
-            ? `\ntimed out after ${timeoutMs} ms`
-            : '';
-      return { ok: false, output: tail(`${error.stdout ?? ''}${error.stderr ?? ''}`, stopped) };
-    });
+  const result = await runSandboxed(run.sandbox, spec, { ...options, signal: run.signal });
+  return {
+    ok: result.ok,
+    output: tail(result.stdout + result.stderr, stopMessage(result.stopped, options)),
+  };
 }
 
 /**

@@ -13,7 +13,12 @@ export const IDENTITY = { name: 'MAKER', email: 'maker@localhost' };
 export async function prepareRepository(dir: string, create: boolean): Promise<void> {
   if (create) await mkdir(dir, { recursive: true });
   // The top of a repository: git's own directory is `.git` (or `.`, a bare one) from there.
-  const gitDir = (await gitText(dir, ['rev-parse', '--git-dir']).catch(() => '')).trim();
+  const gitDir = (
+    await gitText(dir, ['rev-parse', '--git-dir']).catch((error: unknown) => {
+      if (isDubiousOwnership(error)) throw unsafeRepository(dir);
+      return '';
+    })
+  ).trim();
   if (!/^\.(git)?$/.test(gitDir)) {
     if (!create) throw new MakerError('git-not-a-repo', `${dir} is not a git repository.`);
     await gitText(dir, ['init', '--quiet', '--initial-branch=main']);
@@ -31,6 +36,21 @@ export async function prepareRepository(dir: string, create: boolean): Promise<v
     identity: await configuredIdentity(dir),
   });
   await gitText(dir, ['update-ref', branch, commit]);
+}
+
+/** Whether git refused a repository another user owns (its `safe.directory` check). */
+export function isDubiousOwnership(error: unknown): boolean {
+  const stderr = (error as { stderr?: unknown } | undefined)?.stderr;
+  const said = `${error instanceof Error ? error.message : ''} ${typeof stderr === 'string' ? stderr : ''} ${error instanceof Error && error.cause instanceof Error ? error.cause.message : ''}`;
+  return /dubious ownership/.test(said);
+}
+
+/** The error for a repository git refuses as owned by another user: what it is, and the way forward. */
+export function unsafeRepository(dir: string): MakerError {
+  return new MakerError(
+    'git-unsafe-repository',
+    `${dir} is a git repository owned by another user, which git refuses to work in ("detected dubious ownership"). If you trust it, allow it with: git config --global --add safe.directory ${dir} (or run maker as the user who owns it).`,
+  );
 }
 
 /** The person's git identity as configured for `dir` (repository, global or system), if complete. */

@@ -380,6 +380,11 @@ export class GitWorkspace implements Workspace {
     return this.#checks.environment();
   }
 
+  /** See {@link WorkspaceChecks.unavailable}. */
+  checksUnavailable(): Promise<string> {
+    return this.#checks.unavailable();
+  }
+
   /** Landing's git access in the work tree at `dir` (this one or a linked one). */
   #landingGit(dir: string): LandingGit {
     return {

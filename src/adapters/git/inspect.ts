@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { realpath, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { isDubiousOwnership, unsafeRepository } from './git-repo.js';
 import { gitBinary } from './git-binary.js';
 
 const execFileAsync = promisify(execFile);
@@ -38,7 +39,16 @@ export async function inspectRepository(dir: string): Promise<RepositoryFacts> {
       (r) => r.stdout,
       () => undefined,
     );
-  const top = (await git(['rev-parse', '--show-toplevel']))?.trim();
+  const top = await execFileAsync(gitBinary(), ['-C', dir, 'rev-parse', '--show-toplevel'], {
+    env: gitEnv(),
+  }).then(
+    (r) => r.stdout.trim(),
+    (error: unknown) => {
+      // Git refuses a repository another user owns: not a folder to make a repository of.
+      if (isDubiousOwnership(error)) throw unsafeRepository(dir);
+      return undefined;
+    },
+  );
   if (top === undefined || top === '') return { kind: 'directory' };
   const [realTop, realDir] = await Promise.all([realpath(top), realpath(dir)]);
   if (realTop !== realDir) return { kind: 'directory' };

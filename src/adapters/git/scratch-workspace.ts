@@ -135,4 +135,8 @@ export class ScratchGitWorkspace implements ScratchWorkspace {
   checkEnvironment(): Promise<CheckEnvironment | undefined> {
     return this.#inner.checkEnvironment?.() ?? Promise.resolve(undefined);
   }
+
+  checksUnavailable(): Promise<string> {
+    return this.#inner.checksUnavailable?.() ?? Promise.resolve('No sandbox works on this machine');
+  }
 }

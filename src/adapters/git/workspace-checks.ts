@@ -4,13 +4,9 @@ import { MakerError } from '../../core/errors.js';
 import { CHECK_TIMEOUT_MS, type CheckEnvironment } from '../../core/checks.js';
 import type { CheckOptions, FileEdit } from '../../ports/workspace.js';
 import { DependencyCache } from '../deps/dependency-cache.js';
-import {
-  findSandbox,
-  hiddenPlaces,
-  NO_SANDBOX,
-  secretPlaces,
-  type CheckSandbox,
-} from '../sandbox/bwrap.js';
+import type { CheckSandbox } from '../sandbox/bwrap.js';
+import { findSandbox, NO_SANDBOX, noSandboxReason } from '../sandbox/bwrap.js';
+import { hostView, type HostView } from '../sandbox/host-view.js';
 import { findRuntimes } from '../sandbox/runtimes.js';
 import { runCheckIn } from './git-check.js';
 import { removeTree, scratchDir } from './scratch.js';
@@ -23,9 +19,10 @@ export interface CheckedRepository {
 }
 
 /**
- * A workspace's checks: each runs on a scratch checkout of the tree it judges, inside the sandbox,
- * with the repository, `/run` and the home directory's credential stores out of its sight, and
- * the tree's dependencies installed (cached in `.git/maker-deps/`) and shown read-only.
+ * A workspace's checks: each runs on a copy of the tree it judges, inside the sandbox, which shows
+ * nothing of the host but the system, `/etc` without credentials and the toolchains, read-only
+ * (never the repository, the home directory, `/run` or `/tmp`), with the tree's dependencies
+ * installed (cached in `.git/maker-deps/`) and shown read-only.
  */
 export class WorkspaceChecks {
   readonly #repo: CheckedRepository;
@@ -58,25 +55,22 @@ export class WorkspaceChecks {
   ): Promise<{ ok: boolean; output: string }> {
     const sandbox = await this.#sandbox();
     if (sandbox === undefined) throw new MakerError('no-sandbox', NO_SANDBOX);
-    const hidden = await this.#hidden();
+    const view = await this.#view();
     const dependencies = await (
       await this.#dependencyCache()
     ).prepare(this.#repo, treeish, options.install, signal);
     if (!dependencies.ok) return { ok: false, output: dependencies.output };
     const scratch = await scratchDir(tmpdir(), 'check');
     try {
-      return await runCheckIn(
-        this.#repo.dir,
-        scratch,
-        treeish,
-        command,
-        timeoutMs,
+      return await runCheckIn(this.#repo.dir, scratch, treeish, command, {
         sandbox,
-        hidden,
+        view,
+        timeoutMs,
         signal,
-        dependencies.view,
-        this.#objectEnv,
-      );
+        dependencies: dependencies.view,
+        objectEnv: this.#objectEnv,
+        env: this.#env,
+      });
     } finally {
       // What the check left there is its own doing: a checkout that resists removal is swept later.
       await removeTree(scratch).catch(() => undefined);
@@ -99,15 +93,14 @@ export class WorkspaceChecks {
     };
   }
 
-  /**
-   * Out of a check's and an install's sight: the repository (its history, config and MAKER's
-   * state), sockets under /run (D-Bus, docker, databases) and the home directory's credential stores.
-   */
-  async #hidden() {
-    return [
-      ...(await hiddenPlaces(['/run', this.#repo.dir, await this.#repo.gitDir()])),
-      ...(await secretPlaces(homedir())),
-    ];
+  /** Why checks cannot run here (see {@link noSandboxReason}). */
+  unavailable(): Promise<string> {
+    return noSandboxReason(this.#env['PATH'] ?? '', this.#env['MAKER_SANDBOX']);
+  }
+
+  /** What every check and install sees of the host (made once per PATH). */
+  #view(): Promise<HostView> {
+    return hostView(this.#env['PATH'] ?? '', homedir());
   }
 
   /** Installed dependencies for checks, cached in `.git/maker-deps/` (see {@link DependencyCache}). */
@@ -116,7 +109,7 @@ export class WorkspaceChecks {
     this.#dependencies ??= new DependencyCache({
       root,
       env: this.#env,
-      hidden: () => this.#hidden(),
+      view: () => this.#view(),
       sandbox: this.#sandbox,
     });
     return this.#dependencies;

@@ -1,151 +1,47 @@
 import { execFile } from 'node:child_process';
-import { realpath, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { installArgv } from './bwrap-install.js';
-import { unshareSandbox } from './unshare.js';
+import { bubblewrapAt, type CheckSandbox, type SandboxName } from './bubblewrap.js';
+import { hostView } from './host-view.js';
+import { unshareAt } from './unshare.js';
+import { which } from './which.js';
+import { scratchMounts, SANDBOX_HOME } from './view.js';
+
+export type { CheckSandbox } from './bubblewrap.js';
 
 const execFileAsync = promisify(execFile);
 
-/** A place a check must not see: shown as an empty directory, or an empty file. */
-export interface Hidden {
-  readonly path: string;
-  readonly directory: boolean;
+/** A kind of sandbox MAKER can use: the programs it needs on the PATH, and how to make one of them. */
+export interface SandboxKind {
+  readonly name: SandboxName;
+  readonly programs: readonly string[];
+  /** The sandboxes to try, best first, given each program's absolute path. */
+  make(files: Readonly<Record<string, string>>): CheckSandbox[];
 }
 
-/** A path shown read-only at `target` inside the sandbox (an installed dependency, for example). */
-export interface ReadOnlyBind {
-  readonly source: string;
-  readonly target: string;
-}
-
-/**
- * A confinement for commands MAKER did not write (a subtask's check, proposed by a model): no
- * network, no writes outside one directory, nothing left running after it.
- */
-export interface CheckSandbox {
-  readonly name: string;
-  /**
-   * The argv that runs `command` (through `sh -c`) confined, with `dir` its only writable place and
-   * each of `hidden` (existing paths, see {@link hiddenPlaces}) out of its sight, and each of
-   * `readOnly` shown read-only at its target (after the rest: under `dir` too).
-   */
-  argv(
-    command: string,
-    dir: string,
-    hidden?: readonly Hidden[],
-    readOnly?: readonly ReadOnlyBind[],
-  ): string[];
-  /**
-   * The argv for a dependency install: confined like a check but **sharing the network**, with
-   * `dir` (the install's cache directory) its only writable place, `cwd` its working directory,
-   * `hidden` out of sight and `readOnly` shown again under hidden places (after them).
-   */
-  installArgv(
-    command: string,
-    dir: string,
-    cwd: string,
-    hidden: readonly Hidden[],
-    readOnly?: readonly ReadOnlyBind[],
-  ): string[];
-}
-
-/**
- * bubblewrap (`bwrap`, Debian's `bubblewrap`): the file system read-only, a private `/tmp`, `dir`
- * writable, no network, no capabilities (under root too: it could remount the system writable),
- * its own process, IPC and UTS namespaces, a new session (no terminal injection), everything
- * killed with it. Reads are confined only by `hidden`.
- */
-export const bubblewrap: CheckSandbox = {
+const bubblewrapKind: SandboxKind = {
   name: 'bubblewrap',
-  argv: (command, dir, hidden = [], readOnly = []) => [
-    'bwrap',
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--tmpfs',
-    '/tmp',
-    ...hidden.flatMap((h) =>
-      h.directory ? ['--tmpfs', h.path] : ['--ro-bind', '/dev/null', h.path],
-    ),
-    '--bind',
-    dir,
-    dir,
-    ...readOnly.flatMap((b) => ['--ro-bind', b.source, b.target]),
-    '--unshare-net',
-    '--unshare-pid',
-    '--unshare-ipc',
-    '--unshare-uts',
-    '--die-with-parent',
-    '--new-session',
-    '--cap-drop',
-    'ALL',
-    '--chdir',
-    dir,
-    '--setenv',
-    'HOME',
-    dir,
-    '--setenv',
-    'TMPDIR',
-    '/tmp',
-    'sh',
-    '-c',
-    command,
-  ],
-  installArgv,
+  programs: ['bwrap'],
+  // Without `--disable-userns` only where this bubblewrap is older than 0.8.
+  make: (f) => [bubblewrapAt(f['bwrap'] as string), bubblewrapAt(f['bwrap'] as string, false)],
 };
 
-/**
- * Which of `paths` exist, as places to hide (a path that is gone has nothing to hide), each by its
- * real path: a sandbox mounts over a path inside its own view, where a symbolic link on the way (a
- * home under a linked `/home`) would not lead to it (bubblewrap then fails to start).
- */
-export async function hiddenPlaces(paths: readonly string[]): Promise<Hidden[]> {
-  const found = await Promise.all(
-    paths.map((path) =>
-      realpath(path).then(
-        async (real) => ({ path: real, directory: (await stat(real)).isDirectory() }),
-        () => undefined,
-      ),
-    ),
-  );
-  return found.filter((h) => h !== undefined);
-}
-
-/**
- * Where credentials live under a home directory (SSH and GPG keys, git, gh, Gemini CLI, cloud and
- * package-registry logins): read by a check, they would reach its output, the state and the model.
- */
-const SECRET_PLACES = [
-  '.ssh',
-  '.gnupg',
-  '.git-credentials',
-  '.netrc',
-  '.config/gh',
-  '.config/git/credentials',
-  '.gemini',
-  '.npmrc',
-  '.pypirc',
-  '.docker',
-  '.kube',
-  '.aws',
-  '.azure',
-  '.config/gcloud',
-  '.password-store',
-  '.local/share/keyrings',
-];
-
-/** The credential stores present under `home`, to hide from a check. */
-export function secretPlaces(home: string): Promise<Hidden[]> {
-  return hiddenPlaces(SECRET_PLACES.map((p) => join(home, p)));
-}
+const unshareKind: SandboxKind = {
+  name: 'unshare',
+  programs: ['unshare', 'setpriv', 'sh'],
+  make: (f) => [
+    unshareAt({
+      unshare: f['unshare'] as string,
+      setpriv: f['setpriv'] as string,
+      sh: f['sh'] as string,
+    }),
+  ],
+};
 
 /** The sandboxes MAKER can use, in the order it tries them. */
-export const SANDBOXES: readonly CheckSandbox[] = [bubblewrap, unshareSandbox];
+export const SANDBOXES: readonly SandboxKind[] = [bubblewrapKind, unshareKind];
 
 /**
  * `MAKER_SANDBOX`'s values: `bubblewrap` or `unshare` use only that one (if it works), `none`
@@ -154,33 +50,86 @@ export const SANDBOXES: readonly CheckSandbox[] = [bubblewrap, unshareSandbox];
 export const SANDBOX_CHOICES = ['bubblewrap', 'unshare', 'none'] as const;
 
 /** Which sandboxes `choice` (MAKER_SANDBOX's value) lets MAKER try, in order. */
-export function sandboxesFor(choice: string | undefined): readonly CheckSandbox[] {
+export function sandboxesFor(choice: string | undefined): readonly SandboxKind[] {
   if (choice === 'none') return [];
   const only = SANDBOXES.filter((s) => s.name === choice);
   return only.length > 0 ? only : SANDBOXES;
 }
 
-const probes = new Map<string, Promise<boolean>>();
+/** Whether a kind works here, and if not, why (its programs missing, or what it said). */
+export interface Probe {
+  readonly sandbox: CheckSandbox | undefined;
+  readonly why: string;
+}
+
+const probes = new Map<string, Promise<Probe>>();
 
 /**
- * Whether `sandbox` works here with this PATH (probed once per PATH): it runs `true` confined as a
- * check is. Not installed, or the kernel refusing its namespaces, is false.
+ * Whether `kind` works here with this PATH (probed once per PATH): its programs are found on
+ * the PATH (outside any directory a model writes), and it runs `true` with the very view a check
+ * gets, in a fresh empty directory as a check's.
  */
-export function sandboxWorks(
-  sandbox: CheckSandbox,
+export function probeSandbox(
+  kind: SandboxKind,
   path: string = process.env['PATH'] ?? '',
-): Promise<boolean> {
-  const key = `${sandbox.name}\0${path}`;
+): Promise<Probe> {
+  const key = `${kind.name}\0${path}`;
   let probe = probes.get(key);
   if (probe === undefined) {
-    const [file, ...args] = sandbox.argv('true', '/tmp');
-    probe = execFileAsync(file as string, args, { timeout: 10_000, env: { PATH: path } }).then(
-      () => true,
-      () => false,
-    );
+    probe = runProbe(kind, path);
     probes.set(key, probe);
   }
   return probe;
+}
+
+/** Whether `kind` works here (see {@link probeSandbox}). */
+export async function sandboxWorks(kind: SandboxKind, path?: string): Promise<boolean> {
+  return (await probeSandbox(kind, path)).sandbox !== undefined;
+}
+
+async function runProbe(kind: SandboxKind, path: string): Promise<Probe> {
+  const files: Record<string, string> = {};
+  for (const program of kind.programs) {
+    const file = await which(program, path);
+    if (file === undefined) return { sandbox: undefined, why: `${program} is not installed` };
+    files[program] = file;
+  }
+  const view = await hostView(path, homedir());
+  let why = '';
+  for (const sandbox of kind.make(files)) {
+    const root = await mkdtemp(join(tmpdir(), 'maker-probe-'));
+    try {
+      const [file, ...args] = sandbox.argv(
+        {
+          mounts: [...view.mounts, ...scratchMounts({ tmpBytes: 1 << 20, homeBytes: 1 << 20 })],
+          env: { PATH: view.path, HOME: SANDBOX_HOME },
+          cwd: SANDBOX_HOME,
+          argv: ['/bin/sh', '-c', 'echo maker-sandbox-ok'],
+        },
+        root,
+      );
+      const { stdout } = await execFileAsync(file as string, args, {
+        // Generous: a busy machine can take seconds to start a sandbox, and a probe that gives
+        // up too soon would turn checks off for the whole process.
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+        env: { PATH: path },
+      });
+      if (stdout.trim() === 'maker-sandbox-ok') return { sandbox, why: 'works' };
+      why = `it ran, but not as expected (${stdout.trim().slice(0, 200)})`;
+    } catch (error) {
+      const said = String((error as { stderr?: string }).stderr ?? (error as Error).message).trim();
+      why =
+        (error as { killed?: boolean }).killed === true
+          ? 'it did not answer within 60 s'
+          : said === ''
+            ? 'it failed to start'
+            : lastLine(said);
+    } finally {
+      await rm(root, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+  return { sandbox: undefined, why };
 }
 
 /**
@@ -192,10 +141,31 @@ export async function findSandbox(
   path: string = process.env['PATH'] ?? '',
   choice: string | undefined = process.env['MAKER_SANDBOX'],
 ): Promise<CheckSandbox | undefined> {
-  for (const sandbox of sandboxesFor(choice)) if (await sandboxWorks(sandbox, path)) return sandbox;
+  for (const kind of sandboxesFor(choice)) {
+    const { sandbox } = await probeSandbox(kind, path);
+    if (sandbox !== undefined) return sandbox;
+  }
   return undefined;
+}
+
+/** Why no sandbox is used, for the message that says checks are off or refuses `--run-checks`. */
+export async function noSandboxReason(
+  path: string = process.env['PATH'] ?? '',
+  choice: string | undefined = process.env['MAKER_SANDBOX'],
+): Promise<string> {
+  if (choice === 'none')
+    return 'Checks are off: MAKER_SANDBOX is "none" (unset it to use bubblewrap or unshare)';
+  const said = await Promise.all(
+    sandboxesFor(choice).map(async (k) => `${k.name}: ${(await probeSandbox(k, path)).why}`),
+  );
+  return `No sandbox works on this machine (${said.join('; ')})`;
 }
 
 /** Why `--run-checks` cannot be honoured here, for the message that refuses it. */
 export const NO_SANDBOX =
-  'Checks run commands a model proposed, so MAKER runs them only inside a sandbox (no network, no writes outside a scratch checkout), and none works on this machine (bubblewrap, or util-linux unshare with unprivileged user namespaces). Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run without --run-checks.';
+  'Checks run commands a model proposed, so MAKER runs them only inside a sandbox (no network, nothing of the host but the system and the toolchains, read-only), and none works on this machine (bubblewrap, or util-linux unshare with unprivileged user namespaces). Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run without --run-checks.';
+
+function lastLine(text: string): string {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  return (lines.at(-1) ?? text).slice(0, 300);
+}

@@ -1,173 +1,122 @@
-import type { CheckSandbox, Hidden, ReadOnlyBind } from './bwrap.js';
+import type { CheckSandbox } from './bubblewrap.js';
+import type { Mount, SandboxSpec } from './view.js';
 
 /**
  * The set-up run by `sh` inside util-linux `unshare`'s new user (mapped to root), mount, PID, IPC,
- * UTS (and for a check, network) namespaces, before the command. It builds what bubblewrap builds:
+ * UTS and network namespaces, before the command. It builds what bubblewrap builds, on an empty
+ * root:
  *
- * 1. Every path it is given is resolved on the host first (`readlink -m`), so a symbolic link in
- *    one cannot point a mount elsewhere later.
- * 2. A tmpfs on `/tmp` becomes the root, holding only the system's programs (`/usr`, `/bin`, `/lib`…
- *    bound in) and the old root at `/old`, so the old `/tmp` is reachable again.
- * 3. `/new` gets the whole old tree, every mount of it remounted read-only, a private `/tmp`, a
- *    minimal `/dev` (null, zero, full, random, urandom, tty, its own pts and shm), then the steps
- *    in order: `hide-dir P` (an empty tmpfs over P), `hide-file P` (`/dev/null` over P), `bind S T`
- *    (S writable at T), `ro-bind S T` (S read-only at T), `setenv N V`. A hidden path that is not
- *    there (under a place already hidden) is skipped: nothing of it is visible.
- * 4. `/new` becomes the root, the old one is detached, and the command runs from its directory in
- *    a new session with no capabilities at all (bounding set emptied, no new privileges), so it
- *    cannot remount anything writable nor unmount what hides a place, though it is root in its
- *    namespace; a namespace it makes itself sees every mount locked.
+ * 1. A tmpfs on `root` (a fresh empty directory MAKER made) becomes the new root; every path it
+ *    is given is taken as is (MAKER resolved them) and must be absolute, without newlines.
+ * 2. The steps, in order: `ro-bind S T`, `bind S T`, `tmpfs T SIZE MODE`, `symlink L P`,
+ *    `hide-dir P`, `hide-file P`, `dev` (a minimal `/dev`), `proc` (the new process namespace's).
+ * 3. Loopback up (so a check may serve on 127.0.0.1 to itself), no further user namespaces, the
+ *    new root made read-only and pivoted to, the old one detached.
+ * 4. The command runs in its directory, in a new session, with exactly the environment it was
+ *    given and no capabilities at all (bounding set emptied, no new privileges), so it cannot
+ *    remount anything writable nor unmount what hides a place, though it is root in its namespace.
  *
- * Its own tools (mount, pivot_root, setpriv, …) are found in the system's directories, whatever the
- * PATH; the command gets the PATH it was given. Any failing step stops it (`set -e`) before the
- * command runs.
+ * Its own tools (mount, pivot_root, setpriv, …) are found in the system's directories. Any failing
+ * step stops it (`set -e`) before the command runs.
  */
 const SETUP = String.raw`set -eu
-command=$1; cwd=$2; shift 2
-path=$PATH
+root=$1; cwd=$2; shift 2
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-nl='
-'
-canon() {
-  case $1 in *"$nl"*|'') echo "maker sandbox: unusable path" >&2; return 1 ;; esac
-  readlink -m -- "$1"
-}
-steps=
+setpriv=$(command -v setpriv); setsid=$(command -v setsid); envp=$(command -v env)
+mount -t tmpfs -o mode=0755,size=1m maker-root "$root"
+target() { mkdir -p "$(dirname "$root$1")"; if [ -d "$2" ]; then mkdir -p "$root$1"; else touch "$root$1"; fi; }
 while [ $# -gt 0 ]; do
-  kind=$1
-  case $kind in
-    hide-dir|hide-file) a=$(canon "$2"); b=; shift 2 ;;
-    bind|ro-bind) a=$(canon "$2"); b=$(canon "$3"); shift 3 ;;
-    setenv) a=$2; b=$3; shift 3 ;;
-    *) echo "maker sandbox: unknown step $kind" >&2; exit 70 ;;
+  step=$1; shift
+  case $step in
+    --) break ;;
+    ro-bind|bind) target "$2" "$1"; mount --bind "$1" "$root$2"
+      if [ "$step" = ro-bind ]; then mount -o remount,bind,ro,nosuid,nodev "$root$2"; fi; shift 2 ;;
+    tmpfs) mkdir -p "$root$1"; mount -t tmpfs -o "size=$2,mode=$3,nosuid,nodev" maker-tmp "$root$1"; shift 3 ;;
+    symlink) mkdir -p "$(dirname "$root$2")"; ln -s "$1" "$root$2"; shift 2 ;;
+    hide-dir) mount -t tmpfs -o size=4k,mode=0555,ro maker-hidden "$root$1"; shift ;;
+    hide-file) mount --bind /dev/null "$root$1"; shift ;;
+    dev) d=$root/dev; mkdir -p "$d"; mount -t tmpfs -o mode=0755,nosuid maker-dev "$d"
+      for n in null zero full random urandom tty; do touch "$d/$n"; mount --bind "/dev/$n" "$d/$n"; done
+      ln -s /proc/self/fd "$d/fd"; ln -s /proc/self/fd/0 "$d/stdin"
+      ln -s /proc/self/fd/1 "$d/stdout"; ln -s /proc/self/fd/2 "$d/stderr"
+      mkdir "$d/shm" "$d/pts"; mount -t tmpfs -o mode=1777,nosuid,nodev maker-shm "$d/shm"
+      if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$d/pts" 2>/dev/null; then ln -s pts/ptmx "$d/ptmx"; fi ;;
+    proc) mkdir -p "$root/proc"; mount -t proc -o nosuid,nodev,noexec proc "$root/proc" ;;
+    *) echo "maker sandbox: unknown step $step" >&2; exit 70 ;;
   esac
-  case $a$b in *"$nl"*) echo "maker sandbox: unusable value" >&2; exit 70 ;; esac
-  steps=$steps$kind$nl$a$nl$b$nl
 done
-cwd=$(canon "$cwd")
-setpriv=$(command -v setpriv)
-setsid=$(command -v setsid)
-mount -t tmpfs -o mode=0755 maker-sandbox /tmp
-cd /tmp
-for d in usr bin sbin lib lib32 lib64 libx32; do
-  if [ -L "/$d" ]; then ln -s "$(readlink "/$d")" "$d"
-  elif [ -d "/$d" ]; then mkdir "$d"; mount --rbind "/$d" "$d"; fi
-done
-mkdir proc new old
-mount --rbind /proc proc
-pivot_root . old
-cd /
-mount --rbind /old /new
-mounts=$(cat /proc/self/mountinfo)
-while read -r _ _ _ _ mp _; do
-  mp=$(printf '%b' "$mp")
-  case $mp in /new|/new/*) mount -o remount,bind,ro "$mp" ;; esac
-done <<EOF
-$mounts
-EOF
-mount -t tmpfs -o mode=1777 maker-tmp /new/tmp
-mount -t tmpfs -o mode=0755 maker-dev /new/dev
-for d in null zero full random urandom tty; do
-  touch "/new/dev/$d"
-  mount --bind "/old/dev/$d" "/new/dev/$d"
-done
-ln -s /proc/self/fd /new/dev/fd
-ln -s /proc/self/fd/0 /new/dev/stdin
-ln -s /proc/self/fd/1 /new/dev/stdout
-ln -s /proc/self/fd/2 /new/dev/stderr
-mkdir /new/dev/shm /new/dev/pts
-mount -t tmpfs -o mode=1777 maker-shm /new/dev/shm
-if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /new/dev/pts 2>/old/dev/null; then
-  ln -s pts/ptmx /new/dev/ptmx
-fi
-while IFS= read -r kind && IFS= read -r a && IFS= read -r b; do
-  case $kind in
-    hide-dir) if [ -d "/new$a" ]; then mount -t tmpfs -o mode=0755 maker-hidden "/new$a"; fi ;;
-    hide-file) if [ -e "/new$a" ] && [ ! -d "/new$a" ]; then mount --bind /old/dev/null "/new$a"; fi ;;
-    bind|ro-bind)
-      if [ -d "/old$a" ]; then mkdir -p "/new$b"
-      elif [ ! -e "/new$b" ]; then mkdir -p "$(dirname "/new$b")"; touch "/new$b"; fi
-      mount --bind "/old$a" "/new$b"
-      if [ "$kind" = ro-bind ]; then mount -o remount,bind,ro "/new$b"; fi ;;
-    setenv) export "$a=$b" ;;
-  esac
-done <<EOF
-$steps
-EOF
-mkdir /new/tmp/.maker-old
-cd /new
-pivot_root . tmp/.maker-old
-umount -l /tmp/.maker-old
-rmdir /tmp/.maker-old
+if command -v ip >/dev/null 2>&1; then ip link set lo up; fi
+echo 0 > /proc/sys/user/max_user_namespaces
+mkdir "$root/.maker-old"
+cd "$root"
+pivot_root . .maker-old
+umount -l /.maker-old
+rmdir /.maker-old
+mount -o remount,bind,ro /
 cd "$cwd"
-PATH=$path
-exec "$setpriv" --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- "$setsid" sh -c "$command"
+exec "$setpriv" --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- "$setsid" -w "$envp" -i "$@"
 `;
 
-const hideSteps = (hidden: readonly Hidden[]) =>
-  hidden.flatMap((h) => [h.directory ? 'hide-dir' : 'hide-file', h.path]);
-const readOnlySteps = (readOnly: readonly ReadOnlyBind[]) =>
-  readOnly.flatMap((b) => ['ro-bind', b.source, b.target]);
-
-/** The `unshare` argv that runs SETUP, then `command` in `cwd`, with these steps. */
-function unshareArgv(
-  network: boolean,
-  command: string,
-  cwd: string,
-  steps: readonly string[],
-): string[] {
-  return [
-    'unshare',
-    '--user',
-    '--map-root-user',
-    '--mount',
-    '--pid',
-    '--ipc',
-    '--uts',
-    ...(network ? [] : ['--net']),
-    '--fork',
-    '--kill-child',
-    '--mount-proc',
-    '--',
-    'sh',
-    '-c',
-    SETUP,
-    'maker-sandbox',
-    command,
-    cwd,
-    ...steps,
-  ];
+/** The steps SETUP reads for `mounts`. */
+function steps(mounts: readonly Mount[]): string[] {
+  return mounts.flatMap((m): string[] => {
+    switch (m.kind) {
+      case 'ro-bind':
+      case 'bind':
+        return [m.kind, m.source, m.target];
+      case 'tmpfs':
+        return ['tmpfs', m.target, String(m.sizeBytes), m.target === '/tmp' ? '1777' : '0755'];
+      case 'symlink':
+        return ['symlink', m.link, m.path];
+      case 'hide':
+        return [m.directory ? 'hide-dir' : 'hide-file', m.path];
+      case 'dev':
+      case 'proc':
+        return [m.kind];
+    }
+  });
 }
 
 /**
  * util-linux `unshare` (Debian's `util-linux`), for machines without bubblewrap or where it does
- * not work: the same confinement built by hand in new namespaces (see SETUP above): the file system
- * read-only, a private `/tmp` and `/dev`, `dir` writable, no network (a check), no capabilities,
- * its own user, process, IPC and UTS namespaces, a new session, everything killed with it. The
- * command runs as root of its own user namespace (the invoking user outside).
+ * not work: the same confinement built by hand (see SETUP above). `setpriv` gives `unshare` a
+ * death signal tied to MAKER and `--kill-child` gives the namespace's first process one tied to
+ * `unshare`, so nothing outlives MAKER even after a SIGKILL. The command runs as root of its own
+ * user namespace (the invoking user outside).
  */
-export const unshareSandbox: CheckSandbox = {
-  name: 'unshare',
-  argv: (command, dir, hidden = [], readOnly = []) =>
-    unshareArgv(false, command, dir, [
-      ...hideSteps(hidden),
-      'bind',
-      dir,
-      dir,
-      ...readOnlySteps(readOnly),
-      'setenv',
-      'HOME',
-      dir,
-      'setenv',
-      'TMPDIR',
-      '/tmp',
-    ]),
-  installArgv: (command, dir, cwd, hidden, readOnly = []) =>
-    unshareArgv(true, command, cwd, [
-      ...hideSteps(hidden),
-      ...readOnlySteps(readOnly),
-      'bind',
-      dir,
-      dir,
-    ]),
-};
+export function unshareAt(files: {
+  readonly unshare: string;
+  readonly setpriv: string;
+  readonly sh: string;
+}): CheckSandbox {
+  return {
+    name: 'unshare',
+    argv: (spec: SandboxSpec, root: string) => [
+      files.setpriv,
+      '--pdeathsig',
+      'KILL',
+      '--',
+      files.unshare,
+      '--user',
+      '--map-root-user',
+      '--mount',
+      '--pid',
+      '--ipc',
+      '--uts',
+      '--net',
+      '--fork',
+      '--kill-child=KILL',
+      '--',
+      files.sh,
+      '-c',
+      SETUP,
+      'maker-sandbox',
+      root,
+      spec.cwd,
+      ...steps(spec.mounts),
+      '--',
+      ...Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+      ...spec.argv,
+    ],
+  };
+}

@@ -11,6 +11,7 @@ import { fakeJulesCommand } from './commands/fake-jules.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { resumeCommand } from './commands/resume.js';
+import { sandboxCommand } from './commands/sandbox.js';
 import { runCommand } from './commands/run.js';
 import { reportCommand } from './commands/report.js';
 import { statusCommand } from './commands/status.js';
@@ -44,6 +45,7 @@ export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
   calibrateCommand,
   estimateCommand,
   doctorCommand,
+  sandboxCommand,
   fakeJulesCommand,
   fakeGitHubCommand,
 ];

@@ -1,4 +1,4 @@
-import { findSandbox } from '../../../adapters/sandbox/bwrap.js';
+import { findSandbox, noSandboxReason } from '../../../adapters/sandbox/bwrap.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,7 +23,7 @@ export async function run(
     (await findSandbox(ctx.io.env['PATH'] ?? '', ctx.io.env['MAKER_SANDBOX'])) !== undefined;
   if (!sandboxed && !o.json)
     ctx.io.stderr(
-      'maker: no sandbox works on this machine (bubblewrap or unshare), so the demo runs no checks: its result is UNVERIFIED.\n',
+      `maker: ${await noSandboxReason(ctx.io.env['PATH'] ?? '', ctx.io.env['MAKER_SANDBOX'])}, so the demo runs no checks: its result is UNVERIFIED.\n`,
     );
   const github = o.localOnly === true ? undefined : demoGitHub(ctx.io.env, dir);
   // A demo a kill interrupted while it started is finished by the same command (as by `maker resume`).

@@ -1,9 +1,12 @@
 import {
   findSandbox,
+  noSandboxReason,
+  probeSandbox,
   SANDBOXES,
   sandboxesFor,
-  sandboxWorks,
 } from '../../../adapters/sandbox/bwrap.js';
+import { CHECK_LIMITS, limitSupport } from '../../../adapters/sandbox/limits.js';
+import { cleanDependencies } from './doctor-clean.js';
 import { accessChecks, chooseAccess, forcedAccess } from '../../model-access.js';
 import type { Env } from '../../env.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -55,7 +58,8 @@ export const modelAccessSection: DoctorSection = {
 
 /**
  * Which sandbox checks would run in (bubblewrap, else util-linux unshare; `MAKER_SANDBOX` narrows
- * the choice), each one probed as a run probes it: it runs `true` confined.
+ * the choice), each one probed as a run probes it, why one does not work, and how the sandbox's
+ * limits hold here (a control group, per-process limits, or not at all).
  */
 export const sandboxSection: DoctorSection = {
   key: 'sandbox',
@@ -66,29 +70,60 @@ export const sandboxSection: DoctorSection = {
     const chosen = await findSandbox(path, choice);
     const allowed = sandboxesFor(choice);
     const each = await Promise.all(
-      SANDBOXES.map(async (s) => ({
-        name: s.name,
-        allowed: allowed.includes(s),
-        works: await sandboxWorks(s, path),
-      })),
+      SANDBOXES.map(async (s) => {
+        const probe = await probeSandbox(s, path);
+        return {
+          name: s.name,
+          allowed: allowed.includes(s),
+          works: probe.sandbox !== undefined,
+          why: probe.why,
+        };
+      }),
     );
+    const limits = await limitSupport();
     const head =
       chosen !== undefined
         ? `Checks would run in: ${chosen.name}`
-        : 'No sandbox works here: checks would not run, and results would be UNVERIFIED';
+        : choice === 'none'
+          ? `${await noSandboxReason(path, choice)}: checks would not run, and results would be UNVERIFIED`
+          : 'No sandbox works here: checks would not run, and results would be UNVERIFIED';
+    const mib = Math.round(CHECK_LIMITS.memoryBytes / (1024 * 1024));
     return {
       lines: [
         head,
         ...each.map(
           (s) =>
-            `  ${s.works ? 'yes' : 'no '}  ${s.name.padEnd(10)} ${s.works ? 'works' : 'does not work here (not installed, or the kernel refuses its namespaces)'}${s.allowed ? '' : ' (not used: MAKER_SANDBOX)'}`,
+            `  ${s.works ? 'yes' : 'no '}  ${s.name.padEnd(10)} ${s.works ? 'works' : `does not work here: ${s.why}`}${s.allowed ? '' : ' (not used: MAKER_SANDBOX)'}`,
         ),
         ...(choice === undefined ? [] : [`MAKER_SANDBOX is ${JSON.stringify(choice)}`]),
+        `Limits of a check: ${CHECK_LIMITS.processes} processes (${limitWords(limits.processes)}), ${mib} MiB of memory (${limitWords(limits.memory)})`,
       ],
-      facts: { chosen: chosen?.name ?? null, choice: choice ?? null, sandboxes: each },
+      facts: {
+        chosen: chosen?.name ?? null,
+        choice: choice ?? null,
+        sandboxes: each,
+        limits: {
+          ...limits,
+          processesMax: CHECK_LIMITS.processes,
+          memoryBytes: CHECK_LIMITS.memoryBytes,
+        },
+      },
     };
   },
 };
+
+/** How a limit holds, in words. */
+function limitWords(how: string): string {
+  switch (how) {
+    case 'cgroup v2':
+    case 'cgroup v1':
+      return `held by a control group, ${how}`;
+    case 'rlimit':
+      return 'held per process only: MAKER may not make a control group here';
+    default:
+      return 'NOT held: MAKER may not make a control group here, and per-process limits do not bind root';
+  }
+}
 
 /** Every section, in the order the report shows them. */
 export const DOCTOR_SECTIONS: DoctorSection[] = [modelAccessSection, sandboxSection];
@@ -99,6 +134,11 @@ export async function run(
   cli: CliContext,
 ): Promise<number> {
   const { io } = withModelAccess(cli, o.modelAccess);
+  if (o.cleanDeps === true) {
+    const said = await cleanDependencies(o.dir);
+    io.stdout(o.json === true ? `${JSON.stringify({ cleanDeps: said })}\n` : `${said}\n`);
+    return 0;
+  }
   const results = await Promise.all(
     DOCTOR_SECTIONS.map(async (s) => ({ section: s, result: await s.check(io.env) })),
   );

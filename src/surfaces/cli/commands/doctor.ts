@@ -1,7 +1,7 @@
 import { MODEL_ACCESSES } from '../../model-access.js';
-import { defineCommand, option } from '../define.js';
+import { defineCommand, flag, option } from '../define.js';
 import { oneOf } from '../values.js';
-import { jsonFlag } from './common.js';
+import { dirOption, jsonFlag } from './common.js';
 
 export const doctorCommand = defineCommand({
   name: 'doctor',
@@ -15,17 +15,28 @@ GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION), else your own Gemini CLI
 
 Checks: the sandbox checks would run in, bubblewrap else util-linux unshare,
 each tried as a run tries it (MAKER_SANDBOX=bubblewrap|unshare|none narrows the
-choice); with none, results are unverified.`,
+choice); with none, results are unverified. It also says whether a check's
+process and memory limits hold here.
+
+--clean-deps removes the dependency cache of the repository at --dir
+(.git/maker-deps/: what installs for checks wrote; the next check that needs
+them installs them again), unless an install is under way there.`,
   options: {
     modelAccess: option(
       '--model-access <access>',
       'as `maker run --model-access`: say whether this one would be used',
       oneOf(MODEL_ACCESSES),
     ),
+    cleanDeps: flag(
+      '--clean-deps',
+      "remove the repository's dependency cache for checks, then stop",
+    ),
+    dir: dirOption,
     json: jsonFlag,
   },
   exits: [
-    [0, 'checked'],
+    [0, 'checked (or the cache cleaned)'],
+    [1, 'the cache could not be cleaned (an install under way, not a repository)'],
     [2, 'usage error'],
   ],
   run: async (input, ctx): Promise<number> => (await import('./doctor-run.js')).run(input, ctx),

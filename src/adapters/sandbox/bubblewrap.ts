@@ -1,0 +1,77 @@
+import type { Mount, SandboxSpec } from './view.js';
+
+/**
+ * A confinement for commands MAKER did not write (a subtask's check, a dependency install, both
+ * proposed by a model): it renders a {@link SandboxSpec} — an allow-listed view, an environment,
+ * a command — as the argv of one program, found on the PATH when the sandbox was found.
+ */
+export interface CheckSandbox {
+  readonly name: SandboxName;
+  /**
+   * The argv that runs `spec` confined: no network (a new network namespace with only its own
+   * loopback), no capabilities, its own user, process, IPC and UTS namespaces, a new session, no
+   * further user namespaces, killed with MAKER. `root` is a fresh empty directory on the host that
+   * the sandbox may use to build its view (removed by the caller after the run).
+   */
+  argv(spec: SandboxSpec, root: string): string[];
+}
+
+export type SandboxName = 'bubblewrap' | 'unshare';
+
+/** Renders the mounts as bubblewrap arguments, in order. */
+function mountArgs(mounts: readonly Mount[]): string[] {
+  return mounts.flatMap((m): string[] => {
+    switch (m.kind) {
+      case 'ro-bind':
+        return ['--ro-bind', m.source, m.target];
+      case 'bind':
+        return ['--bind', m.source, m.target];
+      case 'tmpfs':
+        return ['--size', String(m.sizeBytes), '--tmpfs', m.target];
+      case 'symlink':
+        return ['--symlink', m.link, m.path];
+      case 'hide':
+        return m.directory
+          ? ['--perms', '0555', '--size', '4096', '--tmpfs', m.path, '--remount-ro', m.path]
+          : ['--ro-bind', '/dev/null', m.path];
+      case 'dev':
+        return ['--dev', '/dev'];
+      case 'proc':
+        return ['--proc', '/proc'];
+    }
+  });
+}
+
+/**
+ * bubblewrap (Debian's `bubblewrap`) at `file`: the view is built on an empty root made read-only
+ * at the end, so only what the spec names exists inside. `disableUserns` asks bubblewrap (0.8 and
+ * later) to refuse the sandbox any user namespace of its own.
+ */
+export function bubblewrapAt(file: string, disableUserns = true): CheckSandbox {
+  return {
+    name: 'bubblewrap',
+    argv: (spec) => [
+      file,
+      '--unshare-user',
+      ...(disableUserns ? ['--disable-userns'] : []),
+      '--unshare-pid',
+      '--unshare-net',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--die-with-parent',
+      '--new-session',
+      '--cap-drop',
+      'ALL',
+      '--clearenv',
+      ...Object.entries(spec.env).flatMap(([k, v]) => ['--setenv', k, v]),
+      ...mountArgs(spec.mounts),
+      '--remount-ro',
+      '/',
+      '--chdir',
+      spec.cwd,
+      '--',
+      ...spec.argv,
+    ],
+  };
+}

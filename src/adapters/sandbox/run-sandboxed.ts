@@ -1,0 +1,188 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AbortedError } from '../../core/errors.js';
+import type { CheckSandbox } from './bubblewrap.js';
+import { confine, type Limits } from './limits.js';
+import type { SandboxSpec } from './view.js';
+
+/** Why a sandboxed command was stopped, or reached a limit and failed. */
+export type StopReason = 'timeout' | 'output' | 'processes' | 'memory' | 'disk';
+
+export interface SandboxedResult {
+  /** Exit status 0 and no limit reached. */
+  readonly ok: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly code: number | null;
+  /** The limit it reached, when one did. */
+  readonly stopped?: StopReason | undefined;
+}
+
+export interface SandboxedOptions {
+  readonly timeoutMs: number;
+  readonly limits: Limits;
+  /** What it may print on each of stdout and stderr before it is stopped. */
+  readonly maxOutputBytes: number;
+  readonly signal?: AbortSignal | undefined;
+  /** Read every few seconds while it runs: a reason stops it (a disk budget it went over). */
+  readonly watch?: (() => Promise<StopReason | undefined>) | undefined;
+}
+
+/** How often `watch` is read. */
+const WATCH_MS = 2000;
+
+/** How often a running command's group is read for a process limit it ran into. */
+const POLL_MS = 250;
+
+/** Every sandbox running now, killed if MAKER exits (a normal exit or a signal it handles). */
+const running = new Set<ChildProcess>();
+let exitHook = false;
+
+function killOnExit(child: ChildProcess): void {
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => {
+      for (const c of running) c.kill('SIGKILL');
+    });
+  }
+  running.add(child);
+}
+
+/**
+ * Runs `spec` in `sandbox` under its limits, with no input: stopped (SIGKILL, to the sandbox and
+ * everything in its group) at `timeoutMs`, when it prints more than `maxOutputBytes` on either
+ * stream, when it tries to run more processes than its limit, or when `signal` aborts (then the
+ * call rejects with {@link AbortedError}, once nothing of it is left). Nothing it started outlives
+ * the call: its process namespace dies with it, and its group is emptied and removed.
+ */
+export async function runSandboxed(
+  sandbox: CheckSandbox,
+  spec: SandboxSpec,
+  options: SandboxedOptions,
+): Promise<SandboxedResult> {
+  const { signal, timeoutMs, maxOutputBytes } = options;
+  if (signal?.aborted === true) throw new AbortedError(signal.reason);
+  const root = await mkdtemp(join(tmpdir(), 'maker-root-'));
+  const confinement = await confine(options.limits);
+  try {
+    const [file, ...args] = confinement.wrap(sandbox.argv(spec, root));
+    const child = spawn(file as string, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+    });
+    killOnExit(child);
+    let stopped: StopReason | undefined;
+    const stop = (reason: StopReason | undefined) => {
+      stopped ??= reason;
+      child.kill('SIGKILL');
+    };
+    const out = collector(maxOutputBytes, () => stop('output'));
+    const err = collector(maxOutputBytes, () => stop('output'));
+    child.stdout?.on('data', out.add);
+    child.stderr?.on('data', err.add);
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const poll = setInterval(() => {
+      void confinement.reached().then((r) => {
+        if (r.processes) stop('processes');
+      });
+    }, POLL_MS);
+    const watching =
+      options.watch === undefined
+        ? undefined
+        : setInterval(() => {
+            void options.watch?.().then((reason) => {
+              if (reason !== undefined) stop(reason);
+            });
+          }, WATCH_MS);
+    const onAbort = () => stop(undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // It may have aborted while the sandbox was being prepared, before the listener was there.
+    if (aborted(signal)) stop(undefined);
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (status) => resolve(status));
+    }).finally(() => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      clearInterval(watching);
+      signal?.removeEventListener('abort', onAbort);
+      running.delete(child);
+    });
+    const reached = await confinement.reached();
+    if (stopped === undefined && reached.processes) stopped = 'processes';
+    if (stopped === undefined && reached.memory) stopped = 'memory';
+    if (aborted(signal)) throw new AbortedError(signal?.reason);
+    return {
+      ok: code === 0 && stopped === undefined,
+      stdout: out.text(),
+      stderr: err.text(),
+      code,
+      stopped,
+    };
+  } finally {
+    await confinement.release();
+    await rm(root, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Whether `signal` aborted (read anew: it changes while a run waits). */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/** Gathers a stream's bytes up to `max`, calling `over` once when a byte more comes. */
+function collector(max: number, over: () => void) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let told = false;
+  return {
+    add: (chunk: Buffer) => {
+      const room = max - size;
+      if (chunk.length > room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        size = max;
+        if (!told) {
+          told = true;
+          over();
+        }
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    },
+    text: () => Buffer.concat(chunks).toString('utf8'),
+  };
+}
+
+/** What a stop says, at the end of the output a person and a model read. */
+export function stopMessage(
+  stopped: StopReason | undefined,
+  options: {
+    timeoutMs: number;
+    limits: Limits;
+    maxOutputBytes: number;
+    diskBytes?: number;
+    /** The time limit in seconds, not milliseconds (an install's is minutes long). */
+    seconds?: boolean;
+  },
+): string {
+  const MiB = 1024 * 1024;
+  switch (stopped) {
+    case 'timeout':
+      return options.seconds === true
+        ? `\ntimed out after ${Math.round(options.timeoutMs / 1000)} s`
+        : `\ntimed out after ${options.timeoutMs} ms`;
+    case 'output':
+      return `\nstopped: it printed more than ${options.maxOutputBytes} bytes`;
+    case 'processes':
+      return `\nstopped: it tried to run more than ${options.limits.processes} processes at once (the sandbox's process limit)`;
+    case 'memory':
+      return `\nstopped: it used more than ${Math.round(options.limits.memoryBytes / MiB)} MiB of memory (the sandbox's memory limit)`;
+    case 'disk':
+      return `\nstopped: it wrote more than ${Math.round((options.diskBytes ?? 0) / MiB)} MiB`;
+    case undefined:
+      return '';
+  }
+}
