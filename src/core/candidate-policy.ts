@@ -1,3 +1,4 @@
+import { AWS_SECRET_ACCESS_KEY } from './credential-formats.js';
 import { inScope, normalizeRepoPath, showPath as show } from './paths.js';
 import { LIMITS } from './limits.js';
 import type { RedFlag } from './voting/types.js';
@@ -29,6 +30,34 @@ export interface PolicyAllowances {
   readonly symlinks?: readonly string[] | undefined;
   /** Whether CI workflows (`.github/workflows/`) may be written: they run with the repository's secrets. */
   readonly workflows?: boolean | undefined;
+  /**
+   * Whether files that steer the person's own package installs may be written: package managers'
+   * settings ({@link INSTALL_SETTINGS}) and `node_modules/`.
+   */
+  readonly installFiles?: boolean | undefined;
+}
+
+/**
+ * Package managers' settings, by name, in any directory (names compared ignoring case, as a
+ * case-insensitive file system opens them): npm reads `.npmrc` from a project's root, which in a
+ * monorepo is any directory with a package.json; yarn reads `.yarnrc`/`.yarnrc.yml` up the
+ * directory tree; pip reads `pip.conf` (`pip.ini` on Windows) from a virtual environment, which may
+ * sit anywhere in the repository; `.pypirc` holds upload settings. Landed, they steer the person's
+ * own next install (`registry=`, `ignore-scripts=false`, `index-url`).
+ */
+export const INSTALL_SETTINGS: readonly string[] = [
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  'pip.conf',
+  'pip.ini',
+];
+
+/** Whether a path is a package manager's settings file or inside a `node_modules/` directory. */
+export function isInstallFile(path: string): boolean {
+  const parts = path.toLowerCase().split('/');
+  return INSTALL_SETTINGS.includes(parts[parts.length - 1] ?? '') || parts.includes('node_modules');
 }
 
 export interface CandidatePolicy {
@@ -56,7 +85,7 @@ export const isMakerFile = (path: string) =>
 /**
  * Red flags for the changes a candidate's tree makes: unsafe or non-canonical names, MAKER's own
  * files, submodules, symlinks and new executables (unless allowed), writes through a symlink the
- * base has, CI workflows (unless allowed), `.gitmodules`, oversized files, and paths outside the
+ * base has, CI workflows and files that steer installs (unless allowed), `.gitmodules`, oversized files, and paths outside the
  * subtask's scope — renames and deletions included, since both ends are changes of the tree.
  * `baseSymlinks` are the symlinks of the base tree among the changed paths' ancestors.
  */
@@ -134,6 +163,12 @@ export function treeRedFlags(
       safe.filter((c) => c.path.startsWith('.github/workflows/')).map((c) => c.path),
       'writes CI workflows, which run with the repository’s secrets (allow them for the run if the task needs it)',
     );
+  if (allow.installFiles !== true)
+    flag(
+      'install-files',
+      safe.filter((c) => isInstallFile(c.path)).map((c) => c.path),
+      'changes files that steer package installs (package-manager settings, node_modules/), which the person’s own next install would obey (allow them for the run if the task needs it)',
+    );
   if (changes.length > LIMITS.candidateFiles)
     flags.push({
       rule: 'too-many-files',
@@ -170,6 +205,9 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   /xox[baprs]-[0-9A-Za-z-]{10,}/g,
 ];
 
+/** How a redaction begins (`[REDACTED:<rule>]`): a candidate that adds one copied what it was not shown. */
+const REDACTED = '[REDACTED:';
+
 /** A written file's new content, and the old one when it existed (so only what the candidate adds counts). */
 export interface WrittenContent {
   readonly path: string;
@@ -178,9 +216,9 @@ export interface WrittenContent {
 }
 
 /**
- * Red flags on what a candidate writes, binary files included: credentials (known formats, and
- * the run's own configured keys, whatever their length) the old content did not already hold, and
- * conflict markers.
+ * Red flags on what a candidate writes, binary files included: credentials (known formats, the
+ * bare AWS secret key in its context, and the run's own configured keys, whatever their length)
+ * the old content did not already hold, redaction placeholders it adds, and conflict markers.
  */
 export function contentRedFlags(
   files: readonly WrittenContent[],
@@ -196,6 +234,7 @@ export function contentRedFlags(
   const found = (content: string) => {
     const hits = new Set<string>();
     for (const re of SECRET_PATTERNS) for (const m of content.matchAll(re)) hits.add(m[0]);
+    for (const m of AWS_SECRET_ACCESS_KEY.find(content)) hits.add(content.slice(m.start, m.end));
     for (const key of keys) if (content.includes(key)) hits.add(key);
     return hits;
   };
@@ -213,6 +252,19 @@ export function contentRedFlags(
         .map((f) => show(f.path))
         .slice(0, 5)
         .join(', ')}.`,
+    });
+  const placeholders = (content: string) => content.split(REDACTED).length - 1;
+  const copied = files.filter((f) => {
+    const after = placeholders(afters.get(f) as string);
+    return after > 0 && after > (f.before === undefined ? 0 : placeholders(text(f.before)));
+  });
+  if (copied.length > 0)
+    flags.push({
+      rule: 'redacted-text',
+      message: `The candidate writes text MAKER redacted from what it was shown (${REDACTED}…]) into ${copied
+        .map((f) => show(f.path))
+        .slice(0, 5)
+        .join(', ')}: it would replace what was there.`,
     });
   const marked = files.find((f) => /^(<{7}|>{7})( |$)/m.test(afters.get(f) as string));
   if (marked !== undefined)

@@ -151,8 +151,8 @@ class RuleSet {
     });
   }
 
-  /** The ranges the rules report in `source`, less the ignored and the allowed, as `lintSource`. */
-  async lint(source: Source): Promise<Range[]> {
+  /** What the rules report in `source`, less the ignored and the allowed, as `lintSource`. */
+  async lint(source: Source): Promise<Report[]> {
     this.reports = [];
     this.ignores = [];
     this.source = source;
@@ -179,8 +179,7 @@ class RuleSet {
             return ignored;
           }),
       )
-      .filter((m) => !allowed.has(`${m.ruleId}--${m.messageId}`))
-      .map((m) => m.range);
+      .filter((m) => !allowed.has(`${m.ruleId}--${m.messageId}`));
   }
 }
 
@@ -241,6 +240,13 @@ export class CredentialRules {
 
   /** The ranges of `content` the rules find credentials in, as `lintSource` would report them. */
   async scan(raw: CredentialSource): Promise<Range[]> {
+    return (await this.findings(raw)).map((f) => f.range);
+  }
+
+  /** What {@link scan} finds, each range with the id of the rule that reported it. */
+  async findings(
+    raw: CredentialSource,
+  ): Promise<{ readonly ruleId: string; readonly range: Range }[]> {
     const Source = await secretLintSource();
     const source = new Source({
       content: raw.content,
@@ -251,9 +257,9 @@ export class CredentialRules {
     });
     const rules = this.idle.pop() ?? new RuleSet(this.config);
     // A rule set whose scan failed may still have a rule at work: it is not used again.
-    const ranges = await rules.lint(source);
+    const reports = await rules.lint(source);
     if (this.idle.length < IDLE_KEPT) this.idle.push(rules);
-    return ranges;
+    return reports.map((r) => ({ ruleId: r.ruleId, range: r.range }));
   }
 }
 

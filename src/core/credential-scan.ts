@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { rules as recommended } from '@secretlint/secretlint-rule-preset-recommend';
 import type { WrittenContent } from './candidate-policy.js';
+import type { CredentialMatch } from './credential-formats.js';
 import { CredentialRules, type CredentialConfig } from './credential-rules.js';
 import { showPath } from './paths.js';
 import type { RedFlag } from './voting/types.js';
@@ -59,6 +60,25 @@ async function scanFor(path: string, bytes: Uint8Array): Promise<ReadonlySet<str
     for (const [start, end] of ranges) hits.add(content.slice(start, end));
   }
   return hits;
+}
+
+/**
+ * Where the rule set finds credentials in `text` (a check's output), each with its rule's short
+ * name (`github`, `aws`, `privatekey`…). A range runs on to the end of the token it ends in: a rule
+ * may report fewer characters than it matched (secretlint's AWS secret rule reports the key's
+ * length from the start of its variable's name).
+ */
+export async function credentialFindings(text: string): Promise<CredentialMatch[]> {
+  const found = await RULES.findings({
+    filePath: scannedName('check-output.txt'),
+    content: text,
+    ext: '.txt',
+  });
+  return found.map(({ ruleId, range: [start, end] }) => {
+    let stop = end;
+    while (stop < text.length && /[A-Za-z0-9+/=_-]/.test(text[stop] as string)) stop += 1;
+    return { rule: ruleId.replace(/^@secretlint\/secretlint-rule-/, ''), start, end: stop };
+  });
 }
 
 /** The texts a file is scanned as: its bytes, and UTF-16 (little- and big-endian) when it looks so. */

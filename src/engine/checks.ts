@@ -6,6 +6,7 @@ import {
   runCheckCounts,
   type CheckResult,
 } from '../core/checks.js';
+import { outputRedactor } from '../core/credential-redaction.js';
 import type { Run, TreeNode } from '../core/tree/schema.js';
 import type { RunContext } from './run-context.js';
 
@@ -23,16 +24,41 @@ function cache(run: object): Map<string, CheckResult> {
   return map;
 }
 
+/** What of a check's output is kept: its tail, redacted first (a cut can split a key). */
+const KEPT_CHARS = 600;
+/** What of a check's output is redacted, at most: its tail, far longer than what is kept. */
+const REDACTED_CHARS = 64 * 1024;
+
+/** Redactors for contexts that bring none: over their configured keys, made once per key list. */
+const fallbacks = new WeakMap<readonly string[], (text: string) => Promise<string>>();
+const NO_KEYS: readonly string[] = [];
+
+function redactorOf(ctx: {
+  readonly redactOutput?: ((text: string) => Promise<string>) | undefined;
+  readonly secrets?: readonly string[] | undefined;
+}): (text: string) => Promise<string> {
+  if (ctx.redactOutput !== undefined) return ctx.redactOutput;
+  const keys = ctx.secrets ?? NO_KEYS;
+  let redact = fallbacks.get(keys);
+  if (redact === undefined) {
+    redact = outputRedactor([], keys);
+    fallbacks.set(keys, redact);
+  }
+  return redact;
+}
+
 /**
  * Runs `command` on `tree` in the workspace's sandboxed scratch checkout, with the tree's
  * dependencies installed as the run's `install` says; cancelled with the run (`AbortedError`: a
- * check cut short is no result). The same command on the same tree runs once.
+ * check cut short is no result). The same command on the same tree runs once. Its output is
+ * redacted here, where it enters MAKER, before anything keeps, shows or sends any of it.
  */
 export async function runCheck(
-  ctx: Pick<RunContext, 'workspace'> & {
-    readonly signal?: AbortSignal;
-    readonly run?: { readonly config: { readonly install?: string | undefined } };
-  },
+  ctx: Pick<RunContext, 'workspace'> &
+    Partial<Pick<RunContext, 'redactOutput' | 'secrets'>> & {
+      readonly signal?: AbortSignal;
+      readonly run?: { readonly config: { readonly install?: string | undefined } };
+    },
   tree: string,
   command: string,
 ): Promise<CheckResult> {
@@ -42,7 +68,9 @@ export async function runCheck(
   const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal, {
     install: ctx.run?.config.install,
   });
-  const kept = { command, ok: result.ok, output: result.output.slice(-600) };
+  const redacted = await redactorOf(ctx)(result.output.slice(-REDACTED_CHARS));
+  const output = redacted.slice(-KEPT_CHARS);
+  const kept = { command, ok: result.ok, output };
   if (ctx.run !== undefined) cache(ctx.run).set(key, kept);
   return kept;
 }

@@ -12,7 +12,7 @@ import {
   saveSoon,
   type RunContext,
 } from './run-context.js';
-import { commitMessage } from '../core/tree/simulated.js';
+import { commitMessage } from '../core/commit-message.js';
 
 /**
  * Brings a node to `done` from `base`: decide whether it is minimal; a leaf is sampled, voted and
@@ -160,10 +160,11 @@ async function mergeChild(ctx: RunContext, n: TreeNode, child: TreeNode): Promis
   how += checked.how;
   const message = outward(
     ctx,
-    commitMessage(
-      ctx.run.config,
-      `Merge ${child.id}: ${child.title}${how}\n\nMaker-Run: ${ctx.run.id}\nMaker-Node: ${n.id}\nMaker-Merged: ${child.id}`,
-    ),
+    commitMessage(ctx.run.config, {
+      subject: `Merge ${child.id}: ${child.title}`,
+      body: how,
+      trailers: [`Maker-Run: ${ctx.run.id}`, `Maker-Node: ${n.id}`, `Maker-Merged: ${child.id}`],
+    }),
   );
   const commit = await ctx.workspace.commit({
     tree,

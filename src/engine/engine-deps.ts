@@ -18,6 +18,12 @@ export interface MakerEngineDeps {
   readonly newRunId?: () => string;
   /** The configured keys and tokens (never saved): candidates that write one are red-flagged. */
   readonly secrets?: readonly string[];
+  /**
+   * Redacts what checks and installs print, before any of it is kept: the surfaces make it
+   * (`outputRedactor`) from the configured keys and the person's secrets in the environment.
+   * Absent: the configured keys and the credential formats.
+   */
+  readonly redactOutput?: (text: string) => Promise<string>;
   /** Called before each step of a multi-step operation (landing), by name: the seam crash tests kill through. */
   readonly checkpoint?: (step: string) => void | Promise<void>;
   /**

@@ -1,6 +1,6 @@
 import { MakerError } from '../core/errors.js';
 import { fileStats, statSummary } from '../core/diffstat.js';
-import { commitMessage } from '../core/tree/simulated.js';
+import { commitMessage } from '../core/commit-message.js';
 import { acceptable, checkSummary, finalChecks } from './checks.js';
 import { runCheckCounts } from '../core/checks.js';
 import {
@@ -122,9 +122,14 @@ async function landLocally(ctx: RunContext, rootCommit: string): Promise<string>
   const target = run.config.defaultBranch;
   for (let attempt = 0; ; attempt++) {
     if (run.landing === undefined || run.landing.target !== target) {
+      const [first, ...rest] = run.idea.trim().split('\n');
       const message = outward(
         ctx,
-        commitMessage(run.config, `MAKER: ${run.idea}\n\nMaker-Run: ${run.id}`),
+        commitMessage(run.config, {
+          subject: `MAKER: ${first ?? ''}`,
+          body: rest.join('\n'),
+          trailers: [`Maker-Run: ${run.id}`],
+        }),
       );
       const plan = await workspace.planLanding(
         target,

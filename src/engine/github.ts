@@ -1,7 +1,8 @@
 import { MakerError, RefMovedError } from '../core/errors.js';
 import { pullRequestBody, pullRequestTitle } from '../core/github/pull-request.js';
 import type { GitHubRun, Run } from '../core/tree/schema.js';
-import { commitMessage, isSimulatedRun } from '../core/tree/simulated.js';
+import { commitMessage } from '../core/commit-message.js';
+import { isSimulatedRun } from '../core/tree/simulated.js';
 import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch } from './leaf.js';
 import type { RunRemote } from '../ports/remote.js';
@@ -193,10 +194,10 @@ export async function landThroughPullRequest(
     target,
     merged,
     merged,
-    commitMessage(
-      run.config,
-      `Merge pull request #${pr.number} from GitHub into the local ${target}\n\nMaker-Run: ${run.id}`,
-    ),
+    commitMessage(run.config, {
+      subject: `Merge pull request #${pr.number} from GitHub into the local ${target}`,
+      trailers: [`Maker-Run: ${run.id}`],
+    }),
     runDate(run),
   );
   await workspace.completeLanding(target, local.from, local.to);
@@ -293,10 +294,11 @@ export async function mergeMovedBase(
     parents: [ours, theirs],
     message: outward(
       ctx,
-      commitMessage(
-        run.config,
-        `Merge ${gh.defaultBranch}, which moved under the pull request${how}\n\nMaker-Run: ${run.id}\nMaker-Node: ${root.id}`,
-      ),
+      commitMessage(run.config, {
+        subject: `Merge ${gh.defaultBranch}, which moved under the pull request`,
+        body: how,
+        trailers: [`Maker-Run: ${run.id}`, `Maker-Node: ${root.id}`],
+      }),
     ),
     date: runDate(run),
   });

@@ -20,7 +20,7 @@ import {
 import { candidateVote, tally, votesSaid } from './votes.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
 import { plannerSampling } from './sampling.js';
-import { commitMessage } from '../core/tree/simulated.js';
+import { commitMessage } from '../core/commit-message.js';
 import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 
@@ -325,10 +325,11 @@ export async function solveLeaf(
   ];
   const message = outward(
     ctx,
-    commitMessage(
-      ctx.run.config,
-      `${n.title}\n\n${winner.summary ?? n.description}\n\n${trailers.join('\n')}`,
-    ),
+    commitMessage(ctx.run.config, {
+      subject: n.title,
+      body: winner.summary ?? n.description,
+      trailers,
+    }),
   );
   const commit = await ctx.workspace.commit({
     tree,

@@ -39,6 +39,7 @@ import { showWait } from './waits.js';
 import type { RunRemote } from '../ports/remote.js';
 import { finish } from './finish.js';
 import { PullRequestKeeper } from './pull-request-keeper.js';
+import { releaseStores } from './scratch-release.js';
 import type { CheckEnvironment } from '../core/checks.js';
 
 const NO_SANDBOX_HINT =
@@ -205,13 +206,11 @@ export class MakerEngine {
     const roles =
       typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config, run) : this.#deps.roles;
     // The run's candidates are written into a scratch store of its own (kept for a resume);
-    // stores of runs that ended, or that the state no longer has, go first.
-    const state = this.#state as StateFile;
-    await this.#deps.workspace.sweepScratch?.(
-      Object.values(state.runs)
-        .filter((r) => !ended(r))
-        .map((r) => r.id),
-    );
+    // stores of runs that ended or failed, or that the state no longer has, go first (a failed
+    // run's unfinished votes start over, saved before its store goes).
+    const kept = releaseStores(this.#state as StateFile, run);
+    await this.#save();
+    await this.#deps.workspace.sweepScratch?.(kept);
     const scratch = await this.#deps.workspace.scratch?.(run.id);
     const ctx = this.#context(run, roles, { signal, halt }, semaphore, remote, scratch);
     remote?.watchWaits?.(ctx.wait);
@@ -310,6 +309,7 @@ export class MakerEngine {
       halt,
       now: this.#now,
       secrets: this.#deps.secrets ?? [],
+      redactOutput: this.#deps.redactOutput,
       save: (...nodes: TreeNode[]) => this.#save(nodes),
       saveSoon: (...nodes: TreeNode[]) => this.#saver.soon(nodes),
       emit: (event) => this.#emit(run, event),

@@ -83,6 +83,12 @@ export interface RunContext {
   /** The configured keys and tokens: a candidate that writes one is red-flagged. Never saved. */
   readonly secrets: readonly string[];
   /**
+   * Redacts what a check or an install printed (`OutputRedactor`: the configured keys, the
+   * person's secrets from the environment, credential formats) before any of it is kept.
+   * Absent: credential formats only.
+   */
+  readonly redactOutput?: (text: string) => Promise<string>;
+  /**
    * Persists the state; resolves once what was mutated before the call is on disk. Name the nodes
    * changed since their last save (`ctx.save(n)`): a save then looks only at them, the run's own
    * fields and new nodes. No argument: anything may have changed.

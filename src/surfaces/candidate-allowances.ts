@@ -15,6 +15,8 @@ export interface AllowanceChoices {
   readonly symlinks?: readonly string[] | undefined;
   /** Candidates may write CI workflows (`.github/workflows/`). */
   readonly workflows?: boolean | undefined;
+  /** Candidates may write files that steer package installs (`.npmrc`, `pip.conf`, `node_modules/`…). */
+  readonly installFiles?: boolean | undefined;
   /** Largest file a candidate may write, in KiB (default 1,000,000 bytes). */
   readonly maxFileKb?: number | undefined;
 }
@@ -50,6 +52,7 @@ export function allowanceConfig(
     ...(executables === undefined ? {} : { executables }),
     ...(symlinks === undefined ? {} : { symlinks }),
     ...(choices.workflows === true ? { workflows: true } : {}),
+    ...(choices.installFiles === true ? { installFiles: true } : {}),
   };
   return {
     ...(Object.keys(allow).length === 0 ? {} : { allow }),

@@ -8,6 +8,7 @@ import {
   STATE_LOG_FILE_NAME,
   makerStateFile,
 } from '../adapters/state/state-file.js';
+import { environmentSecrets, outputRedactor } from '../core/credential-redaction.js';
 import { ConfigError, UsageError, makeRedactor } from '../core/errors.js';
 import { samplingProblem, samplingTable, type SamplingOverrides } from '../core/sampling.js';
 import { PRESETS, type Confidence } from '../core/tree/presets.js';
@@ -168,6 +169,8 @@ export function engineFor(
     }),
     journal: (event) => journal.append(event),
     secrets,
+    // What checks print loses the person's secrets (the environment's, read once here) and MAKER's.
+    redactOutput: outputRedactor(environmentSecrets(env), secrets),
     ...(checkpoint === undefined ? {} : { checkpoint }),
     ...(remote === undefined ? {} : { remote }),
   });

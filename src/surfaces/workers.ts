@@ -6,11 +6,13 @@ import { ReplayModel } from '../adapters/replay/replay-model.js';
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { pacedPlanner, pacedWorker } from '../adapters/sim/paced.js';
 import { SimPlanner, SimWorker } from '../adapters/sim/project-sim.js';
+import { environmentSecrets, OutputRedactor } from '../core/credential-redaction.js';
 import { UsageError } from '../core/errors.js';
 import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
 import type { Roles } from '../engine/maker-engine.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
 import { LlmWorker, type EditFormat } from '../engine/llm-worker.js';
+import { RedactingModel } from '../engine/redacting-model.js';
 import type { LanguageModel } from '../ports/language-model.js';
 import type { Planner } from '../ports/planner.js';
 import type { RefPublisher } from '../ports/ref-publisher.js';
@@ -129,11 +131,21 @@ export function geminiModel(
   const model: LanguageModel & { close?: () => Promise<void> } =
     replay !== '' ? new ReplayModel(replay, name) : accessModel(name, config, env);
   const record = envValue(env, 'MAKER_RECORD');
-  if (record === '') return model;
-  const recording = new RecordingModel(model, record, { secrets: secretsOf(env) });
+  const recorded =
+    record === '' ? model : new RecordingModel(model, record, { secrets: secretsOf(env) });
+  // No prompt carries the person's secrets or MAKER's keys, whatever path a text came by.
+  const redacting = new RedactingModel(recorded, promptRedactor(env));
   return model.close === undefined
-    ? recording
-    : Object.assign(recording, { close: () => model.close?.() ?? Promise.resolve() });
+    ? redacting
+    : Object.assign(redacting, { close: () => model.close?.() ?? Promise.resolve() });
+}
+
+/** The redactor of every prompt: the environment's secrets and MAKER's keys, by value. */
+function promptRedactor(env: Env): OutputRedactor {
+  return new OutputRedactor([
+    ...environmentSecrets(env),
+    ...secretsOf(env).map((value) => ({ name: 'MAKER_KEY', value })),
+  ]);
 }
 
 function accessModel(

@@ -39,6 +39,7 @@ describe('maker run: the overall check and the candidate allowances', () => {
         '--allow-symlink',
         'link',
         '--allow-workflows',
+        '--allow-install-files',
         '--max-file-kb',
         '2',
         '--check',
@@ -61,6 +62,7 @@ describe('maker run: the overall check and the candidate allowances', () => {
         executables: ['bin/*', 'scripts/run.sh'],
         symlinks: ['link'],
         workflows: true,
+        installFiles: true,
       });
       expect(run?.config.maxFileBytes).toBe(2048);
       expect(run?.nodes.root.check).toBe('test -d src');

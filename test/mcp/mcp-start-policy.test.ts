@@ -33,7 +33,7 @@ describe('maker_start: the overall check and the candidate allowances', () => {
       check: 'test -d src',
       runChecks: true,
       install: 'npm ci',
-      allow: { executables: ['bin/*'], workflows: true },
+      allow: { executables: ['bin/*'], workflows: true, installFiles: true },
       maxFileKb: 64,
     });
     expect(started.isError, text(started)).toBeFalsy();
@@ -48,7 +48,7 @@ describe('maker_start: the overall check and the candidate allowances', () => {
     };
     const run = Object.values(state.runs)[0];
     expect(run?.config).toMatchObject({
-      allow: { executables: ['bin/*'], symlinks: [], workflows: true },
+      allow: { executables: ['bin/*'], symlinks: [], workflows: true, installFiles: true },
       maxFileBytes: 64 * 1024,
       runChecks: true,
       install: 'npm ci',

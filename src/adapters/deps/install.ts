@@ -16,8 +16,11 @@ const execFileAsync = promisify(execFile);
 /** What an install may print on each of stdout and stderr before it is stopped. */
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
-/** How much of a failed install's output is kept (its tail). */
-const KEPT_CHARS = 1500;
+/**
+ * How much of a failed install's output is handed back (its tail): more than the engine keeps
+ * of a check's output, which it redacts first, so no cut here splits a key.
+ */
+const KEPT_CHARS = 16 * 1024;
 
 /** The most an install may write to its cache entry. */
 export const INSTALL_DISK_BYTES = 4 * 1024 * 1024 * 1024;

@@ -26,8 +26,12 @@ const PASSED_ENV = ['LANG', 'LC_ALL', 'TERM'];
 /** What a check may print on each of stdout and stderr before it is stopped. */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
-/** How much of a check's output is kept (its tail), the reason it was stopped included. */
-const KEPT_CHARS = 2000;
+/**
+ * How much of a check's output is handed back (its tail), the reason it was stopped included:
+ * far more than the engine keeps, which redacts it first, so no cut here splits a key that the
+ * redaction would then miss.
+ */
+const KEPT_CHARS = 64 * 1024;
 
 /** The memory file systems a check writes in: its checkout, `/tmp` and its home. */
 const MiB = 1024 * 1024;

@@ -100,6 +100,11 @@ export const runConfigSchema = z.object({
       symlinks: z.array(z.string().min(1).max(512)).max(50).default([]),
       /** Whether candidates may write CI workflows (they run with the repository's secrets). */
       workflows: z.boolean().default(false),
+      /**
+       * Whether candidates may write files that steer package installs (package managers'
+       * settings, `node_modules/`). Absent: no (runs from before it were never asked).
+       */
+      installFiles: z.boolean().optional(),
     })
     .default({ executables: [], symlinks: [], workflows: false }),
   /** Largest file a candidate may write, in bytes. */

@@ -11,17 +11,3 @@ export const SIMULATED_TRAILER = 'Maker-Simulated: yes';
 export function isSimulatedRun(config: Pick<RunConfig, 'simulated' | 'planner'>): boolean {
   return config.simulated ?? config.planner === 'sim';
 }
-
-/**
- * A commit message as a run writes it: for a simulated run, the title prefixed with
- * {@link SIMULATED_TITLE_PREFIX} and {@link SIMULATED_TRAILER} added to the trailers, which end the
- * message.
- */
-export function commitMessage(
-  config: Pick<RunConfig, 'simulated' | 'planner'>,
-  message: string,
-): string {
-  return isSimulatedRun(config)
-    ? `${SIMULATED_TITLE_PREFIX}${message}\n${SIMULATED_TRAILER}`
-    : message;
-}

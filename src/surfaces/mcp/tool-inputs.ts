@@ -145,6 +145,12 @@ export const startInput = z.strictObject({
         .boolean()
         .optional()
         .describe('Candidates may write CI workflows, which run with the repository’s secrets'),
+      installFiles: z
+        .boolean()
+        .optional()
+        .describe(
+          'Candidates may write files that steer package installs: package managers’ settings (.npmrc, .yarnrc, .yarnrc.yml, .pypirc, pip.conf, pip.ini) and node_modules/',
+        ),
     })
     .optional()
     .describe('What candidates may do beyond the defaults (otherwise each is a red flag)'),

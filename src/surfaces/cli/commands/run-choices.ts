@@ -14,6 +14,7 @@ export function allowanceChoices(o: {
   allowExecutable?: string[] | undefined;
   allowSymlink?: string[] | undefined;
   allowWorkflows?: boolean | undefined;
+  allowInstallFiles?: boolean | undefined;
   maxFileKb?: number | undefined;
 }): { allow?: Partial<RunConfig['allow']>; maxFileBytes?: number } {
   return allowanceConfig(
@@ -21,6 +22,7 @@ export function allowanceChoices(o: {
       executables: o.allowExecutable,
       symlinks: o.allowSymlink,
       workflows: o.allowWorkflows,
+      installFiles: o.allowInstallFiles,
       maxFileKb: o.maxFileKb,
     },
     { executables: '--allow-executable', symlinks: '--allow-symlink', maxFileKb: '--max-file-kb' },

@@ -109,6 +109,10 @@ export const RUN_OPTIONS = {
     '--allow-workflows',
     "let candidates write CI workflows (.github/workflows/), which run with the repository's secrets (by default a red flag)",
   ),
+  allowInstallFiles: flag(
+    '--allow-install-files',
+    "let candidates write files that steer package installs: package managers' settings (.npmrc, .yarnrc, .yarnrc.yml, .pypirc, pip.conf, pip.ini, in any directory) and node_modules/, which your own next install would obey (by default a red flag)",
+  ),
   maxFileKb: option(
     '--max-file-kb <n>',
     'largest file a candidate may write, in KiB of 1,024 bytes (default: 1,000,000 bytes, just under 977 KiB); a larger one is a red flag',
