@@ -64,7 +64,7 @@ export async function codeCandidate(
       ...externalId,
       needsFiles: out.needsFiles,
     };
-  if (!out.ok) return flagged([{ rule: 'worker-failed', message: out.reason }]);
+  if (!out.ok) return flagged([{ rule: out.rule ?? 'worker-failed', message: out.reason }]);
   const flags: RedFlag[] = [];
   if (out.finishReason === 'length')
     flags.push({ rule: 'truncated', message: "The worker's answer reached its output cap." });

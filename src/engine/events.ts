@@ -91,12 +91,13 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly until: string;
     }
   | { readonly type: 'wait-end'; readonly waitId: string; readonly service: string }
-  /** The run's pull request was opened, merged or closed. */
+  /** The run's pull request was opened, merged, closed or reopened (`note` says why, when it is news). */
   | {
       readonly type: 'pull-request';
       readonly number: number;
       readonly url: string;
       readonly state: 'open' | 'closed' | 'merged';
+      readonly note?: string;
     }
   | { readonly type: 'run-end'; readonly status: RunStatus; readonly error?: string | undefined }
 );

@@ -99,15 +99,49 @@ export async function ensurePullRequest(
     await ctx.checkpoint?.('github:pr-saved');
     if (pr.title === title && pr.body === body) return gh.pullRequest;
   }
-  if (gh.pullRequest.state === 'open') {
-    const now = await remote.host.updatePullRequest(remote.repo, gh.pullRequest.number, {
-      title,
-      body,
-    });
+  if (gh.pullRequest.state !== 'merged') {
+    const { number } = gh.pullRequest;
+    const update = () => remote.host.updatePullRequest(remote.repo, number, { title, body });
+    let now =
+      gh.pullRequest.state === 'open'
+        ? await update()
+        : await remote.host.getPullRequest(remote.repo, number);
+    if (now.state === 'closed' && (await reopenIfHeadDeleted(ctx, remote))) now = await update();
     gh.pullRequest = { ...gh.pullRequest, state: now.state };
     await ctx.save();
   }
   return gh.pullRequest;
+}
+
+/**
+ * A pull request GitHub closed because its head branch (the root's) was deleted is not a veto: the
+ * branch is restored where MAKER last pushed it (GitHub keeps that commit; its lease stays true),
+ * moved on to the local head if that is further, and the pull request reopened, saying so (true).
+ * One a person closed stays closed (false): it is theirs to reopen.
+ */
+async function reopenIfHeadDeleted(ctx: RunContext, remote: RunRemote): Promise<boolean> {
+  const gh = githubOf(ctx.run);
+  const pr = gh.pullRequest;
+  if (pr === undefined || (await remote.host.whyClosed(remote.repo, pr.number)) !== 'head-deleted')
+    return false;
+  const branch = branchName(ctx.run.id, ctx.run.rootId);
+  // Back where MAKER last published it (GitHub keeps that commit), then on to the local head.
+  const leased = remote.publisher.leases()[branch];
+  const head = await ctx.workspace.resolve(branch);
+  if (leased === undefined || head === undefined) return false;
+  await remote.host.restoreBranch(remote.repo, branch, leased);
+  if (head !== leased) await remote.publisher.publish(branch, head);
+  const now = await remote.host.updatePullRequest(remote.repo, pr.number, { state: 'open' });
+  gh.pullRequest = { ...pr, state: now.state };
+  await ctx.save();
+  ctx.emit({
+    type: 'pull-request',
+    number: pr.number,
+    url: pr.url,
+    state: now.state,
+    note: `reopened: GitHub closed it when its head branch ${branch} was deleted (no one closed it); MAKER pushed the branch back`,
+  });
+  return now.state === 'open';
 }
 
 /** Vetoed: the pull request gets one comment saying so, and is closed. The branches stay. */
@@ -157,14 +191,21 @@ export async function landThroughPullRequest(
   }
   const landing = run.landing;
   if (landing.mergeCommit === undefined) {
-    const outcome = await remote.host.mergePullRequest(remote.repo, pr.number, {
-      expectedHeadSha: rootCommit,
-      title: outward(
-        ctx,
-        `${isSimulatedRun(run.config) ? '[simulated] ' : ''}MAKER: ${run.idea.replace(/\s+/g, ' ').slice(0, 120)}`,
-      ),
-      message: `Maker-Run: ${run.id}`,
-    });
+    const merge = () =>
+      remote.host.mergePullRequest(remote.repo, pr.number, {
+        expectedHeadSha: rootCommit,
+        title: outward(
+          ctx,
+          `${isSimulatedRun(run.config) ? '[simulated] ' : ''}MAKER: ${run.idea.replace(/\s+/g, ' ').slice(0, 120)}`,
+        ),
+        message: `Maker-Run: ${run.id}`,
+      });
+    let outcome = await merge();
+    // Closed by its head branch's deletion (not by a person): reopened, then merged (twice at most).
+    for (let reopened = 0; outcome.status === 'closed' && reopened < 2; reopened++) {
+      if (!(await reopenIfHeadDeleted(ctx, remote))) break;
+      outcome = await merge();
+    }
     switch (outcome.status) {
       case 'merged':
         break;

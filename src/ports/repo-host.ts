@@ -73,7 +73,14 @@ export interface RepoHost {
   /** The pull request from `head` into `base`: the existing one (in any state), else a new one. */
   openPullRequest(repo: RepoRef, spec: PullRequestSpec): Promise<PullRequestInfo>;
   getPullRequest(repo: RepoRef, number: number): Promise<PullRequestInfo>;
-  /** Changes title and body, or closes (`state: 'closed'`): idempotent. */
+  /**
+   * Why a closed, unmerged pull request was closed: `head-deleted` when GitHub closed it because its
+   * head branch was deleted, `someone` when a person (or an app) closed it.
+   */
+  whyClosed(repo: RepoRef, number: number): Promise<'head-deleted' | 'someone'>;
+  /** Makes a deleted `branch` exist again at `sha` (a commit the host had); one that exists is left. */
+  restoreBranch(repo: RepoRef, branch: string, sha: string): Promise<void>;
+  /** Changes title and body, closes (`state: 'closed'`) or reopens (`'open'`): idempotent. */
   updatePullRequest(
     repo: RepoRef,
     number: number,

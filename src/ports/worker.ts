@@ -54,6 +54,8 @@ export type WorkerOutput =
   | {
       readonly ok: false;
       readonly reason: string;
+      /** The red flag's rule id (default `worker-failed`), for a failure with a name of its own. */
+      readonly rule?: string;
       readonly externalId?: string;
       /** Tokens the failed attempt still cost (a model answer that could not be used). */
       readonly tokens?: number;

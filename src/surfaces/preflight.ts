@@ -1,5 +1,5 @@
 import { ConfigError } from '../core/errors.js';
-import { STOPS } from '../core/stops.js';
+import { STOPS, StopError } from '../core/stops.js';
 import { inspectRepository, type RepositoryFacts } from '../adapters/git/inspect.js';
 import { findSandbox, NO_SANDBOX } from '../adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../adapters/state/state-file.js';
@@ -49,6 +49,11 @@ export async function checkBeforeRun(
     ...gh.problems,
     ...(await sandboxProblems(checks, env)),
   );
+  // GitHub's rate limit alone stopped the checks: nothing is wrong with the command, run it later.
+  if (gh.rateLimitedUntil !== undefined && problems.length === 1)
+    throw new StopError('rate-limited', cannotStart(kind.name, problems), {
+      then: `Run the same command again after ${gh.rateLimitedUntil.toISOString()}.`,
+    });
   if (problems.length > 0 || gh.plan === undefined)
     throw new ConfigError(`${cannotStart(kind.name, problems)}\n${STOPS.refused.next}`);
   // A corrupt, foreign or newer state file is refused here, before the repository is touched.

@@ -47,13 +47,16 @@ export interface RemoteKind {
   readonly name: RemoteName;
   readonly summary: string;
   readonly settings: readonly { readonly env: string; readonly purpose: string }[];
-  /** For a new run: the plan when a run with `ask` uses this remote, and every problem. */
+  /**
+   * For a new run: the plan when a run with `ask` uses this remote, and every problem
+   * (`rateLimitedUntil`: the service's rate limit stopped the checks, until then).
+   */
   plan(
     ask: GitHubAsk,
     target: Target,
     dir: string,
     env: Env,
-  ): Promise<{ plan?: RemotePlan; problems: string[]; notice?: string }>;
+  ): Promise<{ plan?: RemotePlan; problems: string[]; notice?: string; rateLimitedUntil?: Date }>;
   /** For resuming a run that uses it: its credential, or every problem (nothing is changed). */
   resumeChecks(run: Run, env: Env, dir: string): Promise<{ token?: string; problems: string[] }>;
   /** The engine's remote for runs of this kind, with the credential `token()` gives. */
@@ -90,7 +93,7 @@ const github: RemoteKind = {
     { env: 'GITHUB_API_URL', purpose: 'the REST API (default https://api.github.com)' },
   ],
   plan: async (ask, target, dir, env) => {
-    const { plan, problems, notice } = await planGitHub(ask, target, dir, env);
+    const { plan, problems, notice, rateLimitedUntil } = await planGitHub(ask, target, dir, env);
     const api = plan === undefined ? undefined : new URL(plan.apiUrl);
     return {
       ...(plan === undefined || api === undefined
@@ -115,6 +118,7 @@ const github: RemoteKind = {
           }),
       problems,
       ...(notice === undefined ? {} : { notice }),
+      ...(rateLimitedUntil === undefined ? {} : { rateLimitedUntil }),
     };
   },
   resumeChecks: (run, env, dir) => tokenForRun(run, env, dir),
@@ -133,7 +137,7 @@ export async function planRemote(
   target: Target,
   dir: string,
   env: Env,
-): Promise<{ plan?: RemotePlan; problems: string[]; notice?: string }> {
+): Promise<{ plan?: RemotePlan; problems: string[]; notice?: string; rateLimitedUntil?: Date }> {
   const onGitHub = await REMOTES.github.plan(ask, target, dir, env);
   if (onGitHub.plan !== undefined || onGitHub.problems.length > 0) return onGitHub;
   const locally = await REMOTES.local.plan(ask, target, dir, env);

@@ -15,7 +15,7 @@ import {
   type Route,
   type RouteContext,
 } from './fake-github-route.js';
-import { commentJson, pullJson } from './fake-github-shapes.js';
+import { commentJson, pullJson, timelineEventJson } from './fake-github-shapes.js';
 import type { FakePull } from './fake-github-world.js';
 import {
   errorReply,
@@ -39,6 +39,7 @@ export const pullRoutes: readonly Route[] = [
   { method: 'PUT', pattern: new RegExp(`${REPO}/pulls/(\\d+)/merge$`), handle: mergePull },
   { method: 'POST', pattern: new RegExp(`${REPO}/issues/(\\d+)/comments$`), handle: createComment },
   { method: 'GET', pattern: new RegExp(`${REPO}/issues/(\\d+)/comments$`), handle: listComments },
+  { method: 'GET', pattern: new RegExp(`${REPO}/issues/(\\d+)/timeline$`), handle: listTimeline },
 ];
 
 async function createPull(ctx: RouteContext): Promise<Reply> {
@@ -109,6 +110,7 @@ async function createPull(ctx: RouteContext): Promise<Reply> {
     createdAt: now,
     updatedAt: now,
     mergeable: undefined,
+    events: [],
   };
   ctx.world.pulls.push(pr);
   return json(201, await fullPull(ctx, pr));
@@ -190,10 +192,12 @@ async function updatePull(ctx: RouteContext): Promise<Reply> {
           message: 'state cannot be changed. The pull request has already been merged.',
         },
       ]);
+    const actor = ctx.principal?.login ?? pr.repo.owner;
     if (state === 'closed') {
       await refreshPull(pr);
       pr.state = 'closed';
       pr.closedAt = ctx.world.timestamp();
+      ctx.world.pullEvent(pr, 'closed', actor);
     } else {
       if ((await branchTip(pr.repo.gitDir, pr.headRef)) === undefined)
         return validationReply([
@@ -206,6 +210,7 @@ async function updatePull(ctx: RouteContext): Promise<Reply> {
         ]);
       pr.state = 'open';
       pr.closedAt = null;
+      ctx.world.pullEvent(pr, 'reopened', actor);
     }
   }
   const title = stringField(ctx.body, 'title');
@@ -266,7 +271,9 @@ async function mergePull(ctx: RouteContext): Promise<Reply> {
     mergeCommitSha: commit,
     mergedBy: ctx.principal?.login ?? pr.repo.owner,
   });
-  await syncPulls(ctx.world, pr.repo);
+  ctx.world.pullEvent(pr, 'merged', pr.mergedBy ?? pr.repo.owner, commit);
+  ctx.world.pullEvent(pr, 'closed', pr.mergedBy ?? pr.repo.owner);
+  await syncPulls(ctx.world, pr.repo, pr.mergedBy ?? pr.repo.owner);
   return json(200, { sha: commit, merged: true, message: 'Pull Request successfully merged' });
 }
 
@@ -303,6 +310,22 @@ function listComments(ctx: RouteContext): Reply {
   return json(
     200,
     page.items.map((c) => commentJson(ctx.world, ctx.base, c)),
+    page.headers,
+  );
+}
+
+/**
+ * A pull request's timeline (`GET …/issues/{n}/timeline`): its state events, oldest first, in the
+ * shape of GitHub's `state-change-issue-event` (comments and commits, which GitHub lists there
+ * too, are left out).
+ */
+function listTimeline(ctx: RouteContext): Reply {
+  const pr = pullFor(ctx, 'read');
+  if (isReply(pr)) return pr;
+  const page = paginate(pr.events, ctx.query, ctx.url);
+  return json(
+    200,
+    page.items.map((e) => timelineEventJson(ctx.world, ctx.base, pr, e)),
     page.headers,
   );
 }

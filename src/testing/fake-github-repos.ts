@@ -189,7 +189,7 @@ async function createRef(ctx: RouteContext): Promise<Reply> {
   if (!(await objectExists(repo.gitDir, sha))) return validationReply([], 'Object does not exist');
   if (!(await updateRef(repo.gitDir, ref, sha, null)))
     return validationReply([], 'Reference already exists');
-  await syncPulls(ctx.world, repo);
+  await syncPulls(ctx.world, repo, ctx.principal?.login);
   return json(201, refJson(ctx.base, repo, ref, sha));
 }
 
@@ -206,7 +206,7 @@ async function updateRefRoute(ctx: RouteContext): Promise<Reply> {
     return validationReply([], 'Update is not a fast forward');
   if (!(await updateRef(repo.gitDir, ref, sha, current)))
     return validationReply([], 'Reference cannot be updated');
-  await syncPulls(ctx.world, repo);
+  await syncPulls(ctx.world, repo, ctx.principal?.login);
   return json(200, refJson(ctx.base, repo, ref, sha));
 }
 
@@ -219,7 +219,7 @@ async function deleteRefRoute(ctx: RouteContext): Promise<Reply> {
   const current = (await listRefs(repo.gitDir, ref)).find((r) => r.ref === ref)?.sha;
   if (current === undefined || !(await deleteRef(repo.gitDir, ref, current)))
     return validationReply([], 'Reference does not exist');
-  await syncPulls(ctx.world, repo);
+  await syncPulls(ctx.world, repo, ctx.principal?.login);
   return { status: 204 };
 }
 

@@ -58,10 +58,16 @@ export async function refreshPull(pr: FakePull): Promise<void> {
 }
 
 /**
- * After refs moved (a push, the refs API, a foreign commit): as GitHub does, an open pull request
- * whose head or base branch is gone is closed, and one whose head is now in its base is merged.
+ * After refs moved (a push, the refs API, a foreign commit) by `actor` (default: the owner): as
+ * GitHub does, an open pull request whose head or base branch is gone is closed (its timeline says
+ * `head_ref_deleted`, then `closed`, for a deleted head), and one whose head is now in its base is
+ * merged.
  */
-export async function syncPulls(world: FakeGitHubWorld, repo: FakeRepo): Promise<void> {
+export async function syncPulls(
+  world: FakeGitHubWorld,
+  repo: FakeRepo,
+  actor: string = repo.owner,
+): Promise<void> {
   repo.pushedAt = world.timestamp();
   for (const pr of world.pullsOf(repo)) {
     if (pr.state !== 'open') continue;
@@ -71,6 +77,8 @@ export async function syncPulls(world: FakeGitHubWorld, repo: FakeRepo): Promise
     if (head === undefined || base === undefined) {
       pr.state = 'closed';
       pr.closedAt = pr.updatedAt = now;
+      if (head === undefined) world.pullEvent(pr, 'head_ref_deleted', actor);
+      world.pullEvent(pr, 'closed', actor);
     } else if (await isAncestor(repo.gitDir, head, base)) {
       Object.assign(pr, {
         state: 'closed',
@@ -80,8 +88,10 @@ export async function syncPulls(world: FakeGitHubWorld, repo: FakeRepo): Promise
         closedAt: now,
         updatedAt: now,
         mergeCommitSha: head,
-        mergedBy: repo.owner,
+        mergedBy: actor,
       });
+      world.pullEvent(pr, 'merged', actor, head);
+      world.pullEvent(pr, 'closed', actor);
     }
   }
 }

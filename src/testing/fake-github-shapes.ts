@@ -1,5 +1,11 @@
 import type { CommitInfo } from './fake-github-git.js';
-import type { FakeComment, FakeGitHubWorld, FakePull, FakeRepo } from './fake-github-world.js';
+import type {
+  FakeComment,
+  FakeGitHubWorld,
+  FakePull,
+  FakePullEvent,
+  FakeRepo,
+} from './fake-github-world.js';
 
 /**
  * GitHub's JSON shapes (the fields MAKER reads and the usual ones around them), built from the
@@ -194,4 +200,26 @@ export function commentJson(world: FakeGitHubWorld, base: string, c: FakeComment
 
 function nodeId(kind: string, id: number): string {
   return `${kind}_kgDO${Buffer.from(String(id)).toString('base64url')}`;
+}
+
+/** A timeline state event, as GitHub's `state-change-issue-event` schema has it. */
+export function timelineEventJson(
+  world: FakeGitHubWorld,
+  base: string,
+  pr: FakePull,
+  e: FakePullEvent,
+) {
+  const repo = `${base}/repos/${pr.repo.owner}/${pr.repo.name}`;
+  return {
+    id: e.id,
+    node_id: nodeId('E', e.id),
+    url: `${repo}/issues/events/${e.id}`,
+    actor: userJson(world, base, e.actor),
+    event: e.event,
+    commit_id: e.commitId,
+    commit_url: e.commitId === null ? null : `${repo}/commits/${e.commitId}`,
+    created_at: e.createdAt,
+    performed_via_github_app: null,
+    ...(e.event === 'closed' || e.event === 'reopened' ? { state_reason: null } : {}),
+  };
 }

@@ -36,6 +36,17 @@ const pullSchema = z.object({
   closedAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  events: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        event: z.enum(['closed', 'reopened', 'merged', 'head_ref_deleted']),
+        actor: z.string(),
+        createdAt: z.string(),
+        commitId: z.string().nullable(),
+      }),
+    )
+    .default([]),
 });
 
 const commentSchema = z.object({

@@ -63,6 +63,22 @@ export interface FakePull {
   updatedAt: string;
   /** Mergeability is computed on the first read after (head, base) changes: null until then. */
   mergeable: { readonly key: string; readonly value: boolean } | undefined;
+  /** Its timeline's state events, oldest first (see {@link FakePullEvent}). */
+  readonly events: FakePullEvent[];
+}
+
+/**
+ * A pull request's state event, as its timeline (`GET …/issues/{n}/timeline`) lists it: `closed`,
+ * `reopened`, `merged`, and `head_ref_deleted` (its head branch deleted, which closes it: GitHub
+ * lists that `closed` right after). `actor` is who did it (for a deletion, who deleted the branch).
+ */
+export interface FakePullEvent {
+  readonly id: number;
+  readonly event: 'closed' | 'reopened' | 'merged' | 'head_ref_deleted';
+  readonly actor: string;
+  readonly createdAt: string;
+  /** The merge commit, for `merged`. */
+  readonly commitId: string | null;
 }
 
 export interface FakeComment {
@@ -183,6 +199,16 @@ export class FakeGitHubWorld {
 
   pullsOf(repo: FakeRepo): FakePull[] {
     return this.pulls.filter((p) => p.repo === repo);
+  }
+
+  /** Adds a state event to a pull request's timeline, now. */
+  pullEvent(
+    pr: FakePull,
+    event: FakePullEvent['event'],
+    actor: string,
+    commitId: string | null = null,
+  ): void {
+    pr.events.push({ id: this.nextId(), event, actor, createdAt: this.timestamp(), commitId });
   }
 
   /** Whether `principal` acts for the repository's owner (the user, or a member of the org). */

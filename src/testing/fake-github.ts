@@ -36,8 +36,8 @@ export interface FakeGitHubOptions {
    */
   readonly store?: string;
   /**
-   * Kill campaigns only: called with each request's number (1 for the first, control routes not
-   * counted) when it arrives (`received`) and once it was carried out, before its answer is
+   * Kill campaigns only: called with each request's number (1 for the first since the fake started
+   * or its requests were last cleared, control routes not counted) when it arrives (`received`) and once it was carried out, before its answer is
    * sent for a REST request, after it for git (`handled`). `drop` on arrival: not carried out, no answer.
    */
   readonly onRequest?: (n: number, phase: 'received' | 'handled') => void | 'drop';
@@ -57,6 +57,7 @@ export interface FakeGitHub {
   readonly root: string;
   gitUrl(owner: string, repo: string): string;
   readonly requests: readonly FakeGitHubRequest[];
+  /** Forgets the requests answered so far; the next is number 1 again (see `onRequest`). */
   clearRequests(): void;
   addFault(fault: FakeGitHubFault): void;
   clearFaults(): void;
@@ -242,7 +243,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       ...(write && req.method === 'POST'
         ? {
             beforeEnd: async () => {
-              await syncPulls(world, repo);
+              await syncPulls(world, repo, who?.login);
               persist();
             },
           }
@@ -270,7 +271,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     root,
     gitUrl: (owner, repo) => `${base}/${owner}/${repo}.git`,
     requests,
-    clearRequests: () => void requests.splice(0),
+    clearRequests: () => {
+      requests.splice(0);
+      seen = 0;
+    },
     addFault: (fault) => faults.add(fault),
     clearFaults: () => faults.clear(),
     addToken: (token) => world.addToken(token),

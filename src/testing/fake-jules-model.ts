@@ -28,6 +28,13 @@ export interface FakeAgentScript {
   readonly patchOnlyInActivities?: boolean;
   /** Report this `baseCommitId` (a stale patch, made against another commit). */
   readonly baseCommitId?: string;
+  /** With `askFeedback`: ask it again after every answer (an agent that never has enough). */
+  readonly keepsAsking?: boolean;
+  /**
+   * Await plan approval (even when the create did not ask for it), and after every approval plan
+   * again and await approval again: a session that never leaves plan approval.
+   */
+  readonly keepsPlanning?: boolean;
 }
 
 export interface FakeAgentContext {
@@ -90,6 +97,19 @@ export function julesQuotaFault(
     ],
     ...(concurrent ? {} : { retryAfter: String(retryAfterS) }),
   };
+}
+
+/**
+ * Page tokens that misbehave, in the session and activity lists: the last page of a listing carries
+ * a `nextPageToken` all the same, `repeat` (the token of the page just served, which leads back to
+ * it; "0", the first page, when that page was asked for without a token) or `empty` (`""`). After
+ * `loops` such last pages of one listing (default 50), it ends as it should, so a client that
+ * follows them ends too. `pageSize` caps the page size asked for.
+ */
+export interface FakePageTokens {
+  readonly kind: 'repeat' | 'empty';
+  readonly pageSize?: number;
+  readonly loops?: number;
 }
 
 export interface FakeJules {

@@ -76,7 +76,10 @@ export function sessionLife(options: {
         return true;
       case 'IN_PROGRESS':
         if (!due(1)) return false;
-        if (script.askFeedback !== undefined && session.messages.length === 0) {
+        if (
+          script.askFeedback !== undefined &&
+          (session.messages.length === 0 || script.keepsAsking === true)
+        ) {
           session.activities.push(
             activity(session, 'agent', { agentMessaged: { agentMessage: script.askFeedback } }),
           );

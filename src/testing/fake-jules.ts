@@ -10,8 +10,10 @@ import {
   type FakeFault,
   type FakeJules,
   type FakeJulesSource,
+  type FakePageTokens,
   planLimitFault,
 } from './fake-jules-model.js';
+import { fakePages } from './fake-jules-pages.js';
 import { fakeJulesStore } from './fake-jules-store.js';
 import { sessionLife, type FakeSession } from './fake-jules-session.js';
 
@@ -22,6 +24,7 @@ export type {
   FakeFault,
   FakeJules,
   FakeJulesSource,
+  FakePageTokens,
 } from './fake-jules-model.js';
 
 /** Session ids are this number's successors, after a fixed prefix (Jules' ids are long digit strings). */
@@ -47,8 +50,13 @@ export async function startFakeJules(options: {
   workMs?: number;
   /** The clock simulated work is measured on (default `performance.now`). */
   clock?: () => number;
-  /** Wall-clock time, for sessions' `createTime` (default `Date.now`). */
+  /**
+   * The server's wall clock, for sessions' `createTime` and every answer's `Date` header (default
+   * `Date.now`): offset it from the client's for a server whose clock disagrees.
+   */
   now?: () => number;
+  /** Page tokens that misbehave in the session and activity lists (see {@link FakePageTokens}). */
+  pageTokens?: FakePageTokens;
   /** Port to listen on (default: any free one). */
   port?: number;
   /**
@@ -86,6 +94,8 @@ export async function startFakeJules(options: {
   /** Start times of sessions being created (their agent not answered yet). */
   const creating: number[] = [];
   const clock = options.clock ?? (() => performance.now());
+  const wallClock = options.now ?? Date.now;
+  const pages = fakePages(options.pageTokens);
   const life = sessionLife({ workMs: options.workMs, clock });
   const { advance, sessionJson, activity } = life;
   const store = options.store === undefined ? undefined : fakeJulesStore(options.store);
@@ -111,7 +121,7 @@ export async function startFakeJules(options: {
       planApproved: stored.planApproved,
       messages: [...stored.messages],
       activities: [],
-      createdAt: (options.now ?? Date.now)(),
+      createdAt: wallClock(),
       startedAt: clock(),
       activityReads: 0,
     });
@@ -143,6 +153,8 @@ export async function startFakeJules(options: {
     const path = decodeURIComponent(mark < 0 ? target : target.slice(0, mark));
     // Test control, outside the API: what this server answered so far.
     if (path === '/_fake/requests') return sendJson(res, 200, { requests });
+    // Every answer says when it was sent, on this server's clock (which may not be the client's).
+    res.setHeader('date', new Date(wallClock()).toUTCString());
     requests.push({ method, path });
     arriveLate();
     const fault = options.fault?.({ method, path, count: requests.length });
@@ -157,15 +169,8 @@ export async function startFakeJules(options: {
       sendJson(res, 400, errorEnvelope(400, 'Invalid JSON payload received.'));
       return;
     }
-    const page = (items: unknown[], field: string, defaultSize: number) => {
-      const size = Math.min(100, Math.max(1, Number(query?.get('pageSize') ?? defaultSize)));
-      const start = Number(query?.get('pageToken') ?? '0');
-      const slice = items.slice(start, start + size);
-      return {
-        [field]: slice,
-        ...(start + size < items.length ? { nextPageToken: String(start + size) } : {}),
-      };
-    };
+    const page = (items: unknown[], field: string, defaultSize: number) =>
+      pages(path, items, field, defaultSize, query);
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/v1alpha/sources')
       return sendJson(res, 200, page(await Promise.all(sources.map(sourceJson)), 'sources', 30));
@@ -202,11 +207,12 @@ export async function startFakeJules(options: {
             400,
             errorEnvelope(400, 'The session is not awaiting plan approval.'),
           );
-        session.planApproved = true;
         session.activities.push(
           activity(session, 'user', { planApproved: { planId: `plan-${session.id}` } }),
         );
-        session.state = 'IN_PROGRESS';
+        // A session that keeps planning comes back with a new plan awaiting approval.
+        session.planApproved = session.script.keepsPlanning !== true;
+        session.state = session.planApproved ? 'IN_PROGRESS' : 'PLANNING';
         return sendJson(res, 200, {});
       }
       if (method === 'POST' && m[2] === 'sendMessage') {
@@ -308,17 +314,18 @@ export async function startFakeJules(options: {
       baseCommit,
       messages: [],
     };
+    const script = await options.agent(agentContext);
     const session: FakeSession = {
       id,
       body,
       context: agentContext,
-      script: await options.agent(agentContext),
+      script,
       state: 'QUEUED',
       step: 0,
-      planApproved: body['requirePlanApproval'] !== true,
+      planApproved: body['requirePlanApproval'] !== true && script.keepsPlanning !== true,
       messages: [],
       activities: [],
-      createdAt: (options.now ?? Date.now)(),
+      createdAt: wallClock(),
       startedAt,
       activityReads: 0,
     };

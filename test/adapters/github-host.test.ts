@@ -139,6 +139,30 @@ describe('GitHubHost: repositories', () => {
   });
 });
 
+describe('GitHubHost: reads while a run starts', () => {
+  it.each([500, 502, 503])(
+    'a single %i on GET /repos/{owner}/{repo} is retried, as reads later in the run are',
+    async (status) => {
+      const fake = await startFake();
+      const { host } = hostFor(fake);
+      await host.ensureRepository({ owner: 'alice', name: 'app' });
+      const read = '^/repos/alice/app$';
+      // The checks' look (inspect) and the set-up's (ensure), each answered once with a 5xx.
+      fake.addFault({ kind: 'status', status, method: 'GET', path: read });
+      expect(await host.inspectRepository({ owner: 'alice', name: 'app' })).toMatchObject({
+        name: 'app',
+        canPush: true,
+      });
+      fake.addFault({ kind: 'status', status, method: 'GET', path: read });
+      expect(await host.ensureRepository({ owner: 'alice', name: 'app' })).toMatchObject({
+        created: false,
+      });
+      expect(count(fake, 'GET', new RegExp(read))).toBe(5);
+      expect((await fake.state()).repos).toHaveLength(1);
+    },
+  );
+});
+
 describe('GitHubHost: pull requests', () => {
   it.each(CREATE_FAULTS)('opens the pull request exactly once with %s', async (_name, faults) => {
     const fake = await startFake();

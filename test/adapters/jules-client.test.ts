@@ -273,7 +273,7 @@ describe('JulesClient against the fake Jules server', () => {
     const error = await client.listSources().catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'unavailable' });
     expect((error as Error).message).toMatch(
-      /^Jules is unavailable: every call has failed since 1970-01-01T00:00:00\.000Z \(100 s\)\. Last error: 503 injected fault\. The state is saved; run maker resume when Jules is back/,
+      /^Jules is unavailable: every call has failed for 100 s, since 1970-01-01T00:00:00\.000Z \(the outage limit is 100 s\)\. Last error: 503 injected fault\. The state is saved; run maker resume when Jules is back/,
     );
     expect(now).toBe(100_000);
     down = false;

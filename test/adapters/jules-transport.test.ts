@@ -35,7 +35,7 @@ async function serve(handler: Handler) {
 const call = { method: 'POST', apiKey: 'the-key', body: { a: 1 }, timeoutMs: 2000 };
 
 describe('nodeTransport', () => {
-  it('sends the method, key and JSON body, and reads status, body and Retry-After', async () => {
+  it('sends the method, key and JSON body, and reads status, body, Retry-After and Date', async () => {
     const seen: { method?: string; key?: unknown; type?: unknown; body?: string }[] = [];
     const { url } = await serve((req, res, body) => {
       seen.push({
@@ -44,11 +44,20 @@ describe('nodeTransport', () => {
         type: req.headers['content-type'],
         body,
       });
-      res.writeHead(429, { 'retry-after': '7', 'content-type': 'application/json' });
+      res.writeHead(429, {
+        'retry-after': '7',
+        date: 'Mon, 23 Nov 2026 08:50:00 GMT',
+        'content-type': 'application/json',
+      });
       res.end('{"error":{}}');
     });
     const answer = await request(nodeTransport(), url, call, undefined);
-    expect(answer).toEqual({ status: 429, text: '{"error":{}}', retryAfter: '7' });
+    expect(answer).toEqual({
+      status: 429,
+      text: '{"error":{}}',
+      retryAfter: '7',
+      date: 'Mon, 23 Nov 2026 08:50:00 GMT',
+    });
     expect(seen).toEqual([
       { method: 'POST', key: 'the-key', type: 'application/json', body: '{"a":1}' },
     ]);

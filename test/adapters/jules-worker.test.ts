@@ -115,7 +115,7 @@ describe('the session budget and integrations', () => {
       'a rate limit (429 with Retry-After 0), for longer than the outage tolerance',
       { status: 429, retryAfter: '0' },
       'unavailable',
-      /^Jules is unavailable: every call has failed since \S+ \(60 s\)\. Last error: 429 injected fault, Retry-After 0 s\. The state is saved; run maker resume/,
+      /^Jules is unavailable: every call has failed for 60 s, since \S+ \(the outage limit is 60 s\)\. Last error: 429 injected fault, Retry-After 0 s\. The state is saved; run maker resume/,
     ],
     [
       'a concurrent-task limit held by sessions started elsewhere',

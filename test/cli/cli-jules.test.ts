@@ -248,7 +248,7 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     );
     expect(first.code).toBe(1);
     expect(first.stdout).toMatch(
-      /Failed: Jules is unavailable: every call has failed since \S+ \(1 s\)\. Last error: no answer \(.+\)\. The state is saved; run maker resume when Jules is back: it re-attaches every session, and nothing is bought twice\. Fix the cause, then: maker resume --dir /,
+      /Failed: Jules is unavailable: every call has failed for \d+ s, since \S+ \(the outage limit is 1 s\)\. Last error: no answer \(.+\)\. The state is saved; run maker resume when Jules is back: it re-attaches every session, and nothing is bought twice\. Fix the cause, then: maker resume --dir /,
     );
     expect(first.stdout).not.toMatch(/\.\.|\. \./);
     const stopped = await loadRun(dir);

@@ -30,19 +30,10 @@ const run = (fake: FakeGitHub, dir: string, repo: string, token: string) =>
 describe('stops before a run exists', () => {
   it.each([
     {
-      // Failed at main: exit 1, "Resume after … (maker resume)" though there is nothing to resume.
-      name: 'a rate limit on the repository create',
-      repo: 'alice/app',
-      token: TOKENS.full,
-      fault: true,
-      says: ["GitHub's rate limit stopped maker", 'Run the same command again after'],
-    },
-    {
       // Failed at main: exit 1, without "Nothing was created or changed."
       name: 'a token without Administration',
       repo: 'alice/app',
       token: TOKENS.noAdmin,
-      fault: false,
       says: ['Administration: Read and write'],
     },
     {
@@ -50,26 +41,17 @@ describe('stops before a run exists', () => {
       name: 'an organisation the token may not create in',
       repo: 'outside/app',
       token: TOKENS.full,
-      fault: false,
       says: ['outside/app'],
     },
   ])(
     '$name: exit 2, nothing created or changed, no maker resume',
-    async ({ repo, token, fault, says }) => {
+    async ({ repo, token, says }) => {
       const fake = await startFake({
         organizations: [
           ...(DEFAULT_FAKE_OPTIONS.organizations ?? []),
           { login: 'outside', members: ['mallory'] },
         ],
       });
-      if (fault)
-        fake.addFault({
-          kind: 'primary-limit',
-          method: 'POST',
-          path: '/user/repos$',
-          resetInSeconds: 3600,
-          times: 50,
-        });
       const dir = join(await tempDir(), 'app');
       const result = await run(fake, dir, repo, token);
       expect(result.code, result.stderr).toBe(2);
@@ -81,6 +63,53 @@ describe('stops before a run exists', () => {
     },
     60_000,
   );
+
+  it.each([
+    {
+      // Failed at main: exit 1, "Resume after … (maker resume)" though there is nothing to resume;
+      // then exit 2, the usage-error status, though the command was right.
+      name: 'a primary rate limit on the repository create',
+      method: 'POST',
+      path: '/user/repos$',
+    },
+    {
+      // Failed at main: exit 2, the usage-error status, though the command was right.
+      name: 'a primary rate limit in the checks before the run (GET /repos/{owner}/{repo})',
+      method: 'GET',
+      path: '^/repos/alice/app$',
+    },
+  ])(
+    '$name: exit 75, when to run the same command again, nothing created or changed',
+    async ({ method, path }) => {
+      const fake = await startFake();
+      fake.addFault({ kind: 'primary-limit', method, path, resetInSeconds: 3600, times: 50 });
+      const dir = join(await tempDir(), 'app');
+      const result = await run(fake, dir, 'alice/app', TOKENS.full);
+      expect(result.code, result.stderr).toBe(75);
+      expect(result.stderr).toContain("GitHub's rate limit stopped maker");
+      expect(result.stderr).toMatch(
+        /Nothing was created or changed\. Run the same command again after \d{4}-\d\d-\d\dT/,
+      );
+      expect(result.stderr).not.toContain('maker resume');
+      expect(existsSync(dir)).toBe(false);
+      expect((await fake.state()).repos).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('maker resume where a run was stopped during its checks: nothing was created, run the same maker run again', async () => {
+    // Failed at main: "there is no run to resume there", and nothing more.
+    const parent = await tempDir();
+    const missing = await maker(['resume', '--dir', join(parent, 'app')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      'there is no run to resume there. If a `maker run` was stopped here before it started (during its checks, which change nothing), nothing was created: run the same `maker run` command again.',
+    );
+    await git(parent, ['init', '-q', '-b', 'main']);
+    const empty = await maker(['resume', '--dir', parent]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('no unfinished run. If a `maker run` was stopped here');
+  });
 
   it('a first push the remote rejects: exit 1, the hook’s words, maker resume finishes the recorded start (and that works)', async () => {
     // Failed at main: the hook's words were dropped, and nothing said to run maker run again.

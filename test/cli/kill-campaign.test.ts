@@ -13,7 +13,10 @@ import { useTempDirs } from '../helpers/tmp.js';
  * at the steps before the first request (after the lock, after the start's intent is saved). Each
  * is followed by `maker resume` only, and ends with one repository, one merged pull request and the
  * tree of an unkilled run. Failed at main: a kill before the run's first state save (the first
- * requests) left "Nothing to resume in …: no unfinished run".
+ * requests) left "Nothing to resume in …: no unfinished run". A kill in the checks before the start
+ * is recorded (its first requests, reads only) leaves nothing: `maker resume` says so and to run the
+ * same `maker run` again, which finishes it (issue 38). Each trial's requests are numbered from 1
+ * (until issue 38 they were numbered from the fake's start, so no aimed kill ever happened).
  */
 const tempDir = useTempDirs();
 const startFake = useFakeGitHub();
@@ -89,6 +92,8 @@ describe('a kill at every GitHub request of a run, then maker resume only', () =
     const reference = tree(fake, 'ref');
     expect(total).toBeGreaterThan(5);
     const trials: string[] = [];
+    /** Trials killed in the checks before the start (reads only): run again, not resumed. */
+    const preflight: string[] = [];
     // Every index, in one phase each (alternating) by default; in both with MAKER_KILL_CAMPAIGN=full
     // (twice the time: about 7 minutes on a loaded 2-core machine).
     const full = process.env['MAKER_KILL_CAMPAIGN'] === 'full';
@@ -98,6 +103,7 @@ describe('a kill at every GitHub request of a run, then maker resume only', () =
       for (const phase of phases(n)) {
         const name = `k${n}-${phase === 'received' ? 'b' : 'a'}`;
         const dir = join(await tempDir(), name);
+        fake.clearRequests();
         aim = { n, phase };
         const killed = await aimed(RUN(dir, name), env(fake));
         aim = undefined;
@@ -110,12 +116,26 @@ describe('a kill at every GitHub request of a run, then maker resume only', () =
             ['resume', '--dir', dir, '--json', '--hitl', 'auto'],
             env(fake),
           );
-          expect(resumed.code, `${what}\n${resumed.stderr}`).toBe(0);
+          if (
+            resumed.code !== 0 &&
+            (await fake.state()).repos.every((r) => r.fullName !== `alice/${name}`)
+          ) {
+            // Killed in the checks, before the start was recorded: nothing exists, the same command.
+            expect(resumed.stderr, what).toContain(
+              'nothing was created: run the same `maker run` command again.',
+            );
+            preflight.push(name);
+            const again = await maker(RUN(dir, name), env(fake));
+            expect(again.code, `${what}\n${again.stderr}`).toBe(0);
+          } else expect(resumed.code, `${what}\n${resumed.stderr}`).toBe(0);
         }
         await expectFinished(fake, name, reference, what);
         trials.push(name);
       }
     expect(trials).toHaveLength(full ? 2 * total : total);
+    // The checks read the token's user and the repository: two requests, before anything exists.
+    expect(preflight.length).toBeGreaterThan(0);
+    expect(preflight.length).toBeLessThanOrEqual(full ? 4 : 2);
   }, 1_200_000);
 
   it('killed after the start is recorded, before the first GitHub request: maker resume finishes it', async () => {

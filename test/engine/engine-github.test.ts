@@ -14,7 +14,7 @@ import { openWorkspace } from '../../src/surfaces/wiring.js';
 import type { Target } from '../../src/surfaces/preflight.js';
 import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { baseConfig } from '../helpers/engine.js';
-import { TOKENS, git, useFakeGitHub } from '../helpers/github.js';
+import { TOKENS, git, testOctokit, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -241,4 +241,60 @@ describe('the engine on GitHub', () => {
     expect(record.leases[branch]).toBe(next);
     expect(dir).toBeDefined();
   }, 60_000);
+});
+
+describe('a pull request closed on GitHub before it is merged', () => {
+  it('closed because its head branch was deleted: the branch is pushed back, the pull request reopened (said in an event) and merged', async () => {
+    // Failed at main: "Pull request … was closed by someone else: nothing was merged. Reopen it,
+    // then run maker resume", on every resume.
+    const fake = await startFake();
+    const { engine, runId } = await githubRun(fake, 'deleted');
+    expect((await engine.run(runId)).pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    const root = `maker/${runId}/n-root`;
+    await testOctokit(fake).rest.git.deleteRef({
+      owner: 'alice',
+      repo: 'deleted',
+      ref: `heads/${root}`,
+    });
+    expect((await repoOf(fake, 'deleted'))?.pulls[0]?.state).toBe('closed');
+    await engine.answer(runId, 'q-root-veto', 'accept');
+    const stop = new AbortController();
+    const notes: string[] = [];
+    const watched = (async () => {
+      for await (const e of engine.events(stop.signal))
+        if (e.type === 'pull-request' && e.note !== undefined) notes.push(e.note);
+    })();
+    const done = await engine.run(runId);
+    stop.abort();
+    await watched;
+    expect(done.error).toBeUndefined();
+    expect(done.status).toBe('done');
+    expect(notes).toEqual([
+      `reopened: GitHub closed it when its head branch ${root} was deleted (no one closed it); MAKER pushed the branch back`,
+    ]);
+    const repo = await repoOf(fake, 'deleted');
+    expect(repo?.pulls).toHaveLength(1);
+    expect(repo?.pulls[0]).toMatchObject({ state: 'closed', merged: true });
+    expect(repo?.branches[root]).toBe((await engine.getRun(runId)).nodes['root']?.commit);
+  }, 120_000);
+
+  it('closed by a person (its branch deleted after): still their veto, nothing reopened or merged', async () => {
+    const fake = await startFake();
+    const { engine, runId } = await githubRun(fake, 'closed');
+    await engine.run(runId);
+    const octokit = testOctokit(fake);
+    const o = { owner: 'alice', repo: 'closed' };
+    await octokit.rest.pulls.update({ ...o, pull_number: 1, state: 'closed' });
+    await octokit.rest.git.deleteRef({ ...o, ref: `heads/maker/${runId}/n-root` });
+    await engine.answer(runId, 'q-root-veto', 'accept');
+    const stopped = await engine.run(runId);
+    expect(stopped.status).toBe('failed');
+    expect(stopped.error).toContain(
+      'was closed by someone else: nothing was merged. Reopen it, then run maker resume.',
+    );
+    expect((await repoOf(fake, 'closed'))?.pulls[0]).toMatchObject({
+      state: 'closed',
+      merged: false,
+    });
+  }, 120_000);
 });

@@ -231,7 +231,7 @@ describe('the Jules worker under network faults: runs that stop, and resume', ()
     const stopped = await engine.run(runId);
     expect(stopped.status).toBe('failed');
     expect(stopped.error).toMatch(
-      /^Jules is unavailable: every call has failed since .+ \(10 min\)\..*maker resume.*re-attaches every session/,
+      /^Jules is unavailable: every call has failed for 10 min, since .+ \(the outage limit is 10 min\)\..*maker resume.*re-attaches every session/,
     );
     expect(stopped.error).not.toMatch(/\.\.|\. \./);
     const run = await engine.getRun(runId);

@@ -138,6 +138,30 @@ describe('MakerEngine with the Jules worker (against the fake Jules server)', ()
     expect(git(dir, 'ls-tree', '-r', '--name-only', 'main')).toMatch(/index\.md/);
   });
 
+  it('red-flags a session that keeps asking as stuck (its own rule), archived, and the run goes on', async () => {
+    // Failed at main: slot 1's session was answered after every question until its time limit,
+    // and its flag was a plain worker-failed one.
+    const { engine, runId, fake } = await julesEngine((context) =>
+      /cand-1$/.test(context.title)
+        ? { askFeedback: 'Which one?', keepsAsking: true }
+        : agent(context),
+    );
+    const outcome = await engine.run(runId);
+    expect(outcome.status).toBe('done');
+    const run = await engine.getRun(runId);
+    const stuck = Object.values(run.nodes)
+      .flatMap((n) => n.leaf?.draws ?? [])
+      .flatMap((d) => d.flags)
+      .filter((f) => f.rule === 'session-stuck');
+    expect(stuck.length).toBeGreaterThan(0);
+    for (const flag of stuck)
+      expect(flag.message).toMatch(
+        /asked again after 5 answers \(at most 5 per session\): it is stuck, so it was archived/,
+      );
+    const archived = fake.requests.filter((r) => r.path.endsWith(':archive')).length;
+    expect(archived).toBe(stuck.length);
+  });
+
   it('turns an agent’s question into a clarify question, deferred, answered, and resumed without new sessions', async () => {
     const asking = (context: FakeAgentContext): FakeAgentScript =>
       context.messages.length === 0 && /cand-0$/.test(context.title)

@@ -394,4 +394,68 @@ describe('fake GitHub: pull requests', () => {
     expect(error.status).toBe(403);
     expect(error.response?.headers['x-accepted-github-permissions']).toBe('pull_requests=write');
   });
+
+  it('keeps a timeline of state events: a deleted head branch closes the pull request (head_ref_deleted, then closed), as GitHub does', async () => {
+    const { fake, octokit } = await repoWithFeature();
+    const o = { owner: 'alice', repo: 'app' };
+    const pr = await octokit.rest.pulls.create({ ...o, head: 'feature', base: 'main', title: 'F' });
+    const head = pr.data.head.sha;
+    const events = async () =>
+      (
+        await octokit.paginate(octokit.rest.issues.listEventsForTimeline, {
+          ...o,
+          issue_number: pr.data.number,
+        })
+      ).map((e) => {
+        const { event, actor, commit_id } = e as {
+          event?: string;
+          actor?: { login?: string };
+          commit_id?: string | null;
+        };
+        return [event, actor?.login, commit_id];
+      });
+    await octokit.rest.pulls.update({ ...o, pull_number: 1, state: 'closed' });
+    await octokit.rest.pulls.update({ ...o, pull_number: 1, state: 'open' });
+    await testOctokit(fake, TOKENS.noAdmin).rest.git.deleteRef({ ...o, ref: 'heads/feature' });
+    expect((await octokit.rest.pulls.get({ ...o, pull_number: 1 })).data.state).toBe('closed');
+    expect(await events()).toEqual([
+      ['closed', 'alice', null],
+      ['reopened', 'alice', null],
+      ['head_ref_deleted', 'alice', null],
+      ['closed', 'alice', null],
+    ]);
+    // Reopening needs the branch back; GitHub keeps its commit, so the refs API restores it.
+    const refused = await failure(
+      octokit.rest.pulls.update({ ...o, pull_number: 1, state: 'open' }),
+    );
+    expect(refused.status).toBe(422);
+    await octokit.rest.git.createRef({ ...o, ref: 'refs/heads/feature', sha: head });
+    await octokit.rest.pulls.update({ ...o, pull_number: 1, state: 'open' });
+    const merged = await octokit.rest.pulls.merge({ ...o, pull_number: 1, sha: head });
+    expect((await events()).slice(4)).toEqual([
+      ['reopened', 'alice', null],
+      ['merged', 'alice', merged.data.sha],
+      ['closed', 'alice', null],
+    ]);
+    const state = await octokit.request(
+      'GET /repos/{owner}/{repo}/issues/{issue_number}/timeline',
+      {
+        ...o,
+        issue_number: 1,
+        per_page: 1,
+      },
+    );
+    // The shape of GitHub's state-change-issue-event, paged with a Link header.
+    expect(state.data[0]).toMatchObject({
+      id: expect.any(Number) as number,
+      node_id: expect.any(String) as string,
+      url: expect.stringContaining('/repos/alice/app/issues/events/') as string,
+      event: 'closed',
+      commit_url: null,
+      created_at: expect.stringMatching(/Z$/) as string,
+      performed_via_github_app: null,
+      state_reason: null,
+    });
+    expect(state.headers.link).toContain('rel="next"');
+  });
 });

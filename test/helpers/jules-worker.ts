@@ -58,26 +58,7 @@ export function useJulesWorkers() {
       },
       sleep: () => Promise.resolve(),
     });
-    const task: WorkerTask = {
-      context: {
-        runId: 'r1',
-        nodeId: '0-1',
-        idea: 'idea',
-        depth: 1,
-        maxDepth: 2,
-        task: {
-          title: 'Add a',
-          description: 'Add a.txt',
-          acceptance: [],
-          files: ['a.txt'],
-          dependsOn: [],
-        },
-        ancestors: ['idea'],
-        clarifications: [],
-      },
-      baseCommit: base,
-      branch: 'maker/r1/n-0-1',
-    };
+    const task = addATask(base, ['a.txt']);
     return { worker, task, published, fake, gitDir: `${dir}/.git` };
   }
   return { held, setup, tempDir };
@@ -105,4 +86,22 @@ export function workerOn(
     sleep: () => Promise.resolve(),
     ...extra,
   });
+}
+
+/** Run r1's leaf 0-1, "Add a" (a.txt), on branch maker/r1/n-0-1 at `baseCommit`, touching `files`. */
+export function addATask(baseCommit: string, files: string[] = []): WorkerTask {
+  return {
+    context: {
+      runId: 'r1',
+      nodeId: '0-1',
+      idea: 'idea',
+      depth: 1,
+      maxDepth: 2,
+      task: { title: 'Add a', description: 'Add a.txt', acceptance: [], files, dependsOn: [] },
+      ancestors: ['idea'],
+      clarifications: [],
+    },
+    baseCommit,
+    branch: 'maker/r1/n-0-1',
+  };
 }

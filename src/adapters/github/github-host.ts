@@ -11,6 +11,7 @@ import type {
   RepositorySpec,
 } from '../../ports/repo-host.js';
 import { isRequestError, toGitHubError, type GitHubPermission } from './errors.js';
+import { readWhyClosed, restoreBranch } from './head-deleted.js';
 import { createOnce, type CreateOp } from './create-once.js';
 import { mergePull } from './merge-pull.js';
 import { createOctokit, type OctokitOptions } from './octokit.js';
@@ -214,6 +215,14 @@ export class GitHubHost implements RepoHost {
 
   async getPullRequest(repo: RepoRef, number: number): Promise<PullRequestInfo> {
     return pullInfo(await this.#getPull(repo, number));
+  }
+
+  whyClosed(repo: RepoRef, number: number): Promise<'head-deleted' | 'someone'> {
+    return readWhyClosed(this.#octokit, repo, number, (ctx, fn) => this.#call(ctx, fn));
+  }
+
+  restoreBranch(repo: RepoRef, branch: string, sha: string): Promise<void> {
+    return restoreBranch(this.#octokit, repo, branch, sha, (ctx, fn) => this.#call(ctx, fn));
   }
 
   async updatePullRequest(

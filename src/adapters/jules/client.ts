@@ -19,6 +19,7 @@ import type {
 import { describe, fetchTransport, request, type JulesTransport } from './http.js';
 import { nodeTransport } from './node-transport.js';
 import { OutageClock } from './outage.js';
+import { ServerClock } from './server-clock.js';
 import {
   readAnswer,
   activitiesPageSchema,
@@ -60,6 +61,7 @@ export class JulesClient {
   > &
     Pick<JulesClientOptions, 'fetch' | 'transport' | 'sleep' | 'random' | 'now'>;
   readonly #outage: OutageClock;
+  readonly #serverClock: ServerClock;
   readonly #transport: JulesTransport;
 
   constructor(options: JulesClientOptions) {
@@ -73,6 +75,7 @@ export class JulesClient {
       ...options,
     };
     this.#outage = new OutageClock(this.#o.outageMs, () => this.#now());
+    this.#serverClock = new ServerClock(() => this.#now());
     this.#transport =
       options.fetch !== undefined
         ? fetchTransport(options.fetch)
@@ -82,6 +85,11 @@ export class JulesClient {
   /** How long every call may fail before the run stops. */
   get outageMs(): number {
     return this.#o.outageMs;
+  }
+
+  /** Jules' clock minus this machine's (ms), as its answers tell it; undefined before any answer. */
+  get serverClockOffsetMs(): number | undefined {
+    return this.#serverClock.offsetMs;
   }
 
   /** How long a request may go unanswered before it counts as failed. */
@@ -114,8 +122,11 @@ export class JulesClient {
   }
 
   /** Creates a session, once: see the class comment for what a failure means. */
-  createSession(request: CreateSessionRequest, call: CallOptions = {}): Promise<JulesSession> {
-    return this.#call(
+  async createSession(
+    request: CreateSessionRequest,
+    call: CallOptions = {},
+  ): Promise<JulesSession> {
+    const session = await this.#call(
       'POST',
       '/sessions',
       {
@@ -131,6 +142,8 @@ export class JulesClient {
       sessionSchema,
       { ...call, creates: true },
     );
+    this.#serverClock.observeCreated(session.createTime);
+    return session;
   }
 
   getSession(id: string, call: CallOptions = {}): Promise<JulesSession> {
@@ -225,8 +238,9 @@ export class JulesClient {
       let status: number;
       let text: string;
       let retryAfter: string | null;
+      let date: string | null | undefined;
       try {
-        ({ status, text, retryAfter } = await request(
+        ({ status, text, retryAfter, date } = await request(
           this.#transport,
           `${this.#o.baseUrl}${path}`,
           { method, apiKey: this.#o.apiKey, body, timeoutMs: this.#o.requestTimeoutMs },
@@ -239,6 +253,8 @@ export class JulesClient {
         await this.#retry(failure, this.#backoff(attempt), call);
         continue;
       }
+      // When Jules sent it, on Jules' clock: what its own times (a Retry-After date) are read against.
+      const sentAt = this.#serverClock.observeDate(date) ?? this.#serverClock.now();
       if (status >= 200 && status < 300) {
         const parsed = readAnswer(text, schema, what);
         if (parsed.ok) {
@@ -250,7 +266,7 @@ export class JulesClient {
         await this.#retry(parsed.failure, this.#backoff(attempt), call);
         continue;
       }
-      const answer = readErrorAnswer(text, retryAfter, this.#now());
+      const answer = readErrorAnswer(text, retryAfter, sentAt);
       if (status === 429 && call.creates === true) {
         const kind = quotaKind(answer);
         if (kind !== 'rate-limit') {

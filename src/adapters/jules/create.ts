@@ -2,6 +2,7 @@ import { AbortedError } from '../../core/errors.js';
 import { clause, sentences } from '../../core/text.js';
 import type { CallOptions, CreateSessionRequest, JulesClient } from './client.js';
 import { JulesError, SessionBudgetError, duration } from './errors.js';
+import { findSession, sessionMatch, type SessionMatch } from './match.js';
 
 /** The sessions a worker is polling now, and a way to wait until one of them ends. */
 export class RunningSessions {
@@ -64,15 +65,6 @@ export interface CreateDeps {
   readonly branchWaitMs?: number;
 }
 
-/** Which sessions are a slot's: its title, on its source and starting branch. */
-export interface SessionMatch {
-  readonly title: string;
-  readonly source: string;
-  readonly startingBranch: string;
-  /** When the slot first asked for a session (ms): sessions created well before are not its own. */
-  readonly since?: number;
-}
-
 /** What a create came to: the session, and how many create requests were sent for it. */
 export interface Created {
   readonly id: string;
@@ -80,16 +72,17 @@ export interface Created {
   readonly requests: number;
 }
 
-/** Clock skew tolerated between this machine and Jules when comparing a `createTime` with `since`. */
-const SKEW_MS = 5 * 60_000;
 /** How long past the client's request timeout a create of unknown outcome is looked for. */
 const LOOKUP_MARGIN_MS = 60_000;
 
 /**
  * Creates the slot's session exactly once and returns its id. A create whose outcome is unknown
- * (no reply, a 5xx, a timeout) is followed by lookups (title, source and starting branch, with
- * backoff) over a window covering the client's request timeout plus a margin, as a create may
- * reach Jules late and its list may lag, before anything is created again; a concurrent-task limit
+ * (no reply, a 5xx, a timeout) is followed by lookups of what identifies the session (title,
+ * source, starting branch and prompt, never its time: see {@link SessionMatch}), with backoff,
+ * over a window covering the client's request timeout plus a margin, as a create may reach Jules
+ * late and its list may lag, before anything is created again; the window ends early where the
+ * outage tolerance ends, counted from the first create of unknown outcome, and the run stops then
+ * (a resume finds a session that turns up late by the same lookup). A concurrent-task limit
  * waits until one of this worker's sessions ends (or, when none runs, up to the outage tolerance);
  * a daily task limit stops the run at once, saying when it frees up. A create Jules refuses (400)
  * says nothing about the candidate, and asking again would be refused the same: it stops the run
@@ -102,13 +95,9 @@ export async function createSessionOnce(
   call: CallOptions,
 ): Promise<Created> {
   const { client, now } = deps;
-  const match: SessionMatch = {
-    title: request.title,
-    source: request.source,
-    startingBranch: request.startingBranch,
-    since: now(),
-  };
-  let unconfirmedSince: number | undefined;
+  const match = sessionMatch(request);
+  /** Since the first create of unknown outcome: when it was sent, and the time waited since. */
+  let unconfirmed: { since: number; waited: number } | undefined;
   let limitedSince: number | undefined;
   let branchSince: number | undefined;
   let branchTries = 0;
@@ -121,16 +110,22 @@ export async function createSessionOnce(
     } catch (error) {
       if (!(error instanceof JulesError)) throw error;
       if (error.outcomeUnknown) {
-        unconfirmedSince ??= sentAt;
-        const found = await lookUp(deps, call, match, sentAt, error);
+        const streak = (unconfirmed ??= { since: sentAt, waited: 0 });
+        // Counted on the clock and in time waited, whichever says more (a sleep may not move `now`).
+        const spent = () => Math.max(now() - streak.since, streak.waited);
+        const found = await lookUp(deps, call, match, sentAt, error, {
+          left: () => client.outageMs - spent(),
+          waited: (ms) => void (streak.waited += ms),
+        });
         if (found !== undefined) return { id: found, requests };
-        if (now() - unconfirmedSince >= client.outageMs)
+        if (spent() >= client.outageMs)
           throw new JulesError(
             'unavailable',
             sentences(
-              `Jules has not created a session since ${new Date(unconfirmedSince).toISOString()} (${duration(client.outageMs)}; last error: ${clause(error.message)})`,
-              'The state is saved; run maker resume when Jules is back: it re-attaches every session',
+              `Jules has not created a session for ${duration(spent())}, since ${new Date(streak.since).toISOString()} (the outage limit is ${duration(client.outageMs)}; last error: ${clause(error.message)})`,
+              'The state is saved; run maker resume when Jules is back: it re-attaches every session, and finds one this create made if Jules made it late',
             ),
+            { isRetryable: true },
           );
         continue;
       }
@@ -183,7 +178,8 @@ export async function createSessionOnce(
 /**
  * Looks for the session a create of unknown outcome (sent at `sentAt`) may have made, with backoff
  * (at least as long as Jules asked, by a Retry-After), until the window (the request timeout plus a
- * margin, counted both on the clock and in time waited) has passed; undefined when it never shows.
+ * margin, counted both on the clock and in time waited) has passed, or the outage tolerance
+ * (`outage.left()`) is spent: no wait goes past either. Undefined when it never shows.
  */
 async function lookUp(
   deps: CreateDeps,
@@ -191,16 +187,18 @@ async function lookUp(
   match: SessionMatch,
   sentAt: number,
   error: JulesError,
+  outage: { left: () => number; waited: (ms: number) => void },
 ): Promise<string | undefined> {
   const { client, now } = deps;
   const windowMs = deps.lookupWindowMs ?? client.requestTimeoutMs + LOOKUP_MARGIN_MS;
   let waited = 0;
   for (let look = 0; ; look++) {
-    const ms = Math.max(
+    const wanted = Math.max(
       Math.min(15_000, 1000 * 2 ** look),
       // Whole seconds, as Retry-After says them: the ms since the answer never cut it short.
       look === 0 ? Math.ceil(((error.resumeAt?.getTime() ?? 0) - now()) / 1000) * 1000 : 0,
     );
+    const ms = Math.max(0, Math.min(wanted, windowMs - waited, outage.left()));
     await wait(
       deps,
       call,
@@ -208,51 +206,11 @@ async function lookUp(
       `Jules did not confirm a new session (${clause(error.message)}); looking it up before asking again`,
     );
     waited += ms;
+    outage.waited(ms);
     const found = await findSession(client, match, waitsOnly(call));
     if (found !== undefined) return found;
-    if (waited >= windowMs || now() - sentAt >= windowMs) return undefined;
+    if (waited >= windowMs || now() - sentAt >= windowMs || outage.left() <= 0) return undefined;
   }
-}
-
-/** The slot's session: the newest matching `match`; undefined when there is none. */
-export async function findSession(
-  client: JulesClient,
-  match: SessionMatch,
-  call: CallOptions,
-): Promise<string | undefined> {
-  return (await matchingSessions(client, match, call))[0];
-}
-
-/**
- * The ids of every session matching `match` (title, source, starting branch, and created after
- * `since` give or take the clock skew), newest first. A session whose listing omits a field is not
- * excluded by it.
- */
-export async function matchingSessions(
-  client: JulesClient,
-  match: SessionMatch,
-  call: CallOptions,
-): Promise<string[]> {
-  const found: { id: string; at: number }[] = [];
-  let pageToken: string | undefined;
-  do {
-    const page = await client.listSessions(
-      { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
-      call,
-    );
-    for (const s of page.items) {
-      const source = s.sourceContext?.source;
-      const branch = s.sourceContext?.githubRepoContext?.startingBranch;
-      const at = s.createTime == null ? Number.NaN : Date.parse(s.createTime);
-      if (s.title !== match.title) continue;
-      if (source != null && source !== match.source) continue;
-      if (branch != null && branch !== match.startingBranch) continue;
-      if (match.since !== undefined && at < match.since - SKEW_MS) continue;
-      found.push({ id: s.id, at: Number.isNaN(at) ? 0 : at });
-    }
-    pageToken = page.nextPageToken;
-  } while (pageToken !== undefined);
-  return found.sort((a, b) => b.at - a.at).map((s) => s.id);
 }
 
 /** The call without its request-only signal: lookups are cancelled like waits. */
@@ -261,6 +219,10 @@ function waitsOnly(call: CallOptions): CallOptions {
 }
 
 async function wait(deps: CreateDeps, call: CallOptions, ms: number, reason: string) {
+  if (ms <= 0) {
+    if (call.signal?.aborted === true) throw new AbortedError(call.signal.reason);
+    return;
+  }
   const end = call.onWait?.({ service: 'jules', reason, until: new Date(deps.now() + ms) });
   try {
     await deps.sleep(ms, call.signal);

@@ -1,10 +1,12 @@
 import { duration } from './errors.js';
 
-/** A complete answer: status, body text and `Retry-After`. */
+/** A complete answer: status, body text, `Retry-After` and `Date`. */
 export interface JulesAnswer {
   readonly status: number;
   readonly text: string;
   readonly retryAfter: string | null;
+  /** The answer's `Date` header: when it was sent, on the server's clock. */
+  readonly date?: string | null;
 }
 
 /**
@@ -45,7 +47,12 @@ export function fetchTransport(doFetch: typeof fetch): JulesTransport {
         signal: controller.signal,
       });
       const text = await response.text();
-      return { status: response.status, text, retryAfter: response.headers.get('retry-after') };
+      return {
+        status: response.status,
+        text,
+        retryAfter: response.headers.get('retry-after'),
+        date: response.headers.get('date'),
+      };
     } catch (error) {
       throw controller.signal.aborted && !(signal?.aborted ?? false)
         ? (controller.signal.reason as Error)

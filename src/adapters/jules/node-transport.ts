@@ -105,6 +105,7 @@ export function nodeTransport(): JulesTransport {
                 ? (chunks[0] as Buffer).toString('utf8')
                 : Buffer.concat(chunks).toString('utf8'),
             retryAfter: retryAfter ?? null,
+            date: response.headers.date ?? null,
           });
         });
       });

@@ -33,11 +33,12 @@ export class OutageClock {
 
   /** The run-stopping error once the tolerance is spent. */
   unavailable(): JulesError {
-    const since = new Date(this.#since ?? this.#now()).toISOString();
+    const now = this.#now();
+    const since = this.#since ?? now;
     return new JulesError(
       'unavailable',
       sentences(
-        `Jules is unavailable: every call has failed since ${since} (${duration(this.toleranceMs)})`,
+        `Jules is unavailable: every call has failed for ${duration(now - since)}, since ${new Date(since).toISOString()} (the outage limit is ${duration(this.toleranceMs)})`,
         `Last error: ${this.#last}`,
         'The state is saved; run maker resume when Jules is back: it re-attaches every session, and nothing is bought twice',
       ),

@@ -47,3 +47,26 @@ export function sessionCandidate(
     externalId,
   };
 }
+
+/**
+ * Answers to an agent's questions, and plan approvals, one session gets at most. Jules' agent asks
+ * rarely, and once answered goes on: a session that waits on someone again after this many is
+ * stuck (it would otherwise be answered until its time limit, 45 minutes, runs out). Counted as the
+ * worker sent them and as the session's activities list them, whichever says more, so a resumed run
+ * does not start again from 0.
+ */
+export const MAX_REPLIES_PER_SESSION = 5;
+
+/** The red flag of a session stuck waiting on someone (see {@link MAX_REPLIES_PER_SESSION}). */
+export function stuckSession(id: string, waitsFor: 'plan' | 'answer'): WorkerOutput {
+  const what =
+    waitsFor === 'plan'
+      ? `awaited plan approval again after ${MAX_REPLIES_PER_SESSION} plan approvals`
+      : `asked again after ${MAX_REPLIES_PER_SESSION} answers`;
+  return {
+    ok: false,
+    rule: 'session-stuck',
+    reason: `Jules session ${id} ${what} (at most ${MAX_REPLIES_PER_SESSION} per session): it is stuck, so it was archived and the candidate discarded.`,
+    externalId: id,
+  };
+}

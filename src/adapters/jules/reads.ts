@@ -1,4 +1,5 @@
 import { JulesError, type CallOptions, type JulesClient } from './client.js';
+import { allPages } from './pages.js';
 import type { JulesActivity, JulesSession } from './schemas.js';
 
 /** Reads of a known session answered 404 before it counts as gone (Jules may 404 right after a create). */
@@ -22,22 +23,19 @@ export async function readSession(
   }
 }
 
-/** Every activity of a session, page by page. */
-export async function allActivities(
+/** Every activity of a session, page by page (see {@link allPages}: a listing that loops ends). */
+export function allActivities(
   client: JulesClient,
   id: string,
   call: CallOptions,
 ): Promise<JulesActivity[]> {
-  const all: JulesActivity[] = [];
-  let pageToken: string | undefined;
-  do {
-    const page = await client.listActivities(
-      id,
-      { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
-      call,
-    );
-    all.push(...page.items);
-    pageToken = page.nextPageToken;
-  } while (pageToken !== undefined);
-  return all;
+  return allPages(
+    (pageToken) =>
+      client.listActivities(
+        id,
+        { pageSize: 100, ...(pageToken === undefined ? {} : { pageToken }) },
+        call,
+      ),
+    (a) => a.name ?? a.id ?? undefined,
+  );
 }

@@ -47,6 +47,8 @@ export const activitySchema = z.looseObject({
   originator: z.string().nullish(),
   description: z.string().nullish(),
   agentMessaged: z.looseObject({ agentMessage: z.string().nullish() }).nullish(),
+  userMessaged: z.looseObject({ userMessage: z.string().nullish() }).nullish(),
+  planApproved: z.looseObject({ planId: z.string().nullish() }).nullish(),
   planGenerated: z
     .looseObject({
       plan: z

@@ -2,16 +2,16 @@ import { AbortedError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
 import { clause, sentences } from '../../core/text.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
-import { JulesError, type CallOptions } from './client.js';
-import { sessionCandidate, sessionPatch } from './outputs.js';
-import { allActivities, readSession } from './reads.js';
+import { JulesError, type CallOptions, type CreateSessionRequest } from './client.js';
 import {
-  RunningSessions,
-  createSessionOnce,
-  findSession,
-  matchingSessions,
-  type SessionMatch,
-} from './create.js';
+  MAX_REPLIES_PER_SESSION,
+  sessionCandidate,
+  sessionPatch,
+  stuckSession,
+} from './outputs.js';
+import { allActivities, readSession } from './reads.js';
+import { RunningSessions, createSessionOnce } from './create.js';
+import { matchingSessions, sessionMatch, type SessionMatch } from './match.js';
 import { SessionBudgetError } from './errors.js';
 import { Slots } from './slots.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
@@ -143,17 +143,30 @@ export class JulesWorker implements Worker {
     const creating: CallOptions = { ...call, requestSignal: signal };
     const title = sessionTitle(task, slot);
     let id = hooks.externalId;
-    let match: SessionMatch | undefined;
-    let requests = 1;
+    /** This process created the session (it is still queued: the first look waits). */
+    let created = false;
+    /** What identifies the slot's session, when it may have bought more than one. */
+    let extras: SessionMatch | undefined;
     if (id === undefined) {
       // Usually done already (`prepare`); the source first, for its actionable errors.
       const source = await this.#source.checked(waits, hooks);
-      match = { title, source, startingBranch: task.branch };
-      if (hooks.resumed === true) id = await findSession(client, match, call);
+      const request: CreateSessionRequest = {
+        prompt: prompt(task),
+        title,
+        source,
+        startingBranch: task.branch,
+        requirePlanApproval: this.#o.planReview === true,
+      };
+      const match = sessionMatch(request);
+      if (hooks.resumed === true) {
+        const found = await matchingSessions(client, match, call);
+        id = found[0];
+        // An earlier process's create of unknown outcome, sent again, may have bought two.
+        if (found.length > 1) extras = match;
+      }
       if (id === undefined) {
         await this.#publisher.publish(task.branch, task.baseCommit);
         await this.#reserve(hooks);
-        const since = this.#now();
         const made = await createSessionOnce(
           {
             client,
@@ -165,21 +178,15 @@ export class JulesWorker implements Worker {
               ? {}
               : { lookupWindowMs: this.#o.lookupWindowMs }),
           },
-          {
-            prompt: prompt(task),
-            title,
-            source,
-            startingBranch: task.branch,
-            requirePlanApproval: this.#o.planReview === true,
-          },
+          request,
           creating,
         );
         id = made.id;
-        requests = made.requests;
-        match = { ...match, since };
-      } else match = undefined;
+        created = true;
+        // A create whose reply was lost, sent again: the first may have reached Jules late.
+        if (made.requests > 1) extras = match;
+      }
     }
-    const created = match !== undefined;
     known.id = id;
     if (id !== hooks.externalId) await hooks.recordExternalId?.(id);
     this.#running.add(id);
@@ -187,15 +194,14 @@ export class JulesWorker implements Worker {
       return await this.#follow(task, slot, id, created, call, hooks);
     } finally {
       this.#running.end(id);
-      // A create whose reply was lost, sent again: the first may have reached Jules late.
-      if (requests > 1 && match !== undefined) await this.#orphans(match, id, call, hooks);
+      if (extras !== undefined) await this.#orphans(extras, id, call, hooks);
     }
   }
 
   /**
    * Sessions this slot bought besides `id` (a create of unknown outcome that Jules carried out after
-   * another took its place): recorded, so they are counted, and archived. Best effort: a failed
-   * look or archive loses nothing.
+   * another took its place, in this process or in one a resume follows): recorded, so they are
+   * counted, and archived. Best effort: a failed look or archive loses nothing.
    */
   async #orphans(
     match: SessionMatch,
@@ -246,6 +252,9 @@ export class JulesWorker implements Worker {
     let lookedAt = since;
     /** The last answer Jules refused (400): harmless unless the session still waits for one. */
     let refusedMessage: JulesError | undefined;
+    /** Plans approved and answers sent (here, or as Jules' activities count them): see MAX_REPLIES_PER_SESSION. */
+    let approvals = 0;
+    let answers = 0;
     for (;;) {
       if (wait) {
         const halted = this.#slots.halted;
@@ -286,8 +295,12 @@ export class JulesWorker implements Worker {
           };
         }
         case 'AWAITING_PLAN_APPROVAL': {
+          const activities = await allActivities(client, id, call);
+          // Counted by Jules too: approvals sent before a resume (or by anyone) count.
+          approvals = Math.max(approvals, activities.filter((a) => a.planApproved != null).length);
+          if (approvals >= MAX_REPLIES_PER_SESSION) return this.#stuck(id, 'plan', call);
           if (this.#o.planReview === true && choose !== undefined) {
-            const plan = planText(await allActivities(client, id, call));
+            const plan = planText(activities);
             const choice = await person(() => choose(planChoice(task, slot, id, plan)));
             if (choice !== 'approve')
               return {
@@ -296,6 +309,7 @@ export class JulesWorker implements Worker {
                 externalId,
               };
           }
+          approvals += 1;
           await client.approvePlan(id, call).catch((error: unknown) => {
             // Approved already (a retried approval whose first reply was lost): the next look shows it.
             if (!(error instanceof JulesError && error.kind === 'bad-request')) throw error;
@@ -303,12 +317,16 @@ export class JulesWorker implements Worker {
           break;
         }
         case 'AWAITING_USER_FEEDBACK': {
-          const question = (await allActivities(client, id, call))
+          const activities = await allActivities(client, id, call);
+          const question = activities
             .map((a) => a.agentMessaged?.agentMessage)
             .filter(Boolean)
             .at(-1);
+          answers = Math.max(answers, activities.filter((a) => a.userMessaged != null).length);
           if (refusedMessage !== undefined) throw refusedMessage;
           if (ask !== undefined && question) {
+            if (answers >= MAX_REPLIES_PER_SESSION) return this.#stuck(id, 'answer', call);
+            answers += 1;
             // The person answers (now, or after a deferred run resumes and re-attaches here).
             await client
               .sendMessage(id, await person(() => ask(question)), call)
@@ -339,6 +357,15 @@ export class JulesWorker implements Worker {
           externalId,
         };
     }
+  }
+
+  /**
+   * A session that waits on someone again after {@link MAX_REPLIES_PER_SESSION} answers (or plan
+   * approvals) is stuck, not working: it is archived (best effort) and the candidate red-flagged.
+   */
+  async #stuck(id: string, waitsFor: 'plan' | 'answer', call: CallOptions): Promise<WorkerOutput> {
+    await this.#o.client.archiveSession(id, call).catch(() => undefined);
+    return stuckSession(id, waitsFor);
   }
 
   /** Counts the session against the daily budget before it is created; a spent budget stops the run. */

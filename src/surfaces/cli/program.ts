@@ -55,7 +55,7 @@ export const EXIT_STATUSES = [
   [0, 'success: a run landed or was vetoed; a benchmark measured (or solved)'],
   [1, 'failure: a run failed (the summary says why), a benchmark missed, a file could not be read'],
   USAGE_EXIT,
-  ...RUN_EXITS.filter(([code]) => code === 4 || code === 5).map(
+  ...RUN_EXITS.filter(([code]) => code === 4 || code === 5 || code === 75).map(
     ([code, meaning]) => [code, `a run: ${meaning}`] as const,
   ),
   RUN_INTERRUPTED,

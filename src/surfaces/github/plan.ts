@@ -46,13 +46,14 @@ export interface GitHubPlan {
  * allowed to write or to create), the repository (reachable, or creatable), and that the
  * workspace's history and the repository's agree. Returns every problem at once; no plan when the
  * run composes locally only (no `--github`, and `origin` is not on GitHub or there is no token).
+ * `rateLimitedUntil`: GitHub's rate limit stopped the checks (until then).
  */
 export async function planGitHub(
   ask: GitHubAsk,
   target: Target,
   dir: string,
   env: Env,
-): Promise<{ plan?: GitHubPlan; problems: string[]; notice?: string }> {
+): Promise<{ plan?: GitHubPlan; problems: string[]; notice?: string; rateLimitedUntil?: Date }> {
   let apiUrl: string;
   try {
     apiUrl = gitHubApiUrl(env);
@@ -106,7 +107,13 @@ export async function planGitHub(
         `The GitHub token cannot create ${full}: a classic token needs the ${ask.public === true ? 'public_repo or repo' : 'repo'} scope (it has ${who.scopes.join(', ') || 'none'}). Create the repository yourself, or use a token with Administration: Read and write.`,
       );
   } catch (error) {
-    return { problems: [...problems, messageOf(error)] };
+    return {
+      problems: [...problems, messageOf(error)],
+      // GitHub's rate limit, not the person's command: said apart (its own exit status).
+      ...(error instanceof GitHubError && error.kind === 'rate-limited' && error.resumeAt
+        ? { rateLimitedUntil: error.resumeAt }
+        : {}),
+    };
   }
   if (existing !== undefined && !existing.canPush)
     problems.push(

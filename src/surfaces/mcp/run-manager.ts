@@ -123,7 +123,7 @@ export class RunManager {
       lease = await this.#workspaces.lease(dir, true);
     } catch (error) {
       const stop = setUpStop(error, steps);
-      await abandon(stop instanceof StopError && stop.kind === 'refused');
+      await abandon(stop instanceof StopError && stop.nothingMade);
       throw stop;
     }
     this.#workspaces.startLocks.delete(dir);

@@ -89,7 +89,7 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
     case 'wait-end':
       return `done waiting for ${str('service') ?? '?'}`;
     case 'pull-request':
-      return `pull request #${num('number') ?? '?'} ${str('state') ?? ''}: ${str('url') ?? ''}`;
+      return `pull request #${num('number') ?? '?'} ${str('state') ?? ''}: ${str('url') ?? ''}${str('note') === undefined ? '' : ` (${str('note') ?? ''})`}`;
     case 'run-end':
       return `Run ended: ${statusWords(str('status'))}${str('error') === undefined ? '' : ` (${clipped(str('error') ?? '', 120)})`}`;
     default:

@@ -22,6 +22,11 @@ export const USAGE_EXIT = [
   'usage error: a flag, argument or setting is wrong or missing',
 ] as const;
 export const INTERRUPTED_EXIT = [130, 'interrupted (Ctrl-C)'] as const;
+/** A start a service's rate limit stopped before anything was made (see `STOPS` in core/stops.ts). */
+export const RATE_LIMITED_EXIT = [
+  75,
+  "a rate limit (GitHub's) stopped the start before anything was created: run the same command again after the time given",
+] as const;
 
 /** Refuses, as a usage error, a directory that is missing or is a file (for commands that read a run). */
 export async function existingDirectory(dir: string, given: boolean): Promise<void> {

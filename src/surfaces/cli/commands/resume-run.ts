@@ -26,7 +26,7 @@ export async function run(
   const target = await inspectRepository(dir);
   if (target.kind === 'missing' || target.kind === 'file')
     throw new UsageError(
-      `${o.dir === undefined ? 'This directory' : `--dir ${dir}`} ${target.kind === 'missing' ? 'does not exist' : 'is a file, not a directory'}: there is no run to resume there.`,
+      `${o.dir === undefined ? 'This directory' : `--dir ${dir}`} ${target.kind === 'missing' ? 'does not exist' : 'is a file, not a directory'}: there is no run to resume there.${target.kind === 'missing' ? ` ${NOTHING_STARTED}` : ''}`,
     );
   const state = await makerStateFile(dir).load();
   // A start a kill interrupted before its run was saved is the newest: finished first.
@@ -124,6 +124,13 @@ export async function run(
   }
 }
 
+/**
+ * Where no run was ever recorded: a `maker run` stopped (or killed) during its checks, which only
+ * read, left nothing, and is run again as it was.
+ */
+const NOTHING_STARTED =
+  'If a `maker run` was stopped here before it started (during its checks, which change nothing), nothing was created: run the same `maker run` command again.';
+
 function pickRun(
   runs: Readonly<Record<string, Run>>,
   id: string | undefined,
@@ -142,7 +149,7 @@ function pickRun(
   const latest = open.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
   if (latest === undefined)
     throw new UsageError(
-      `Nothing to resume in ${dir}: no unfinished run.${lock?.state === 'stale' ? ` A maker ${lock.owner.command ?? 'process'} (pid ${lock.owner.pid}) stopped there right after taking the workspace's lock, before recording anything: nothing was made. Run the same command again (it takes the lock over).` : ''}`,
+      `Nothing to resume in ${dir}: no unfinished run.${lock?.state === 'stale' ? ` A maker ${lock.owner.command ?? 'process'} (pid ${lock.owner.pid}) stopped there right after taking the workspace's lock, before recording anything: nothing was made. Run the same command again (it takes the lock over).` : Object.keys(runs).length === 0 ? ` ${NOTHING_STARTED}` : ''}`,
     );
   return latest;
 }

@@ -5,7 +5,7 @@ import { THINKING_LEVELS } from '../../../core/sampling.js';
 import { LIMITS } from '../../../core/limits.js';
 import { MAX_FILE_KB } from '../../candidate-allowances.js';
 import { WORKER_FACTS, WORKER_NAMES, describeWorkers } from '../../worker-catalogue.js';
-import { USAGE_EXIT, jsonFlag } from './common.js';
+import { RATE_LIMITED_EXIT, USAGE_EXIT, jsonFlag } from './common.js';
 
 /** The options of run, resume and demo, each defined once; every command picks its own. */
 export const RUN_OPTIONS = {
@@ -198,5 +198,6 @@ export const RUN_EXITS = [
     5,
     "failed-checks: the result's checks failed or could not run (unverified) and --hitl auto or fail cannot ask whether to land it; nothing landed",
   ],
+  RATE_LIMITED_EXIT,
   RUN_INTERRUPTED,
 ] as const;

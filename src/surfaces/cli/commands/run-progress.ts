@@ -35,10 +35,18 @@ export function runProgress(io: CliIo, run: Run) {
       }
       if (event.type === 'wait-end') waits.delete(event.waitId);
       // Said once per start, on a line of its own on a terminal too: the result will be unverified.
-      if (event.type === 'checks-unavailable') {
+      // So is the news of the pull request (reopened after GitHub closed it).
+      if (
+        event.type === 'checks-unavailable' ||
+        (event.type === 'pull-request' && event.note !== undefined)
+      ) {
         if (io.stderrIsTty && !blank) io.stderr('\r\x1b[2K');
         blank = true;
-        return line(event.reason);
+        return line(
+          event.type === 'checks-unavailable'
+            ? event.reason
+            : `pull request ${event.url} ${event.note ?? ''}`,
+        );
       }
       if (io.stderrIsTty) {
         // One line, cut to the terminal's width: a wrapped line could not be redrawn in place.

@@ -165,7 +165,7 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
       );
     } catch (error) {
       const stop = setUpStop(error, steps);
-      if (stop instanceof StopError && stop.kind === 'refused') await abandon();
+      if (stop instanceof StopError && stop.nothingMade) await abandon();
       throw stop;
     }
     const { workspace } = made;
