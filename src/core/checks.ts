@@ -130,8 +130,22 @@ export function checkBadge(run: Run, n: TreeNode): string | undefined {
   return 'unverified';
 }
 
+/**
+ * Whether what ran on the run's result is known yet: with checks on, once the result's checks ran
+ * (the root's, before the veto) or the root is done; with them off, or no sandbox, from the start.
+ * Until then the checks are pending, not failed or missing.
+ */
+export function resultChecksKnown(run: Run): boolean {
+  const root = run.nodes[run.rootId];
+  return checkMode(run) !== 'on' || root?.checks !== undefined || root?.status === 'done';
+}
+
 /** One sentence on what the run's result was checked with, for the veto, the PR, the summary. */
 export function checksSentence(run: Run): string {
+  if (!resultChecksKnown(run))
+    return ['running', 'awaiting-human'].includes(run.status)
+      ? 'Pending: they run in a sandbox on each subtask and on the composed result, before it lands.'
+      : 'Pending: the run stopped before its result was composed, so none could run on it yet.';
   const c = runCheckCounts(run);
   const mode = checkMode(run);
   const counts = `${c.ran} ran, ${c.passed} passed, ${c.failed} failed${c.notRun > 0 ? `, ${c.notRun} not run` : ''}`;

@@ -16,6 +16,7 @@ import {
 } from './parse.js';
 import { counted, nodeContext, RunStoppedError, saveSoon, type RunContext } from './run-context.js';
 import { candidateVote, exactVote, tally, votesSaid, type DrawResult } from './votes.js';
+import { judgesChoice } from '../core/view/display.js';
 
 /** Turns a planner response into a vote draw; the parse and red flags decide validity. */
 export function ballotDraw(response: ModelResponse): DrawResult {
@@ -198,7 +199,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
         prompt: `The votes did not settle how to split "${n.title}" (${votesSaid(record).replaceAll('candidate', 'split')}). Which decomposition should MAKER use?`,
         options: classes.map((c, i) => ({
           id: `split-${i + 1}`,
-          label: `Split ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === outcome.key && record.ballots.length > 0 ? ", the judges' choice" : ''})`,
+          label: `Split ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === judgesChoice(record) ? ", the judges' choice" : ''})`,
           detail: renderSplit(c.representative.value as SplitAnswer),
         })),
       },

@@ -21,7 +21,7 @@ import { candidateVote, tally, votesSaid } from './votes.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
 import { plannerSampling } from './sampling.js';
 import { commitMessage } from '../core/commit-message.js';
-import { chooser } from '../core/view/display.js';
+import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 
 /**
@@ -184,7 +184,7 @@ export async function voteOnCode(
         options: [
           ...classes.map((c, i) => ({
             id: `candidate-${i + 1}`,
-            label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === outcome.key && record.ballots.length > 0 ? ", the judges' choice" : ''})`,
+            label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === judgesChoice(record) ? ", the judges' choice" : ''})`,
             detail: `${links[i] === undefined ? '' : `Compare on GitHub: ${links[i]}\n`}${clip(diffs[i] ?? '', 3000)}`,
           })),
           { id: 'veto-resample', label: 'Veto: resample this subtask' },

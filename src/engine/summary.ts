@@ -229,7 +229,7 @@ export function renderTree(run: Run): string {
     const votes =
       n.leaf === undefined || leaf === undefined
         ? ''
-        : ` ${countsText(voteCounts(n.leaf))}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
+        : ` · ${countsText(voteCounts(n.leaf))}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
     const badge = checkBadge(run, n);
     const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}${badge === undefined ? '' : ` · ${badge}`}`;
     lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { FaultList, faultReply, type FakeGitHubFault } from './fake-github-faults.js';
 import { serveGitHttp } from './fake-github-http-backend.js';
 import { controlRoute, foreignCommit, introspect } from './fake-github-control.js';
+import { PAGE_HEADERS, webPage } from './fake-github-pages.js';
 import { pullRoutes } from './fake-github-pulls.js';
 import { repoRoutes } from './fake-github-repos.js';
 import { syncPulls, type RouteContext } from './fake-github-route.js';
@@ -118,6 +119,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       if (method !== 'GET') persist();
       return send(res, reply, {});
     }
+    // A browser opening a printed link: the repository's or pull request's page (not counted).
+    const web = await webPage(world, base, method, path, req.headers.accept);
+    if (web !== undefined) return void res.writeHead(web.status, PAGE_HEADERS).end(web.html);
     const n = (seen += 1);
     // `drop`: the request is never carried out, and never answered.
     if (options.onRequest?.(n, 'received') === 'drop') return void res.socket?.destroy();

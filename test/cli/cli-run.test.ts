@@ -162,7 +162,7 @@ describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, ()
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'done', landed: true });
     const trace = await maker(['status', '--dir', dir, '--trace']);
-    expect(trace.stdout).toMatch(/question-answered/);
+    expect(trace.stdout).toMatch(/answered q-root-veto: accept/);
     const journal = await readFile(join(dir, 'maker-journal.jsonl'), 'utf8');
     expect(journal.split('\n').filter(Boolean).length).toBeGreaterThan(20);
   });

@@ -1,12 +1,18 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const exec = promisify(execFile);
 const CLI = join(process.cwd(), 'dist', 'maker.js');
 const README = readFileSync('README.md', 'utf8');
+/** The command reference: docs/commands.md (the README links to it). */
+const COMMANDS = readFileSync(join('docs', 'commands.md'), 'utf8');
+/** The pages the README leads to. */
+const DOCS = readdirSync('docs')
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => join('docs', name));
 
 const help = async (words: readonly string[]) =>
   (await exec(process.execPath, [CLI, ...words, '--help'])).stdout;
@@ -17,7 +23,7 @@ function section(page: string, title: string): string[] {
 }
 
 /** Each command `maker --help` lists (groups opened: `bench hanoi`…), with the long flags its page lists. */
-async function fromHelp(): Promise<Map<string, string[]>> {
+async function readHelp(): Promise<Map<string, string[]>> {
   const commands = new Map<string, string[]>();
   const visit = async (words: string[]) => {
     const page = await help(words);
@@ -38,9 +44,13 @@ async function fromHelp(): Promise<Map<string, string[]>> {
   return commands;
 }
 
-/** The README's command reference: the code block after "## Commands", one entry per `maker …` line. */
-function fromReadme(): Map<string, string[]> {
-  const block = /## Commands\n[\s\S]*?```\n([\s\S]*?)```/.exec(README)?.[1] ?? '';
+let helpPages: Promise<Map<string, string[]>> | undefined;
+/** The help pages, read once for the tests that need them. */
+const fromHelp = () => (helpPages ??= readHelp());
+
+/** The command reference: the code block after "## Reference" in docs/commands.md, one entry per `maker …` line. */
+function fromReference(): Map<string, string[]> {
+  const block = /## Reference\n[\s\S]*?```\n([\s\S]*?)```/.exec(COMMANDS)?.[1] ?? '';
   const commands = new Map<string, string[]>();
   let current: string | undefined;
   for (const line of block.split('\n')) {
@@ -62,28 +72,76 @@ function fromReadme(): Map<string, string[]> {
   return commands;
 }
 
-describe('the README', () => {
+/** Each `maker …` line of the README's shell blocks (`npx maker` too): its leading words and its long flags. */
+function readmeCommands(): { line: string; words: string[]; flags: string[] }[] {
+  const blocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  return blocks.flatMap((block) =>
+    block.split('\n').flatMap((line) => {
+      const call = /^(?:npx )?maker ((?:[a-z][\w-]* )*)(.*)$/.exec(
+        `${line.split(' #')[0] as string} `,
+      );
+      if (call === null) return [];
+      const words = (call[1] as string).trim().split(' ');
+      const flags = [...(call[2] as string).matchAll(/(?<![\w-])(--[a-z][\w-]*)/g)].map(
+        (m) => m[1] as string,
+      );
+      return [{ line, words, flags }];
+    }),
+  );
+}
+
+describe('the command reference', () => {
   it('lists every command and option that --help shows, and nothing else', async () => {
     const helpCommands = await fromHelp();
-    const readme = fromReadme();
-    expect([...readme.keys()].sort()).toEqual([...helpCommands.keys()].sort());
+    const reference = fromReference();
+    expect([...reference.keys()].sort()).toEqual([...helpCommands.keys()].sort());
     for (const [command, flags] of helpCommands)
-      expect({ command, flags: readme.get(command) }).toEqual({ command, flags });
+      expect({ command, flags: reference.get(command) }).toEqual({ command, flags });
   });
 
   it('lists the exit statuses', () => {
-    for (const status of [0, 1, 2, 4, 130])
-      expect(README).toMatch(new RegExp(`^\\| ${status} +\\| \\w`, 'm'));
+    for (const status of [0, 1, 2, 4, 5, 75, 130])
+      expect(COMMANDS).toMatch(new RegExp(`^\\| ${status} +\\| [\\w\\x60]`, 'm'));
+  });
+});
+
+describe('the README', () => {
+  it('is short: what MAKER is, the two commands, a quick start per kind of model access, where next', () => {
+    expect(README.split('\n').length).toBeLessThan(200);
+    expect(README).toMatch(/```sh\nnpm ci && npx maker demo .*\nnpm test /);
+    for (const access of ['API key', 'Vertex AI', 'signed-in Gemini CLI'])
+      expect(README).toMatch(new RegExp(`^### With .*${access}$`, 'm'));
   });
 
-  it('links only to the web or to files inside the repository', () => {
-    const root = process.cwd();
-    for (const [, target] of README.matchAll(/\]\(([^)\s]+)\)/g)) {
-      if (/^https?:\/\//.test(target as string)) continue;
-      const path = resolve(root, (target as string).split('#')[0] as string);
-      expect(relative(root, path).startsWith('..'), target).toBe(false);
-      expect(existsSync(path), target).toBe(true);
+  it('runs only commands and options that --help shows', async () => {
+    const helpCommands = await fromHelp();
+    const calls = readmeCommands();
+    expect(calls.length).toBeGreaterThan(5);
+    for (const { line, words, flags } of calls) {
+      // The command is the longest run of leading words that names one; the rest are its arguments.
+      const command = words
+        .map((_, n) => words.slice(0, words.length - n).join(' '))
+        .find((prefix) => helpCommands.has(prefix));
+      expect(command, line).toBeDefined();
+      for (const flag of flags) expect(helpCommands.get(command as string), line).toContain(flag);
     }
-    expect(README).not.toMatch(/\.\.\/shared|\/work\//);
+  });
+
+  it('leads to every page in docs/', () => {
+    for (const page of DOCS) expect(README, page).toContain(`](${page})`);
+  });
+
+  it('and its pages link only to the web or to files inside the repository', () => {
+    const root = process.cwd();
+    for (const file of ['README.md', ...DOCS]) {
+      const text = readFileSync(file, 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^https?:\/\//.test(target as string)) continue;
+        const path = resolve(root, dirname(file), (target as string).split('#')[0] as string);
+        expect(relative(root, path).startsWith('..'), `${file}: ${target}`).toBe(false);
+        expect(existsSync(path), `${file}: ${target}`).toBe(true);
+      }
+      expect(text, file).not.toMatch(/\.\.\/shared|\/work\//);
+    }
   });
 });

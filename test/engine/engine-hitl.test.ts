@@ -87,6 +87,7 @@ describe('human in the loop', () => {
       config({ hitl: 'defer', maxBallots: 2, maxDepth: 1, maxCandidates: 3 }),
     );
     let selects = 0;
+    let ties = 0;
     const chosen = new Map<string, string>();
     for (let round = 0; round < 20; round++) {
       const outcome = await engine.run(runId);
@@ -99,12 +100,18 @@ describe('human in the loop', () => {
           const cast = asked?.ballots.filter((b) => b.status === 'valid').length ?? 0;
           expect(q.prompt).toMatch(/candidate 1: \d+ sample votes?, candidate 2: \d+ sample vote/);
           if (cast > 0) expect(q.prompt).toMatch(/judges' ballots (tied )?\d+ : \d+/);
+          // "The judges' choice" only where their ballots put one candidate ahead: never on a tie.
+          const ballots = /judges' ballots (tied )?\d+ : \d+/.exec(q.prompt);
+          const picks = q.options.filter((o) => o.label.includes("the judges' choice")).length;
+          if (ballots?.[1] !== undefined) ties += 1;
+          expect(picks).toBe(ballots === null || ballots[1] !== undefined ? 0 : 1);
           chosen.set(q.nodeId ?? '', 'candidate-2');
           await engine.answer(runId, q.id, 'candidate-2');
         } else await engine.answer(runId, q.id, q.options[0]?.id ?? 'accept');
       }
     }
     expect(selects).toBeGreaterThan(0);
+    expect(ties).toBeGreaterThan(0);
     const run = await engine.getRun(runId);
     expect(run.status).toBe('done');
     for (const nodeId of chosen.keys()) {

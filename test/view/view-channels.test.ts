@@ -24,7 +24,7 @@ function gatedSource(dir: string, state: StateFile) {
       return state;
     },
     watch: () => () => undefined,
-    answering: () => Promise.resolve({ ok: true, note: '' }),
+    answering: () => Promise.resolve({ ok: true, note: '', driver: null }),
     answer: () => Promise.reject(new Error('not here')),
     close: () => Promise.resolve(),
   };

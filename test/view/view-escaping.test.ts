@@ -54,7 +54,7 @@ async function hostileRun() {
     dir,
     state: () => Promise.resolve(state),
     watch: () => () => undefined,
-    answering: () => Promise.resolve({ ok: true, note: HOSTILE }),
+    answering: () => Promise.resolve({ ok: true, note: HOSTILE, driver: null }),
     answer: () => Promise.reject(new Error('not here')),
     diff: () => Promise.resolve(HOSTILE_DIFF),
     close: () => Promise.resolve(),
@@ -128,6 +128,8 @@ describe.skipIf(!installed)('model-written text in headless Chromium', () => {
       diff: source.diff,
       log: [],
       now: new Date(),
+      dir,
+      driver: null,
     });
     const file = join(dir, 'report.html');
     await writeFile(file, reportHtml(report, await pageAssets()));

@@ -1,7 +1,7 @@
 import type { Run, TreeNode } from '../tree/schema.js';
 import { isSimulatedRun } from '../tree/simulated.js';
 import {
-  checkMode,
+  resultChecksKnown,
   checksSentence,
   nodeCheckCounts,
   runCheckCounts,
@@ -26,10 +26,7 @@ export function pullRequestTitle(run: Run): string {
 function checksMark(run: Run): string {
   const counts = runCheckCounts(run);
   if (counts.failed > 0 && run.nodes[run.rootId]?.checks !== undefined) return '[CHECKS FAILED] ';
-  const mode = checkMode(run);
-  // With checks on, the result is known once the root's checks ran, before the veto.
-  const known = mode !== 'on' || run.nodes[run.rootId]?.checks !== undefined;
-  return known && !counts.verified ? '[UNVERIFIED] ' : '';
+  return resultChecksKnown(run) && !counts.verified ? '[UNVERIFIED] ' : '';
 }
 
 /** The checks as a table: the result's, then each node's that has any. */

@@ -83,14 +83,36 @@ export function waitingNodes(run: Run): Set<string> {
   );
 }
 
-export function displayStatus(run: Run, n: TreeNode, waiting: ReadonlySet<string>): DisplayStatus {
+/**
+ * `live`: whether a process drives the run now. A run saved as running that none drives was
+ * interrupted: its unfinished nodes have stopped, whatever their saved status says.
+ */
+export function displayStatus(
+  run: Run,
+  n: TreeNode,
+  waiting: ReadonlySet<string>,
+  live = true,
+): DisplayStatus {
   if (waiting.has(n.id)) return 'waiting';
   // The root of a vetoed run is built but not landed: not a green "done".
   if (n.id === run.rootId && run.status === 'vetoed') return 'vetoed';
+  // Nor is the root of a run that stopped before landing it (it lands as the run ends, `done`).
+  if (
+    n.id === run.rootId &&
+    n.status === 'done' &&
+    run.status !== 'done' &&
+    !(run.status === 'running' && live)
+  )
+    return 'stopped';
   if (n.status === 'done') return 'done';
   if (n.status === 'failed') return 'failed';
   if (n.status === 'pending') return 'pending';
-  if (run.status === 'failed' || run.status === 'failed-checks' || run.status === 'cancelled')
+  if (
+    run.status === 'failed' ||
+    run.status === 'failed-checks' ||
+    run.status === 'cancelled' ||
+    (run.status === 'running' && !live)
+  )
     return 'stopped';
   const record = currentRecord(n);
   if (record !== undefined && record.outcome === undefined) {
@@ -150,6 +172,15 @@ export function voteCounts(record: VoteRecord): VoteCounts {
     ballots:
       settled === 0 ? null : { lead: ballots[0] ?? 0, second: ballots[1] ?? 0, cast: settled },
   };
+}
+
+/**
+ * The candidate class the judges' ballots put strictly ahead (its key); none when no judge was
+ * asked or their ballots tie (3 : 3 names no choice of theirs).
+ */
+export function judgesChoice(record: VoteRecord): string | undefined {
+  const [first, second] = voteClasses(record.ballots);
+  return first !== undefined && first.votes > (second?.votes ?? 0) ? first.key : undefined;
 }
 
 /** `judges' ballots 5 : 5` (`tied 5 : 5` when even), or null when no judge was asked. */

@@ -9,6 +9,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether questions can be asked on stdin. */
   readonly stdinIsTty: boolean;
+  /** The terminal's width in characters, where stderr is one. */
+  readonly columns?: number | undefined;
   readonly cwd: string;
 }
 
@@ -19,6 +21,7 @@ export function processIo(): CliIo {
     stderrIsTty: process.stderr.isTTY === true,
     env: process.env,
     stdinIsTty: process.stdin.isTTY === true,
+    columns: process.stderr.isTTY === true ? process.stderr.columns : undefined,
     cwd: process.cwd(),
   };
 }

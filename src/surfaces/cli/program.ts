@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { MakerError } from '../../core/errors.js';
 import { answerCommand } from './commands/answer.js';
 import { benchGroup } from './commands/bench.js';
-import { INTERRUPTED_EXIT, RATE_LIMITED_EXIT, USAGE_EXIT } from './commands/common.js';
+import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
+import { RUN_EXITS, RUN_INTERRUPTED } from './commands/run-options.js';
 import { calibrateCommand } from './commands/calibrate.js';
 import { estimateCommand } from './commands/estimate.js';
 import { fakeGitHubCommand } from './commands/fake-github.js';
@@ -49,12 +50,22 @@ export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
   fakeGitHubCommand,
 ];
 
+/** Every command's statuses, a run's in the words of `maker run --help` (see RUN_EXITS). */
 export const EXIT_STATUSES = [
-  [0, 'success (a run: landed or vetoed; a benchmark: solved)'],
-  [1, 'failure (a run failed, a benchmark missed, a file could not be read)'],
+  [0, 'success: a run landed or was vetoed; a benchmark measured (or solved)'],
+  [1, 'failure: a run failed (the summary says why), a benchmark missed, a file could not be read'],
   USAGE_EXIT,
-  [4, 'a run waits for answers (--hitl defer): `maker answer`, then `maker resume`'],
-  RATE_LIMITED_EXIT,
+  ...RUN_EXITS.filter(([code]) => code === 4 || code === 5 || code === 75).map(
+    ([code, meaning]) => [code, `a run: ${meaning}`] as const,
+  ),
+  RUN_INTERRUPTED,
+] as const;
+
+/** What the benchmarks exit with (each one's page says what 1 means for it). */
+export const BENCH_EXITS = [
+  [0, 'measured (bench hanoi: solved with zero errors)'],
+  [1, 'the benchmark did not finish as expected (its page says how)'],
+  USAGE_EXIT,
   INTERRUPTED_EXIT,
 ] as const;
 
@@ -86,13 +97,16 @@ export function buildProgram(ctx: CliContext, done: (status: number) => void): C
       .summary(spec.summary)
       .description(spec.description ?? spec.summary)
       .usage('<benchmark> [options]')
-      .addHelpText('after', `\n${exitText(EXIT_STATUSES)}`);
+      .addHelpText('after', `\n${exitText(BENCH_EXITS)}`);
     for (const sub of spec.commands) group.addCommand(toCommander(sub, spec.name, ctx, done));
     program.addCommand(group);
   }
   program
     .command('help')
     .summary('show the help of a command')
+    .description(
+      'Shows the help page of a command: the same page as `maker <command> --help`\n(`maker help` alone: the list of commands).',
+    )
     .argument('[command...]', 'a command, e.g. run or bench hanoi')
     .action((path: string[]) => {
       let target: Command = program;

@@ -2,6 +2,7 @@ import type { Redactor } from '../../core/errors.js';
 import type { Question } from '../../core/tree/schema.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
+import { thisProcess } from '../view/driver.js';
 import { engineSource } from '../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../view/server.js';
 import type { Lease } from './workspaces.js';
@@ -77,6 +78,7 @@ export function startRunView(options: {
     answering: (runId) =>
       Promise.resolve({
         ok: true,
+        driver: isActive(runId) ? thisProcess("Gemini CLI's maker server") : null,
         note: isActive(runId)
           ? 'The run waits in Gemini CLI’s maker server: an answer here goes straight to it, as maker_answer does.'
           : 'An answer here is saved and the run resumes in Gemini CLI’s maker server, as maker_answer does.',

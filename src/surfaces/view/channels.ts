@@ -60,7 +60,7 @@ export class RunChannels implements ViewListener {
     const id = await this.resolve(runId);
     const run = id === undefined ? undefined : state.runs[id];
     if (run === undefined) return undefined;
-    return snapshotOf(run, state.runs, await this.#source.answering(run.id));
+    return snapshotOf(run, state.runs, await this.#source.answering(run.id), this.#source.dir);
   }
 
   /** Adds a page's event stream: its snapshot (or `empty` while there is no run) and recent log. */
@@ -127,12 +127,12 @@ export class RunChannels implements ViewListener {
       const answering = await this.#source.answering(run.id);
       if (channel.runId !== run.id) {
         // A different run than these pages show (a newer one started): start them over.
-        const snapshot = snapshotOf(run, state.runs, answering);
+        const snapshot = snapshotOf(run, state.runs, answering, this.#source.dir);
         this.#broadcast(channel, 'snapshot', snapshot);
         remember(channel, snapshot);
         continue;
       }
-      const nodes = viewNodes(run);
+      const nodes = viewNodes(run, answering.driver !== null);
       const changed = [];
       const seen = new Map<string, string>();
       for (const n of nodes) {
@@ -145,10 +145,10 @@ export class RunChannels implements ViewListener {
       if (changed.length > 0 || removed.length > 0)
         this.#broadcast(channel, 'nodes', { nodes: changed, removed });
       const delta: RunDelta = {
-        run: viewRun(run),
+        run: viewRun(run, this.#source.dir, answering.driver),
         questions: viewQuestions(run),
         answering,
-        runs: runList(state.runs),
+        runs: runList(state.runs, this.#source.dir, answering.driver),
       };
       const runJson = JSON.stringify(delta);
       if (runJson !== channel.run) {

@@ -13,7 +13,8 @@ export interface EngineSourceOptions {
     questionId: string,
     answer: string,
   ) => Promise<{ question: Question; note: string }>;
-  readonly answering?: (runId: string) => Promise<Answering>;
+  /** Whether this process drives the run now (its `driver`), and how it takes answers. */
+  readonly answering: (runId: string) => Promise<Answering>;
   readonly diff?: DiffOf | undefined;
   /** How often to look again without an event (draws started, not yet settled). Default 1000. */
   readonly refreshMs?: number;
@@ -48,9 +49,7 @@ export function engineSource(options: EngineSourceOptions): ViewSource {
       stops.add(stop);
       return stop;
     },
-    answering: (runId) =>
-      options.answering?.(runId) ??
-      Promise.resolve({ ok: true, note: 'Answers go to the process running this run.' }),
+    answering: options.answering,
     answer: options.answer,
     close: () => {
       for (const stop of [...stops]) stop();

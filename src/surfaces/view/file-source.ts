@@ -8,6 +8,7 @@ import {
   makerStateFile,
 } from '../../adapters/state/state-file.js';
 import { recordAnswer } from '../record-answer.js';
+import { lockDriver } from './driver.js';
 import { readAppended } from './journal-tail.js';
 import type { DiffOf } from './model.js';
 import { logEntry } from './model.js';
@@ -33,6 +34,9 @@ export class FileSource implements ViewSource {
   #journalOffset: number;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
+  /** Who drove the workspace at the last look (`maker run, pid 4242`), and when that look was. */
+  #driver: string | undefined;
+  #lookedAt = 0;
 
   private constructor(
     options: { dir: string; secrets: readonly string[]; pollMs: number; diff?: DiffOf | undefined },
@@ -100,6 +104,16 @@ export class FileSource implements ViewSource {
         // Mid-replacement or unreadable for now: keep showing the last good state, try again.
       }
     }
+    // A process that dies changes no file: its run is seen interrupted by its lock, looked at
+    // about once a second.
+    if (Date.now() - this.#lookedAt >= Math.max(this.#pollMs, 1000)) {
+      this.#lookedAt = Date.now();
+      const driver = lockDriver(await this.#lock())?.who;
+      if (driver !== this.#driver) {
+        this.#driver = driver;
+        for (const l of this.#listeners) l.changed();
+      }
+    }
     const { records, offset } = await readAppended(this.#journalPath, this.#journalOffset);
     this.#journalOffset = offset;
     for (const record of records) {
@@ -110,18 +124,25 @@ export class FileSource implements ViewSource {
     }
   }
 
+  #lock() {
+    return WorkspaceLock.inspect(`${this.#statePath}.lock`).catch(() => undefined);
+  }
+
   async answering(): Promise<Answering> {
-    const lock = await WorkspaceLock.inspect(`${this.#statePath}.lock`).catch(() => undefined);
-    if (lock !== undefined && lock.state !== 'stale') {
+    const lock = await this.#lock();
+    const driver = lockDriver(lock);
+    if (lock !== undefined && driver !== undefined) {
       const who =
         lock.owner.command === undefined ? 'another maker process' : `maker ${lock.owner.command}`;
       return {
         ok: false,
+        driver,
         note: `${who} (pid ${lock.owner.pid}) is driving this workspace: answer its questions there (its terminal, its own view, or Gemini CLI). This page shows the run and follows it live.`,
       };
     }
     return {
       ok: true,
+      driver: null,
       note: 'No maker process is driving this workspace: an answer here is saved to the state file, as maker answer does; then continue the run with maker resume.',
       resume: `maker resume --dir ${this.dir}`,
     };

@@ -60,11 +60,27 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
       const omitted = num('omitted') ?? 0;
       return `read the repository for a prompt (${num('chars') ?? 0} of ${num('budget') ?? 0} characters${omitted > 0 ? `, ${omitted} paths left out` : ''})`;
     }
+    case 'checks-end': {
+      const ran = num('ran') ?? 0;
+      const failed = num('failed') ?? 0;
+      return failed > 0
+        ? `checks on its result: ${failed} of ${ran} failed`
+        : `checks on its result: ${ran} ran, all passed`;
+    }
+    case 'merge-checks-failed': {
+      const commands = Array.isArray(record['commands']) ? record['commands'].map(String) : [];
+      return `merging subtask ${str('child') ?? '?'} broke ${commands.length} check${commands.length === 1 ? '' : 's'} that passed below (${clipped(commands.join(', '), 80)}): repairing it by a voted integration`;
+    }
+    case 'checks-unavailable':
+      return clipped(str('reason') ?? 'No sandbox works here: no check runs.', 200);
     case 'question-asked': {
       const q = record['question'];
-      const prompt =
-        typeof q === 'object' && q !== null ? (q as { prompt?: unknown }).prompt : undefined;
-      return `asks you: ${clipped(typeof prompt === 'string' ? prompt : '', 100)}`;
+      const field = (name: string) => {
+        const v =
+          typeof q === 'object' && q !== null ? (q as Record<string, unknown>)[name] : undefined;
+        return typeof v === 'string' ? v : '';
+      };
+      return `asks you (${field('id')}, ${field('kind')}): ${clipped(field('prompt'), 100)}`;
     }
     case 'question-answered':
       return `answered ${str('questionId') ?? '?'}: ${clipped(str('answer') ?? '', 60)}`;
@@ -75,9 +91,30 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
     case 'pull-request':
       return `pull request #${num('number') ?? '?'} ${str('state') ?? ''}: ${str('url') ?? ''}${str('note') === undefined ? '' : ` (${str('note') ?? ''})`}`;
     case 'run-end':
-      return `Run ended: ${str('status') ?? '?'}${str('error') === undefined ? '' : ` (${clipped(str('error') ?? '', 120)})`}`;
+      return `Run ended: ${statusWords(str('status'))}${str('error') === undefined ? '' : ` (${clipped(str('error') ?? '', 120)})`}`;
     default:
-      return '';
+      // An event this version has no words for (a journal from a newer MAKER): its name, as words.
+      return typeof record['type'] === 'string' ? record['type'].replace(/-/g, ' ') : '';
+  }
+}
+
+/** An event as the terminal's progress line says it: its node, then what happened, in words. */
+export function eventWords(record: Readonly<Record<string, unknown>>): string {
+  const node = record['nodeId'];
+  return `${typeof node === 'string' ? `node ${node}: ` : ''}${logText(record)}`;
+}
+
+/** A run's end status as the log says it. */
+function statusWords(status: string | undefined): string {
+  switch (status) {
+    case 'awaiting-human':
+      return 'waiting for answers';
+    case 'failed-checks':
+      return 'stopped before landing: its checks failed or could not run';
+    case 'cancelled':
+      return 'cancelled (nothing is lost)';
+    default:
+      return status ?? '?';
   }
 }
 

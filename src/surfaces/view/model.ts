@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkBadge, checksSentence } from '../../core/checks.js';
+import { checkBadge, checksSentence, resultChecksKnown } from '../../core/checks.js';
 import { clip } from '../../core/limits.js';
 import { voteRecords } from '../../core/tree/nodes.js';
 import { voteClasses } from '../../core/voting/classes.js';
@@ -19,6 +19,7 @@ import {
   tallyText,
   waitingNodes,
 } from '../../core/view/display.js';
+import { runStanding, type Driver } from '../../core/view/standing.js';
 import { renderSplit } from '../../engine/decompose.js';
 import { summarise } from '../../engine/summary.js';
 import { logText } from './log-text.js';
@@ -59,12 +60,18 @@ export function memoDiff(diffOf: DiffOf, max = 512): DiffOf {
 /** Longest diff shown for one candidate. */
 export const DIFF_CHARS = 20_000;
 
-export function viewNodes(run: Run): ViewNode[] {
+/** `live`: whether a process drives the run now (see {@link displayStatus}). */
+export function viewNodes(run: Run, live: boolean): ViewNode[] {
   const waiting = waitingNodes(run);
-  return Object.values(run.nodes).map((n) => viewNode(run, n, waiting));
+  return Object.values(run.nodes).map((n) => viewNode(run, n, waiting, live));
 }
 
-export function viewNode(run: Run, n: TreeNode, waiting: ReadonlySet<string>): ViewNode {
+export function viewNode(
+  run: Run,
+  n: TreeNode,
+  waiting: ReadonlySet<string>,
+  live: boolean,
+): ViewNode {
   const draws = voteRecords(n).flatMap((r) => [...r.draws, ...r.ballots]);
   const sessions = [...new Set(draws.map((d) => d.externalId).filter((id) => id !== undefined))];
   return {
@@ -74,7 +81,7 @@ export function viewNode(run: Run, n: TreeNode, waiting: ReadonlySet<string>): V
     title: n.title,
     kind: n.kind,
     status: n.status,
-    display: displayStatus(run, n, waiting),
+    display: displayStatus(run, n, waiting, live),
     tally: tallyText(mainRecord(n)),
     flags: flagCounts(n),
     samples: draws.filter((d) => d.status !== 'started').length,
@@ -86,17 +93,23 @@ export function viewNode(run: Run, n: TreeNode, waiting: ReadonlySet<string>): V
   };
 }
 
-export function viewRun(run: Run): ViewRun {
+/** The run in `dir`, driven now by `driver` (null: by no process). */
+export function viewRun(run: Run, dir: string, driver: Driver | null): ViewRun {
   const s = summarise(run);
+  const standing = runStanding(run, dir, driver ?? undefined);
   return {
     id: run.id,
     idea: run.idea,
     status: run.status,
+    phase: standing.phase,
+    standing: standing.label,
+    next: standing.next ?? null,
     createdAt: run.createdAt,
     worker: run.config.worker,
     simulated: s.simulated,
     checks: checksSentence(run),
     verified: s.checks.verified,
+    checksPending: !resultChecksKnown(run),
     k: run.config.k,
     confidence: run.config.confidence,
     hitl: run.config.hitl,
@@ -140,24 +153,37 @@ export function viewQuestions(run: Run): ViewQuestion[] {
   }));
 }
 
-export function runList(runs: Readonly<Record<string, Run>>): RunListEntry[] {
+/** Every run of the workspace, `driver` driving whichever of them is running. */
+export function runList(
+  runs: Readonly<Record<string, Run>>,
+  dir: string,
+  driver: Driver | null,
+): RunListEntry[] {
   return Object.values(runs)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-    .map((r) => ({ id: r.id, idea: r.idea, status: r.status, createdAt: r.createdAt }));
+    .map((r) => ({
+      id: r.id,
+      idea: r.idea,
+      status: r.status,
+      phase: runStanding(r, dir, driver ?? undefined).phase,
+      createdAt: r.createdAt,
+    }));
 }
 
+/** Everything a page shows of `run` in `dir`, as `answering` (which names its driver) has it. */
 export function snapshotOf(
   run: Run,
   runs: Readonly<Record<string, Run>>,
   answering: Answering,
+  dir: string,
 ): RunSnapshot {
   return {
-    run: viewRun(run),
+    run: viewRun(run, dir, answering.driver),
     rootId: run.rootId,
-    nodes: viewNodes(run),
+    nodes: viewNodes(run, answering.driver !== null),
     questions: viewQuestions(run),
     answering,
-    runs: runList(runs),
+    runs: runList(runs, dir, answering.driver),
   };
 }
 
@@ -232,14 +258,18 @@ async function voteDetail(
   const firstSlot = new Map(classes.map((c) => [c.key, c.representative.slot]));
   const code = vote === 'patch' || vote === 'integration';
   const diffs = new Map<string, Promise<string | null>>();
-  const diffFor = (key: string): Promise<string | null> => {
+  // A run that ended keeps only what it committed: its losing candidates' trees are gone.
+  const ended = run.status === 'done' || run.status === 'vetoed';
+  const diffFor = (key: string, winner: boolean): Promise<string | null> => {
     if (!code || base === undefined || diffOf === undefined) return Promise.resolve(null);
     let diff = diffs.get(key);
     if (diff === undefined) {
       diff = diffOf(base, key).then(
         (text) => clip(text, DIFF_CHARS),
         (error: unknown) =>
-          `(the diff is not available: ${error instanceof Error ? error.message : String(error)})`,
+          ended && !winner
+            ? '(not kept: a finished run keeps only the changes it committed, so this candidate’s change is gone; its summary and votes remain)'
+            : `(the diff is not available: ${error instanceof Error ? error.message : String(error)})`,
       );
       diffs.set(key, diff);
     }
@@ -259,12 +289,13 @@ async function voteDetail(
     cards.map(async (d): Promise<CandidateDetail> => {
       const own = d.status === 'valid' ? classOfSlot.get(d.slot) : undefined;
       const slots = own?.members.map((m) => m.slot) ?? [d.slot];
+      const winner = own !== undefined && winnerKey !== undefined && own.key === winnerKey;
       return {
         slot: d.slot,
         slots,
         status: d.status,
         key: d.key ?? null,
-        winner: own !== undefined && winnerKey !== undefined && own.key === winnerKey,
+        winner,
         votes: own?.votes ?? 0,
         members: own === undefined ? [] : slots,
         flags: d.flags,
@@ -274,7 +305,10 @@ async function voteDetail(
             ? null
             : { id: d.externalId, url: sessionUrl(run.config.worker, d.externalId) ?? null },
         value: valueText(vote, d),
-        diff: d.status === 'valid' && d.key !== undefined ? await diffFor(d.tree ?? d.key) : null,
+        diff:
+          d.status === 'valid' && d.key !== undefined
+            ? await diffFor(d.tree ?? d.key, winner)
+            : null,
       };
     }),
   );

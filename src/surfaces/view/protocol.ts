@@ -1,4 +1,5 @@
 import type { DisplayStatus } from '../../core/view/display.js';
+import type { Driver, RunPhase } from '../../core/view/standing.js';
 
 /**
  * What the view's server sends the page (and what a report inlines). Types only: the page imports
@@ -51,7 +52,14 @@ export interface ViewQuestion {
 export interface ViewRun {
   readonly id: string;
   readonly idea: string;
+  /** The state file's status (`running` also for a run whose process died: see `phase`). */
   readonly status: string;
+  /** Where the run stands: its status told apart by whether a process drives it now. */
+  readonly phase: RunPhase;
+  /** The phase in a few words, with the process that drives the run. */
+  readonly standing: string;
+  /** What moves the run on (`Continue with: maker resume …`); null while it runs, or when done. */
+  readonly next: string | null;
   readonly createdAt: string;
   readonly worker: string;
   /** The plans and candidates are simulated (`sim`, `jules-fake`): placeholder work, not real work. */
@@ -60,6 +68,8 @@ export interface ViewRun {
   readonly checks: string;
   /** Every check of the result ran in a sandbox and passed. */
   readonly verified: boolean;
+  /** The result's checks could not have run yet (it is not composed): neither verified nor not. */
+  readonly checksPending: boolean;
   readonly k: number;
   readonly confidence: string;
   readonly hitl: string;
@@ -85,6 +95,11 @@ export interface Answering {
   readonly ok: boolean;
   readonly note: string;
   /**
+   * The process driving the run now (this one, or the live holder of the workspace's lock); null
+   * when none does: the run is at rest, or its process died.
+   */
+  readonly driver: Driver | null;
+  /**
    * The command that continues the run once its questions are answered, when no process drives
    * the workspace (an answer here is only saved): `maker resume --dir …`.
    */
@@ -95,6 +110,7 @@ export interface RunListEntry {
   readonly id: string;
   readonly idea: string;
   readonly status: string;
+  readonly phase: RunPhase;
   readonly createdAt: string;
 }
 

@@ -1,4 +1,5 @@
 import type { Run } from '../../core/tree/schema.js';
+import type { Driver } from '../../core/view/standing.js';
 import type { PageAssets } from './assets.js';
 import { nodeDetail, snapshotOf, type DiffOf } from './model.js';
 import { pageHtml } from './page-html.js';
@@ -15,7 +16,14 @@ export const REPORT_DIFF_CHARS = 8_000_000;
 export async function buildReport(
   run: Run,
   runs: Readonly<Record<string, Run>>,
-  options: { diff?: DiffOf | undefined; log: readonly LogEntry[]; now: Date },
+  options: {
+    diff?: DiffOf | undefined;
+    log: readonly LogEntry[];
+    now: Date;
+    /** The repository, and the process driving the run as the report is made (null: none). */
+    dir: string;
+    driver: Driver | null;
+  },
 ): Promise<ReportData> {
   let budget = REPORT_DIFF_CHARS;
   const diff: DiffOf | undefined =
@@ -34,10 +42,16 @@ export async function buildReport(
     if (detail !== undefined) details[id] = detail;
   }
   return {
-    snapshot: snapshotOf(run, runs, {
-      ok: false,
-      note: 'This is a report: answer with maker answer <questionId> <option>, then maker resume.',
-    }),
+    snapshot: snapshotOf(
+      run,
+      runs,
+      {
+        ok: false,
+        driver: options.driver,
+        note: 'This is a report: answer with maker answer <questionId> <option>, then maker resume.',
+      },
+      options.dir,
+    ),
     details,
     log: options.log,
     generatedAt: options.now.toISOString(),

@@ -31,7 +31,7 @@ export async function run(
   const resuming = pending?.command === 'demo' ? pending : undefined;
   if (resuming !== undefined && !o.json)
     ctx.io.stderr(
-      `maker: finishing demo run ${resuming.id}, which a kill interrupted while it started (\`maker resume\` does the same).\n`,
+      `maker: finishing demo run ${resuming.id}, which was interrupted (Ctrl-C or a kill) while it started (\`maker resume\` does the same).\n`,
     );
   return start(ctx, {
     idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',

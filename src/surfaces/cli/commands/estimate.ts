@@ -121,7 +121,7 @@ workers and judges would make, and compares them with a daily request limit.`,
     );
     if (verdict.limit !== undefined)
       lines.push(
-        `daily limit           ${formatCount(verdict.limit)} (${verdict.what}): ${requests.total > verdict.limit / 2 ? `more than half of it${verdict.overHalf ? ', a run would ask first' : ''}` : 'within half of it'}`,
+        `daily limit           ${formatCount(verdict.limit)} (${verdict.what}): ${shareOfLimit(requests.total, verdict.limit)}${verdict.overHalf ? ', a run would ask first' : ''}`,
       );
     if (o.k !== undefined && result.pFull < o.target)
       lines.push(
@@ -131,3 +131,11 @@ workers and judges would make, and compares them with a daily request limit.`,
     return 0;
   },
 });
+
+/** How a run's requests compare with a daily limit: within half, over half, or how many times over. */
+function shareOfLimit(total: number, limit: number): string {
+  if (total <= limit / 2) return 'within half of it';
+  if (total <= limit) return 'more than half of it';
+  const times = total / limit;
+  return `${times < 10 ? times.toFixed(1) : formatCount(Math.round(times))} times it: more than a day's requests (${formatCount(Math.ceil(times))} days' worth)`;
+}

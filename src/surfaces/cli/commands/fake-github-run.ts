@@ -12,7 +12,9 @@ export async function run(
   { io, signal }: CliContext,
 ): Promise<number> {
   const given = io.env['MAKER_FAKE_GITHUB_TOKEN']?.trim() ?? '';
-  const token = given === '' ? `ghp_${randomBytes(18).toString('hex')}` : given;
+  // The fake's own token opens only this fake, so it is printed. Not in a GitHub token's format:
+  // maker's output redacts those, which would print it as "[redacted]".
+  const token = given === '' ? `fake-github-${randomBytes(18).toString('hex')}` : given;
   const login = o.login ?? DEMO_OWNER;
   const fake = await startFakeGitHub({
     tokens: [{ token, login }],

@@ -33,9 +33,12 @@ GITHUB_API_URL=<baseUrl> and GITHUB_TOKEN=<token>: \`maker run --github
     ),
     stdinLifetime: stdinLifetimeFlag,
   },
-  notes: `The token clients must send comes from MAKER_FAKE_GITHUB_TOKEN; without it, a
-fresh one is made and printed. Prints one JSON line, {"baseUrl": …, "login": …}
-(with "token" only when it made one), once listening. Faults are set, and the
+  notes: `The token clients must send comes from MAKER_FAKE_GITHUB_TOKEN; without it, the
+fake makes its own (fake-github-…, which opens this fake and nothing else) and
+prints it. Prints one JSON line, {"baseUrl": …, "login": …} (with "token" only
+when it made one), once listening. A browser can open the repository and pull
+request links MAKER prints (<baseUrl>/<owner>/<repo>, …/pull/<n>): simple pages,
+marked simulated, that need no token. Faults are set, and the
 request log (never a header) read, under /_fake/… (GET /_fake/requests,
 GET /_fake/state, POST /_fake/faults).
 

@@ -4,8 +4,14 @@ import { makeRedactor, UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
 import { mermaidTree } from '../../../core/view/mermaid.js';
 import { GitWorkspace } from '../../../adapters/git/git-workspace.js';
-import { JOURNAL_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
+import {
+  JOURNAL_FILE_NAME,
+  STATE_FILE_NAME,
+  makerStateFile,
+} from '../../../adapters/state/state-file.js';
+import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { pageAssets } from '../../view/assets.js';
+import { lockDriver } from '../../view/driver.js';
 import { journalTail } from '../../view/journal-tail.js';
 import { buildReport, reportHtml } from '../../view/report.js';
 import { secretsOf } from '../../wiring.js';
@@ -55,6 +61,8 @@ async function htmlReport(
       diff: git === undefined ? undefined : (from, to) => git.diff(from, to),
       log,
       now: new Date(),
+      dir,
+      driver: lockDriver(await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`))) ?? null,
     });
     return reportHtml(report, await pageAssets());
   } finally {

@@ -6,7 +6,7 @@ import { WorkspaceLock, type LockInspection } from '../../../adapters/state/lock
 import { inspectRepository } from '../../../adapters/git/inspect.js';
 import { cannotStart, openWorkspace } from '../../wiring.js';
 import { WORKERS, julesSettings } from '../../workers.js';
-import { announce, defaultHitl, drive, hitlPolicy, startLine, wire } from './run-drive.js';
+import { announce, drive, hitlPolicy, resumedHitl, startLine, wire } from './run-drive.js';
 import { julesChoices } from '../jules-flags.js';
 import { checksOfRun, sandboxProblems } from '../../preflight.js';
 import { replaying } from './run-choices.js';
@@ -22,8 +22,6 @@ export async function run(
   const ctx = replaying(cli, o.replay);
   const { io } = ctx;
   const view = o.view === true;
-  const hitlChoice = o.hitl ?? defaultHitl(io, view);
-  const hitl = hitlPolicy(hitlChoice, io, view);
   const dir = resolve(o.dir ?? io.cwd);
   const target = await inspectRepository(dir);
   if (target.kind === 'missing' || target.kind === 'file')
@@ -33,6 +31,7 @@ export async function run(
   const state = await makerStateFile(dir).load();
   // A start a kill interrupted before its run was saved is the newest: finished first.
   if (state.starting !== undefined && (o.run === undefined || o.run === state.starting.id)) {
+    const hitlChoice = resumedHitl(o.hitl, state.starting.config.hitl, io, view);
     if (julesChoices(o) !== undefined)
       throw new UsageError(
         `Run ${state.starting.id} has not started yet: its --jules-… limits are the ones it was started with. Resume without them, then again with them if needed.`,
@@ -42,8 +41,7 @@ export async function run(
       hitlChoice,
       json: o.json === true,
       view,
-      // As for a saved run: --hitl (or --view) replaces the mode the start recorded.
-      ...(o.hitl === undefined && !view ? {} : { hitl }),
+      hitl: hitlPolicy(hitlChoice, io, view),
     });
   }
   const run = pickRun(
@@ -52,6 +50,7 @@ export async function run(
     dir,
     await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
   );
+  const hitlChoice = resumedHitl(o.hitl, run.config.hitl, io, view);
   const kind = WORKERS[run.config.worker];
   const julesFlags = julesChoices(o);
   if (julesFlags !== undefined && kind.julesDefaults === undefined)
@@ -61,7 +60,7 @@ export async function run(
   const jules = julesSettings(kind, { ...run.config.jules, ...julesFlags });
   const config: RunConfig = {
     ...run.config,
-    ...(o.hitl === undefined && !view ? {} : { hitl }),
+    hitl: hitlPolicy(hitlChoice, io, view),
     ...(jules === undefined ? {} : { jules }),
   };
   const problems: string[] = [

@@ -13,10 +13,9 @@ import { start } from './run-start.js';
 export async function resumeStart(
   ctx: CliContext,
   recorded: StartIntent,
-  r: { dir: string; hitlChoice: Hitl; json: boolean; view: boolean; hitl?: RunConfig['hitl'] },
+  r: { dir: string; hitlChoice: Hitl; json: boolean; view: boolean; hitl: RunConfig['hitl'] },
 ): Promise<number> {
-  const intent =
-    r.hitl === undefined ? recorded : { ...recorded, config: { ...recorded.config, hitl: r.hitl } };
+  const intent = { ...recorded, config: { ...recorded.config, hitl: r.hitl } };
   const kind = WORKERS[intent.config.worker];
   const gh = intent.github;
   // The API the start recorded, whatever GITHUB_API_URL says now.
@@ -24,7 +23,7 @@ export async function resumeStart(
   const demo = intent.command === 'demo' && gh !== undefined ? demoGitHub(env, r.dir) : undefined;
   if (!r.json)
     ctx.io.stderr(
-      `maker: finishing the start of run ${intent.id}, which a kill interrupted before the run was saved.\n`,
+      `maker: finishing the start of run ${intent.id}, which was interrupted (Ctrl-C or a kill) before the run was saved.\n`,
     );
   return start(
     { ...ctx, io: { ...ctx.io, env } },

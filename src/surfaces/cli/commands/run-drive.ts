@@ -25,6 +25,23 @@ export function defaultHitl(io: CliIo, view: boolean): Hitl {
   return io.stdinIsTty ? 'tty' : view ? 'view' : 'defer';
 }
 
+/**
+ * A resume's --hitl choice when none is given: the mode the run was started with, where this
+ * process can keep it. A run that waited for answers (at its terminal or on its page) asks again at
+ * this terminal; off one, it saves its questions and says where to answer (nobody could answer a
+ * wait here). With --view, the page's default.
+ */
+export function resumedHitl(
+  given: Hitl | undefined,
+  recorded: RunConfig['hitl'],
+  io: CliIo,
+  view: boolean,
+): Hitl {
+  if (given !== undefined) return given;
+  if (view || recorded === 'wait') return defaultHitl(io, view);
+  return recorded;
+}
+
 /** The engine's HITL policy for a --hitl choice; `tty` needs a terminal, `view` the live view. */
 export function hitlPolicy(choice: Hitl, io: CliIo, view: boolean): RunConfig['hitl'] {
   if (choice === 'tty' && !io.stdinIsTty)

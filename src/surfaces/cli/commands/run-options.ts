@@ -5,7 +5,7 @@ import { THINKING_LEVELS } from '../../../core/sampling.js';
 import { LIMITS } from '../../../core/limits.js';
 import { MAX_FILE_KB } from '../../candidate-allowances.js';
 import { WORKER_FACTS, WORKER_NAMES, describeWorkers } from '../../worker-catalogue.js';
-import { INTERRUPTED_EXIT, RATE_LIMITED_EXIT, USAGE_EXIT, jsonFlag } from './common.js';
+import { RATE_LIMITED_EXIT, USAGE_EXIT, jsonFlag } from './common.js';
 
 /** The options of run, resume and demo, each defined once; every command picks its own. */
 export const RUN_OPTIONS = {
@@ -183,6 +183,12 @@ ${environment()}
                    Enterprise https://<host>/api/v3; \`maker fake-github\`'s URL)
 `;
 
+/** A run's Ctrl-C: nothing is lost. */
+export const RUN_INTERRUPTED = [
+  130,
+  'interrupted (Ctrl-C): nothing is lost; `maker resume` continues a run',
+] as const;
+
 export const RUN_EXITS = [
   [0, 'done (landed) or vetoed'],
   [1, 'failed (the summary says why; `maker resume` continues after the cause is fixed)'],
@@ -193,5 +199,5 @@ export const RUN_EXITS = [
     "failed-checks: the result's checks failed or could not run (unverified) and --hitl auto or fail cannot ask whether to land it; nothing landed",
   ],
   RATE_LIMITED_EXIT,
-  INTERRUPTED_EXIT,
+  RUN_INTERRUPTED,
 ] as const;

@@ -2,6 +2,7 @@ import type { Run } from '../../../core/tree/schema.js';
 import type { EngineEvent } from '../../../engine/events.js';
 import { summarise } from '../../../engine/summary.js';
 import type { CliIo } from '../io.js';
+import { eventWords } from '../../view/log-text.js';
 
 /**
  * A run's progress on stderr. On a terminal, one line redrawn in place; elsewhere (CI logs, pipes),
@@ -17,7 +18,12 @@ export function runProgress(io: CliIo, run: Run, now: () => number = Date.now) {
   /** On a terminal, while a wait is shown, the line is redrawn each second (its seconds count). */
   let ticker: NodeJS.Timeout | undefined;
   const draw = () => {
-    io.stderr(`\r\x1b[2Kmaker: ${counts()} · ${waitText(waits.values(), now()) ?? doing}`);
+    // One line, cut to the terminal's width: a wrapped line could not be redrawn in place.
+    const text = `maker: ${counts()} · ${waitText(waits.values(), now()) ?? doing}`;
+    const width = io.columns ?? 0;
+    io.stderr(
+      `\r\x1b[2K${width > 1 && text.length > width - 1 ? `${text.slice(0, width - 2)}…` : text}`,
+    );
     blank = false;
   };
   const tick = () => {
@@ -66,7 +72,7 @@ export function runProgress(io: CliIo, run: Run, now: () => number = Date.now) {
         );
       }
       if (io.stderrIsTty) {
-        doing = `${event.type}${'nodeId' in event ? ` ${event.nodeId}` : ''}`;
+        doing = eventWords(event);
         draw();
         return;
       }

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { UsageError } from '../../../core/errors.js';
 import { StopError } from '../../../core/stops.js';
 import type { RunConfig, StartIntent, StateFile } from '../../../core/tree/schema.js';
@@ -27,6 +26,7 @@ import {
 } from '../../start-intent.js';
 import { type CliContext } from '../define.js';
 import { addLocalOrigin } from '../jules-flags.js';
+import { askLine } from '../prompt.js';
 import { agreeToInit, createdRepositoryLine, staleLockNote } from './run-init.js';
 import { announce, drive, startLine, wire, type Hitl } from './run-drive.js';
 
@@ -105,7 +105,7 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
   if (resuming === undefined) {
     await confirmQuota(ctx, plan, access?.access);
     if (target.kind === 'directory')
-      await agreeToInit(io, dir, plan.init === true, plan.demo === true);
+      await agreeToInit(io, dir, plan.init === true, plan.demo === true, ctx.signal);
   }
   announce(io, target, plan.json);
   if (checked?.notice !== undefined && !plan.json) io.stderr(`maker: note: ${checked.notice}\n`);
@@ -284,7 +284,7 @@ function newIntent(
  * it, asks first (at a terminal) or needs --confirm-quota. Refused: nothing is created.
  */
 async function confirmQuota(
-  { io }: CliContext,
+  { io, signal }: CliContext,
   plan: {
     json: boolean;
     quota?: { declared?: number; confirmed: boolean };
@@ -304,8 +304,7 @@ async function confirmQuota(
   if (!quota.verdict.overHalf || plan.quota?.confirmed === true) return;
   const question = `That is more than half of a day's model requests. Start anyway? [y/N] `;
   if (io.stdinIsTty && !plan.json) {
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    const answer = await rl.question(`maker: ${question}`).finally(() => rl.close());
+    const answer = await askLine(`maker: ${question}`, signal);
     if (/^y(es)?$/i.test(answer.trim())) return;
   }
   throw new UsageError(

@@ -1,6 +1,7 @@
 import type { MakerEngine } from '../../../engine/maker-engine.js';
 import { makeRedactor } from '../../../core/errors.js';
 import type { Workspace } from '../../../ports/workspace.js';
+import { thisProcess } from '../../view/driver.js';
 import { engineSource } from '../../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../../view/server.js';
 import type { CliIo } from '../io.js';
@@ -29,10 +30,13 @@ export async function startRunView(r: {
         r.running() && r.waits
           ? {
               ok: true,
+              driver: thisProcess('this maker process'),
               note: `The run waits for your answer${r.atTerminal ? ' (here or at its terminal)' : ''}: it goes on as soon as you answer.`,
             }
           : {
               ok: true,
+              driver: r.running() ? thisProcess('this maker process') : null,
+              ...(r.running() ? {} : { resume: `maker resume --dir ${r.dir}` }),
               note: r.running()
                 ? `The run saves questions and goes on without them (--hitl defer): an answer here is saved; when the run stops, ${later}.`
                 : `The run has stopped: an answer here is saved; ${later}.`,

@@ -1,14 +1,17 @@
 import { checksSentence } from '../../../core/checks.js';
-import { createInterface } from 'node:readline/promises';
 import type { Question, Run } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import { githubLines, summarise } from '../../../engine/summary.js';
 import { sentences } from '../../../core/text.js';
 import type { CliIo } from '../io.js';
+import { terminalReader } from '../prompt.js';
 import { runProgress } from './run-progress.js';
 import { questionLines } from './status-text.js';
 
-/** Progress (unless --json), and (with --hitl tty) the questions asked at the terminal, one at a time. */
+/**
+ * Progress (unless --json), and (with --hitl tty) the questions asked at the terminal, one at a
+ * time: those the run asks, and those it left pending before (a resumed run asks them again).
+ */
 export async function watch(
   engine: MakerEngine,
   runId: string,
@@ -17,18 +20,39 @@ export async function watch(
   signal: AbortSignal,
 ): Promise<void> {
   // One reader for the whole session, so answers typed ahead are not lost between questions.
-  const rl = options.ask
-    ? createInterface({ input: process.stdin, output: process.stderr, terminal: io.stdinIsTty })
-    : undefined;
+  const rl = options.ask ? terminalReader() : undefined;
   const iterator = rl?.[Symbol.asyncIterator]();
   const nextLine = iterator === undefined ? undefined : lineReader(iterator);
+  // Subscribed before anything is awaited, so no event of the run is missed.
+  const events = engine.events(signal);
+  const run = await engine.getRun(runId);
+  const progress = options.json ? undefined : runProgress(io, run);
   // Questions can also be answered elsewhere (the live view): the prompt then gives way.
   const answered = new Map<string, Elsewhere>();
   let asking = Promise.resolve();
   let prompting = false;
-  // Subscribed before anything is awaited, so no event of the run is missed.
-  const events = engine.events(signal);
-  const progress = options.json ? undefined : runProgress(io, await engine.getRun(runId));
+  const ask = (question: Question, nextLine: () => Promise<IteratorResult<string>>) => {
+    if (answered.has(question.id)) return;
+    let resolve: (answer: string) => void = () => undefined;
+    const promise = new Promise<string>((r) => (resolve = r));
+    const entry: Elsewhere = { promise, resolve };
+    answered.set(question.id, entry);
+    asking = asking
+      .then(async () => {
+        prompting = true;
+        progress?.clear();
+        await askAtTty(engine, runId, question, io, { nextLine, answered: entry, ended: signal });
+      })
+      .catch((error: unknown) => {
+        io.stderr(`maker: ${(error as Error).message}\n`);
+        // Nobody is left to answer: stop the run; the question stays pending in the state file.
+        options.cancel(error as Error);
+      })
+      .finally(() => (prompting = false));
+  };
+  if (nextLine !== undefined)
+    for (const question of run.questions.filter((q) => q.answer === undefined))
+      ask(question, nextLine);
   try {
     for await (const event of events) {
       if (event.runId !== runId) continue;
@@ -40,25 +64,7 @@ export async function watch(
           entry.resolve(event.answer);
         }
       }
-      if (event.type === 'question-asked' && nextLine !== undefined) {
-        const question = event.question;
-        let resolve: (answer: string) => void = () => undefined;
-        const promise = new Promise<string>((r) => (resolve = r));
-        const entry: Elsewhere = { promise, resolve };
-        answered.set(question.id, entry);
-        asking = asking
-          .then(async () => {
-            prompting = true;
-            progress?.clear();
-            await askAtTty(engine, runId, question, io, nextLine, entry);
-          })
-          .catch((error: unknown) => {
-            io.stderr(`maker: ${(error as Error).message}\n`);
-            // Nobody is left to answer: stop the run; the question stays pending in the state file.
-            options.cancel(error as Error);
-          })
-          .finally(() => (prompting = false));
-      }
+      if (event.type === 'question-asked' && nextLine !== undefined) ask(event.question, nextLine);
     }
     await asking;
   } finally {
@@ -92,11 +98,22 @@ async function askAtTty(
   runId: string,
   question: Question,
   io: CliIo,
-  nextLine: () => Promise<IteratorResult<string>>,
-  answered: Elsewhere,
+  {
+    nextLine,
+    answered,
+    ended,
+  }: {
+    nextLine: () => Promise<IteratorResult<string>>;
+    answered: Elsewhere;
+    /** Aborted when the run ended (or was interrupted): a prompt on screen then gives way. */
+    ended: AbortSignal;
+  },
 ): Promise<void> {
-  if (answered.answer !== undefined) return;
+  if (answered.answer !== undefined || ended.aborted) return;
   const elsewhere = answered.promise.then((answer) => ({ elsewhere: answer }));
+  const stopped = new Promise<{ stopped: true }>((resolve) =>
+    ended.addEventListener('abort', () => resolve({ stopped: true }), { once: true }),
+  );
   io.stderr(`\n? ${question.prompt}\n`);
   if (question.context !== undefined && question.context !== '')
     io.stderr(
@@ -121,7 +138,12 @@ async function askAtTty(
   );
   for (;;) {
     io.stderr(question.allowText ? 'Choose a number, or type an answer: ' : 'Choose a number: ');
-    const next = await Promise.race([nextLine(), elsewhere]);
+    const next = await Promise.race([nextLine(), elsewhere, stopped]);
+    if ('stopped' in next) {
+      // The question stays pending in the state file; the run's outcome says what to do next.
+      io.stderr('\n');
+      return;
+    }
     if ('elsewhere' in next) {
       io.stderr(`\n(answered elsewhere: ${next.elsewhere})\n`);
       return;

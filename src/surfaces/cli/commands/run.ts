@@ -30,7 +30,7 @@ loses nothing: run \`maker resume\`.`,
     },
     init: flag(
       '--init',
-      'make --dir a git repository even though it holds files (without it, such a folder is refused, or confirmed at a terminal)',
+      'make --dir a git repository even though it holds files, which stay untracked: MAKER commits only its own work (without --init, such a folder is refused, or confirmed at a terminal)',
     ),
     worker: O.worker,
     confidence: {

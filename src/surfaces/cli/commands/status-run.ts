@@ -19,7 +19,9 @@ import {
 } from '../../../engine/summary.js';
 import { WORKERS } from '../../workers.js';
 import { FINISH_START, intentLine, madeBy } from '../../start-intent.js';
-import { questionLines, runStanding, traceLines } from './status-text.js';
+import { runStanding } from '../../../core/view/standing.js';
+import { lockDriver } from '../../view/driver.js';
+import { hitlWords, questionLines, roleLines, traceLines } from './status-text.js';
 import { existingDirectory, noRuns } from './common.js';
 import type { statusCommand } from './status.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -76,7 +78,7 @@ export async function run(
   const standing = runStanding(
     run,
     dir,
-    await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
+    lockDriver(await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`))),
   );
   if (o.json === true) {
     io.stdout(
@@ -87,14 +89,8 @@ export async function run(
   const s = summarise(run);
   const lines = [
     `Run ${run.id} — ${standing.label} — "${run.idea}"${s.simulated ? ` — SIMULATED (worker ${run.config.worker}: placeholder plans and files, not real work)` : ''}`,
-    `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, hitl ${run.config.hitl}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, ${usageWords(s)}`,
-    ...(Object.keys(s.byRole).length === 0
-      ? []
-      : [
-          `model calls by role: ${Object.entries(s.byRole)
-            .map(([role, c]) => `${role} ${c.calls} (${c.tokens} tokens)`)
-            .join(', ')}`,
-        ]),
+    `k = ${run.config.k} (${run.config.confidence}), worker ${run.config.worker}, ${hitlWords(run.config.hitl)}; ${s.nodes} nodes, ${s.leaves} leaves, ${s.done} done; ${s.samples} samples (${s.flagged} red-flagged), ${s.workerRuns} worker runs${s.sessions > 0 ? ` (${s.sessions} sessions)` : ''}, ${s.modelCalls} model calls, ${s.tokens} tokens, ${usageWords(s)}`,
+    ...roleLines(s),
     ...githubLines(run),
     `Checks: ${checksSentence(run)}`,
     ...(run.status === 'running' && !standing.interrupted ? describeWaits(run) : []),

@@ -1,66 +1,40 @@
-import type { LockInspection } from '../../../adapters/state/lock.js';
-import type { Question, Run } from '../../../core/tree/schema.js';
+import type { Question, RunConfig } from '../../../core/tree/schema.js';
+import type { RunSummary } from '../../../engine/summary.js';
+import { eventWords } from '../../view/log-text.js';
 import { KeyNames } from '../../../engine/keys.js';
 
-/**
- * Where a run stands, as a person should read it: a run whose state says "running" while no live
- * process holds the workspace is interrupted; a run waiting for answers that has none pending is
- * ready to resume. With the command that moves it on, when there is one.
- */
-export function runStanding(
-  run: Run,
-  dir: string,
-  lock: LockInspection | undefined,
-): { label: string; interrupted: boolean; next?: string } {
-  const resume = `maker resume --dir ${dir} --run ${run.id}`;
-  const pending = run.questions.filter((q) => q.answer === undefined);
-  switch (run.status) {
-    case 'running': {
-      if (lock !== undefined && lock.state !== 'stale') {
-        const who = `${lock.owner.command === undefined ? 'maker' : `maker ${lock.owner.command}`}, pid ${lock.owner.pid}`;
-        return {
-          label:
-            lock.state === 'live'
-              ? `running (${who})`
-              : `running, as far as can be told (${who} on another host)`,
-          interrupted: false,
-        };
-      }
-      return {
-        label: 'interrupted (its maker process is gone; nothing is lost)',
-        interrupted: true,
-        next: `Continue with: ${resume}`,
-      };
-    }
-    case 'awaiting-human':
-      return pending.length > 0
-        ? {
-            label: `waiting for answers (${pending.length} pending)`,
-            interrupted: false,
-            next: `Answer with: maker answer --dir ${dir} <questionId> <option>, then: ${resume}`,
-          }
-        : {
-            label: 'ready to resume (every question is answered)',
-            interrupted: false,
-            next: `Continue with: ${resume}`,
-          };
-    case 'cancelled':
-      return { label: 'cancelled', interrupted: false, next: `Continue with: ${resume}` };
-    case 'failed-checks':
-      return {
-        label: 'stopped before landing: its checks failed or could not run (failed-checks)',
-        interrupted: false,
-        next: `Land it anyway: maker answer --dir ${dir} --run ${run.id} q-root-veto accept, then: ${resume}`,
-      };
-    case 'failed':
-      return {
-        label: 'failed',
-        interrupted: false,
-        next: `Fix the cause (below), then: ${resume}`,
-      };
-    default:
-      return { label: run.status, interrupted: false };
+/** How the run's questions are answered (its --hitl), in words. */
+export function hitlWords(hitl: RunConfig['hitl']): string {
+  switch (hitl) {
+    case 'wait':
+      return 'questions asked where it runs: at its terminal or on its live view (--hitl tty or view)';
+    case 'defer':
+      return 'questions saved for maker answer (--hitl defer)';
+    case 'auto':
+      return 'questions answered automatically (--hitl auto)';
+    case 'fail':
+      return 'a question stops it (--hitl fail)';
   }
+}
+
+/**
+ * Model calls by role, and the worker's runs apart: a worker that is not a model (the simulation,
+ * Jules) makes no model call of its own, though its runs count tokens.
+ */
+export function roleLines(s: RunSummary): string[] {
+  const calls = Object.entries(s.byRole).filter(([role, c]) => role !== 'worker' || c.calls > 0);
+  const worker = s.byRole['worker'];
+  const parts = [
+    ...(calls.length === 0
+      ? []
+      : [
+          `model calls by role: ${calls.map(([role, c]) => `${role} ${c.calls} (${c.tokens} tokens)`).join(', ')}`,
+        ]),
+    ...(worker === undefined || worker.calls > 0
+      ? []
+      : [`worker runs ${s.workerRuns} (${worker.tokens} tokens; no model call of their own)`]),
+  ];
+  return parts.length === 0 ? [] : [parts.join('; ')];
 }
 
 /** A pending question with its options and context (a veto's diffstat), indented for a terminal. */
@@ -78,27 +52,18 @@ export function questionLines(q: Question, indent = '  '): string[] {
 }
 
 /**
- * The journal as lines: a vote key is named once (a plan described the first time it appears,
- * then called by its name), a question by its id, kind and prompt.
+ * The journal as lines, in the words of the live view's activity log: its number, time, node and
+ * what happened. A proposed plan (a split's key) is named once and described the first time.
  */
 export function traceLines(events: readonly Record<string, unknown>[]): string[] {
   const names = new KeyNames();
   return events.map((e) => {
-    const rest: Record<string, unknown> = {};
-    const words: string[] = [];
-    for (const [k, v] of Object.entries(e)) {
-      if (['seq', 'at', 'type', 'runId'].includes(k)) continue;
-      if (k === 'key' && typeof v === 'string') {
-        const name = names.name(v);
-        words.push(
-          `key ${name.name}${name.description === undefined ? '' : ` = ${name.description}`}`,
-        );
-      } else if (k === 'question' && typeof v === 'object' && v !== null) {
-        const q = v as Question;
-        words.push(`${q.id} (${q.kind}): ${q.prompt}`);
-      } else rest[k] = v;
-    }
-    const json = Object.keys(rest).length === 0 ? '' : ` ${JSON.stringify(rest)}`;
-    return `  #${String(e['seq'])} ${String(e['at'])} ${String(e['type'])}${json}${words.length === 0 ? '' : ` ${words.join(' ')}`}`;
+    const key = e['key'];
+    const named = typeof key === 'string' ? names.name(key) : undefined;
+    const plan =
+      named === undefined || !named.name.startsWith('plan ')
+        ? ''
+        : `, key ${named.name}${named.description === undefined ? '' : ` = ${named.description}`}`;
+    return `  #${String(e['seq'])} ${String(e['at'])} ${eventWords(e)}${plan}`;
   });
 }

@@ -1,6 +1,7 @@
 import type { Boot, NodeDetail, NodesDelta, RunDelta, RunSnapshot, LogEntry } from '../protocol.js';
 import { renderDetail, renderPending, statusLine } from './detail.js';
 import { h } from './dom.js';
+import { checksPill, nextStep, phasePill, runLabel } from './header.js';
 import { renderDecided, renderQuestions, type SendAnswer } from './questions.js';
 import { Store } from './store.js';
 import { toolbarOf } from './toolbar.js';
@@ -132,7 +133,7 @@ class App {
               on: { change: (e) => this.#openRun((e.target as HTMLSelectElement).value) },
             },
             ...this.store.runs.map((r) => {
-              const option = h('option', { attrs: { value: r.id } }, `${r.id} (${r.status})`);
+              const option = h('option', { attrs: { value: r.id } }, runLabel(r));
               option.selected = r.id === run.id;
               return option;
             }),
@@ -144,15 +145,11 @@ class App {
         : run.result.landed
           ? `landed on ${run.defaultBranch} as ${run.result.finalCommit.slice(0, 12)}`
           : `left on ${run.result.rootBranch}`;
-    const next = this.#nextStep();
+    const next = nextStep(run, this.store.answering, this.store.pending().length);
     const parts: (HTMLElement | null)[] = [
       h('h1', {}, 'MAKER'),
       runs,
-      h(
-        'span',
-        { class: `pill run-${run.status}`, data: { runStatus: run.status } },
-        next === null ? run.status : 'answered: waiting for maker resume',
-      ),
+      phasePill(run),
       run.simulated
         ? h(
             'span',
@@ -163,9 +160,7 @@ class App {
             'SIMULATED',
           )
         : null,
-      run.verified
-        ? h('span', { class: 'pill verified', title: run.checks }, 'VERIFIED')
-        : h('span', { class: 'pill unverified', title: run.checks }, 'UNVERIFIED'),
+      checksPill(run),
       h('span', { class: 'idea', title: run.idea }, run.idea),
       h(
         'span',
@@ -188,24 +183,6 @@ class App {
     this.#header.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   }
 
-  /**
-   * What the person does next when the run waits on them but nothing is left to answer here: the
-   * answers are saved, and no process drives the workspace to pick them up.
-   */
-  #nextStep(): HTMLElement | null {
-    const run = this.store.run;
-    const resume = this.store.answering.resume;
-    if (run?.status !== 'awaiting-human' || resume === undefined || this.store.pending().length > 0)
-      return null;
-    return h(
-      'span',
-      { class: 'next-step', attrs: { role: 'status' } },
-      'Every question is answered and saved: now run ',
-      h('code', {}, resume),
-      ' to continue.',
-    );
-  }
-
   #renderQuestions(): void {
     const pending = this.store.pending();
     const decided = this.store.questions.filter((q) => q.answer !== null);
@@ -219,6 +196,7 @@ class App {
         ? this.store.answering
         : {
             ok: false,
+            driver: null,
             note: 'This is a report: answer with maker answer <questionId> <option>, then maker resume.',
           };
     const section = renderQuestions(pending, answering, send, (id) => {
@@ -245,10 +223,10 @@ class App {
       ...entries.map((e) =>
         h(
           'li',
-          { data: { seq: String(e.seq), type: e.type }, title: e.type },
+          { data: { seq: String(e.seq), type: e.type }, title: e.at },
           h('time', {}, e.at.slice(11, 19)),
           e.nodeId === null ? null : h('span', { class: 'log-node' }, ` node ${e.nodeId}`),
-          ` ${e.text === '' ? e.type : e.text}`,
+          ` ${e.text === '' ? e.type.replace(/-/g, ' ') : e.text}`,
         ),
       ),
     );

@@ -109,12 +109,13 @@ function renderQuestion(
       h('code', { class: 'qid' }, q.id),
     ),
     h('p', { class: 'prompt' }, q.prompt),
-    q.context === null
-      ? null
-      : h('details', {}, h('summary', {}, 'context'), h('pre', {}, q.context)),
+    // The choices first: a long context (a veto's diffstat) scrolls below them, in its own box.
     h('ol', { class: 'options' }, ...options),
     text,
     status,
+    q.context === null
+      ? null
+      : h('details', {}, h('summary', {}, 'context'), h('pre', {}, q.context)),
   );
 }
 

@@ -18,7 +18,7 @@ export class Store {
   rootId = 'root';
   readonly nodes = new Map<string, ViewNode>();
   questions: readonly ViewQuestion[] = [];
-  answering: Answering = { ok: false, note: '' };
+  answering: Answering = { ok: false, note: '', driver: null };
   runs: readonly RunListEntry[] = [];
   log: LogEntry[] = [];
   /** Bumped on every change, so views can tell whether they are stale. */

@@ -11,6 +11,8 @@ const COL = 270;
 const PAD = 16;
 /** Characters of a title per line of a box (two lines). */
 const LINE = 34;
+/** Characters of facts a box's line holds. */
+const FACTS = 40;
 /** The smallest scale the tree is shrunk to so that it fits its pane's width. */
 const MIN_FIT = 0.5;
 
@@ -130,9 +132,7 @@ export class TreeView {
       n.sessions.length > 0
         ? `${n.sessions.length} session${n.sessions.length === 1 ? '' : 's'}`
         : null,
-    ]
-      .filter((f): f is string => f !== null)
-      .join(' · ');
+    ].filter((f): f is string => f !== null);
     const flagText = Object.entries(n.flags)
       .map(([rule, count]) => `${rule} ×${count}`)
       .join(', ');
@@ -145,7 +145,11 @@ export class TreeView {
     ]
       .filter((l): l is string => l !== null)
       .join('\n');
-    const lines = titleLines(n.title);
+    // Facts that do not fit on one line take two, and the title one (whole in the tooltip).
+    const factRows = factLines(facts);
+    const lines = factRows.length > 1 ? [shorten(n.title, LINE)] : titleLines(n.title);
+    const rows = [...lines, ...factRows];
+    const ys = rows.length === 2 ? [22, 40] : [16, 30, 46];
     const group = svg(
       'g',
       {
@@ -158,10 +162,9 @@ export class TreeView {
       },
       svg('title', {}, tooltip),
       svg('rect', { class: 'box', width: BOX_W, height: BOX_H, rx: 6, fill, stroke }),
-      ...lines.map((line, i) =>
-        svg('text', { class: 'title', x: 8, y: (lines.length === 1 ? 22 : 16) + 14 * i }, line),
+      ...rows.map((row, i) =>
+        svg('text', { class: i < lines.length ? 'title' : 'facts', x: 8, y: ys[i] ?? 46 }, row),
       ),
-      svg('text', { class: 'facts', x: 8, y: lines.length === 1 ? 40 : 46 }, shorten(facts, 40)),
     );
     const kids = n.children.filter((c) => store.nodes.has(c)).length;
     if (kids > 0) {
@@ -202,4 +205,24 @@ export function titleLines(title: string): string[] {
   const first = [...title].slice(0, at).join('').trimEnd();
   const rest = [...title].slice(at).join('').trimStart();
   return [first, shorten(rest, LINE)];
+}
+
+/**
+ * A box's facts, joined by " · ", on one line or, when they do not fit, two: broken between facts
+ * where it can, else between words. Only what does not fit on two lines is shortened.
+ */
+export function factLines(facts: readonly string[]): string[] {
+  const text = facts.join(' · ');
+  const chars = [...text];
+  if (chars.length <= FACTS) return [text];
+  const head = chars.slice(0, FACTS + 1).join('');
+  const between = head.lastIndexOf(' · ');
+  const space = head.lastIndexOf(' ');
+  const at = between > FACTS / 2 ? between : space > FACTS / 2 ? space : FACTS;
+  const first = [...text].slice(0, at).join('').trimEnd();
+  const rest = [...text]
+    .slice(at)
+    .join('')
+    .replace(/^\s*·?\s*/, '');
+  return [first, shorten(rest, FACTS)];
 }
