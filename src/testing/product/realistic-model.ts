@@ -58,6 +58,11 @@ interface Written {
   readonly slip: Slip;
 }
 
+/** A sample a reader takes for right: correct, or a plausible misconception, without a slip. */
+function looksRight(w: Written): boolean {
+  return (w.flaw === 'correct' || w.flaw === 'misconception') && w.slip === 'none';
+}
+
 /**
  * A fake language model that answers every prompt MAKER sends the way a real model does, for the
  * built-in product ideas: plans that vary in wording and are sometimes wrong; code that is right
@@ -81,6 +86,8 @@ export class RealisticModel implements LanguageModel {
   readonly #ideas: readonly ProductIdea[];
   readonly #written: Written[] = [];
   readonly #occurrences = new Map<string, number>();
+  /** Titles of subtasks for which it passed (reviewed "ok") a right sample. */
+  readonly #passedRight = new Set<string>();
   /** The files of every subtask it has planned, by title: to place a prompt that does not list them. */
   readonly #planned = new Map<string, readonly string[]>();
 
@@ -209,7 +216,7 @@ export class RealisticModel implements LanguageModel {
     const format = formatOf(request);
     if (request.prompt.includes('=== ours: ')) return this.#integrate(rand, request.prompt, format);
     if (scope === undefined) {
-      const readme = facts.files.find((f) => /readme/i.test(f));
+      const readme = facts.files.find((f) => /readme|\.md$/i.test(f));
       if (readme !== undefined) {
         // An invented subtask (a wrong plan's): harmless prose with a usage example, right as far
         // as it goes (its ``` lines are what the fenced format's `fence-inside` slip trips on).
@@ -308,8 +315,14 @@ export class RealisticModel implements LanguageModel {
     this.stats.code[key] = (this.stats.code[key] ?? 0) + 1;
   }
 
-  /** The sample a diff shows: the smallest one holding every line it adds. */
+  /** The sample a diff shows: the smallest one holding every line it adds (none: counted unmatched). */
   #recall(diff: string): Written | undefined {
+    const found = this.#find(diff);
+    if (found === undefined && addedLines(diff).length > 0) this.stats.unmatched += 1;
+    return found;
+  }
+
+  #find(diff: string): Written | undefined {
     const added = addedLines(diff);
     if (added.length === 0) return undefined;
     let best: Written | undefined;
@@ -319,17 +332,34 @@ export class RealisticModel implements LanguageModel {
         (best === undefined || w.lines.size < best.lines.size)
       )
         best = w;
-    if (best === undefined) this.stats.unmatched += 1;
     return best;
   }
 
-  /** Whether an option is right: true, false, or undefined when the fake cannot tell. */
+  /**
+   * What the fake wrote that a diff shows (the smallest sample holding every line it adds), for a
+   * report: its flaw and slip; undefined when no sample it wrote holds them.
+   */
+  writtenAs(diff: string): { readonly flaw: Flaw; readonly slip: Slip } | undefined {
+    const best = this.#find(diff);
+    return best === undefined ? undefined : { flaw: best.flaw, slip: best.slip };
+  }
+
+  /**
+   * Whether a right sample of the subtask titled `title` passed its review: the reviewer is the
+   * last red flag, so it was a valid candidate of that subtask's vote.
+   */
+  passedRight(title: string): boolean {
+    return this.#passedRight.has(title);
+  }
+
+  /**
+   * Whether an option is right: true, false, or undefined when the fake cannot tell. A
+   * misconception looks right: it is plausible, and a judge reading it takes it for right.
+   */
   #isRight(content: string, facts: NodeFacts, scope: NodeScope | undefined): boolean | undefined {
     if (looksLikeDiff(content)) {
       const written = this.#recall(content);
-      return written === undefined
-        ? undefined
-        : written.flaw === 'correct' && written.slip === 'none';
+      return written === undefined ? undefined : looksRight(written);
     }
     if (scope === undefined) return undefined;
     return splitIsCorrect(splitFileGroups(content), scopeFiles(facts.idea, scope));
@@ -367,7 +397,7 @@ export class RealisticModel implements LanguageModel {
     let suspectChance = (1 - J) / 2;
     if (looksLikeDiff(proposal)) {
       const written = this.#recall(proposal);
-      if (written !== undefined && (written.flaw !== 'correct' || written.slip !== 'none'))
+      if (written !== undefined && !looksRight(written))
         suspectChance = OBVIOUS.has(written.flaw) || OBVIOUS.has(written.slip) ? J : J / 2;
     } else if (
       scope !== undefined &&
@@ -376,6 +406,11 @@ export class RealisticModel implements LanguageModel {
       suspectChance = J / 2;
     }
     const suspect = rand(0) < suspectChance;
+    if (!suspect && looksLikeDiff(proposal) && facts.title !== undefined) {
+      const written = this.#find(proposal);
+      if (written?.flaw === 'correct' && written.slip === 'none')
+        this.#passedRight.add(facts.title);
+    }
     return JSON.stringify({
       verdict: suspect ? 'suspect' : 'ok',
       confidence: Math.round((0.82 + rand(1) * 0.15) * 100) / 100,
