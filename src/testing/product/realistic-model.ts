@@ -21,7 +21,15 @@ import {
   type AnswerFormat,
   type SlipRates,
 } from './answer-format.js';
-import { OBVIOUS, sampleLeaf, type Flaw, type Rand, type Slip } from './render.js';
+import { sampleLeaf, type Flaw, type Rand, type Slip } from './render.js';
+import {
+  ballotAnswer,
+  blameAnswer,
+  isBlameBallot,
+  looksRight,
+  reviewAnswer,
+  type Written,
+} from './judges.js';
 import type { LeafSpec, ProductIdea } from './types.js';
 
 /** The knobs of the realistic fake model. */
@@ -50,17 +58,6 @@ export interface RealisticStats {
   readonly plans: { correct: number; wrong: number };
   /** Ballot options and reviewed changes it could not tie to a sample it wrote (judged blind). */
   unmatched: number;
-}
-
-interface Written {
-  readonly lines: ReadonlySet<string>;
-  readonly flaw: Flaw;
-  readonly slip: Slip;
-}
-
-/** A sample a reader takes for right: correct, or a plausible misconception, without a slip. */
-function looksRight(w: Written): boolean {
-  return (w.flaw === 'correct' || w.flaw === 'misconception') && w.slip === 'none';
 }
 
 /**
@@ -369,55 +366,34 @@ export class RealisticModel implements LanguageModel {
     const options = ballotOptions(prompt);
     if (options.length === 0)
       throw new UnrecognisedPromptError('a ballot with no "=== Option X ===" sections', { prompt });
+    if (isBlameBallot(prompt))
+      return blameAnswer(options, (c) => this.#find(c), rand, this.#knobs.judgeAccuracy);
     const judged = options.map((o) => ({
       label: o.label,
       right: this.#isRight(o.content, facts, scope),
     }));
-    const right = judged.filter((o) => o.right === true);
-    const others = judged.filter((o) => o.right !== true);
-    const pool =
-      right.length > 0 && (others.length === 0 || rand(0) < this.#knobs.judgeAccuracy)
-        ? right
-        : others;
-    const choice = pool[Math.floor(rand(1) * pool.length)] ?? judged[0];
-    const reasons = [
-      'It does what the task asks, and nothing more.',
-      'The most complete and correct option.',
-      'Cleanest and on-task.',
-    ];
-    return JSON.stringify({
-      choice: choice?.label ?? 'A',
-      reason: reasons[Math.floor(rand(2) * 3)],
-    });
+    return ballotAnswer(judged, rand, this.#knobs.judgeAccuracy);
   }
 
   #review(facts: NodeFacts, scope: NodeScope | undefined, rand: Rand, prompt: string): string {
     const proposal = prompt.split(/A proposal for this task[^\n]*\n/)[1] ?? prompt;
-    const J = this.#knobs.judgeAccuracy;
-    let suspectChance = (1 - J) / 2;
-    if (looksLikeDiff(proposal)) {
-      const written = this.#recall(proposal);
-      if (written !== undefined && !looksRight(written))
-        suspectChance = OBVIOUS.has(written.flaw) || OBVIOUS.has(written.slip) ? J : J / 2;
-    } else if (
+    const diff = looksLikeDiff(proposal);
+    const wrongPlan =
+      !diff &&
       scope !== undefined &&
-      !splitIsCorrect(splitFileGroups(proposal), scopeFiles(facts.idea, scope))
-    ) {
-      suspectChance = J / 2;
-    }
-    const suspect = rand(0) < suspectChance;
-    if (!suspect && looksLikeDiff(proposal) && facts.title !== undefined) {
+      !splitIsCorrect(splitFileGroups(proposal), scopeFiles(facts.idea, scope));
+    const review = reviewAnswer(
+      diff ? this.#recall(proposal) : undefined,
+      wrongPlan,
+      rand,
+      this.#knobs.judgeAccuracy,
+    );
+    if (!review.suspect && diff && facts.title !== undefined) {
       const written = this.#find(proposal);
       if (written?.flaw === 'correct' && written.slip === 'none')
         this.#passedRight.add(facts.title);
     }
-    return JSON.stringify({
-      verdict: suspect ? 'suspect' : 'ok',
-      confidence: Math.round((0.82 + rand(1) * 0.15) * 100) / 100,
-      reason: suspect
-        ? 'The change looks incomplete or wrong for the task.'
-        : 'A faithful attempt at the task.',
-    });
+    return review.text;
   }
 }
 
