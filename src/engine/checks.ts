@@ -42,9 +42,25 @@ export async function runCheck(
   const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal, {
     install: ctx.run?.config.install,
   });
-  const kept = { command, ok: result.ok, output: result.output.slice(-600) };
+  const kept = { command, ok: result.ok, output: keptOutput(result.output) };
   if (ctx.run !== undefined) cache(ctx.run).set(key, kept);
   return kept;
+}
+
+/**
+ * A check's output as a run keeps it: its tail, after the lines before it that name an error (a
+ * test runner prints them far from its end; a reopening's trace and its reason line need them).
+ */
+export function keptOutput(output: string): string {
+  const tail = output.slice(-600);
+  const before = output.slice(0, -600).split('\n').filter(isErrorLine);
+  const errors = [...new Set(before.map((l) => l.trim().slice(0, 200)))].slice(0, 2);
+  return errors.length === 0 ? tail : `${errors.join('\n')}\n…\n${tail}`;
+}
+
+/** A line that names an error or exception (`SyntaxError: …`, `# AttributeError: …`). */
+export function isErrorLine(line: string): boolean {
+  return /^(\w+\.)*\w*(Error|Exception)\b[:\s]/.test(line.trim().replace(/^#\s*/, ''));
 }
 
 /** Whether this run's checks run now: on, and a sandbox works here. */

@@ -16,6 +16,7 @@ import {
   renderTree,
   summarise,
 } from '../../../engine/summary.js';
+import { reopenLine } from '../../../engine/reopen.js';
 import { WORKERS } from '../../workers.js';
 import { FINISH_START, intentLine, madeBy } from '../../start-intent.js';
 import { questionLines, runStanding, traceLines } from './status-text.js';
@@ -96,6 +97,7 @@ export async function run(
         ]),
     ...githubLines(run),
     `Checks: ${checksSentence(run)}`,
+    ...(run.reopens ?? []).map((r) => `${reopenLine(r, run)}.`),
     ...(run.status === 'running' && !standing.interrupted ? describeWaits(run) : []),
     '',
     renderTree(run),
