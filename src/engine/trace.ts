@@ -103,10 +103,7 @@ export async function traceFailure(
     key: NONE,
     content: `None of these: the cause is in "${n.title}" itself (its candidates, or its check), not in an earlier subtask.`,
   });
-  const where =
-    failure.kind === 'candidates'
-      ? `Every candidate for "${n.title}" failed its check (${failure.count} of them).`
-      : `After a merge into "${n.title}", ${failure.count === 1 ? 'a check that passed before fails' : `${failure.count} checks that passed before fail`}.`;
+  const where = `Every candidate for "${n.title}" failed its check (${failure.count} of them).`;
   const question = `${where} What failed, the most common failures first:\n\n${outputs.map((o) => `$ ${o.command}\n${o.tail}`).join('\n\n')}\n\nWhich earlier finished subtask's result is the most likely cause of these failures? Each option shows a subtask whose result the failing work builds on. Pick the last option when none of them is the cause.`;
   const record = (n.blame ??= { attempt: 0, draws: [], ballots: [] });
   const context = nodeContext(ctx, n);

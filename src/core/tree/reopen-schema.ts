@@ -11,8 +11,11 @@ export const reopenSchema = z.object({
   /** Where the failure showed. */
   trigger: z.object({
     node: z.string(),
-    /** `candidates`: every candidate of `node` failed its check; `merge`: a check after a merge into `node` failed. */
-    kind: z.enum(['candidates', 'merge']),
+    /**
+     * `candidates`: every candidate of `node` failed its check (the only trigger so far; a failed
+     * merge or parent check is still repaired by a voted integration, or asked about).
+     */
+    kind: z.enum(['candidates']),
     title: z.string(),
   }),
   /** How many candidates (or checks) failed, and the failure's first line, for people. */

@@ -118,8 +118,8 @@ export const nodeSchema = z.object({
   split: voteRecordSchema.optional(),
   leaf: voteRecordSchema.optional(),
   /**
-   * The vote on where the failure of every candidate of this node (or of a check after a merge
-   * into it) comes from: an earlier finished node, or this one (see `engine/trace.ts`).
+   * The vote on where the failure of every candidate of this node comes from: an earlier finished
+   * node, or this one (see `engine/trace.ts`).
    */
   blame: voteRecordSchema.optional(),
   /** Its reopenings: a failure found later was traced to its result (absent: never reopened). */
