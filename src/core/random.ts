@@ -41,3 +41,13 @@ export function hashString(text: string): number {
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return mix32(h);
 }
+
+/** Fisher–Yates with a coordinate-keyed random source (deterministic per ballot). */
+export function shuffle<T>(items: readonly T[], random: (i: number) => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random(i) * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}

@@ -135,7 +135,9 @@ export async function codeCandidate(
         message: `Review: ${review.value.reason || 'the change looks off-task or confused.'}`,
       });
   }
-  if (flags.length > 0) return { ...flagged(flags), ...checked };
+  // A failing check keeps its tree: a later reopening replays the check on it.
+  if (flags.length > 0)
+    return { ...flagged(flags), ...checked, ...(check?.ok === false ? { tree } : {}) };
   const keys = await candidateKeys(ctx, task.baseCommit, tree);
   return {
     ok: true,

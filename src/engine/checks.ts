@@ -69,10 +69,25 @@ export async function runCheck(
     install: ctx.run?.config.install,
   });
   const redacted = await redactorOf(ctx)(result.output.slice(-REDACTED_CHARS));
-  const output = redacted.slice(-KEPT_CHARS);
-  const kept = { command, ok: result.ok, output };
+  const kept = { command, ok: result.ok, output: keptOutput(redacted) };
   if (ctx.run !== undefined) cache(ctx.run).set(key, kept);
   return kept;
+}
+
+/**
+ * A check's output as a run keeps it: its tail, after the lines before it that name an error (a
+ * test runner prints them far from its end; a reopening's trace and its reason line need them).
+ */
+export function keptOutput(output: string): string {
+  const tail = output.slice(-KEPT_CHARS);
+  const before = output.slice(0, -KEPT_CHARS).split('\n').filter(isErrorLine);
+  const errors = [...new Set(before.map((l) => l.trim().slice(0, 200)))].slice(0, 2);
+  return errors.length === 0 ? tail : `${errors.join('\n')}\n…\n${tail}`;
+}
+
+/** A line that names an error or exception (`SyntaxError: …`, `# AttributeError: …`). */
+export function isErrorLine(line: string): boolean {
+  return /^(\w+\.)*\w*(Error|Exception)\b[:\s]/.test(line.trim().replace(/^#\s*/, ''));
 }
 
 /** Whether this run's checks run now: on, and a sandbox works here. */

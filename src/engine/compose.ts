@@ -13,6 +13,7 @@ import {
   type RunContext,
 } from './run-context.js';
 import { commitMessage } from '../core/commit-message.js';
+import { bringOnto } from './stale.js';
 
 /**
  * Brings a node to `done` from `base`: decide whether it is minimal; a leaf is sampled, voted and
@@ -94,10 +95,13 @@ async function composeChildren(ctx: RunContext, n: TreeNode, spawn: Spawn): Prom
     for (const child of children) {
       const need = needs(child);
       if (!started.has(child.index) && n.mergeHeads.length > need) {
-        started.set(
-          child.index,
-          spawn(processNode(ctx, child, n.mergeHeads[need] as string, spawn)),
-        );
+        const head = n.mergeHeads[need] as string;
+        // A child started from an older head (a node before it was reopened) is brought onto it.
+        const work = async () => {
+          await bringOnto(ctx, child, head);
+          await processNode(ctx, child, head, spawn);
+        };
+        started.set(child.index, spawn(work()));
       }
     }
   };

@@ -76,6 +76,17 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly commands: readonly string[];
     }
   | {
+      /**
+       * A finished node was reopened: a failure found later (`trigger`: where it showed) was traced
+       * to its result, which is set aside; it is voted again, and what builds on it is brought over.
+       */
+      readonly type: 'node-reopened';
+      readonly nodeId: string;
+      readonly trigger: string;
+      /** For people: `reopened 0 (Set up the package) because …`. */
+      readonly reason: string;
+    }
+  | {
       /** Checks cannot run (no sandbox works here): said once per start; the result is unverified. */
       readonly type: 'checks-unavailable';
       readonly reason: string;

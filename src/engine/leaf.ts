@@ -23,6 +23,8 @@ import { plannerSampling } from './sampling.js';
 import { commitMessage } from '../core/commit-message.js';
 import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
+import { dropBadEvidence, screenReopened } from './reopen-screen.js';
+import { candidatesFailure, traceFailure } from './trace.js';
 
 /**
  * The tree a valid code candidate produces at its base: all the state keeps of it (files written
@@ -122,7 +124,7 @@ export async function voteOnCode(
           // Planned again with them, not discarded (see solveLeaf).
           if (more.length > 0 && record.attempt < MAX_REPLANS) throw new NeedsFilesError(more);
         }
-        return result;
+        return vote === 'patch' ? screenReopened(ctx, n, task.baseCommit, result) : result;
       },
       paysItself: true,
       // A worker that limits itself takes no paid slot for its run.
@@ -153,6 +155,13 @@ export async function voteOnCode(
     if (outcome.status === 'decided' || outcome.status === 'human') {
       const winner = classes.find((c) => c.key === outcome.key);
       if (winner !== undefined) return winner.representative;
+    }
+    if (classes.length === 0 && vote === 'patch') {
+      // Every candidate failed: a cause found upstream is reopened there, not split here.
+      if (await dropBadEvidence(ctx, n, record)) continue;
+      const failure = candidatesFailure(ctx, n, record);
+      const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
+      if (reopen !== undefined) throw reopen;
     }
     const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch' && !atNodeBound(ctx);
     const diffs = await Promise.all(

@@ -1,4 +1,4 @@
-import { newRunId } from './run-id.js';
+import { checkStart, newRunId } from './run-id.js';
 import { setMaxListeners } from 'node:events';
 import { AbortedError, MakerError, UsageError } from '../core/errors.js';
 import {
@@ -10,7 +10,6 @@ import {
 } from '../core/tree/schema.js';
 import { StateSaver } from './state-saver.js';
 import type { Workspace } from '../ports/workspace.js';
-import { LIMITS } from '../core/limits.js';
 import { newNode } from '../core/tree/nodes.js';
 import { processNode } from './compose.js';
 import { RunTasks } from './run-tasks.js';
@@ -41,9 +40,8 @@ import { finish } from './finish.js';
 import { PullRequestKeeper } from './pull-request-keeper.js';
 import { releaseStores } from './scratch-release.js';
 import type { CheckEnvironment } from '../core/checks.js';
-
-const NO_SANDBOX_HINT =
-  'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or allow unprivileged user namespaces for util-linux unshare, to verify results.';
+import { probeChecks } from './probe-checks.js';
+import { applyReopen, ReopenRequested } from './reopen.js';
 
 /**
  * The MAKER run loop over ports: decompose, sample, red-flag, vote, ask, compose, land. All
@@ -105,17 +103,7 @@ export class MakerEngine {
       intent?: { id: string; createdAt: string };
     } = {},
   ): Promise<string> {
-    if (idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
-    if (idea.length > LIMITS.ideaChars)
-      throw new UsageError(
-        `The idea is ${idea.length} characters long; at most ${LIMITS.ideaChars} are taken. Say what to build in fewer words: MAKER asks when it needs detail.`,
-      );
-    if (options.check !== undefined && options.check.trim() === '')
-      throw new UsageError('The check is empty: give the command that must pass.');
-    if (options.check !== undefined && options.check.length > LIMITS.checkChars)
-      throw new UsageError(
-        `The check is ${options.check.length} characters long; at most ${LIMITS.checkChars} are taken.`,
-      );
+    checkStart(idea, options.check);
     // As the state file holds it: a key pasted into the idea reaches no prompt, commit or title.
     const said = redacted({ secrets: this.#deps.secrets ?? [] }, idea.trim());
     const state = await this.state();
@@ -194,12 +182,12 @@ export class MakerEngine {
     run.error = undefined;
     // Waits a killed process left behind are over.
     run.waits = undefined;
-    await this.#probeChecks(run);
+    this.#checkEnvironment = await probeChecks(run, this.#deps.workspace, (event) =>
+      this.#emit(run, event),
+    );
     await this.#save();
     this.#emit(run, { type: 'run-start', idea: run.idea, resumed });
 
-    const tasks = new RunTasks(signal);
-    const { spawn, halt } = tasks;
     const semaphore = new Semaphore(run.config.concurrency);
     const made = typeof this.#deps.roles === 'function';
     const remote = run.github === undefined ? undefined : this.#deps.remote?.(run);
@@ -212,42 +200,10 @@ export class MakerEngine {
     await this.#save();
     await this.#deps.workspace.sweepScratch?.(kept);
     const scratch = await this.#deps.workspace.scratch?.(run.id);
-    const ctx = this.#context(run, roles, { signal, halt }, semaphore, remote, scratch);
-    for (const watched of [remote, roles]) watched?.watchWaits?.(ctx.wait);
-    const keeper =
-      remote === undefined
-        ? undefined
-        : new PullRequestKeeper(ctx, remote, this.#deps.pullRequestDebounceMs);
-    if (keeper !== undefined) this.#keepers.set(runId, keeper);
-    const onHalt = () => {
-      for (const [key, waiter] of this.#waiters)
-        if (key.startsWith(`${runId}/`)) waiter.reject(new AbortedError(halt.reason));
-    };
-    halt.addEventListener('abort', onHalt, { once: true });
     try {
-      const root = run.nodes[run.rootId];
-      if (root === undefined)
-        throw new MakerError('state-node-missing', `Run ${runId} has no root node.`);
-      await spawn(processNode(ctx, root, run.baseCommit, spawn));
-      await finish(ctx, () => keeper?.stop() ?? Promise.resolve());
-    } catch (error) {
-      const errors = [error, ...(await tasks.settle())];
-      // The first failure is the cause: what its halt stopped fails with AbortedError after it.
-      const hard = tasks.failure?.error ?? errors.find((e) => !(e instanceof QuestionPendingError));
-      if (hard === undefined) run.status = 'awaiting-human';
-      else if (hard instanceof AbortedError || signal.aborted) run.status = 'cancelled';
-      else if (hard instanceof ChecksFailedError) {
-        run.status = 'failed-checks';
-        run.error = hard.message;
-      } else {
-        run.status = 'failed';
-        run.error = hard instanceof Error ? hard.message : JSON.stringify(hard);
-      }
+      // A pass a reopening stopped is followed by another, once the reopening is applied.
+      while (await this.#pass(run, { signal, semaphore, roles, remote, scratch }));
     } finally {
-      this.#keepers.delete(runId);
-      await keeper?.stop();
-      halt.removeEventListener('abort', onHalt);
-      tasks.close();
       if (made) await roles.close?.().catch(() => undefined);
     }
     // A run that ended keeps only what it committed: its losing and red-flagged candidates go.
@@ -263,21 +219,63 @@ export class MakerEngine {
   }
 
   /**
-   * Where this start's checks run: the sandbox's name, or null where none works (said once, and the
-   * result is unverified). Probed only when some check would run.
+   * One pass over the run's tree, to its end or until it stops: true when a reopening stopped it
+   * (saved on the run; applied at the start of the next pass, as after a crash), else the run's
+   * status says how it stopped.
    */
-  async #probeChecks(run: Run): Promise<void> {
-    if (!run.config.runChecks && run.nodes[run.rootId]?.check === undefined) return;
-    const env = await this.#deps.workspace.checkEnvironment?.();
-    this.#checkEnvironment = env;
-    run.sandbox = env?.sandbox ?? null;
-    if (env === undefined) {
-      const why = await this.#deps.workspace.checksUnavailable?.();
-      this.#emit(run, {
-        type: 'checks-unavailable',
-        reason: `${why ?? 'No sandbox works on this machine'}, so no check runs (MAKER never runs model-proposed commands unconfined): the result will be UNVERIFIED.${why?.includes('MAKER_SANDBOX') === true ? '' : ` ${NO_SANDBOX_HINT}`}`,
-      });
+  async #pass(
+    run: Run,
+    on: {
+      signal: AbortSignal;
+      semaphore: Semaphore;
+      roles: Roles;
+      remote: RunRemote | undefined;
+      scratch: Workspace | undefined;
+    },
+  ): Promise<boolean> {
+    const { signal, remote } = on;
+    const tasks = new RunTasks(signal);
+    const { spawn, halt } = tasks;
+    const ctx = this.#context(run, on.roles, { signal, halt }, on.semaphore, remote, on.scratch);
+    for (const watched of [remote, on.roles]) watched?.watchWaits?.(ctx.wait);
+    const keeper =
+      remote === undefined
+        ? undefined
+        : new PullRequestKeeper(ctx, remote, this.#deps.pullRequestDebounceMs);
+    if (keeper !== undefined) this.#keepers.set(run.id, keeper);
+    const onHalt = () => {
+      for (const [key, waiter] of this.#waiters)
+        if (key.startsWith(`${run.id}/`)) waiter.reject(new AbortedError(halt.reason));
+    };
+    halt.addEventListener('abort', onHalt, { once: true });
+    try {
+      const root = run.nodes[run.rootId];
+      if (root === undefined)
+        throw new MakerError('state-node-missing', `Run ${run.id} has no root node.`);
+      if (run.reopening !== undefined) await applyReopen(ctx, run.reopening);
+      await spawn(processNode(ctx, root, run.baseCommit, spawn));
+      await finish(ctx, () => keeper?.stop() ?? Promise.resolve());
+    } catch (error) {
+      const errors = [error, ...(await tasks.settle())];
+      // The first failure is the cause: what its halt stopped fails with AbortedError after it.
+      const hard = tasks.failure?.error ?? errors.find((e) => !(e instanceof QuestionPendingError));
+      if (hard instanceof ReopenRequested && !signal.aborted) return true;
+      if (hard === undefined) run.status = 'awaiting-human';
+      else if (hard instanceof AbortedError || signal.aborted) run.status = 'cancelled';
+      else if (hard instanceof ChecksFailedError) {
+        run.status = 'failed-checks';
+        run.error = hard.message;
+      } else {
+        run.status = 'failed';
+        run.error = hard instanceof Error ? hard.message : JSON.stringify(hard);
+      }
+    } finally {
+      this.#keepers.delete(run.id);
+      await keeper?.stop();
+      halt.removeEventListener('abort', onHalt);
+      tasks.close();
     }
+    return false;
   }
 
   #context(

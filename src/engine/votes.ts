@@ -1,5 +1,5 @@
 import { AbortedError } from '../core/errors.js';
-import { hashString, uniform } from '../core/random.js';
+import { hashString, shuffle, uniform } from '../core/random.js';
 import { voteClasses, type VoteClass } from '../core/voting/classes.js';
 import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -29,6 +29,8 @@ export type DrawResult =
       readonly flags: readonly RedFlag[];
       readonly externalId?: string | undefined;
       readonly check?: CheckResult | undefined;
+      /** A code candidate's tree, when its check ran and failed (a reopening replays it). */
+      readonly tree?: string | undefined;
       /** A worker asked for these paths, outside its list, instead of answering. */
       readonly needsFiles?: readonly string[] | undefined;
     };
@@ -94,6 +96,7 @@ export async function drawSlot(
         flags: [...result.flags],
         ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
         ...(result.check === undefined ? {} : { check: result.check }),
+        ...(result.tree === undefined ? {} : { tree: result.tree }),
       };
   list[slot] = draw;
   await ctx.save(n);
@@ -377,16 +380,6 @@ function finish(
       : { ballots: `${counts.ballots.lead}:${counts.ballots.second}` }),
   });
   return outcome;
-}
-
-/** Fisher–Yates with a coordinate-keyed random source (deterministic per ballot). */
-function shuffle<T>(items: readonly T[], random: (i: number) => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random(i) * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
 }
 
 /** The samples' votes per class, and the judges' ballots apart: what a select question says. */

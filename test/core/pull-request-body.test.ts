@@ -30,4 +30,25 @@ describe('the pull request of a run', () => {
     expect(pullRequestTitle(run)).toMatch(/^\[SIMULATED\] \[UNVERIFIED\] MAKER: /);
     expect(pullRequestBody(run)).toMatch(/\*\*SIMULATED\*\*/);
   });
+
+  it('says which subtasks were reopened, and why', () => {
+    const run = runOf([
+      node('root', { status: 'composing', kind: 'branch' }),
+      node('0', { status: 'done', kind: 'leaf', title: 'Set up the package' }),
+      node('1', { status: 'done', kind: 'leaf', title: 'Split text into words' }),
+    ]);
+    expect(pullRequestBody(run)).not.toContain('## Reopened');
+    run.reopens = [
+      {
+        node: '0',
+        trigger: { node: '1', kind: 'candidates', title: 'Split text into words' },
+        failures: 8,
+        signature: "SyntaxError: Unexpected token 'export'",
+        at: '2026-01-01T00:00:00.000Z',
+      },
+    ];
+    expect(pullRequestBody(run)).toContain(
+      '## Reopened\n\n- reopened 0 (Set up the package) because all 8 candidates of 1 (Split text into words) failed their check:',
+    );
+  });
 });

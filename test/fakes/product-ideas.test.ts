@@ -23,14 +23,92 @@ function product(idea: ProductIdea, seed: number, leaf = -1, flaw: Flaw = 'corre
   );
 }
 
-/** Runs `node --test` on the given test files in `dir`: whether they passed. */
-function visible(dir: string, files: readonly string[]): Promise<boolean> {
-  return new Promise((resolve) =>
-    execFile(process.execPath, ['--test', ...files], { cwd: dir, timeout: 30_000 }, (error) =>
+/** Runs a leaf's check (a shell command) in `dir`, its stdin empty as in the check sandbox: whether it passed. */
+function passes(dir: string, check: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = execFile('/bin/sh', ['-c', check], { cwd: dir, timeout: 60_000 }, (error) =>
       resolve(error === null),
-    ),
-  );
+    );
+    child.stdin?.end();
+  });
 }
+
+/** Whether every leaf's own check passes on the product in `dir`. */
+async function ownChecksPass(dir: string, idea: ProductIdea): Promise<boolean> {
+  const results = await inParallel(idea.leaves, (leaf) => passes(dir, leaf.check));
+  return results.every((ok) => ok);
+}
+
+/** `work` on every item, a few at a time (checks and hidden tests are spawned processes). */
+async function inParallel<T, R>(
+  items: readonly T[],
+  work: (item: T) => Promise<R>,
+  width = 4,
+): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i] as T);
+  };
+  await Promise.all(Array.from({ length: width }, lane));
+  return results;
+}
+
+/** A test's time limit for an idea: more leaves, more processes to spawn. */
+const limit = (idea: ProductIdea, base: number) => Math.max(base, 15_000 * idea.leaves.length);
+
+describe('the built-in product ideas', () => {
+  it('include Python ones, a three-level one of at least 10 leaves, and misconceptions that break later leaves', () => {
+    expect(PRODUCT_IDEAS.some((i) => i.runtime === 'python')).toBe(true);
+    expect(PRODUCT_IDEAS.some((i) => (i.runtime ?? 'node') === 'node')).toBe(true);
+    const deep = PRODUCT_IDEAS.filter((i) => i.groups !== undefined && i.leaves.length >= 10);
+    expect(deep.length).toBeGreaterThan(0);
+    const languages = new Set(
+      PRODUCT_IDEAS.filter((i) => i.leaves.some((l) => l.misconception?.breaksLater === true)).map(
+        (i) => i.runtime ?? 'node',
+      ),
+    );
+    expect([...languages].sort()).toEqual(['node', 'python']);
+  });
+
+  it.each(PRODUCT_IDEAS.filter((i) => i.groups !== undefined).map((i) => [i.name, i] as const))(
+    '%s: its groups hold every leaf once, and no leaf builds on a later group',
+    (_, idea) => {
+      const groups = idea.groups ?? [];
+      const owner = new Map<number, number>();
+      groups.forEach((g, gi) => {
+        for (const l of g.leaves) {
+          expect(owner.has(l), `leaf ${l} in two groups`).toBe(false);
+          owner.set(l, gi);
+        }
+        for (const d of g.dependsOn) expect(d).toBeLessThan(gi);
+      });
+      expect([...owner.keys()].sort((a, b) => a - b)).toEqual(idea.leaves.map((_, i) => i));
+      /** The groups a group builds on, transitively, and itself. */
+      const reach = (gi: number): Set<number> =>
+        new Set([gi, ...(groups[gi]?.dependsOn ?? []).flatMap((d) => [...reach(d)])]);
+      idea.leaves.forEach((leaf, i) => {
+        const mine = owner.get(i) as number;
+        for (const d of leaf.dependsOn) {
+          const theirs = owner.get(d) as number;
+          expect(reach(mine).has(theirs), `leaf ${i} builds on leaf ${d}`).toBe(true);
+          if (theirs === mine) expect(d).toBeLessThan(i);
+        }
+      });
+    },
+  );
+
+  it.each(PRODUCT_IDEAS.filter((i) => i.groups !== undefined).map((i) => [i.name, i] as const))(
+    "%s: each group's check passes on a correct product",
+    async (_, idea) => {
+      const dir = await tempDir();
+      await writeTree(dir, product(idea, 8));
+      for (const group of idea.groups ?? [])
+        expect(await passes(dir, group.check), group.check).toBe(true);
+    },
+    60_000,
+  );
+});
 
 describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
   'built-in product idea %s',
@@ -44,22 +122,25 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
         }
     });
 
-    it('correct samples differ from one another, and pass their own and the hidden tests', async () => {
-      const forms = new Set<string>();
-      for (const seed of [1, 2, 3]) {
-        const files = product(idea, seed);
-        forms.add(JSON.stringify(files));
-        const dir = await tempDir();
-        await writeTree(dir, files);
-        const own = idea.leaves.flatMap((l) => l.files.slice(1).map((f) => f.path));
-        expect(await visible(dir, own)).toBe(true);
-        const hidden = await runHiddenTests(dir, idea);
-        expect(hidden.tail).not.toMatch(/^not ok/m);
-        expect(hidden).toMatchObject({ passed: true, failed: 0, timedOut: false });
-        expect(hidden.tests).toBeGreaterThan(1);
-      }
-      expect(forms.size).toBe(3);
-    }, 60_000);
+    it(
+      'correct samples differ from one another, and pass their own and the hidden tests',
+      async () => {
+        const forms = new Set<string>();
+        for (const seed of [1, 2, 3]) {
+          const files = product(idea, seed);
+          forms.add(JSON.stringify(files));
+          const dir = await tempDir();
+          await writeTree(dir, files);
+          expect(await ownChecksPass(dir, idea)).toBe(true);
+          const hidden = await runHiddenTests(dir, idea);
+          expect(hidden.tail).not.toMatch(/^not ok/m);
+          expect(hidden).toMatchObject({ passed: true, failed: 0, timedOut: false });
+          expect(hidden.tests).toBeGreaterThan(1);
+        }
+        expect(forms.size).toBe(3);
+      },
+      limit(idea, 60_000),
+    );
 
     it('its hidden tests leave nothing in the temporary directory', async () => {
       const leftovers = async () =>
@@ -74,42 +155,49 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
       expect((await leftovers()).filter((name) => !before.includes(name))).toEqual([]);
     }, 60_000);
 
-    it("a leaf's code alone passes the check a planner gives it when splitting code from test", async () => {
-      // What plans.ts gives the code part: the leaf's codeCheck, else that the module loads.
-      for (const [i, leaf] of idea.leaves.entries()) {
-        const code = leaf.files[0]?.path ?? '';
-        const dir = await tempDir();
-        // The leaf's code on the earlier leaves' whole work, as the engine's base has it.
-        await writeTree(dir, [
-          ...idea.leaves
-            .slice(0, i)
-            .flatMap((spec, j) => writeLeaf(spec, randOf(70 + j), 'correct', 'none').files),
-          ...writeLeaf(leaf, randOf(70 + i), 'correct', 'none').files.filter(
-            (f) => f.path === code,
-          ),
-        ]);
-        const check = leaf.codeCheck ?? `node -e "import('./${code}')"`;
-        // Its stdin is empty, as in the check sandbox.
-        const ok = await new Promise<boolean>((resolve) => {
-          const child = execFile('/bin/sh', ['-c', check], { cwd: dir, timeout: 30_000 }, (error) =>
-            resolve(error === null),
-          );
-          child.stdin?.end();
+    it(
+      "a leaf's code alone passes the check a planner gives it when splitting code from test",
+      async () => {
+        // What plans.ts gives the code part: the leaf's codeCheck, else that the module loads.
+        await inParallel([...idea.leaves.entries()], async ([i, leaf]) => {
+          const code = leaf.files[0]?.path ?? '';
+          const dir = await tempDir();
+          // The leaf's code on the earlier leaves' whole work, as the engine's base has it.
+          await writeTree(dir, [
+            ...idea.leaves
+              .slice(0, i)
+              .flatMap((spec, j) => writeLeaf(spec, randOf(70 + j), 'correct', 'none').files),
+            ...writeLeaf(leaf, randOf(70 + i), 'correct', 'none').files.filter(
+              (f) => f.path === code,
+            ),
+          ]);
+          // A leaf of one file is split into it (with its own check) and notes on it.
+          const check =
+            leaf.files.length === 1
+              ? leaf.check
+              : (leaf.codeCheck ?? `node -e "import('./${code}')"`);
+          const ok = await passes(dir, check);
+          expect(ok, `${idea.name} leaf ${i}: ${check}`).toBe(true);
         });
-        expect(ok, `${idea.name} leaf ${i}: ${check}`).toBe(true);
-      }
-    }, 120_000);
+      },
+      limit(idea, 120_000),
+    );
 
-    it("each leaf's own test (its check) fails on the obvious flaws and slips", async () => {
-      for (const [i, leaf] of idea.leaves.entries()) {
-        const own = leaf.files.slice(1).map((f) => f.path);
-        for (const [flaw, slip] of [
-          ['wrong-export', 'none'],
-          ['missing-module', 'none'],
-          ['truncated', 'none'],
-          ['correct', 'over-escaped'],
-          ['correct', 'omission'],
-        ] as const) {
+    it(
+      "each leaf's own test (its check) fails on the obvious flaws and slips",
+      async () => {
+        const cases = [...idea.leaves.entries()].flatMap(([i, leaf]) =>
+          (
+            [
+              ['wrong-export', 'none'],
+              ['missing-module', 'none'],
+              ['truncated', 'none'],
+              ['correct', 'over-escaped'],
+              ['correct', 'omission'],
+            ] as const
+          ).map(([flaw, slip]) => ({ i, leaf, flaw, slip })),
+        );
+        await inParallel(cases, async ({ i, leaf, flaw, slip }) => {
           const dir = await tempDir();
           const files = idea.leaves.flatMap(
             (spec, j) =>
@@ -117,24 +205,81 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
                 .files,
           );
           await writeTree(dir, files);
-          expect(await visible(dir, own), `${idea.name} leaf ${i} ${flaw} ${slip}`).toBe(false);
-        }
-      }
-    }, 120_000);
+          expect(await passes(dir, leaf.check), `${idea.name} leaf ${i} ${flaw} ${slip}`).toBe(
+            false,
+          );
+        });
+      },
+      limit(idea, 120_000),
+    );
 
-    it('every flaw of every leaf fails the hidden tests', async () => {
-      for (const [i, leaf] of idea.leaves.entries())
-        for (const flaw of [
-          ...leaf.bugs.map((b) => b.kind),
-          'wrong-export',
-          'missing-module',
-          'truncated',
-        ] as const) {
+    it(
+      'every flaw of every leaf fails the hidden tests',
+      async () => {
+        const cases = [...idea.leaves.entries()].flatMap(([i, leaf]) =>
+          (
+            [
+              ...leaf.bugs.map((b) => b.kind),
+              'wrong-export',
+              'missing-module',
+              'truncated',
+            ] as const
+          ).map((flaw) => ({ i, flaw })),
+        );
+        await inParallel(cases, async ({ i, flaw }) => {
           const dir = await tempDir();
           await writeTree(dir, product(idea, 5, i, flaw));
           const hidden = await runHiddenTests(dir, idea);
           expect(hidden.passed, `${idea.name} leaf ${i} ${flaw}`).toBe(false);
+        });
+      },
+      limit(idea, 120_000),
+    );
+
+    it('every misconception edit is in its template exactly once, and is written identically by every sample', () => {
+      for (const [i, leaf] of idea.leaves.entries()) {
+        const m = leaf.misconception;
+        if (m === undefined) continue;
+        expect(m.share).toBeGreaterThan(0);
+        expect(m.share).toBeLessThanOrEqual(1);
+        for (const edit of m.edits) {
+          const file = leaf.files.find((f) => f.path === edit.path);
+          const text = (file?.blocks ?? []).map((b) => b.text).join('\n');
+          expect(text.split(edit.from).length - 1, `${idea.name} leaf ${i} ${edit.path}`).toBe(1);
         }
-    }, 120_000);
+        const forms = new Set(
+          [1, 2, 3, 4].map((seed) =>
+            JSON.stringify(writeLeaf(leaf, randOf(seed), 'misconception', 'none').files),
+          ),
+        );
+        expect(forms.size, `${idea.name} leaf ${i}`).toBe(1);
+      }
+    });
+
+    it(
+      "a misconception passes its leaf's own check, and fails the hidden tests or a later leaf's check",
+      async () => {
+        const misconceived = [...idea.leaves.entries()].filter(([, l]) => l.misconception);
+        await inParallel(misconceived, async ([i, leaf]) => {
+          const dir = await tempDir();
+          await writeTree(dir, product(idea, 6, i, 'misconception'));
+          expect(await passes(dir, leaf.check), `${idea.name} leaf ${i} own check`).toBe(true);
+          const hidden = await runHiddenTests(dir, idea);
+          expect(hidden.passed, `${idea.name} leaf ${i} hidden`).toBe(false);
+          // One that breaks later leaves fails the check of every leaf that builds on it directly.
+          const later = idea.leaves.filter((l) => l.dependsOn.includes(i));
+          if (leaf.misconception?.breaksLater === true) {
+            expect(later.length).toBeGreaterThan(0);
+            for (const l of later)
+              expect(await passes(dir, l.check), `${idea.name}: ${l.check}`).toBe(false);
+          } else {
+            // Only the hidden tests see it: the leaves that build on it pass their checks.
+            for (const l of later)
+              expect(await passes(dir, l.check), `${idea.name}: ${l.check}`).toBe(true);
+          }
+        });
+      },
+      limit(idea, 120_000),
+    );
   },
 );

@@ -44,6 +44,12 @@ const EVERY: { readonly [T in EngineEvent['type']]: Of<T> } = {
     child: '1',
     commands: ['npm test'],
   },
+  'node-reopened': {
+    type: 'node-reopened',
+    nodeId: '0',
+    trigger: 'candidates-failed',
+    reason: 'reopened 0 (Set up the package) because all 8 candidates of 1 failed their check',
+  },
   'checks-unavailable': { type: 'checks-unavailable', reason: 'No sandbox works on this machine.' },
   'question-asked': {
     type: 'question-asked',

@@ -9,6 +9,7 @@ import {
 } from '../checks.js';
 import { flagCounts, sessionUrl, tallyText, mainRecord } from '../view/display.js';
 import { mermaidMarkdown } from '../view/mermaid.js';
+import { reopenLine } from '../view/reopens.js';
 
 /** GitHub refuses bodies past 65,536 characters. */
 const MAX_BODY = 60_000;
@@ -76,6 +77,9 @@ export function pullRequestBody(run: Run): string {
     }
   }
   lines.push('', '## Checks', '', ...checksTable(run));
+  const reopens = run.reopens ?? [];
+  if (reopens.length > 0)
+    lines.push('', '## Reopened', '', ...reopens.map((r) => `- ${inline(reopenLine(r, run))}`));
   lines.push('', '## Tree', '', mermaidMarkdown(run, { maxChars: 20_000 }), '');
   const root = run.nodes[run.rootId];
   if (root !== undefined) walk(run, root, 0, lines);

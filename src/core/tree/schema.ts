@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { runConfigSchema, type julesConfigSchema } from './config-schema.js';
 import { startIntentSchema } from './intent.js';
+import { nodeReopenSchema, reopenSchema } from './reopen-schema.js';
 
 export { julesConfigSchema, runConfigSchema, samplingSchema } from './config-schema.js';
 export type { StartIntent } from './intent.js';
+export type { NodeReopen, Reopen } from './reopen-schema.js';
 
 /**
  * The persisted shape of MAKER runs (`maker-state.json`), schema version 2. Everything a run needs
@@ -25,7 +27,10 @@ export const drawSchema = z.object({
   key: z.string().optional(),
   /** A code candidate's normalised content with local names renamed (`core/voting/classes.ts`). */
   alias: z.string().optional(),
-  /** A code candidate's git tree at its base (absent in older files: then `key` is the tree). */
+  /**
+   * A code candidate's git tree at its base (absent in older files: then `key` is the tree); a
+   * flagged one's when its check failed (a reopening replays the check on it).
+   */
   tree: z.string().optional(),
   /** The payload a valid draw votes for: a patch, a split, a ballot choice, a yes/no. */
   value: z.unknown().optional(),
@@ -112,6 +117,13 @@ export const nodeSchema = z.object({
   minimal: voteRecordSchema.optional(),
   split: voteRecordSchema.optional(),
   leaf: voteRecordSchema.optional(),
+  /**
+   * The vote on where the failure of every candidate of this node comes from: an earlier finished
+   * node, or this one (see `engine/trace.ts`).
+   */
+  blame: voteRecordSchema.optional(),
+  /** Its reopenings: a failure found later was traced to its result (absent: never reopened). */
+  reopen: nodeReopenSchema.optional(),
   /** Conflict resolutions, by the index of the child whose merge conflicted. */
   integrations: z
     .record(z.string(), voteRecordSchema.extend({ conflicts: z.array(z.string()) }))
@@ -274,6 +286,13 @@ export const runSchema = z.object({
    * process (`maker status`) can show them; each is removed when it ends, all when the run stops.
    */
   waits: z.array(waitSchema).optional(),
+  /** Finished nodes reopened, in order (absent: none). */
+  reopens: z.array(reopenSchema).optional(),
+  /**
+   * A reopening decided and saved, not applied yet: the run stopped its work to redo the node, and
+   * applies it (once nothing runs) before it goes on; a resume applies it first.
+   */
+  reopening: reopenSchema.optional(),
   result: z
     .object({
       rootBranch: z.string(),

@@ -35,7 +35,9 @@ export async function writeTree(
  * {@link HIDDEN_DIR}, then spawns `node --test` on them directly (no shell, the product's
  * directory as working directory, a minimal environment) with a time limit (a third of it per
  * test, so a product that hangs one test still has the others run). The TAP summary
- * gives the counts; the exit status decides `passed`.
+ * gives the counts; the exit status decides `passed`. A Python idea's run with `python3 -m
+ * unittest discover` instead (its summary, "Ran N tests" and "FAILED (failures=…, errors=…)",
+ * gives the counts).
  */
 export async function runHiddenTests(
   dir: string,
@@ -51,7 +53,7 @@ export async function runHiddenTests(
   // that leaves some behind leaves nothing in the machine's /tmp.
   const tmp = await mkdtemp(join(tmpdir(), 'maker-hidden-'));
   try {
-    return await spawnHiddenTests(dir, files, tmp, timeoutMs);
+    return await spawnHiddenTests(dir, files, tmp, timeoutMs, idea.runtime ?? 'node');
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
@@ -62,11 +64,19 @@ function spawnHiddenTests(
   files: readonly string[],
   tmp: string,
   timeoutMs: number,
+  runtime: 'node' | 'python',
 ): Promise<HiddenResult> {
+  const [command, args] =
+    runtime === 'python'
+      ? ['python3', ['-m', 'unittest', 'discover', '-s', HIDDEN_DIR, '-p', '*.py']]
+      : [
+          process.execPath,
+          ['--test', '--test-reporter=tap', `--test-timeout=${Math.ceil(timeoutMs / 3)}`, ...files],
+        ];
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      ['--test', '--test-reporter=tap', `--test-timeout=${Math.ceil(timeoutMs / 3)}`, ...files],
+      command,
+      args,
       {
         cwd: dir,
         timeout: timeoutMs,
@@ -82,9 +92,14 @@ function spawnHiddenTests(
       (error, stdout, stderr) => {
         const count = (name: string) =>
           Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(stdout)?.[1] ?? 0);
+        const said = (name: string) =>
+          Number(new RegExp(`^FAILED \\(.*\\b${name}=(\\d+)`, 'm').exec(stderr)?.[1] ?? 0);
         const timedOut = error !== null && (error as { killed?: boolean }).killed === true;
-        const tests = count('tests');
-        const failed = count('fail') + count('cancelled');
+        const python = runtime === 'python';
+        const tests = python ? Number(/^Ran (\d+) tests?/m.exec(stderr)?.[1] ?? 0) : count('tests');
+        const failed = python
+          ? said('failures') + said('errors')
+          : count('fail') + count('cancelled');
         resolve({
           passed: error === null && tests > 0 && failed === 0,
           tests,

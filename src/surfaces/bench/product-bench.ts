@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import type { Run, VoteRecord } from '../../core/tree/schema.js';
 import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../engine/llm-worker.js';
 import { summarise } from '../../engine/summary.js';
 import {
@@ -22,7 +21,25 @@ import type { ProductIdea } from '../../testing/product/types.js';
 import { engineFor, openWorkspace, runConfig } from '../wiring.js';
 import { WORKERS } from '../workers.js';
 import { runHiddenTests, type HiddenResult } from './hidden-tests.js';
+import {
+  diagnose,
+  shapeCounts,
+  wrongWinners,
+  type FailureShape,
+  type RunDiagnosis,
+  type WrongWinner,
+} from './product-shapes.js';
 import { singleShot } from './product-single-shot.js';
+import {
+  addShares,
+  round,
+  shares,
+  totals,
+  type ArmTotals,
+  type VoteShares,
+} from './product-totals.js';
+
+export type { ArmTotals, VoteShares } from './product-totals.js';
 
 export interface ProductBenchOptions {
   /** Idea names; default all (with `quick`, the quick pair). */
@@ -37,18 +54,6 @@ export interface ProductBenchOptions {
   readonly editFormat?: EditFormat | undefined;
   /** A progress line per finished run (stderr). */
   readonly progress?: (line: string) => void;
-}
-
-/** How a run's votes of one kind were settled. */
-export interface VoteShares {
-  readonly votes: number;
-  /** A class led by k among the candidates: no judge was asked. */
-  readonly agreement: number;
-  /** Judge ballots decided it. */
-  readonly ballots: number;
-  /** Neither: the `--hitl auto` policy (or a person) chose. */
-  readonly chosen: number;
-  readonly undecided: number;
 }
 
 export interface ArmRun {
@@ -68,19 +73,8 @@ export interface ArmRun {
   readonly splitVotes?: VoteShares;
   /** What the fake model wrote: code samples by flaw or slip, plans right and wrong. */
   readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched'>;
-}
-
-export interface ArmTotals {
-  readonly runs: number;
-  readonly passed: number;
-  readonly passRate: number;
-  readonly modelCalls: number;
-  readonly tokens: number;
-  readonly wallMs: number;
-  /** Code samples the fake wrote, by flaw (`correct`, `off-by-one`, …) or `slip:<kind>`. */
-  readonly codeSamples: Record<string, number>;
-  /** Ballot options and reviewed changes the fake could not tie to a sample it wrote. */
-  readonly unmatched: number;
+  /** MAKER's: why its product failed, if it did, and the wrong winners it landed. */
+  readonly diagnosis?: RunDiagnosis;
 }
 
 export interface ProductBenchReport {
@@ -95,10 +89,17 @@ export interface ProductBenchReport {
     readonly splitVotes: VoteShares;
     /** Share of decided leaf votes settled by agreement (no ballots); null with none. */
     readonly agreementShare: number | null;
+    /** Failed products by why they failed (see `product-shapes.ts`). */
+    readonly shapes: Record<FailureShape, number>;
+    /** Runs that stopped for a decision only a person can make, and of those, with an upstream cause. */
+    readonly haltedForPerson: number;
+    readonly upstreamHalts: number;
   };
   readonly single: ArmTotals;
   /** MAKER's pass rate over the single shot's; null when the single shot passed none. */
   readonly ratio: number | null;
+  /** MAKER's model calls per passing product over the single shot's; null when either passed none. */
+  readonly callRatio: number | null;
 }
 
 /** Counts every call and billed token that reaches the model. */
@@ -159,6 +160,9 @@ export async function runProductBench(options: ProductBenchOptions): Promise<Pro
     runs.flatMap((r) => (r.splitVotes === undefined ? [] : [r.splitVotes])),
   );
   const decided = leafVotes.agreement + leafVotes.ballots;
+  const perPassing = (arm: ArmTotals) => arm.callsPerPassing;
+  const makerCalls = perPassing(maker);
+  const singleCalls = perPassing(single);
   return {
     knobs: { ...knobs, seed: options.seed, runs: options.runs, editFormat },
     ideas: ideas.map((i) => i.name),
@@ -168,9 +172,11 @@ export async function runProductBench(options: ProductBenchOptions): Promise<Pro
       leafVotes,
       splitVotes,
       agreementShare: decided === 0 ? null : round(leafVotes.agreement / decided),
+      ...shapeCounts(runs.filter((r) => r.arm === 'maker')),
     },
     single,
     ratio: single.passRate === 0 ? null : round(maker.passRate / single.passRate),
+    callRatio: makerCalls === null || singleCalls === null ? null : round(makerCalls / singleCalls),
   };
 }
 
@@ -190,10 +196,19 @@ async function runArm(
     let error: string | undefined;
     let landed = false;
     let votes: Pick<ArmRun, 'leafVotes' | 'splitVotes'> = {};
+    let wrong: WrongWinner[] | undefined;
     if (arm === 'maker') {
-      const made = await makerRun(model, idea, join(dir, 'repo'), product, knobs.seed, editFormat);
+      const made = await makerRun(
+        { model, fake },
+        idea,
+        join(dir, 'repo'),
+        product,
+        knobs.seed,
+        editFormat,
+      );
       ({ status, landed } = made);
       error = made.error;
+      wrong = made.wrong;
       votes = { leafVotes: made.leafVotes, splitVotes: made.splitVotes };
     } else {
       await mkdir(product, { recursive: true });
@@ -210,6 +225,14 @@ async function runArm(
     const hidden: Omit<HiddenResult, 'tail'> = landed
       ? await runHiddenTests(product, idea)
       : { passed: false, tests: 0, failed: 0, timedOut: false };
+    const diagnosis =
+      wrong === undefined
+        ? undefined
+        : await diagnose({ status, error }, wrong, idea, {
+            landed,
+            passed: hidden.passed,
+            product,
+          });
     return {
       idea: idea.name,
       arm,
@@ -228,6 +251,7 @@ async function runArm(
       ...(error === undefined ? {} : { error }),
       ...votes,
       fake: { code: fake.stats.code, plans: fake.stats.plans, unmatched: fake.stats.unmatched },
+      ...(diagnosis === undefined ? {} : { diagnosis }),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -239,7 +263,7 @@ async function runArm(
  * in `editFormat`), its result exported to `product`.
  */
 async function makerRun(
-  model: LanguageModel,
+  { model, fake }: { readonly model: LanguageModel; readonly fake: RealisticModel },
   idea: ProductIdea,
   repo: string,
   product: string,
@@ -251,6 +275,7 @@ async function makerRun(
   error?: string;
   leafVotes: VoteShares;
   splitVotes: VoteShares;
+  wrong: WrongWinner[];
 }> {
   await mkdir(repo, { recursive: true });
   const workspace = await openWorkspace(repo, true, {});
@@ -275,57 +300,12 @@ async function makerRun(
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
       leafVotes: shares(run, (n) => (n.kind === 'leaf' ? n.leaf : undefined)),
       splitVotes: shares(run, (n) => n.split),
+      wrong: await wrongWinners(run, workspace, fake),
     };
   } finally {
     await workspace.close();
   }
 }
-
-/** How the run's votes of one kind were settled, from its state. */
-export function shares(
-  run: Run,
-  pickVote: (n: Run['nodes'][string]) => VoteRecord | undefined,
-): VoteShares {
-  const counts = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
-  for (const n of Object.values(run.nodes)) {
-    const outcome = pickVote(n)?.outcome;
-    const record = pickVote(n);
-    if (outcome === undefined || record === undefined) continue;
-    counts.votes += 1;
-    if (outcome.status === 'human') counts.chosen += 1;
-    else if (outcome.status === 'undecided') counts.undecided += 1;
-    else if (record.ballots.length > 0) counts.ballots += 1;
-    else counts.agreement += 1;
-  }
-  return counts;
-}
-
-function addShares(all: readonly VoteShares[]): VoteShares {
-  const sum = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
-  for (const s of all)
-    for (const key of Object.keys(sum) as (keyof VoteShares)[]) sum[key] += s[key];
-  return sum;
-}
-
-function totals(runs: readonly ArmRun[]): ArmTotals {
-  const passed = runs.filter((r) => r.hidden.passed).length;
-  const codeSamples: Record<string, number> = {};
-  for (const r of runs)
-    for (const [kind, n] of Object.entries(r.fake.code))
-      codeSamples[kind] = (codeSamples[kind] ?? 0) + n;
-  return {
-    runs: runs.length,
-    passed,
-    passRate: runs.length === 0 ? 0 : round(passed / runs.length),
-    modelCalls: runs.reduce((s, r) => s + r.modelCalls, 0),
-    tokens: runs.reduce((s, r) => s + r.tokens, 0),
-    wallMs: runs.reduce((s, r) => s + r.wallMs, 0),
-    codeSamples,
-    unmatched: runs.reduce((s, r) => s + r.fake.unmatched, 0),
-  };
-}
-
-const round = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Writes the tree of `commit` into `dir`: `git archive` piped into `tar`, both spawned directly. */
 async function exportTree(repo: string, commit: string, dir: string): Promise<void> {

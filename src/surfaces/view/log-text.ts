@@ -71,6 +71,8 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
       const commands = Array.isArray(record['commands']) ? record['commands'].map(String) : [];
       return `merging subtask ${str('child') ?? '?'} broke ${commands.length} check${commands.length === 1 ? '' : 's'} that passed below (${clipped(commands.join(', '), 80)}): repairing it by a voted integration`;
     }
+    case 'node-reopened':
+      return clipped(str('reason') ?? `subtask ${str('nodeId') ?? '?'} reopened`, 200);
     case 'checks-unavailable':
       return clipped(str('reason') ?? 'No sandbox works here: no check runs.', 200);
     case 'question-asked': {

@@ -63,7 +63,22 @@ export function planSplit(
   p: number,
 ): { answer: { subtasks: PlannedSubtask[]; ambiguity: null }; correct: boolean } {
   let subtasks: PlannedSubtask[];
-  if (scope.kind === 'leaves') {
+  const groups = idea.groups;
+  if (
+    scope.kind === 'leaves' &&
+    groups !== undefined &&
+    scope.leaves.length === idea.leaves.length
+  ) {
+    // A three-level idea's root: its groups, each holding its leaves' files.
+    subtasks = groups.map((group, i) => ({
+      title: word(group.titles, rand(10 * i), rand(10 * i + 1)),
+      description: word(group.descriptions, rand(10 * i + 2), rand(10 * i + 3)),
+      acceptance: [...group.acceptance],
+      files: group.leaves.flatMap((l) => (idea.leaves[l] as LeafSpec).files.map((f) => f.path)),
+      dependsOn: [...group.dependsOn],
+      check: group.check,
+    }));
+  } else if (scope.kind === 'leaves') {
     subtasks = scope.leaves.map((index, i) => {
       const leaf = idea.leaves[index] as LeafSpec;
       return {
@@ -84,28 +99,49 @@ export function planSplit(
       };
     });
   } else {
-    // A leaf split further: its code, then its test.
+    // A leaf split further: its code, then its test (a leaf of one file: it, then notes on it).
     const leaf = idea.leaves[scope.leaf] as LeafSpec;
     const title = word(leaf.titles, rand(0), rand(1));
     const [code, ...tests] = leaf.files.map((f) => f.path);
-    subtasks = [
-      {
-        title: `${title}: the code`,
-        description: `${word(leaf.descriptions, rand(2), rand(3))} (The code only; its test is a separate subtask.)`,
-        acceptance: ['the module loads'],
-        files: [code as string],
-        dependsOn: [],
-        check: leaf.codeCheck ?? `node -e "import('./${code as string}')"`,
-      },
-      {
-        title: `${title}: its test`,
-        description: `Write ${tests.join(', ')} with node:test for: ${word(leaf.descriptions, rand(4), rand(5))}`,
-        acceptance: ['the test passes'],
-        files: tests,
-        dependsOn: [0],
-        check: leaf.check,
-      },
-    ];
+    const notes = `docs/${(code as string).replace(/[^A-Za-z0-9]+/g, '-')}.md`;
+    subtasks =
+      tests.length === 0
+        ? [
+            {
+              title: `${title}: the file`,
+              description: word(leaf.descriptions, rand(2), rand(3)),
+              acceptance: [...word(leaf.acceptance, rand(4), rand(5))],
+              files: [code as string],
+              dependsOn: [],
+              check: leaf.check,
+            },
+            {
+              title: `${title}: its notes`,
+              description: `Write ${notes}, a short note on what ${code as string} holds and why.`,
+              acceptance: [`${notes} is not empty`],
+              files: [notes],
+              dependsOn: [0],
+              check: `test -s ${notes}`,
+            },
+          ]
+        : [
+            {
+              title: `${title}: the code`,
+              description: `${word(leaf.descriptions, rand(2), rand(3))} (The code only; its test is a separate subtask.)`,
+              acceptance: ['the module loads'],
+              files: [code as string],
+              dependsOn: [],
+              check: leaf.codeCheck ?? `node -e "import('./${code as string}')"`,
+            },
+            {
+              title: `${title}: its test`,
+              description: `Write ${tests.join(', ')} with ${code?.endsWith('.py') === true ? 'unittest' : 'node:test'} for: ${word(leaf.descriptions, rand(4), rand(5))}`,
+              acceptance: ['the test passes'],
+              files: tests,
+              dependsOn: [0],
+              check: leaf.check,
+            },
+          ];
   }
   const correct = rand(90) < p;
   if (!correct) {

@@ -21,7 +21,15 @@ import {
   type AnswerFormat,
   type SlipRates,
 } from './answer-format.js';
-import { OBVIOUS, sampleLeaf, type Flaw, type Rand, type Slip } from './render.js';
+import { sampleLeaf, type Flaw, type Rand, type Slip } from './render.js';
+import {
+  ballotAnswer,
+  blameAnswer,
+  isBlameBallot,
+  looksRight,
+  reviewAnswer,
+  type Written,
+} from './judges.js';
 import type { LeafSpec, ProductIdea } from './types.js';
 
 /** The knobs of the realistic fake model. */
@@ -52,12 +60,6 @@ export interface RealisticStats {
   unmatched: number;
 }
 
-interface Written {
-  readonly lines: ReadonlySet<string>;
-  readonly flaw: Flaw;
-  readonly slip: Slip;
-}
-
 /**
  * A fake language model that answers every prompt MAKER sends the way a real model does, for the
  * built-in product ideas: plans that vary in wording and are sometimes wrong; code that is right
@@ -81,6 +83,8 @@ export class RealisticModel implements LanguageModel {
   readonly #ideas: readonly ProductIdea[];
   readonly #written: Written[] = [];
   readonly #occurrences = new Map<string, number>();
+  /** Titles of subtasks for which it passed (reviewed "ok") a right sample. */
+  readonly #passedRight = new Set<string>();
   /** The files of every subtask it has planned, by title: to place a prompt that does not list them. */
   readonly #planned = new Map<string, readonly string[]>();
 
@@ -209,7 +213,7 @@ export class RealisticModel implements LanguageModel {
     const format = formatOf(request);
     if (request.prompt.includes('=== ours: ')) return this.#integrate(rand, request.prompt, format);
     if (scope === undefined) {
-      const readme = facts.files.find((f) => /readme/i.test(f));
+      const readme = facts.files.find((f) => /readme|\.md$/i.test(f));
       if (readme !== undefined) {
         // An invented subtask (a wrong plan's): harmless prose with a usage example, right as far
         // as it goes (its ``` lines are what the fenced format's `fence-inside` slip trips on).
@@ -308,8 +312,14 @@ export class RealisticModel implements LanguageModel {
     this.stats.code[key] = (this.stats.code[key] ?? 0) + 1;
   }
 
-  /** The sample a diff shows: the smallest one holding every line it adds. */
+  /** The sample a diff shows: the smallest one holding every line it adds (none: counted unmatched). */
   #recall(diff: string): Written | undefined {
+    const found = this.#find(diff);
+    if (found === undefined && addedLines(diff).length > 0) this.stats.unmatched += 1;
+    return found;
+  }
+
+  #find(diff: string): Written | undefined {
     const added = addedLines(diff);
     if (added.length === 0) return undefined;
     let best: Written | undefined;
@@ -319,17 +329,34 @@ export class RealisticModel implements LanguageModel {
         (best === undefined || w.lines.size < best.lines.size)
       )
         best = w;
-    if (best === undefined) this.stats.unmatched += 1;
     return best;
   }
 
-  /** Whether an option is right: true, false, or undefined when the fake cannot tell. */
+  /**
+   * What the fake wrote that a diff shows (the smallest sample holding every line it adds), for a
+   * report: its flaw and slip; undefined when no sample it wrote holds them.
+   */
+  writtenAs(diff: string): { readonly flaw: Flaw; readonly slip: Slip } | undefined {
+    const best = this.#find(diff);
+    return best === undefined ? undefined : { flaw: best.flaw, slip: best.slip };
+  }
+
+  /**
+   * Whether a right sample of the subtask titled `title` passed its review: the reviewer is the
+   * last red flag, so it was a valid candidate of that subtask's vote.
+   */
+  passedRight(title: string): boolean {
+    return this.#passedRight.has(title);
+  }
+
+  /**
+   * Whether an option is right: true, false, or undefined when the fake cannot tell. A
+   * misconception looks right: it is plausible, and a judge reading it takes it for right.
+   */
   #isRight(content: string, facts: NodeFacts, scope: NodeScope | undefined): boolean | undefined {
     if (looksLikeDiff(content)) {
       const written = this.#recall(content);
-      return written === undefined
-        ? undefined
-        : written.flaw === 'correct' && written.slip === 'none';
+      return written === undefined ? undefined : looksRight(written);
     }
     if (scope === undefined) return undefined;
     return splitIsCorrect(splitFileGroups(content), scopeFiles(facts.idea, scope));
@@ -339,50 +366,34 @@ export class RealisticModel implements LanguageModel {
     const options = ballotOptions(prompt);
     if (options.length === 0)
       throw new UnrecognisedPromptError('a ballot with no "=== Option X ===" sections', { prompt });
+    if (isBlameBallot(prompt))
+      return blameAnswer(options, (c) => this.#find(c), rand, this.#knobs.judgeAccuracy);
     const judged = options.map((o) => ({
       label: o.label,
       right: this.#isRight(o.content, facts, scope),
     }));
-    const right = judged.filter((o) => o.right === true);
-    const others = judged.filter((o) => o.right !== true);
-    const pool =
-      right.length > 0 && (others.length === 0 || rand(0) < this.#knobs.judgeAccuracy)
-        ? right
-        : others;
-    const choice = pool[Math.floor(rand(1) * pool.length)] ?? judged[0];
-    const reasons = [
-      'It does what the task asks, and nothing more.',
-      'The most complete and correct option.',
-      'Cleanest and on-task.',
-    ];
-    return JSON.stringify({
-      choice: choice?.label ?? 'A',
-      reason: reasons[Math.floor(rand(2) * 3)],
-    });
+    return ballotAnswer(judged, rand, this.#knobs.judgeAccuracy);
   }
 
   #review(facts: NodeFacts, scope: NodeScope | undefined, rand: Rand, prompt: string): string {
     const proposal = prompt.split(/A proposal for this task[^\n]*\n/)[1] ?? prompt;
-    const J = this.#knobs.judgeAccuracy;
-    let suspectChance = (1 - J) / 2;
-    if (looksLikeDiff(proposal)) {
-      const written = this.#recall(proposal);
-      if (written !== undefined && (written.flaw !== 'correct' || written.slip !== 'none'))
-        suspectChance = OBVIOUS.has(written.flaw) || OBVIOUS.has(written.slip) ? J : J / 2;
-    } else if (
+    const diff = looksLikeDiff(proposal);
+    const wrongPlan =
+      !diff &&
       scope !== undefined &&
-      !splitIsCorrect(splitFileGroups(proposal), scopeFiles(facts.idea, scope))
-    ) {
-      suspectChance = J / 2;
+      !splitIsCorrect(splitFileGroups(proposal), scopeFiles(facts.idea, scope));
+    const review = reviewAnswer(
+      diff ? this.#recall(proposal) : undefined,
+      wrongPlan,
+      rand,
+      this.#knobs.judgeAccuracy,
+    );
+    if (!review.suspect && diff && facts.title !== undefined) {
+      const written = this.#find(proposal);
+      if (written?.flaw === 'correct' && written.slip === 'none')
+        this.#passedRight.add(facts.title);
     }
-    const suspect = rand(0) < suspectChance;
-    return JSON.stringify({
-      verdict: suspect ? 'suspect' : 'ok',
-      confidence: Math.round((0.82 + rand(1) * 0.15) * 100) / 100,
-      reason: suspect
-        ? 'The change looks incomplete or wrong for the task.'
-        : 'A faithful attempt at the task.',
-    });
+    return review.text;
   }
 }
 

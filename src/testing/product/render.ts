@@ -1,8 +1,17 @@
 import type { FileTemplate, LeafBug, LeafSpec } from './types.js';
 
-/** What is wrong with a sample's code, if anything. */
+/**
+ * What is wrong with a sample's code, if anything: a subtle bug, an obvious flaw, or the leaf's
+ * {@link LeafSpec.misconception} (written the same way every time).
+ */
 export type Flaw =
-  'correct' | 'off-by-one' | 'edge-case' | 'wrong-export' | 'missing-module' | 'truncated';
+  | 'correct'
+  | 'off-by-one'
+  | 'edge-case'
+  | 'wrong-export'
+  | 'missing-module'
+  | 'truncated'
+  | 'misconception';
 /**
  * A slip in how a sample's answer was written down, on top of its code. `omission` ("// ... rest
  * unchanged") in either edit format; in the JSON format, `over-escaped` (every newline escaped
@@ -60,18 +69,34 @@ function styleOf(t: FileTemplate, rand: Rand): Style {
   };
 }
 
-/** Renders a file template in a sample's style; `bug` is applied first, `omit` drops a block. */
+/** How a file's comments begin: `#` in Python, none in JSON (it has no comments), else `//`. */
+export function commentLeader(path: string): string | undefined {
+  if (path.endsWith('.py')) return '#';
+  if (path.endsWith('.json')) return undefined;
+  return '//';
+}
+
+/** A source of numbers that gives every sample the same, canonical style (see {@link styleOf}). */
+const CANONICAL: Rand = () => 0.3;
+
+/**
+ * Renders a file template in a sample's style; `edits` (a bug's, a misconception's) are applied
+ * first, `omit` drops a block.
+ */
 export function renderFile(
   t: FileTemplate,
   rand: Rand,
-  options: { bug?: LeafBug | undefined; omit?: boolean } = {},
+  options: { edits?: readonly Omit<LeafBug, 'kind'>[]; omit?: boolean } = {},
 ): string {
   const style = styleOf(t, rand);
+  const leader = commentLeader(t.path) ?? '//';
   let blocks = t.blocks.map((b) => {
-    const bug = options.bug;
-    return bug !== undefined && bug.path === t.path && b.text.includes(bug.from)
-      ? { ...b, text: b.text.replace(bug.from, bug.to) }
-      : b;
+    let text = b.text;
+    for (const edit of options.edits ?? [])
+      if (edit.path === t.path && text.includes(edit.from))
+        // A function, so `$'` and `$&` in the replacement are text, not patterns.
+        text = text.replace(edit.from, () => edit.to);
+    return text === b.text ? b : { ...b, text };
   });
   if (style.shuffle) {
     const helpers = blocks.flatMap((b, i) => (b.helper === true ? [i] : []));
@@ -83,25 +108,27 @@ export function renderFile(
   if (options.omit === true && blocks.length > 1) {
     const helpers = blocks.flatMap((b, i) => (b.helper === true ? [i] : []));
     const at = helpers[helpers.length - 1] ?? blocks.length - 1;
-    blocks = blocks.map((b, i) => (i === at ? { text: '// ... rest unchanged' } : b));
+    blocks = blocks.map((b, i) => (i === at ? { text: `${leader} ... rest unchanged` } : b));
   } else if (options.omit === true && blocks[0] !== undefined) {
     // One block: its second half becomes the comment, as a model eliding "the rest" writes it.
     const lines = blocks[0].text.trim().split('\n');
     const kept = lines.slice(0, Math.ceil(lines.length / 2));
-    blocks = [{ text: [...kept, '  // ... rest unchanged', '}'].join('\n') }];
+    const close = leader === '#' ? [] : ['}'];
+    blocks = [{ text: [...kept, `  ${leader} ... rest unchanged`, ...close].join('\n') }];
   }
   let text = blocks.map((b) => b.text.trim()).join('\n\n');
   text = text
     .split('\n')
     .flatMap((line) => {
-      const comment = /^(\s*)\/\/~ (.*)$/.exec(line);
+      const comment = /^(\s*)(\/\/|#)~ (.*)$/.exec(line);
       if (comment === null) return [line];
-      return style.comments ? [`${comment[1] ?? ''}// ${comment[2] ?? ''}`] : [];
+      return style.comments ? [`${comment[1] ?? ''}${comment[2] ?? ''} ${comment[3] ?? ''}`] : [];
     })
     .map((line) => (style.indent === 4 ? line.replace(/^( +)/, (spaces) => spaces + spaces) : line))
     .join('\n');
   text = text.replace(/\$([A-Za-z]\w*)\$/g, (_, name: string) => style.names[name] ?? name);
-  return `${style.header === undefined ? '' : `// ${style.header}\n\n`}${text}\n`;
+  const header = commentLeader(t.path) === undefined ? undefined : style.header;
+  return `${header === undefined ? '' : `${leader} ${header}\n\n`}${text}\n`;
 }
 
 /** One sample's files for (part of) a leaf, and what is wrong with them. */
@@ -125,7 +152,15 @@ export function sampleLeaf(
   const main = leaf.files[0];
   const writesMain = main !== undefined && (paths === undefined || paths.has(main.path));
   let flaw: Flaw = 'correct';
-  if (rand(100) >= knobs.p && writesMain) {
+  const misconception = leaf.misconception;
+  if (
+    rand(100) >= knobs.p &&
+    writesMain &&
+    misconception !== undefined &&
+    rand(105) < misconception.share
+  )
+    flaw = 'misconception';
+  else if (rand(100) >= knobs.p && writesMain) {
     const r = rand(101);
     const subtle: Flaw = r < 0.25 ? 'off-by-one' : 'edge-case';
     flaw =
@@ -160,19 +195,35 @@ export function writeLeaf(
   const templates = leaf.files.filter((f) => paths === undefined || paths.has(f.path));
   const main = leaf.files[0];
   const bug = leaf.bugs.find((b) => b.kind === flaw);
+  const misconceived = flaw === 'misconception' ? leaf.misconception : undefined;
+  const edits = misconceived?.edits ?? (bug === undefined ? [] : [bug]);
   let written = slip;
   const files = templates.map((t, i) => {
-    const fileRand: Rand = (s) => rand(1000 * (i + 1) + s);
-    let content = renderFile(t, fileRand, { bug, omit: t === main && slip === 'omission' });
+    // A misconception is written the same way every time: one style for every sample.
+    const fileRand: Rand = misconceived !== undefined ? CANONICAL : (s) => rand(1000 * (i + 1) + s);
+    let content = renderFile(t, fileRand, { edits, omit: t === main && slip === 'omission' });
     if (t !== main) return { path: t.path, content };
     const [right, wrong] = leaf.exportSlip;
     if (flaw === 'wrong-export')
       content = content.replace(new RegExp(`\\b${right}\\b`, 'g'), wrong);
-    if (flaw === 'missing-module')
-      content = `import { ${rand(104) < 0.5 ? 'assert' : 'format'} } from './utils.mjs';\n${content}`;
+    const python = t.path.endsWith('.py');
+    if (flaw === 'missing-module') {
+      const name = rand(104) < 0.5 ? 'assert' : 'format';
+      content = python
+        ? `from utils import ${name}_value\n${content}`
+        : `import { ${name} } from './utils.mjs';\n${content}`;
+    }
     if (flaw === 'truncated') {
       const lines = content.split('\n');
-      content = lines.slice(0, Math.max(1, Math.floor(lines.length * 0.55))).join('\n');
+      const kept = lines.slice(0, Math.max(1, Math.floor(lines.length * 0.55)));
+      // Python cut at a line end often still parses: an answer cut short stops mid-line.
+      if (python) {
+        const last = kept.findLastIndex((l) => l.trim() !== '');
+        const line = kept[last] ?? '';
+        kept[last] = line.slice(0, Math.ceil(line.length / 2));
+        kept.length = last + 1;
+      }
+      content = kept.join('\n');
     }
     // Doubled escapes in string literals; a file with none can only have its newlines doubled.
     if (slip === 'escaped-literals' && /\\[nrt]/.test(content))

@@ -35,6 +35,21 @@ export interface LeafBug {
   readonly to: string;
 }
 
+/**
+ * A plausible wrong answer models give for a leaf, the same way every time: `share` of the leaf's
+ * wrong samples are this one, written identically (one style, no slip of its own), so they vote
+ * together. Judges and reviewers take it for right. `edits` change the leaf's templates as a bug
+ * does (each `from` exactly once in its file). `breaksLater`: its own check passes, but the checks
+ * of later leaves that build on it fail (a manifest, a data model); otherwise only the hidden
+ * tests see it (a check too weak to).
+ */
+export interface Misconception {
+  readonly what: string;
+  readonly share: number;
+  readonly edits: readonly Omit<LeafBug, 'kind'>[];
+  readonly breaksLater?: boolean;
+}
+
 /** One minimal subtask of an idea's decomposition. */
 export interface LeafSpec {
   /** Ways a planner titles it (each distinct from every other leaf's). */
@@ -42,7 +57,7 @@ export interface LeafSpec {
   /** Ways a planner describes it: each must name the exported API the hidden tests use. */
   readonly descriptions: readonly string[];
   readonly acceptance: readonly (readonly string[])[];
-  /** Code files first, then the leaf's own test file. */
+  /** Its code file first, then its own test file (none for a manifest). */
   readonly files: readonly FileTemplate[];
   /** Indices of earlier leaves it builds on. */
   readonly dependsOn: readonly number[];
@@ -57,6 +72,22 @@ export interface LeafSpec {
   /** The export a wrong sample misspells (in the first file), as `[right, wrong]`. */
   readonly exportSlip: readonly [string, string];
   readonly bugs: readonly LeafBug[];
+  readonly misconception?: Misconception;
+}
+
+/**
+ * A part of a three-level idea: the root splits into groups, each group into its leaves. Its
+ * check runs its leaves' tests.
+ */
+export interface GroupSpec {
+  readonly titles: readonly string[];
+  readonly descriptions: readonly string[];
+  readonly acceptance: readonly string[];
+  /** Indices of its leaves in {@link ProductIdea.leaves}. */
+  readonly leaves: readonly number[];
+  /** Indices of earlier groups it builds on. */
+  readonly dependsOn: readonly number[];
+  readonly check: string;
 }
 
 export interface HiddenTest {
@@ -70,6 +101,14 @@ export interface ProductIdea {
   /** The idea as a person gives it to `maker run`. */
   readonly idea: string;
   readonly leaves: readonly LeafSpec[];
-  /** `node --test` files run on the landed tree; they import the product by relative path from `hidden/`. */
+  /** The groups the root splits into (a three-level idea); absent: the root splits into its leaves. */
+  readonly groups?: readonly GroupSpec[];
+  /** What the product is written in (default `node`): how its hidden tests run. */
+  readonly runtime?: 'node' | 'python';
+  /**
+   * Test files run on the landed tree from `.hidden-acceptance/`: with `node --test` (they import the
+   * product by relative path), or for Python with `python3 -m unittest discover` (they import its
+   * package from the product's directory).
+   */
   readonly hiddenTests: readonly HiddenTest[];
 }

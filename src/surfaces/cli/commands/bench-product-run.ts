@@ -78,6 +78,12 @@ export function table(report: ProductBenchReport): string {
       .map(([kind, n]) => `${kind} ${n}`)
       .join(', ')}; ballot options or reviews it could not place: ${report.maker.unmatched}`,
     `MAKER split votes: ${s.votes}: ${s.agreement} by agreement, ${s.ballots} by ballots, ${s.chosen} chosen by policy, ${s.undecided} undecided`,
+    `MAKER's failed products by shape: ${Object.entries(report.maker.shapes)
+      .map(([shape, n]) => `${shape} ${n}`)
+      .join(
+        ', ',
+      )}; runs stopped for a person: ${report.maker.haltedForPerson} (${report.maker.upstreamHalts} with an upstream cause)`,
+    `Model calls per passing product: MAKER ${report.maker.callsPerPassing ?? 'n/a'}, single shot ${report.single.callsPerPassing ?? 'n/a'} (${report.callRatio === null ? 'n/a' : `${report.callRatio}x`}); tokens per passing product: MAKER ${report.maker.tokensPerPassing === null ? 'n/a' : formatCount(report.maker.tokensPerPassing)}, single shot ${report.single.tokensPerPassing === null ? 'n/a' : formatCount(report.single.tokensPerPassing)}`,
     '',
   ].join('\n');
 }

@@ -6,21 +6,25 @@ import { decimal, oneOf, text, wholeNumber } from '../values.js';
 export const benchProductCommand = defineCommand({
   name: 'product',
   summary: 'ideas to products: MAKER against a single shot, scored by hidden acceptance tests',
-  description: `Ideas to working products. Each built-in idea, of three parts
-(${PRODUCT_IDEA_NAMES.join(', ')}),
+  description: `Ideas to working products. Each built-in idea
+(${PRODUCT_IDEA_NAMES.join(', ')}: JavaScript and Python,
+inventory in three levels of eleven leaves)
 goes through MAKER as it runs by default (the real engine and its gemini worker
 on a git repository in a temp directory, questions answered by the --hitl auto
 policy) and through a single-shot baseline (the same prompts, sampled alike, one
 sample each, no vote, no review). The model is a realistic fake (SIMULATED,
 offline): code right with probability --p in many forms, else off by one,
-missing an edge case, a misspelled export, a missing module or cut short; slips
+missing an edge case, a misspelled export, a missing module or cut short, or a
+leaf's plausible misconception, written the same way every time (some pass their
+leaf's weak check and break later leaves); slips
 in how files are written (--slip), which depend on the --edit-format the worker
 asks for (over-escaped strings in JSON, broken fences and missing File: lines in
 fenced blocks, omitted code in both); plans that vary in wording; judges and
 reviewers right with --judge-accuracy; the same --seed gives the same answers.
-Hidden acceptance tests, which MAKER never sees, run with node --test on the
-tree each arm lands. Reports pass rates, model calls, tokens, wall time and how
-MAKER's leaf votes were settled (agreement or ballots).
+Hidden acceptance tests, which MAKER never sees, run (node --test, or Python's
+unittest) on the tree each arm lands. Reports pass rates, model calls, tokens,
+wall time, how MAKER's leaf votes were settled (agreement or ballots) and why
+its failed products failed (upstream cause, halted, vote lost, weak check, plan).
 --quick: ${QUICK_IDEAS.join(' and ')}, one run each.`,
   options: {
     ideas: option(

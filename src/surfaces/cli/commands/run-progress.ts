@@ -86,6 +86,8 @@ export function runProgress(io: CliIo, run: Run, now: () => number = Date.now) {
           return line(
             `merging ${event.child} into ${event.nodeId} broke ${event.commands.length} check${event.commands.length === 1 ? '' : 's'} that passed below (${event.commands.join(', ')}): repairing it by a voted integration`,
           );
+        case 'node-reopened':
+          return line(`${event.reason}: voting it again without that answer · ${counts()}`);
         case 'question-asked':
           return line(
             `question ${event.question.id} (${event.question.kind}): ${event.question.prompt}`,

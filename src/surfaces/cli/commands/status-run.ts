@@ -17,6 +17,7 @@ import {
   summarise,
   type RunSummary,
 } from '../../../engine/summary.js';
+import { reopenLine } from '../../../engine/reopen.js';
 import { WORKERS } from '../../workers.js';
 import { FINISH_START, intentLine, madeBy } from '../../start-intent.js';
 import { runStanding } from '../../../core/view/standing.js';
@@ -93,6 +94,7 @@ export async function run(
     ...roleLines(s),
     ...githubLines(run),
     `Checks: ${checksSentence(run)}`,
+    ...(run.reopens ?? []).map((r) => `${reopenLine(r, run)}.`),
     ...(run.status === 'running' && !standing.interrupted ? describeWaits(run) : []),
     '',
     renderTree(run),

@@ -183,6 +183,11 @@ test('keys rows by the header', () => {
         },
         { kind: 'edge-case', path: 'src/convert.mjs', from: "row[i] ?? ''", to: 'row[i]' },
       ],
+      misconception: {
+        what: 'a missing cell becomes undefined (dropped from the JSON) instead of ""',
+        share: 0.5,
+        edits: [{ path: 'src/convert.mjs', from: "row[i] ?? ''", to: 'row[i]' }],
+      },
     },
     {
       titles: ['Write the csv2json command', 'Command-line entry point', 'CLI that prints JSON'],

@@ -225,6 +225,19 @@ test('evaluates with precedence', () => {
           to: '',
         },
       ],
+      misconception: {
+        what: 'right-associative + and - (10 - 4 - 3 evaluates as 10 - (4 - 3))',
+        share: 0.5,
+        edits: [
+          {
+            path: 'src/evaluate.mjs',
+            from: r`const $right$ = parseProduct(state);
+    $left$ = op === '+' ? $left$ + $right$ : $left$ - $right$;`,
+            to: r`const $right$ = parseSum(state);
+    return op === '+' ? $left$ + $right$ : $left$ - $right$;`,
+          },
+        ],
+      },
     },
     {
       titles: ['Write the calc command', 'Command-line calculator', 'CLI evaluating expressions'],

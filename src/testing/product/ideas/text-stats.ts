@@ -168,6 +168,17 @@ test('ranks words by count', () => {
           to: 'return b[1] - a[1];',
         },
       ],
+      misconception: {
+        what: 'ties in count left in the order first seen, not alphabetical',
+        share: 0.5,
+        edits: [
+          {
+            path: 'src/rank.mjs',
+            from: 'return b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);',
+            to: 'return b[1] - a[1];',
+          },
+        ],
+      },
     },
     {
       titles: ['Write the textstats command', 'Command-line front end', 'CLI printing statistics'],

@@ -289,6 +289,17 @@ test('lists to-dos', async () => {
           to: 'store.remove(Number($match$[1]));',
         },
       ],
+      misconception: {
+        what: 'DELETE of an unknown id answers 204 instead of 404',
+        share: 0.5,
+        edits: [
+          {
+            path: 'src/server.mjs',
+            from: "if (!store.remove(Number($match$[1]))) return send(res, 404, { error: 'not found' });",
+            to: 'store.remove(Number($match$[1]));',
+          },
+        ],
+      },
     },
   ],
   hiddenTests: [

@@ -1,0 +1,194 @@
+import { clip } from '../core/limits.js';
+import { hashString, shuffle, uniform } from '../core/random.js';
+import type { Draw, Reopen, TreeNode, VoteRecord } from '../core/tree/schema.js';
+import { isErrorLine, type CheckResult } from './checks.js';
+import { ballotDraw } from './decompose.js';
+import { intentLine } from './integrate.js';
+import { mayReopen, requestReopen, type ReopenRequested } from './reopen.js';
+import { counted, nodeContext, type RunContext } from './run-context.js';
+import { plannerSampling } from './sampling.js';
+import { exactVote } from './votes.js';
+
+/** The key of the answer "none of them: the failing node's own doing". */
+const NONE = 'none';
+/** Suspects shown on one ballot, nearest first. */
+const MAX_SUSPECTS = 6;
+
+/** A failure to trace: where it showed, the checks that failed and the trees they failed on. */
+export interface Failure {
+  readonly kind: Reopen['trigger']['kind'];
+  readonly node: TreeNode;
+  readonly failing: readonly CheckResult[];
+  /** Trees of the failing candidates (a derived check replays the command on them). */
+  readonly trees: readonly string[];
+  /** How many candidates (or checks) failed. */
+  readonly count: number;
+  /** The finished leaves whose results are in what failed, nearest first. */
+  readonly suspects: readonly TreeNode[];
+}
+
+/**
+ * When every candidate of a leaf failed, most of them on its check: the failure to trace, if some
+ * finished leaf's result is in the leaf's base (else there is nothing upstream to blame).
+ */
+export function candidatesFailure(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+): Failure | undefined {
+  const failed = record.draws.filter(
+    (d): d is Draw & { check: CheckResult } => d.status === 'flagged' && d.check?.ok === false,
+  );
+  if (failed.length === 0 || failed.length * 2 < record.draws.length) return undefined;
+  const suspects = upstreamLeaves(ctx, n);
+  if (suspects.length === 0) return undefined;
+  return {
+    kind: 'candidates',
+    node: n,
+    failing: failed.map((d) => d.check),
+    trees: [...new Set(failed.flatMap((d) => (d.tree === undefined ? [] : [d.tree])))].slice(0, 3),
+    count: failed.length,
+    suspects,
+  };
+}
+
+/**
+ * The finished leaves whose results are in `n`'s base: at each level up the tree, the earlier
+ * siblings merged before the head it (or its ancestor) started from, nearest first.
+ */
+export function upstreamLeaves(ctx: Pick<RunContext, 'run'>, n: TreeNode): TreeNode[] {
+  const out: TreeNode[] = [];
+  for (let p: TreeNode | undefined = n; p?.parentId != null; p = ctx.run.nodes[p.parentId]) {
+    const parent = ctx.run.nodes[p.parentId];
+    const need = p.dependsOn.length === 0 ? 0 : Math.max(...p.dependsOn) + 1;
+    const before = (parent?.children ?? []).slice(0, need).reverse();
+    for (const id of before) out.push(...finishedLeaves(ctx, id));
+  }
+  return out;
+}
+
+/** The finished leaves of the subtree at `id`, last first. */
+export function finishedLeaves(ctx: Pick<RunContext, 'run'>, id: string): TreeNode[] {
+  const n = ctx.run.nodes[id];
+  if (n === undefined) return [];
+  if (n.children.length > 0)
+    return [...n.children].reverse().flatMap((c) => finishedLeaves(ctx, c));
+  return n.kind === 'leaf' && n.status === 'done' && n.commit !== undefined ? [n] : [];
+}
+
+/**
+ * Traces a failure to its cause by vote: judges are shown the failing checks' output, the node
+ * where it showed, and each suspect (a finished leaf whose result is in what failed) with its
+ * result, and pick the one most likely to have caused it, or none (the failing node's own doing).
+ * Ballots are counted ahead by k, options shuffled per ballot. When the vote settles on a suspect
+ * that may still be reopened, the reopening is saved and returned (the caller throws it);
+ * otherwise undefined, and the caller goes on as without it.
+ */
+export async function traceFailure(
+  ctx: RunContext,
+  failure: Failure,
+): Promise<ReopenRequested | undefined> {
+  const n = failure.node;
+  const suspects = failure.suspects.filter((s) => mayReopen(ctx.run, s)).slice(0, MAX_SUSPECTS);
+  if (suspects.length === 0) return undefined;
+  const outputs = distinctTails(failure.failing);
+  const signature = firstErrorLine(outputs);
+  const options = await Promise.all(
+    suspects.map(async (s) => ({
+      key: s.id,
+      content: `Subtask ${s.id}, ${intentLine(s)}\nIts result, as merged:\n${clip(await ctx.workspace.diff(s.baseCommit as string, s.commit as string), 2500)}`,
+    })),
+  );
+  options.push({
+    key: NONE,
+    content: `None of these: the cause is in "${n.title}" itself (its candidates, or its check), not in an earlier subtask.`,
+  });
+  const where = `Every candidate for "${n.title}" failed its check (${failure.count} of them).`;
+  const question = `${where} What failed, the most common failures first:\n\n${outputs.map((o) => `$ ${o.command}\n${o.tail}`).join('\n\n')}\n\nWhich earlier finished subtask's result is the most likely cause of these failures? Each option shows a subtask whose result the failing work builds on. Pick the last option when none of them is the cause.`;
+  const record = (n.blame ??= { attempt: 0, draws: [], ballots: [] });
+  const context = nodeContext(ctx, n);
+  const salt = hashString(`${n.id}/blame/${ctx.run.reopens?.length ?? 0}`);
+  const base = 900_000 + (ctx.run.reopens?.length ?? 0) * 100;
+  const outcome = await exactVote(ctx, n, 'blame', record, async (slot) => {
+    const order = shuffle(options, (i) => uniform(ctx.run.config.seed, salt, slot, i));
+    const labelled = order.map((o, i) => ({ ...o, label: String.fromCharCode(65 + i) }));
+    const draw = ballotDraw(
+      await counted(
+        n,
+        ctx.planner.castBallot(
+          context,
+          question,
+          labelled.map(({ label, content }) => ({ label, content })),
+          { slot: base + slot, ...plannerSampling(ctx, 'ballot'), signal: ctx.signal },
+        ),
+        'ballot',
+      ),
+    );
+    if (!draw.ok) return draw;
+    const chosen = labelled.find((o) => o.label === draw.key);
+    return chosen === undefined
+      ? {
+          ok: false,
+          flags: [
+            { rule: 'ballot-choice', message: `The judge chose "${draw.key}", not an option.` },
+          ],
+        }
+      : { ok: true, key: chosen.key, value: chosen.label, summary: draw.summary };
+  });
+  const culprit = suspects.find((s) => s.id === outcome.key);
+  if (outcome.status !== 'decided' || culprit === undefined) return undefined;
+  const winner = culprit.leaf?.outcome?.key;
+  const alias = culprit.leaf?.draws.find((d) => d.key === winner && d.alias !== undefined)?.alias;
+  const firstFailing = failure.failing[0];
+  return requestReopen(ctx, {
+    node: culprit.id,
+    trigger: { node: n.id, kind: failure.kind, title: n.title },
+    failures: failure.count,
+    signature,
+    ...(winner === undefined ? {} : { excluded: winner }),
+    ...(alias === undefined ? {} : { excludedAlias: alias }),
+    ...(failure.trees.length > 0 && firstFailing !== undefined
+      ? {
+          evidence: {
+            command: firstFailing.command,
+            trees: [...failure.trees],
+            output: clip(firstFailing.output, 1500),
+          },
+        }
+      : {}),
+    replaced: culprit.commit,
+    at: ctx.now().toISOString(),
+  });
+}
+
+/**
+ * The failing checks' output, one excerpt per distinct one, the most frequent first (at most 3):
+ * the lines that name an error (a test runner prints them far from the end), then the last lines.
+ */
+function distinctTails(failing: readonly CheckResult[]): { command: string; tail: string }[] {
+  const counts = new Map<string, { command: string; tail: string; n: number }>();
+  for (const r of failing) {
+    const lines = r.output.trim().split('\n');
+    const last = lines.slice(-20);
+    const errors = [...new Set(lines.filter(isErrorLine))].filter((l) => !last.includes(l));
+    const excerpt = [...errors.slice(0, 3), ...(errors.length > 0 ? ['…'] : []), ...last];
+    const tail = clip(excerpt.join('\n'), 1200);
+    const key = `${r.command}\n${tail}`;
+    const seen = counts.get(key);
+    if (seen === undefined) counts.set(key, { command: r.command, tail, n: 1 });
+    else seen.n += 1;
+  }
+  return [...counts.values()].sort((a, b) => b.n - a.n).slice(0, 3);
+}
+
+/** The line of the failures that names the error (`SyntaxError: …`), else their last line. */
+export function firstErrorLine(outputs: readonly { tail: string }[]): string {
+  const lines = outputs.flatMap((o) => o.tail.split('\n').map((l) => l.trim()));
+  const error = lines.find(isErrorLine);
+  const line = (
+    error ??
+    lines.filter((l) => l !== '' && l !== '…').at(-1) ??
+    'the check failed'
+  ).replace(/^#\s*/, '');
+  return clip(line, 160);
+}

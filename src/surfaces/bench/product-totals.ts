@@ -1,0 +1,90 @@
+import type { Run, VoteRecord } from '../../core/tree/schema.js';
+import type { RealisticStats } from '../../testing/product/realistic-model.js';
+import type { HiddenResult } from './hidden-tests.js';
+
+/** How a run's votes of one kind were settled. */
+export interface VoteShares {
+  readonly votes: number;
+  /** A class led by k among the candidates: no judge was asked. */
+  readonly agreement: number;
+  /** Judge ballots decided it. */
+  readonly ballots: number;
+  /** Neither: the `--hitl auto` policy (or a person) chose. */
+  readonly chosen: number;
+  readonly undecided: number;
+}
+
+/** What a run of either arm gives the totals. */
+interface Counted {
+  readonly hidden: Pick<HiddenResult, 'passed'>;
+  readonly modelCalls: number;
+  readonly tokens: number;
+  readonly wallMs: number;
+  readonly fake: Pick<RealisticStats, 'code' | 'unmatched'>;
+}
+
+export interface ArmTotals {
+  readonly runs: number;
+  readonly passed: number;
+  readonly passRate: number;
+  readonly modelCalls: number;
+  readonly tokens: number;
+  readonly wallMs: number;
+  /** Model calls and billed tokens per passing product; null when none passed. */
+  readonly callsPerPassing: number | null;
+  readonly tokensPerPassing: number | null;
+  /** Code samples the fake wrote, by flaw (`correct`, `off-by-one`, …) or `slip:<kind>`. */
+  readonly codeSamples: Record<string, number>;
+  /** Ballot options and reviewed changes the fake could not tie to a sample it wrote. */
+  readonly unmatched: number;
+}
+
+/** How the run's votes of one kind were settled, from its state. */
+export function shares(
+  run: Run,
+  pickVote: (n: Run['nodes'][string]) => VoteRecord | undefined,
+): VoteShares {
+  const counts = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
+  for (const n of Object.values(run.nodes)) {
+    const outcome = pickVote(n)?.outcome;
+    const record = pickVote(n);
+    if (outcome === undefined || record === undefined) continue;
+    counts.votes += 1;
+    if (outcome.status === 'human') counts.chosen += 1;
+    else if (outcome.status === 'undecided') counts.undecided += 1;
+    else if (record.ballots.length > 0) counts.ballots += 1;
+    else counts.agreement += 1;
+  }
+  return counts;
+}
+
+export function addShares(all: readonly VoteShares[]): VoteShares {
+  const sum = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
+  for (const s of all)
+    for (const key of Object.keys(sum) as (keyof VoteShares)[]) sum[key] += s[key];
+  return sum;
+}
+
+export function totals(runs: readonly Counted[]): ArmTotals {
+  const passed = runs.filter((r) => r.hidden.passed).length;
+  const codeSamples: Record<string, number> = {};
+  for (const r of runs)
+    for (const [kind, n] of Object.entries(r.fake.code))
+      codeSamples[kind] = (codeSamples[kind] ?? 0) + n;
+  const modelCalls = runs.reduce((s, r) => s + r.modelCalls, 0);
+  const tokens = runs.reduce((s, r) => s + r.tokens, 0);
+  return {
+    runs: runs.length,
+    passed,
+    passRate: runs.length === 0 ? 0 : round(passed / runs.length),
+    modelCalls,
+    tokens,
+    callsPerPassing: passed === 0 ? null : round(modelCalls / passed),
+    tokensPerPassing: passed === 0 ? null : Math.round(tokens / passed),
+    wallMs: runs.reduce((s, r) => s + r.wallMs, 0),
+    codeSamples,
+    unmatched: runs.reduce((s, r) => s + r.fake.unmatched, 0),
+  };
+}
+
+export const round = (x: number) => Math.round(x * 1000) / 1000;
