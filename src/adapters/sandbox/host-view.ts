@@ -1,4 +1,5 @@
-import { lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Mount } from './view.js';
 import { findToolchains, type Toolchains } from './toolchains.js';
@@ -108,21 +109,33 @@ export async function etcMounts(etc = '/etc'): Promise<Mount[]> {
   if (root === undefined) return [];
   const hidden = new Map<string, boolean>();
   let seen = 0;
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    const entries = await readdir(dir).catch(() => []);
+  // Synchronous: about 1,200 entries, read per check, take a few milliseconds this way and ten
+  // times that as a round trip through the thread pool each.
+  const walk = (dir: string, depth: number): void => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
     for (const name of entries.sort()) {
       if (++seen > ETC_MAX_ENTRIES) return;
       const path = join(dir, name);
-      const stats = await lstat(path).catch(() => undefined);
-      if (stats === undefined || stats.isSymbolicLink()) continue;
+      let stats: Stats;
+      try {
+        stats = lstatSync(path);
+      } catch {
+        continue;
+      }
+      if (stats.isSymbolicLink()) continue;
       const directory = stats.isDirectory();
       const others = stats.mode & 0o007;
       const readable = directory ? (others & 0o005) === 0o005 : (others & 0o004) !== 0;
       if (!readable) hidden.set(path, directory);
-      else if (directory && depth < ETC_MAX_DEPTH) await walk(path, depth + 1);
+      else if (directory && depth < ETC_MAX_DEPTH) walk(path, depth + 1);
     }
   };
-  await walk(root, 1);
+  walk(root, 1);
   for (const name of ETC_CREDENTIALS) {
     const path = join(root, name);
     const stats = await lstat(path).catch(() => undefined);
