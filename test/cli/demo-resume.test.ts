@@ -56,8 +56,14 @@ async function expectLanded(
 
 describe('a killed maker demo is resumed on its own fake GitHub, served again', () => {
   it('at every GitHub and landing step (and mid-run): one repository, one merged PR, the same tree as an uninterrupted demo', async () => {
+    // No checks (MAKER_SANDBOX=none): the GitHub and landing steps are what is killed and resumed
+    // here, and 13 runs of some 55 sandboxed checks each outran the test's time on a busy machine.
+    const off = { MAKER_SANDBOX: 'none' };
     const reference = join(await tempDir(), 'ref');
-    const tree = await expectLanded(reference, await maker(['demo', '--dir', reference, '--json']));
+    const tree = await expectLanded(
+      reference,
+      await maker(['demo', '--dir', reference, '--json'], off),
+    );
     expect((await recordedApi(reference))?.demoFake).toBe(true);
     for (const step of [
       'state:log-appended@25',
@@ -68,10 +74,13 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
       'land:update-ref',
     ]) {
       const dir = join(await tempDir(), 'demo');
-      const killed = await maker(['demo', '--dir', dir, '--json'], { MAKER_CRASH_AT: step });
+      const killed = await maker(['demo', '--dir', dir, '--json'], {
+        ...off,
+        MAKER_CRASH_AT: step,
+      });
       expect(killed.signal, `${step}: ${killed.stderr}`).toBe('SIGKILL');
       const api = (await recordedApi(dir))?.apiUrl;
-      const resumed = await maker(['resume', '--dir', dir, '--json']);
+      const resumed = await maker(['resume', '--dir', dir, '--json'], off);
       expect(await expectLanded(dir, resumed), step).toBe(tree);
       // The port was free again: the same URL.
       expect((await recordedApi(dir))?.apiUrl).toBe(api);
