@@ -20,7 +20,6 @@ import { gitEnv, gitOk, gitText } from './run-git.js';
 import { WorkspaceChecks } from './workspace-checks.js';
 import type {
   ApplyResult,
-  CheckOptions,
   CommitRequest,
   FileEdit,
   MergeResult,
@@ -365,14 +364,9 @@ export class GitWorkspace implements Workspace {
     await this.setBranch(target, to, from);
   }
 
-  runCheck(
-    treeish: string,
-    command: string,
-    timeoutMs: number,
-    signal?: AbortSignal,
-    options: CheckOptions = {},
-  ): Promise<{ ok: boolean; output: string }> {
-    return this.#checks.run(treeish, command, timeoutMs, signal, options);
+  /** See {@link WorkspaceChecks.run}. */
+  runCheck(...args: Parameters<WorkspaceChecks['run']>): Promise<{ ok: boolean; output: string }> {
+    return this.#checks.run(...args);
   }
 
   /** See {@link WorkspaceChecks.environment}. */
