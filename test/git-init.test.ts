@@ -21,7 +21,9 @@ describe('git init', () => {
         .forEach((line, i) => {
           if (
             /['"]init['"]|\.init\(/.test(line) &&
-            !/initial-branch|['"]-b['"]|init\.defaultBranch/.test(line)
+            !/initial-branch|['"]-b['"]|init\.defaultBranch/.test(line) &&
+            // Gemini CLI's stream-json `init` event is not a git command.
+            !/\btype\b/.test(line)
           )
             unnamed.push(`${file}:${i + 1}: ${line.trim()}`);
         });

@@ -13,7 +13,7 @@ it.skipIf(process.getuid?.() !== 0)(
   'a repository git refuses as another user’s is named so, with the way forward, not "not a git repository"',
   async () => {
     const dir = await tempDir();
-    await execFileAsync('git', ['init', '-q', dir]);
+    await execFileAsync('git', ['init', '-q', '-b', 'main', dir]);
     await execFileAsync('chown', ['-R', '65534', dir]);
     for (const args of [
       ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto'],

@@ -82,7 +82,9 @@ for (const { tool, lockFile, lock } of TOOLS) {
         const lockText = await readFile(join(made, lockFile), 'utf8');
         const setup = registry.tarballFetches('tiny-greet');
 
+        // The host's PATH, as MAKER has it: the sandbox shows the toolchains found on it.
         const ws = await openWorkspace(await tempDir(), true, {
+          ...process.env,
           npm_config_registry: registry.url,
           YARN_REGISTRY: registry.url,
         });

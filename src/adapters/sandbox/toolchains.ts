@@ -143,12 +143,13 @@ async function locate(
   }
   const real = await realpath(onPath).catch(() => undefined);
   if (real === undefined || basename(dirname(onPath)) === 'shims') return undefined;
-  const bin = dirname(real);
-  if (basename(bin) === 'bin') return { file: real, prefix: dirname(bin) };
   // A script inside a package (`lib/node_modules/pnpm/bin/pnpm.cjs`): the prefix holding the
-  // `lib/node_modules` it is in, and the link on the PATH in that prefix's `bin`.
+  // `lib/node_modules` it is in, and the link on the PATH in that prefix's `bin` (the script's own
+  // directory would put `pnpm.cjs`, not `pnpm`, on the PATH inside).
   const modules = real.lastIndexOf('/lib/node_modules/');
   if (modules > 0) return { file: onPath, prefix: real.slice(0, modules) };
+  const bin = dirname(real);
+  if (basename(bin) === 'bin') return { file: real, prefix: dirname(bin) };
   return { file: real, prefix: bin };
 }
 
