@@ -167,6 +167,7 @@ describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, (
       dir,
       '--worker',
       'sim',
+      '--no-checks',
       '--confidence',
       'auto',
       '--hitl',
@@ -268,6 +269,7 @@ describe.runIf(sandbox !== undefined)('maker calibrate', { timeout: 180_000 }, (
       dir,
       '--worker',
       'sim',
+      '--no-checks',
       '--confidence',
       'auto',
     ]);

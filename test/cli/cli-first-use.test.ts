@@ -102,6 +102,7 @@ describe('no silent simulation', () => {
       dir,
       '--worker',
       'sim',
+      '--no-checks',
       '--hitl',
       'auto',
     ]);
@@ -192,7 +193,7 @@ describe('validate first, then act', () => {
     const file = join(dir, 'a-file.txt');
     await writeFile(file, 'x\n');
     for (const args of [
-      ['run', 'x', '--worker', 'sim'],
+      ['run', 'x', '--worker', 'sim', '--no-checks'],
       ['demo'],
       ['resume'],
       ['answer', 'q-root-veto', 'accept'],
@@ -230,6 +231,7 @@ describe('validate first, then act', () => {
       dir,
       '--worker',
       'sim',
+      '--no-checks',
       '--hitl',
       'auto',
     ]);

@@ -115,7 +115,7 @@ function maker(
   });
 }
 
-const RUN = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--json'];
+const RUN = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--json', '--no-checks'];
 
 async function loadRun(dir: string): Promise<Run> {
   const state = stateFileSchema.parse(
@@ -200,7 +200,15 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
 
   it('stops when the 24-hour session budget is spent, and resumes with a larger one', async () => {
     const { dir, env, fake } = await setup();
-    const args = ['--worker', 'jules', '--jules-daily-sessions', '4', '--hitl', 'auto'];
+    const args = [
+      '--worker',
+      'jules',
+      '--jules-daily-sessions',
+      '4',
+      '--hitl',
+      'auto',
+      '--no-checks',
+    ];
     const first = await maker(['run', 'a csv to json converter', '--dir', dir, ...args], env);
     expect(first.code).toBe(1);
     expect(first.stdout).toMatch(
@@ -241,7 +249,7 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     });
     proxy = await startFaultProxy({ target: fake.baseUrl });
     const viaProxy = { ...env, JULES_BASE_URL: proxy.baseUrl };
-    const args = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto'];
+    const args = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--no-checks'];
     const first = await maker(
       ['run', 'a csv to json converter', '--dir', dir, ...args, '--jules-outage-seconds', '1'],
       viaProxy,
@@ -280,7 +288,7 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     const expected = await faultFreeTree();
     let clock = 0;
     const { dir, env, fake } = await setup(undefined, { dailyLimit: 4, clock: () => clock });
-    const args = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto'];
+    const args = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--no-checks'];
     const first = await maker(['run', 'a csv to json converter', '--dir', dir, ...args], env);
     expect(first.code).toBe(1);
     expect(first.stdout).toMatch(
@@ -303,7 +311,15 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
 
   it('maker status shows a run’s waits on Jules with until when', async () => {
     const { dir, env } = await setup();
-    const args = ['--worker', 'jules', '--jules-daily-sessions', '1', '--hitl', 'auto'];
+    const args = [
+      '--worker',
+      'jules',
+      '--jules-daily-sessions',
+      '1',
+      '--hitl',
+      'auto',
+      '--no-checks',
+    ];
     await maker(['run', 'a csv to json converter', '--dir', dir, ...args], env);
     // As a running process leaves it in the state file while it waits.
     const store = makerStateFile(dir);

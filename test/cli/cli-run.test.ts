@@ -183,6 +183,7 @@ describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, ()
         dir,
         '--worker',
         'sim',
+        '--no-checks',
         '--hitl',
         'auto',
       ]);
@@ -198,7 +199,17 @@ describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, ()
   it('refuses a workspace another live maker process owns, and takes over a dead one’s lock', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'maker-state.json.lock'), `${process.pid}\n`);
-    const refused = await maker(['run', 'x', '--dir', dir, '--worker', 'sim', '--hitl', 'auto']);
+    const refused = await maker([
+      'run',
+      'x',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--no-checks',
+      '--hitl',
+      'auto',
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
       /Another maker process \(pid \d+\) is working on this workspace/,
@@ -211,6 +222,7 @@ describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, ()
       dir,
       '--worker',
       'sim',
+      '--no-checks',
       '--hitl',
       'auto',
       '--json',
@@ -230,7 +242,8 @@ describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, ()
     );
     expect((await maker(['run', '--dir', dir])).stderr).toMatch(/needs an idea/);
     expect(
-      (await maker(['run', 'x', '--dir', dir, '--worker', 'sim', '--hitl', 'tty'])).stderr,
+      (await maker(['run', 'x', '--dir', dir, '--worker', 'sim', '--no-checks', '--hitl', 'tty']))
+        .stderr,
     ).toMatch(/--hitl tty needs a terminal/);
     expect((await maker(['resume', '--dir', dir])).stderr).toMatch(
       /Nothing to resume|No MAKER runs/,

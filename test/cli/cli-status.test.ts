@@ -29,7 +29,7 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
     const dir = await tempDir();
     // Killed (SIGKILL) with the run under way: its state still says "running".
     const killed = await maker(
-      ['run', 'a csv tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto'],
+      ['run', 'a csv tool', '--dir', dir, '--worker', 'sim', '--no-checks', '--hitl', 'auto'],
       {
         MAKER_CRASH_AT: 'land:intent-saved',
       },
@@ -68,6 +68,7 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
       dir,
       '--worker',
       'sim',
+      '--no-checks',
       '--hitl',
       'defer',
     ]);
@@ -163,7 +164,17 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
   it('shows control characters in run content escaped, never acts on them (a title cannot retitle or recolour the terminal)', async () => {
     const dir = await tempDir();
     const idea = 'a csv tool \x1b]0;pwned\x07 \x1b[31mred\rover \x9b2J';
-    const run = await maker(['run', idea, '--dir', dir, '--worker', 'sim', '--hitl', 'defer']);
+    const run = await maker([
+      'run',
+      idea,
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--no-checks',
+      '--hitl',
+      'defer',
+    ]);
     expect(run.code).toBe(4);
     const status = await maker(['status', '--dir', dir]);
     for (const out of [run.stdout, run.stderr, status.stdout, status.stderr])

@@ -11,17 +11,21 @@ import { useTempDirs } from '../helpers/tmp.js';
  */
 const tempDir = useTempDirs();
 
+/** The git helper is under test, not the checks: the demos run without a sandbox (marked unverified). */
+const ENV = { MAKER_SANDBOX: 'none' };
+
 const treeOf = (stdout: string) => (JSON.parse(stdout) as { treeHash: string | null }).treeHash;
 
 describe('a killed git helper', () => {
   it('once: the run goes on; for good: it stops with a message, and resume lands the same tree', async () => {
     const root = await tempDir();
-    const reference = await maker(['demo', '--dir', join(root, 'ref'), '--json']);
+    const reference = await maker(['demo', '--dir', join(root, 'ref'), '--json'], ENV);
     expect(reference.code, reference.stderr).toBe(0);
     const tree = treeOf(reference.stdout);
     expect(tree).toMatch(/^[0-9a-f]{40}$/);
 
     const once = await maker(['demo', '--dir', join(root, 'once'), '--json'], {
+      ...ENV,
       MAKER_KILL_GIT_HELPER_AT: '5',
     });
     expect(once.code, once.stderr).toBe(0);
@@ -29,13 +33,14 @@ describe('a killed git helper', () => {
 
     const dir = join(root, 'stopped');
     const stopped = await maker(['demo', '--dir', dir, '--json'], {
+      ...ENV,
       MAKER_KILL_GIT_HELPER_AT: '5+',
     });
     expect(stopped.code).toBe(1);
     const summary = JSON.parse(stopped.stdout) as { status: string; error: string | null };
     expect(summary.status).toBe('failed');
     expect(summary.error).toMatch(/git [a-z-]+ did not run: the git launcher stopped/);
-    const resumed = await maker(['resume', '--dir', dir, '--json']);
+    const resumed = await maker(['resume', '--dir', dir, '--json'], ENV);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(treeOf(resumed.stdout)).toBe(tree);
   }, 240_000);

@@ -24,6 +24,7 @@ const run = (fake: FakeGitHub, dir: string, repo: string, token: string, ...more
       dir,
       '--worker',
       'sim',
+      '--no-checks',
       '--hitl',
       'auto',
       '--github',

@@ -32,7 +32,19 @@ async function fakeWithPrivateRepo(startFake: () => Promise<FakeGitHub>) {
 
 const runAs = (fake: FakeGitHub, dir: string, repo: string) =>
   maker(
-    ['run', 'a csv tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', '--github', repo],
+    [
+      'run',
+      'a csv tool',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--no-checks',
+      '--hitl',
+      'auto',
+      '--github',
+      repo,
+    ],
     { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full },
   );
 

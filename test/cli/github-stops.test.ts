@@ -23,7 +23,19 @@ const startFake = useFakeGitHub();
 
 const run = (fake: FakeGitHub, dir: string, repo: string, token: string) =>
   maker(
-    ['run', 'a csv tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', '--github', repo],
+    [
+      'run',
+      'a csv tool',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--no-checks',
+      '--hitl',
+      'auto',
+      '--github',
+      repo,
+    ],
     { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: token },
   );
 

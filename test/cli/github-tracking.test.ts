@@ -33,6 +33,7 @@ describe('the tracking ref after landing through GitHub', () => {
           dir,
           '--worker',
           'sim',
+          '--no-checks',
           '--hitl',
           'auto',
           '--github',

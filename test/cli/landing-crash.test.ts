@@ -38,6 +38,7 @@ async function readyToLand(options: { moveMain: boolean }): Promise<string> {
     dir,
     '--worker',
     'sim',
+    '--no-checks',
     '--hitl',
     'defer',
   ]);

@@ -75,6 +75,7 @@ describe('no shell, no start-up files', () => {
           'a csv tool',
           '--worker',
           'sim',
+          '--no-checks',
           '--hitl',
           'auto',
           '--dir',
@@ -113,7 +114,12 @@ describe('no shell, no start-up files', () => {
     try {
       const call = async (name: string, args: Record<string, unknown>) =>
         text((await client.callTool({ name, arguments: args })) as CallToolResult);
-      await call('maker_start', { idea: 'a note', worker: 'sim', sim: { clarify: false } });
+      await call('maker_start', {
+        idea: 'a note',
+        worker: 'sim',
+        checks: false,
+        sim: { clarify: false },
+      });
       // Until the run has composed its whole tree through git (then it asks its final veto).
       await expect
         .poll(() => call('maker_status', {}), { timeout: 180_000, interval: 500 })

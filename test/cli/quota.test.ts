@@ -68,6 +68,7 @@ describe('quota before cost', () => {
       dir,
       '--worker',
       'sim',
+      '--no-checks',
       '--hitl',
       'auto',
       '--daily-limit',
@@ -87,6 +88,7 @@ describe('quota before cost', () => {
         dir,
         '--worker',
         'sim',
+        '--no-checks',
         '--hitl',
         'auto',
         '--confirm-quota',
@@ -103,6 +105,7 @@ describe('quota before cost', () => {
     const asked = await call('maker_start', {
       idea: 'a todo list CLI',
       worker: 'sim',
+      checks: false,
       dailyLimit: 100,
     });
     expect(asked.isError).toBe(true);
@@ -112,6 +115,7 @@ describe('quota before cost', () => {
     const started = await call('maker_start', {
       idea: 'a todo list CLI',
       worker: 'sim',
+      checks: false,
       dailyLimit: 100,
       confirmQuota: true,
     });

@@ -20,7 +20,7 @@ async function personalFolder(): Promise<string> {
 describe('maker run in a folder that is not a git repository', () => {
   it('refuses a folder holding files without --init, naming them, and creates nothing', async () => {
     const dir = await personalFolder();
-    const result = await simRun(dir);
+    const result = await simRun(dir, ['--no-checks']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `${dir} is not a git repository and holds files (".env", "notes.txt", "photos")`,
@@ -36,7 +36,7 @@ describe('maker run in a folder that is not a git repository', () => {
       join(home, '.gitconfig'),
       '[user]\n\tname = Ada Person\n\temail = ada@example.org\n',
     );
-    const result = await simRun(dir, ['--init'], { HOME: home });
+    const result = await simRun(dir, ['--init', '--no-checks'], { HOME: home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       `maker: made ${dir} a git repository (branch main; its initial commit by Ada Person <ada@example.org>).`,
@@ -59,7 +59,7 @@ describe('maker run in a folder that is not a git repository', () => {
   it('says so when it creates a missing folder, with MAKER as author when no identity is set', async () => {
     const dir = join(await tempDir(), 'new-app');
     const home = await tempDir();
-    const result = await simRun(dir, [], {
+    const result = await simRun(dir, ['--no-checks'], {
       HOME: home,
     });
     expect(result.code, result.stderr).toBe(0);
@@ -76,7 +76,7 @@ describe('maker run in a folder that is not a git repository', () => {
       join(dir, 'maker-state.json.lock'),
       JSON.stringify({ pid: 999_999, command: 'run', acquiredAt: '2026-11-26T10:00:00.000Z' }),
     );
-    const result = await simRun(dir);
+    const result = await simRun(dir, ['--no-checks']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       'maker: note: maker run (pid 999999, since 2026-11-26T10:00:00.000Z) stopped without releasing this workspace; taking it over.',

@@ -43,7 +43,15 @@ describe('a maker demo killed before its run was saved', () => {
       expect(status.code, step).toBe(0);
       expect(status.stdout, step).toMatch(/interrupted while starting/);
       expect(status.stdout, step).toContain('maker resume');
-      const refused = await maker(['run', 'another idea', '--dir', dir, '--worker', 'sim']);
+      const refused = await maker([
+        'run',
+        'another idea',
+        '--dir',
+        dir,
+        '--worker',
+        'sim',
+        '--no-checks',
+      ]);
       expect(refused.code, step).toBe(2);
       expect(refused.stderr, step).toMatch(/start was interrupted.*maker resume/s);
       expect(await expectLanded(dir, await maker(['resume', '--dir', dir])), step).toBe(tree);

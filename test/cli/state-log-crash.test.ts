@@ -14,7 +14,7 @@ import { useTempDirs } from '../helpers/tmp.js';
 const tempDir = useTempDirs();
 const CLI = join(process.cwd(), 'dist', 'maker.js');
 const IDEA = 'a CLI that converts CSV to Parquet';
-const RUN_ARGS = ['--worker', 'sim', '--hitl', 'auto', '--seed', '11', '--json'];
+const RUN_ARGS = ['--worker', 'sim', '--no-checks', '--hitl', 'auto', '--seed', '11', '--json'];
 
 function maker(
   args: string[],

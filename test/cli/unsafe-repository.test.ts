@@ -16,7 +16,7 @@ it.skipIf(process.getuid?.() !== 0)(
     await execFileAsync('git', ['init', '-q', '-b', 'main', dir]);
     await execFileAsync('chown', ['-R', '65534', dir]);
     for (const args of [
-      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto'],
+      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--no-checks', '--hitl', 'auto'],
       ['sandbox', 'true', '--dir', dir],
     ]) {
       const out = await maker(args);

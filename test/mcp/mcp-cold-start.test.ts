@@ -110,7 +110,12 @@ describe('LazyRuns', () => {
     expect([loads, runs.loaded]).toEqual([0, false]);
     const [a, b] = await Promise.all([call('maker_status', {}), call('maker_status', {})]);
     expect(text(a)).toBe(text(b));
-    await call('maker_start', { idea: 'a note', worker: 'sim', sim: { clarify: false } });
+    await call('maker_start', {
+      idea: 'a note',
+      worker: 'sim',
+      checks: false,
+      sim: { clarify: false },
+    });
     expect([loads, runs.loaded]).toEqual([1, true]);
   });
 
@@ -130,7 +135,7 @@ describe('LazyRuns', () => {
       /could not load its engine: Cannot find module '\/x\/dist\/chunk-ABC\.js'\. If files of the extension are missing, reinstall it\./,
     );
     expect(runs.loaded).toBe(false);
-    const started = await call('maker_start', { idea: 'a note', worker: 'sim' });
+    const started = await call('maker_start', { idea: 'a note', worker: 'sim', checks: false });
     expect(started.isError).toBeFalsy();
     expect(loads).toBe(2);
   });

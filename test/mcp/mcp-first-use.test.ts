@@ -32,7 +32,11 @@ describe('maker_start never simulates silently', () => {
 
   it('says SIMULATED when it starts, waits on and shows a simulated run', async () => {
     const { call } = await connect(await tempDir());
-    const started = await call('maker_start', { idea: 'a notes app', worker: 'sim' });
+    const started = await call('maker_start', {
+      idea: 'a notes app',
+      worker: 'sim',
+      checks: false,
+    });
     expect(text(started)).toMatch(
       /^Started run r[\w-]+ in .* \(SIMULATED: placeholder plans and files, not real work\)\./,
     );

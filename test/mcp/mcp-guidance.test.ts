@@ -52,7 +52,11 @@ describe('the MCP tools guide the model', () => {
   it('a run cancelled by the server shutting down says maker_resume continues it; resume answers with the new status', async () => {
     const dir = await tempDir();
     const first = await connect(dir);
-    const started = await first.call('maker_start', { idea: 'a notes app', worker: 'sim' });
+    const started = await first.call('maker_start', {
+      idea: 'a notes app',
+      worker: 'sim',
+      checks: false,
+    });
     const runId = (started.structuredContent as { runId: string }).runId;
     // The run waits on its clarify question when Gemini CLI quits.
     expect(text(await first.call('maker_wait', { runId, cursor: 0, seconds: 60 }))).toMatch(
@@ -84,7 +88,11 @@ describe('the MCP tools guide the model', () => {
   it('a pending question carries the cursor to wait with after answering', async () => {
     const dir = await tempDir();
     const { call } = await connect(dir);
-    const started = await call('maker_start', { idea: 'a notes app', worker: 'sim' });
+    const started = await call('maker_start', {
+      idea: 'a notes app',
+      worker: 'sim',
+      checks: false,
+    });
     const runId = (started.structuredContent as { runId: string }).runId;
     const waited = await call('maker_wait', { runId, cursor: 0, seconds: 60 });
     const cursor = (waited.structuredContent as { cursor: number }).cursor;
@@ -97,7 +105,11 @@ describe('the MCP tools guide the model', () => {
   it('the journal and the state file agree on the cursor, across a shutdown and a resume', async () => {
     const dir = await tempDir();
     const first = await connect(dir);
-    const started = await first.call('maker_start', { idea: 'a notes app', worker: 'sim' });
+    const started = await first.call('maker_start', {
+      idea: 'a notes app',
+      worker: 'sim',
+      checks: false,
+    });
     const runId = (started.structuredContent as { runId: string }).runId;
     await first.call('maker_wait', { runId, cursor: 0, seconds: 60 });
     await first.close();

@@ -26,7 +26,7 @@ describe('maker_start confines repo to the workspace', () => {
     const workspace = join(parent, 'ws');
     await mkdir(workspace);
     const { call } = await connect(workspace);
-    const refused = await call('maker_start', { idea: 'x', worker: 'sim', repo });
+    const refused = await call('maker_start', { idea: 'x', worker: 'sim', checks: false, repo });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(reason);
     expect(await readdir(workspace)).toEqual([]);
@@ -41,9 +41,19 @@ describe('maker_start confines repo to the workspace', () => {
     await symlink(parent, join(workspace, 'out'));
     await symlink(join(workspace, 'repo', '.git'), join(workspace, 'hooks'));
     const { call } = await connect(workspace);
-    const out = await call('maker_start', { idea: 'x', worker: 'sim', repo: 'out/elsewhere' });
+    const out = await call('maker_start', {
+      idea: 'x',
+      worker: 'sim',
+      checks: false,
+      repo: 'out/elsewhere',
+    });
     expect(text(out)).toMatch(/outside the workspace/);
-    const git = await call('maker_start', { idea: 'x', worker: 'sim', repo: 'hooks' });
+    const git = await call('maker_start', {
+      idea: 'x',
+      worker: 'sim',
+      checks: false,
+      repo: 'hooks',
+    });
     expect(text(git)).toMatch(/into a \.git directory/);
     expect(existsSync(join(parent, 'elsewhere'))).toBe(false);
   });
@@ -57,7 +67,7 @@ describe('maker_start confines repo to the workspace', () => {
       await symlink(join(parent, 'outside'), join(workspace, 'dangling'));
       await symlink(join(workspace, 'loop'), join(workspace, 'loop'));
       const { call } = await connect(workspace);
-      const refused = await call('maker_start', { idea: 'x', worker: 'sim', repo });
+      const refused = await call('maker_start', { idea: 'x', worker: 'sim', checks: false, repo });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/symbolic link that leads nowhere/);
       expect(text(refused)).not.toMatch(/Unexpected error/);
@@ -70,11 +80,21 @@ describe('maker_start confines repo to the workspace', () => {
     await mkdir(join(workspace, 'app'));
     await symlink(join(workspace, 'app'), join(workspace, 'alias'));
     const first = await connect(workspace);
-    const a = await first.call('maker_start', { idea: 'first', worker: 'sim', repo: 'app' });
+    const a = await first.call('maker_start', {
+      idea: 'first',
+      worker: 'sim',
+      checks: false,
+      repo: 'app',
+    });
     expect(a.isError).toBeFalsy();
     const runId = (a.structuredContent as { runId: string }).runId;
     // The same repository: a second run there is refused while the first is in progress.
-    const b = await first.call('maker_start', { idea: 'second', worker: 'sim', repo: 'alias' });
+    const b = await first.call('maker_start', {
+      idea: 'second',
+      worker: 'sim',
+      checks: false,
+      repo: 'alias',
+    });
     expect(b.isError).toBe(true);
     expect(text(b)).toContain(`Run ${runId} is in progress`);
     await first.call('maker_cancel', { runId });
@@ -93,7 +113,11 @@ describe('tool arguments are bounded', () => {
   it('refuses a 5 MB idea, an over-long answer and a malformed run id, and writes nothing', async () => {
     const workspace = await tempDir();
     const { call } = await connect(workspace);
-    const huge = await call('maker_start', { idea: 'x'.repeat(5_000_000), worker: 'sim' });
+    const huge = await call('maker_start', {
+      idea: 'x'.repeat(5_000_000),
+      worker: 'sim',
+      checks: false,
+    });
     expect(huge.isError).toBe(true);
     expect(await readdir(workspace)).toEqual([]);
     const badId = await call('maker_status', { runId: '../../etc' });

@@ -37,10 +37,20 @@ describe('hostile tool arguments', () => {
     const workspace = await tempDir();
     await mkdir(join(workspace, 'app'));
     const { call } = await connect(workspace);
-    const first = await call('maker_start', { idea: 'first', worker: 'sim', repo: 'app' });
+    const first = await call('maker_start', {
+      idea: 'first',
+      worker: 'sim',
+      checks: false,
+      repo: 'app',
+    });
     expect(first.isError).toBeFalsy();
     const runId = (first.structuredContent as { runId: string }).runId;
-    const second = await call('maker_start', { idea: 'second', worker: 'sim', repo: 'app' });
+    const second = await call('maker_start', {
+      idea: 'second',
+      worker: 'sim',
+      checks: false,
+      repo: 'app',
+    });
     expect(second.isError).toBe(true);
     expect(text(second)).toContain(`Run ${runId} is in progress`);
     await call('maker_cancel', { runId });

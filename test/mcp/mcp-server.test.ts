@@ -38,7 +38,11 @@ describe('the maker MCP server', () => {
   it('runs a sim run to the veto question, relays it in text, and lands it on the answer', async () => {
     const dir = await tempDir();
     const { call } = await connect(dir);
-    const started = await call('maker_start', { idea: 'a CSV to JSON converter', worker: 'sim' });
+    const started = await call('maker_start', {
+      idea: 'a CSV to JSON converter',
+      worker: 'sim',
+      checks: false,
+    });
     expect(started.isError).toBeFalsy();
     const runId = (started.structuredContent as { runId: string }).runId;
     expect(text(started)).toContain(`runId="${runId}"`);
@@ -153,6 +157,7 @@ describe('the maker MCP server', () => {
     const misplaced = await call('maker_start', {
       idea: 'x',
       worker: 'sim',
+      checks: false,
       jules: { plan: 'pro' },
     });
     expect(misplaced.isError).toBe(true);
@@ -182,13 +187,17 @@ describe('the maker MCP server', () => {
   it('keeps a second server off a workspace another live process owns', async () => {
     const dir = await tempDir();
     const first = await connect(dir);
-    await first.call('maker_start', { idea: 'first', worker: 'sim' });
+    await first.call('maker_start', { idea: 'first', worker: 'sim', checks: false });
     // A second server in another process would see a live pid; simulate with a lock held by our parent.
     const { writeFile } = await import('node:fs/promises');
     const other = await tempDir();
     await writeFile(join(other, 'maker-state.json.lock'), `${process.ppid}\n`);
     const second = await connect(other);
-    const refused = await second.call('maker_start', { idea: 'second', worker: 'sim' });
+    const refused = await second.call('maker_start', {
+      idea: 'second',
+      worker: 'sim',
+      checks: false,
+    });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/Another maker process \(pid \d+\) is working on this workspace/);
   });
@@ -209,7 +218,7 @@ describe('the maker MCP server', () => {
     expect(tools).toHaveLength(7);
     const started = (await client.callTool({
       name: 'maker_start',
-      arguments: { idea: 'stdio run', worker: 'sim' },
+      arguments: { idea: 'stdio run', worker: 'sim', checks: false },
     })) as CallToolResult;
     expect(started.isError).toBeFalsy();
     const runId = (started.structuredContent as { runId: string }).runId;
@@ -231,6 +240,7 @@ describe('the maker MCP server, more', () => {
           idea,
           repo: i === 0 ? '.' : 'other',
           worker: 'sim',
+          checks: false,
           sim: { seed: i + 1, clarify: false },
         });
         return (started.structuredContent as { runId: string }).runId;
@@ -277,7 +287,7 @@ describe('the maker MCP server, more', () => {
       jsonrpc: '2.0',
       id: 2,
       method: 'tools/call',
-      params: { name: 'maker_start', arguments: { idea: 'noisy?', worker: 'sim' } },
+      params: { name: 'maker_start', arguments: { idea: 'noisy?', worker: 'sim', checks: false } },
     });
     send({
       jsonrpc: '2.0',
@@ -301,7 +311,7 @@ describe('maker_cancel and maker_resume', () => {
   it('cancels a run, keeps its state, and resumes it to the end', async () => {
     const dir = await tempDir();
     const { call } = await connect(dir);
-    const started = await call('maker_start', { idea: 'cancel me', worker: 'sim' });
+    const started = await call('maker_start', { idea: 'cancel me', worker: 'sim', checks: false });
     const runId = (started.structuredContent as { runId: string }).runId;
     const waited = await call('maker_wait', { runId, cursor: 0, seconds: 60 });
     expect(text(waited)).toMatch(/questionId="q-root-clarify-0"/);

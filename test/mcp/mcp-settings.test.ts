@@ -27,6 +27,7 @@ describe('unset extension settings (unresolved ${VAR} references)', () => {
     const started = await call('maker_start', {
       idea: 'a csv tool',
       worker: 'sim',
+      checks: false,
       sim: { clarify: false },
     });
     expect(started.isError, text(started)).toBeFalsy();

@@ -21,7 +21,13 @@ const connect = useMcpClients();
 const startFake = useFakeGitHub();
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-const START = { idea: 'a tool', repo: 'proj', worker: 'sim', sim: { seed: 7, clarify: false } };
+const START = {
+  idea: 'a tool',
+  repo: 'proj',
+  worker: 'sim',
+  checks: false,
+  sim: { seed: 7, clarify: false },
+};
 
 interface Saved {
   starting?: { id: string; command: string; idea: string };

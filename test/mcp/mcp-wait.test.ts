@@ -18,6 +18,7 @@ describe('maker_wait', () => {
       const { runId } = await runs.start({
         idea: 'a csv tool',
         worker: 'sim',
+        checks: false,
         sim: { clarify: false },
       });
       const { engine } = await runs.run(runId);
@@ -90,7 +91,12 @@ describe('the latest run, when no run id is given', () => {
   it('is found in a repository under the workspace: maker_status at once, maker_resume after a restart', async () => {
     const workspace = await tempDir();
     const first = await connect(workspace);
-    const started = await first.call('maker_start', { idea: 'an app', worker: 'sim', repo: 'app' });
+    const started = await first.call('maker_start', {
+      idea: 'an app',
+      worker: 'sim',
+      checks: false,
+      repo: 'app',
+    });
     const runId = (started.structuredContent as { runId: string }).runId;
     const status = await first.call('maker_status', {});
     expect(status.isError, text(status)).toBeFalsy();

@@ -11,7 +11,12 @@ describe('the live view from Gemini CLI', () => {
   it('maker_start and maker_status with view: true give the address; the page answers as maker_answer does', async () => {
     const { call } = await connect(await tempDir());
 
-    const started = await call('maker_start', { idea: 'a todo app', worker: 'sim', view: true });
+    const started = await call('maker_start', {
+      idea: 'a todo app',
+      worker: 'sim',
+      checks: false,
+      view: true,
+    });
     expect(started.isError).toBeFalsy();
     const { runId, viewUrl } = started.structuredContent as { runId: string; viewUrl: string };
     expect(text(started)).toContain(`Live view`);

@@ -14,7 +14,18 @@ describe.skipIf(!hasScript)('maker run --view --hitl tty', () => {
     async () => {
       const dir = await tempDir();
       const t = terminal(
-        ['run', 'a todo app', '--dir', dir, '--worker', 'sim', '--view', '--hitl', 'tty'],
+        [
+          'run',
+          'a todo app',
+          '--dir',
+          dir,
+          '--worker',
+          'sim',
+          '--no-checks',
+          '--view',
+          '--hitl',
+          'tty',
+        ],
         { env: process.env as Record<string, string> },
       );
       const url = new URL(

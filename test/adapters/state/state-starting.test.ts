@@ -11,6 +11,7 @@ const NEVER = { minLogBytes: 1 << 30, snapshotFactor: 1 };
 function intent(id: string): StartIntent {
   const config: Partial<ReturnType<typeof runConfig>> = runConfig({
     worker: 'sim',
+    checks: false,
     hitl: 'auto',
     defaultBranch: '',
   });
