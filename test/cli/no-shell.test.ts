@@ -117,7 +117,7 @@ describe('no shell, no start-up files', () => {
       await call('maker_start', {
         idea: 'a note',
         worker: 'sim',
-        checks: false,
+        runChecks: false,
         sim: { clarify: false },
       });
       // Until the run has composed its whole tree through git (then it asks its final veto).

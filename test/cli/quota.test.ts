@@ -105,7 +105,7 @@ describe('quota before cost', () => {
     const asked = await call('maker_start', {
       idea: 'a todo list CLI',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       dailyLimit: 100,
     });
     expect(asked.isError).toBe(true);
@@ -115,7 +115,7 @@ describe('quota before cost', () => {
     const started = await call('maker_start', {
       idea: 'a todo list CLI',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       dailyLimit: 100,
       confirmQuota: true,
     });

@@ -110,7 +110,7 @@ const start =
     functionCalls: [
       {
         name: 'mcp_maker_maker_start',
-        args: { idea: 'a CLI that converts CSV to JSON', worker: 'sim', checks: false, sim },
+        args: { idea: 'a CLI that converts CSV to JSON', worker: 'sim', runChecks: false, sim },
       },
     ],
   });

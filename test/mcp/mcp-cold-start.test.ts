@@ -113,7 +113,7 @@ describe('LazyRuns', () => {
     await call('maker_start', {
       idea: 'a note',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       sim: { clarify: false },
     });
     expect([loads, runs.loaded]).toEqual([1, true]);
@@ -135,7 +135,7 @@ describe('LazyRuns', () => {
       /could not load its engine: Cannot find module '\/x\/dist\/chunk-ABC\.js'\. If files of the extension are missing, reinstall it\./,
     );
     expect(runs.loaded).toBe(false);
-    const started = await call('maker_start', { idea: 'a note', worker: 'sim', checks: false });
+    const started = await call('maker_start', { idea: 'a note', worker: 'sim', runChecks: false });
     expect(started.isError).toBeFalsy();
     expect(loads).toBe(2);
   });

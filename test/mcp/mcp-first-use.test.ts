@@ -35,7 +35,7 @@ describe('maker_start never simulates silently', () => {
     const started = await call('maker_start', {
       idea: 'a notes app',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
     });
     expect(text(started)).toMatch(
       /^Started run r[\w-]+ in .* \(SIMULATED: placeholder plans and files, not real work\)\./,

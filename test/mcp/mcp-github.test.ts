@@ -22,7 +22,7 @@ describe('maker_start with github (MCP)', () => {
     const started = await call('maker_start', {
       idea: 'a csv tool',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       github: 'alice/mcp-app',
       sim: { clarify: false },
     });

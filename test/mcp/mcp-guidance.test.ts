@@ -55,7 +55,7 @@ describe('the MCP tools guide the model', () => {
     const started = await first.call('maker_start', {
       idea: 'a notes app',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
     });
     const runId = (started.structuredContent as { runId: string }).runId;
     // The run waits on its clarify question when Gemini CLI quits.
@@ -91,7 +91,7 @@ describe('the MCP tools guide the model', () => {
     const started = await call('maker_start', {
       idea: 'a notes app',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
     });
     const runId = (started.structuredContent as { runId: string }).runId;
     const waited = await call('maker_wait', { runId, cursor: 0, seconds: 60 });
@@ -108,7 +108,7 @@ describe('the MCP tools guide the model', () => {
     const started = await first.call('maker_start', {
       idea: 'a notes app',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
     });
     const runId = (started.structuredContent as { runId: string }).runId;
     await first.call('maker_wait', { runId, cursor: 0, seconds: 60 });

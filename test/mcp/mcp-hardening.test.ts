@@ -26,7 +26,7 @@ describe('maker_start confines repo to the workspace', () => {
     const workspace = join(parent, 'ws');
     await mkdir(workspace);
     const { call } = await connect(workspace);
-    const refused = await call('maker_start', { idea: 'x', worker: 'sim', checks: false, repo });
+    const refused = await call('maker_start', { idea: 'x', worker: 'sim', runChecks: false, repo });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(reason);
     expect(await readdir(workspace)).toEqual([]);
@@ -44,14 +44,14 @@ describe('maker_start confines repo to the workspace', () => {
     const out = await call('maker_start', {
       idea: 'x',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       repo: 'out/elsewhere',
     });
     expect(text(out)).toMatch(/outside the workspace/);
     const git = await call('maker_start', {
       idea: 'x',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       repo: 'hooks',
     });
     expect(text(git)).toMatch(/into a \.git directory/);
@@ -67,7 +67,12 @@ describe('maker_start confines repo to the workspace', () => {
       await symlink(join(parent, 'outside'), join(workspace, 'dangling'));
       await symlink(join(workspace, 'loop'), join(workspace, 'loop'));
       const { call } = await connect(workspace);
-      const refused = await call('maker_start', { idea: 'x', worker: 'sim', checks: false, repo });
+      const refused = await call('maker_start', {
+        idea: 'x',
+        worker: 'sim',
+        runChecks: false,
+        repo,
+      });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/symbolic link that leads nowhere/);
       expect(text(refused)).not.toMatch(/Unexpected error/);
@@ -83,7 +88,7 @@ describe('maker_start confines repo to the workspace', () => {
     const a = await first.call('maker_start', {
       idea: 'first',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       repo: 'app',
     });
     expect(a.isError).toBeFalsy();
@@ -92,7 +97,7 @@ describe('maker_start confines repo to the workspace', () => {
     const b = await first.call('maker_start', {
       idea: 'second',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       repo: 'alias',
     });
     expect(b.isError).toBe(true);
@@ -116,7 +121,7 @@ describe('tool arguments are bounded', () => {
     const huge = await call('maker_start', {
       idea: 'x'.repeat(5_000_000),
       worker: 'sim',
-      checks: false,
+      runChecks: false,
     });
     expect(huge.isError).toBe(true);
     expect(await readdir(workspace)).toEqual([]);

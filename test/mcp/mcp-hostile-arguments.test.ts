@@ -40,7 +40,7 @@ describe('hostile tool arguments', () => {
     const first = await call('maker_start', {
       idea: 'first',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       repo: 'app',
     });
     expect(first.isError).toBeFalsy();
@@ -48,7 +48,7 @@ describe('hostile tool arguments', () => {
     const second = await call('maker_start', {
       idea: 'second',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       repo: 'app',
     });
     expect(second.isError).toBe(true);

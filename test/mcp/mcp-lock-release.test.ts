@@ -21,7 +21,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-const START = { idea: 'a tool', worker: 'sim', checks: false, sim: { seed: 7, clarify: false } };
+const START = { idea: 'a tool', worker: 'sim', runChecks: false, sim: { seed: 7, clarify: false } };
 const lockOf = (dir: string) => join(dir, 'maker-state.json.lock');
 
 async function server(dir: string) {

@@ -12,7 +12,7 @@ describe('maker_wait progress', () => {
     const started = await call('maker_start', {
       idea: 'a notes app',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       sim: { clarify: false },
     });
     const runId = (started.structuredContent as { runId: string }).runId;

@@ -41,7 +41,7 @@ describe('the maker MCP server', () => {
     const started = await call('maker_start', {
       idea: 'a CSV to JSON converter',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
     });
     expect(started.isError).toBeFalsy();
     const runId = (started.structuredContent as { runId: string }).runId;
@@ -157,7 +157,7 @@ describe('the maker MCP server', () => {
     const misplaced = await call('maker_start', {
       idea: 'x',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       jules: { plan: 'pro' },
     });
     expect(misplaced.isError).toBe(true);
@@ -187,7 +187,7 @@ describe('the maker MCP server', () => {
   it('keeps a second server off a workspace another live process owns', async () => {
     const dir = await tempDir();
     const first = await connect(dir);
-    await first.call('maker_start', { idea: 'first', worker: 'sim', checks: false });
+    await first.call('maker_start', { idea: 'first', worker: 'sim', runChecks: false });
     // A second server in another process would see a live pid; simulate with a lock held by our parent.
     const { writeFile } = await import('node:fs/promises');
     const other = await tempDir();
@@ -196,7 +196,7 @@ describe('the maker MCP server', () => {
     const refused = await second.call('maker_start', {
       idea: 'second',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
     });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/Another maker process \(pid \d+\) is working on this workspace/);
@@ -218,7 +218,7 @@ describe('the maker MCP server', () => {
     expect(tools).toHaveLength(7);
     const started = (await client.callTool({
       name: 'maker_start',
-      arguments: { idea: 'stdio run', worker: 'sim', checks: false },
+      arguments: { idea: 'stdio run', worker: 'sim', runChecks: false },
     })) as CallToolResult;
     expect(started.isError).toBeFalsy();
     const runId = (started.structuredContent as { runId: string }).runId;
@@ -240,7 +240,7 @@ describe('the maker MCP server, more', () => {
           idea,
           repo: i === 0 ? '.' : 'other',
           worker: 'sim',
-          checks: false,
+          runChecks: false,
           sim: { seed: i + 1, clarify: false },
         });
         return (started.structuredContent as { runId: string }).runId;
@@ -287,7 +287,10 @@ describe('the maker MCP server, more', () => {
       jsonrpc: '2.0',
       id: 2,
       method: 'tools/call',
-      params: { name: 'maker_start', arguments: { idea: 'noisy?', worker: 'sim', checks: false } },
+      params: {
+        name: 'maker_start',
+        arguments: { idea: 'noisy?', worker: 'sim', runChecks: false },
+      },
     });
     send({
       jsonrpc: '2.0',
@@ -311,7 +314,11 @@ describe('maker_cancel and maker_resume', () => {
   it('cancels a run, keeps its state, and resumes it to the end', async () => {
     const dir = await tempDir();
     const { call } = await connect(dir);
-    const started = await call('maker_start', { idea: 'cancel me', worker: 'sim', checks: false });
+    const started = await call('maker_start', {
+      idea: 'cancel me',
+      worker: 'sim',
+      runChecks: false,
+    });
     const runId = (started.structuredContent as { runId: string }).runId;
     const waited = await call('maker_wait', { runId, cursor: 0, seconds: 60 });
     expect(text(waited)).toMatch(/questionId="q-root-clarify-0"/);

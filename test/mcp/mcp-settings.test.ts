@@ -27,7 +27,7 @@ describe('unset extension settings (unresolved ${VAR} references)', () => {
     const started = await call('maker_start', {
       idea: 'a csv tool',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       sim: { clarify: false },
     });
     expect(started.isError, text(started)).toBeFalsy();

@@ -25,7 +25,7 @@ const START = {
   idea: 'a tool',
   repo: 'proj',
   worker: 'sim',
-  checks: false,
+  runChecks: false,
   sim: { seed: 7, clarify: false },
 };
 

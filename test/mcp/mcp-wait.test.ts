@@ -18,7 +18,7 @@ describe('maker_wait', () => {
       const { runId } = await runs.start({
         idea: 'a csv tool',
         worker: 'sim',
-        checks: false,
+        runChecks: false,
         sim: { clarify: false },
       });
       const { engine } = await runs.run(runId);
@@ -94,7 +94,7 @@ describe('the latest run, when no run id is given', () => {
     const started = await first.call('maker_start', {
       idea: 'an app',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       repo: 'app',
     });
     const runId = (started.structuredContent as { runId: string }).runId;

@@ -14,7 +14,7 @@ describe('the live view from Gemini CLI', () => {
     const started = await call('maker_start', {
       idea: 'a todo app',
       worker: 'sim',
-      checks: false,
+      runChecks: false,
       view: true,
     });
     expect(started.isError).toBeFalsy();

@@ -11,7 +11,7 @@ const NEVER = { minLogBytes: 1 << 30, snapshotFactor: 1 };
 function intent(id: string): StartIntent {
   const config: Partial<ReturnType<typeof runConfig>> = runConfig({
     worker: 'sim',
-    checks: false,
+    runChecks: false,
     hitl: 'auto',
     defaultBranch: '',
   });
