@@ -13,6 +13,8 @@ import { useTempDirs } from '../helpers/tmp.js';
  * MAKER_INTERRUPT_AT, MAKER_KILL_AT_GITHUB_REQUEST), not timing.
  */
 const tempDir = useTempDirs();
+/** What is tested is the start and the resume, not the checks: the demos run without a sandbox (unverified). */
+const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
@@ -34,10 +36,13 @@ describe('a maker demo killed before its run was saved', () => {
   it('is shown by maker status and finished by maker resume, with the tree of an unkilled demo', async () => {
     // Failed at main: "No MAKER runs" and "Nothing to resume in …: no unfinished run".
     const reference = join(await tempDir(), 'ref');
-    const tree = await expectLanded(reference, await maker(['demo', '--dir', reference]));
+    const tree = await expectLanded(
+      reference,
+      await maker(['demo', '--dir', reference], NO_SANDBOX),
+    );
     for (const step of ['start:intent-saved', 'github:repository-ensured', 'start:set-up']) {
       const dir = join(await tempDir(), 'demo');
-      const killed = await maker(['demo', '--dir', dir], { MAKER_CRASH_AT: step });
+      const killed = await maker(['demo', '--dir', dir], { ...NO_SANDBOX, MAKER_CRASH_AT: step });
       expect(killed.signal, `${step}: ${killed.stderr}`).toBe('SIGKILL');
       const status = await maker(['status', '--dir', dir]);
       expect(status.code, step).toBe(0);
@@ -54,7 +59,9 @@ describe('a maker demo killed before its run was saved', () => {
       ]);
       expect(refused.code, step).toBe(2);
       expect(refused.stderr, step).toMatch(/start was interrupted.*maker resume/s);
-      expect(await expectLanded(dir, await maker(['resume', '--dir', dir])), step).toBe(tree);
+      expect(await expectLanded(dir, await maker(['resume', '--dir', dir], NO_SANDBOX)), step).toBe(
+        tree,
+      );
     }
   }, 300_000);
 
@@ -63,12 +70,15 @@ describe('a maker demo killed before its run was saved', () => {
     // ("already has an origin … that is not maker-demo/d", only the dead fake's port differing).
     const dir = join(await tempDir(), 'd');
     // Its 6th GitHub request is the first push's: the origin is set by then.
-    const killed = await maker(['demo', '--dir', dir], { MAKER_KILL_AT_GITHUB_REQUEST: '6:after' });
+    const killed = await maker(['demo', '--dir', dir], {
+      ...NO_SANDBOX,
+      MAKER_KILL_AT_GITHUB_REQUEST: '6:after',
+    });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     expect(git(dir, 'remote', 'get-url', 'origin')).toMatch(
       /^http:\/\/127\.0\.0\.1:\d+\/maker-demo\/d\.git$/,
     );
-    const again = await maker(['demo', '--dir', dir]);
+    const again = await maker(['demo', '--dir', dir], NO_SANDBOX);
     expect(again.stderr).toContain('finishing demo run');
     await expectLanded(dir, again);
   }, 120_000);
@@ -85,7 +95,10 @@ describe('an early Ctrl-C', () => {
       'start:set-up',
     ]) {
       const dir = join(await tempDir(), 'ctrl-c');
-      const stopped = await maker(['demo', '--dir', dir], { MAKER_INTERRUPT_AT: step });
+      const stopped = await maker(['demo', '--dir', dir], {
+        ...NO_SANDBOX,
+        MAKER_INTERRUPT_AT: step,
+      });
       expect(stopped.code, `${step}: ${stopped.stderr}`).toBe(130);
       // Stopped before its run existed, on stderr; once it existed, as the run's outcome.
       const said = `${stopped.stderr}${stopped.stdout}`;
@@ -96,7 +109,7 @@ describe('an early Ctrl-C', () => {
       expect(status.stdout, step).not.toMatch(/No MAKER runs/);
       expect(status.stdout, step).toMatch(/interrupted|cancelled/);
       // The lock was released: the next run does not take it over.
-      const resumed = await maker(['resume', '--dir', dir]);
+      const resumed = await maker(['resume', '--dir', dir], NO_SANDBOX);
       expect(resumed.stderr, step).not.toMatch(/stopped without releasing/);
       await expectLanded(dir, resumed);
     }
