@@ -127,7 +127,10 @@ describe('no silent simulation', () => {
       expect(commit).toMatch(/^\[simulated\] /);
       expect(commit).toMatch(/Maker-Simulated: yes$/);
     }
-    const json = await maker(['demo', '--dir', await tempDir(), '--json']);
+    // The label is under test, not the checks: the demo runs without a sandbox (unverified).
+    const json = await maker(['demo', '--dir', await tempDir(), '--json'], {
+      MAKER_SANDBOX: 'none',
+    });
     expect(JSON.parse(json.stdout)).toMatchObject({ simulated: true, worker: 'sim' });
   });
 });

@@ -37,7 +37,7 @@ describe('questions at a terminal (--hitl tty)', () => {
     const stdout = await new Promise<string>((resolve, reject) => {
       const child = spawn('script', [
         '-qfec',
-        `"${process.execPath}" "${CLI}" run "a todo app" --dir "${dir}" --worker sim --seed 5 --hitl tty`,
+        `"${process.execPath}" "${CLI}" run "a todo app" --dir "${dir}" --worker sim --no-checks --seed 5 --hitl tty`,
         '/dev/null',
       ]);
       let out = '';

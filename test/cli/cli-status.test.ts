@@ -21,6 +21,9 @@ async function maker(args: readonly string[], env: Record<string, string> = {}) 
   }
 }
 
+/** For tests of what status and progress say, not of the checks: a demo without a sandbox (unverified). */
+const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
+
 const runIdOf = (text: string) => /run (r[\w-]+)/i.exec(text)?.[1] as string;
 
 // Each test runs a whole simulated run, whose checks now run by default (sandboxed): a generous ceiling.
@@ -114,7 +117,7 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
 
   it('prints plain progress lines when stderr is not a terminal, with the summary’s own counts', async () => {
     const dir = await tempDir();
-    const demo = await maker(['demo', '--dir', dir, '--seed', '1']);
+    const demo = await maker(['demo', '--dir', dir, '--seed', '1'], NO_SANDBOX);
     expect(demo.code).toBe(0);
     expect(demo.stderr).toMatch(
       /^maker: node [\w-]+ done: ".+" committed · run totals \d+ samples/m,
@@ -146,7 +149,7 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
 
   it('shows candidate plans as readable summaries, each described once', async () => {
     const dir = await tempDir();
-    expect((await maker(['demo', '--dir', dir, '--seed', '1'])).code).toBe(0);
+    expect((await maker(['demo', '--dir', dir, '--seed', '1'], NO_SANDBOX)).code).toBe(0);
     const node = await maker(['status', '--dir', dir, '--node', 'root']);
     expect(node.stdout).toMatch(
       /split \(attempt 2; \d+ samples drawn before\): decided, \d+ : \d+ sample votes(; judges' ballots (tied )?\d+ : \d+)? for plan \d+\n {4}plan \d+: \d+ subtasks: "/,
