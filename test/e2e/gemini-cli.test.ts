@@ -103,14 +103,18 @@ function assistant(options: {
   };
 }
 
+/**
+ * The model's first answer: start a sim run. Without checks unless `runChecks` (they are tested
+ * elsewhere; a run with them takes several times as long).
+ */
 const start =
-  (sim: Record<string, unknown> = {}) =>
+  (sim: Record<string, unknown> = {}, runChecks = false) =>
   () => ({
     text: '',
     functionCalls: [
       {
         name: 'mcp_maker_maker_start',
-        args: { idea: 'a CLI that converts CSV to JSON', worker: 'sim', runChecks: false, sim },
+        args: { idea: 'a CLI that converts CSV to JSON', worker: 'sim', runChecks, sim },
       },
     ],
   });
@@ -248,7 +252,8 @@ describe.skipIf('skip' in binary)('MAKER inside the real Gemini CLI', () => {
     const chosen: string[] = [];
     fake = await startFakeGemini(
       assistant({
-        first: start({ seed: 6, errorRate: 0.5, judgeAccuracy: 0.2 }),
+        // Checks on: this seed's split vote is among the candidates its checks leave.
+        first: start({ seed: 6, errorRate: 0.5, judgeAccuracy: 0.2 }, true),
         answer: (q) => {
           if (q.kind !== 'select') return q.kind === 'clarify' ? 'either' : 'accept';
           const candidates = q.options.filter((o) => o.startsWith('candidate-'));
