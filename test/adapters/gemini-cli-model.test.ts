@@ -171,6 +171,19 @@ describe('GeminiCliModel over ACP', () => {
     await expect(failed).rejects.toMatchObject({ isRetryable: true });
   });
 
+  it('a model that says nothing at all (not even its thinking, which ACP streams) is a transport failure after the silence limit, long before its first-byte allowance', async () => {
+    const stub = await stubGemini(await tempDir(), { hold: true });
+    const started = Date.now();
+    const failed = model(stub.path, { waits: { ...QUICK, firstByteMs: 120_000 } }).generate({
+      prompt: 'x',
+      temperature: 0,
+    });
+    await expect(failed).rejects.toBeInstanceOf(ModelTransportError);
+    await expect(failed).rejects.toThrow(/the model said nothing for 1 s/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await untilLogged(stub, (l) => l.some((e) => e.in?.method === 'session/cancel'));
+  }, 30_000);
+
   it('a prompt past its deadline (from its size) is a transport failure, and its session is cancelled', async () => {
     const stub = await stubGemini(await tempDir(), { hold: true });
     const failed = model(stub.path, {

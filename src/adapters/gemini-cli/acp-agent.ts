@@ -181,8 +181,9 @@ export class AcpAgent {
 
   /**
    * One prompt in its own session; `signal` cancels it (the agent is told `session/cancel`). Past
-   * `deadlineMs`, or silent for the silence limit once it began answering, it is cancelled and
-   * fails as a transport failure; a child that does not settle a cancelled prompt is ended.
+   * `deadlineMs`, or silent for the silence limit (from the request on: thinking streams too), it
+   * is cancelled and fails as a transport failure; a child that does not settle a cancelled prompt
+   * is ended.
    */
   async prompt(
     cwd: string,
@@ -261,11 +262,15 @@ export class AcpAgent {
       const check = () => {
         const now = Date.now();
         const last = heardAt();
+        // Silence counts from the request on: Gemini CLI streams the model's thinking as it
+        // thinks (`agent_thought_chunk`), so a model at work is heard within seconds.
         const why =
           now - start >= deadlineMs
             ? `no complete answer within ${waitWords(deadlineMs)} (the deadline for a request this size)`
-            : last !== undefined && now - last >= silenceMs
-              ? `the answer stopped: nothing for ${waitWords(silenceMs)}`
+            : now - (last ?? start) >= silenceMs
+              ? last === undefined
+                ? `the model said nothing for ${waitWords(silenceMs)}`
+                : `the answer stopped: nothing for ${waitWords(silenceMs)}`
               : undefined;
         if (why === undefined) {
           timer = setTimeout(check, Math.min(1000, Math.max(50, silenceMs / 4)));
