@@ -335,6 +335,30 @@ describe('GeminiCliModel headless', () => {
     );
   });
 
+  it('a headless gemini that never starts stops as the ACP one does: within the start-up deadline, not retried, naming the next step, its group ended', async () => {
+    const stub = await stubGemini(await tempDir(), { hang: true, grandchild: true });
+    const started = Date.now();
+    const failed = model(stub.path, {
+      mode: 'headless',
+      waits: { ...QUICK, startupMs: 1500 },
+    }).generate({
+      prompt: 'x',
+      temperature: 0,
+    });
+    await expect(failed).rejects.toMatchObject({ isRetryable: false });
+    await expect(failed).rejects.toThrow(
+      /did not start within 2 s[\s\S]*Check that `gemini` answers in a terminal, then run `maker resume`/,
+    );
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const log = await stub.log();
+    const pids = [
+      ...starts(log).map((s) => s.pid),
+      ...log.flatMap((e) => (e.grandchild === undefined ? [] : [e.grandchild])),
+    ];
+    await until(() => pids.every((pid) => !alive(pid)));
+    expect(pids.filter((pid) => alive(pid))).toEqual([]);
+  });
+
   it('a headless answer that stops mid-way is ended once silent, with its process group', async () => {
     const stub = await stubGemini(await tempDir(), { stall: true, grandchild: true });
     const failed = model(stub.path, { mode: 'headless', waits: QUICK }).generate({

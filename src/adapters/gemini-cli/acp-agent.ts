@@ -5,7 +5,15 @@ import { ModelTransportError } from '../../core/model-errors.js';
 import { waitWords } from '../../core/rate-limits.js';
 import type { GenerateResult } from '../../ports/language-model.js';
 import { AcpConnection, AcpError, AcpExit } from './acp-client.js';
-import { demandsLogin, exitError, saidError, signInError, tail, tooOldError } from './said.js';
+import {
+  demandsLogin,
+  exitError,
+  saidError,
+  signInError,
+  startupError,
+  tail,
+  tooOldError,
+} from './said.js';
 import { childEnv, commonArgs, type CallDirectory } from './setup.js';
 import { takeSessionUsage } from './usage.js';
 
@@ -137,13 +145,7 @@ export class AcpAgent {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#connection.kill();
-        reject(
-          new ApiCallError(
-            'gemini-cli',
-            `Gemini CLI did not start within ${waitWords(ms)} (it signs in as it starts: its service may not be answering). Check that \`gemini\` answers in a terminal, then run \`maker resume\` (MAKER_GEMINI_START_S allows it longer).`,
-            { isRetryable: false },
-          ),
-        );
+        reject(startupError(ms));
       }, ms);
       work.then(resolve, reject).finally(() => clearTimeout(timer));
     });
