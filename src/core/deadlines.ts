@@ -3,6 +3,12 @@
  * the model's expected latency and the request's size, and a silence watchdog ends a request that
  * stopped sending (no byte for `silenceMs`) as a transport failure, retried like any other. Start-up
  * (a `gemini` process signing in) has its own deadline.
+ *
+ * The defaults keep every failure within 30 s of its cause, said: a `gemini` that hangs starting
+ * is stopped after 20 s (a real one, signing in, answers in about 3 s on an idle machine and 7 to
+ * 12 s on a loaded two-core one, as the end-to-end tests measure: 20 s is room for both, and for
+ * MAKER's own second or two before the message); an answer silent for 20 s is retried, and the
+ * retry said at once.
  */
 export interface ModelWaits {
   /** The longest wait for a `gemini` process to start and sign in (ms). */
@@ -11,15 +17,18 @@ export interface ModelWaits {
   readonly firstByteMs: number;
   /** The slowest pace an answer is allowed to stream at (tokens per second). */
   readonly tokensPerSecond: number;
-  /** No byte for this long, once bytes came, is a transport failure (ms). */
+  /**
+   * No byte for this long is a transport failure (ms): once the answer began, or, where the model's
+   * thinking streams too (Gemini CLI's ACP mode), from the request on.
+   */
   readonly silenceMs: number;
 }
 
 export const DEFAULT_MODEL_WAITS: ModelWaits = {
-  startupMs: 30_000,
+  startupMs: 20_000,
   firstByteMs: 60_000,
   tokensPerSecond: 20,
-  silenceMs: 60_000,
+  silenceMs: 20_000,
 };
 
 /** An answer's size when the request sets none: a long answer with a thinking model's reasoning. */

@@ -171,6 +171,19 @@ describe('GeminiCliModel over ACP', () => {
     await expect(failed).rejects.toMatchObject({ isRetryable: true });
   });
 
+  it('a model that says nothing at all (not even its thinking, which ACP streams) is a transport failure after the silence limit, long before its first-byte allowance', async () => {
+    const stub = await stubGemini(await tempDir(), { hold: true });
+    const started = Date.now();
+    const failed = model(stub.path, { waits: { ...QUICK, firstByteMs: 120_000 } }).generate({
+      prompt: 'x',
+      temperature: 0,
+    });
+    await expect(failed).rejects.toBeInstanceOf(ModelTransportError);
+    await expect(failed).rejects.toThrow(/the model said nothing for 1 s/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await untilLogged(stub, (l) => l.some((e) => e.in?.method === 'session/cancel'));
+  }, 30_000);
+
   it('a prompt past its deadline (from its size) is a transport failure, and its session is cancelled', async () => {
     const stub = await stubGemini(await tempDir(), { hold: true });
     const failed = model(stub.path, {
@@ -320,6 +333,30 @@ describe('GeminiCliModel headless', () => {
     await expect(failed).rejects.toThrow(
       /daily quota is spent[\s\S]*resets within 24 hours[\s\S]*maker resume/,
     );
+  });
+
+  it('a headless gemini that never starts stops as the ACP one does: within the start-up deadline, not retried, naming the next step, its group ended', async () => {
+    const stub = await stubGemini(await tempDir(), { hang: true, grandchild: true });
+    const started = Date.now();
+    const failed = model(stub.path, {
+      mode: 'headless',
+      waits: { ...QUICK, startupMs: 1500 },
+    }).generate({
+      prompt: 'x',
+      temperature: 0,
+    });
+    await expect(failed).rejects.toMatchObject({ isRetryable: false });
+    await expect(failed).rejects.toThrow(
+      /did not start within 2 s[\s\S]*Check that `gemini` answers in a terminal, then run `maker resume`/,
+    );
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const log = await stub.log();
+    const pids = [
+      ...starts(log).map((s) => s.pid),
+      ...log.flatMap((e) => (e.grandchild === undefined ? [] : [e.grandchild])),
+    ];
+    await until(() => pids.every((pid) => !alive(pid)));
+    expect(pids.filter((pid) => alive(pid))).toEqual([]);
   });
 
   it('a headless answer that stops mid-way is ended once silent, with its process group', async () => {

@@ -4,6 +4,7 @@ import { mkdir, readFile, readdir, stat, symlink, utimes, writeFile } from 'node
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { DEFAULT_MODEL_WAITS } from '../../src/core/deadlines.js';
 import { stateFileSchema } from '../../src/core/tree/schema.js';
 import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
@@ -89,6 +90,28 @@ describe('model access', () => {
       /Gemini CLI is not signed in: run `gemini` once in a terminal and choose Login with Google/,
     );
     expect(stderr).toMatch(/Nothing was created or changed/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('a gemini that hangs at start-up is refused with the cause and the next step, within 30 s by default (its start-up deadline and MAKER’s own time), creating nothing', async () => {
+    const stub = await stubGemini(await tempDir(), { hang: true });
+    const dir = join(await tempDir(), 'repo');
+    const startupMs = 2000;
+    const started = Date.now();
+    const { code, stderr } = await maker(
+      ['run', 'a todo list CLI', '--dir', dir, '--hitl', 'auto'],
+      {
+        PATH: `${stub.bin}:${await gitOnlyPath()}`,
+        MAKER_GEMINI_START_S: String(startupMs / 1000),
+      },
+    );
+    // What the default adds to MAKER's own time (start, checks, the message) stays within 30 s.
+    const own = Date.now() - started - startupMs;
+    expect(DEFAULT_MODEL_WAITS.startupMs + own, `MAKER's own time: ${own} ms`).toBeLessThan(30_000);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /Gemini CLI did not finish signing in within 2 s: its service did not answer[\s\S]*Check that `gemini` answers in a terminal \(MAKER_GEMINI_START_S allows it longer\)[\s\S]*Nothing was created or changed/,
+    );
     expect(existsSync(dir)).toBe(false);
   });
 

@@ -3,7 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeminiCliModel } from '../../src/adapters/gemini-cli/gemini-cli-model.js';
-import { RateLimitedError } from '../../src/core/model-errors.js';
+import { RetryingModel } from '../../src/adapters/gemini/retrying-model.js';
+import { DEFAULT_MODEL_WAITS, type ModelWaits } from '../../src/core/deadlines.js';
+import { QuotaSpentError, RateLimitedError } from '../../src/core/model-errors.js';
 import { startFakeCodeAssist, type FakeCodeAssist } from '../../src/testing/fake-code-assist.js';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
 import {
@@ -173,6 +175,10 @@ describe.skipIf('skip' in binary)(
       expect(`${stopped.stdout}${stopped.stderr}`).toMatch(
         /the answer stopped: nothing for \d+ s[\s\S]*tried 3 times[\s\S]*maker resume/,
       );
+      // Each retry was said as it began, not only in the end.
+      expect(stopped.stderr).toMatch(
+        /waiting for gemini-cli until [^:]+:[^:]+:\d+ UTC: Gemini CLI's model call failed: the answer stopped: nothing for 3 s; retrying in 2 s \(try 2 of 3\)[\s\S]*retrying in 4 s \(try 3 of 3\)/,
+      );
       expect(Object.values((await stateOf(s.dir)).runs)[0]?.status).toBe('failed');
       await expectClean(s);
     });
@@ -280,6 +286,80 @@ describe.skipIf('skip' in binary)(
         await model.close();
       }
       expect(fake.requests.filter((r) => r.method === 'streamGenerateContent')).toHaveLength(1);
+    });
+  },
+);
+
+/**
+ * Headless mode (one `gemini -p` process per call, as for a `gemini` without ACP mode): its own
+ * start-up deadline and its reading of a daily quota, with the real binary, through the retries a
+ * run makes; each ends with its message, and no process or private directory of it is left.
+ */
+describe.skipIf('skip' in binary)(
+  'a signed-in person’s failures in headless mode, with the real gemini',
+  { timeout: 120_000 },
+  () => {
+    /** A run's model over headless calls (the retries included), and the set-up it runs in. */
+    async function headless(
+      respond: Parameters<typeof startFakeCodeAssist>[0],
+      options: Parameters<typeof startFakeCodeAssist>[1] = {},
+      waits: ModelWaits = DEFAULT_MODEL_WAITS,
+    ) {
+      const s = await setUp(respond, options);
+      const inner = new GeminiCliModel({
+        command: GEMINI,
+        model: 'gemini-2.5-flash',
+        env: { ...s.env, PATH: `${s.env['PATH'] ?? ''}:${process.env['PATH'] ?? ''}` },
+        mode: 'headless',
+        waits,
+      });
+      return { s, model: new RetryingModel(inner, { service: 'gemini-cli', waits }) };
+    }
+
+    it('a hang at start-up (its sign-in never answers): stopped at the start-up deadline, not retried, naming the next step; no process left', async () => {
+      // Room for a loaded machine's gemini to reach its sign-in (about 7 s seen), where it hangs.
+      const { s, model } = await headless(
+        answer,
+        { load: 'hang' },
+        { ...DEFAULT_MODEL_WAITS, startupMs: 10_000 },
+      );
+      const started = Date.now();
+      try {
+        const failed = model.generate({ prompt: 'Is this task minimal?', temperature: 0 });
+        await expect(failed).rejects.toMatchObject({ isRetryable: false });
+        await expect(failed).rejects.toThrow(
+          /Gemini CLI did not start within 10 s[\s\S]*Check that `gemini` answers in a terminal, then run `maker resume`/,
+        );
+        // One try, ended at its deadline (not three, nor a wait on the sign-in's own timeouts).
+        expect(Date.now() - started).toBeLessThan(18_000);
+        expect(fake?.calls.filter((c) => c === 'loadCodeAssist')).toHaveLength(1);
+      } finally {
+        await model.close();
+      }
+      await expectClean(s);
+    });
+
+    it('a spent daily quota (Code Assist’s 429): stopped at once with its reset and `maker resume`, gemini not left waiting it out; no process left', async () => {
+      let spentAt: number | undefined;
+      const { s, model } = await headless((request, index) => {
+        if (request.method === 'streamGenerateContent') {
+          spentAt ??= Date.now();
+          return codeAssistDailyQuota(17 * 3600 + 1800);
+        }
+        return answer(request, index);
+      });
+      try {
+        const failed = model.generate({ prompt: 'Is this task minimal?', temperature: 0 });
+        await expect(failed).rejects.toBeInstanceOf(QuotaSpentError);
+        await expect(failed).rejects.toThrow(
+          /Gemini CLI's daily quota is spent[\s\S]*resets in 18 h \(at [^)]+\); run `maker resume` then/,
+        );
+        expect(Date.now() - (spentAt ?? 0)).toBeLessThan(30_000);
+        expect(fake?.requests.filter((r) => r.method === 'streamGenerateContent')).toHaveLength(1);
+      } finally {
+        await model.close();
+      }
+      await expectClean(s);
     });
   },
 );

@@ -5,7 +5,15 @@ import { ModelTransportError } from '../../core/model-errors.js';
 import { waitWords } from '../../core/rate-limits.js';
 import type { GenerateResult } from '../../ports/language-model.js';
 import { AcpConnection, AcpError, AcpExit } from './acp-client.js';
-import { demandsLogin, exitError, saidError, signInError, tail, tooOldError } from './said.js';
+import {
+  demandsLogin,
+  exitError,
+  saidError,
+  signInError,
+  startupError,
+  tail,
+  tooOldError,
+} from './said.js';
 import { childEnv, commonArgs, type CallDirectory } from './setup.js';
 import { takeSessionUsage } from './usage.js';
 
@@ -137,13 +145,7 @@ export class AcpAgent {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#connection.kill();
-        reject(
-          new ApiCallError(
-            'gemini-cli',
-            `Gemini CLI did not start within ${waitWords(ms)} (it signs in as it starts: its service may not be answering). Check that \`gemini\` answers in a terminal, then run \`maker resume\` (MAKER_GEMINI_START_S allows it longer).`,
-            { isRetryable: false },
-          ),
-        );
+        reject(startupError(ms));
       }, ms);
       work.then(resolve, reject).finally(() => clearTimeout(timer));
     });
@@ -181,8 +183,9 @@ export class AcpAgent {
 
   /**
    * One prompt in its own session; `signal` cancels it (the agent is told `session/cancel`). Past
-   * `deadlineMs`, or silent for the silence limit once it began answering, it is cancelled and
-   * fails as a transport failure; a child that does not settle a cancelled prompt is ended.
+   * `deadlineMs`, or silent for the silence limit (from the request on: thinking streams too), it
+   * is cancelled and fails as a transport failure; a child that does not settle a cancelled prompt
+   * is ended.
    */
   async prompt(
     cwd: string,
@@ -261,11 +264,15 @@ export class AcpAgent {
       const check = () => {
         const now = Date.now();
         const last = heardAt();
+        // Silence counts from the request on: Gemini CLI streams the model's thinking as it
+        // thinks (`agent_thought_chunk`), so a model at work is heard within seconds.
         const why =
           now - start >= deadlineMs
             ? `no complete answer within ${waitWords(deadlineMs)} (the deadline for a request this size)`
-            : last !== undefined && now - last >= silenceMs
-              ? `the answer stopped: nothing for ${waitWords(silenceMs)}`
+            : now - (last ?? start) >= silenceMs
+              ? last === undefined
+                ? `the model said nothing for ${waitWords(silenceMs)}`
+                : `the answer stopped: nothing for ${waitWords(silenceMs)}`
               : undefined;
         if (why === undefined) {
           timer = setTimeout(check, Math.min(1000, Math.max(50, silenceMs / 4)));

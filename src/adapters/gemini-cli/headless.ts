@@ -6,7 +6,7 @@ import { ModelTransportError } from '../../core/model-errors.js';
 import { waitWords } from '../../core/rate-limits.js';
 import type { GenerateResult } from '../../ports/language-model.js';
 import { spawnGroup } from './process-group.js';
-import { demandsLogin, exitError, saidError, signInError } from './said.js';
+import { demandsLogin, exitError, saidError, signInError, startupError } from './said.js';
 import { childEnv, commonArgs, type CallDirectory } from './setup.js';
 import { takeSessionUsage } from './usage.js';
 
@@ -115,13 +115,7 @@ export async function headlessCall(options: {
   const timer = setInterval(
     () => {
       const t = Date.now();
-      if (answering === undefined && t - started >= startupMs)
-        stop(
-          new ModelTransportError(
-            'gemini-cli',
-            `Gemini CLI did not start within ${waitWords(startupMs)} (it signs in as it starts: its service may not be answering).`,
-          ),
-        );
+      if (answering === undefined && t - started >= startupMs) stop(startupError(startupMs));
       else if (answering !== undefined && t - answering >= options.deadlineMs)
         stop(
           new ModelTransportError(

@@ -1,6 +1,6 @@
 import { ApiCallError, ConfigError, type MakerError } from '../../core/errors.js';
 import { quotaError } from '../../core/model-errors.js';
-import { readQuotaAnswer } from '../../core/rate-limits.js';
+import { readQuotaAnswer, waitWords } from '../../core/rate-limits.js';
 
 /**
  * What a `gemini` process said, read as MAKER's errors: a sign-in to do, a quota (waited out or a
@@ -34,6 +34,18 @@ export function signInError(said: string): ConfigError {
     ? 'it asked for a login, which MAKER cannot answer for you'
     : `Gemini CLI said: ${tail(said)}`;
   return new ConfigError(`${SIGN_IN}. (${words})`);
+}
+
+/**
+ * A `gemini` that did not start (sign in) within `ms`, in either mode: not retried, since its
+ * service not answering is not a thing a second try mends in seconds; the run stops, resumable.
+ */
+export function startupError(ms: number): ApiCallError {
+  return new ApiCallError(
+    'gemini-cli',
+    `Gemini CLI did not start within ${waitWords(ms)} (it signs in as it starts: its service may not be answering). Check that \`gemini\` answers in a terminal, then run \`maker resume\` (MAKER_GEMINI_START_S allows it longer).`,
+    { isRetryable: false },
+  );
 }
 
 /** Flags an older `gemini` refuses (yargs: "Unknown arguments: policy, skip-trust"). */

@@ -89,36 +89,41 @@ export class RetryingModel implements LanguageModel {
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
-    for (let attempt = 1; ; attempt += 1) {
-      await this.#holdWhilePaused(request.signal);
-      try {
-        const result = await this.#timed(request);
-        this.#limitedSince = undefined;
-        return result;
-      } catch (error) {
-        if (error instanceof AbortedError || request.signal?.aborted === true) throw error;
-        if (error instanceof RateLimitedError) {
-          this.#rateLimited(error);
-          attempt -= 1; // Waiting out a limit is not a failed try.
-          continue;
-        }
-        if (!(error instanceof MakerError) || !error.isRetryable) throw error;
-        if (attempt >= this.#policy.attempts) throw this.#gaveUp(error, attempt);
-        const backoff = Math.min(
-          this.#policy.maxBackoffMs,
-          this.#policy.firstBackoffMs * 2 ** (attempt - 1),
-        );
-        const end = this.#report?.({
-          service: this.#options.service,
-          reason: `${clause(error.message)}; retrying in ${waitWords(backoff)} (try ${attempt + 1} of ${this.#policy.attempts})`,
-          until: new Date(this.#now() + backoff),
-        });
+    /** The retry under way, shown from the failure it follows until the try it makes settles. */
+    let retrying: (() => void) | undefined;
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        await this.#holdWhilePaused(request.signal);
         try {
+          const result = await this.#timed(request);
+          this.#limitedSince = undefined;
+          return result;
+        } catch (error) {
+          retrying?.();
+          if (error instanceof AbortedError || request.signal?.aborted === true) throw error;
+          if (error instanceof RateLimitedError) {
+            this.#rateLimited(error);
+            attempt -= 1; // Waiting out a limit is not a failed try.
+            continue;
+          }
+          if (!(error instanceof MakerError) || !error.isRetryable) throw error;
+          if (attempt >= this.#policy.attempts) throw this.#gaveUp(error, attempt);
+          const backoff = Math.min(
+            this.#policy.maxBackoffMs,
+            this.#policy.firstBackoffMs * 2 ** (attempt - 1),
+          );
+          // Said the moment the try failed, and for as long as the next one may take: a backoff
+          // alone (2 s) is too short a wait to be shown, and the person would see nothing.
+          retrying = this.#report?.({
+            service: this.#options.service,
+            reason: `${clause(error.message)}; retrying in ${waitWords(backoff)} (try ${attempt + 1} of ${this.#policy.attempts})`,
+            until: new Date(this.#now() + backoff + this.#deadlineMs(request)),
+          });
           await this.#sleep(backoff, request.signal);
-        } finally {
-          end?.();
         }
       }
+    } finally {
+      retrying?.();
     }
   }
 
@@ -157,15 +162,7 @@ export class RetryingModel implements LanguageModel {
   /** The call, shown as a wait on the model once it has run {@link RetryPolicy.slowAfterMs}. */
   async #timed(request: GenerateRequest): Promise<GenerateResult> {
     const key = {};
-    const deadline =
-      this.#now() +
-      requestDeadlineMs(
-        {
-          promptChars: (request.system ?? '').length + request.prompt.length,
-          maxOutputTokens: request.maxOutputTokens,
-        },
-        this.#options.waits ?? DEFAULT_MODEL_WAITS,
-      );
+    const deadline = this.#now() + this.#deadlineMs(request);
     const timer = setTimeout(() => {
       this.#slow.set(key, deadline);
       if (this.#endSlowWait === undefined && this.#report !== undefined)
@@ -187,6 +184,17 @@ export class RetryingModel implements LanguageModel {
         this.#endSlowWait = undefined;
       }
     }
+  }
+
+  /** How long one try of `request` may take (its deadline, from its size). */
+  #deadlineMs(request: GenerateRequest): number {
+    return requestDeadlineMs(
+      {
+        promptChars: (request.system ?? '').length + request.prompt.length,
+        maxOutputTokens: request.maxOutputTokens,
+      },
+      this.#options.waits ?? DEFAULT_MODEL_WAITS,
+    );
   }
 
   #gaveUp(error: MakerError, attempts: number): ApiCallError {

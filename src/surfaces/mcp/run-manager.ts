@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
+import { AbortedError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
 import { StopError } from '../../core/stops.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
@@ -74,6 +74,7 @@ export class RunManager {
    */
   async start(
     input: StartInput,
+    signal?: AbortSignal,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const dir = await confineRepo(this.#defaultDir, input.repo);
     refuseSecond(dir, this.#running(), this.#starting.has(dir));
@@ -82,7 +83,7 @@ export class RunManager {
     // A workspace open here now (its live view) stays open, its lock held, through the start.
     const kept = await this.#workspaces.borrow(dir)?.catch(() => undefined);
     try {
-      return await this.#start(input, dir);
+      return await this.#start(input, dir, signal);
     } finally {
       this.#starting.delete(dir);
       await kept?.release();
@@ -97,12 +98,16 @@ export class RunManager {
   async #start(
     input: StartInput,
     dir: string,
+    signal: AbortSignal | undefined,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const { kind, target, remote, quota, githubNotice, config, intent } = await planStart(
       input,
       dir,
       this.#env,
+      signal,
     );
+    // Cancelled while it checked: nothing was made, and nothing will be.
+    if (signal?.aborted === true) throw new AbortedError(signal.reason);
     const abandon = await recordStart(dir, intent, {
       opened: () => this.#workspaces.opened(dir)?.catch(() => undefined),
       locks: this.#workspaces.startLocks,

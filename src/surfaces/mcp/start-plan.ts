@@ -15,12 +15,14 @@ import { startSampling } from './tool-inputs.js';
 /**
  * Everything `maker_start` checks and decides before it makes anything: the worker and its
  * settings, the repository and its state file (a start a kill interrupted is refused), the
- * remote, the day's requests, the run's configuration and the intent it records first.
+ * remote, the day's requests, the run's configuration and the intent it records first. `signal`
+ * (the request's: the client cancelled it) ends the sign-in check of Gemini CLI at once.
  */
 export async function planStart(
   input: StartInput,
   dir: string,
   serverEnv: Readonly<Record<string, string | undefined>>,
+  signal?: AbortSignal,
 ) {
   // The access asked for, for this run's checks; the run records the one it settles on.
   const env =
@@ -72,7 +74,7 @@ export async function planStart(
     ask,
   );
   if (state?.starting !== undefined) throw pendingStartRefusal(dir, state.starting);
-  const access = await settleAccess(kind, DEFAULT_MODEL, env);
+  const access = await settleAccess(kind, DEFAULT_MODEL, env, signal);
   const quota = checkQuota(input, access?.access, env);
   // Its default branch is known once the repository is there.
   const full: Partial<RunConfig> & Omit<RunConfig, 'defaultBranch'> = runConfig({

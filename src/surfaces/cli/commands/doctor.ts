@@ -13,7 +13,7 @@ GOOGLE_API_KEY), else Vertex AI (GOOGLE_GENAI_USE_VERTEXAI=true with
 GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION), else your own Gemini CLI
 (\`gemini\` on the PATH, signed in). A \`gemini\` found is checked as a run
 checks it: its sign-in, without a model request and without a prompt, within
-MAKER_GEMINI_START_S seconds (default 30). When none is available, the ways to
+MAKER_GEMINI_START_S seconds (default 20). When none is available, the ways to
 make one so are listed.
 
 Checks: the sandbox checks would run in, bubblewrap else util-linux unshare,
