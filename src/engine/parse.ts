@@ -6,6 +6,7 @@ import {
   tokenCapRule,
   type ModelResponse,
 } from '../core/red-flags.js';
+import { testAnswerSchema } from '../core/acceptance-test.js';
 import { subtaskSchema, type Subtask } from '../core/tree/schema.js';
 import type { Sample } from '../core/voting/types.js';
 
@@ -76,6 +77,10 @@ export const parseBallot = redFlagger<ModelResponse, z.infer<typeof ballotAnswer
   jsonSchemaParser(ballotAnswerSchema),
   rules,
 );
+export const parseTestAnswer = redFlagger<ModelResponse, z.infer<typeof testAnswerSchema>>(
+  jsonSchemaParser(testAnswerSchema),
+  rules,
+);
 export const parseReview = redFlagger<ModelResponse, z.infer<typeof reviewAnswerSchema>>(
   jsonSchemaParser(reviewAnswerSchema),
   rules,
@@ -87,4 +92,5 @@ export const JSON_SCHEMAS = {
   split: z.toJSONSchema(splitAnswerSchema, { io: 'input' }),
   ballot: z.toJSONSchema(ballotAnswerSchema, { io: 'input' }),
   review: z.toJSONSchema(reviewAnswerSchema, { io: 'input' }),
+  test: z.toJSONSchema(testAnswerSchema, { io: 'input' }),
 } as const;
