@@ -90,18 +90,24 @@ async function run(
     const events: EngineEvent[] = [];
     const listening = new AbortController();
     const stop = new AbortController();
-    const listened = (async () => {
-      for await (const e of engine.events(listening.signal)) {
-        events.push(e);
-        if (options.stopWhen?.(e) === true) stop.abort();
-      }
-    })().catch(() => undefined);
+    const listen = (from: MakerEngine) =>
+      (async () => {
+        for await (const e of from.events(listening.signal)) {
+          events.push(e);
+          if (options.stopWhen?.(e) === true) stop.abort();
+        }
+      })().catch(() => undefined);
+    const listened = [listen(engine)];
     let outcome = await engine.run(runId, { signal: stop.signal });
     const interrupted = outcome.status;
     const askedBefore = asked.length;
-    if (options.stopWhen !== undefined) outcome = await engineOf().run(runId);
+    if (options.stopWhen !== undefined) {
+      const again = engineOf();
+      listened.push(listen(again));
+      outcome = await again.run(runId);
+    }
     listening.abort();
-    await listened;
+    await Promise.all(listened);
     const state = await engineOf().getRun(runId);
     const root = state.nodes[state.rootId];
     const landed =
@@ -116,7 +122,11 @@ describe.skipIf(sandbox === undefined)(
   'acceptance tests voted from the criteria (issue #36)',
   () => {
     it('a subtly wrong majority passes the weak planned check but fails the voted test, so the right answer wins', async () => {
-      const { outcome, state, events, add } = await run(RIGHT_TEST);
+      // Stopped between the test vote and the code vote (as by a kill), resumed by a new engine.
+      const stopped = await run(RIGHT_TEST, {
+        stopWhen: (e) => e.type === 'vote-end' && e.vote === 'acceptance-test',
+      });
+      const { outcome, state, events, add } = stopped;
       expect(outcome.status).toBe('done');
       // Without the acceptance test the wrong answer wins 3 : 1 (as on main).
       expect(add).toBe(RIGHT);
@@ -135,6 +145,10 @@ describe.skipIf(sandbox === undefined)(
         /Acceptance test add\.test\.mjs .*voted from the criteria, fails without the code/,
       );
       expect(events.some((e) => e.type === 'acceptance-test' && e.status === 'kept')).toBe(true);
+      // The resumed run did not ask for tests again: the vote was saved.
+      expect(stopped.interrupted).toBe('cancelled');
+      expect(stopped.askedBefore).toBeGreaterThan(0);
+      expect(stopped.asked).toHaveLength(stopped.askedBefore);
     }, 60_000);
 
     it('discards a voted test that passes without the code, and says so', async () => {
