@@ -130,7 +130,7 @@ describe.skipIf(sandbox === undefined)(
       expect(outcome.status).toBe('done');
       // Without the acceptance test the wrong answer wins 3 : 1 (as on main).
       expect(add).toBe(RIGHT);
-      const root = state.nodes.root!;
+      const root = state.nodes['root']!;
       expect(root.acceptanceTest?.status).toBe('kept');
       expect(root.acceptanceTest?.base?.ok).toBe(false);
       const failed = (root.leaf?.draws ?? []).filter((d) =>
@@ -154,7 +154,7 @@ describe.skipIf(sandbox === undefined)(
     it('discards a voted test that passes without the code, and says so', async () => {
       const { outcome, state, add } = await run(VACUOUS_TEST);
       expect(outcome.status).toBe('done');
-      const root = state.nodes.root!;
+      const root = state.nodes['root']!;
       expect(root.acceptanceTest?.status).toBe('discarded');
       expect(root.acceptanceTest?.reason).toMatch(/passes without the code, so it proves nothing/);
       // The plan's own check decides alone: the wrong majority wins, as without a test.
@@ -165,7 +165,7 @@ describe.skipIf(sandbox === undefined)(
     it('asks for no test with --no-checks', async () => {
       const { asked, state } = await run(RIGHT_TEST, { runChecks: false });
       expect(asked).toEqual([]);
-      expect(state.nodes.root?.acceptanceTest).toBeUndefined();
+      expect(state.nodes['root']?.acceptanceTest).toBeUndefined();
     }, 60_000);
   },
 );

@@ -74,7 +74,7 @@ export function testAnswer(
 }
 
 /** A right acceptance test for `leaf`, or none (it has no test file of its own). */
-function rightTest(leaf: LeafSpec): AcceptanceTestSpec | undefined {
+export function rightTest(leaf: LeafSpec): AcceptanceTestSpec | undefined {
   if (leaf.acceptanceTest !== undefined) return leaf.acceptanceTest;
   const own = leaf.files[1];
   if (own === undefined) return undefined;
