@@ -11,7 +11,7 @@ import { checksRun, runCheck } from './checks.js';
 import { parseTestAnswer } from './parse.js';
 import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
-import { sampleCounts } from './summary.js';
+import { restartVote } from './summary.js';
 import { exactVote, type DrawResult } from './votes.js';
 
 /** The red-flag rule of a candidate that fails its leaf's acceptance test. */
@@ -149,13 +149,7 @@ export async function dropFailingTest(
   const flagged = record.draws.filter((d) => d.status === 'flagged');
   const failed = flagged.filter((d) => d.flags.some((f) => f.rule === TEST_FAILED));
   if (failed.length === 0 || failed.length * 2 < flagged.length) return false;
-  Object.assign(record, {
-    attempt: record.attempt + 1,
-    draws: [],
-    ballots: [],
-    outcome: undefined,
-    retired: sampleCounts(record),
-  });
+  restartVote(record);
   await settle(
     ctx,
     n,

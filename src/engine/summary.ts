@@ -92,6 +92,17 @@ export function sampleCounts(r: VoteRecord): { samples: number; flagged: number 
   return { samples, flagged };
 }
 
+/** Starts a vote over: a new attempt with no draws or outcome; the paid ones stay counted. */
+export function restartVote(r: VoteRecord): void {
+  Object.assign(r, {
+    attempt: r.attempt + 1,
+    draws: [],
+    ballots: [],
+    outcome: undefined,
+    retired: sampleCounts(r),
+  });
+}
+
 /** Counters and results of a run, derived from its state (nothing here is stored twice). */
 export function summarise(run: Run): RunSummary {
   const nodes = Object.values(run.nodes);
