@@ -322,7 +322,7 @@ export async function solveLeaf(
   }
   if (winner === 'split') {
     n.kind = 'branch';
-    n.leaf = undefined;
+    n.leaf = n.acceptanceTest = undefined;
     await ctx.save(n);
     return 'split';
   }
