@@ -7,6 +7,7 @@ import {
   type ModelResponse,
 } from '../core/red-flags.js';
 import { testAnswerSchema } from '../core/acceptance-test.js';
+import { ANSWER_TOKENS } from '../core/sampling.js';
 import { subtaskSchema, type Subtask } from '../core/tree/schema.js';
 import type { Sample } from '../core/voting/types.js';
 
@@ -77,9 +78,10 @@ export const parseBallot = redFlagger<ModelResponse, z.infer<typeof ballotAnswer
   jsonSchemaParser(ballotAnswerSchema),
   rules,
 );
+/** A test is code: its answer is capped as a worker's is (it is sampled as one). */
 export const parseTestAnswer = redFlagger<ModelResponse, z.infer<typeof testAnswerSchema>>(
   jsonSchemaParser(testAnswerSchema),
-  rules,
+  [tokenCapRule(ANSWER_TOKENS.worker), abnormalStopRule],
 );
 export const parseReview = redFlagger<ModelResponse, z.infer<typeof reviewAnswerSchema>>(
   jsonSchemaParser(reviewAnswerSchema),

@@ -72,6 +72,10 @@ describe('acceptance test answers (issue #36)', () => {
   it('parses the answer with zod: a malformed one is a red flag, a null test is an answer', () => {
     expect(parseTestAnswer({ text: '{"test": {"path": "a.test.js"}}' }).ok).toBe(false);
     expect(parseTestAnswer({ text: 'not json' }).ok).toBe(false);
+    // Capped as a worker's answer is: over it, a red flag.
+    const over = parseTestAnswer({ text: JSON.stringify({ test }), outputTokens: 20_000 });
+    expect(over.ok ? [] : over.flags.map((f) => f.rule)).toEqual(['token-cap']);
+    expect(parseTestAnswer({ text: JSON.stringify({ test }), outputTokens: 5_000 }).ok).toBe(true);
     expect(parseTestAnswer({ text: '{"test": null, "reason": "docs only"}' })).toMatchObject({
       ok: true,
       value: { test: null },
