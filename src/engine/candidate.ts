@@ -16,6 +16,7 @@ import type { RedFlag } from '../core/voting/types.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
+import { acceptanceFlag } from './acceptance-test.js';
 import { checksRun, runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { addCost, counted, type RunContext } from './run-context.js';
@@ -107,6 +108,12 @@ export async function codeCandidate(
         break;
       }
     }
+  // The leaf's acceptance test, voted from its criteria, after its planned check passed.
+  const failedTest =
+    flags.length === 0 && task.integration === undefined
+      ? await acceptanceFlag(ctx, n, tree)
+      : undefined;
+  if (failedTest !== undefined) flags.push(failedTest);
   const checked = check === undefined ? {} : { check };
   if (flags.length === 0) {
     const review = parseReview(

@@ -69,6 +69,16 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly failed: number;
     }
   | {
+      /**
+       * A leaf's acceptance test was settled: kept (it fails without the code), discarded (it
+       * passes without it), none (no test voted), or dropped (every candidate failed it).
+       */
+      readonly type: 'acceptance-test';
+      readonly nodeId: string;
+      readonly status: 'kept' | 'discarded' | 'none' | 'dropped';
+      readonly reason: string;
+    }
+  | {
       /** A merge broke checks that passed below it: the merge is repaired by a voted integration. */
       readonly type: 'merge-checks-failed';
       readonly nodeId: string;

@@ -25,6 +25,7 @@ import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, traceFailure } from './trace.js';
+import { dropFailingTest, voteAcceptanceTest } from './acceptance-test.js';
 
 /**
  * The tree a valid code candidate produces at its base: all the state keeps of it (files written
@@ -158,7 +159,8 @@ export async function voteOnCode(
     }
     if (classes.length === 0 && vote === 'patch') {
       // Every candidate failed: a cause found upstream is reopened there, not split here.
-      if (await dropBadEvidence(ctx, n, record)) continue;
+      if ((await dropFailingTest(ctx, n, record)) || (await dropBadEvidence(ctx, n, record)))
+        continue;
       const failure = candidatesFailure(ctx, n, record);
       const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
       if (reopen !== undefined) throw reopen;
@@ -300,6 +302,7 @@ export async function solveLeaf(
 ): Promise<'done' | 'split'> {
   const branch = branchName(ctx.run.id, n.id);
   const task: WorkerTask = { context: nodeContext(ctx, n), baseCommit: base, branch };
+  await voteAcceptanceTest(ctx, n, base);
   const record = (n.leaf ??= { attempt: 0, draws: [], ballots: [] });
   let winner: Draw | 'split';
   try {
@@ -319,7 +322,7 @@ export async function solveLeaf(
   }
   if (winner === 'split') {
     n.kind = 'branch';
-    n.leaf = undefined;
+    n.leaf = n.acceptanceTest = undefined;
     await ctx.save(n);
     return 'split';
   }

@@ -151,6 +151,15 @@ export class LlmPlanner implements Planner {
     );
   }
 
+  async proposeTest(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
+    return this.#ask(
+      `${describeNode(context, { siblings: true })}${await repositoryMap(context)}${context.checks === undefined ? '' : `\n\n${context.checks}`}\n\nBefore anyone writes this task's code, write one acceptance test for it from the task and its "Done when" criteria alone: a test file, inside the files it may touch, that exercises the behaviour they describe (inputs and the outputs, exit codes or errors they require; edge cases the criteria name), and the shell command that runs just that test from the repository root. It must fail on the repository as it is now, without the task's code, and pass once the task is done as described; do not test what the task does not state. Reply as JSON {"test": {"path": string, "content": string, "command": string}, "reason": string}, or {"test": null, "reason": string} when the criteria describe no behaviour a test could check (documentation, a manifest's wording).`,
+      JSON_SCHEMAS.test,
+      call,
+      `${context.nodeId}:test`,
+    );
+  }
+
   /** `role` names the draw with the call's slot, for recording and replay. */
   #ask(
     prompt: string,

@@ -6,6 +6,8 @@ import {
   tokenCapRule,
   type ModelResponse,
 } from '../core/red-flags.js';
+import { testAnswerSchema } from '../core/acceptance-test.js';
+import { ANSWER_TOKENS } from '../core/sampling.js';
 import { subtaskSchema, type Subtask } from '../core/tree/schema.js';
 import type { Sample } from '../core/voting/types.js';
 
@@ -76,6 +78,11 @@ export const parseBallot = redFlagger<ModelResponse, z.infer<typeof ballotAnswer
   jsonSchemaParser(ballotAnswerSchema),
   rules,
 );
+/** A test is code: its answer is capped as a worker's is (it is sampled as one). */
+export const parseTestAnswer = redFlagger<ModelResponse, z.infer<typeof testAnswerSchema>>(
+  jsonSchemaParser(testAnswerSchema),
+  [tokenCapRule(ANSWER_TOKENS.worker), abnormalStopRule],
+);
 export const parseReview = redFlagger<ModelResponse, z.infer<typeof reviewAnswerSchema>>(
   jsonSchemaParser(reviewAnswerSchema),
   rules,
@@ -87,4 +94,5 @@ export const JSON_SCHEMAS = {
   split: z.toJSONSchema(splitAnswerSchema, { io: 'input' }),
   ballot: z.toJSONSchema(ballotAnswerSchema, { io: 'input' }),
   review: z.toJSONSchema(reviewAnswerSchema, { io: 'input' }),
+  test: z.toJSONSchema(testAnswerSchema, { io: 'input' }),
 } as const;

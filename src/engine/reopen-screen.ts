@@ -1,7 +1,7 @@
 import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
 import { runCheck } from './checks.js';
 import type { RunContext } from './run-context.js';
-import { sampleCounts } from './summary.js';
+import { restartVote } from './summary.js';
 import type { DrawResult } from './votes.js';
 
 /**
@@ -83,13 +83,7 @@ export async function dropBadEvidence(
   const replayed = flagged.filter((d) => d.flags.some((f) => f.rule === 'reopen-evidence'));
   if (replayed.length === 0 || replayed.length * 2 < flagged.length) return false;
   reopen.evidence = [];
-  Object.assign(record, {
-    attempt: record.attempt + 1,
-    draws: [],
-    ballots: [],
-    outcome: undefined,
-    retired: sampleCounts(record),
-  });
+  restartVote(record);
   await ctx.save(n);
   return true;
 }

@@ -1,3 +1,4 @@
+import { checksSaid } from '../core/acceptance-test.js';
 import { checkBadge, nodeCheckCounts, runCheckCounts, type CheckCounts } from '../core/checks.js';
 import { DAILY_REQUESTS } from '../core/quota.js';
 import { estimateCostUsd } from '../core/tree/pricing.js';
@@ -89,6 +90,17 @@ export function sampleCounts(r: VoteRecord): { samples: number; flagged: number 
     if (d.status === 'flagged') flagged += 1;
   }
   return { samples, flagged };
+}
+
+/** Starts a vote over: a new attempt with no draws or outcome; the paid ones stay counted. */
+export function restartVote(r: VoteRecord): void {
+  Object.assign(r, {
+    attempt: r.attempt + 1,
+    draws: [],
+    ballots: [],
+    outcome: undefined,
+    retired: sampleCounts(r),
+  });
 }
 
 /** Counters and results of a run, derived from its state (nothing here is stored twice). */
@@ -231,7 +243,8 @@ export function renderTree(run: Run): string {
         ? ''
         : ` · ${countsText(voteCounts(n.leaf))}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
     const badge = checkBadge(run, n);
-    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}${badge === undefined ? '' : ` · ${badge}`}`;
+    const test = n.acceptanceTest?.status;
+    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}${badge === undefined ? '' : ` · ${badge}`}${test === undefined || test === 'none' ? '' : ` · acceptance test ${test}`}`;
     lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);
     const childPrefix = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
     n.children.forEach((c, i) => walk(c, childPrefix, i === n.children.length - 1, false));
@@ -255,6 +268,7 @@ export function renderNode(
     `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}`,
     `  ${n.description}`,
     ...(n.files.length > 0 ? [`  files: ${n.files.join(', ')}`] : []),
+    ...checksSaid(n).map((line) => `  ${line}`),
     ...(n.branch === undefined
       ? []
       : [`  branch: ${n.branch}${n.commit ? ` at ${n.commit}` : ''}`]),
@@ -262,6 +276,7 @@ export function renderNode(
   const records: [string, VoteRecord | undefined][] = [
     ['minimal?', n.minimal],
     ['split', n.split],
+    ['acceptance test', n.acceptanceTest?.vote],
     ['candidates', n.leaf],
     ...Object.entries(n.integrations).map(([i, r]): [string, VoteRecord] => [
       `integration ${i}`,

@@ -73,7 +73,8 @@ export interface PlannerCall {
  *
  * Expected JSON: `isMinimal` → `{minimal: boolean, reason}`; `proposeSplit` → `{subtasks: Subtask[],
  * ambiguity?: {question, options[]}}`; `castBallot` → `{choice: label, reason}`; `reviewCandidate` →
- * `{verdict: "ok" | "suspect", confidence: 0..1, reason}`.
+ * `{verdict: "ok" | "suspect", confidence: 0..1, reason}`; `proposeTest` → `{test: {path, content,
+ * command} | null, reason}`.
  */
 export interface Planner {
   readonly id: string;
@@ -91,4 +92,10 @@ export interface Planner {
     candidate: string,
     call: PlannerCall,
   ): Promise<ModelResponse>;
+  /**
+   * Writes an acceptance test for a leaf from its task and acceptance criteria alone (it is never
+   * shown a candidate): one test file and the command that runs it. Optional: a planner without it
+   * gives no leaf an acceptance test, and the leaves' planned checks decide alone.
+   */
+  proposeTest?(context: NodeContext, call: PlannerCall): Promise<ModelResponse>;
 }

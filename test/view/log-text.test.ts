@@ -44,6 +44,13 @@ const EVERY: { readonly [T in EngineEvent['type']]: Of<T> } = {
     child: '1',
     commands: ['npm test'],
   },
+  'acceptance-test': {
+    type: 'acceptance-test',
+    nodeId: '1',
+    status: 'discarded',
+    reason:
+      'Acceptance test test/a.test.js discarded: it passes without the code, so it proves nothing.',
+  },
   'node-reopened': {
     type: 'node-reopened',
     nodeId: '0',

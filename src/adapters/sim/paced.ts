@@ -7,6 +7,7 @@ import type { Worker } from '../../ports/worker.js';
  * browser test) to watch it move. Answers are the inner planner's, unchanged.
  */
 export function pacedPlanner(inner: Planner, ms: number): Planner {
+  const proposeTest = inner.proposeTest?.bind(inner);
   return {
     id: inner.id,
     isMinimal: async (context, call) => {
@@ -25,6 +26,14 @@ export function pacedPlanner(inner: Planner, ms: number): Planner {
       await abortableSleep(ms, call.signal);
       return inner.reviewCandidate(context, candidate, call);
     },
+    ...(proposeTest === undefined
+      ? {}
+      : {
+          proposeTest: async (context, call) => {
+            await abortableSleep(ms, call.signal);
+            return proposeTest(context, call);
+          },
+        }),
   };
 }
 

@@ -133,6 +133,32 @@ export class SimPlanner implements Planner {
     );
   }
 
+  /**
+   * An acceptance test for a leaf, from its task alone: its module must describe it (as the sim
+   * worker's right answer does). A wrong answer is a test of nothing, which passes without the
+   * code (MAKER discards it); a flagged one is cut short.
+   */
+  proposeTest(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
+    const u = (stream: number) =>
+      uniform(this.#o.seed, hashString(`${context.nodeId}/test`), call.slot, stream);
+    if (u(1) < this.#o.flagRate) return reply('{"test": {"path": ', 'length');
+    const dir =
+      context.task.files.find((f) => f.endsWith('/') && !f.endsWith('NOTES.md')) ??
+      simNodeDir(context.nodeId);
+    const path = `${dir}acceptance.test.mjs`;
+    const body =
+      u(2) < this.#o.errorRate
+        ? "test('planned', () => {});"
+        : `import { describe } from './index.mjs';\n\ntest(${JSON.stringify(`describes ${context.task.title}`)}, () => {\n  assert.equal(describe(), ${JSON.stringify(context.task.title)});\n});`;
+    const content = `// SIMULATED by MAKER's sim planner: an acceptance test written from the task alone.\nimport { test } from 'node:test';\nimport assert from 'node:assert/strict';\n${body}\n`;
+    return reply(
+      JSON.stringify({
+        test: { path, content, command: `node ${path}` },
+        reason: 'Its module says what it does.',
+      }),
+    );
+  }
+
   #subtasks(context: NodeContext, variant: boolean): Subtask[] {
     const id = context.nodeId;
     const count = 2 + (hashString(`${this.#o.seed}/${id}/count`) % 2);

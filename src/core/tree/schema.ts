@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { runConfigSchema, type julesConfigSchema } from './config-schema.js';
+import { acceptanceOutcomeSchema } from './acceptance-schema.js';
 import { startIntentSchema } from './intent.js';
 import { nodeReopenSchema, reopenSchema } from './reopen-schema.js';
 
@@ -122,6 +123,11 @@ export const nodeSchema = z.object({
    * node, or this one (see `engine/trace.ts`).
    */
   blame: voteRecordSchema.optional(),
+  /**
+   * Its acceptance test: voted from its task and criteria by calls that never see a candidate, and
+   * kept only if it fails without the leaf's code (`engine/acceptance-test.ts`).
+   */
+  acceptanceTest: acceptanceOutcomeSchema.extend({ vote: voteRecordSchema }).optional(),
   /** Its reopenings: a failure found later was traced to its result (absent: never reopened). */
   reopen: nodeReopenSchema.optional(),
   /** Conflict resolutions, by the index of the child whose merge conflicted. */

@@ -72,7 +72,7 @@ export interface ArmRun {
   readonly leafVotes?: VoteShares;
   readonly splitVotes?: VoteShares;
   /** What the fake model wrote: code samples by flaw or slip, plans right and wrong. */
-  readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched'>;
+  readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched' | 'tests'>;
   /** MAKER's: why its product failed, if it did, and the wrong winners it landed. */
   readonly diagnosis?: RunDiagnosis;
 }
@@ -250,7 +250,12 @@ async function runArm(
       wallMs,
       ...(error === undefined ? {} : { error }),
       ...votes,
-      fake: { code: fake.stats.code, plans: fake.stats.plans, unmatched: fake.stats.unmatched },
+      fake: {
+        code: fake.stats.code,
+        plans: fake.stats.plans,
+        unmatched: fake.stats.unmatched,
+        tests: fake.stats.tests,
+      },
       ...(diagnosis === undefined ? {} : { diagnosis }),
     };
   } finally {

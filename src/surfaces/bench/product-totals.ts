@@ -20,7 +20,8 @@ interface Counted {
   readonly modelCalls: number;
   readonly tokens: number;
   readonly wallMs: number;
-  readonly fake: Pick<RealisticStats, 'code' | 'unmatched'>;
+  readonly fake: Pick<RealisticStats, 'code' | 'unmatched'> &
+    Partial<Pick<RealisticStats, 'tests'>>;
 }
 
 export interface ArmTotals {
@@ -37,6 +38,8 @@ export interface ArmTotals {
   readonly codeSamples: Record<string, number>;
   /** Ballot options and reviewed changes the fake could not tie to a sample it wrote. */
   readonly unmatched: number;
+  /** The fake's answers to the acceptance-test role, by kind (`right`, `vacuous`, `none`, …). */
+  readonly testAnswers: Record<string, number>;
 }
 
 /** How the run's votes of one kind were settled, from its state. */
@@ -68,9 +71,13 @@ export function addShares(all: readonly VoteShares[]): VoteShares {
 export function totals(runs: readonly Counted[]): ArmTotals {
   const passed = runs.filter((r) => r.hidden.passed).length;
   const codeSamples: Record<string, number> = {};
-  for (const r of runs)
+  const testAnswers: Record<string, number> = {};
+  for (const r of runs) {
     for (const [kind, n] of Object.entries(r.fake.code))
       codeSamples[kind] = (codeSamples[kind] ?? 0) + n;
+    for (const [kind, n] of Object.entries(r.fake.tests ?? {}))
+      testAnswers[kind] = (testAnswers[kind] ?? 0) + n;
+  }
   const modelCalls = runs.reduce((s, r) => s + r.modelCalls, 0);
   const tokens = runs.reduce((s, r) => s + r.tokens, 0);
   return {
@@ -84,6 +91,7 @@ export function totals(runs: readonly Counted[]): ArmTotals {
     wallMs: runs.reduce((s, r) => s + r.wallMs, 0),
     codeSamples,
     unmatched: runs.reduce((s, r) => s + r.fake.unmatched, 0),
+    testAnswers,
   };
 }
 

@@ -71,6 +71,8 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
       const commands = Array.isArray(record['commands']) ? record['commands'].map(String) : [];
       return `merging subtask ${str('child') ?? '?'} broke ${commands.length} check${commands.length === 1 ? '' : 's'} that passed below (${clipped(commands.join(', '), 80)}): repairing it by a voted integration`;
     }
+    case 'acceptance-test':
+      return clipped(str('reason') ?? `acceptance test ${str('status') ?? '?'}`, 200);
     case 'node-reopened':
       return clipped(str('reason') ?? `subtask ${str('nodeId') ?? '?'} reopened`, 200);
     case 'checks-unavailable':

@@ -2,7 +2,7 @@ import type { GenerateRequest } from '../../ports/language-model.js';
 import type { ProductIdea } from './types.js';
 
 /** The kinds of prompt MAKER sends a model. */
-export type PromptKind = 'minimal' | 'split' | 'ballot' | 'review' | 'worker';
+export type PromptKind = 'minimal' | 'split' | 'ballot' | 'review' | 'worker' | 'test';
 
 /** Thrown for a prompt the realistic fake cannot place: it never answers one it does not understand. */
 export class UnrecognisedPromptError extends Error {
@@ -28,6 +28,7 @@ const BY_PROPERTY: readonly (readonly [string, PromptKind])[] = [
   ['choice', 'ballot'],
   ['verdict', 'review'],
   ['files', 'worker'],
+  ['test', 'test'],
 ];
 const BY_DRAW: Readonly<Record<string, PromptKind>> = {
   minimal: 'minimal',
@@ -35,6 +36,7 @@ const BY_DRAW: Readonly<Record<string, PromptKind>> = {
   ballot: 'ballot',
   review: 'review',
   worker: 'worker',
+  test: 'test',
 };
 const BY_PHRASE: readonly (readonly [RegExp, PromptKind])[] = [
   [/Is this task minimal/i, 'minimal'],
@@ -43,6 +45,7 @@ const BY_PHRASE: readonly (readonly [RegExp, PromptKind])[] = [
   [/"verdict"/, 'review'],
   [/"files"\s*:/, 'worker'],
   [/a line "File: <relative path>"/, 'worker'],
+  [/write one acceptance test/, 'test'],
 ];
 
 /**

@@ -22,6 +22,8 @@ import {
   type SlipRates,
 } from './answer-format.js';
 import { sampleLeaf, type Flaw, type Rand, type Slip } from './render.js';
+import { mergedFiles } from './merge-answer.js';
+import { testAnswer, type TestAnswerKind } from './acceptance-answers.js';
 import {
   ballotAnswer,
   blameAnswer,
@@ -56,6 +58,8 @@ export interface RealisticStats {
   /** Code samples by what was wrong with them (`correct`, a flaw, `slip:<kind>`, or `invented`: a wrong plan's extra subtask). */
   readonly code: Record<string, number>;
   readonly plans: { correct: number; wrong: number };
+  /** Answers of the test role by what they were (`right`, `none`, `vacuous`, …). */
+  readonly tests: Partial<Record<TestAnswerKind, number>>;
   /** Ballot options and reviewed changes it could not tie to a sample it wrote (judged blind). */
   unmatched: number;
 }
@@ -73,9 +77,10 @@ export interface RealisticStats {
 export class RealisticModel implements LanguageModel {
   readonly id = 'realistic-fake';
   readonly stats: RealisticStats = {
-    calls: { minimal: 0, split: 0, ballot: 0, review: 0, worker: 0 },
+    calls: { minimal: 0, split: 0, ballot: 0, review: 0, worker: 0, test: 0 },
     code: {},
     plans: { correct: 0, wrong: 0 },
+    tests: {},
     unmatched: 0,
   };
   readonly #knobs: RealisticKnobs;
@@ -123,6 +128,11 @@ export class RealisticModel implements LanguageModel {
         return this.#ballot(facts, scope, rand, request.prompt);
       case 'review':
         return this.#review(facts, scope, rand, request.prompt);
+      case 'test': {
+        const answer = testAnswer(facts.idea, scope, rand, this.#knobs.p);
+        this.stats.tests[answer.kind] = (this.stats.tests[answer.kind] ?? 0) + 1;
+        return answer.text;
+      }
     }
   }
 
@@ -277,24 +287,7 @@ export class RealisticModel implements LanguageModel {
 
   /** A merge conflict: both sides' lines (ours first) with probability p, else ours alone. */
   #integrate(rand: Rand, prompt: string, format: AnswerFormat): string {
-    const sections = [
-      ...prompt.matchAll(
-        /^=== (ours|theirs): (.+) ===\n([\s\S]*?)(?=\n\n=== |\nWrite each file)/gm,
-      ),
-    ];
-    const paths = [...new Set(sections.map((s) => s[2] as string))];
-    const keepBoth = rand(0) < this.#knobs.p;
-    const files = paths.map((path) => {
-      const side = (which: string) =>
-        sections.find((s) => s[1] === which && s[2] === path)?.[3] ?? '';
-      const ours = side('ours').split('\n');
-      const theirs = keepBoth
-        ? side('theirs')
-            .split('\n')
-            .filter((l) => !ours.includes(l))
-        : [];
-      return { path, content: `${[...ours, ...theirs].join('\n').trimEnd()}\n` };
-    });
+    const files = mergedFiles(prompt, rand(0) < this.#knobs.p);
     return this.#write(format, files, 'Reconcile both branches', 'none', rand).text;
   }
 

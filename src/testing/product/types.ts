@@ -50,6 +50,13 @@ export interface Misconception {
   readonly breaksLater?: boolean;
 }
 
+/** An acceptance test: a test file and the command that runs it. */
+export interface AcceptanceTestSpec {
+  readonly path: string;
+  readonly content: string;
+  readonly command: string;
+}
+
 /** One minimal subtask of an idea's decomposition. */
 export interface LeafSpec {
   /** Ways a planner titles it (each distinct from every other leaf's). */
@@ -73,6 +80,12 @@ export interface LeafSpec {
   readonly exportSlip: readonly [string, string];
   readonly bugs: readonly LeafBug[];
   readonly misconception?: Misconception;
+  /**
+   * The acceptance test a right answer of the test role writes for it, from its description and
+   * criteria alone (inside its files; failing without its code). Default: its own test file, run
+   * by its check.
+   */
+  readonly acceptanceTest?: AcceptanceTestSpec;
 }
 
 /**

@@ -77,6 +77,11 @@ export function table(report: ProductBenchReport): string {
     `The fake's code samples for MAKER: ${Object.entries(report.maker.codeSamples)
       .map(([kind, n]) => `${kind} ${n}`)
       .join(', ')}; ballot options or reviews it could not place: ${report.maker.unmatched}`,
+    `The fake's acceptance-test answers for MAKER (kept only if they fail without the code): ${
+      Object.entries(report.maker.testAnswers)
+        .map(([kind, n]) => `${kind} ${n}`)
+        .join(', ') || 'none asked'
+    }`,
     `MAKER split votes: ${s.votes}: ${s.agreement} by agreement, ${s.ballots} by ballots, ${s.chosen} chosen by policy, ${s.undecided} undecided`,
     `MAKER's failed products by shape: ${Object.entries(report.maker.shapes)
       .map(([shape, n]) => `${shape} ${n}`)

@@ -1,4 +1,5 @@
 import type { ProductIdea } from '../types.js';
+import { CASE_KIT_ACCEPTANCE, CASE_KIT_HIDDEN_TESTS } from './case-kit-tests.js';
 
 const r = String.raw;
 
@@ -122,6 +123,7 @@ test('splits at separators and humps', () => {
       dependsOn: [0],
       check: 'node --test test/words.test.js',
       exportSlip: ['words', 'splitWords'],
+      acceptanceTest: CASE_KIT_ACCEPTANCE.words,
       bugs: [
         {
           kind: 'off-by-one',
@@ -218,6 +220,7 @@ test('joins words', () => {
       dependsOn: [1],
       check: 'node --test test/case.test.js',
       exportSlip: ['snakeCase', 'snake_case'],
+      acceptanceTest: CASE_KIT_ACCEPTANCE.case,
       bugs: [
         {
           kind: 'off-by-one',
@@ -283,6 +286,7 @@ test('exports the converters', () => {
       dependsOn: [2],
       check: 'node --test test/index.test.js',
       exportSlip: ['kebabCase', 'kebabcase'],
+      acceptanceTest: CASE_KIT_ACCEPTANCE.index,
       bugs: [
         {
           kind: 'edge-case',
@@ -354,6 +358,7 @@ test('converts its arguments', () => {
       check: 'node --test test/cli.test.js',
       codeCheck: 'node bin/case-kit.js snake a b',
       exportSlip: ['snakeCase', 'snake_case'],
+      acceptanceTest: CASE_KIT_ACCEPTANCE.cli,
       bugs: [
         {
           kind: 'off-by-one',
@@ -386,51 +391,5 @@ test('converts its arguments', () => {
       },
     },
   ],
-  hiddenTests: [
-    {
-      path: 'case-kit.test.mjs',
-      content: r`
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { spawnSync } from 'node:child_process';
-
-test('package.json: an ES module package whose main entry is the API', async () => {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-  assert.equal(pkg.name, 'case-kit');
-  assert.equal(pkg.type, 'module');
-  const api = await import(pathToFileURL(resolve(pkg.main)).href);
-  assert.equal(api.camelCase('hello world'), 'helloWorld');
-  assert.deepEqual(api.words('a b'), ['a', 'b']);
-});
-
-test('words: separators, humps, digits and acronyms', async () => {
-  const { words } = await import('../src/words.js');
-  assert.deepEqual(words('XMLHttpRequest'), ['xml', 'http', 'request']);
-  assert.deepEqual(words('utf8String'), ['utf8', 'string']);
-  assert.deepEqual(words('__private__name'), ['private', 'name']);
-  assert.deepEqual(words(''), []);
-});
-
-test('camelCase, snakeCase, kebabCase', async () => {
-  const { camelCase, snakeCase, kebabCase } = await import('../src/case.js');
-  assert.equal(camelCase('hello big world'), 'helloBigWorld');
-  assert.equal(camelCase('HTMLParser'), 'htmlParser');
-  assert.equal(snakeCase('HelloWorld'), 'hello_world');
-  assert.equal(kebabCase('foo_bar baz'), 'foo-bar-baz');
-});
-
-test('case-kit: converts, and refuses an unknown style', () => {
-  const run = (args) => spawnSync(process.execPath, ['bin/case-kit.js', ...args], { encoding: 'utf8' });
-  assert.equal(run(['kebab', 'Hello', 'World']).stdout, 'hello-world\n');
-  assert.equal(run(['camel', 'make', 'it', 'so']).stdout, 'makeItSo\n');
-  const bad = run(['shout', 'x']);
-  assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /usage/);
-});
-`,
-    },
-  ],
+  hiddenTests: CASE_KIT_HIDDEN_TESTS,
 };

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { isMakerFile } from './candidate-policy.js';
+import { inScope, normalizeRepoPath, showPath } from './paths.js';
+import { canonicalJson, normalizeWhitespace } from './voting/equivalence.js';
+import { normalizeSourceText } from './voting/source-text.js';
+import type { TreeNode } from './tree/schema.js';
+import type { RedFlag } from './voting/types.js';
+
+/**
+ * An acceptance test a model wrote from a leaf's task and acceptance criteria alone, never from a
+ * code candidate (test-first, as CodeT and AlphaCode): one test file, and the command that runs it.
+ */
+export interface AcceptanceTest {
+  readonly path: string;
+  readonly content: string;
+  readonly command: string;
+}
+
+/** The most characters a test file may have: a longer one is a confused answer. */
+export const TEST_MAX_CHARS = 20_000;
+
+export const acceptanceTestShape = z.object({
+  path: z.string().min(1).max(512),
+  content: z.string().min(1),
+  command: z.string().min(1).max(500),
+});
+
+/** The answer of the test role: a test, or null when the criteria describe no behaviour to test. */
+export const testAnswerSchema = z.object({
+  test: acceptanceTestShape.nullable(),
+  reason: z.string().max(2000).default(''),
+});
+export type TestAnswer = z.infer<typeof testAnswerSchema>;
+
+/** The vote key of "no behaviour to test". */
+export const NO_TEST = 'none';
+
+/** Whether a path names a test file (`test/…`, `tests/…`, `*.test.js`, `*_test.py`, `test_*.py`, `*_test.go`). */
+export function isTestPath(path: string): boolean {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return (
+    /(^|\/)(tests?|__tests__|spec)\//.test(path) ||
+    /[._-](test|spec)\.[cm]?[jt]sx?$/.test(name) ||
+    /^test_.+\.py$|_test\.py$|_test\.go$/.test(name)
+  );
+}
+
+/**
+ * The red flags of a test answer, for a leaf that may write `scope` (empty: anywhere): an unsafe
+ * or MAKER-owned path, a file that is not a test file, a path outside the leaf's files, an
+ * oversized file, and a command that does not name the test it is to run. Returns the test with
+ * its path made canonical, or the flags.
+ */
+export function testAnswerFlags(
+  test: AcceptanceTest,
+  scope: readonly string[],
+): { readonly ok: true; readonly test: AcceptanceTest } | { readonly ok: false; flags: RedFlag[] } {
+  const flags: RedFlag[] = [];
+  const normal = normalizeRepoPath(test.path);
+  const path = normal.ok ? normal.path : test.path;
+  if (!normal.ok)
+    flags.push({
+      rule: 'unsafe-path',
+      message: `The test's path ${showPath(test.path)}: ${normal.reason}.`,
+    });
+  else if (isMakerFile(path) || !isTestPath(path))
+    flags.push({
+      rule: 'not-a-test-file',
+      message: `${showPath(path)} is not a test file: an acceptance test may write nothing else.`,
+    });
+  else if (scope.length > 0 && !inScope(path, scope))
+    flags.push({
+      rule: 'out-of-scope',
+      message: `The test ${showPath(path)} is outside the subtask's files (${scope.join(', ')}).`,
+    });
+  if (test.content.length > TEST_MAX_CHARS)
+    flags.push({
+      rule: 'oversized-test',
+      message: `The test has ${test.content.length} characters, over the limit of ${TEST_MAX_CHARS}.`,
+    });
+  const stem = path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
+  if (!test.command.includes(stem))
+    flags.push({
+      rule: 'test-not-run',
+      message: `The command \`${test.command}\` does not name the test ${showPath(path)}.`,
+    });
+  return flags.length > 0 ? { ok: false, flags } : { ok: true, test: { ...test, path } };
+}
+
+/**
+ * A test answer's vote key: its path, its command with whitespace normalised, and its content
+ * without comments and layout (`normalizeSourceText`), so tests that differ only in those agree.
+ */
+export function testKey(test: AcceptanceTest | null): string {
+  if (test === null) return NO_TEST;
+  return canonicalJson({
+    path: test.path,
+    command: normalizeWhitespace(test.command),
+    content: normalizeSourceText(test.path, test.content),
+  });
+}
+
+/**
+ * What a check proves, in a few words, guessed from its command: a test run, a file parsed, a
+ * module loaded, or a command run. For the plan and status (issue #36: say what each check proves).
+ */
+export function checkProves(command: string): string {
+  if (/--test\b|unittest|pytest|jest|vitest|mocha|go test|cargo test|npm test/.test(command))
+    return 'runs tests';
+  if (/JSON\.parse|json\.load|tomllib|yaml/.test(command)) return 'parses a file';
+  if (/import\(|require\(|-c ["']?import |node -e|python3? -c/.test(command))
+    return 'loads a module';
+  if (/^\s*(test|\[) -[fesd]/.test(command)) return 'checks a file exists';
+  return 'runs a command';
+}
+
+/** The node's checks and what each proves, for the plan and status. */
+export function checksSaid(n: TreeNode): string[] {
+  const lines: string[] = [];
+  if (n.check !== undefined)
+    lines.push(`planned check \`${n.check}\`: ${checkProves(n.check)} (as the plan gave it)`);
+  const state = n.acceptanceTest;
+  if (state?.status !== undefined && state.reason !== undefined) lines.push(state.reason);
+  else if (state !== undefined) lines.push('acceptance test: being voted from the criteria');
+  return lines;
+}

@@ -1,0 +1,160 @@
+import {
+  acceptanceTestShape,
+  NO_TEST,
+  testAnswerFlags,
+  testKey,
+  type AcceptanceTest,
+} from '../core/acceptance-test.js';
+import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
+import type { RedFlag } from '../core/voting/types.js';
+import { checksRun, runCheck } from './checks.js';
+import { parseTestAnswer } from './parse.js';
+import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
+import { plannerSampling } from './sampling.js';
+import { restartVote } from './summary.js';
+import { exactVote, type DrawResult } from './votes.js';
+
+/** The red-flag rule of a candidate that fails its leaf's acceptance test. */
+export const TEST_FAILED = 'acceptance-test-failed';
+
+/**
+ * Issue #36's second part: before a leaf's code is sampled, an acceptance test is sampled from its
+ * task and acceptance criteria by planner calls that never see a candidate (test-first, as CodeT
+ * and AlphaCode), red-flagged like any answer (malformed, oversized, not a test file, outside the
+ * leaf's files, a command that does not run it) and voted first-to-ahead-by-k over its normalised
+ * text. The winner is run on `base`, the tree the candidates start from: it must fail there (a test
+ * that passes without the code proves nothing, and is discarded). Kept, every candidate must pass
+ * it beside the planned check ({@link acceptanceFlag}). Only where checks run (off with
+ * `--no-checks`) and the planner writes tests. The vote and its outcome are saved on the node, so
+ * a resume neither asks again nor reruns what is known.
+ */
+export async function voteAcceptanceTest(
+  ctx: RunContext,
+  n: TreeNode,
+  base: string,
+): Promise<void> {
+  const propose = ctx.planner.proposeTest?.bind(ctx.planner);
+  if (propose === undefined || !checksRun(ctx.run)) return;
+  const state = (n.acceptanceTest ??= { vote: { attempt: 0, draws: [], ballots: [] } });
+  if (state.status !== undefined) return;
+  const context = nodeContext(ctx, n);
+  const scope = scopeOf(ctx, n);
+  const outcome = await exactVote(ctx, n, 'acceptance-test', state.vote, async (slot) => {
+    const sample = parseTestAnswer(
+      await counted(
+        n,
+        propose(context, { slot, ...plannerSampling(ctx, 'worker'), signal: ctx.signal }),
+        'test',
+      ),
+    );
+    if (!sample.ok) return { ok: false, flags: sample.flags };
+    const test = sample.value.test;
+    if (test === null) return { ok: true, key: NO_TEST, value: null, summary: sample.value.reason };
+    const checked = testAnswerFlags(test, scope);
+    return checked.ok
+      ? { ok: true, key: testKey(checked.test), value: checked.test }
+      : ({ ok: false, flags: checked.flags } satisfies DrawResult);
+  });
+  const test = outcome.status === 'decided' ? winningTest(state.vote) : undefined;
+  if (test === undefined) {
+    const reason =
+      outcome.status !== 'decided'
+        ? `its vote did not settle (${outcome.votes} : ${outcome.runnerUpVotes})`
+        : 'the voters found no behaviour in the criteria to test';
+    return settle(ctx, n, 'none', `No acceptance test: ${reason}; the planned check decides.`);
+  }
+  const tree = await ctx.workspace.treeWithEdits(base, [
+    { path: test.path, content: test.content },
+  ]);
+  const result = await ctx.paid(() => runCheck(ctx, tree, test.command), { ahead: true });
+  state.base = result;
+  if (result.ok)
+    return settle(
+      ctx,
+      n,
+      'discarded',
+      `Acceptance test ${test.path} discarded: it passes without the code, so it proves nothing; the planned check decides.`,
+    );
+  return settle(
+    ctx,
+    n,
+    'kept',
+    `Acceptance test ${test.path} (\`${test.command}\`): voted from the criteria, fails without the code; every candidate must pass it.`,
+  );
+}
+
+async function settle(
+  ctx: RunContext,
+  n: TreeNode,
+  status: 'kept' | 'discarded' | 'none' | 'dropped',
+  reason: string,
+): Promise<void> {
+  const state = n.acceptanceTest;
+  if (state === undefined) return;
+  state.status = status;
+  state.reason = reason;
+  await ctx.save(n);
+  ctx.emit({ type: 'acceptance-test', nodeId: n.id, status, reason });
+}
+
+/** The test the vote settled on (validated again: it comes back from the state file). */
+function winningTest(record: VoteRecord): AcceptanceTest | undefined {
+  const key = record.outcome?.key;
+  if (key === undefined || key === NO_TEST) return undefined;
+  const draw = record.draws.find((d) => d.status === 'valid' && d.key === key);
+  const parsed = acceptanceTestShape.safeParse(draw?.value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The leaf's kept acceptance test, if it has one. */
+export function keptTest(n: TreeNode): AcceptanceTest | undefined {
+  return n.acceptanceTest?.status === 'kept' ? winningTest(n.acceptanceTest.vote) : undefined;
+}
+
+/**
+ * The red flag of a candidate (its `tree`) that fails its leaf's kept acceptance test, run in the
+ * sandbox on the candidate's tree with the test file written in; undefined when it passes or the
+ * leaf has none. The test is not part of the candidate: it is not committed with it.
+ */
+export async function acceptanceFlag(
+  ctx: RunContext,
+  n: TreeNode,
+  tree: string,
+): Promise<RedFlag | undefined> {
+  const test = keptTest(n);
+  if (test === undefined || !checksRun(ctx.run)) return undefined;
+  const withTest = await ctx.workspace.treeWithEdits(tree, [
+    { path: test.path, content: test.content },
+  ]);
+  const result = await ctx.paid(() => runCheck(ctx, withTest, test.command), { ahead: true });
+  return result.ok
+    ? undefined
+    : {
+        rule: TEST_FAILED,
+        message: `The acceptance test voted from the criteria, \`${test.command}\`, failed: ${result.output.slice(-300)}`,
+      };
+}
+
+/**
+ * When every candidate of a leaf was flagged and most of them only for failing its acceptance
+ * test, the test is more likely wrong than all of them: it is dropped (said in the status) and
+ * the leaf voted again with its planned check alone. True when it did so.
+ */
+export async function dropFailingTest(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+): Promise<boolean> {
+  if (keptTest(n) === undefined) return false;
+  const flagged = record.draws.filter((d) => d.status === 'flagged');
+  const failed = flagged.filter((d) => d.flags.some((f) => f.rule === TEST_FAILED));
+  if (failed.length === 0 || failed.length * 2 < flagged.length) return false;
+  restartVote(record);
+  await settle(
+    ctx,
+    n,
+    'dropped',
+    `Acceptance test dropped: all ${failed.length} candidates that passed the planned check failed it, so the test is more likely wrong than they are; the planned check decides.`,
+  );
+  return true;
+}

@@ -1,0 +1,84 @@
+import type { NodeScope } from './plans.js';
+import { renderFile, type Rand } from './render.js';
+import type { AcceptanceTestSpec, LeafSpec, ProductIdea } from './types.js';
+
+/** What the fake's answers to the test role were: for reports, and to check it behaved as set. */
+export type TestAnswerKind = 'right' | 'none' | 'vacuous' | 'out-of-scope' | 'malformed';
+
+/**
+ * The realistic fake's answer to the test role (an acceptance test written from a leaf's task and
+ * criteria, never from code), for a node of `idea` at `scope`. Right with probability p: the
+ * leaf's {@link LeafSpec.acceptanceTest}, else its own test file run by its check, else (a leaf
+ * with no test file of its own, such as a manifest, or part of a leaf) no test. Wrong answers
+ * repeat identically, so they vote together: half a vacuous test that passes on the tree without
+ * the code (MAKER must discard it), the rest a test outside the leaf's files or an answer with no
+ * command (red flags).
+ */
+export function testAnswer(
+  idea: ProductIdea,
+  scope: NodeScope | undefined,
+  rand: Rand,
+  p: number,
+): { text: string; kind: TestAnswerKind } {
+  const leaf = scope?.kind === 'leaf' ? idea.leaves[scope.leaf] : undefined;
+  const right = leaf === undefined ? undefined : rightTest(leaf);
+  if (rand(0) < p || leaf === undefined)
+    return right === undefined
+      ? {
+          text: JSON.stringify({
+            test: null,
+            reason: 'The criteria describe files, not behaviour a test in these files could check.',
+          }),
+          kind: 'none',
+        }
+      : {
+          text: JSON.stringify({ test: right, reason: 'Checks what the criteria say.' }),
+          kind: 'right',
+        };
+  const python = idea.runtime === 'python';
+  const path = right?.path ?? (python ? 'tests/test_planned.py' : 'test/planned.test.js');
+  const command =
+    right?.command ?? (python ? `python3 -m unittest ${path}` : `node --test ${path}`);
+  const r = rand(1);
+  if (r < 0.5) {
+    // Passes whatever the code does: a test of nothing.
+    const content = python
+      ? 'import unittest\n\n\nclass Planned(unittest.TestCase):\n    def test_planned(self):\n        self.assertTrue(True)\n'
+      : "import { test } from 'node:test';\n\ntest('the module is planned', () => {});\n";
+    return {
+      text: JSON.stringify({ test: { path, content, command }, reason: 'A smoke test.' }),
+      kind: 'vacuous',
+    };
+  }
+  if (r < 0.8) {
+    const outside = python ? 'acceptance/test_all.py' : 'acceptance/all.test.js';
+    return {
+      text: JSON.stringify({
+        test: {
+          path: outside,
+          content: right?.content ?? '',
+          command: command.replace(path, outside),
+        },
+        reason: 'One acceptance file for the project.',
+      }),
+      kind: 'out-of-scope',
+    };
+  }
+  return {
+    text: JSON.stringify({
+      test: { path, content: right?.content ?? 'x' },
+      reason: 'See the file.',
+    }),
+    kind: 'malformed',
+  };
+}
+
+/** A right acceptance test for `leaf`, or none (it has no test file of its own). */
+export function rightTest(leaf: LeafSpec): AcceptanceTestSpec | undefined {
+  if (leaf.acceptanceTest !== undefined) return leaf.acceptanceTest;
+  const own = leaf.files[1];
+  if (own === undefined) return undefined;
+  const stem = own.path.slice(own.path.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
+  if (!leaf.check.includes(stem)) return undefined;
+  return { path: own.path, content: renderFile(own, () => 0.3), command: leaf.check };
+}

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import type { EngineEvent } from '../../src/engine/events.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { renderNode } from '../../src/engine/summary.js';
+import type { Planner } from '../../src/ports/planner.js';
+import type { Worker } from '../../src/ports/worker.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { baseConfig } from '../helpers/engine.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const sandbox = await findSandbox();
+
+/** The plan's own check: it only loads the module, so a wrong `add` passes it. */
+const WEAK_CHECK = `node -e "import('./add.mjs')"`;
+const RIGHT = 'export function add(a, b) {\n  return a + b;\n}\n';
+/** The subtly wrong answer, written identically every time it is given: its samples vote together. */
+const WRONG = 'export function add(a, b) {\n  return a - b;\n}\n';
+/** Slots (of the candidate vote) the worker answers wrongly: the majority of the first four. */
+const WRONG_SLOTS = new Set([0, 1, 3]);
+
+const RIGHT_TEST = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { add } from './add.mjs';
+
+test('add sums its arguments', () => {
+  assert.equal(add(2, 3), 5);
+});
+`;
+/** A test of nothing: it passes on the tree without the code, so it proves nothing. */
+const VACUOUS_TEST = `import { test } from 'node:test';
+
+test('add is planned', () => {});
+`;
+
+/** A scripted planner: reviews pass, judges pick A, and every test it writes is `test`. */
+function planner(test: string, asked: number[]): Planner {
+  const reply = (value: unknown) =>
+    Promise.resolve({ text: JSON.stringify(value), finishReason: 'stop' as const });
+  return {
+    id: 'scripted',
+    isMinimal: () => reply({ minimal: true, reason: '' }),
+    proposeSplit: () => reply({ subtasks: [] }),
+    castBallot: () => reply({ choice: 'A', reason: '' }),
+    reviewCandidate: () => reply({ verdict: 'ok', confidence: 0.9, reason: '' }),
+    proposeTest: (context, call) => {
+      asked.push(call.slot);
+      // Written from the task alone: the context it gets holds no candidate.
+      expect(JSON.stringify(context.task)).not.toContain('return a');
+      return reply({
+        test: { path: 'add.test.mjs', content: test, command: 'node --test add.test.mjs' },
+        reason: 'add(2, 3) is 5',
+      });
+    },
+  };
+}
+
+const worker: Worker = {
+  id: 'scripted',
+  run: (_task, slot) =>
+    Promise.resolve({
+      ok: true,
+      edits: [{ path: 'add.mjs', content: WRONG_SLOTS.has(slot % 1000) ? WRONG : RIGHT }],
+      summary: 'Add add()',
+    }),
+};
+
+async function run(
+  test: string,
+  options: { stopWhen?: (e: EngineEvent) => boolean; runChecks?: boolean } = {},
+) {
+  const dir = await tempDir();
+  const workspace = await openWorkspace(dir, true, {});
+  const asked: number[] = [];
+  try {
+    const engineOf = () =>
+      new MakerEngine({
+        workspace,
+        roles: { planner: planner(test, asked), worker },
+        store: makerStateFile(dir),
+      });
+    const engine = engineOf();
+    const runId = await engine.create(
+      'an ES module add.mjs exporting add(a, b), the sum of a and b',
+      { ...baseConfig, runChecks: options.runChecks ?? true, maxDepth: 0, install: '' },
+      { check: WEAK_CHECK },
+    );
+    const events: EngineEvent[] = [];
+    const listening = new AbortController();
+    const stop = new AbortController();
+    const listen = (from: MakerEngine) =>
+      (async () => {
+        for await (const e of from.events(listening.signal)) {
+          events.push(e);
+          if (options.stopWhen?.(e) === true) stop.abort();
+        }
+      })().catch(() => undefined);
+    const listened = [listen(engine)];
+    let outcome = await engine.run(runId, { signal: stop.signal });
+    const interrupted = outcome.status;
+    const askedBefore = asked.length;
+    if (options.stopWhen !== undefined) {
+      const again = engineOf();
+      listened.push(listen(again));
+      outcome = await again.run(runId);
+    }
+    listening.abort();
+    await Promise.all(listened);
+    const state = await engineOf().getRun(runId);
+    const root = state.nodes[state.rootId];
+    const landed =
+      root?.commit === undefined ? [] : await workspace.readFiles(root.commit, ['add.mjs']);
+    return { outcome, interrupted, askedBefore, asked, state, events, add: landed[0]?.content };
+  } finally {
+    await workspace.close();
+  }
+}
+
+describe.skipIf(sandbox === undefined)(
+  'acceptance tests voted from the criteria (issue #36)',
+  () => {
+    it('a subtly wrong majority passes the weak planned check but fails the voted test, so the right answer wins', async () => {
+      // Stopped between the test vote and the code vote (as by a kill), resumed by a new engine.
+      const stopped = await run(RIGHT_TEST, {
+        stopWhen: (e) => e.type === 'vote-end' && e.vote === 'acceptance-test',
+      });
+      const { outcome, state, events, add } = stopped;
+      expect(outcome.status).toBe('done');
+      // Without the acceptance test the wrong answer wins 3 : 1 (as on main).
+      expect(add).toBe(RIGHT);
+      const root = state.nodes['root']!;
+      expect(root.acceptanceTest?.status).toBe('kept');
+      expect(root.acceptanceTest?.base?.ok).toBe(false);
+      const failed = (root.leaf?.draws ?? []).filter((d) =>
+        d.flags.some((f) => f.rule === 'acceptance-test-failed'),
+      );
+      expect(failed.map((d) => d.slot)).toEqual([0, 1, 3]);
+      expect(failed[0]?.flags[0]?.message).toMatch(/node --test add\.test\.mjs.*failed/s);
+      // The plan and status say what each check proves.
+      const said = renderNode(state, 'root') ?? '';
+      expect(said).toContain(`planned check \`${WEAK_CHECK}\`: loads a module`);
+      expect(said).toMatch(
+        /Acceptance test add\.test\.mjs .*voted from the criteria, fails without the code/,
+      );
+      expect(events.some((e) => e.type === 'acceptance-test' && e.status === 'kept')).toBe(true);
+      // The resumed run did not ask for tests again: the vote was saved.
+      expect(stopped.interrupted).toBe('cancelled');
+      expect(stopped.askedBefore).toBeGreaterThan(0);
+      expect(stopped.asked).toHaveLength(stopped.askedBefore);
+    }, 60_000);
+
+    it('discards a voted test that passes without the code, and says so', async () => {
+      const { outcome, state, add } = await run(VACUOUS_TEST);
+      expect(outcome.status).toBe('done');
+      const root = state.nodes['root']!;
+      expect(root.acceptanceTest?.status).toBe('discarded');
+      expect(root.acceptanceTest?.reason).toMatch(/passes without the code, so it proves nothing/);
+      // The plan's own check decides alone: the wrong majority wins, as without a test.
+      expect(add).toBe(WRONG);
+      expect(renderNode(state, 'root')).toContain('discarded');
+    }, 60_000);
+
+    it('asks for no test with --no-checks', async () => {
+      const { asked, state } = await run(RIGHT_TEST, { runChecks: false });
+      expect(asked).toEqual([]);
+      expect(state.nodes['root']?.acceptanceTest).toBeUndefined();
+    }, 60_000);
+  },
+);

@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { uniform } from '../../src/core/random.js';
+import { writeTree } from '../../src/surfaces/bench/hidden-tests.js';
+import { rightTest, testAnswer } from '../../src/testing/product/acceptance-answers.js';
+import { caseKit } from '../../src/testing/product/ideas/case-kit.js';
+import { textStats } from '../../src/testing/product/ideas/text-stats.js';
+import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
+import type { ProductIdea } from '../../src/testing/product/types.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const randOf =
+  (seed: number): Rand =>
+  (s) =>
+    uniform(seed, 29, s);
+
+function passes(dir: string, command: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = execFile('/bin/sh', ['-c', command], { cwd: dir, timeout: 30_000 }, (error) =>
+      resolve(error === null),
+    );
+    child.stdin?.end();
+  });
+}
+
+/** Whether leaf `i`'s right acceptance test passes on the earlier leaves plus leaf `i` written with `flaw` (none: left out). */
+async function testPasses(idea: ProductIdea, i: number, flaw: Flaw | undefined): Promise<boolean> {
+  const leaf = idea.leaves[i]!;
+  const test = rightTest(leaf)!;
+  const dir = await tempDir();
+  await writeTree(dir, [
+    ...idea.leaves
+      .slice(0, i)
+      .flatMap((spec, j) => writeLeaf(spec, randOf(j), 'correct', 'none').files),
+    ...(flaw === undefined ? [] : writeLeaf(leaf, randOf(i), flaw, 'none').files),
+    { path: test.path, content: test.content },
+  ]);
+  return passes(dir, test.command);
+}
+
+describe("the realistic fake's acceptance tests (issue #36)", () => {
+  for (const idea of [caseKit, textStats])
+    it(`${idea.name}: each right test passes on the right code, fails without it, and catches its misconception where written for it`, async () => {
+      const leaves = [...idea.leaves.entries()].filter(([, l]) => rightTest(l) !== undefined);
+      expect(leaves.length).toBeGreaterThan(0);
+      await Promise.all(
+        leaves.map(async ([i, leaf]) => {
+          expect(await testPasses(idea, i, 'correct'), `leaf ${i} right`).toBe(true);
+          expect(await testPasses(idea, i, undefined), `leaf ${i} without its code`).toBe(false);
+          if (leaf.acceptanceTest !== undefined && leaf.misconception !== undefined)
+            expect(await testPasses(idea, i, 'misconception'), `leaf ${i} misconceived`).toBe(
+              false,
+            );
+        }),
+      );
+    }, 60_000);
+
+  it('answers right about p of the time; its wrong answers repeat and include tests that pass without the code', async () => {
+    const words = { kind: 'leaf', leaf: 1 } as const;
+    const kinds = new Map<string, Set<string>>();
+    let right = 0;
+    for (let draw = 0; draw < 400; draw++) {
+      const answer = testAnswer(caseKit, words, (s) => uniform(5, draw, s), 0.6);
+      kinds.set(answer.kind, (kinds.get(answer.kind) ?? new Set()).add(answer.text));
+      if (answer.kind === 'right') right += 1;
+    }
+    expect(right / 400).toBeGreaterThan(0.5);
+    expect(right / 400).toBeLessThan(0.7);
+    const count = (k: string) => kinds.get(k)?.size ?? 0;
+    expect([...kinds.keys()].sort()).toEqual(['malformed', 'out-of-scope', 'right', 'vacuous']);
+    // Each kind of answer is written identically every time: wrong ones vote together.
+    for (const k of kinds.keys()) expect(count(k), k).toBe(1);
+    const vacuous = JSON.parse([...kinds.get('vacuous')!][0]!) as {
+      test: { path: string; content: string; command: string };
+    };
+    const dir = await tempDir();
+    await writeTree(dir, [{ path: vacuous.test.path, content: vacuous.test.content }]);
+    expect(await passes(dir, vacuous.test.command)).toBe(true);
+    // The manifest has no test file of its own: the right answer is no test.
+    const manifest = testAnswer(caseKit, { kind: 'leaf', leaf: 0 }, () => 0, 0.6);
+    expect(manifest.kind).toBe('none');
+  }, 30_000);
+});
