@@ -129,6 +129,7 @@ describe('no silent simulation', () => {
     }
     // The label is under test, not the checks: the demo runs without a sandbox (unverified).
     const json = await maker(['demo', '--dir', await tempDir(), '--json'], {
+      ...bareEnv(),
       MAKER_SANDBOX: 'none',
     });
     expect(JSON.parse(json.stdout)).toMatchObject({ simulated: true, worker: 'sim' });

@@ -31,6 +31,9 @@ export function projectModel(request: FakeGeminiRequest, index: number): FakeGem
         ambiguity: null,
       }),
     };
+  // The acceptance-test role: a README and a converter checked by `test -s` state no behaviour here.
+  if (p.includes('write one acceptance test'))
+    return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
   if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
   if (p.includes('A proposal for this task'))
     return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
