@@ -18,6 +18,9 @@ let integrations = 0;
  */
 export function conflictModel(request: FakeGeminiRequest): FakeGeminiReply {
   const p = request.prompt;
+  // The acceptance-test role (checks on): no behaviour to test here, the planned checks decide.
+  if (p.includes('write one acceptance test'))
+    return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
   if (p.includes('Is this task minimal'))
     return {
       text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),

@@ -31,6 +31,9 @@ export function scriptedModel(
   const respond = (request: FakeGeminiRequest): FakeGeminiReply => {
     const p = request.prompt;
     prompts.push(`${request.system ?? ''}\n${p}`);
+    // The acceptance-test role (checks on): no behaviour to test here, the planned checks decide.
+    if (p.includes('write one acceptance test'))
+      return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
     if (p.includes('Is this task minimal'))
       return {
         text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
