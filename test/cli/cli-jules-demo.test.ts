@@ -7,6 +7,8 @@ import { useTempDirs } from '../helpers/tmp.js';
 
 /** The Jules protocol without a Jules account: `maker bench jules` and `maker demo --worker jules-fake`. */
 const tempDir = useTempDirs();
+/** The Jules protocol is tested here, not the checks: the demos run without a sandbox (unverified). */
+const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
 
@@ -48,16 +50,11 @@ describe('the fake Jules from the CLI', () => {
 
   it('maker demo --worker jules-fake --local-only sends every candidate through the Jules protocol, offline', async () => {
     const dir = await tempDir();
-    const result = await maker([
-      'demo',
-      '--worker',
-      'jules-fake',
-      '--local-only',
-      '--dir',
-      dir,
-      '--json',
-    ]);
-    expect(result.code).toBe(0);
+    const result = await maker(
+      ['demo', '--worker', 'jules-fake', '--local-only', '--dir', dir, '--json'],
+      NO_SANDBOX,
+    );
+    expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as {
       status: string;
       simulated: boolean;
@@ -78,11 +75,14 @@ describe('the fake Jules from the CLI', () => {
     expect(git(dir, 'log', '-1', '--format=%B', `maker/${run.id}/n-${leaf?.id}`)).toMatch(
       /Maker-Worker: jules session \d+/,
     );
-  }, 60_000);
+  }, 120_000);
 
   it('maker demo --worker jules-fake uses one local fake GitHub for both: the fake Jules reads its repository, the PR is merged', async () => {
     const dir = await tempDir();
-    const result = await maker(['demo', '--worker', 'jules-fake', '--dir', dir, '--json']);
+    const result = await maker(
+      ['demo', '--worker', 'jules-fake', '--dir', dir, '--json'],
+      NO_SANDBOX,
+    );
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as {
       status: string;
@@ -95,5 +95,5 @@ describe('the fake Jules from the CLI', () => {
     expect(summary.sessions).toBeGreaterThanOrEqual(3 * summary.leaves);
     expect(summary.repository).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/maker-demo\//);
     expect(summary.pullRequest.state).toBe('merged');
-  }, 60_000);
+  }, 120_000);
 });
