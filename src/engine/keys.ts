@@ -70,7 +70,23 @@ export function describePlan(key: string): string {
     const titles = subtasks.map((s) => `"${cut(String(s['title']), 60)}"`);
     return `${subtasks.length} subtask${subtasks.length === 1 ? '' : 's'}: ${titles.join(', ')}`;
   }
+  const test = testOf(key);
+  if (test !== undefined)
+    return `a test in ${cut(test.path, 80)}, run by \`${cut(test.command, 80)}\``;
   return cut(key, 120);
+}
+
+/** An acceptance test's key (its path, command and content), if it is one. */
+function testOf(key: string): { path: string; command: string } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(key);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { path, command } = value as { path?: unknown; command?: unknown };
+  return typeof path === 'string' && typeof command === 'string' ? { path, command } : undefined;
 }
 
 function cut(text: string, max: number): string {
