@@ -54,6 +54,9 @@ async function expectLanded(
   return summary.treeHash;
 }
 
+/** The demos' GitHub and landing steps are tested here, not their checks: no sandbox (unverified). */
+const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
+
 describe('a killed maker demo is resumed on its own fake GitHub, served again', () => {
   it('at every GitHub and landing step (and mid-run): one repository, one merged PR, the same tree as an uninterrupted demo', async () => {
     // No checks (MAKER_SANDBOX=none): the GitHub and landing steps are what is killed and resumed
@@ -90,6 +93,7 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
   it('on another port when the recorded one is taken: the run and origin move to it', async () => {
     const dir = join(await tempDir(), 'moved');
     const killed = await maker(['demo', '--dir', dir, '--json'], {
+      ...NO_SANDBOX,
       MAKER_CRASH_AT: 'github:pr-saved',
     });
     expect(killed.signal).toBe('SIGKILL');
@@ -97,7 +101,7 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(Number(before.port), '127.0.0.1', resolve));
     try {
-      const resumed = await maker(['resume', '--dir', dir]);
+      const resumed = await maker(['resume', '--dir', dir], NO_SANDBOX);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).toMatch(/its recorded port was taken/);
     } finally {
@@ -112,12 +116,15 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
 
   it('with its kept world deleted: refused with what happened, the state left as it was', async () => {
     const dir = join(await tempDir(), 'gone');
-    const killed = await maker(['demo', '--dir', dir], { MAKER_CRASH_AT: 'github:pr-saved' });
+    const killed = await maker(['demo', '--dir', dir], {
+      ...NO_SANDBOX,
+      MAKER_CRASH_AT: 'github:pr-saved',
+    });
     expect(killed.signal).toBe('SIGKILL');
     await rm(join(dir, '.git', 'maker-fake-github'), { recursive: true });
     const state = join(dir, 'maker-state.json');
     const before = await readFile(state);
-    const resumed = await maker(['resume', '--dir', dir]);
+    const resumed = await maker(['resume', '--dir', dir], NO_SANDBOX);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(
       /a `maker demo` on its own local fake GitHub, whose world .* was kept in .*maker-fake-github, and it is gone/,
@@ -132,6 +139,7 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
     try {
       const dir = join(await tempDir(), 'outside');
       const done = await maker(['demo', '--dir', dir, '--json'], {
+        ...NO_SANDBOX,
         GITHUB_API_URL: fake.baseUrl,
         GITHUB_TOKEN: token,
       });
