@@ -44,12 +44,7 @@ function differences(
 
 /** The subtasks of a split key, if it is one. */
 function subtasksOf(key: string): Record<string, unknown>[] | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(key);
-  } catch {
-    return undefined;
-  }
+  const value = parsed(key);
   const list = Array.isArray(value)
     ? value
     : typeof value === 'object' &&
@@ -78,15 +73,19 @@ export function describePlan(key: string): string {
 
 /** An acceptance test's key (its path, command and content), if it is one. */
 function testOf(key: string): { path: string; command: string } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(key);
-  } catch {
-    return undefined;
-  }
+  const value = parsed(key);
   if (typeof value !== 'object' || value === null) return undefined;
   const { path, command } = value as { path?: unknown; command?: unknown };
   return typeof path === 'string' && typeof command === 'string' ? { path, command } : undefined;
+}
+
+/** A key as the JSON it is, or undefined when it is not JSON. */
+function parsed(key: string): unknown {
+  try {
+    return JSON.parse(key) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function cut(text: string, max: number): string {
