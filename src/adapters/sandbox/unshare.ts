@@ -17,7 +17,8 @@ import type { Mount, SandboxSpec } from './view.js';
  *    remount anything writable nor unmount what hides a place, though it is root in its namespace.
  *
  * Its own tools (mount, pivot_root, setpriv, …) are found in the system's directories. Any failing
- * step stops it (`set -e`) before the command runs.
+ * step stops it (`set -e`) before the command runs. A place to hide that is gone by the time it is
+ * mounted over (a file of /etc removed after /etc was read) has nothing left to hide: it is skipped.
  */
 const SETUP = String.raw`set -eu
 root=$1; cwd=$2; shift 2
@@ -33,8 +34,8 @@ while [ $# -gt 0 ]; do
       if [ "$step" = ro-bind ]; then mount -o remount,bind,ro,nosuid,nodev "$root$2"; fi; shift 2 ;;
     tmpfs) mkdir -p "$root$1"; mount -t tmpfs -o "size=$2,mode=$3,nosuid,nodev" maker-tmp "$root$1"; shift 3 ;;
     symlink) mkdir -p "$(dirname "$root$2")"; ln -s "$1" "$root$2"; shift 2 ;;
-    hide-dir) mount -t tmpfs -o size=4k,mode=0555,ro maker-hidden "$root$1"; shift ;;
-    hide-file) mount --bind /dev/null "$root$1"; shift ;;
+    hide-dir) if [ -e "$root$1" ]; then mount -t tmpfs -o size=4k,mode=0555,ro maker-hidden "$root$1"; fi; shift ;;
+    hide-file) if [ -e "$root$1" ]; then mount --bind /dev/null "$root$1"; fi; shift ;;
     dev) d=$root/dev; mkdir -p "$d"; mount -t tmpfs -o mode=0755,nosuid maker-dev "$d"
       for n in null zero full random urandom tty; do touch "$d/$n"; mount --bind "/dev/$n" "$d/$n"; done
       ln -s /proc/self/fd "$d/fd"; ln -s /proc/self/fd/0 "$d/stdin"
