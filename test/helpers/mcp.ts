@@ -5,6 +5,9 @@ import { afterEach, expect } from 'vitest';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
 import { createMakerServer, type Runs } from '../../src/surfaces/mcp/server.js';
 
+/** How long a test's tool call may take: a `maker_wait` holds up to 60 s. */
+export const CALL_TIMEOUT_MS = 120_000;
+
 export type Call = (
   name: string,
   args: Record<string, unknown>,
@@ -39,12 +42,13 @@ export function useMcpClients() {
       await client.close();
     };
     closers.push(close);
+    // Above the SDK's 60 s default: a `maker_wait` of 60 s would otherwise race the client's own
+    // timeout on a loaded machine (the server answers at 60 s plus its scheduling delay).
     const call: Call = async (name, args, onProgress) =>
-      (await client.callTool(
-        { name, arguments: args },
-        undefined,
-        onProgress === undefined ? undefined : { onprogress: onProgress },
-      )) as CallToolResult;
+      (await client.callTool({ name, arguments: args }, undefined, {
+        timeout: CALL_TIMEOUT_MS,
+        ...(onProgress === undefined ? {} : { onprogress: onProgress }),
+      })) as CallToolResult;
     return { call, close, client, runs };
   };
 }

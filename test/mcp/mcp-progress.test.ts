@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { text, useMcpClients } from '../helpers/mcp.js';
+import { CALL_TIMEOUT_MS, text, useMcpClients } from '../helpers/mcp.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -25,6 +25,7 @@ describe('maker_wait progress', () => {
         { name: 'maker_wait', arguments: { runId, cursor, seconds: 60 } },
         undefined,
         {
+          timeout: CALL_TIMEOUT_MS,
           onprogress: (p) => {
             progress.push(p.progress);
             if (p.message !== undefined) messages.push(p.message);

@@ -10,7 +10,7 @@ import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { openWorkspace } from '../../src/surfaces/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { text, useMcpClients } from '../helpers/mcp.js';
+import { CALL_TIMEOUT_MS, text, useMcpClients } from '../helpers/mcp.js';
 
 const tempDir = useTempDirs();
 const connect = useMcpClients();
@@ -222,10 +222,11 @@ describe('the maker MCP server', () => {
     })) as CallToolResult;
     expect(started.isError).toBeFalsy();
     const runId = (started.structuredContent as { runId: string }).runId;
-    const waited = (await client.callTool({
-      name: 'maker_wait',
-      arguments: { runId, cursor: 0, seconds: 60 },
-    })) as CallToolResult;
+    const waited = (await client.callTool(
+      { name: 'maker_wait', arguments: { runId, cursor: 0, seconds: 60 } },
+      undefined,
+      { timeout: CALL_TIMEOUT_MS },
+    )) as CallToolResult;
     expect(text(waited)).toMatch(/q-root-veto|running/);
   });
 });
