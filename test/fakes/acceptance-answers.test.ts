@@ -4,7 +4,8 @@ import { uniform } from '../../src/core/random.js';
 import { writeTree } from '../../src/surfaces/bench/hidden-tests.js';
 import { rightTest, testAnswer } from '../../src/testing/product/acceptance-answers.js';
 import { caseKit } from '../../src/testing/product/ideas/case-kit.js';
-import { textStats } from '../../src/testing/product/ideas/text-stats.js';
+import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
+import { inventory } from '../../src/testing/product/ideas/inventory.js';
 import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
 import type { ProductIdea } from '../../src/testing/product/types.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -17,44 +18,66 @@ const randOf =
 
 function passes(dir: string, command: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = execFile('/bin/sh', ['-c', command], { cwd: dir, timeout: 30_000 }, (error) =>
+    const child = execFile('/bin/sh', ['-c', command], { cwd: dir, timeout: 60_000 }, (error) =>
       resolve(error === null),
     );
     child.stdin?.end();
   });
 }
 
-/** Whether leaf `i`'s right acceptance test passes on the earlier leaves plus leaf `i` written with `flaw` (none: left out). */
-async function testPasses(idea: ProductIdea, i: number, flaw: Flaw | undefined): Promise<boolean> {
+/**
+ * Whether leaf `i`'s right acceptance test (or the one written with its misconception) passes on
+ * the leaves it builds on plus leaf `i` written with `flaw` (none: left out).
+ */
+async function testPasses(
+  idea: ProductIdea,
+  i: number,
+  flaw: Flaw | undefined,
+  test: 'right' | 'misconceived' = 'right',
+): Promise<boolean> {
   const leaf = idea.leaves[i]!;
-  const test = rightTest(leaf)!;
+  const right = rightTest(leaf)!;
+  const content = test === 'right' ? right.content : leaf.acceptanceTest!.misconceived!;
   const dir = await tempDir();
   await writeTree(dir, [
     ...idea.leaves
       .slice(0, i)
       .flatMap((spec, j) => writeLeaf(spec, randOf(j), 'correct', 'none').files),
     ...(flaw === undefined ? [] : writeLeaf(leaf, randOf(i), flaw, 'none').files),
-    { path: test.path, content: test.content },
+    { path: right.path, content },
   ]);
-  return passes(dir, test.command);
+  return passes(dir, right.command);
 }
 
 describe("the realistic fake's acceptance tests (issue #36)", () => {
-  for (const idea of [caseKit, textStats])
-    it(`${idea.name}: each right test passes on the right code, fails without it, and catches its misconception where written for it`, async () => {
-      const leaves = [...idea.leaves.entries()].filter(([, l]) => rightTest(l) !== undefined);
-      expect(leaves.length).toBeGreaterThan(0);
-      await Promise.all(
-        leaves.map(async ([i, leaf]) => {
-          expect(await testPasses(idea, i, 'correct'), `leaf ${i} right`).toBe(true);
-          expect(await testPasses(idea, i, undefined), `leaf ${i} without its code`).toBe(false);
-          if (leaf.acceptanceTest !== undefined && leaf.misconception !== undefined)
-            expect(await testPasses(idea, i, 'misconception'), `leaf ${i} misconceived`).toBe(
-              false,
-            );
-        }),
-      );
-    }, 60_000);
+  for (const idea of PRODUCT_IDEAS)
+    it(
+      `${idea.name}: each right test passes on the right code, fails without it, and catches its misconception where written for it`,
+      async () => {
+        const leaves = [...idea.leaves.entries()].filter(([, l]) => rightTest(l) !== undefined);
+        expect(leaves.length).toBeGreaterThan(0);
+        await Promise.all(
+          leaves.map(async ([i, leaf]) => {
+            expect(await testPasses(idea, i, 'correct'), `leaf ${i} right`).toBe(true);
+            expect(await testPasses(idea, i, undefined), `leaf ${i} without its code`).toBe(false);
+            if (leaf.acceptanceTest !== undefined && leaf.misconception !== undefined)
+              expect(await testPasses(idea, i, 'misconception'), `leaf ${i} misconceived`).toBe(
+                false,
+              );
+            // A test written with the misconception agrees with the wrong code, not the right one.
+            if (leaf.acceptanceTest?.misconceived !== undefined) {
+              expect(await testPasses(idea, i, 'misconception', 'misconceived'), `leaf ${i}`).toBe(
+                true,
+              );
+              expect(await testPasses(idea, i, 'correct', 'misconceived'), `leaf ${i}`).toBe(false);
+              expect(await testPasses(idea, i, undefined, 'misconceived'), `leaf ${i}`).toBe(false);
+            }
+          }),
+        );
+        // More leaves, more processes (Python's each start one more for the command they test).
+      },
+      Math.max(60_000, 15_000 * idea.leaves.length),
+    );
 
   it('answers right about p of the time; its wrong answers repeat and include tests that pass without the code', async () => {
     const words = { kind: 'leaf', leaf: 1 } as const;
@@ -81,4 +104,24 @@ describe("the realistic fake's acceptance tests (issue #36)", () => {
     const manifest = testAnswer(caseKit, { kind: 'leaf', leaf: 0 }, () => 0, 0.6);
     expect(manifest.kind).toBe('none');
   }, 30_000);
+
+  it("a share of its wrong answers shares the leaf's misconception, identically", () => {
+    // inventory's money leaf: a misconception (floating point) with a share of 0.5 of wrong code.
+    const money = { kind: 'leaf', leaf: 1 } as const;
+    const texts = new Set<string>();
+    let misconceived = 0;
+    for (let draw = 0; draw < 400; draw++) {
+      const answer = testAnswer(inventory, money, (s) => uniform(7, draw, s), 0.6);
+      if (answer.kind !== 'misconceived') continue;
+      misconceived += 1;
+      texts.add(answer.text);
+    }
+    // About 0.4 × 0.5 of the answers: wrong, and sharing the misconception.
+    expect(misconceived / 400).toBeGreaterThan(0.13);
+    expect(misconceived / 400).toBeLessThan(0.27);
+    expect(texts.size).toBe(1);
+    expect(JSON.parse([...texts][0]!)).toMatchObject({
+      test: { path: 'tests/test_money.py', command: 'python3 -m unittest tests/test_money.py' },
+    });
+  });
 });

@@ -3,16 +3,20 @@ import { renderFile, type Rand } from './render.js';
 import type { AcceptanceTestSpec, LeafSpec, ProductIdea } from './types.js';
 
 /** What the fake's answers to the test role were: for reports, and to check it behaved as set. */
-export type TestAnswerKind = 'right' | 'none' | 'vacuous' | 'out-of-scope' | 'malformed';
+export type TestAnswerKind =
+  'right' | 'none' | 'vacuous' | 'out-of-scope' | 'malformed' | 'misconceived';
 
 /**
  * The realistic fake's answer to the test role (an acceptance test written from a leaf's task and
  * criteria, never from code), for a node of `idea` at `scope`. Right with probability p: the
  * leaf's {@link LeafSpec.acceptanceTest}, else its own test file run by its check, else (a leaf
  * with no test file of its own, such as a manifest, or part of a leaf) no test. Wrong answers
- * repeat identically, so they vote together: half a vacuous test that passes on the tree without
- * the code (MAKER must discard it), the rest a test outside the leaf's files or an answer with no
- * command (red flags).
+ * repeat identically, so they vote together. Where the leaf has a misconception its right test
+ * would catch, a wrong answer shares it as often as a wrong code sample does (the misconception's
+ * share): a test that passes the misconceived code and fails the right one, which MAKER keeps (it
+ * fails without the code) and which then flags every right candidate. The other wrong answers are
+ * half a vacuous test that passes on the tree without the code (MAKER must discard it), the rest a
+ * test outside the leaf's files or an answer with no command (red flags).
  */
 export function testAnswer(
   idea: ProductIdea,
@@ -39,6 +43,15 @@ export function testAnswer(
   const path = right?.path ?? (python ? 'tests/test_planned.py' : 'test/planned.test.js');
   const command =
     right?.command ?? (python ? `python3 -m unittest ${path}` : `node --test ${path}`);
+  const misconceived = leaf?.acceptanceTest?.misconceived;
+  if (misconceived !== undefined && rand(2) < (leaf?.misconception?.share ?? 0))
+    return {
+      text: JSON.stringify({
+        test: { path: right?.path, content: misconceived, command: right?.command },
+        reason: 'Checks what the criteria say.',
+      }),
+      kind: 'misconceived',
+    };
   const r = rand(1);
   if (r < 0.5) {
     // Passes whatever the code does: a test of nothing.
@@ -75,7 +88,9 @@ export function testAnswer(
 
 /** A right acceptance test for `leaf`, or none (it has no test file of its own). */
 export function rightTest(leaf: LeafSpec): AcceptanceTestSpec | undefined {
-  if (leaf.acceptanceTest !== undefined) return leaf.acceptanceTest;
+  const written = leaf.acceptanceTest;
+  if (written !== undefined)
+    return { path: written.path, content: written.content, command: written.command };
   const own = leaf.files[1];
   if (own === undefined) return undefined;
   const stem = own.path.slice(own.path.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');

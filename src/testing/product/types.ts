@@ -55,6 +55,11 @@ export interface AcceptanceTestSpec {
   readonly path: string;
   readonly content: string;
   readonly command: string;
+  /**
+   * The same file as a test writer who shares the leaf's misconception writes it: it passes on the
+   * misconceived code and fails on the right one (a wrong test that agrees with a wrong answer).
+   */
+  readonly misconceived?: string;
 }
 
 /** One minimal subtask of an idea's decomposition. */

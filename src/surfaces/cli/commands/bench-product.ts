@@ -19,8 +19,11 @@ leaf's plausible misconception, written the same way every time (some pass their
 leaf's weak check and break later leaves); slips
 in how files are written (--slip), which depend on the --edit-format the worker
 asks for (over-escaped strings in JSON, broken fences and missing File: lines in
-fenced blocks, omitted code in both); plans that vary in wording; judges and
-reviewers right with --judge-accuracy; the same --seed gives the same answers.
+fenced blocks, omitted code in both); plans that vary in wording; acceptance
+tests written from a leaf's criteria, right with --p, wrong ones repeating (some
+sharing the leaf's misconception, so they pass the wrong code and fail the
+right); judges and reviewers right with --judge-accuracy; the same --seed gives
+the same answers.
 Hidden acceptance tests, which MAKER never sees, run (node --test, or Python's
 unittest) on the tree each arm lands. Reports pass rates, model calls, tokens,
 wall time, how MAKER's leaf votes were settled (agreement or ballots) and why

@@ -1,4 +1,5 @@
 import type { ProductIdea } from '../types.js';
+import { CRITERIA_TESTS } from './criteria-tests.js';
 
 const r = String.raw;
 
@@ -183,6 +184,7 @@ test('keys rows by the header', () => {
         },
         { kind: 'edge-case', path: 'src/convert.mjs', from: "row[i] ?? ''", to: 'row[i]' },
       ],
+      acceptanceTest: CRITERIA_TESTS.convert,
       misconception: {
         what: 'a missing cell becomes undefined (dropped from the JSON) instead of ""',
         share: 0.5,

@@ -1,4 +1,5 @@
 import type { ProductIdea } from '../types.js';
+import { CRITERIA_TESTS } from './criteria-tests.js';
 
 const r = String.raw;
 
@@ -225,6 +226,7 @@ test('evaluates with precedence', () => {
           to: '',
         },
       ],
+      acceptanceTest: CRITERIA_TESTS.evaluate,
       misconception: {
         what: 'right-associative + and - (10 - 4 - 3 evaluates as 10 - (4 - 3))',
         share: 0.5,

@@ -1,5 +1,6 @@
 import type { LeafSpec } from '../types.js';
-import { pyTest } from './inventory-core.js';
+import { CRITERIA_TESTS } from './criteria-tests.js';
+import { pyTest } from './python-test.js';
 
 const r = String.raw;
 
@@ -160,6 +161,7 @@ def add_item(args, $items$, out):
         to: '$items$ + [item]',
       },
     ],
+    acceptanceTest: CRITERIA_TESTS.commands,
     misconception: {
       what: 'add saves an item without validating it',
       share: 0.5,

@@ -1,19 +1,10 @@
 import type { LeafSpec } from '../types.js';
+import { CRITERIA_TESTS } from './criteria-tests.js';
+import { pyTest } from './python-test.js';
 
 const r = String.raw;
 /** A dollar sign before a brace, which a template literal would take for a placeholder. */
 const D = '$';
-
-/** A Python unittest file of one test case class, `Test` + `name`, with `body` as its methods. */
-export function pyTest(imports: string, name: string, body: string): string {
-  return `
-import unittest
-${imports}
-
-
-class ${name}Test(unittest.TestCase):
-${body}`;
-}
 
 /**
  * The inventory's core and storage leaves (0–4): the item model, money, validation, the JSON
@@ -165,6 +156,7 @@ def parse_price(text):
         to: "return f'{sign}${$whole$}.{part}'",
       },
     ],
+    acceptanceTest: CRITERIA_TESTS.money,
     misconception: {
       what: 'prices parsed through floating point (int(float(text) * 100): "0.29" gives 28)',
       share: 0.5,
@@ -379,6 +371,7 @@ def to_csv(items):
         to: "['sku', 'name', 'qty', 'price']",
       },
     ],
+    acceptanceTest: CRITERIA_TESTS.csvExport,
     misconception: {
       what: 'rows joined with commas by hand: a field holding a comma is not quoted',
       share: 0.5,

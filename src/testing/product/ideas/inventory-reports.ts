@@ -1,5 +1,6 @@
 import type { LeafSpec } from '../types.js';
-import { pyTest } from './inventory-core.js';
+import { CRITERIA_TESTS } from './criteria-tests.js';
+import { pyTest } from './python-test.js';
 
 const r = String.raw;
 
@@ -130,6 +131,7 @@ def low_stock(items, threshold=5):
         to: 'key=lambda item: item.quantity',
       },
     ],
+    acceptanceTest: CRITERIA_TESTS.lowStock,
     misconception: {
       what: 'items exactly at the threshold left out (quantity < threshold)',
       share: 0.5,

@@ -1,4 +1,5 @@
 import type { ProductIdea } from '../types.js';
+import { CRITERIA_TESTS } from './criteria-tests.js';
 
 const r = String.raw;
 
@@ -168,6 +169,7 @@ test('ranks words by count', () => {
           to: 'return b[1] - a[1];',
         },
       ],
+      acceptanceTest: CRITERIA_TESTS.rank,
       misconception: {
         what: 'ties in count left in the order first seen, not alphabetical',
         share: 0.5,

@@ -1,4 +1,5 @@
 import type { ProductIdea } from '../types.js';
+import { CRITERIA_TESTS } from './criteria-tests.js';
 
 const r = String.raw;
 
@@ -289,6 +290,7 @@ test('lists to-dos', async () => {
           to: 'store.remove(Number($match$[1]));',
         },
       ],
+      acceptanceTest: CRITERIA_TESTS.server,
       misconception: {
         what: 'DELETE of an unknown id answers 204 instead of 404',
         share: 0.5,
