@@ -3,7 +3,7 @@ import { isMakerFile } from './candidate-policy.js';
 import { inScope, normalizeRepoPath, showPath } from './paths.js';
 import { canonicalJson, normalizeWhitespace } from './voting/equivalence.js';
 import { normalizeSourceText } from './voting/source-text.js';
-import type { TreeNode } from './tree/schema.js';
+import type { TreeNode, VoteRecord } from './tree/schema.js';
 import type { RedFlag } from './voting/types.js';
 
 /**
@@ -112,6 +112,44 @@ export function checkProves(command: string): string {
     return 'loads a module';
   if (/^\s*(test|\[) -[fesd]/.test(command)) return 'checks a file exists';
   return 'runs a command';
+}
+
+/** The test a leaf's acceptance-test vote settled on (validated again: it comes back from the state file). */
+export function winningTest(record: VoteRecord): AcceptanceTest | undefined {
+  const key = record.outcome?.key;
+  if (key === undefined || key === NO_TEST) return undefined;
+  const draw = record.draws.find((d) => d.status === 'valid' && d.key === key);
+  const parsed = acceptanceTestShape.safeParse(draw?.value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The leaf's kept acceptance test, if it has one. */
+export function keptTest(n: TreeNode): AcceptanceTest | undefined {
+  return n.acceptanceTest?.status === 'kept' ? winningTest(n.acceptanceTest.vote) : undefined;
+}
+
+/**
+ * A leaf's acceptance test in one line, for the view and the pull request: its path and command,
+ * and whether it was kept (and how it is in the result), discarded or dropped; undefined when the
+ * leaf has no settled test vote. Plain text: the path and command are model output, so callers
+ * escape it for their markup.
+ */
+export function acceptanceTestLine(n: TreeNode): string | undefined {
+  const state = n.acceptanceTest;
+  if (state?.status === undefined) return undefined;
+  if (state.status === 'none') return 'no acceptance test (the planned check decides)';
+  const test = winningTest(state.vote);
+  const what =
+    test === undefined ? 'acceptance test' : `acceptance test ${test.path} (${test.command})`;
+  if (state.status === 'discarded') return `${what}: discarded, it passed without the code`;
+  if (state.status === 'dropped') return `${what}: dropped, every candidate failed it`;
+  const landed =
+    state.committed === 'added'
+      ? ', committed with the result'
+      : state.committed === 'theirs'
+        ? "; the result's own file at that path was committed instead"
+        : '';
+  return `${what}: kept, fails without the code${landed}`;
 }
 
 /** The node's checks and what each proves, for the plan and status. */

@@ -1,9 +1,9 @@
 import {
-  acceptanceTestShape,
+  keptTest,
   NO_TEST,
   testAnswerFlags,
   testKey,
-  type AcceptanceTest,
+  winningTest,
 } from '../core/acceptance-test.js';
 import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
 import type { RedFlag } from '../core/voting/types.js';
@@ -97,24 +97,40 @@ async function settle(
   ctx.emit({ type: 'acceptance-test', nodeId: n.id, status, reason });
 }
 
-/** The test the vote settled on (validated again: it comes back from the state file). */
-function winningTest(record: VoteRecord): AcceptanceTest | undefined {
-  const key = record.outcome?.key;
-  if (key === undefined || key === NO_TEST) return undefined;
-  const draw = record.draws.find((d) => d.status === 'valid' && d.key === key);
-  const parsed = acceptanceTestShape.safeParse(draw?.value);
-  return parsed.success ? parsed.data : undefined;
-}
+export { keptTest };
 
-/** The leaf's kept acceptance test, if it has one. */
-export function keptTest(n: TreeNode): AcceptanceTest | undefined {
-  return n.acceptanceTest?.status === 'kept' ? winningTest(n.acceptanceTest.vote) : undefined;
+/**
+ * The winning candidate's `tree` with the leaf's kept acceptance test written in, so the leaf's
+ * result carries its test (later checks and merges can run it). A candidate that wrote a file at
+ * the test's path keeps its own (said in the state and the commit). The test's path was confined
+ * to the leaf's files when it was voted (`testAnswerFlags`); its content is data, never run here.
+ * Returns the tree to commit and a line for the commit's body.
+ */
+export async function withKeptTest(
+  ctx: RunContext,
+  n: TreeNode,
+  tree: string,
+): Promise<{ tree: string; note: string }> {
+  const test = keptTest(n);
+  const state = n.acceptanceTest;
+  if (test === undefined || state === undefined) return { tree, note: '' };
+  const [theirs] = await ctx.workspace.readFiles(tree, [test.path]);
+  state.committed = (theirs?.content ?? null) === null ? 'added' : 'theirs';
+  return state.committed === 'theirs'
+    ? {
+        tree,
+        note: `The acceptance test voted from the criteria is at ${test.path}, which this change writes itself: its own file is committed.`,
+      }
+    : {
+        tree: await ctx.workspace.treeWithEdits(tree, [{ path: test.path, content: test.content }]),
+        note: `With the acceptance test voted from the criteria: ${test.path} (\`${test.command}\`).`,
+      };
 }
 
 /**
  * The red flag of a candidate (its `tree`) that fails its leaf's kept acceptance test, run in the
  * sandbox on the candidate's tree with the test file written in; undefined when it passes or the
- * leaf has none. The test is not part of the candidate: it is not committed with it.
+ * leaf has none. The test is not part of the candidate: the winner's commit adds it ({@link withKeptTest}).
  */
 export async function acceptanceFlag(
   ctx: RunContext,

@@ -12,6 +12,7 @@ import {
   publishAll,
 } from './github.js';
 import { moveBranch } from './leaf.js';
+import { traceComposition } from './trace.js';
 import {
   branchName,
   ChecksFailedError,
@@ -47,6 +48,17 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
       (await workspace.fileStats?.(run.baseCommit, rootCommit)) ??
       fileStats(await workspace.diff(run.baseCommit, rootCommit));
     await finalChecks(ctx, root, rootCommit);
+    // A failing check on the result is first traced to a finished subtask, reopened if found.
+    const tree = await workspace.treeOf(rootCommit);
+    const failing = root.checks?.tree === tree ? root.checks.results.filter((r) => !r.ok) : [];
+    const reopen = await traceComposition(ctx, root, {
+      kind: 'parent-check',
+      key: 'check',
+      failing,
+      tree,
+      children: root.children.length,
+    });
+    if (reopen !== undefined) throw reopen;
     const checks = checkSummary(run);
     // --hitl auto lands only a result whose checks passed (or that the person chose not to check).
     const passing = acceptable(run);
@@ -86,7 +98,7 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
           `${runCheckCounts(run).failed > 0 ? "The result's checks did not pass" : 'The result is unverified'}, and --hitl ${run.config.hitl} cannot ask a person whether to land it: nothing landed. ${checks} (Question ${error.message.match(/\(question ([^)]+)\)/)?.[1] ?? 'q-root-veto'} asks whether to land it anyway.)`,
         );
       });
-    const treeHash = await workspace.treeOf(rootCommit);
+    const treeHash = tree;
     if (answer.optionId !== 'accept') {
       if (remote !== undefined) await closeVetoed(ctx, remote);
       run.status = 'vetoed';

@@ -25,7 +25,7 @@ import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, traceFailure } from './trace.js';
-import { dropFailingTest, voteAcceptanceTest } from './acceptance-test.js';
+import { dropFailingTest, voteAcceptanceTest, withKeptTest } from './acceptance-test.js';
 
 /**
  * The tree a valid code candidate produces at its base: all the state keeps of it (files written
@@ -326,7 +326,7 @@ export async function solveLeaf(
     await ctx.save(n);
     return 'split';
   }
-  const tree = candidateTree(winner);
+  const { tree, note } = await withKeptTest(ctx, n, candidateTree(winner));
   const valid = record.draws.filter((d) => d.status === 'valid').length;
   const votes = tally(record.draws).find((c) => c.key === winner.key)?.votes ?? 0;
   const trailers = [
@@ -339,7 +339,7 @@ export async function solveLeaf(
     ctx,
     commitMessage(ctx.run.config, {
       subject: n.title,
-      body: winner.summary ?? n.description,
+      body: `${winner.summary ?? n.description}${note === '' ? '' : `\n\n${note}`}`,
       trailers,
     }),
   );

@@ -5,13 +5,16 @@ import type { WorkerTask } from '../ports/worker.js';
 import { checkNode, checksRun } from './checks.js';
 import { candidateTree, voteOnCode } from './leaf.js';
 import { nodeContext, repositoryView, type RunContext } from './run-context.js';
+import { traceComposition } from './trace.js';
 
 /**
  * The checks after merging `child` into `n`: every check below the children merged so far (and
  * the node's own after its last child; the root's own, the person's overall check, runs before the
  * veto) runs on the merged tree. A check that passed below and fails now is the merge's failure:
  * the merge is repaired by a voted integration, with the failures in its prompt, whose candidates
- * must pass every such check; past the vote's caps it is a question, like any vote.
+ * must pass every such check; past the vote's caps it is a question, like any vote. Before that,
+ * a failure (or the node's own check failing on its composed result) is traced by vote to a
+ * finished subtask whose result is in the tree: one found is reopened ({@link traceComposition}).
  */
 export async function checkMerge(
   ctx: RunContext,
@@ -23,6 +26,17 @@ export async function checkMerge(
   if (commands.length === 0) return { tree: merge.tree, how: '' };
   const results = await checkNode(ctx, n, merge.tree, commands);
   const failing = results.filter((r) => !r.ok && mustPass.includes(r.command));
+  // The node's own check, run for the first time on its composed result.
+  const own = results.filter((r) => !r.ok && r.command === n.check && !failing.includes(r));
+  // A cause found in a finished subtask's result is reopened there, not repaired here.
+  const reopen = await traceComposition(ctx, n, {
+    kind: failing.length > 0 ? 'merge' : 'parent-check',
+    key: `merge-${child.index}`,
+    failing: [...failing, ...own],
+    tree: merge.tree,
+    children: child.index + 1,
+  });
+  if (reopen !== undefined) throw reopen;
   if (failing.length === 0) return { tree: merge.tree, how: '' };
   ctx.emit({
     type: 'merge-checks-failed',

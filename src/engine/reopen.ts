@@ -134,7 +134,7 @@ function reset(run: Run, n: TreeNode, reopen: Reopen, count: number): void {
       }),
     );
     p.commit = undefined;
-    p.checks = undefined;
+    p.checks = p.blames = undefined;
     if (p.status === 'done') p.status = 'composing';
   }
 }

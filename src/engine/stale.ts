@@ -18,7 +18,7 @@ export async function bringOnto(ctx: RunContext, child: TreeNode, head: string):
   if (await rebaseLeaf(ctx, child, head)) return;
   child.baseCommit = head;
   child.commit = undefined;
-  child.blame = undefined;
+  child.blame = child.blames = undefined;
   child.checks = undefined;
   if (child.children.length > 0) {
     child.mergeHeads = [];

@@ -25,6 +25,41 @@ export interface Failure {
   readonly count: number;
   /** The finished leaves whose results are in what failed, nearest first. */
   readonly suspects: readonly TreeNode[];
+  /** Where the vote is kept in `node.blames` (a composition's failure); absent: `node.blame`. */
+  readonly key?: string;
+}
+
+/**
+ * When checks fail on a node's composed result (a merge that broke checks that passed below it,
+ * or the node's own check): the failure to trace, if some finished leaf's result is in the tree
+ * (the first `children` children's, and those in the node's base).
+ */
+export function compositionFailure(
+  ctx: RunContext,
+  n: TreeNode,
+  failed: {
+    readonly kind: 'merge' | 'parent-check';
+    readonly key: string;
+    readonly failing: readonly CheckResult[];
+    readonly tree: string;
+    readonly children: number;
+  },
+): Failure | undefined {
+  const below = n.children
+    .slice(0, failed.children)
+    .reverse()
+    .flatMap((id) => finishedLeaves(ctx, id));
+  const suspects = [...below, ...upstreamLeaves(ctx, n)];
+  if (failed.failing.length === 0 || suspects.length === 0) return undefined;
+  return {
+    kind: failed.kind,
+    node: n,
+    failing: failed.failing,
+    trees: [failed.tree],
+    count: failed.failing.length,
+    suspects,
+    key: failed.key,
+  };
 }
 
 /**
@@ -50,6 +85,19 @@ export function candidatesFailure(
     count: failed.length,
     suspects,
   };
+}
+
+/**
+ * Traces a failure of `n`'s composed result ({@link compositionFailure}): the reopening to throw
+ * when the vote names a finished subtask that may be reopened, else undefined (go on as without).
+ */
+export async function traceComposition(
+  ctx: RunContext,
+  n: TreeNode,
+  failed: Parameters<typeof compositionFailure>[2],
+): Promise<ReopenRequested | undefined> {
+  const failure = compositionFailure(ctx, n, failed);
+  return failure === undefined ? undefined : traceFailure(ctx, failure);
 }
 
 /**
@@ -80,7 +128,8 @@ export function finishedLeaves(ctx: Pick<RunContext, 'run'>, id: string): TreeNo
  * Traces a failure to its cause by vote: judges are shown the failing checks' output, the node
  * where it showed, and each suspect (a finished leaf whose result is in what failed) with its
  * result, and pick the one most likely to have caused it, or none (the failing node's own doing).
- * Ballots are counted ahead by k, options shuffled per ballot. When the vote settles on a suspect
+ * Ballots are counted ahead by k, options shuffled per ballot. A composition's failure that a
+ * reopening did not mend is not traced again ({@link tracedBefore}). When the vote settles on a suspect
  * that may still be reopened, the reopening is saved and returned (the caller throws it);
  * otherwise undefined, and the caller goes on as without it.
  */
@@ -93,6 +142,7 @@ export async function traceFailure(
   if (suspects.length === 0) return undefined;
   const outputs = distinctTails(failure.failing);
   const signature = firstErrorLine(outputs);
+  if (failure.key !== undefined && tracedBefore(ctx, failure, signature)) return undefined;
   const options = await Promise.all(
     suspects.map(async (s) => ({
       key: s.id,
@@ -101,13 +151,19 @@ export async function traceFailure(
   );
   options.push({
     key: NONE,
-    content: `None of these: the cause is in "${n.title}" itself (its candidates, or its check), not in an earlier subtask.`,
+    content:
+      failure.key === undefined
+        ? `None of these: the cause is in "${n.title}" itself (its candidates, or its check), not in an earlier subtask.`
+        : `None of these: the cause is in how the results were combined in "${n.title}" (or in its check), not in one subtask's result.`,
   });
-  const where = `Every candidate for "${n.title}" failed its check (${failure.count} of them).`;
-  const question = `${where} What failed, the most common failures first:\n\n${outputs.map((o) => `$ ${o.command}\n${o.tail}`).join('\n\n')}\n\nWhich earlier finished subtask's result is the most likely cause of these failures? Each option shows a subtask whose result the failing work builds on. Pick the last option when none of them is the cause.`;
-  const record = (n.blame ??= { attempt: 0, draws: [], ballots: [] });
+  const question = `${failureWhere(failure)} What failed, the most common failures first:\n\n${outputs.map((o) => `$ ${o.command}\n${o.tail}`).join('\n\n')}\n\nWhich earlier finished subtask's result is the most likely cause of these failures? Each option shows a subtask whose result the failing work builds on. Pick the last option when none of them is the cause.`;
+  const fresh = () => ({ attempt: 0, draws: [], ballots: [] });
+  const record =
+    failure.key === undefined
+      ? (n.blame ??= fresh())
+      : ((n.blames ??= {})[failure.key] ??= fresh());
   const context = nodeContext(ctx, n);
-  const salt = hashString(`${n.id}/blame/${ctx.run.reopens?.length ?? 0}`);
+  const salt = hashString(`${n.id}/blame/${failure.key ?? ''}/${ctx.run.reopens?.length ?? 0}`);
   const base = 900_000 + (ctx.run.reopens?.length ?? 0) * 100;
   const outcome = await exactVote(ctx, n, 'blame', record, async (slot) => {
     const order = shuffle(options, (i) => uniform(ctx.run.config.seed, salt, slot, i));
@@ -159,6 +215,31 @@ export async function traceFailure(
     replaced: culprit.commit,
     at: ctx.now().toISOString(),
   });
+}
+
+/**
+ * Whether a composition's failure was traced and reopened before, the same (its node, kind and
+ * first error line): the reopening did not mend it, so it goes on as without one (a repair, the
+ * person) rather than reopening subtask after subtask for a failure none of them causes.
+ */
+function tracedBefore(ctx: RunContext, failure: Failure, signature: string): boolean {
+  return (ctx.run.reopens ?? []).some(
+    (r) =>
+      r.trigger.node === failure.node.id &&
+      r.trigger.kind === failure.kind &&
+      r.signature === signature,
+  );
+}
+
+/** Where the failure showed, for the judges. */
+function failureWhere(failure: Failure): string {
+  const { node: n, count } = failure;
+  const checks = `${count} check${count === 1 ? '' : 's'}`;
+  if (failure.kind === 'merge')
+    return `Merging the subtasks of "${n.title}" broke ${checks} that passed on each result alone.`;
+  if (failure.kind === 'parent-check')
+    return `The check of "${n.title}" failed on its composed result (${checks} failed), though each subtask passed its own.`;
+  return `Every candidate for "${n.title}" failed its check (${count} of them).`;
 }
 
 /**

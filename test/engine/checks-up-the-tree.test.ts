@@ -31,7 +31,14 @@ function plannerOf(subtasks: (slot: number) => Subtask[], splits: NodeContext[] 
       splits.push(c);
       return reply({ subtasks: subtasks(call.slot), ambiguity: null });
     },
-    castBallot: () => reply({ choice: 'A', reason: 'first' }),
+    // A blame ballot (engine/trace.ts) is answered "none of these": the merge itself is at fault.
+    castBallot: (_c, question, options) =>
+      reply({
+        choice: /most likely cause/.test(question)
+          ? (options.find((o) => o.content.startsWith('None of these'))?.label ?? 'A')
+          : 'A',
+        reason: 'first',
+      }),
     reviewCandidate: () => reply({ verdict: 'ok', confidence: 0.9, reason: 'fine' }),
   };
 }

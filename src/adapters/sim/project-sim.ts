@@ -101,7 +101,7 @@ export class SimPlanner implements Planner {
 
   castBallot(
     context: NodeContext,
-    _question: string,
+    question: string,
     options: readonly BallotOption[],
     call: PlannerCall,
   ): Promise<ModelResponse> {
@@ -113,7 +113,11 @@ export class SimPlanner implements Planner {
         stream,
       );
     if (u(1) < this.#o.flagRate) return reply('{"choice": ', 'length');
-    const right = options.find((o) => !isWrong(o.content)) ?? options[0];
+    // A blame ballot (which earlier result caused a failure): a wrong one, else "none of these".
+    const right = /most likely cause/.test(question)
+      ? (options.find((o) => isWrong(o.content)) ??
+        options.find((o) => o.content.startsWith('None of these')))
+      : (options.find((o) => !isWrong(o.content)) ?? options[0]);
     const pick = u(2) < this.#o.judgeAccuracy ? right : options[Math.floor(u(3) * options.length)];
     return reply(JSON.stringify({ choice: pick?.label ?? 'A', reason: 'Closest to the subtask.' }));
   }

@@ -10,6 +10,7 @@ import {
 import { flagCounts, sessionUrl, tallyText, mainRecord } from '../view/display.js';
 import { mermaidMarkdown } from '../view/mermaid.js';
 import { reopenLine } from '../view/reopens.js';
+import { acceptanceTestLine } from '../acceptance-test.js';
 
 /** GitHub refuses bodies past 65,536 characters. */
 const MAX_BODY = 60_000;
@@ -97,6 +98,8 @@ function walk(run: Run, n: TreeNode, depth: number, lines: string[]): void {
   lines.push(
     `${'  '.repeat(depth)}- \`${n.id}\` ${inline(n.title)} — ${n.status}${tally === null ? '' : `, votes ${tally}`}${flags === '' ? '' : `, red flags: ${flags}`}`,
   );
+  const test = acceptanceTestLine(n);
+  if (test !== undefined) lines.push(`${'  '.repeat(depth + 1)}- ${inline(test)}`);
   for (const id of n.children) {
     const child = run.nodes[id];
     if (child !== undefined) walk(run, child, depth + 1, lines);

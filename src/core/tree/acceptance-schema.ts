@@ -13,4 +13,10 @@ export const acceptanceOutcomeSchema = z.object({
   reason: z.string().optional(),
   /** Its run on the tree before the leaf's code (kept: failing). */
   base: z.object({ command: z.string(), ok: z.boolean(), output: z.string() }).optional(),
+  /**
+   * A kept test in the leaf's committed result: `added` (written into the winning candidate's
+   * tree), `theirs` (the candidate wrote a file at that path itself, and its version stays).
+   * Absent: not committed (written before this existed, or the leaf not committed yet).
+   */
+  committed: z.enum(['added', 'theirs']).optional(),
 });

@@ -12,10 +12,12 @@ export const reopenSchema = z.object({
   trigger: z.object({
     node: z.string(),
     /**
-     * `candidates`: every candidate of `node` failed its check (the only trigger so far; a failed
-     * merge or parent check is still repaired by a voted integration, or asked about).
+     * `candidates`: every candidate of `node` failed its check. `merge`: merging a child into
+     * `node` broke checks that passed below it. `parent-check`: `node`'s own check failed on its
+     * composed result (the root's: before the veto). Files written before the last two existed
+     * hold only `candidates`.
      */
-    kind: z.enum(['candidates']),
+    kind: z.enum(['candidates', 'merge', 'parent-check']),
     title: z.string(),
   }),
   /** How many candidates (or checks) failed, and the failure's first line, for people. */

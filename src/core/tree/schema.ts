@@ -131,6 +131,11 @@ export const nodeSchema = z.object({
    */
   blame: voteRecordSchema.optional(),
   /**
+   * The votes on where a failure of this node's composition comes from (a merge that broke checks,
+   * its own check on the composed result), by failure: `merge-<child index>`, `check`.
+   */
+  blames: z.record(z.string(), voteRecordSchema).optional(),
+  /**
    * Its acceptance test: voted from its task and criteria by calls that never see a candidate, and
    * kept only if it fails without the leaf's code (`engine/acceptance-test.ts`).
    */

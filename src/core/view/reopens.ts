@@ -4,6 +4,13 @@ import type { Reopen, Run } from '../tree/schema.js';
 export function reopenLine(r: Reopen, run?: Pick<Run, 'nodes'>): string {
   const title = run?.nodes[r.node]?.title;
   const who = title === undefined ? r.node : `${r.node} (${title})`;
-  const where = `${r.failures === 1 ? 'the candidate' : `all ${r.failures} candidates`} of ${r.trigger.node} (${r.trigger.title}) failed their check`;
+  const at = `${r.trigger.node} (${r.trigger.title})`;
+  const checks = r.failures === 1 ? 'a check' : `${r.failures} checks`;
+  const where =
+    r.trigger.kind === 'merge'
+      ? `a merge into ${at} broke ${checks} that passed below it`
+      : r.trigger.kind === 'parent-check'
+        ? `the parent's check failed on the composed result of ${at}`
+        : `${r.failures === 1 ? 'the candidate' : `all ${r.failures} candidates`} of ${at} failed their check`;
   return `reopened ${who} because ${where}: \`${r.signature}\``;
 }

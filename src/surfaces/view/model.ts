@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkBadge, checksSentence, resultChecksKnown } from '../../core/checks.js';
+import { acceptanceTestLine } from '../../core/acceptance-test.js';
 import { clip } from '../../core/limits.js';
 import { voteRecords } from '../../core/tree/nodes.js';
 import { voteClasses } from '../../core/voting/classes.js';
@@ -236,6 +237,7 @@ export async function nodeDetail(
     title: n.title,
     description: n.description,
     acceptance: n.acceptance,
+    acceptanceTest: acceptanceTestLine(n) ?? null,
     files: n.files,
     clarifications: n.clarifications,
     branch: n.branch ?? null,

@@ -186,6 +186,8 @@ export interface NodeDetail {
   readonly title: string;
   readonly description: string;
   readonly acceptance: readonly string[];
+  /** Its acceptance test (path, command) and whether it was kept, discarded or dropped; null: none voted. */
+  readonly acceptanceTest: string | null;
   readonly files: readonly string[];
   readonly clarifications: readonly { question: string; answer: string }[];
   readonly branch: string | null;

@@ -12,6 +12,9 @@ export function renderDetail(detail: NodeDetail, node: ViewNode | undefined): HT
     node === undefined ? null : statusLine(node),
     h('p', { class: 'description' }, detail.description),
     list('Acceptance', detail.acceptance),
+    detail.acceptanceTest === null
+      ? null
+      : h('p', { class: 'acceptance-test' }, `Acceptance test: ${detail.acceptanceTest}`),
     list('Files', detail.files),
     list(
       'Clarifications',

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { pullRequestBody } from '../../src/core/github/pull-request.js';
+import type { EngineEvent } from '../../src/engine/events.js';
+import { engineFor, openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
+import { nodeDetail } from '../../src/surfaces/view/model.js';
+import { WORKERS } from '../../src/surfaces/workers.js';
+import { ESM_CHECK, EsmManifestModel, GREET_TEST } from '../helpers/esm-manifest-model.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+
+const IDEA = 'a greeting library: an npm package of ES modules ("type": "module")';
+
+/**
+ * A run of the greeting idea on the scripted model, as `maker run --worker gemini --hitl auto
+ * --check <ESM_CHECK>` makes it; stopped at the first event `stopWhen` accepts and resumed by a
+ * new engine over the same files, as after a kill.
+ */
+async function greetRun(dir: string, stopWhen?: (event: EngineEvent) => boolean) {
+  const workspace = await openWorkspace(dir, true, {});
+  try {
+    const config = runConfig({
+      worker: 'gemini',
+      hitl: 'auto',
+      seed: 1,
+      install: '',
+      defaultBranch: await workspace.currentBranch(),
+    });
+    const model = new EsmManifestModel();
+    const roles = WORKERS.gemini.roles(config, workspace, {}, { model, editFormat: 'json' });
+    const engine = engineFor(dir, workspace, roles, [], {});
+    const events: EngineEvent[] = [];
+    const listening = new AbortController();
+    const stop = new AbortController();
+    const listened = (async () => {
+      for await (const e of engine.events(listening.signal)) {
+        events.push(e);
+        if (stopWhen?.(e) === true) stop.abort();
+      }
+    })().catch(() => undefined);
+    const runId = await engine.create(IDEA, config, { check: ESM_CHECK });
+    let outcome = await engine.run(runId, { signal: stop.signal });
+    const interrupted = outcome.status;
+    if (stopWhen !== undefined) outcome = await engineFor(dir, workspace, roles, [], {}).run(runId);
+    listening.abort();
+    await listened;
+    const run = await engineFor(dir, workspace, roles, [], {}).getRun(runId);
+    const landed = run.nodes[run.rootId]?.commit;
+    const read = async (path: string) =>
+      landed === undefined ? '' : ((await workspace.readFiles(landed, [path]))[0]?.content ?? '');
+    return {
+      interrupted,
+      outcome,
+      run,
+      events,
+      tree: landed === undefined ? undefined : await workspace.treeOf(landed),
+      manifest: await read('package.json'),
+      test: await read(GREET_TEST.path),
+    };
+  } finally {
+    await workspace.close();
+  }
+}
+
+describe("a parent's check that fails because of an earlier subtask's result (issue #36)", () => {
+  let first: Awaited<ReturnType<typeof greetRun>> | undefined;
+
+  it('reopens the CommonJS manifest and lands the ES module product, its acceptance test with it', async () => {
+    first = await greetRun(await tempDir());
+    const { outcome, run, events } = first;
+    expect(outcome.status).toBe('done');
+    expect(run.result?.landed).toBe(true);
+    expect(run.reopens).toHaveLength(1);
+    const [reopen] = run.reopens ?? [];
+    expect(reopen).toMatchObject({
+      node: '0',
+      trigger: { kind: 'parent-check', node: run.rootId },
+    });
+    expect(JSON.parse(first.manifest)).toMatchObject({ type: 'module' });
+    const said = events.find((e) => e.type === 'node-reopened');
+    expect(said?.type === 'node-reopened' ? said.reason : '').toMatch(
+      /^reopened 0 \(Set up the package\) because the parent's check failed on the composed result of .+: `SyntaxError/,
+    );
+    // The greeting module's kept acceptance test is part of its result, and so of the product.
+    expect(first.test).toBe(GREET_TEST.content);
+    expect(run.nodes['1']?.acceptanceTest).toMatchObject({ status: 'kept', committed: 'added' });
+    // Said per leaf in the pull request's body and the live view.
+    const line = `acceptance test ${GREET_TEST.path} (${GREET_TEST.command}): kept, fails without the code, committed with the result`;
+    expect(pullRequestBody(run)).toContain(`- ${line.replace(/[_]/g, '\\_')}`);
+    expect((await nodeDetail(run, '1', undefined))?.acceptanceTest).toBe(line);
+    expect((await nodeDetail(run, '0', undefined))?.acceptanceTest).toBe(
+      'no acceptance test (the planned check decides)',
+    );
+  }, 60_000);
+
+  it('stopped right after the blame vote, resumes to the same tree', async () => {
+    const stopped = await greetRun(
+      await tempDir(),
+      (e) => e.type === 'vote-end' && e.vote === 'blame',
+    );
+    expect(stopped.interrupted).toBe('cancelled');
+    expect(stopped.outcome.status).toBe('done');
+    expect(stopped.run.reopens).toHaveLength(1);
+    expect(first?.tree).toBeDefined();
+    expect(stopped.tree).toBe(first?.tree);
+  }, 60_000);
+});

@@ -1,0 +1,97 @@
+import type {
+  GenerateRequest,
+  GenerateResult,
+  LanguageModel,
+} from '../../src/ports/language-model.js';
+
+/** The person's check of the whole product: it imports the module as an ES module. */
+export const ESM_CHECK = `node --input-type=module -e "import { greet } from './src/greet.js'; if (greet('x') !== 'hello x') process.exit(1)"`;
+
+/** The acceptance test the test role writes for the greeting module (CommonJS, so it runs under any manifest). */
+export const GREET_TEST = {
+  path: 'test/greet.test.cjs',
+  command: 'node --test test/greet.test.cjs',
+  content: `const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { readFileSync } = require('node:fs');
+
+test('greet is exported', () => {
+  assert.match(readFileSync('src/greet.js', 'utf8'), /export function greet/);
+});
+`,
+};
+
+const manifest = (type: string) =>
+  `${JSON.stringify({ name: 'greet', version: '1.0.0', type, main: 'src/greet.js' }, null, 2)}\n`;
+
+/**
+ * A scripted model for issue #36's upstream cause shown only by the parent's check: the manifest
+ * subtask writes a CommonJS `package.json` (a plausible wrong answer, the same every time, so it
+ * wins its vote) until a blame ballot has named it; the greeting module's ESM `export` passes its
+ * own check (which reads the file) and its acceptance test; only the person's check of the whole
+ * product (an ES module import) fails. Judges of a blame ballot pick the manifest's option.
+ * Answers every prompt MAKER sends in such a run (an unknown one throws).
+ */
+export class EsmManifestModel implements LanguageModel {
+  readonly id = 'esm-manifest-fake';
+  /** Blame ballots answered. */
+  blames = 0;
+
+  generate(request: GenerateRequest): Promise<GenerateResult> {
+    return Promise.resolve({ text: this.#answer(request.prompt), finishReason: 'stop' });
+  }
+
+  #answer(p: string): string {
+    if (p.includes('Is this task minimal'))
+      return JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' });
+    if (p.includes('Split this task'))
+      return JSON.stringify({
+        subtasks: [
+          {
+            title: 'Set up the package',
+            description: 'package.json for the ES module package greet.',
+            acceptance: ['package.json parses'],
+            files: ['package.json'],
+            dependsOn: [],
+            check: `node -e "JSON.parse(require('fs').readFileSync('package.json', 'utf8'))"`,
+          },
+          {
+            title: 'Write the greeting module',
+            description: "src/greet.js exports greet(name), returning 'hello ' + name.",
+            acceptance: ["greet('x') is 'hello x'"],
+            files: ['src/greet.js', 'test/'],
+            dependsOn: [0],
+            check: `node -e "require('fs').readFileSync('src/greet.js', 'utf8').includes('export function greet') || process.exit(1)"`,
+          },
+        ],
+        ambiguity: null,
+      });
+    if (p.includes('most likely cause of these failures')) {
+      this.blames += 1;
+      const options = [
+        ...p.matchAll(/=== Option ([A-Z]) ===\n([\s\S]*?)(?==== Option |\nReply as JSON|$)/g),
+      ];
+      const manifestOption = options.find((o) => o[2]?.includes('package.json'));
+      return JSON.stringify({ choice: manifestOption?.[1] ?? 'A', reason: 'the manifest' });
+    }
+    if (p.includes('write one acceptance test'))
+      return JSON.stringify(
+        p.includes('Task: Write the greeting module')
+          ? { test: GREET_TEST, reason: 'greet is exported' }
+          : { test: null, reason: 'a manifest' },
+      );
+    if (p.includes('"choice"')) return JSON.stringify({ choice: 'A', reason: 'x' });
+    if (p.includes('A proposal for this task'))
+      return JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
+    if (p.includes('Reply as JSON {"files"')) {
+      const file = p.includes('Task: Set up the package')
+        ? { path: 'package.json', content: manifest(this.blames > 0 ? 'module' : 'commonjs') }
+        : {
+            path: 'src/greet.js',
+            content: "export function greet(name) {\n  return 'hello ' + name;\n}\n",
+          };
+      return JSON.stringify({ files: [file], summary: `Add ${file.path}` });
+    }
+    throw new Error(`unexpected prompt: ${p.slice(0, 200)}`);
+  }
+}
