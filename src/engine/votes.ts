@@ -3,6 +3,7 @@ import { hashString, shuffle, uniform } from '../core/random.js';
 import { voteClasses, type VoteClass } from '../core/voting/classes.js';
 import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
 import type { RedFlag } from '../core/voting/types.js';
+import type { DrawBehaviour } from '../core/tree/probe-schema.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import { initialCandidates } from '../core/tree/presets.js';
 import { ballotText, voteCounts } from '../core/view/display.js';
@@ -23,6 +24,8 @@ export type DrawResult =
       readonly summary?: string | undefined;
       readonly externalId?: string | undefined;
       readonly check?: CheckResult | undefined;
+      /** A code candidate's run under its leaf's probe (`probe.ts`). */
+      readonly behaviour?: DrawBehaviour | undefined;
     }
   | {
       readonly ok: false;
@@ -89,6 +92,7 @@ export async function drawSlot(
           : { summary: sameText(list, 'summary', result.summary) }),
         ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
         ...(result.check === undefined ? {} : { check: result.check }),
+        ...(result.behaviour === undefined ? {} : { behaviour: result.behaviour }),
       }
     : {
         slot,
