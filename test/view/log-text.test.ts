@@ -55,7 +55,7 @@ const EVERY: { readonly [T in EngineEvent['type']]: Of<T> } = {
     type: 'probe',
     nodeId: '1',
     status: 'kept',
-    reason: 'Probe src/probe.mjs (`node src/probe.mjs`): voted from the criteria.',
+    reason: 'Probe src/look.mjs (`node src/look.mjs`): voted from the criteria.',
   },
   'behaviour-pooled': { type: 'behaviour-pooled', nodeId: '1', texts: 3, behaviours: 1, byText: 0 },
   'node-reopened': {
