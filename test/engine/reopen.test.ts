@@ -65,7 +65,7 @@ async function makerRun(
     const run = await engineFor(dir, workspace, roles, [], {}).getRun(runId);
     const root = run.nodes[run.rootId]!;
     const landed = root.commit;
-    const tree = landed === undefined ? undefined : await workspace.resolve(`${landed}^{tree}`);
+    const tree = landed === undefined ? undefined : await workspace.treeOf(landed);
     const files = landed === undefined ? [] : await workspace.readFiles(landed, ['package.json']);
     const audit = run.nodes['0']?.branch;
     return {
@@ -120,6 +120,8 @@ describe('reopening a finished subtask a later failure is traced to (issue #36)'
     expect(stopped.outcome.status).toBe('done');
     expect(stopped.run.reopens).toHaveLength(1);
     expect(first).toBeDefined();
+    // A tree hash, not two undefined values: the landed tree after the kill is the unkilled one.
+    expect(stopped.tree).toMatch(/^[0-9a-f]{40}$/);
     expect(stopped.tree).toBe(first?.tree);
   }, 120_000);
 });
