@@ -229,7 +229,9 @@ export async function nodeDetail(
   const votes: VoteDetail[] = [];
   for (const [name, vote, record, base] of records) {
     if (record === undefined) continue;
-    votes.push(await voteDetail(run, name, vote, record, base, diffOf));
+    // A leaf's winner is shown as it landed (its commit carries its kept acceptance test too).
+    const landed = vote === 'patch' ? n.commit : undefined;
+    votes.push(await voteDetail(run, name, vote, record, base, diffOf, landed));
   }
   return {
     id: n.id,
@@ -254,6 +256,7 @@ async function voteDetail(
   record: VoteRecord,
   base: string | undefined,
   diffOf: DiffOf | undefined,
+  landed?: string,
 ): Promise<VoteDetail> {
   const classes = voteClasses(record.draws);
   const classOfSlot = new Map(classes.flatMap((c) => c.members.map((m) => [m.slot, c] as const)));
@@ -309,7 +312,7 @@ async function voteDetail(
         value: valueText(vote, d),
         diff:
           d.status === 'valid' && d.key !== undefined
-            ? await diffFor(d.tree ?? d.key, winner)
+            ? await diffFor(winner && landed !== undefined ? landed : (d.tree ?? d.key), winner)
             : null,
       };
     }),
