@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pullRequestBody } from '../../src/core/github/pull-request.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
+import { listenTo } from '../helpers/engine.js';
 import { nodeDetail } from '../../src/surfaces/view/model.js';
 import { WORKERS } from '../../src/surfaces/workers.js';
 import { ESM_CHECK, EsmManifestModel, GREET_TEST } from '../helpers/esm-manifest-model.js';
@@ -29,21 +30,12 @@ async function greetRun(dir: string, stopWhen?: (event: EngineEvent) => boolean)
     const model = new EsmManifestModel();
     const roles = WORKERS.gemini.roles(config, workspace, {}, { model, editFormat: 'json' });
     const engine = engineFor(dir, workspace, roles, [], {});
-    const events: EngineEvent[] = [];
-    const listening = new AbortController();
-    const stop = new AbortController();
-    const listened = (async () => {
-      for await (const e of engine.events(listening.signal)) {
-        events.push(e);
-        if (stopWhen?.(e) === true) stop.abort();
-      }
-    })().catch(() => undefined);
+    const { events, stop, done } = listenTo(engine, stopWhen);
     const runId = await engine.create(IDEA, config, { check: ESM_CHECK });
-    let outcome = await engine.run(runId, { signal: stop.signal });
+    let outcome = await engine.run(runId, { signal: stop });
     const interrupted = outcome.status;
     if (stopWhen !== undefined) outcome = await engineFor(dir, workspace, roles, [], {}).run(runId);
-    listening.abort();
-    await listened;
+    await done();
     const run = await engineFor(dir, workspace, roles, [], {}).getRun(runId);
     const landed = run.nodes[run.rootId]?.commit;
     const read = async (path: string) =>

@@ -4,6 +4,7 @@ import { caseKit } from '../../src/testing/product/ideas/case-kit.js';
 import { RealisticModel } from '../../src/testing/product/realistic-model.js';
 import type { ProductIdea } from '../../src/testing/product/types.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
+import { listenTo } from '../helpers/engine.js';
 import { WORKERS } from '../../src/surfaces/workers.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -42,26 +43,17 @@ async function makerRun(
     });
     const roles = WORKERS.gemini.roles(config, workspace, {}, { model: fake, editFormat: 'json' });
     const engine = engineFor(dir, workspace, roles, [], {});
-    const events: EngineEvent[] = [];
-    const listening = new AbortController();
-    const stop = new AbortController();
-    const listened = (async () => {
-      for await (const e of engine.events(listening.signal)) {
-        events.push(e);
-        if (stopWhen?.(e) === true) stop.abort();
-      }
-    })().catch(() => undefined);
+    const { events, stop, done } = listenTo(engine, stopWhen);
     const state = await engine.state();
     const runId = Object.keys(state.runs)[0] ?? (await engine.create(MINI.idea, config));
-    let outcome = await engine.run(runId, { signal: stop.signal });
+    let outcome = await engine.run(runId, { signal: stop });
     const interrupted = outcome.status;
     // Stopped on purpose: a new engine over the same files resumes it, as after a kill.
     if (stopWhen !== undefined) {
       const again = engineFor(dir, workspace, roles, [], {});
       outcome = await again.run(runId);
     }
-    listening.abort();
-    await listened;
+    await done();
     const run = await engineFor(dir, workspace, roles, [], {}).getRun(runId);
     const root = run.nodes[run.rootId]!;
     const landed = root.commit;

@@ -1,6 +1,7 @@
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { FLAWLESS, SimPlanner } from '../../src/adapters/sim/project-sim.js';
 import type { RunConfig, StateFile } from '../../src/core/tree/schema.js';
+import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { Worker } from '../../src/ports/worker.js';
 
@@ -43,4 +44,31 @@ export function memoryEngine(worker: Worker, depth = 1): MakerEngine {
       },
     },
   });
+}
+
+/**
+ * Listens to `engine`'s events until `done()`: every event is kept, and `stop` is aborted at the
+ * first event `stopWhen` picks (a run given `stop` ends there, as a kill would end it).
+ */
+export function listenTo(
+  engine: MakerEngine,
+  stopWhen?: (e: EngineEvent) => boolean,
+): { events: EngineEvent[]; stop: AbortSignal; done: () => Promise<void> } {
+  const events: EngineEvent[] = [];
+  const listening = new AbortController();
+  const stop = new AbortController();
+  const listened = (async () => {
+    for await (const e of engine.events(listening.signal)) {
+      events.push(e);
+      if (stopWhen?.(e) === true) stop.abort();
+    }
+  })().catch(() => undefined);
+  return {
+    events,
+    stop: stop.signal,
+    done: async () => {
+      listening.abort();
+      await listened;
+    },
+  };
 }
