@@ -59,7 +59,7 @@ describe.skipIf(!installed)(
 
     it(
       'follows a demo run live: nodes appear and change status, a question is answered by clicking, the run goes on',
-      { timeout: 180_000 },
+      { timeout: 360_000 },
       async () => {
         const dir = await tempDir();
         const maker = startCli(['demo', '--view', '--pace', '30', '--dir', dir, '--json']);
@@ -88,8 +88,9 @@ describe.skipIf(!installed)(
         await page.locator('[data-node="0-0"]').waitFor();
         await page.screenshot({ path: join(SHOTS, '2-progress.png') });
 
+        // The whole demo runs before the veto: about 40 s alone, over 60 s beside the full suite.
         const veto = page.locator('[data-question="q-root-veto"]');
-        await veto.waitFor({ timeout: 60_000 });
+        await veto.waitFor({ timeout: 240_000 });
         await veto.locator('button[data-option="accept"]').click();
         await page.locator('[data-run-status="done"]').waitFor();
         // Every node is drawn, done.
@@ -127,7 +128,7 @@ describe.skipIf(!installed)(
 
     it(
       'opens the HTML report from file:// with the network off, showing every node',
-      { timeout: 120_000 },
+      { timeout: 300_000 },
       async () => {
         const dir = await tempDir();
         await exec(process.execPath, [CLI, 'demo', '--dir', dir, '--json']);
