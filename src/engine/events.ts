@@ -33,6 +33,17 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly runnerUpVotes: number;
       /** Judge ballots for the leading and the second class (`5:5`), when judges were asked. */
       readonly ballots?: string;
+      /** The margin it was counted with, when a narrow win raised it above the run's k. */
+      readonly k?: number;
+    }
+  | {
+      /** A narrow win did not decide: the vote goes on at margin `to` (`core/voting/adaptive-k.ts`). */
+      readonly type: 'vote-k-raised';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly from: number;
+      readonly to: number;
+      readonly reason: string;
     }
   | {
       readonly type: 'commit-end';

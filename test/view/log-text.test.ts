@@ -33,6 +33,14 @@ const EVERY: { readonly [T in EngineEvent['type']]: Of<T> } = {
     votes: 2,
     runnerUpVotes: 0,
   },
+  'vote-k-raised': {
+    type: 'vote-k-raised',
+    nodeId: '0',
+    vote: 'patch',
+    from: 2,
+    to: 3,
+    reason: 'contested 3 : 1, ahead by exactly k = 2',
+  },
   'commit-end': { type: 'commit-end', nodeId: '0', branch: 'maker/r/n-0', commit: 'b'.repeat(40) },
   'merge-end': { type: 'merge-end', nodeId: 'root', child: '0', commit: 'c'.repeat(40) },
   'merge-conflict': { type: 'merge-conflict', nodeId: 'root', child: '1', conflicts: ['a.ts'] },
@@ -98,6 +106,12 @@ describe('the activity log’s words', () => {
   it('tells the checks that ran on a result, and a question by its id and kind', () => {
     expect(logText(EVERY['checks-end'])).toBe('checks on its result: 1 of 3 failed');
     expect(logText(EVERY['question-asked'])).toBe('asks you (q-root-veto, veto): Land it on main?');
+    expect(logText(EVERY['vote-k-raised'])).toBe(
+      'candidate changes: a narrow win, k raised 2 → 3 (contested 3 : 1, ahead by exactly k = 2)',
+    );
+    expect(logText({ ...EVERY['vote-end'], votes: 4, runnerUpVotes: 1, k: 3 })).toBe(
+      'candidate changes decided (4 : 1 sample votes, at k = 3)',
+    );
     expect(logText({ type: 'run-end', status: 'awaiting-human' })).toBe(
       'Run ended: waiting for answers',
     );

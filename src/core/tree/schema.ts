@@ -64,6 +64,13 @@ export const voteRecordSchema = z.object({
   draws: z.array(drawSchema).default([]),
   ballots: z.array(drawSchema).default([]),
   outcome: voteOutcomeSchema.optional(),
+  /**
+   * The margin this vote counts with once a narrow win raised it above the run's k
+   * (`core/voting/adaptive-k.ts`); absent: the run's k. Saved before the draws it asks for.
+   */
+  k: z.number().int().min(1).optional(),
+  /** Why k was raised, one entry per raise. */
+  kRaised: z.array(z.string()).optional(),
   /** Finished draws and ballots of earlier attempts, dropped when the vote started over: paid, so still counted. */
   retired: z
     .object({ samples: z.number().int().nonnegative(), flagged: z.number().int().nonnegative() })

@@ -32,6 +32,7 @@ import {
 import { singleShot } from './product-single-shot.js';
 import {
   addShares,
+  raised,
   round,
   shares,
   totals,
@@ -147,7 +148,7 @@ export async function runProductBench(options: ProductBenchOptions): Promise<Pro
         const result = await runArm(arm, idea, { ...knobs, seed }, editFormat);
         runs.push(result);
         options.progress?.(
-          `${idea.name} seed ${seed} ${arm}: ${result.hidden.passed ? 'PASS' : 'fail'} (${result.status}, ${result.modelCalls} calls, ${result.wallMs} ms)${result.error === undefined ? '' : `: ${result.error.slice(0, 200)}`}`,
+          `${idea.name} seed ${seed} ${arm}: ${result.hidden.passed ? 'PASS' : 'fail'} (${result.status}, ${result.modelCalls} calls${raised(result)}, ${result.wallMs} ms)${result.error === undefined ? '' : `: ${result.error.slice(0, 200)}`}`,
         );
       }
     }

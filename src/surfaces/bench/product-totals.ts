@@ -12,6 +12,8 @@ export interface VoteShares {
   /** Neither: the `--hitl auto` policy (or a person) chose. */
   readonly chosen: number;
   readonly undecided: number;
+  /** Votes whose k a narrow win raised above the run's (`core/voting/adaptive-k.ts`). */
+  readonly raisedK: number;
 }
 
 /** What a run of either arm gives the totals. */
@@ -47,12 +49,13 @@ export function shares(
   run: Run,
   pickVote: (n: Run['nodes'][string]) => VoteRecord | undefined,
 ): VoteShares {
-  const counts = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
+  const counts = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0, raisedK: 0 };
   for (const n of Object.values(run.nodes)) {
     const outcome = pickVote(n)?.outcome;
     const record = pickVote(n);
     if (outcome === undefined || record === undefined) continue;
     counts.votes += 1;
+    if (record.k !== undefined) counts.raisedK += 1;
     if (outcome.status === 'human') counts.chosen += 1;
     else if (outcome.status === 'undecided') counts.undecided += 1;
     else if (record.ballots.length > 0) counts.ballots += 1;
@@ -62,7 +65,7 @@ export function shares(
 }
 
 export function addShares(all: readonly VoteShares[]): VoteShares {
-  const sum = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
+  const sum = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0, raisedK: 0 };
   for (const s of all)
     for (const key of Object.keys(sum) as (keyof VoteShares)[]) sum[key] += s[key];
   return sum;
@@ -96,3 +99,12 @@ export function totals(runs: readonly Counted[]): ArmTotals {
 }
 
 export const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** `, k raised in 2 votes` for a run's progress line (nothing when none was, or for the single shot). */
+export function raised(run: {
+  readonly leafVotes?: VoteShares;
+  readonly splitVotes?: VoteShares;
+}): string {
+  const n = (run.leafVotes?.raisedK ?? 0) + (run.splitVotes?.raisedK ?? 0);
+  return n === 0 ? '' : `, k raised in ${n} vote${n === 1 ? '' : 's'}`;
+}

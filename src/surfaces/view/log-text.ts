@@ -46,8 +46,11 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
       const status = str('status');
       const said =
         status === 'decided' ? 'decided' : status === 'human' ? 'chosen by a person' : 'undecided';
-      return `${vote} ${said} (${counts})`;
+      const k = num('k');
+      return `${vote} ${said} (${counts}${k === undefined ? '' : `, at k = ${k}`})`;
     }
+    case 'vote-k-raised':
+      return `${vote}: a narrow win, k raised ${num('from') ?? '?'} → ${num('to') ?? '?'} (${str('reason') ?? ''})`;
     case 'commit-end':
       return `committed ${shortHash(str('commit'))} on ${str('branch') ?? '?'}`;
     case 'merge-end':
