@@ -1,6 +1,7 @@
 import { AbortedError } from '../core/errors.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { Draw, TreeNode } from '../core/tree/schema.js';
+import type { DrawBehaviour } from '../core/tree/probe-schema.js';
 import type { CheckResult } from './checks.js';
 import type { RunContext } from './run-context.js';
 import type { HeldSlot } from './semaphore.js';
@@ -17,6 +18,8 @@ export type DrawResult =
       readonly summary?: string | undefined;
       readonly externalId?: string | undefined;
       readonly check?: CheckResult | undefined;
+      /** A code candidate's run under its leaf's probe (`probe.ts`). */
+      readonly behaviour?: DrawBehaviour | undefined;
     }
   | {
       readonly ok: false;
@@ -83,6 +86,7 @@ export async function drawSlot(
           : { summary: sameText(list, 'summary', result.summary) }),
         ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
         ...(result.check === undefined ? {} : { check: result.check }),
+        ...(result.behaviour === undefined ? {} : { behaviour: result.behaviour }),
       }
     : {
         slot,

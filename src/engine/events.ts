@@ -90,6 +90,25 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly reason: string;
     }
   | {
+      /** A leaf's probe was settled: kept (candidates are keyed by what it prints), or none. */
+      readonly type: 'probe';
+      readonly nodeId: string;
+      readonly status: 'kept' | 'none';
+      readonly reason: string;
+    }
+  | {
+      /**
+       * How a leaf's probe keyed its code vote: `texts` distinct texts among the candidates keyed
+       * by behaviour, `behaviours` distinct behaviours among them, `byText` candidates whose probe
+       * run keyed nothing.
+       */
+      readonly type: 'behaviour-pooled';
+      readonly nodeId: string;
+      readonly texts: number;
+      readonly behaviours: number;
+      readonly byText: number;
+    }
+  | {
       /** A merge broke checks that passed below it: the merge is repaired by a voted integration. */
       readonly type: 'merge-checks-failed';
       readonly nodeId: string;

@@ -26,6 +26,7 @@ import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, traceFailure } from './trace.js';
 import { dropFailingTest, voteAcceptanceTest, withKeptTest } from './acceptance-test.js';
+import { sayPooling, voteProbe } from './probe.js';
 
 /**
  * The tree a valid code candidate produces at its base: all the state keeps of it (files written
@@ -303,6 +304,7 @@ export async function solveLeaf(
   const branch = branchName(ctx.run.id, n.id);
   const task: WorkerTask = { context: nodeContext(ctx, n), baseCommit: base, branch };
   await voteAcceptanceTest(ctx, n, base);
+  await voteProbe(ctx, n, base);
   const record = (n.leaf ??= { attempt: 0, draws: [], ballots: [] });
   let winner: Draw | 'split';
   try {
@@ -322,10 +324,11 @@ export async function solveLeaf(
   }
   if (winner === 'split') {
     n.kind = 'branch';
-    n.leaf = n.acceptanceTest = undefined;
+    n.leaf = n.acceptanceTest = n.probe = undefined;
     await ctx.save(n);
     return 'split';
   }
+  sayPooling(ctx, n, record);
   const { tree, note } = await withKeptTest(ctx, n, candidateTree(winner));
   const valid = record.draws.filter((d) => d.status === 'valid').length;
   const votes = tally(record.draws).find((c) => c.key === winner.key)?.votes ?? 0;

@@ -282,6 +282,7 @@ export function renderNode(
     ['minimal?', n.minimal],
     ['split', n.split],
     ['acceptance test', n.acceptanceTest?.vote],
+    ['probe', n.probe?.vote],
     ['candidates', n.leaf],
     ...Object.entries(n.integrations).map(([i, r]): [string, VoteRecord] => [
       `integration ${i}`,

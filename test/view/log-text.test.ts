@@ -59,6 +59,13 @@ const EVERY: { readonly [T in EngineEvent['type']]: Of<T> } = {
     reason:
       'Acceptance test test/a.test.js discarded: it passes without the code, so it proves nothing.',
   },
+  probe: {
+    type: 'probe',
+    nodeId: '1',
+    status: 'kept',
+    reason: 'Probe src/look.mjs (`node src/look.mjs`): voted from the criteria.',
+  },
+  'behaviour-pooled': { type: 'behaviour-pooled', nodeId: '1', texts: 3, behaviours: 1, byText: 0 },
   'node-reopened': {
     type: 'node-reopened',
     nodeId: '0',

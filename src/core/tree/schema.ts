@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runConfigSchema, type julesConfigSchema } from './config-schema.js';
 import { acceptanceOutcomeSchema } from './acceptance-schema.js';
+import { drawBehaviourSchema, probeOutcomeSchema } from './probe-schema.js';
 import { startIntentSchema } from './intent.js';
 import { nodeReopenSchema, reopenSchema } from './reopen-schema.js';
 
@@ -41,6 +42,8 @@ export const drawSchema = z.object({
   summary: z.string().optional(),
   /** The subtask's check, when it ran on this candidate (a failing one is also a red flag). */
   check: z.object({ command: z.string(), ok: z.boolean(), output: z.string() }).optional(),
+  /** A code candidate's run under its leaf's probe: what `key` is made of (`engine/probe.ts`). */
+  behaviour: drawBehaviourSchema.optional(),
 });
 
 export const voteOutcomeSchema = z.object({
@@ -140,6 +143,11 @@ export const nodeSchema = z.object({
    * kept only if it fails without the leaf's code (`engine/acceptance-test.ts`).
    */
   acceptanceTest: acceptanceOutcomeSchema.extend({ vote: voteRecordSchema }).optional(),
+  /**
+   * Its probe: voted from its task and criteria by calls that never see a candidate; candidates
+   * are keyed by what it prints on them (`engine/probe.ts`).
+   */
+  probe: probeOutcomeSchema.extend({ vote: voteRecordSchema }).optional(),
   /** Its reopenings: a failure found later was traced to its result (absent: never reopened). */
   reopen: nodeReopenSchema.optional(),
   /** Conflict resolutions, by the index of the child whose merge conflicted. */

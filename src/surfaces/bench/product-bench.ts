@@ -73,7 +73,7 @@ export interface ArmRun {
   readonly leafVotes?: VoteShares;
   readonly splitVotes?: VoteShares;
   /** What the fake model wrote: code samples by flaw or slip, plans right and wrong. */
-  readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched' | 'tests'>;
+  readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched' | 'tests' | 'probes'>;
   /** MAKER's: why its product failed, if it did, and the wrong winners it landed. */
   readonly diagnosis?: RunDiagnosis;
 }
@@ -256,6 +256,7 @@ async function runArm(
         plans: fake.stats.plans,
         unmatched: fake.stats.unmatched,
         tests: fake.stats.tests,
+        probes: fake.stats.probes,
       },
       ...(diagnosis === undefined ? {} : { diagnosis }),
     };

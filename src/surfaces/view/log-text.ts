@@ -1,3 +1,5 @@
+import { poolingSaid } from '../../core/view/pooling.js';
+
 /**
  * A journal record (or engine event) as a sentence for the page's activity log: what happened,
  * in words, never the record's fields as developer text (`key=[{"acceptance":…`). Fields are read
@@ -76,6 +78,10 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
     }
     case 'acceptance-test':
       return clipped(str('reason') ?? `acceptance test ${str('status') ?? '?'}`, 200);
+    case 'probe':
+      return clipped(str('reason') ?? `probe ${str('status') ?? '?'}`, 200);
+    case 'behaviour-pooled':
+      return `subtask ${str('nodeId') ?? '?'}: ${poolingSaid({ texts: num('texts') ?? 0, behaviours: num('behaviours') ?? 0, byText: num('byText') ?? 0 })}`;
     case 'node-reopened':
       return clipped(str('reason') ?? `subtask ${str('nodeId') ?? '?'} reopened`, 200);
     case 'checks-unavailable':

@@ -73,12 +73,17 @@ export function table(report: ProductBenchReport): string {
     `Product benchmark (SIMULATED model: realistic fake, p ${k.p}, slip ${k.slip}, edit format ${k.editFormat}, judge accuracy ${k.judgeAccuracy}, seed ${k.seed}, ${k.runs} run(s) per idea)`,
     ...lines,
     `MAKER / single shot pass rate: ${report.ratio === null ? 'n/a (single shot passed none)' : `${report.ratio}x`}`,
-    `MAKER leaf votes: ${v.votes}: ${v.agreement} by agreement, ${v.ballots} by ballots, ${v.chosen} chosen by policy, ${v.undecided} undecided, ${v.raisedK} with k raised after a narrow win; agreement share of decided: ${pct(report.maker.agreementShare)}`,
+    `MAKER leaf votes: ${v.votes}: ${v.agreement} by agreement, ${v.ballots} by ballots, ${v.chosen} chosen by policy, ${v.undecided} undecided, ${v.raisedK} with k raised after a narrow win; agreement share of decided: ${pct(report.maker.agreementShare)}; pooled by behaviour (different texts, one behaviour): ${v.pooled}`,
     `The fake's code samples for MAKER: ${Object.entries(report.maker.codeSamples)
       .map(([kind, n]) => `${kind} ${n}`)
       .join(', ')}; ballot options or reviews it could not place: ${report.maker.unmatched}`,
     `The fake's acceptance-test answers for MAKER (kept only if they fail without the code): ${
       Object.entries(report.maker.testAnswers)
+        .map(([kind, n]) => `${kind} ${n}`)
+        .join(', ') || 'none asked'
+    }`,
+    `The fake's probe answers for MAKER (candidates keyed by what a kept probe prints): ${
+      Object.entries(report.maker.probeAnswers)
         .map(([kind, n]) => `${kind} ${n}`)
         .join(', ') || 'none asked'
     }`,
