@@ -1,20 +1,26 @@
 import type { NodeScope } from './plans.js';
 import type { Rand } from './render.js';
-import type { HiddenTest, ProductIdea } from './types.js';
+import { rightTest } from './acceptance-answers.js';
+import type { ProductIdea } from './types.js';
+
+/** The last part of a repository path. */
+const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /** What the fake's answers to the probe role were: for reports, and to check it behaved as set. */
 export type ProbeAnswerKind = 'right' | 'none' | 'constant' | 'out-of-scope' | 'malformed';
 
-/** Where a right probe writes the idea's hidden tests in the sandbox's checkout (thrown away after). */
-const PROBE_DIR = '.probe-hidden';
+/** Where a right probe writes the tests it runs in the sandbox's checkout (thrown away after). */
+const PROBE_DIR = '.probe-tests';
 
 /**
  * The realistic fake's answer to the probe role (a program written from a leaf's task and criteria,
  * never from code, that prints what the code does), for a node of `idea` at `scope`. Right with
- * probability p: SIMULATED as the strongest probe there is, it runs the idea's hidden acceptance
- * tests (each module imported leniently, so a test of a module not written yet fails alone) and
- * prints each test's name and pass or fail, at the path of the leaf's own test file (the only file
- * of its own a leaf has to put it in; a leaf without one, such as a manifest, gets none). Wrong
+ * probability p: SIMULATED, it runs the test a right answer of the test role writes for the leaf
+ * from its criteria ({@link rightTest}: never the idea's hidden tests, which MAKER must not see)
+ * with its import of the leaf's code made lenient, and prints each test's name and pass or fail, at
+ * the path of the leaf's own test file (the only file of its own a leaf has to put it in). A leaf
+ * with neither (a manifest) gets none. So it tells candidates apart exactly as far as the criteria
+ * do: where they are silent on a flaw, right and flawed candidates print alike and pool. Wrong
  * answers repeat identically, so they vote together: half a probe that prints a constant line (it
  * shows nothing of any candidate: MAKER must key none by it), the rest a probe outside the leaf's
  * files or an answer with no command (red flags).
@@ -27,8 +33,9 @@ export function probeAnswer(
 ): { text: string; kind: ProbeAnswerKind } {
   const leaf = scope?.kind === 'leaf' ? idea.leaves[scope.leaf] : undefined;
   const path = leaf?.files[1]?.path;
+  const criteria = leaf === undefined ? undefined : rightTest(leaf);
   const python = idea.runtime === 'python';
-  if (path === undefined)
+  if (path === undefined || criteria === undefined)
     return {
       text: JSON.stringify({ probe: null, reason: 'Nothing in these files to call.' }),
       kind: 'none',
@@ -37,7 +44,14 @@ export function probeAnswer(
   if (rand(0) < p)
     return {
       text: JSON.stringify({
-        probe: { path, content: rightProbe(idea.hiddenTests, python), command },
+        probe: {
+          path,
+          content: rightProbe(
+            [{ path: basename(criteria.path), content: criteria.content }],
+            python,
+          ),
+          command,
+        },
         reason: 'Calls what the criteria name and prints what comes back.',
       }),
       kind: 'right',
@@ -72,7 +86,10 @@ export function probeAnswer(
 }
 
 /** A probe that runs `tests` and prints each test's name and outcome (no times, no paths). */
-export function rightProbe(tests: readonly HiddenTest[], python: boolean): string {
+export function rightProbe(
+  tests: readonly { readonly path: string; readonly content: string }[],
+  python: boolean,
+): string {
   const files = tests.map((t) => ({
     path: `${PROBE_DIR}/${t.path}`,
     content: python ? lenientPython(t.content) : lenientJs(t.content),
@@ -80,7 +97,7 @@ export function rightProbe(tests: readonly HiddenTest[], python: boolean): strin
   const data = JSON.stringify(files);
   if (python)
     return [
-      '# SIMULATED probe of the realistic fake: the hidden tests, each outcome printed.',
+      '# SIMULATED probe of the realistic fake: tests from the criteria, each outcome printed.',
       'import json, os, subprocess, sys',
       `for f in json.loads(${JSON.stringify(data)}):`,
       "    os.makedirs(os.path.dirname(f['path']), exist_ok=True)",
@@ -92,7 +109,7 @@ export function rightProbe(tests: readonly HiddenTest[], python: boolean): strin
       '',
     ].join('\n');
   return [
-    '// SIMULATED probe of the realistic fake: the hidden tests, each outcome printed.',
+    '// SIMULATED probe of the realistic fake: tests from the criteria, each outcome printed.',
     "Promise.all([import('node:child_process'), import('node:fs'), import('node:path')]).then(([cp, fs, path]) => {",
     `  const files = ${data};`,
     '  for (const f of files) {',
