@@ -46,6 +46,29 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly reason: string;
     }
   | {
+      /**
+       * The vote raised to margin `k` did not settle within the cap: the decision at margin
+       * `stoodAt` (before the raise) stands.
+       */
+      readonly type: 'vote-k-stood';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly k: number;
+      readonly stoodAt: number;
+    }
+  | {
+      /**
+       * The winning class held `texts` different texts (candidates pooled by behaviour): the one
+       * in `slot` lands, chosen by `by` (`engine/votes.ts` landedMember).
+       */
+      readonly type: 'vote-text-chosen';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly texts: number;
+      readonly slot: number;
+      readonly by: 'agreement' | 'ballots' | 'favourite';
+    }
+  | {
       readonly type: 'commit-end';
       readonly nodeId: string;
       readonly branch: string;

@@ -17,7 +17,13 @@ import {
   scopeOf,
   type RunContext,
 } from './run-context.js';
-import { candidateVote, tally, votesSaid } from './votes.js';
+import {
+  candidateVote,
+  landedMember,
+  tally,
+  votesSaid,
+  type CandidateVoteOptions,
+} from './votes.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
 import { plannerSampling } from './sampling.js';
 import { commitMessage } from '../core/commit-message.js';
@@ -58,6 +64,24 @@ export async function voteOnCode(
     // The task the candidates answer: an integration's own, not the node's it composes.
     const context = task.context;
     const title = context.task.title;
+    const ballot: CandidateVoteOptions['ballot'] = {
+      question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', title),
+      render: async (draw) =>
+        `${clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000)}\n\n${checkText(draw)}`,
+      cast: async (question, options, slot) => {
+        return ballotDraw(
+          await counted(
+            n,
+            ctx.planner.castBallot(context, question, options, {
+              slot: attempt * 1000 + slot,
+              ...plannerSampling(ctx, 'ballot'),
+              signal: ctx.signal,
+            }),
+            'ballot',
+          ),
+        );
+      },
+    };
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
       produce: async (slot, started, resumed, first) => {
         const hooks: WorkerHooks = {
@@ -131,32 +155,16 @@ export async function voteOnCode(
       paysItself: true,
       // A worker that limits itself takes no paid slot for its run.
       claimsFirst: ctx.worker.limitsItself !== true,
-      ballot: {
-        question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', title),
-        render: async (draw) =>
-          `${clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000)}\n\n${checkText(draw)}`,
-        cast: async (question, options, slot) => {
-          return ballotDraw(
-            await counted(
-              n,
-              ctx.planner.castBallot(context, question, options, {
-                slot: attempt * 1000 + slot,
-                ...plannerSampling(ctx, 'ballot'),
-                signal: ctx.signal,
-              }),
-              'ballot',
-            ),
-          );
-        },
-      },
+      ballot,
     });
     const classes = tally(record.draws);
     // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
     const favourite = classes.findIndex((c) => c.key === outcome.key);
     if (favourite > 0) classes.unshift(...classes.splice(favourite, 1));
-    if (outcome.status === 'decided' || outcome.status === 'human') {
-      const winner = classes.find((c) => c.key === outcome.key);
-      if (winner !== undefined) return winner.representative;
+    if ((outcome.status === 'decided' || outcome.status === 'human') && outcome.key !== undefined) {
+      // A behaviour pooled texts that differ: which of them lands is voted among them.
+      const winner = await landedMember(ctx, n, vote, record, ballot, outcome.key);
+      if (winner !== undefined) return winner;
     }
     if (classes.length === 0 && vote === 'patch') {
       // Every candidate failed: a cause found upstream is reopened there, not split here.
@@ -226,7 +234,9 @@ export async function voteOnCode(
           key: chosen.key,
         };
         await ctx.save(n);
-        return chosen.representative;
+        return (
+          (await landedMember(ctx, n, vote, record, ballot, chosen.key)) ?? chosen.representative
+        );
       }
     }
     if (answer.optionId === 'veto-split' && canSplit) return 'split';

@@ -299,7 +299,11 @@ export function renderNode(
     );
     if (record.k !== undefined)
       lines.push(
-        `    k raised ${run.config.k} → ${record.k} after a narrow win: ${(record.kRaised ?? []).join('; then ')}`,
+        `    k raised ${run.config.k} → ${record.k} after a narrow win: ${(record.kRaised ?? []).join('; then ')}${outcome?.stoodAtK === undefined ? '' : `; it did not settle at k = ${record.k}, so the decision at k = ${outcome.stoodAtK} stands`}`,
+      );
+    if (record.landed !== undefined)
+      lines.push(
+        `    its winning behaviour had ${record.landed.texts} texts: sample #${record.landed.slot} landed, ${landedBy(record.landed.by)}`,
       );
     if (winner?.description !== undefined) lines.push(`    ${winner.name}: ${winner.description}`);
     const draws = record.draws.map((d) => ['', d] as const);
@@ -325,4 +329,13 @@ export function renderNode(
     }
   }
   return lines.join('\n');
+}
+
+/** How the landed text of a winning behaviour was chosen, in words. */
+function landedBy(by: 'agreement' | 'ballots' | 'favourite'): string {
+  return by === 'agreement'
+    ? 'ahead of the other texts by k'
+    : by === 'ballots'
+      ? "chosen by the judges' ballots"
+      : "the judges' favourite (they did not settle)";
 }

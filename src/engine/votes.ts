@@ -103,7 +103,9 @@ export interface CandidateVoteOptions {
  * A narrow win does not decide (`core/voting/adaptive-k.ts`): the vote goes on at k + 1, counted
  * over every draw and ballot so far, up to the ceiling and the cap. The raised k is saved on the
  * record before the draws it asks for, and the rule reads saved draws only, so a resume after a
- * kill at any point reaches the same outcome.
+ * kill at any point reaches the same outcome. A raised vote that settles neither by agreement nor
+ * by the judges keeps the decision it had before the raise (`standing`): a raise asks for a wider
+ * margin, it never turns a decision into a question.
  */
 export async function candidateVote(
   ctx: RunContext,
@@ -141,6 +143,24 @@ export async function candidateVote(
   for (;;) {
     const k = record.k ?? floor;
     const { outcome, settled } = await settle(ctx, n, vote, record, options, k, draw);
+    if (settled === undefined && record.standing !== undefined) {
+      // Raised past what the draws and judges left could settle: the decision before stands. A
+      // raise asks for a wider margin; it must not turn a decision into a question.
+      const { standing } = record;
+      ctx.emit({
+        type: 'vote-k-stood',
+        nodeId: n.id,
+        vote,
+        k,
+        stoodAt: standing.stoodAtK ?? floor,
+      });
+      return finish(ctx, n, vote, record, {
+        ...standing,
+        draws: outcome.draws,
+        flagged: outcome.flagged,
+        ...(outcome.classes === undefined ? {} : { classes: outcome.classes }),
+      });
+    }
     const next =
       settled === undefined
         ? undefined
@@ -150,6 +170,7 @@ export async function candidateVote(
           });
     if (next?.narrow !== true || next.next === null) return finish(ctx, n, vote, record, outcome);
     const reason = next.reasons.join('; ');
+    record.standing = { ...outcome, stoodAtK: k };
     record.k = next.next;
     record.kRaised = [...(record.kRaised ?? []), reason];
     await ctx.save(n);
@@ -262,7 +283,10 @@ async function settle(
   };
 }
 
-/** Judge ballots among `contenders`, first-to-ahead-by-k over every ballot recorded so far. */
+/**
+ * Judge ballots among `contenders`, first-to-ahead-by-k over every ballot recorded so far in
+ * `ballots` (the vote's own, or those among its winning class's texts).
+ */
 function castBallots(
   ctx: RunContext,
   n: TreeNode,
@@ -271,15 +295,18 @@ function castBallots(
   ballot: CandidateVoteOptions['ballot'],
   contenders: readonly VoteClass[],
   k: number,
+  ballots: Draw[] = record.ballots,
+  label = `${vote}-ballot`,
 ) {
-  const salt = hashString(`${n.id}/${vote}/${record.attempt}`);
+  // The vote's own ballots keep the order they always had (seeded runs stay as they were).
+  const salt = hashString(`${n.id}/${ballots === record.ballots ? vote : label}/${record.attempt}`);
   return firstToAheadByK({
     k,
     maxDraws: ctx.run.config.maxBallots,
     keyOf: (key: string) => key,
     signal: ctx.signal,
     sample: async ({ draw }) => {
-      const d = await drawSlot(ctx, n, `${vote}-ballot`, record.ballots, draw, async () => {
+      const d = await drawSlot(ctx, n, label, ballots, draw, async () => {
         const order = shuffle(contenders, (i) => uniform(ctx.run.config.seed, salt, draw, i));
         const labelled = await Promise.all(
           order.map(async (c, i) => ({
@@ -353,4 +380,66 @@ export function votesSaid(record: VoteRecord): string {
     .join(', ');
   const ballots = ballotText(voteCounts(record));
   return [samples === '' ? null : samples, ballots].filter((p) => p !== null).join('; ');
+}
+
+/**
+ * Which member of the winning class `key` lands. A class keyed by behaviour (candidates that
+ * printed the same under the leaf's probe, `core/voting/behaviour.ts`) may hold texts that differ:
+ * the probe saw them do the same, which a weak probe also sees of a right and a subtly wrong
+ * candidate. The pooled vote decides the behaviour; the texts inside it are then voted as a vote
+ * without probes would: a text ahead of every other by k (by sample votes within the class) lands;
+ * otherwise judges choose among the texts with ballots, ahead by k, within the run's ballot cap;
+ * if they do not settle, their favourite (or the text with most votes) lands, and it is said so.
+ * Saved on the record (`landed`), so a resume lands the same member.
+ */
+export async function landedMember(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  record: VoteRecord,
+  ballot: CandidateVoteOptions['ballot'],
+  key: string,
+): Promise<Draw | undefined> {
+  const cls = tally(record.draws).find((c) => c.key === key);
+  if (cls === undefined) return undefined;
+  const bySlot = (slot: number) => cls.members.find((m) => m.slot === slot);
+  if (record.landed?.key === key) return bySlot(record.landed.slot) ?? cls.representative;
+  // Each member under its text's key (its parse-normalised content), so texts form classes.
+  const texts = voteClasses(cls.members.map((m) => ({ ...m, key: m.behaviour?.text ?? m.key })));
+  if (texts.length < 2) return cls.representative;
+  const k = record.k ?? ctx.run.config.k;
+  const [top, second] = texts as [VoteClass, VoteClass];
+  let chosen: { slot: number; by: 'agreement' | 'ballots' | 'favourite' };
+  if (top.votes - second.votes >= k) chosen = { slot: top.representative.slot, by: 'agreement' };
+  else {
+    const ballots = (record.textBallots ??= []);
+    const result = await castBallots(
+      ctx,
+      n,
+      vote,
+      record,
+      ballot,
+      texts.filter((c) => top.votes - c.votes < k),
+      k,
+      ballots,
+      `${vote}-text-ballot`,
+    );
+    const favourite = result.status === 'decided' ? result.key : (result.leader?.key ?? top.key);
+    const text = texts.find((c) => c.key === favourite) ?? top;
+    chosen = {
+      slot: text.representative.slot,
+      by: result.status === 'decided' ? 'ballots' : 'favourite',
+    };
+  }
+  record.landed = { key, slot: chosen.slot, texts: texts.length, by: chosen.by };
+  await ctx.save(n);
+  ctx.emit({
+    type: 'vote-text-chosen',
+    nodeId: n.id,
+    vote,
+    texts: texts.length,
+    slot: chosen.slot,
+    by: chosen.by,
+  });
+  return bySlot(chosen.slot) ?? cls.representative;
 }

@@ -131,6 +131,44 @@ describe('adaptive k: a narrow win does not decide, the vote goes on at k + 1', 
     expect(record?.outcome).toMatchObject({ status: 'decided', votes: 3, runnerUpVotes: 1 });
   });
 
+  it('a raise that settles nothing keeps the decision before it: no question, the win at k = 2 stands', async () => {
+    const pattern = [
+      SUMS.loop,
+      SUMS.loop,
+      SUMS.reduce,
+      SUMS.loop,
+      SUMS.reduce,
+      SUMS.loop,
+      SUMS.reduce,
+    ];
+    // Judges who answer with no option: every ballot red-flagged, so they settle nothing.
+    const { run, record, events, dir } = await runWith({ code: code(pattern), judge: () => 'Z' });
+    // 3 : 1 at k = 2 (narrow) → k = 3: 4 : 3 after 7 draws, no agreement within the cap of 8
+    // (one draw left cannot make a lead of 3), judges unsettled → the 3 : 1 decision stands.
+    expect(record?.k).toBe(3);
+    expect(record?.draws).toHaveLength(7);
+    expect(record?.ballots.length).toBeGreaterThan(0);
+    expect(record?.ballots.every((b) => b.status === 'flagged')).toBe(true);
+    expect(record?.outcome).toMatchObject({
+      status: 'decided',
+      settledBy: 'agreement',
+      votes: 3,
+      runnerUpVotes: 1,
+      stoodAtK: 2,
+      draws: 7,
+    });
+    expect(record?.outcome?.key).toBe(record?.draws[0]?.key);
+    expect(run.questions.filter((q) => q.nodeId === '0')).toEqual([]);
+    expect(await readFile(join(dir, 'src', 'sum.js'), 'utf8')).toBe(SUMS.loop);
+    expect(events.find((e) => e.type === 'vote-k-stood' && e.nodeId === '0')).toMatchObject({
+      k: 3,
+      stoodAt: 2,
+    });
+    expect(renderNode(run, '0')).toContain(
+      'it did not settle at k = 3, so the decision at k = 2 stands',
+    );
+  });
+
   it('a misconception in 2 of every 4 samples wins 4 : 2 at k = 2; raised, the judges catch it', async () => {
     const pattern = [WRONG, WRONG, SUMS.reduce, SUMS.reduce, WRONG, WRONG, SUMS.reduce];
     const { record, dir } = await runWith({ code: code(pattern), judge: RIGHT_JUDGE });

@@ -27,8 +27,11 @@ const RIGHT = [
 ];
 /** A plausible wrong answer (a shared misconception), written identically every time. */
 const WRONG = 'export function add(a, b) {\n  return a - b;\n}\n';
-/** What the worker writes per slot of the candidate vote: the wrong one leads every text. */
-const BY_SLOT = [WRONG, RIGHT[0], WRONG, RIGHT[1], RIGHT[2], RIGHT[0], WRONG, RIGHT[1]];
+/**
+ * What the worker writes per slot of the candidate vote: by text, the wrong one ties every right
+ * text (2 votes each) and, drawn first, leads them.
+ */
+const BY_SLOT = [WRONG, RIGHT[0], WRONG, RIGHT[1], RIGHT[2], RIGHT[0], RIGHT[1], RIGHT[2]];
 
 const PROBE_PATH = 'probe.mjs';
 const PROBE_CMD = `node ${PROBE_PATH}`;
@@ -39,13 +42,20 @@ for (const [a, b] of [[2, 3], [-1, 1], [0.5, 0.25], [2 ** 53, 1]]) {
   catch (e) { console.log(JSON.stringify([a, b]), 'threw', e.name, e.message); }
 }
 `;
+/** Calls add only with b = 0, where the wrong answer (a - b) gives what the right one does. */
+const WEAK_PROBE = `const { add } = await import('./add.mjs');
+for (const a of [2, -1, 7]) console.log(a, '+ 0 ->', add(a, 0));
+`;
 /** Prints a constant line: it shows nothing of the code. */
 const SILENT_PROBE = `console.log('probe ran');\n`;
 /** Crashes on its own import on every candidate, before exercising anything. */
 const CRASHING_PROBE = `import { addition } from './add.mjs';\nconsole.log(addition(2, 3));\n`;
 
-/** A scripted planner: no acceptance test, the given probe, reviews pass, judges fooled by WRONG. */
-function planner(probe: string | null, asked: number[]): Planner {
+/**
+ * A scripted planner: no acceptance test, the given probe, reviews pass; the judges are fooled by
+ * WRONG, or (`judgesRight`) see through it.
+ */
+function planner(probe: string | null, asked: number[], judgesRight = false): Planner {
   const reply = (value: unknown) =>
     Promise.resolve({ text: JSON.stringify(value), finishReason: 'stop' as const });
   return {
@@ -54,7 +64,10 @@ function planner(probe: string | null, asked: number[]): Planner {
     proposeSplit: () => reply({ subtasks: [] }),
     // The judges share the misconception: they pick the wrong answer whenever it is an option.
     castBallot: (_c, _q, options) =>
-      reply({ choice: options.find((o) => o.content.includes('a - b'))?.label ?? 'A', reason: '' }),
+      reply({
+        choice: options.find((o) => o.content.includes('a - b') !== judgesRight)?.label ?? 'A',
+        reason: '',
+      }),
     reviewCandidate: () => reply({ verdict: 'ok', confidence: 0.9, reason: '' }),
     proposeTest: () => reply({ test: null, reason: 'the probe decides here' }),
     proposeProbe: (context, call) => {
@@ -108,6 +121,8 @@ interface RunOptions {
   readonly runChecks?: boolean;
   /** Stops the first engine during the probe's nth run, then resumes with a new one. */
   readonly killAtProbeRun?: number;
+  /** The judges see through the wrong answer. */
+  readonly judgesRight?: boolean;
 }
 
 async function run(probe: string | null, options: RunOptions = {}) {
@@ -119,7 +134,7 @@ async function run(probe: string | null, options: RunOptions = {}) {
     const engineOf = (ws: Workspace) =>
       new MakerEngine({
         workspace: ws,
-        roles: { planner: planner(probe, asked), worker },
+        roles: { planner: planner(probe, asked, options.judgesRight), worker },
         store: makerStateFile(dir),
       });
     const first = engineOf(
@@ -174,7 +189,8 @@ describe.skipIf(sandbox === undefined)('votes on behaviour (issue #36)', () => {
   it('right answers written three ways pool their votes and beat a wrong answer repeated identically', async () => {
     const { outcome, root, state, events, add } = await run(GOOD_PROBE);
     expect(outcome.status).toBe('done');
-    // By text, the wrong answer leads (2 votes against 1 each) and the fooled judges pick it.
+    // By text, the wrong answer leads (2 votes each, drawn first) and the fooled judges pick it.
+    // By behaviour, 4 : 2 is narrow, so k goes to 3 and then 4 (the ceiling): 6 : 2.
     expect(RIGHT).toContain(add);
     expect(root?.leaf?.outcome?.settledBy).toBe('agreement');
     expect(root?.probe?.status).toBe('kept');
@@ -182,14 +198,46 @@ describe.skipIf(sandbox === undefined)('votes on behaviour (issue #36)', () => {
     expect(valid.every((d) => isBehaviourKey(d.key))).toBe(true);
     const classes = root?.leaf?.outcome?.classes ?? [];
     expect(classes).toHaveLength(2);
-    expect(classes[0]?.slots).toEqual([1, 3, 4, 5]);
+    expect(classes[0]?.slots).toEqual([1, 3, 4, 5, 6, 7]);
     expect(classes[1]?.slots).toEqual([0, 2]);
+    expect(root?.leaf?.k).toBe(4);
     // What the probe saw is saved on the draw, and said where the vote is.
     expect(valid[0]?.behaviour?.output).toContain('[2,3] -> -1');
     expect(renderNode(state, 'root')).toContain('pooled by behaviour: 4 texts, 2 behaviours');
     const pooled = events.find((e) => e.type === 'behaviour-pooled');
     expect(pooled).toMatchObject({ texts: 4, behaviours: 2, byText: 0 });
   }, 90_000);
+
+  it('a probe too weak to tell a wrong text from a right one pools them; which lands is voted among the texts', async () => {
+    // Slots 0 to 2 are WRONG, RIGHT[0], WRONG: one behaviour under the weak probe, 3 : 0. Its
+    // first member is WRONG; by text, WRONG leads RIGHT[0] 2 : 1, not by k, so judges choose.
+    const { outcome, root, state, events, add } = await run(WEAK_PROBE, { judgesRight: true });
+    expect(outcome.status).toBe('done');
+    expect(root?.leaf?.outcome).toMatchObject({ settledBy: 'agreement', votes: 3 });
+    expect(root?.leaf?.outcome?.classes?.map((c) => c.slots)).toEqual([[0, 1, 2]]);
+    expect(add).toBe(RIGHT[0]);
+    expect(root?.leaf?.landed).toEqual({
+      key: root?.leaf?.outcome?.key,
+      slot: 1,
+      texts: 2,
+      by: 'ballots',
+    });
+    // The judges saw the two texts, never the behaviour class as one option.
+    expect(root?.leaf?.textBallots?.length).toBeGreaterThanOrEqual(2);
+    expect(root?.leaf?.ballots).toEqual([]);
+    expect(events.find((e) => e.type === 'vote-text-chosen')).toMatchObject({
+      texts: 2,
+      slot: 1,
+      by: 'ballots',
+    });
+    expect(renderNode(state, 'root')).toContain(
+      "its winning behaviour had 2 texts: sample #1 landed, chosen by the judges' ballots",
+    );
+    // Judges who share the misconception land it: the probe was too weak, the text vote fair.
+    const fooled = await run(WEAK_PROBE);
+    expect(fooled.add).toBe(WRONG);
+    expect(fooled.root?.leaf?.landed).toMatchObject({ slot: 0, by: 'ballots' });
+  }, 120_000);
 
   it.each([
     ['prints the same whatever the code', SILENT_PROBE, /printed the same as without the code/],
@@ -230,7 +278,7 @@ describe.skipIf(sandbox === undefined)('votes on behaviour (issue #36)', () => {
     expect(killed.asked).toHaveLength(killed.askedBefore);
     const classes = killed.root?.leaf?.outcome?.classes ?? [];
     expect(classes.map((c) => c.slots)).toEqual([
-      [1, 3, 4, 5],
+      [1, 3, 4, 5, 6, 7],
       [0, 2],
     ]);
     expect(classes.every((c) => isBehaviourKey(c.key))).toBe(true);

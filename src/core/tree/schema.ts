@@ -59,6 +59,11 @@ export const voteOutcomeSchema = z.object({
   classes: z.array(z.object({ key: z.string(), slots: z.array(z.number().int()) })).optional(),
   /** What settled it: `agreement` (a class ahead by k) or `ballots` (judges, among classes none led by k). */
   settledBy: z.enum(['agreement', 'ballots']).optional(),
+  /**
+   * A narrow win raised k (`core/voting/adaptive-k.ts`) and the vote did not settle at this raised
+   * k within the cap: the decision at the lower k stands, and this is that k.
+   */
+  stoodAtK: z.number().int().min(1).optional(),
 });
 
 /** A vote in progress or done: candidate draws, then (if they did not decide) judge ballots. */
@@ -74,6 +79,22 @@ export const voteRecordSchema = z.object({
   k: z.number().int().min(1).optional(),
   /** Why k was raised, one entry per raise. */
   kRaised: z.array(z.string()).optional(),
+  /** The decision before the last raise of k: it stands if the raised vote does not settle. */
+  standing: voteOutcomeSchema.optional(),
+  /**
+   * Which member of the winning class lands, when its members' texts differ (a class keyed by
+   * behaviour: `engine/votes.ts` `landedMember`): its slot, and what chose it among the texts.
+   */
+  landed: z
+    .object({
+      key: z.string(),
+      slot: z.number().int().nonnegative(),
+      texts: z.number().int().positive(),
+      by: z.enum(['agreement', 'ballots', 'favourite']),
+    })
+    .optional(),
+  /** The judges' ballots among the winning class's texts (see `landed`). */
+  textBallots: z.array(drawSchema).optional(),
   /** Finished draws and ballots of earlier attempts, dropped when the vote started over: paid, so still counted. */
   retired: z
     .object({ samples: z.number().int().nonnegative(), flagged: z.number().int().nonnegative() })

@@ -230,7 +230,8 @@ export function raisedKText(record: VoteRecord | undefined, k: number): string |
 
 /** Why a vote ended as it did, in one sentence: votes, ballots and red flags. */
 export function outcomeText(record: VoteRecord, runK: number): string {
-  const k = record.k ?? runK;
+  // A raised vote that did not settle stands at the k it was decided at.
+  const k = record.outcome?.stoodAtK ?? record.k ?? runK;
   const settled = record.draws.filter((d) => d.status !== 'started');
   const flagged = settled.filter((d) => d.status === 'flagged').length;
   const drawn = `${plural(settled.length, 'sample')} drawn, ${flagged} red-flagged`;
@@ -260,7 +261,7 @@ export function outcomeText(record: VoteRecord, runK: number): string {
 function raisedWhy(record: VoteRecord, runK: number): string {
   return record.k === undefined
     ? ''
-    : ` k was raised from ${runK} after a narrow win: ${(record.kRaised ?? []).join('; then ')}.`;
+    : ` k was raised from ${runK} after a narrow win: ${(record.kRaised ?? []).join('; then ')}.${record.outcome?.stoodAtK === undefined ? '' : ` It did not settle at k = ${record.k}: the decision at k = ${record.outcome.stoodAtK} stands.`}`;
 }
 
 /** Red flags on every vote of a node, counted by rule (rules in alphabetical order). */

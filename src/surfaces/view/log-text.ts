@@ -53,6 +53,18 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
     }
     case 'vote-k-raised':
       return `${vote}: a narrow win, k raised ${num('from') ?? '?'} → ${num('to') ?? '?'} (${str('reason') ?? ''})`;
+    case 'vote-k-stood':
+      return `${vote}: did not settle at k = ${num('k') ?? '?'}; the decision at k = ${num('stoodAt') ?? '?'} stands`;
+    case 'vote-text-chosen': {
+      const by = str('by');
+      const how =
+        by === 'agreement'
+          ? 'by its votes'
+          : by === 'ballots'
+            ? "by the judges' ballots"
+            : "the judges' favourite (they did not settle)";
+      return `${vote}: the winning behaviour has ${num('texts') ?? '?'} texts; sample #${num('slot') ?? '?'} lands, ${how}`;
+    }
     case 'commit-end':
       return `committed ${shortHash(str('commit'))} on ${str('branch') ?? '?'}`;
     case 'merge-end':
