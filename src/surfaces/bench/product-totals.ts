@@ -17,6 +17,10 @@ export interface VoteShares {
   readonly raisedK: number;
   /** Votes in which candidates of different texts were pooled by their probe's behaviour. */
   readonly pooled: number;
+  /** Votes whose winning behaviour held texts that differ: which landed was voted among them. */
+  readonly textVoted: number;
+  /** Votes raised past what they could settle: the decision before the raise stood. */
+  readonly kStood: number;
 }
 
 /** What a run of either arm gives the totals. */
@@ -62,6 +66,8 @@ export function shares(
     undecided: 0,
     raisedK: 0,
     pooled: 0,
+    textVoted: 0,
+    kStood: 0,
   };
   for (const n of Object.values(run.nodes)) {
     const outcome = pickVote(n)?.outcome;
@@ -71,6 +77,8 @@ export function shares(
     if (record.k !== undefined) counts.raisedK += 1;
     const p = pooling(record);
     if (p !== undefined && p.texts > p.behaviours) counts.pooled += 1;
+    if (record.landed !== undefined) counts.textVoted += 1;
+    if (outcome.stoodAtK !== undefined) counts.kStood += 1;
     if (outcome.status === 'human') counts.chosen += 1;
     else if (outcome.status === 'undecided') counts.undecided += 1;
     else if (record.ballots.length > 0) counts.ballots += 1;
@@ -88,6 +96,8 @@ export function addShares(all: readonly VoteShares[]): VoteShares {
     undecided: 0,
     raisedK: 0,
     pooled: 0,
+    textVoted: 0,
+    kStood: 0,
   };
   for (const s of all)
     for (const key of Object.keys(sum) as (keyof VoteShares)[]) sum[key] += s[key];
