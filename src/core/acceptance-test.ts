@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isMakerFile } from './candidate-policy.js';
-import { inScope, normalizeRepoPath, showPath } from './paths.js';
-import { canonicalJson, normalizeWhitespace } from './voting/equivalence.js';
-import { normalizeSourceText } from './voting/source-text.js';
+import { showPath } from './paths.js';
+import { pooling } from './voting/behaviour.js';
+import { poolingSaid } from './view/pooling.js';
+import { programFlags, programKey, type ProgramRules, type VotedProgram } from './voted-program.js';
 import type { TreeNode, VoteRecord } from './tree/schema.js';
 import type { RedFlag } from './voting/types.js';
 
@@ -10,11 +10,7 @@ import type { RedFlag } from './voting/types.js';
  * An acceptance test a model wrote from a leaf's task and acceptance criteria alone, never from a
  * code candidate (test-first, as CodeT and AlphaCode): one test file, and the command that runs it.
  */
-export interface AcceptanceTest {
-  readonly path: string;
-  readonly content: string;
-  readonly command: string;
-}
+export type AcceptanceTest = VotedProgram;
 
 /** The most characters a test file may have: a longer one is a confused answer. */
 export const TEST_MAX_CHARS = 20_000;
@@ -45,6 +41,20 @@ export function isTestPath(path: string): boolean {
   );
 }
 
+/** How a test answer is red-flagged: only a test file may hold it. */
+const TEST_RULES: ProgramRules = {
+  noun: 'test',
+  maxChars: TEST_MAX_CHARS,
+  allowedPath: isTestPath,
+  wrongPath: {
+    rule: 'not-a-test-file',
+    message: (path) =>
+      `${showPath(path)} is not a test file: an acceptance test may write nothing else.`,
+  },
+  oversizedRule: 'oversized-test',
+  notRunRule: 'test-not-run',
+};
+
 /**
  * The red flags of a test answer, for a leaf that may write `scope` (empty: anywhere): an unsafe
  * or MAKER-owned path, a file that is not a test file, a path outside the leaf's files, an
@@ -55,36 +65,8 @@ export function testAnswerFlags(
   test: AcceptanceTest,
   scope: readonly string[],
 ): { readonly ok: true; readonly test: AcceptanceTest } | { readonly ok: false; flags: RedFlag[] } {
-  const flags: RedFlag[] = [];
-  const normal = normalizeRepoPath(test.path);
-  const path = normal.ok ? normal.path : test.path;
-  if (!normal.ok)
-    flags.push({
-      rule: 'unsafe-path',
-      message: `The test's path ${showPath(test.path)}: ${normal.reason}.`,
-    });
-  else if (isMakerFile(path) || !isTestPath(path))
-    flags.push({
-      rule: 'not-a-test-file',
-      message: `${showPath(path)} is not a test file: an acceptance test may write nothing else.`,
-    });
-  else if (scope.length > 0 && !inScope(path, scope))
-    flags.push({
-      rule: 'out-of-scope',
-      message: `The test ${showPath(path)} is outside the subtask's files (${scope.join(', ')}).`,
-    });
-  if (test.content.length > TEST_MAX_CHARS)
-    flags.push({
-      rule: 'oversized-test',
-      message: `The test has ${test.content.length} characters, over the limit of ${TEST_MAX_CHARS}.`,
-    });
-  const stem = path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
-  if (!test.command.includes(stem))
-    flags.push({
-      rule: 'test-not-run',
-      message: `The command \`${test.command}\` does not name the test ${showPath(path)}.`,
-    });
-  return flags.length > 0 ? { ok: false, flags } : { ok: true, test: { ...test, path } };
+  const checked = programFlags(test, scope, TEST_RULES);
+  return checked.ok ? { ok: true, test: checked.program } : checked;
 }
 
 /**
@@ -92,12 +74,7 @@ export function testAnswerFlags(
  * without comments and layout (`normalizeSourceText`), so tests that differ only in those agree.
  */
 export function testKey(test: AcceptanceTest | null): string {
-  if (test === null) return NO_TEST;
-  return canonicalJson({
-    path: test.path,
-    command: normalizeWhitespace(test.command),
-    content: normalizeSourceText(test.path, test.content),
-  });
+  return test === null ? NO_TEST : programKey(test);
 }
 
 /**
@@ -160,5 +137,10 @@ export function checksSaid(n: TreeNode): string[] {
   const state = n.acceptanceTest;
   if (state?.status !== undefined && state.reason !== undefined) lines.push(state.reason);
   else if (state !== undefined) lines.push('acceptance test: being voted from the criteria');
+  const probe = n.probe;
+  if (probe?.status !== undefined && probe.reason !== undefined) lines.push(probe.reason);
+  else if (probe !== undefined) lines.push('probe: being voted from the criteria');
+  const pooled = n.leaf === undefined ? undefined : pooling(n.leaf);
+  if (pooled !== undefined) lines.push(poolingSaid(pooled));
   return lines;
 }

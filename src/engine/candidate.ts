@@ -17,6 +17,7 @@ import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
 import { acceptanceFlag } from './acceptance-test.js';
+import { behaviourOf } from './probe.js';
 import { checksRun, runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { addCost, counted, type RunContext } from './run-context.js';
@@ -146,9 +147,13 @@ export async function codeCandidate(
   if (flags.length > 0)
     return { ...flagged(flags), ...checked, ...(check?.ok === false ? { tree } : {}) };
   const keys = await candidateKeys(ctx, task.baseCommit, tree);
+  // A leaf's candidates are keyed by what its probe prints on them, where that shows something.
+  const { key, behaviour } =
+    task.integration === undefined ? await behaviourOf(ctx, n, tree, keys.key) : { key: keys.key };
   return {
     ok: true,
-    key: keys.key,
+    key,
+    ...(behaviour === undefined ? {} : { behaviour }),
     alias: keys.alias,
     tree,
     value: undefined,

@@ -47,6 +47,13 @@ function redactorOf(ctx: {
   return redact;
 }
 
+/** What {@link runCheck} and {@link redactedRun} need of a run's context. */
+export type CheckContext = Pick<RunContext, 'workspace'> &
+  Partial<Pick<RunContext, 'redactOutput' | 'secrets'>> & {
+    readonly signal?: AbortSignal;
+    readonly run?: { readonly config: { readonly install?: string | undefined } };
+  };
+
 /**
  * Runs `command` on `tree` in the workspace's sandboxed scratch checkout, with the tree's
  * dependencies installed as the run's `install` says; cancelled with the run (`AbortedError`: a
@@ -54,24 +61,34 @@ function redactorOf(ctx: {
  * redacted here, where it enters MAKER, before anything keeps, shows or sends any of it.
  */
 export async function runCheck(
-  ctx: Pick<RunContext, 'workspace'> &
-    Partial<Pick<RunContext, 'redactOutput' | 'secrets'>> & {
-      readonly signal?: AbortSignal;
-      readonly run?: { readonly config: { readonly install?: string | undefined } };
-    },
+  ctx: CheckContext,
   tree: string,
   command: string,
 ): Promise<CheckResult> {
   const key = `${tree}\n${command}`;
   const seen = ctx.run === undefined ? undefined : cache(ctx.run).get(key);
   if (seen !== undefined) return seen;
-  const result = await ctx.workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, ctx.signal, {
-    install: ctx.run?.config.install,
-  });
-  const redacted = await redactorOf(ctx)(result.output.slice(-REDACTED_CHARS));
-  const kept = { command, ok: result.ok, output: keptOutput(redacted) };
+  const result = await redactedRun(ctx, tree, command);
+  const kept = { command, ok: result.ok, output: keptOutput(result.output) };
   if (ctx.run !== undefined) cache(ctx.run).set(key, kept);
   return kept;
+}
+
+/**
+ * Runs `command` on `tree` as {@link runCheck} does (sandboxed, with its deadline, cancelled with
+ * the run), every time, and returns its whole output tail as the sandbox hands it back (at most
+ * 64 KiB), redacted, within `timeoutMs`: for what reads all of it (a probe's behaviour key) before keeping a clip.
+ */
+export async function redactedRun(
+  ctx: CheckContext,
+  tree: string,
+  command: string,
+  timeoutMs = CHECK_TIMEOUT_MS,
+): Promise<{ ok: boolean; output: string }> {
+  const result = await ctx.workspace.runCheck(tree, command, timeoutMs, ctx.signal, {
+    install: ctx.run?.config.install,
+  });
+  return { ok: result.ok, output: await redactorOf(ctx)(result.output.slice(-REDACTED_CHARS)) };
 }
 
 /**

@@ -33,6 +33,40 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly runnerUpVotes: number;
       /** Judge ballots for the leading and the second class (`5:5`), when judges were asked. */
       readonly ballots?: string;
+      /** The margin it was counted with, when a narrow win raised it above the run's k. */
+      readonly k?: number;
+    }
+  | {
+      /** A narrow win did not decide: the vote goes on at margin `to` (`core/voting/adaptive-k.ts`). */
+      readonly type: 'vote-k-raised';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly from: number;
+      readonly to: number;
+      readonly reason: string;
+    }
+  | {
+      /**
+       * The vote raised to margin `k` did not settle within the cap: the decision at margin
+       * `stoodAt` (before the raise) stands.
+       */
+      readonly type: 'vote-k-stood';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly k: number;
+      readonly stoodAt: number;
+    }
+  | {
+      /**
+       * The winning class held `texts` different texts (candidates pooled by behaviour): the one
+       * in `slot` lands, chosen by `by` (`engine/votes.ts` landedMember).
+       */
+      readonly type: 'vote-text-chosen';
+      readonly nodeId: string;
+      readonly vote: string;
+      readonly texts: number;
+      readonly slot: number;
+      readonly by: 'agreement' | 'ballots' | 'favourite';
     }
   | {
       readonly type: 'commit-end';
@@ -77,6 +111,25 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly nodeId: string;
       readonly status: 'kept' | 'discarded' | 'none' | 'dropped';
       readonly reason: string;
+    }
+  | {
+      /** A leaf's probe was settled: kept (candidates are keyed by what it prints), or none. */
+      readonly type: 'probe';
+      readonly nodeId: string;
+      readonly status: 'kept' | 'none';
+      readonly reason: string;
+    }
+  | {
+      /**
+       * How a leaf's probe keyed its code vote: `texts` distinct texts among the candidates keyed
+       * by behaviour, `behaviours` distinct behaviours among them, `byText` candidates whose probe
+       * run keyed nothing.
+       */
+      readonly type: 'behaviour-pooled';
+      readonly nodeId: string;
+      readonly texts: number;
+      readonly behaviours: number;
+      readonly byText: number;
     }
   | {
       /** A merge broke checks that passed below it: the merge is repaired by a voted integration. */

@@ -1,3 +1,5 @@
+import { isTestPath } from '../core/acceptance-test.js';
+
 /**
  * Names for vote keys, for people reading a run: short keys (`yes`, a ballot letter) as they are,
  * tree hashes by their first 12 digits, and long structured keys (a proposed split, as canonical
@@ -10,6 +12,9 @@ export class KeyNames {
   /** The key's name, and its description when this is the first time it is named. */
   name(key: string): { name: string; description?: string } {
     if (key.length <= 16) return { name: key };
+    // A behaviour key (`core/voting/behaviour.ts`): what the leaf's probe printed, by its digest.
+    const behaviour = /^behaviour:(?:exit0:)?([0-9a-f]{12})[0-9a-f]*$/.exec(key);
+    if (behaviour !== null) return { name: `behaviour ${behaviour[1]}` };
     if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(key)) return { name: key.slice(0, 12) };
     const known = this.#plans.get(key);
     if (known !== undefined) return { name: known };
@@ -67,7 +72,7 @@ export function describePlan(key: string): string {
   }
   const test = testOf(key);
   if (test !== undefined)
-    return `a test in ${cut(test.path, 80)}, run by \`${cut(test.command, 80)}\``;
+    return `${isTestPath(test.path) ? 'a test' : 'a program'} in ${cut(test.path, 80)}, run by \`${cut(test.command, 80)}\``;
   return cut(key, 120);
 }
 

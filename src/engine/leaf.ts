@@ -17,7 +17,13 @@ import {
   scopeOf,
   type RunContext,
 } from './run-context.js';
-import { candidateVote, tally, votesSaid } from './votes.js';
+import {
+  candidateVote,
+  landedMember,
+  tally,
+  votesSaid,
+  type CandidateVoteOptions,
+} from './votes.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
 import { plannerSampling } from './sampling.js';
 import { commitMessage } from '../core/commit-message.js';
@@ -26,6 +32,7 @@ import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, traceFailure } from './trace.js';
 import { dropFailingTest, voteAcceptanceTest, withKeptTest } from './acceptance-test.js';
+import { sayPooling, voteProbe } from './probe.js';
 
 /**
  * The tree a valid code candidate produces at its base: all the state keeps of it (files written
@@ -57,6 +64,24 @@ export async function voteOnCode(
     // The task the candidates answer: an integration's own, not the node's it composes.
     const context = task.context;
     const title = context.task.title;
+    const ballot: CandidateVoteOptions['ballot'] = {
+      question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', title),
+      render: async (draw) =>
+        `${clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000)}\n\n${checkText(draw)}`,
+      cast: async (question, options, slot) => {
+        return ballotDraw(
+          await counted(
+            n,
+            ctx.planner.castBallot(context, question, options, {
+              slot: attempt * 1000 + slot,
+              ...plannerSampling(ctx, 'ballot'),
+              signal: ctx.signal,
+            }),
+            'ballot',
+          ),
+        );
+      },
+    };
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
       produce: async (slot, started, resumed, first) => {
         const hooks: WorkerHooks = {
@@ -130,32 +155,16 @@ export async function voteOnCode(
       paysItself: true,
       // A worker that limits itself takes no paid slot for its run.
       claimsFirst: ctx.worker.limitsItself !== true,
-      ballot: {
-        question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', title),
-        render: async (draw) =>
-          `${clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000)}\n\n${checkText(draw)}`,
-        cast: async (question, options, slot) => {
-          return ballotDraw(
-            await counted(
-              n,
-              ctx.planner.castBallot(context, question, options, {
-                slot: attempt * 1000 + slot,
-                ...plannerSampling(ctx, 'ballot'),
-                signal: ctx.signal,
-              }),
-              'ballot',
-            ),
-          );
-        },
-      },
+      ballot,
     });
     const classes = tally(record.draws);
     // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
     const favourite = classes.findIndex((c) => c.key === outcome.key);
     if (favourite > 0) classes.unshift(...classes.splice(favourite, 1));
-    if (outcome.status === 'decided' || outcome.status === 'human') {
-      const winner = classes.find((c) => c.key === outcome.key);
-      if (winner !== undefined) return winner.representative;
+    if ((outcome.status === 'decided' || outcome.status === 'human') && outcome.key !== undefined) {
+      // A behaviour pooled texts that differ: which of them lands is voted among them.
+      const winner = await landedMember(ctx, n, vote, record, ballot, outcome.key);
+      if (winner !== undefined) return winner;
     }
     if (classes.length === 0 && vote === 'patch') {
       // Every candidate failed: a cause found upstream is reopened there, not split here.
@@ -225,7 +234,9 @@ export async function voteOnCode(
           key: chosen.key,
         };
         await ctx.save(n);
-        return chosen.representative;
+        return (
+          (await landedMember(ctx, n, vote, record, ballot, chosen.key)) ?? chosen.representative
+        );
       }
     }
     if (answer.optionId === 'veto-split' && canSplit) return 'split';
@@ -303,6 +314,7 @@ export async function solveLeaf(
   const branch = branchName(ctx.run.id, n.id);
   const task: WorkerTask = { context: nodeContext(ctx, n), baseCommit: base, branch };
   await voteAcceptanceTest(ctx, n, base);
+  await voteProbe(ctx, n, base);
   const record = (n.leaf ??= { attempt: 0, draws: [], ballots: [] });
   let winner: Draw | 'split';
   try {
@@ -322,10 +334,11 @@ export async function solveLeaf(
   }
   if (winner === 'split') {
     n.kind = 'branch';
-    n.leaf = n.acceptanceTest = undefined;
+    n.leaf = n.acceptanceTest = n.probe = undefined;
     await ctx.save(n);
     return 'split';
   }
+  sayPooling(ctx, n, record);
   const { tree, note } = await withKeptTest(ctx, n, candidateTree(winner));
   const valid = record.draws.filter((d) => d.status === 'valid').length;
   const votes = tally(record.draws).find((c) => c.key === winner.key)?.votes ?? 0;

@@ -160,6 +160,15 @@ export class LlmPlanner implements Planner {
     );
   }
 
+  async proposeProbe(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
+    return this.#ask(
+      `${describeNode(context, { siblings: true })}${await repositoryMap(context)}${context.checks === undefined ? '' : `\n\n${context.checks}`}\n\nBefore anyone writes this task's code, write one probe for it from the task and its "Done when" criteria alone: a small program, inside the files it may touch, that calls the interface the task describes (its functions, its command line) on representative and edge inputs, catches whatever each call throws, and prints what it observes, one line per input: results, thrown errors' types and messages, exit codes. It must not assert, must not print times, paths, random values or anything else that varies between runs, and must exit 0 once it has printed everything. Candidates that print the same under it are taken to behave alike. Also give the shell command that runs it from the repository root. Reply as JSON {"probe": {"path": string, "content": string, "command": string}, "reason": string}, or {"probe": null, "reason": string} when there is nothing to call (documentation, a manifest).`,
+      JSON_SCHEMAS.probe,
+      call,
+      `${context.nodeId}:probe`,
+    );
+  }
+
   /** `role` names the draw with the call's slot, for recording and replay. */
   #ask(
     prompt: string,

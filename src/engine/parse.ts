@@ -7,6 +7,7 @@ import {
   type ModelResponse,
 } from '../core/red-flags.js';
 import { testAnswerSchema } from '../core/acceptance-test.js';
+import { probeAnswerSchema } from '../core/probe.js';
 import { ANSWER_TOKENS } from '../core/sampling.js';
 import { subtaskSchema, type Subtask } from '../core/tree/schema.js';
 import type { Sample } from '../core/voting/types.js';
@@ -83,6 +84,11 @@ export const parseTestAnswer = redFlagger<ModelResponse, z.infer<typeof testAnsw
   jsonSchemaParser(testAnswerSchema),
   [tokenCapRule(ANSWER_TOKENS.worker), abnormalStopRule],
 );
+/** A probe is code too: capped as a worker's answer is. */
+export const parseProbeAnswer = redFlagger<ModelResponse, z.infer<typeof probeAnswerSchema>>(
+  jsonSchemaParser(probeAnswerSchema),
+  [tokenCapRule(ANSWER_TOKENS.worker), abnormalStopRule],
+);
 export const parseReview = redFlagger<ModelResponse, z.infer<typeof reviewAnswerSchema>>(
   jsonSchemaParser(reviewAnswerSchema),
   rules,
@@ -95,4 +101,5 @@ export const JSON_SCHEMAS = {
   ballot: z.toJSONSchema(ballotAnswerSchema, { io: 'input' }),
   review: z.toJSONSchema(reviewAnswerSchema, { io: 'input' }),
   test: z.toJSONSchema(testAnswerSchema, { io: 'input' }),
+  probe: z.toJSONSchema(probeAnswerSchema, { io: 'input' }),
 } as const;

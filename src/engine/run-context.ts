@@ -302,7 +302,7 @@ export function saveSoon(ctx: RunContext, n: TreeNode): void {
 }
 
 /** What a model request was for, in a node's cost by role. */
-export type CostRole = 'minimal' | 'split' | 'review' | 'ballot' | 'worker' | 'test';
+export type CostRole = 'minimal' | 'split' | 'review' | 'ballot' | 'worker' | 'test' | 'probe';
 
 /** Counts a model call of `role` (each request it made) and its tokens against the node, and passes the response on. */
 export async function counted(

@@ -5,7 +5,7 @@ import { estimateCostUsd } from '../core/tree/pricing.js';
 import { voteRecords } from '../core/tree/nodes.js';
 import type { RoleCost, Run, VoteRecord, Wait } from '../core/tree/schema.js';
 import { isSimulatedRun } from '../core/tree/simulated.js';
-import { chooser, countsText, voteCounts } from '../core/view/display.js';
+import { chooser, countsText, raisedKText, voteCounts } from '../core/view/display.js';
 import { voteClasses } from '../core/voting/classes.js';
 import { KeyNames } from './keys.js';
 
@@ -244,7 +244,12 @@ export function renderTree(run: Run): string {
         : ` · ${countsText(voteCounts(n.leaf))}${leaf.status === 'human' ? ` (${chooser(leaf)})` : ''}`;
     const badge = checkBadge(run, n);
     const test = n.acceptanceTest?.status;
-    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}${badge === undefined ? '' : ` · ${badge}`}${test === undefined || test === 'none' ? '' : ` · acceptance test ${test}`}`;
+    const raised = [n.split, n.leaf]
+      .map((r) => raisedKText(r, run.config.k))
+      .filter((t) => t !== null)
+      .map((t) => ` · ${t}`)
+      .join('');
+    const label = `${n.id} [${n.status}${n.kind === 'undecided' ? '' : `, ${n.kind}`}] ${n.title}${votes}${raised} · ${samples} samples${flags > 0 ? `, ${flags} flagged` : ''}${badge === undefined ? '' : ` · ${badge}`}${test === undefined || test === 'none' ? '' : ` · acceptance test ${test}`}`;
     lines.push(top ? label : `${prefix}${last ? '└─ ' : '├─ '}${label}`);
     const childPrefix = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
     n.children.forEach((c, i) => walk(c, childPrefix, i === n.children.length - 1, false));
@@ -277,6 +282,7 @@ export function renderNode(
     ['minimal?', n.minimal],
     ['split', n.split],
     ['acceptance test', n.acceptanceTest?.vote],
+    ['probe', n.probe?.vote],
     ['candidates', n.leaf],
     ...Object.entries(n.integrations).map(([i, r]): [string, VoteRecord] => [
       `integration ${i}`,
@@ -291,6 +297,14 @@ export function renderNode(
     lines.push(
       `  ${name}${record.attempt > 0 ? ` (attempt ${record.attempt + 1}${record.retired === undefined ? '' : `; ${record.retired.samples} samples drawn before`})` : ''}: ${outcome === undefined ? 'in progress' : `${outcome.status === 'human' ? chooser(outcome) : outcome.status}, ${countsText(voteCounts(record))}${winner === undefined ? '' : ` for ${winner.name}`}`}`,
     );
+    if (record.k !== undefined)
+      lines.push(
+        `    k raised ${run.config.k} → ${record.k} after a narrow win: ${(record.kRaised ?? []).join('; then ')}${outcome?.stoodAtK === undefined ? '' : `; it did not settle at k = ${record.k}, so the decision at k = ${outcome.stoodAtK} stands`}`,
+      );
+    if (record.landed !== undefined)
+      lines.push(
+        `    its winning behaviour had ${record.landed.texts} texts: sample #${record.landed.slot} landed, ${landedBy(record.landed.by)}`,
+      );
     if (winner?.description !== undefined) lines.push(`    ${winner.name}: ${winner.description}`);
     const draws = record.draws.map((d) => ['', d] as const);
     const ballots = record.ballots.map((d) => ['judge ', d] as const);
@@ -315,4 +329,13 @@ export function renderNode(
     }
   }
   return lines.join('\n');
+}
+
+/** How the landed text of a winning behaviour was chosen, in words. */
+function landedBy(by: 'agreement' | 'ballots' | 'favourite'): string {
+  return by === 'agreement'
+    ? 'ahead of the other texts by k'
+    : by === 'ballots'
+      ? "chosen by the judges' ballots"
+      : "the judges' favourite (they did not settle)";
 }

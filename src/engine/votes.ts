@@ -1,134 +1,16 @@
-import { AbortedError } from '../core/errors.js';
 import { hashString, shuffle, uniform } from '../core/random.js';
 import { voteClasses, type VoteClass } from '../core/voting/classes.js';
 import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
-import type { RedFlag } from '../core/voting/types.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import { initialCandidates } from '../core/tree/presets.js';
+import { adaptK, kCeiling, type SettledVote } from '../core/voting/adaptive-k.js';
 import { ballotText, voteCounts } from '../core/view/display.js';
 import type { BallotOption } from '../ports/planner.js';
-import type { CheckResult } from './checks.js';
 import { saveSoon, type RunContext } from './run-context.js';
 import type { HeldSlot } from './semaphore.js';
+import { drawSlot, settleAll, type DrawResult } from './draw-slot.js';
 
-/** A draw's result before it is recorded. */
-export type DrawResult =
-  | {
-      readonly ok: true;
-      readonly key: string;
-      readonly value: unknown;
-      /** A code candidate: its key up to local names, and its tree. */
-      readonly alias?: string | undefined;
-      readonly tree?: string | undefined;
-      readonly summary?: string | undefined;
-      readonly externalId?: string | undefined;
-      readonly check?: CheckResult | undefined;
-    }
-  | {
-      readonly ok: false;
-      readonly flags: readonly RedFlag[];
-      readonly externalId?: string | undefined;
-      readonly check?: CheckResult | undefined;
-      /** A code candidate's tree, when its check ran and failed (a reopening replays it). */
-      readonly tree?: string | undefined;
-      /** A worker asked for these paths, outside its list, instead of answering. */
-      readonly needsFiles?: readonly string[] | undefined;
-    };
-
-/**
- * Draws one slot of a vote, exactly once across crashes: a finished slot is returned as recorded;
- * otherwise the slot is recorded as started (and saved) before the paid work is awaited, and its
- * result is saved the moment it arrives. `produce` runs in one of the run's paid slots, unless it
- * `paysItself` (takes slots for its own paid calls only, see {@link CandidateVoteOptions}); with
- * `claimsFirst` too, its first paid call's slot is taken before `produce` starts, and given to it.
- */
-export async function drawSlot(
-  ctx: RunContext,
-  n: TreeNode,
-  vote: string,
-  list: Draw[],
-  slot: number,
-  produce: (started: Draw, resumed: boolean, first?: HeldSlot) => Promise<DrawResult>,
-  paysItself = false,
-  claimsFirst = false,
-): Promise<Draw> {
-  const existing = list[slot];
-  if (existing !== undefined && existing.status !== 'started') return existing;
-  // Halted: a worker that limits itself (outside the paid slots) starts no more sessions either.
-  if (ctx.halt?.aborted === true) throw new AbortedError(ctx.halt.reason);
-  const started: Draw = existing ?? { slot, status: 'started', flags: [] };
-  if (existing === undefined) {
-    list[slot] = started;
-    await ctx.save(n);
-  }
-  const resumed = existing !== undefined;
-  // Claiming first, the draw waits in line for its first paid slot holding only this frame: what
-  // `produce` builds (a worker's hooks, the candidate's frames) is made once the slot is there (a
-  // vote's draws all start at once, and most wait). The slot is freed if `produce` does not use it.
-  const first =
-    paysItself && claimsFirst && ctx.claim !== undefined ? await ctx.claim() : undefined;
-  let result: DrawResult;
-  try {
-    result = await (paysItself
-      ? produce(started, resumed, first)
-      : ctx.paid(() => produce(started, resumed)));
-  } finally {
-    first?.release();
-  }
-  const draw: Draw = result.ok
-    ? {
-        slot,
-        status: 'valid',
-        key: sameText(list, 'key', result.key),
-        value: result.value,
-        ...(result.alias === undefined ? {} : { alias: sameText(list, 'alias', result.alias) }),
-        ...(result.tree === undefined ? {} : { tree: sameText(list, 'tree', result.tree) }),
-        flags: [],
-        ...(result.summary === undefined
-          ? {}
-          : { summary: sameText(list, 'summary', result.summary) }),
-        ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
-        ...(result.check === undefined ? {} : { check: result.check }),
-      }
-    : {
-        slot,
-        status: 'flagged',
-        flags: [...result.flags],
-        ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
-        ...(result.check === undefined ? {} : { check: result.check }),
-        ...(result.tree === undefined ? {} : { tree: result.tree }),
-      };
-  list[slot] = draw;
-  await ctx.save(n);
-  if (draw.status === 'valid')
-    ctx.emit({ type: 'sample-drawn', nodeId: n.id, vote, slot, key: draw.key ?? '' });
-  else ctx.emit({ type: 'sample-flagged', nodeId: n.id, vote, slot, flags: draw.flags });
-  return draw;
-}
-
-/**
- * `text`, or the equal string another draw of the vote holds in `field`: agreeing candidates'
- * keys, aliases and trees (hashes, made anew by each) are then kept once for the whole run.
- */
-function sameText(
-  list: readonly (Draw | undefined)[],
-  field: 'key' | 'alias' | 'tree' | 'summary',
-  text: string,
-): string {
-  for (const d of list) {
-    const other = d?.[field];
-    if (other === text) return other;
-  }
-  return text;
-}
-
-/** Runs every draw, waits for all, then rethrows the first failure (no work is left dangling). */
-async function settleAll<T>(work: readonly Promise<T>[]): Promise<T[]> {
-  const settled = await Promise.allSettled(work);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
-}
+export { drawSlot, type DrawResult } from './draw-slot.js';
 
 export type ClassTally = VoteClass;
 
@@ -217,6 +99,13 @@ export interface CandidateVoteOptions {
  * ahead of by k, counted ahead-by-k. A vote the judges cannot settle, or one with a red-flag rate
  * over the preset's limit (its ballots still cast first), comes back `undecided` for a person,
  * its key the class the judges favour.
+ *
+ * A narrow win does not decide (`core/voting/adaptive-k.ts`): the vote goes on at k + 1, counted
+ * over every draw and ballot so far, up to the ceiling and the cap. The raised k is saved on the
+ * record before the draws it asks for, and the rule reads saved draws only, so a resume after a
+ * kill at any point reaches the same outcome. A raised vote that settles neither by agreement nor
+ * by the judges keeps the decision it had before the raise (`standing`): a raise asks for a wider
+ * margin, it never turns a decision into a question.
  */
 export async function candidateVote(
   ctx: RunContext,
@@ -226,7 +115,7 @@ export async function candidateVote(
   options: CandidateVoteOptions,
 ): Promise<VoteOutcome> {
   if (record.outcome !== undefined) return record.outcome;
-  const { k, maxCandidates, maxBallots, maxFlagRate } = ctx.run.config;
+  const { k: floor, maxCandidates } = ctx.run.config;
   ctx.emit({ type: 'vote-start', nodeId: n.id, vote });
   const draw = (slots: readonly number[]) =>
     settleAll(
@@ -243,19 +132,74 @@ export async function candidateVote(
         ),
       ),
     );
-  const fresh = (count: number) =>
-    Array.from(
-      { length: Math.max(0, Math.min(count, maxCandidates - record.draws.length)) },
-      (_, i) => record.draws.length + i,
-    );
   // Slots a crash left started: finished first, with what they recorded.
   await draw(record.draws.filter((d) => d.status === 'started').map((d) => d.slot));
-  const target = initialCandidates(k);
+  const target = initialCandidates(floor);
   for (;;) {
     const valid = record.draws.filter((d) => d.status === 'valid').length;
     if (valid >= target || record.draws.length >= maxCandidates) break;
-    await draw(fresh(target - valid));
+    await draw(fresh(record, maxCandidates, target - valid));
   }
+  for (;;) {
+    const k = record.k ?? floor;
+    const { outcome, settled } = await settle(ctx, n, vote, record, options, k, draw);
+    if (settled === undefined && record.standing !== undefined) {
+      // Raised past what the draws and judges left could settle: the decision before stands. A
+      // raise asks for a wider margin; it must not turn a decision into a question.
+      const { standing } = record;
+      ctx.emit({
+        type: 'vote-k-stood',
+        nodeId: n.id,
+        vote,
+        k,
+        stoodAt: standing.stoodAtK ?? floor,
+      });
+      return finish(ctx, n, vote, record, {
+        ...standing,
+        draws: outcome.draws,
+        flagged: outcome.flagged,
+        ...(outcome.classes === undefined ? {} : { classes: outcome.classes }),
+      });
+    }
+    const next =
+      settled === undefined
+        ? undefined
+        : adaptK(settled, {
+            ceiling: kCeiling(floor),
+            drawsLeft: maxCandidates - record.draws.length,
+          });
+    if (next?.narrow !== true || next.next === null) return finish(ctx, n, vote, record, outcome);
+    const reason = next.reasons.join('; ');
+    record.standing = { ...outcome, stoodAtK: k };
+    record.k = next.next;
+    record.kRaised = [...(record.kRaised ?? []), reason];
+    await ctx.save(n);
+    ctx.emit({ type: 'vote-k-raised', nodeId: n.id, vote, from: k, to: next.next, reason });
+  }
+}
+
+/** Fresh slots for up to `count` draws, within the cap. */
+function fresh(record: VoteRecord, maxCandidates: number, count: number): number[] {
+  return Array.from(
+    { length: Math.max(0, Math.min(count, maxCandidates - record.draws.length)) },
+    (_, i) => record.draws.length + i,
+  );
+}
+
+/**
+ * The vote at margin `k` over the draws so far: more drawn while agreement can still come, then
+ * judges. `settled`: what the adaptive rule reads, when the vote decided.
+ */
+async function settle(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  record: VoteRecord,
+  options: CandidateVoteOptions,
+  k: number,
+  draw: (slots: readonly number[]) => Promise<unknown>,
+): Promise<{ outcome: VoteOutcome; settled?: SettledVote }> {
+  const { maxCandidates, maxFlagRate } = ctx.run.config;
   // Agreement before judgement: draw more while a class can still get ahead by k within the cap.
   for (;;) {
     const classes = tally(record.draws);
@@ -265,7 +209,7 @@ export async function candidateVote(
     if (lead >= k || left <= 0 || classes.length === 0) break;
     // The runner-up's votes stay; the most the leader can gain is every draw left.
     if (lead + left < k) break;
-    await draw(fresh(k - lead));
+    await draw(fresh(record, maxCandidates, k - lead));
   }
 
   const classes = tally(record.draws);
@@ -279,44 +223,101 @@ export async function candidateVote(
     classes: classes.map((c) => ({ key: c.key, slots: c.members.map((m) => m.slot) })),
   };
   if (leader === undefined)
-    return finish(ctx, n, vote, record, {
-      status: 'undecided',
-      votes: 0,
-      runnerUpVotes: 0,
-      ...base,
-    });
+    return { outcome: { status: 'undecided', votes: 0, runnerUpVotes: 0, ...base } };
   const confused = flagRate > maxFlagRate;
-  if (leader.votes - runnerUp >= k || classes.length < 2)
-    return finish(ctx, n, vote, record, {
-      status: leader.votes - runnerUp >= k && !confused ? 'decided' : 'undecided',
-      key: leader.key,
-      votes: leader.votes,
-      runnerUpVotes: runnerUp,
-      ...(leader.votes - runnerUp >= k ? { settledBy: 'agreement' as const } : {}),
-      ...base,
-    });
+  const counts = {
+    k,
+    leaderVotes: leader.votes,
+    runnerUpVotes: runnerUp,
+    validDraws: record.draws.length - flagged,
+    flaggedDraws: flagged,
+  };
+  if (leader.votes - runnerUp >= k || classes.length < 2) {
+    const agreed = leader.votes - runnerUp >= k;
+    return {
+      outcome: {
+        status: agreed && !confused ? 'decided' : 'undecided',
+        key: leader.key,
+        votes: leader.votes,
+        runnerUpVotes: runnerUp,
+        ...(agreed ? { settledBy: 'agreement' as const } : {}),
+        ...base,
+      },
+      ...(agreed && !confused ? { settled: { ...counts, settledBy: 'agreement' as const } } : {}),
+    };
+  }
 
   // Judges break the tie, among the classes the leader is not ahead of by k.
-  const contenders = classes.filter((c) => leader.votes - c.votes < k);
-  const salt = hashString(`${n.id}/${vote}/${record.attempt}`);
-  const ballots = await firstToAheadByK({
+  const ballots = await castBallots(
+    ctx,
+    n,
+    vote,
+    record,
+    options.ballot,
+    classes.filter((c) => leader.votes - c.votes < k),
     k,
-    maxDraws: maxBallots,
+  );
+  const decided = ballots.status === 'decided';
+  // Undecided, the judges' favourite still leads the question a person (or `--hitl auto`) answers.
+  const favourite = decided ? ballots.key : (ballots.leader?.key ?? leader.key);
+  const chosen = classes.find((c) => c.key === favourite) ?? leader;
+  return {
+    outcome: {
+      status: decided && !confused ? 'decided' : 'undecided',
+      key: chosen.key,
+      votes: decided ? ballots.votes : chosen.votes,
+      runnerUpVotes: ballots.runnerUpVotes,
+      ...(decided ? { settledBy: 'ballots' as const } : {}),
+      ...base,
+    },
+    ...(decided && !confused
+      ? {
+          settled: {
+            ...counts,
+            settledBy: 'ballots' as const,
+            ballots: { lead: ballots.votes, second: ballots.runnerUpVotes },
+            chosenVotes: chosen.votes,
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * Judge ballots among `contenders`, first-to-ahead-by-k over every ballot recorded so far in
+ * `ballots` (the vote's own, or those among its winning class's texts).
+ */
+function castBallots(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  record: VoteRecord,
+  ballot: CandidateVoteOptions['ballot'],
+  contenders: readonly VoteClass[],
+  k: number,
+  ballots: Draw[] = record.ballots,
+  label = `${vote}-ballot`,
+) {
+  // The vote's own ballots keep the order they always had (seeded runs stay as they were).
+  const salt = hashString(`${n.id}/${ballots === record.ballots ? vote : label}/${record.attempt}`);
+  return firstToAheadByK({
+    k,
+    maxDraws: ctx.run.config.maxBallots,
     keyOf: (key: string) => key,
     signal: ctx.signal,
     sample: async ({ draw }) => {
-      const d = await drawSlot(ctx, n, `${vote}-ballot`, record.ballots, draw, async () => {
+      const d = await drawSlot(ctx, n, label, ballots, draw, async () => {
         const order = shuffle(contenders, (i) => uniform(ctx.run.config.seed, salt, draw, i));
         const labelled = await Promise.all(
           order.map(async (c, i) => ({
             label: String.fromCharCode(65 + i),
-            content: await options.ballot.render(c.representative),
+            content: await ballot.render(c.representative),
             key: c.key,
           })),
         );
-        return options.ballot
+        return ballot
           .cast(
-            options.ballot.question,
+            ballot.question,
             labelled.map(({ label, content }) => ({ label, content })),
             draw,
           )
@@ -340,18 +341,6 @@ export async function candidateVote(
         ? { ok: true, value: d.key ?? '' }
         : { ok: false, flags: d.flags };
     },
-  });
-  const decided = ballots.status === 'decided';
-  // Undecided, the judges' favourite still leads the question a person (or `--hitl auto`) answers.
-  const favourite = decided ? ballots.key : (ballots.leader?.key ?? leader.key);
-  const chosen = classes.find((c) => c.key === favourite) ?? leader;
-  return finish(ctx, n, vote, record, {
-    status: decided && !confused ? 'decided' : 'undecided',
-    key: chosen.key,
-    votes: decided ? ballots.votes : chosen.votes,
-    runnerUpVotes: ballots.runnerUpVotes,
-    ...(decided ? { settledBy: 'ballots' as const } : {}),
-    ...base,
   });
 }
 
@@ -378,6 +367,7 @@ function finish(
     ...(counts.ballots === null
       ? {}
       : { ballots: `${counts.ballots.lead}:${counts.ballots.second}` }),
+    ...(record.k === undefined ? {} : { k: record.k }),
   });
   return outcome;
 }
@@ -390,4 +380,66 @@ export function votesSaid(record: VoteRecord): string {
     .join(', ');
   const ballots = ballotText(voteCounts(record));
   return [samples === '' ? null : samples, ballots].filter((p) => p !== null).join('; ');
+}
+
+/**
+ * Which member of the winning class `key` lands. A class keyed by behaviour (candidates that
+ * printed the same under the leaf's probe, `core/voting/behaviour.ts`) may hold texts that differ:
+ * the probe saw them do the same, which a weak probe also sees of a right and a subtly wrong
+ * candidate. The pooled vote decides the behaviour; the texts inside it are then voted as a vote
+ * without probes would: a text ahead of every other by k (by sample votes within the class) lands;
+ * otherwise judges choose among the texts with ballots, ahead by k, within the run's ballot cap;
+ * if they do not settle, their favourite (or the text with most votes) lands, and it is said so.
+ * Saved on the record (`landed`), so a resume lands the same member.
+ */
+export async function landedMember(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  record: VoteRecord,
+  ballot: CandidateVoteOptions['ballot'],
+  key: string,
+): Promise<Draw | undefined> {
+  const cls = tally(record.draws).find((c) => c.key === key);
+  if (cls === undefined) return undefined;
+  const bySlot = (slot: number) => cls.members.find((m) => m.slot === slot);
+  if (record.landed?.key === key) return bySlot(record.landed.slot) ?? cls.representative;
+  // Each member under its text's key (its parse-normalised content), so texts form classes.
+  const texts = voteClasses(cls.members.map((m) => ({ ...m, key: m.behaviour?.text ?? m.key })));
+  if (texts.length < 2) return cls.representative;
+  const k = record.k ?? ctx.run.config.k;
+  const [top, second] = texts as [VoteClass, VoteClass];
+  let chosen: { slot: number; by: 'agreement' | 'ballots' | 'favourite' };
+  if (top.votes - second.votes >= k) chosen = { slot: top.representative.slot, by: 'agreement' };
+  else {
+    const ballots = (record.textBallots ??= []);
+    const result = await castBallots(
+      ctx,
+      n,
+      vote,
+      record,
+      ballot,
+      texts.filter((c) => top.votes - c.votes < k),
+      k,
+      ballots,
+      `${vote}-text-ballot`,
+    );
+    const favourite = result.status === 'decided' ? result.key : (result.leader?.key ?? top.key);
+    const text = texts.find((c) => c.key === favourite) ?? top;
+    chosen = {
+      slot: text.representative.slot,
+      by: result.status === 'decided' ? 'ballots' : 'favourite',
+    };
+  }
+  record.landed = { key, slot: chosen.slot, texts: texts.length, by: chosen.by };
+  await ctx.save(n);
+  ctx.emit({
+    type: 'vote-text-chosen',
+    nodeId: n.id,
+    vote,
+    texts: texts.length,
+    slot: chosen.slot,
+    by: chosen.by,
+  });
+  return bySlot(chosen.slot) ?? cls.representative;
 }

@@ -74,7 +74,7 @@ export interface PlannerCall {
  * Expected JSON: `isMinimal` → `{minimal: boolean, reason}`; `proposeSplit` → `{subtasks: Subtask[],
  * ambiguity?: {question, options[]}}`; `castBallot` → `{choice: label, reason}`; `reviewCandidate` →
  * `{verdict: "ok" | "suspect", confidence: 0..1, reason}`; `proposeTest` → `{test: {path, content,
- * command} | null, reason}`.
+ * command} | null, reason}`; `proposeProbe` → `{probe: {path, content, command} | null, reason}`.
  */
 export interface Planner {
   readonly id: string;
@@ -98,4 +98,11 @@ export interface Planner {
    * gives no leaf an acceptance test, and the leaves' planned checks decide alone.
    */
   proposeTest?(context: NodeContext, call: PlannerCall): Promise<ModelResponse>;
+  /**
+   * Writes a probe for a leaf from its task and acceptance criteria alone (it is never shown a
+   * candidate): a program that exercises the leaf's interface on representative and edge inputs
+   * and prints what it observes, and the command that runs it. Optional: a planner without it
+   * gives no leaf a probe, and candidates vote by their text alone.
+   */
+  proposeProbe?(context: NodeContext, call: PlannerCall): Promise<ModelResponse>;
 }

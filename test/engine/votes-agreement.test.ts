@@ -5,96 +5,11 @@ import type { RunConfig } from '../../src/core/tree/schema.js';
 import { LlmPlanner } from '../../src/engine/llm-planner.js';
 import { LlmWorker } from '../../src/engine/llm-worker.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import type {
-  GenerateRequest,
-  GenerateResult,
-  LanguageModel,
-} from '../../src/ports/language-model.js';
 import { openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
+import { ScriptedModel, SUMS, subtask } from '../helpers/scripted-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-
-/** What the scripted model answers, by role; `slot` is the draw's slot within its vote. */
-interface Script {
-  split?: (slot: number) => unknown;
-  /** The file the worker writes; null: an answer that is not JSON (red-flagged). */
-  code?: (node: string, slot: number) => string | null;
-  /** The label a judge picks among the options shown. */
-  judge?: (options: readonly { label: string; content: string }[]) => string;
-}
-
-/**
- * An in-process model that plays every role the way real samples differ: plans whose prose
- * varies, code whose layout varies. It records every request, and what it saw of ballots.
- */
-class ScriptedModel implements LanguageModel {
-  readonly id: string;
-  readonly requests: GenerateRequest[] = [];
-  readonly ballots: string[] = [];
-  readonly #script: Script;
-  constructor(id: string, script: Script) {
-    this.id = id;
-    this.#script = script;
-  }
-
-  generate(request: GenerateRequest): Promise<GenerateResult> {
-    this.requests.push(request);
-    const p = request.prompt;
-    const slot = Number((request.draw ?? '').split(':').at(-1) ?? '0') % 1000;
-    const node = (request.draw ?? '').split(':')[0] ?? '';
-    const reply = (value: unknown): Promise<GenerateResult> =>
-      Promise.resolve({
-        text: typeof value === 'string' ? value : JSON.stringify(value),
-        finishReason: 'stop',
-        outputTokens: 50,
-      });
-    if (p.includes('Is this task minimal')) return reply({ minimal: node !== 'root', reason: 'x' });
-    if (p.includes('Split this task'))
-      return reply(
-        this.#script.split?.(slot) ?? {
-          subtasks: [
-            subtask('Write the sum', `Adds numbers. (${slot})`, 'src/sum.js'),
-            subtask('Write the mean', 'Averages numbers.', 'src/mean.js'),
-          ],
-          ambiguity: null,
-        },
-      );
-    if (p.includes('"choice"')) {
-      this.ballots.push(p);
-      const options = [
-        ...p.matchAll(/=== Option ([A-Z]) ===\n([^]*?)(?=\n\n=== Option|\n\nReply as JSON)/g),
-      ].map((m) => ({ label: m[1] ?? '', content: m[2] ?? '' }));
-      return reply({ choice: this.#script.judge?.(options) ?? 'A', reason: 'judged' });
-    }
-    if (p.includes('A proposal for this task'))
-      return reply({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
-    if (p.includes('Reply as JSON {"files"')) {
-      const path = /Files it may touch: ([^\s,]+)/.exec(p)?.[1] ?? 'src/out.js';
-      const content = this.#script.code === undefined ? SUMS.loop : this.#script.code(node, slot);
-      if (content === null) return reply('I could not finish this.');
-      return reply({
-        files: [{ path, content }],
-        summary: 'write it',
-      });
-    }
-    return Promise.reject(new Error(`unexpected prompt: ${p.slice(0, 80)}`));
-  }
-}
-
-function subtask(title: string, description: string, file: string, dependsOn: number[] = []) {
-  return { title, description, acceptance: ['it works'], files: [file], dependsOn };
-}
-
-/** Three right programs that differ in what they are, and layouts of the first. */
-const SUMS = {
-  loop: 'export function sum(xs) {\n  let t = 0;\n  for (const x of xs) t += x;\n  return t;\n}\n',
-  reduce: 'export function sum(xs) {\n  return xs.reduce((a, b) => a + b, 0);\n}\n',
-  recursive:
-    'export function sum(xs) {\n  return xs.length === 0 ? 0 : xs[0] + sum(xs.slice(1));\n}\n',
-  loopCommented:
-    '// Sums the numbers.\nexport function sum(xs)\n{\n    let t = 0; // total\n    for (const x of xs) t += x;\n\n    return t;\n}',
-};
 
 async function runWith(model: ScriptedModel, config: Partial<RunConfig> = {}) {
   const dir = await tempDir();
@@ -154,12 +69,14 @@ describe('votes that real samples can win', () => {
     const run = await runWith(model);
     const leaf = run.nodes['0'];
     const record = leaf?.leaf;
-    // 2k − 1 = 3 all different, then k − lead = 2 more: the loop's class leads by 2.
-    expect(record?.draws.length).toBe(5);
+    // 2k − 1 = 3 all different, then k − lead = 2 more: the loop's class leads 3 : 1 by k = 2, a
+    // contested win, so k goes to 3 (4 : 1) and to its ceiling 4 (5 : 1), one more draw each.
+    expect(record?.draws.length).toBe(7);
+    expect(record?.k).toBe(4);
     expect(record?.ballots).toEqual([]);
     expect(record?.outcome?.status).toBe('decided');
     expect(record?.outcome?.settledBy).toBe('agreement');
-    expect(record?.outcome?.classes?.[0]?.slots).toEqual([0, 3, 4]);
+    expect(record?.outcome?.classes?.[0]?.slots).toEqual([0, 3, 4, 5, 6]);
     // The first member of the class lands.
     expect(record?.draws[4]?.key).toBe(record?.draws[0]?.key);
     expect(record?.draws[4]?.tree).not.toBe(record?.draws[0]?.tree);

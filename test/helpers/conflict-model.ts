@@ -19,6 +19,9 @@ let integrations = 0;
 export function conflictModel(request: FakeGeminiRequest): FakeGeminiReply {
   const p = request.prompt;
   // The acceptance-test role (checks on): no behaviour to test here, the planned checks decide.
+  // The probe role (checks on): nothing to probe here, candidates vote by their text.
+  if (p.includes('write one probe'))
+    return { text: JSON.stringify({ probe: null, reason: 'nothing to probe' }) };
   if (p.includes('write one acceptance test'))
     return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
   if (p.includes('Is this task minimal'))

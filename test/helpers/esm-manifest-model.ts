@@ -80,6 +80,9 @@ export class EsmManifestModel implements LanguageModel {
           ? { test: GREET_TEST, reason: 'greet is exported' }
           : { test: null, reason: 'a manifest' },
       );
+    // The probe role (votes on behaviour): nothing to probe, candidates vote by their text.
+    if (p.includes('write one probe'))
+      return JSON.stringify({ probe: null, reason: 'nothing to probe' });
     if (p.includes('"choice"')) return JSON.stringify({ choice: 'A', reason: 'x' });
     if (p.includes('A proposal for this task'))
       return JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' });

@@ -32,6 +32,9 @@ export function projectModel(request: FakeGeminiRequest, index: number): FakeGem
       }),
     };
   // The acceptance-test role: a README and a converter checked by `test -s` state no behaviour here.
+  // The probe role (checks on): nothing to probe here, candidates vote by their text.
+  if (p.includes('write one probe'))
+    return { text: JSON.stringify({ probe: null, reason: 'nothing to probe' }) };
   if (p.includes('write one acceptance test'))
     return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
   if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };

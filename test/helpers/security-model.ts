@@ -32,6 +32,9 @@ export function scriptedModel(
     const p = request.prompt;
     prompts.push(`${request.system ?? ''}\n${p}`);
     // The acceptance-test role (checks on): no behaviour to test here, the planned checks decide.
+    // The probe role (checks on): nothing to probe here, candidates vote by their text.
+    if (p.includes('write one probe'))
+      return { text: JSON.stringify({ probe: null, reason: 'nothing to probe' }) };
     if (p.includes('write one acceptance test'))
       return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
     if (p.includes('Is this task minimal'))

@@ -33,6 +33,23 @@ const EVERY: { readonly [T in EngineEvent['type']]: Of<T> } = {
     votes: 2,
     runnerUpVotes: 0,
   },
+  'vote-k-raised': {
+    type: 'vote-k-raised',
+    nodeId: '0',
+    vote: 'patch',
+    from: 2,
+    to: 3,
+    reason: 'contested 3 : 1, ahead by exactly k = 2',
+  },
+  'vote-k-stood': { type: 'vote-k-stood', nodeId: '0', vote: 'patch', k: 3, stoodAt: 2 },
+  'vote-text-chosen': {
+    type: 'vote-text-chosen',
+    nodeId: '0',
+    vote: 'patch',
+    texts: 2,
+    slot: 1,
+    by: 'ballots',
+  },
   'commit-end': { type: 'commit-end', nodeId: '0', branch: 'maker/r/n-0', commit: 'b'.repeat(40) },
   'merge-end': { type: 'merge-end', nodeId: 'root', child: '0', commit: 'c'.repeat(40) },
   'merge-conflict': { type: 'merge-conflict', nodeId: 'root', child: '1', conflicts: ['a.ts'] },
@@ -51,6 +68,13 @@ const EVERY: { readonly [T in EngineEvent['type']]: Of<T> } = {
     reason:
       'Acceptance test test/a.test.js discarded: it passes without the code, so it proves nothing.',
   },
+  probe: {
+    type: 'probe',
+    nodeId: '1',
+    status: 'kept',
+    reason: 'Probe src/look.mjs (`node src/look.mjs`): voted from the criteria.',
+  },
+  'behaviour-pooled': { type: 'behaviour-pooled', nodeId: '1', texts: 3, behaviours: 1, byText: 0 },
   'node-reopened': {
     type: 'node-reopened',
     nodeId: '0',
@@ -98,6 +122,18 @@ describe('the activity log’s words', () => {
   it('tells the checks that ran on a result, and a question by its id and kind', () => {
     expect(logText(EVERY['checks-end'])).toBe('checks on its result: 1 of 3 failed');
     expect(logText(EVERY['question-asked'])).toBe('asks you (q-root-veto, veto): Land it on main?');
+    expect(logText(EVERY['vote-k-raised'])).toBe(
+      'candidate changes: a narrow win, k raised 2 → 3 (contested 3 : 1, ahead by exactly k = 2)',
+    );
+    expect(logText(EVERY['vote-k-stood'])).toBe(
+      'candidate changes: did not settle at k = 3; the decision at k = 2 stands',
+    );
+    expect(logText(EVERY['vote-text-chosen'])).toBe(
+      "candidate changes: the winning behaviour has 2 texts; sample #1 lands, by the judges' ballots",
+    );
+    expect(logText({ ...EVERY['vote-end'], votes: 4, runnerUpVotes: 1, k: 3 })).toBe(
+      'candidate changes decided (4 : 1 sample votes, at k = 3)',
+    );
     expect(logText({ type: 'run-end', status: 'awaiting-human' })).toBe(
       'Run ended: waiting for answers',
     );

@@ -8,6 +8,7 @@ import type { Worker } from '../../ports/worker.js';
  */
 export function pacedPlanner(inner: Planner, ms: number): Planner {
   const proposeTest = inner.proposeTest?.bind(inner);
+  const proposeProbe = inner.proposeProbe?.bind(inner);
   return {
     id: inner.id,
     isMinimal: async (context, call) => {
@@ -32,6 +33,14 @@ export function pacedPlanner(inner: Planner, ms: number): Planner {
           proposeTest: async (context, call) => {
             await abortableSleep(ms, call.signal);
             return proposeTest(context, call);
+          },
+        }),
+    ...(proposeProbe === undefined
+      ? {}
+      : {
+          proposeProbe: async (context, call) => {
+            await abortableSleep(ms, call.signal);
+            return proposeProbe(context, call);
           },
         }),
   };

@@ -163,6 +163,32 @@ export class SimPlanner implements Planner {
     );
   }
 
+  /**
+   * A probe for a leaf, from its task alone: it loads the leaf's module and prints what
+   * `describe()` returns, or the error it threw. A wrong answer prints a constant line, which shows
+   * nothing of any candidate (MAKER keys no candidate by it); a flagged one is cut short.
+   */
+  proposeProbe(context: NodeContext, call: PlannerCall): Promise<ModelResponse> {
+    const u = (stream: number) =>
+      uniform(this.#o.seed, hashString(`${context.nodeId}/probe`), call.slot, stream);
+    if (u(1) < this.#o.flagRate) return reply('{"probe": {"path": ', 'length');
+    const dir =
+      context.task.files.find((f) => f.endsWith('/') && !f.endsWith('NOTES.md')) ??
+      simNodeDir(context.nodeId);
+    const path = `${dir}probe.mjs`;
+    const body =
+      u(2) < this.#o.errorRate
+        ? "console.log('probe ran');"
+        : "try {\n  const { describe } = await import('./index.mjs');\n  console.log(JSON.stringify(describe()));\n} catch (error) {\n  console.log(`${error.name}: ${error.message}`);\n}";
+    const content = `// SIMULATED by MAKER's sim planner: a probe written from the task alone.\n${body}\n`;
+    return reply(
+      JSON.stringify({
+        probe: { path, content, command: `node ${path}` },
+        reason: 'Its module says what it does.',
+      }),
+    );
+  }
+
   #subtasks(context: NodeContext, variant: boolean): Subtask[] {
     const id = context.nodeId;
     const count = 2 + (hashString(`${this.#o.seed}/${id}/count`) % 2);

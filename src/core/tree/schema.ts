@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runConfigSchema, type julesConfigSchema } from './config-schema.js';
 import { acceptanceOutcomeSchema } from './acceptance-schema.js';
+import { drawBehaviourSchema, probeOutcomeSchema } from './probe-schema.js';
 import { startIntentSchema } from './intent.js';
 import { nodeReopenSchema, reopenSchema } from './reopen-schema.js';
 
@@ -41,6 +42,8 @@ export const drawSchema = z.object({
   summary: z.string().optional(),
   /** The subtask's check, when it ran on this candidate (a failing one is also a red flag). */
   check: z.object({ command: z.string(), ok: z.boolean(), output: z.string() }).optional(),
+  /** A code candidate's run under its leaf's probe: what `key` is made of (`engine/probe.ts`). */
+  behaviour: drawBehaviourSchema.optional(),
 });
 
 export const voteOutcomeSchema = z.object({
@@ -56,6 +59,11 @@ export const voteOutcomeSchema = z.object({
   classes: z.array(z.object({ key: z.string(), slots: z.array(z.number().int()) })).optional(),
   /** What settled it: `agreement` (a class ahead by k) or `ballots` (judges, among classes none led by k). */
   settledBy: z.enum(['agreement', 'ballots']).optional(),
+  /**
+   * A narrow win raised k (`core/voting/adaptive-k.ts`) and the vote did not settle at this raised
+   * k within the cap: the decision at the lower k stands, and this is that k.
+   */
+  stoodAtK: z.number().int().min(1).optional(),
 });
 
 /** A vote in progress or done: candidate draws, then (if they did not decide) judge ballots. */
@@ -64,6 +72,29 @@ export const voteRecordSchema = z.object({
   draws: z.array(drawSchema).default([]),
   ballots: z.array(drawSchema).default([]),
   outcome: voteOutcomeSchema.optional(),
+  /**
+   * The margin this vote counts with once a narrow win raised it above the run's k
+   * (`core/voting/adaptive-k.ts`); absent: the run's k. Saved before the draws it asks for.
+   */
+  k: z.number().int().min(1).optional(),
+  /** Why k was raised, one entry per raise. */
+  kRaised: z.array(z.string()).optional(),
+  /** The decision before the last raise of k: it stands if the raised vote does not settle. */
+  standing: voteOutcomeSchema.optional(),
+  /**
+   * Which member of the winning class lands, when its members' texts differ (a class keyed by
+   * behaviour: `engine/votes.ts` `landedMember`): its slot, and what chose it among the texts.
+   */
+  landed: z
+    .object({
+      key: z.string(),
+      slot: z.number().int().nonnegative(),
+      texts: z.number().int().positive(),
+      by: z.enum(['agreement', 'ballots', 'favourite']),
+    })
+    .optional(),
+  /** The judges' ballots among the winning class's texts (see `landed`). */
+  textBallots: z.array(drawSchema).optional(),
   /** Finished draws and ballots of earlier attempts, dropped when the vote started over: paid, so still counted. */
   retired: z
     .object({ samples: z.number().int().nonnegative(), flagged: z.number().int().nonnegative() })
@@ -133,6 +164,11 @@ export const nodeSchema = z.object({
    * kept only if it fails without the leaf's code (`engine/acceptance-test.ts`).
    */
   acceptanceTest: acceptanceOutcomeSchema.extend({ vote: voteRecordSchema }).optional(),
+  /**
+   * Its probe: voted from its task and criteria by calls that never see a candidate; candidates
+   * are keyed by what it prints on them (`engine/probe.ts`).
+   */
+  probe: probeOutcomeSchema.extend({ vote: voteRecordSchema }).optional(),
   /** Its reopenings: a failure found later was traced to its result (absent: never reopened). */
   reopen: nodeReopenSchema.optional(),
   /** Conflict resolutions, by the index of the child whose merge conflicted. */

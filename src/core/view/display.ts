@@ -220,8 +220,18 @@ export function tallyText(record: VoteRecord | undefined): string | null {
   return `${shortCounts(counts)}${o.status === 'undecided' ? ', undecided' : ''}`;
 }
 
+/**
+ * `k 2 → 4` when a narrow win raised a vote's k above the run's `k` (`core/voting/adaptive-k.ts`),
+ * else null: the k a person reads next to its tally.
+ */
+export function raisedKText(record: VoteRecord | undefined, k: number): string | null {
+  return record?.k === undefined || record.k === k ? null : `k ${k} → ${record.k}`;
+}
+
 /** Why a vote ended as it did, in one sentence: votes, ballots and red flags. */
-export function outcomeText(record: VoteRecord, k: number): string {
+export function outcomeText(record: VoteRecord, runK: number): string {
+  // A raised vote that did not settle stands at the k it was decided at.
+  const k = record.outcome?.stoodAtK ?? record.k ?? runK;
   const settled = record.draws.filter((d) => d.status !== 'started');
   const flagged = settled.filter((d) => d.status === 'flagged').length;
   const drawn = `${plural(settled.length, 'sample')} drawn, ${flagged} red-flagged`;
@@ -230,18 +240,28 @@ export function outcomeText(record: VoteRecord, k: number): string {
   const counts = voteCounts(record);
   const [lead, second] = counts.samples;
   const b = counts.ballots;
-  switch (o.status) {
-    case 'human':
-      return o.auto === true
-        ? `Chosen automatically (--hitl auto) after the vote did not settle (${countsText(counts)}; ${drawn}).`
-        : `A person chose it after the vote did not settle (${countsText(counts)}; ${drawn}).`;
-    case 'undecided':
-      return `Undecided at ${countsText(counts)} (${drawn}${b === null ? '' : `, ${plural(b.cast, 'judge ballot')}`}): a person is asked.`;
-    case 'decided':
-      return b !== null
-        ? `The candidates disagreed (${lead} : ${second} sample votes); judges chose it ${b.lead} : ${b.second} in ${plural(b.cast, 'ballot')}, ahead by k = ${k} (${drawn}).`
-        : `It won ${lead} : ${second} sample votes, ahead by k = ${k} (${drawn}).`;
+  return settledText() + raisedWhy(record, runK);
+  function settledText(): string {
+    switch (o?.status) {
+      case 'human':
+        return o.auto === true
+          ? `Chosen automatically (--hitl auto) after the vote did not settle (${countsText(counts)}; ${drawn}).`
+          : `A person chose it after the vote did not settle (${countsText(counts)}; ${drawn}).`;
+      case 'undecided':
+        return `Undecided at ${countsText(counts)} (${drawn}${b === null ? '' : `, ${plural(b.cast, 'judge ballot')}`}): a person is asked.`;
+      default:
+        return b !== null
+          ? `The candidates disagreed (${lead} : ${second} sample votes); judges chose it ${b.lead} : ${b.second} in ${plural(b.cast, 'ballot')}, ahead by k = ${k} (${drawn}).`
+          : `It won ${lead} : ${second} sample votes, ahead by k = ${k} (${drawn}).`;
+    }
   }
+}
+
+/** ` k was raised from 2: contested 3 : 1, ….` when it was. */
+function raisedWhy(record: VoteRecord, runK: number): string {
+  return record.k === undefined
+    ? ''
+    : ` k was raised from ${runK} after a narrow win: ${(record.kRaised ?? []).join('; then ')}.${record.outcome?.stoodAtK === undefined ? '' : ` It did not settle at k = ${record.k}: the decision at k = ${record.outcome.stoodAtK} stands.`}`;
 }
 
 /** Red flags on every vote of a node, counted by rule (rules in alphabetical order). */

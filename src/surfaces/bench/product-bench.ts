@@ -32,6 +32,7 @@ import {
 import { singleShot } from './product-single-shot.js';
 import {
   addShares,
+  raised,
   round,
   shares,
   totals,
@@ -72,7 +73,7 @@ export interface ArmRun {
   readonly leafVotes?: VoteShares;
   readonly splitVotes?: VoteShares;
   /** What the fake model wrote: code samples by flaw or slip, plans right and wrong. */
-  readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched' | 'tests'>;
+  readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched' | 'tests' | 'probes'>;
   /** MAKER's: why its product failed, if it did, and the wrong winners it landed. */
   readonly diagnosis?: RunDiagnosis;
 }
@@ -147,7 +148,7 @@ export async function runProductBench(options: ProductBenchOptions): Promise<Pro
         const result = await runArm(arm, idea, { ...knobs, seed }, editFormat);
         runs.push(result);
         options.progress?.(
-          `${idea.name} seed ${seed} ${arm}: ${result.hidden.passed ? 'PASS' : 'fail'} (${result.status}, ${result.modelCalls} calls, ${result.wallMs} ms)${result.error === undefined ? '' : `: ${result.error.slice(0, 200)}`}`,
+          `${idea.name} seed ${seed} ${arm}: ${result.hidden.passed ? 'PASS' : 'fail'} (${result.status}, ${result.modelCalls} calls${raised(result)}, ${result.wallMs} ms)${result.error === undefined ? '' : `: ${result.error.slice(0, 200)}`}`,
         );
       }
     }
@@ -255,6 +256,7 @@ async function runArm(
         plans: fake.stats.plans,
         unmatched: fake.stats.unmatched,
         tests: fake.stats.tests,
+        probes: fake.stats.probes,
       },
       ...(diagnosis === undefined ? {} : { diagnosis }),
     };

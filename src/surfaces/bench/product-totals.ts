@@ -1,3 +1,4 @@
+import { pooling } from '../../core/voting/behaviour.js';
 import type { Run, VoteRecord } from '../../core/tree/schema.js';
 import type { RealisticStats } from '../../testing/product/realistic-model.js';
 import type { HiddenResult } from './hidden-tests.js';
@@ -12,6 +13,14 @@ export interface VoteShares {
   /** Neither: the `--hitl auto` policy (or a person) chose. */
   readonly chosen: number;
   readonly undecided: number;
+  /** Votes whose k a narrow win raised above the run's (`core/voting/adaptive-k.ts`). */
+  readonly raisedK: number;
+  /** Votes in which candidates of different texts were pooled by their probe's behaviour. */
+  readonly pooled: number;
+  /** Votes whose winning behaviour held texts that differ: which landed was voted among them. */
+  readonly textVoted: number;
+  /** Votes raised past what they could settle: the decision before the raise stood. */
+  readonly kStood: number;
 }
 
 /** What a run of either arm gives the totals. */
@@ -21,7 +30,7 @@ interface Counted {
   readonly tokens: number;
   readonly wallMs: number;
   readonly fake: Pick<RealisticStats, 'code' | 'unmatched'> &
-    Partial<Pick<RealisticStats, 'tests'>>;
+    Partial<Pick<RealisticStats, 'tests' | 'probes'>>;
 }
 
 export interface ArmTotals {
@@ -40,6 +49,8 @@ export interface ArmTotals {
   readonly unmatched: number;
   /** The fake's answers to the acceptance-test role, by kind (`right`, `vacuous`, `none`, …). */
   readonly testAnswers: Record<string, number>;
+  /** The fake's answers to the probe role, by kind (`right`, `constant`, `none`, …). */
+  readonly probeAnswers: Record<string, number>;
 }
 
 /** How the run's votes of one kind were settled, from its state. */
@@ -47,12 +58,27 @@ export function shares(
   run: Run,
   pickVote: (n: Run['nodes'][string]) => VoteRecord | undefined,
 ): VoteShares {
-  const counts = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
+  const counts = {
+    votes: 0,
+    agreement: 0,
+    ballots: 0,
+    chosen: 0,
+    undecided: 0,
+    raisedK: 0,
+    pooled: 0,
+    textVoted: 0,
+    kStood: 0,
+  };
   for (const n of Object.values(run.nodes)) {
     const outcome = pickVote(n)?.outcome;
     const record = pickVote(n);
     if (outcome === undefined || record === undefined) continue;
     counts.votes += 1;
+    if (record.k !== undefined) counts.raisedK += 1;
+    const p = pooling(record);
+    if (p !== undefined && p.texts > p.behaviours) counts.pooled += 1;
+    if (record.landed !== undefined) counts.textVoted += 1;
+    if (outcome.stoodAtK !== undefined) counts.kStood += 1;
     if (outcome.status === 'human') counts.chosen += 1;
     else if (outcome.status === 'undecided') counts.undecided += 1;
     else if (record.ballots.length > 0) counts.ballots += 1;
@@ -62,7 +88,17 @@ export function shares(
 }
 
 export function addShares(all: readonly VoteShares[]): VoteShares {
-  const sum = { votes: 0, agreement: 0, ballots: 0, chosen: 0, undecided: 0 };
+  const sum = {
+    votes: 0,
+    agreement: 0,
+    ballots: 0,
+    chosen: 0,
+    undecided: 0,
+    raisedK: 0,
+    pooled: 0,
+    textVoted: 0,
+    kStood: 0,
+  };
   for (const s of all)
     for (const key of Object.keys(sum) as (keyof VoteShares)[]) sum[key] += s[key];
   return sum;
@@ -72,11 +108,11 @@ export function totals(runs: readonly Counted[]): ArmTotals {
   const passed = runs.filter((r) => r.hidden.passed).length;
   const codeSamples: Record<string, number> = {};
   const testAnswers: Record<string, number> = {};
+  const probeAnswers: Record<string, number> = {};
   for (const r of runs) {
-    for (const [kind, n] of Object.entries(r.fake.code))
-      codeSamples[kind] = (codeSamples[kind] ?? 0) + n;
-    for (const [kind, n] of Object.entries(r.fake.tests ?? {}))
-      testAnswers[kind] = (testAnswers[kind] ?? 0) + n;
+    addCounts(codeSamples, r.fake.code);
+    addCounts(testAnswers, r.fake.tests ?? {});
+    addCounts(probeAnswers, r.fake.probes ?? {});
   }
   const modelCalls = runs.reduce((s, r) => s + r.modelCalls, 0);
   const tokens = runs.reduce((s, r) => s + r.tokens, 0);
@@ -92,7 +128,21 @@ export function totals(runs: readonly Counted[]): ArmTotals {
     codeSamples,
     unmatched: runs.reduce((s, r) => s + r.fake.unmatched, 0),
     testAnswers,
+    probeAnswers,
   };
 }
 
+function addCounts(sum: Record<string, number>, counts: Readonly<Record<string, number>>): void {
+  for (const [kind, n] of Object.entries(counts)) sum[kind] = (sum[kind] ?? 0) + n;
+}
+
 export const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** `, k raised in 2 votes` for a run's progress line (nothing when none was, or for the single shot). */
+export function raised(run: {
+  readonly leafVotes?: VoteShares;
+  readonly splitVotes?: VoteShares;
+}): string {
+  const n = (run.leafVotes?.raisedK ?? 0) + (run.splitVotes?.raisedK ?? 0);
+  return n === 0 ? '' : `, k raised in ${n} vote${n === 1 ? '' : 's'}`;
+}

@@ -1,3 +1,5 @@
+import { poolingSaid } from '../../core/view/pooling.js';
+
 /**
  * A journal record (or engine event) as a sentence for the page's activity log: what happened,
  * in words, never the record's fields as developer text (`key=[{"acceptance":…`). Fields are read
@@ -46,7 +48,22 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
       const status = str('status');
       const said =
         status === 'decided' ? 'decided' : status === 'human' ? 'chosen by a person' : 'undecided';
-      return `${vote} ${said} (${counts})`;
+      const k = num('k');
+      return `${vote} ${said} (${counts}${k === undefined ? '' : `, at k = ${k}`})`;
+    }
+    case 'vote-k-raised':
+      return `${vote}: a narrow win, k raised ${num('from') ?? '?'} → ${num('to') ?? '?'} (${str('reason') ?? ''})`;
+    case 'vote-k-stood':
+      return `${vote}: did not settle at k = ${num('k') ?? '?'}; the decision at k = ${num('stoodAt') ?? '?'} stands`;
+    case 'vote-text-chosen': {
+      const by = str('by');
+      const how =
+        by === 'agreement'
+          ? 'by its votes'
+          : by === 'ballots'
+            ? "by the judges' ballots"
+            : "the judges' favourite (they did not settle)";
+      return `${vote}: the winning behaviour has ${num('texts') ?? '?'} texts; sample #${num('slot') ?? '?'} lands, ${how}`;
     }
     case 'commit-end':
       return `committed ${shortHash(str('commit'))} on ${str('branch') ?? '?'}`;
@@ -73,6 +90,10 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
     }
     case 'acceptance-test':
       return clipped(str('reason') ?? `acceptance test ${str('status') ?? '?'}`, 200);
+    case 'probe':
+      return clipped(str('reason') ?? `probe ${str('status') ?? '?'}`, 200);
+    case 'behaviour-pooled':
+      return `subtask ${str('nodeId') ?? '?'}: ${poolingSaid({ texts: num('texts') ?? 0, behaviours: num('behaviours') ?? 0, byText: num('byText') ?? 0 })}`;
     case 'node-reopened':
       return clipped(str('reason') ?? `subtask ${str('nodeId') ?? '?'} reopened`, 200);
     case 'checks-unavailable':

@@ -17,6 +17,7 @@ import {
   mainRecord,
   outcomeText,
   sessionUrl,
+  raisedKText,
   tallyText,
   waitingNodes,
 } from '../../core/view/display.js';
@@ -83,7 +84,7 @@ export function viewNode(
     kind: n.kind,
     status: n.status,
     display: displayStatus(run, n, waiting, live),
-    tally: tallyText(mainRecord(n)),
+    tally: withK(tallyText(mainRecord(n)), raisedKText(mainRecord(n), run.config.k)),
     flags: flagCounts(n),
     samples: draws.filter((d) => d.status !== 'started').length,
     branch: n.branch ?? null,
@@ -341,4 +342,9 @@ export function logEntry(record: Readonly<Record<string, unknown>>): LogEntry | 
     return undefined;
   const nodeId = typeof record['nodeId'] === 'string' ? record['nodeId'] : null;
   return { seq, at, type, nodeId, text: logText(record) };
+}
+
+/** A tally with the vote's raised k beside it (`3 : 1 · k 2 → 3`). */
+function withK(tally: string | null, k: string | null): string | null {
+  return k === null ? tally : `${tally ?? ''} · ${k}`;
 }

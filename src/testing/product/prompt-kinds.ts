@@ -2,7 +2,7 @@ import type { GenerateRequest } from '../../ports/language-model.js';
 import type { ProductIdea } from './types.js';
 
 /** The kinds of prompt MAKER sends a model. */
-export type PromptKind = 'minimal' | 'split' | 'ballot' | 'review' | 'worker' | 'test';
+export type PromptKind = 'minimal' | 'split' | 'ballot' | 'review' | 'worker' | 'test' | 'probe';
 
 /** Thrown for a prompt the realistic fake cannot place: it never answers one it does not understand. */
 export class UnrecognisedPromptError extends Error {
@@ -29,6 +29,7 @@ const BY_PROPERTY: readonly (readonly [string, PromptKind])[] = [
   ['verdict', 'review'],
   ['files', 'worker'],
   ['test', 'test'],
+  ['probe', 'probe'],
 ];
 const BY_DRAW: Readonly<Record<string, PromptKind>> = {
   minimal: 'minimal',
@@ -37,6 +38,7 @@ const BY_DRAW: Readonly<Record<string, PromptKind>> = {
   review: 'review',
   worker: 'worker',
   test: 'test',
+  probe: 'probe',
 };
 const BY_PHRASE: readonly (readonly [RegExp, PromptKind])[] = [
   [/Is this task minimal/i, 'minimal'],
@@ -46,6 +48,7 @@ const BY_PHRASE: readonly (readonly [RegExp, PromptKind])[] = [
   [/"files"\s*:/, 'worker'],
   [/a line "File: <relative path>"/, 'worker'],
   [/write one acceptance test/, 'test'],
+  [/write one probe/, 'probe'],
 ];
 
 /**

@@ -23,7 +23,9 @@ import {
 } from './answer-format.js';
 import { sampleLeaf, type Flaw, type Rand, type Slip } from './render.js';
 import { mergedFiles } from './merge-answer.js';
-import { testAnswer, type TestAnswerKind } from './acceptance-answers.js';
+import { testAnswer } from './acceptance-answers.js';
+import { probeAnswer } from './probe-answers.js';
+import { emptyStats, type RealisticStats } from './realistic-stats.js';
 import {
   ballotAnswer,
   blameAnswer,
@@ -33,6 +35,8 @@ import {
   type Written,
 } from './judges.js';
 import type { LeafSpec, ProductIdea } from './types.js';
+
+export type { RealisticStats };
 
 /** The knobs of the realistic fake model. */
 export interface RealisticKnobs {
@@ -52,18 +56,6 @@ export interface RealisticKnobs {
   readonly ideas?: readonly ProductIdea[];
 }
 
-/** What the fake produced and saw: for reports, and to check it behaved as set. */
-export interface RealisticStats {
-  readonly calls: Record<PromptKind, number>;
-  /** Code samples by what was wrong with them (`correct`, a flaw, `slip:<kind>`, or `invented`: a wrong plan's extra subtask). */
-  readonly code: Record<string, number>;
-  readonly plans: { correct: number; wrong: number };
-  /** Answers of the test role by what they were (`right`, `none`, `vacuous`, …). */
-  readonly tests: Partial<Record<TestAnswerKind, number>>;
-  /** Ballot options and reviewed changes it could not tie to a sample it wrote (judged blind). */
-  unmatched: number;
-}
-
 /**
  * A fake language model that answers every prompt MAKER sends the way a real model does, for the
  * built-in product ideas: plans that vary in wording and are sometimes wrong; code that is right
@@ -76,13 +68,7 @@ export interface RealisticStats {
  */
 export class RealisticModel implements LanguageModel {
   readonly id = 'realistic-fake';
-  readonly stats: RealisticStats = {
-    calls: { minimal: 0, split: 0, ballot: 0, review: 0, worker: 0, test: 0 },
-    code: {},
-    plans: { correct: 0, wrong: 0 },
-    tests: {},
-    unmatched: 0,
-  };
+  readonly stats: RealisticStats = emptyStats();
   readonly #knobs: RealisticKnobs;
   readonly #slips: SlipRates;
   readonly #ideas: readonly ProductIdea[];
@@ -131,6 +117,11 @@ export class RealisticModel implements LanguageModel {
       case 'test': {
         const answer = testAnswer(facts.idea, scope, rand, this.#knobs.p);
         this.stats.tests[answer.kind] = (this.stats.tests[answer.kind] ?? 0) + 1;
+        return answer.text;
+      }
+      case 'probe': {
+        const answer = probeAnswer(facts.idea, scope, rand, this.#knobs.p);
+        this.stats.probes[answer.kind] = (this.stats.probes[answer.kind] ?? 0) + 1;
         return answer.text;
       }
     }

@@ -73,7 +73,7 @@ export function table(report: ProductBenchReport): string {
     `Product benchmark (SIMULATED model: realistic fake, p ${k.p}, slip ${k.slip}, edit format ${k.editFormat}, judge accuracy ${k.judgeAccuracy}, seed ${k.seed}, ${k.runs} run(s) per idea)`,
     ...lines,
     `MAKER / single shot pass rate: ${report.ratio === null ? 'n/a (single shot passed none)' : `${report.ratio}x`}`,
-    `MAKER leaf votes: ${v.votes}: ${v.agreement} by agreement, ${v.ballots} by ballots, ${v.chosen} chosen by policy, ${v.undecided} undecided; agreement share of decided: ${pct(report.maker.agreementShare)}`,
+    `MAKER leaf votes: ${v.votes}: ${v.agreement} by agreement, ${v.ballots} by ballots, ${v.chosen} chosen by policy, ${v.undecided} undecided, ${v.raisedK} with k raised after a narrow win; agreement share of decided: ${pct(report.maker.agreementShare)}; pooled by behaviour (different texts, one behaviour): ${v.pooled}, of which the landed text was voted among the winner's texts: ${v.textVoted}; raised votes whose earlier decision stood: ${v.kStood}`,
     `The fake's code samples for MAKER: ${Object.entries(report.maker.codeSamples)
       .map(([kind, n]) => `${kind} ${n}`)
       .join(', ')}; ballot options or reviews it could not place: ${report.maker.unmatched}`,
@@ -82,7 +82,12 @@ export function table(report: ProductBenchReport): string {
         .map(([kind, n]) => `${kind} ${n}`)
         .join(', ') || 'none asked'
     }`,
-    `MAKER split votes: ${s.votes}: ${s.agreement} by agreement, ${s.ballots} by ballots, ${s.chosen} chosen by policy, ${s.undecided} undecided`,
+    `The fake's probe answers for MAKER (candidates keyed by what a kept probe prints): ${
+      Object.entries(report.maker.probeAnswers)
+        .map(([kind, n]) => `${kind} ${n}`)
+        .join(', ') || 'none asked'
+    }`,
+    `MAKER split votes: ${s.votes}: ${s.agreement} by agreement, ${s.ballots} by ballots, ${s.chosen} chosen by policy, ${s.undecided} undecided, ${s.raisedK} with k raised`,
     `MAKER's failed products by shape: ${Object.entries(report.maker.shapes)
       .map(([shape, n]) => `${shape} ${n}`)
       .join(

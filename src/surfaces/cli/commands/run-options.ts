@@ -76,7 +76,7 @@ export const RUN_OPTIONS = {
   ),
   checks: flag(
     '--no-checks',
-    "don't run checks. By default, where a sandbox works (bubblewrap or unshare), each subtask's check (the planner gives every subtask one) runs on every candidate, beside an acceptance test voted from the subtask's criteria (kept only if it fails without the code), a failing one is a red flag, and after every merge the checks below run again on the merged tree; where none works the result is marked unverified. Your --check still runs",
+    "don't run checks. By default, where a sandbox works (bubblewrap or unshare), each subtask's check (the planner gives every subtask one) runs on every candidate, beside an acceptance test voted from the subtask's criteria (kept only if it fails without the code), a failing one is a red flag; candidates are run with a probe voted from the criteria and those that print the same vote together; and after every merge the checks below run again on the merged tree; where none works the result is marked unverified. Your --check still runs",
   ),
   runChecks: flag(
     '--run-checks',

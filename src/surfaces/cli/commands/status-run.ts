@@ -83,7 +83,7 @@ export async function run(
   );
   if (o.json === true) {
     io.stdout(
-      `${JSON.stringify({ ...summarise(run), standing: standing.label, interrupted: standing.interrupted, next: standing.next ?? null, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })), nodes: Object.values(run.nodes).map((n) => ({ id: n.id, parentId: n.parentId, title: n.title, status: n.status, kind: n.kind, commit: n.commit ?? null, outcome: n.leaf?.outcome ?? null, checks: nodeCheckCounts(run, n) })), ...(trace === undefined ? {} : { trace }) })}\n`,
+      `${JSON.stringify({ ...summarise(run), standing: standing.label, interrupted: standing.interrupted, next: standing.next ?? null, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })), nodes: Object.values(run.nodes).map((n) => ({ id: n.id, parentId: n.parentId, title: n.title, status: n.status, kind: n.kind, commit: n.commit ?? null, outcome: n.leaf?.outcome ?? null, k: votesK(run, n), checks: nodeCheckCounts(run, n) })), ...(trace === undefined ? {} : { trace }) })}\n`,
     );
     return 0;
   }
@@ -122,4 +122,15 @@ function usageWords(s: Pick<RunSummary, 'dailyRequests' | 'estimatedCostUsd'>): 
   if (s.dailyRequests !== null)
     return `${s.dailyRequests.requests} requests of the about ${s.dailyRequests.limit.toLocaleString('en-US')} a day the Google sign-in allows (not billed per token)`;
   return `est. ${s.estimatedCostUsd === null ? 'unknown cost' : `$${s.estimatedCostUsd}`}`;
+}
+
+/**
+ * The k each of a node's candidate votes counted with (`split`, `leaf`): the run's k, or what a
+ * narrow win raised it to (`core/voting/adaptive-k.ts`); only the votes it held.
+ */
+function votesK(run: Run, n: Run['nodes'][string]): { split?: number; leaf?: number } {
+  return {
+    ...(n.split === undefined ? {} : { split: n.split.k ?? run.config.k }),
+    ...(n.leaf === undefined ? {} : { leaf: n.leaf.k ?? run.config.k }),
+  };
 }
