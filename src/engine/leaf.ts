@@ -30,7 +30,7 @@ import { commitMessage } from '../core/commit-message.js';
 import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
-import { candidatesFailure, traceFailure } from './trace.js';
+import { candidatesFailure, integrationFailure, traceFailure } from './trace.js';
 import { dropFailingTest, voteAcceptanceTest, withKeptTest } from './acceptance-test.js';
 import { sayPooling, voteProbe } from './probe.js';
 
@@ -171,6 +171,16 @@ export async function voteOnCode(
       if ((await dropFailingTest(ctx, n, record)) || (await dropBadEvidence(ctx, n, record)))
         continue;
       const failure = candidatesFailure(ctx, n, record);
+      const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
+      if (reopen !== undefined) throw reopen;
+    }
+    const mergeKey =
+      task.integration === undefined
+        ? undefined
+        : Object.entries(n.integrations).find(([, r]) => r === record)?.[0];
+    if (classes.length === 0 && mergeKey !== undefined) {
+      // Every reconciliation failed the checks that passed below: a merged result may be the cause.
+      const failure = integrationFailure(ctx, n, record, mergeKey);
       const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
       if (reopen !== undefined) throw reopen;
     }

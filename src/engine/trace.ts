@@ -71,19 +71,49 @@ export function candidatesFailure(
   n: TreeNode,
   record: VoteRecord,
 ): Failure | undefined {
+  const failed = failedChecks(record);
+  if (failed === undefined) return undefined;
+  const suspects = upstreamLeaves(ctx, n);
+  if (suspects.length === 0) return undefined;
+  return { kind: 'candidates', node: n, ...failed, suspects };
+}
+
+/**
+ * When every candidate reconciling a merge's conflicts in `n` failed, most of them on the checks
+ * that passed below the merge: the failure to trace. The suspects are the finished leaves merged
+ * so far (the child being merged and those before it: `mergeKey` is its index; any other key, a
+ * moved default branch, suspects every child), nearest first, then those in `n`'s base.
+ */
+export function integrationFailure(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  mergeKey: string,
+): Failure | undefined {
+  const failed = failedChecks(record);
+  if (failed === undefined) return undefined;
+  const merged = /^\d+$/.test(mergeKey) ? Number(mergeKey) + 1 : n.children.length;
+  const below = n.children
+    .slice(0, merged)
+    .reverse()
+    .flatMap((id) => finishedLeaves(ctx, id));
+  const suspects = [...below, ...upstreamLeaves(ctx, n)];
+  if (suspects.length === 0) return undefined;
+  return { kind: 'integration', node: n, ...failed, suspects, key: `integration-${mergeKey}` };
+}
+
+/** A vote's candidates that failed a check, when they are most of its draws. */
+function failedChecks(
+  record: VoteRecord,
+): Pick<Failure, 'failing' | 'trees' | 'count'> | undefined {
   const failed = record.draws.filter(
     (d): d is Draw & { check: CheckResult } => d.status === 'flagged' && d.check?.ok === false,
   );
   if (failed.length === 0 || failed.length * 2 < record.draws.length) return undefined;
-  const suspects = upstreamLeaves(ctx, n);
-  if (suspects.length === 0) return undefined;
   return {
-    kind: 'candidates',
-    node: n,
     failing: failed.map((d) => d.check),
     trees: [...new Set(failed.flatMap((d) => (d.tree === undefined ? [] : [d.tree])))].slice(0, 3),
     count: failed.length,
-    suspects,
   };
 }
 
@@ -237,6 +267,8 @@ function failureWhere(failure: Failure): string {
   const checks = `${count} check${count === 1 ? '' : 's'}`;
   if (failure.kind === 'merge')
     return `Merging the subtasks of "${n.title}" broke ${checks} that passed on each result alone.`;
+  if (failure.kind === 'integration')
+    return `Merging the subtasks of "${n.title}" conflicted, and every candidate reconciling the conflict failed the checks that passed on each result alone (${count} of them).`;
   if (failure.kind === 'parent-check')
     return `The check of "${n.title}" failed on its composed result (${checks} failed), though each subtask passed its own.`;
   return `Every candidate for "${n.title}" failed its check (${count} of them).`;

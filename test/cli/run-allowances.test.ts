@@ -138,7 +138,8 @@ describe('maker run: the overall check and the candidate allowances', () => {
       const log = await exec('git', ['-C', dir, 'log', '--format=%s', 'main']);
       expect(log.stdout.trim().split('\n')).toHaveLength(1);
     },
-    60_000,
+    // A whole sim run with checks, acceptance tests and probes in the sandbox: about 80 s beside the suite.
+    240_000,
   );
 
   it('without a sandbox, a run says so once, marks its result unverified, and --hitl auto lands nothing', async () => {

@@ -14,10 +14,11 @@ export const reopenSchema = z.object({
     /**
      * `candidates`: every candidate of `node` failed its check. `merge`: merging a child into
      * `node` broke checks that passed below it. `parent-check`: `node`'s own check failed on its
-     * composed result (the root's: before the veto). Files written before the last two existed
-     * hold only `candidates`.
+     * composed result (the root's: before the veto). `integration`: every candidate reconciling a
+     * merge's conflicts in `node` failed the checks that passed below it. Files written before the
+     * last three existed hold only `candidates`.
      */
-    kind: z.enum(['candidates', 'merge', 'parent-check']),
+    kind: z.enum(['candidates', 'merge', 'parent-check', 'integration']),
     title: z.string(),
   }),
   /** How many candidates (or checks) failed, and the failure's first line, for people. */

@@ -11,6 +11,8 @@ export function reopenLine(r: Reopen, run?: Pick<Run, 'nodes'>): string {
       ? `a merge into ${at} broke ${checks} that passed below it`
       : r.trigger.kind === 'parent-check'
         ? `the parent's check failed on the composed result of ${at}`
-        : `${r.failures === 1 ? 'the candidate' : `all ${r.failures} candidates`} of ${at} failed their check`;
+        : r.trigger.kind === 'integration'
+          ? `${r.failures === 1 ? 'the candidate' : `all ${r.failures} candidates`} reconciling a merge in ${at} failed the checks that passed below it`
+          : `${r.failures === 1 ? 'the candidate' : `all ${r.failures} candidates`} of ${at} failed their check`;
   return `reopened ${who} because ${where}: \`${r.signature}\``;
 }
