@@ -69,6 +69,15 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
       readonly by: 'agreement' | 'ballots' | 'favourite';
     }
   | {
+      /**
+       * A failure at `nodeId` was not traced: every finished subtask it builds on was reopened as
+       * often as the bounds allow (`reason` says which); what happens next is a person's to decide.
+       */
+      readonly type: 'not-reopened';
+      readonly nodeId: string;
+      readonly reason: string;
+    }
+  | {
       readonly type: 'commit-end';
       readonly nodeId: string;
       readonly branch: string;

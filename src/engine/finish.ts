@@ -12,7 +12,7 @@ import {
   publishAll,
 } from './github.js';
 import { moveBranch } from './leaf.js';
-import { traceComposition } from './trace.js';
+import { compositionFailure, traceComposition, untraced } from './trace.js';
 import {
   branchName,
   ChecksFailedError,
@@ -51,15 +51,19 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
     // A failing check on the result is first traced to a finished subtask, reopened if found.
     const tree = await workspace.treeOf(rootCommit);
     const failing = root.checks?.tree === tree ? root.checks.results.filter((r) => !r.ok) : [];
-    const reopen = await traceComposition(ctx, root, {
+    const failed = {
       kind: 'parent-check',
       key: 'check',
       failing,
       tree,
       children: root.children.length,
-    });
+    } as const;
+    const reopen = await traceComposition(ctx, root, failed);
     if (reopen !== undefined) throw reopen;
-    const checks = checkSummary(run);
+    // Why the failure was not traced to a subtask (reopened before in vain, or the bounds), if so.
+    const traced = compositionFailure(ctx, root, failed);
+    const bound = traced === undefined ? undefined : untraced(ctx, traced);
+    const checks = `${checkSummary(run)}${bound === undefined ? '' : ` ${bound}`}`;
     // --hitl auto lands only a result whose checks passed (or that the person chose not to check).
     const passing = acceptable(run);
     const rootBranch = branchName(run.id, run.rootId);

@@ -30,7 +30,7 @@ import { commitMessage } from '../core/commit-message.js';
 import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
-import { candidatesFailure, integrationFailure, traceFailure } from './trace.js';
+import { candidatesFailure, integrationFailure, traceFailure, untraced } from './trace.js';
 import { dropFailingTest, voteAcceptanceTest, withKeptTest } from './acceptance-test.js';
 import { sayPooling, voteProbe } from './probe.js';
 
@@ -166,6 +166,8 @@ export async function voteOnCode(
       const winner = await landedMember(ctx, n, vote, record, ballot, outcome.key);
       if (winner !== undefined) return winner;
     }
+    // Why no earlier subtask was reopened for a failure here, when the bounds stopped it.
+    let bound: string | undefined;
     if (classes.length === 0 && vote === 'patch') {
       // Every candidate failed: a cause found upstream is reopened there, not split here.
       if ((await dropFailingTest(ctx, n, record)) || (await dropBadEvidence(ctx, n, record)))
@@ -173,6 +175,7 @@ export async function voteOnCode(
       const failure = candidatesFailure(ctx, n, record);
       const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
       if (reopen !== undefined) throw reopen;
+      bound = failure === undefined ? undefined : untraced(ctx, failure);
     }
     const mergeKey =
       task.integration === undefined
@@ -183,6 +186,7 @@ export async function voteOnCode(
       const failure = integrationFailure(ctx, n, record, mergeKey);
       const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
       if (reopen !== undefined) throw reopen;
+      bound = failure === undefined ? undefined : untraced(ctx, failure);
     }
     const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch' && !atNodeBound(ctx);
     const diffs = await Promise.all(
@@ -209,7 +213,7 @@ export async function voteOnCode(
         kind: 'select',
         prompt:
           classes.length === 0
-            ? `Every candidate for "${n.title}" was red-flagged (${record.draws.length} tries). What should MAKER do?`
+            ? `Every candidate for "${n.title}" was red-flagged (${record.draws.length} tries).${bound === undefined ? '' : ` ${bound}`} What should MAKER do?`
             : `The votes did not settle "${n.title}" (${votesSaid(record)}; ${outcome.flagged} of ${outcome.draws} candidates red-flagged). Which change should be committed?`,
         options: [
           ...classes.map((c, i) => ({

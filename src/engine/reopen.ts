@@ -34,6 +34,22 @@ export function mayReopen(run: Run, n: TreeNode): boolean {
   );
 }
 
+/**
+ * Why none of `suspects` (finished leaves a failure builds on) may be reopened, when the bounds are
+ * what stops it: said to the person who must now decide (a cycle of reopenings ends in a question,
+ * not in another reopening). Undefined when there is no suspect, or one may still be reopened.
+ */
+export function reopenBound(run: Run, suspects: readonly TreeNode[]): string | undefined {
+  if (suspects.length === 0 || suspects.some((s) => mayReopen(run, s))) return undefined;
+  const made = run.reopens?.length ?? 0;
+  if (made >= MAX_REOPENS_PER_RUN)
+    return `MAKER reopens no earlier subtask for it: this run has made ${made} reopenings, its bound.`;
+  const spent = suspects.filter((s) => (s.reopen?.count ?? 0) >= MAX_REOPENS_PER_NODE);
+  if (spent.length === 0) return undefined;
+  const names = spent.map((s) => `${s.id} (${s.title})`).join(', ');
+  return `MAKER reopens no earlier subtask for it: ${names} ${spent.length === 1 ? 'was' : 'were'} reopened ${MAX_REOPENS_PER_NODE} times already, the bound per subtask; the failure may still be theirs.`;
+}
+
 /** Saves the reopening on the run (a resume applies it) and returns the error that stops the run's work. */
 export async function requestReopen(
   ctx: { readonly run: Run; save(): Promise<void> },

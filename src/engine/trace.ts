@@ -4,7 +4,7 @@ import type { Draw, Reopen, TreeNode, VoteRecord } from '../core/tree/schema.js'
 import { isErrorLine, type CheckResult } from './checks.js';
 import { ballotDraw } from './decompose.js';
 import { intentLine } from './integrate.js';
-import { mayReopen, requestReopen, type ReopenRequested } from './reopen.js';
+import { mayReopen, reopenBound, requestReopen, type ReopenRequested } from './reopen.js';
 import { counted, nodeContext, type RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
 import { exactVote } from './votes.js';
@@ -159,7 +159,8 @@ export function finishedLeaves(ctx: Pick<RunContext, 'run'>, id: string): TreeNo
  * where it showed, and each suspect (a finished leaf whose result is in what failed) with its
  * result, and pick the one most likely to have caused it, or none (the failing node's own doing).
  * Ballots are counted ahead by k, options shuffled per ballot. A composition's failure that a
- * reopening did not mend is not traced again ({@link tracedBefore}). When the vote settles on a suspect
+ * reopening did not mend is not traced again, nor one whose suspects were reopened as often as the
+ * bounds allow ({@link untraced}: said in a `not-reopened` event). When the vote settles on a suspect
  * that may still be reopened, the reopening is saved and returned (the caller throws it);
  * otherwise undefined, and the caller goes on as without it.
  */
@@ -169,10 +170,13 @@ export async function traceFailure(
 ): Promise<ReopenRequested | undefined> {
   const n = failure.node;
   const suspects = failure.suspects.filter((s) => mayReopen(ctx.run, s)).slice(0, MAX_SUSPECTS);
-  if (suspects.length === 0) return undefined;
+  const why = untraced(ctx, failure);
+  if (suspects.length === 0 || why !== undefined) {
+    if (why !== undefined) ctx.emit({ type: 'not-reopened', nodeId: n.id, reason: why });
+    return undefined;
+  }
   const outputs = distinctTails(failure.failing);
   const signature = firstErrorLine(outputs);
-  if (failure.key !== undefined && tracedBefore(ctx, failure, signature)) return undefined;
   const options = await Promise.all(
     suspects.map(async (s) => ({
       key: s.id,
@@ -248,16 +252,32 @@ export async function traceFailure(
 }
 
 /**
- * Whether a composition's failure was traced and reopened before, the same (its node, kind and
- * first error line): the reopening did not mend it, so it goes on as without one (a repair, the
- * person) rather than reopening subtask after subtask for a failure none of them causes.
+ * Why a failure is not traced to an earlier subtask though some are in what failed, for the person
+ * who decides next: it was traced and reopened before without mending it (the same node, kind and
+ * first error line), or
+ * the bounds on reopening are reached (`reopenBound`). Undefined: nothing stops tracing it.
  */
-function tracedBefore(ctx: RunContext, failure: Failure, signature: string): boolean {
-  return (ctx.run.reopens ?? []).some(
-    (r) =>
-      r.trigger.node === failure.node.id &&
-      r.trigger.kind === failure.kind &&
-      r.signature === signature,
+export function untraced(ctx: Pick<RunContext, 'run'>, failure: Failure): string | undefined {
+  if (failure.suspects.length === 0 || failure.failing.length === 0) return undefined;
+  const signature = firstErrorLine(distinctTails(failure.failing));
+  if (failure.key !== undefined) {
+    const before = (ctx.run.reopens ?? []).filter((r) => sameFailure(r, failure, signature));
+    if (before.length > 0) {
+      const names = [...new Set(before.map((r) => r.node))]
+        .map((id) => `${id} (${ctx.run.nodes[id]?.title ?? '?'})`)
+        .join(', ');
+      return `MAKER reopened ${names} for this failure before (\`${signature}\`) and it was not mended: it reopens nothing more for it.`;
+    }
+  }
+  return reopenBound(ctx.run, failure.suspects);
+}
+
+/** Whether reopening `r` was for the same failure: its node, kind and first error line. */
+function sameFailure(r: Reopen, failure: Failure, signature: string): boolean {
+  return (
+    r.trigger.node === failure.node.id &&
+    r.trigger.kind === failure.kind &&
+    r.signature === signature
   );
 }
 

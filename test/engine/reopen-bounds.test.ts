@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { runSchema, type Reopen } from '../../src/core/tree/schema.js';
 import { keptOutput } from '../../src/engine/checks.js';
-import { MAX_REOPENS_PER_NODE, MAX_REOPENS_PER_RUN, mayReopen } from '../../src/engine/reopen.js';
+import {
+  MAX_REOPENS_PER_NODE,
+  MAX_REOPENS_PER_RUN,
+  mayReopen,
+  reopenBound,
+} from '../../src/engine/reopen.js';
 import { firstErrorLine, upstreamLeaves } from '../../src/engine/trace.js';
 import { node, runOf } from '../helpers/runs.js';
 
@@ -47,6 +52,26 @@ describe('reopening is bounded and traced to what a node builds on', () => {
     expect(mayReopen(run, run.nodes['0']!)).toBe(false);
     const busy = tree({ reopens: Array.from({ length: MAX_REOPENS_PER_RUN }, () => reopen('2')) });
     expect(mayReopen(busy, busy.nodes['0']!)).toBe(false);
+  });
+
+  it('says why nothing is reopened when the bounds, not the lack of a suspect, stop it', () => {
+    const run = tree();
+    const suspects = [run.nodes['0']!];
+    expect(reopenBound(run, [])).toBeUndefined();
+    expect(reopenBound(run, suspects)).toBeUndefined(); // 0 may still be reopened
+    run.nodes['0']!.reopen = {
+      count: MAX_REOPENS_PER_NODE,
+      excluded: [],
+      evidence: [],
+      reasons: [],
+    };
+    expect(reopenBound(run, suspects)).toBe(
+      `MAKER reopens no earlier subtask for it: 0 (${run.nodes['0']!.title}) was reopened 2 times already, the bound per subtask; the failure may still be theirs.`,
+    );
+    const busy = tree({ reopens: Array.from({ length: MAX_REOPENS_PER_RUN }, () => reopen('2')) });
+    expect(reopenBound(busy, [busy.nodes['0']!])).toBe(
+      'MAKER reopens no earlier subtask for it: this run has made 8 reopenings, its bound.',
+    );
   });
 
   it('state files with and without reopenings load', () => {

@@ -17,7 +17,11 @@ const IDEA = 'a greeting library: an npm package of ES modules ("type": "module"
  * --check <ESM_CHECK>` makes it; stopped at the first event `stopWhen` accepts and resumed by a
  * new engine over the same files, as after a kill.
  */
-async function greetRun(dir: string, stopWhen?: (event: EngineEvent) => boolean) {
+async function greetRun(
+  dir: string,
+  stopWhen?: (event: EngineEvent) => boolean,
+  options: { readonly stubborn?: boolean } = {},
+) {
   const workspace = await openWorkspace(dir, true, {});
   try {
     const config = runConfig({
@@ -27,7 +31,7 @@ async function greetRun(dir: string, stopWhen?: (event: EngineEvent) => boolean)
       install: '',
       defaultBranch: await workspace.currentBranch(),
     });
-    const model = new EsmManifestModel();
+    const model = new EsmManifestModel(options);
     const roles = WORKERS.gemini.roles(config, workspace, {}, { model, editFormat: 'json' });
     const engine = engineFor(dir, workspace, roles, [], {});
     const { events, stop, done } = listenTo(engine, stopWhen);
@@ -83,6 +87,20 @@ describe("a parent's check that fails because of an earlier subtask's result (is
     expect((await nodeDetail(run, '0', undefined))?.acceptanceTest).toBe(
       'no acceptance test (the planned check decides)',
     );
+  }, 60_000);
+
+  it('a reopening that does not mend the failure is not repeated, and the person is told why', async () => {
+    const { outcome, run, events } = await greetRun(await tempDir(), undefined, {
+      stubborn: true,
+    });
+    // --hitl auto cannot ask whether to land a failing result: it stops, saying what was tried.
+    expect(outcome.status).toBe('failed-checks');
+    expect(run.reopens).toHaveLength(1);
+    const why =
+      /MAKER reopened 0 \(Set up the package\) for this failure before \(`SyntaxError[^`]*`\) and it was not mended: it reopens nothing more for it\./;
+    expect(run.error).toMatch(why);
+    const said = events.find((e) => e.type === 'not-reopened');
+    expect(said?.type === 'not-reopened' ? said.reason : '').toMatch(why);
   }, 60_000);
 
   it('stopped right after the blame vote, resumes to the same tree', async () => {

@@ -21,8 +21,8 @@ test('greet is exported', () => {
 `,
 };
 
-const manifest = (type: string) =>
-  `${JSON.stringify({ name: 'greet', version: '1.0.0', type, main: 'src/greet.js' }, null, 2)}\n`;
+const manifest = (type: string, version = '1.0.0') =>
+  `${JSON.stringify({ name: 'greet', version, type, main: 'src/greet.js' }, null, 2)}\n`;
 
 /**
  * A scripted model for issue #36's upstream cause shown only by the parent's check: the manifest
@@ -36,6 +36,11 @@ export class EsmManifestModel implements LanguageModel {
   readonly id = 'esm-manifest-fake';
   /** Blame ballots answered. */
   blames = 0;
+  /**
+   * With `stubborn`, the manifest subtask stays CommonJS after a blame too (a new version each
+   * time, so it is not the answer a reopening excludes): reopening does not mend the failure.
+   */
+  constructor(readonly options: { readonly stubborn?: boolean } = {}) {}
 
   generate(request: GenerateRequest): Promise<GenerateResult> {
     return Promise.resolve({ text: this.#answer(request.prompt), finishReason: 'stop' });
@@ -88,7 +93,13 @@ export class EsmManifestModel implements LanguageModel {
       return JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
     if (p.includes('Reply as JSON {"files"')) {
       const file = p.includes('Task: Set up the package')
-        ? { path: 'package.json', content: manifest(this.blames > 0 ? 'module' : 'commonjs') }
+        ? {
+            path: 'package.json',
+            content:
+              this.options.stubborn === true
+                ? manifest('commonjs', `1.0.${this.blames}`)
+                : manifest(this.blames > 0 ? 'module' : 'commonjs'),
+          }
         : {
             path: 'src/greet.js',
             content: "export function greet(name) {\n  return 'hello ' + name;\n}\n",

@@ -50,6 +50,11 @@ const EVERY: { readonly [T in EngineEvent['type']]: Of<T> } = {
     slot: 1,
     by: 'ballots',
   },
+  'not-reopened': {
+    type: 'not-reopened',
+    nodeId: '1',
+    reason: 'MAKER reopens no earlier subtask for it: this run has made 8 reopenings, its bound.',
+  },
   'commit-end': { type: 'commit-end', nodeId: '0', branch: 'maker/r/n-0', commit: 'b'.repeat(40) },
   'merge-end': { type: 'merge-end', nodeId: 'root', child: '0', commit: 'c'.repeat(40) },
   'merge-conflict': { type: 'merge-conflict', nodeId: 'root', child: '1', conflicts: ['a.ts'] },
@@ -124,6 +129,9 @@ describe('the activity log’s words', () => {
     expect(logText(EVERY['question-asked'])).toBe('asks you (q-root-veto, veto): Land it on main?');
     expect(logText(EVERY['vote-k-raised'])).toBe(
       'candidate changes: a narrow win, k raised 2 → 3 (contested 3 : 1, ahead by exactly k = 2)',
+    );
+    expect(logText(EVERY['not-reopened'])).toBe(
+      'a failure not traced: MAKER reopens no earlier subtask for it: this run has made 8 reopenings, its bound.',
     );
     expect(logText(EVERY['vote-k-stood'])).toBe(
       'candidate changes: did not settle at k = 3; the decision at k = 2 stands',

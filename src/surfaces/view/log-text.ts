@@ -65,6 +65,8 @@ export function logText(record: Readonly<Record<string, unknown>>): string {
             : "the judges' favourite (they did not settle)";
       return `${vote}: the winning behaviour has ${num('texts') ?? '?'} texts; sample #${num('slot') ?? '?'} lands, ${how}`;
     }
+    case 'not-reopened':
+      return `a failure not traced: ${str('reason') ?? ''}`;
     case 'commit-end':
       return `committed ${shortHash(str('commit'))} on ${str('branch') ?? '?'}`;
     case 'merge-end':
