@@ -68,6 +68,8 @@ describe('maker run: the overall check and the candidate allowances', () => {
       expect(run?.nodes.root.check).toBe('test -d src');
       expect(run?.finalCheck).toMatchObject({ command: 'test -d src', ok: true });
     },
+    // A whole sim run with checks, acceptance tests and probes: over 120 s on a loaded machine.
+    240_000,
   );
 
   it.runIf(sandbox !== undefined)(
@@ -102,6 +104,8 @@ describe('maker run: the overall check and the candidate allowances', () => {
       expect(resumed.stderr).toContain('The run was not changed.');
       expect(await readFile(join(dir, 'maker-state.json'), 'utf8')).toBe(before);
     },
+    // A whole sim run with checks, acceptance tests and probes: over 120 s on a loaded machine.
+    240_000,
   );
 
   it.runIf(sandbox !== undefined)(
