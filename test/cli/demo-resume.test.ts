@@ -88,7 +88,7 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
       // The port was free again: the same URL.
       expect((await recordedApi(dir))?.apiUrl).toBe(api);
     }
-  }, 300_000);
+  }, 450_000);
 
   it('on another port when the recorded one is taken: the run and origin move to it', async () => {
     const dir = join(await tempDir(), 'moved');
@@ -121,7 +121,12 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
       MAKER_CRASH_AT: 'github:pr-saved',
     });
     expect(killed.signal).toBe('SIGKILL');
-    await rm(join(dir, '.git', 'maker-fake-github'), { recursive: true });
+    // A git process the killed demo started may still be writing there: retried until it is done.
+    await rm(join(dir, '.git', 'maker-fake-github'), {
+      recursive: true,
+      maxRetries: 10,
+      retryDelay: 200,
+    });
     const state = join(dir, 'maker-state.json');
     const before = await readFile(state);
     const resumed = await maker(['resume', '--dir', dir], NO_SANDBOX);
