@@ -53,12 +53,9 @@ export interface ArmTotals {
   readonly probeAnswers: Record<string, number>;
 }
 
-/** How the run's votes of one kind were settled, from its state. */
-export function shares(
-  run: Run,
-  pickVote: (n: Run['nodes'][string]) => VoteRecord | undefined,
-): VoteShares {
-  const counts = {
+/** Every count at zero. */
+function noShares(): { -readonly [K in keyof VoteShares]: number } {
+  return {
     votes: 0,
     agreement: 0,
     ballots: 0,
@@ -69,9 +66,17 @@ export function shares(
     textVoted: 0,
     kStood: 0,
   };
+}
+
+/** How the run's votes of one kind were settled, from its state. */
+export function shares(
+  run: Run,
+  pickVote: (n: Run['nodes'][string]) => VoteRecord | undefined,
+): VoteShares {
+  const counts = noShares();
   for (const n of Object.values(run.nodes)) {
-    const outcome = pickVote(n)?.outcome;
     const record = pickVote(n);
+    const outcome = record?.outcome;
     if (outcome === undefined || record === undefined) continue;
     counts.votes += 1;
     if (record.k !== undefined) counts.raisedK += 1;
@@ -88,17 +93,7 @@ export function shares(
 }
 
 export function addShares(all: readonly VoteShares[]): VoteShares {
-  const sum = {
-    votes: 0,
-    agreement: 0,
-    ballots: 0,
-    chosen: 0,
-    undecided: 0,
-    raisedK: 0,
-    pooled: 0,
-    textVoted: 0,
-    kStood: 0,
-  };
+  const sum = noShares();
   for (const s of all)
     for (const key of Object.keys(sum) as (keyof VoteShares)[]) sum[key] += s[key];
   return sum;
