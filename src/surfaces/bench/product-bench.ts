@@ -73,7 +73,10 @@ export interface ArmRun {
   readonly leafVotes?: VoteShares;
   readonly splitVotes?: VoteShares;
   /** What the fake model wrote: code samples by flaw or slip, plans right and wrong. */
-  readonly fake: Pick<RealisticStats, 'code' | 'plans' | 'unmatched' | 'tests' | 'probes'>;
+  readonly fake: Pick<
+    RealisticStats,
+    'code' | 'plans' | 'unmatched' | 'tests' | 'probes' | 'calls'
+  >;
   /** MAKER's: why its product failed, if it did, and the wrong winners it landed. */
   readonly diagnosis?: RunDiagnosis;
 }
@@ -257,6 +260,7 @@ async function runArm(
         unmatched: fake.stats.unmatched,
         tests: fake.stats.tests,
         probes: fake.stats.probes,
+        calls: fake.stats.calls,
       },
       ...(diagnosis === undefined ? {} : { diagnosis }),
     };

@@ -30,7 +30,7 @@ interface Counted {
   readonly tokens: number;
   readonly wallMs: number;
   readonly fake: Pick<RealisticStats, 'code' | 'unmatched'> &
-    Partial<Pick<RealisticStats, 'tests' | 'probes'>>;
+    Partial<Pick<RealisticStats, 'tests' | 'probes' | 'calls'>>;
 }
 
 export interface ArmTotals {
@@ -51,6 +51,11 @@ export interface ArmTotals {
   readonly testAnswers: Record<string, number>;
   /** The fake's answers to the probe role, by kind (`right`, `constant`, `none`, …). */
   readonly probeAnswers: Record<string, number>;
+  /**
+   * Model calls by what they asked (`worker` code samples, `split` plans, `minimal` answers,
+   * `ballot` judges, `review` red-flag reviews, `test` acceptance tests, `probe` probes).
+   */
+  readonly callsByRole: Record<string, number>;
 }
 
 /** Every count at zero. */
@@ -104,7 +109,9 @@ export function totals(runs: readonly Counted[]): ArmTotals {
   const codeSamples: Record<string, number> = {};
   const testAnswers: Record<string, number> = {};
   const probeAnswers: Record<string, number> = {};
+  const callsByRole: Record<string, number> = {};
   for (const r of runs) {
+    addCounts(callsByRole, r.fake.calls ?? {});
     addCounts(codeSamples, r.fake.code);
     addCounts(testAnswers, r.fake.tests ?? {});
     addCounts(probeAnswers, r.fake.probes ?? {});
@@ -124,6 +131,7 @@ export function totals(runs: readonly Counted[]): ArmTotals {
     unmatched: runs.reduce((s, r) => s + r.fake.unmatched, 0),
     testAnswers,
     probeAnswers,
+    callsByRole,
   };
 }
 

@@ -87,6 +87,9 @@ export function table(report: ProductBenchReport): string {
         .map(([kind, n]) => `${kind} ${n}`)
         .join(', ') || 'none asked'
     }`,
+    `MAKER's model calls by what they asked: ${Object.entries(report.maker.callsByRole)
+      .map(([role, n]) => `${role} ${formatCount(n)}`)
+      .join(', ')}`,
     `MAKER split votes: ${s.votes}: ${s.agreement} by agreement, ${s.ballots} by ballots, ${s.chosen} chosen by policy, ${s.undecided} undecided, ${s.raisedK} with k raised`,
     `MAKER's failed products by shape: ${Object.entries(report.maker.shapes)
       .map(([shape, n]) => `${shape} ${n}`)
