@@ -79,11 +79,17 @@ describe('maker bench product', () => {
     // The fake counted the code samples it wrote.
     const samples = Object.values(report.maker.codeSamples).reduce((s, n) => s + n, 0);
     expect(samples).toBeGreaterThanOrEqual(4);
+    // Every call that reached the model is counted under what it asked, and code samples as workers.
+    const byRole = report.maker.callsByRole;
+    expect(Object.values(byRole).reduce((s, n) => s + n, 0)).toBe(report.maker.modelCalls);
+    expect(byRole['worker']).toBeGreaterThanOrEqual(samples);
+    expect(byRole['split']).toBeGreaterThan(0);
     // The table says the same.
     const text = table(report);
     expect(text).toContain('SIMULATED');
     expect(text).toMatch(new RegExp(`all +MAKER +${report.maker.passed}/${report.maker.runs} `));
     expect(text).toContain(`MAKER leaf votes: ${leaves.votes}: ${leaves.agreement} by agreement`);
+    expect(text).toContain(`MAKER's model calls by what they asked: minimal ${byRole['minimal']}`);
   }, 120_000);
 
   it('--edit-format fenced has the worker ask for fenced blocks, which the fake answers', async () => {
