@@ -297,12 +297,13 @@ function castBallots(
   k: number,
   ballots: Draw[] = record.ballots,
   label = `${vote}-ballot`,
+  maxDraws = ctx.run.config.maxBallots,
 ) {
   // The vote's own ballots keep the order they always had (seeded runs stay as they were).
   const salt = hashString(`${n.id}/${ballots === record.ballots ? vote : label}/${record.attempt}`);
   return firstToAheadByK({
     k,
-    maxDraws: ctx.run.config.maxBallots,
+    maxDraws,
     keyOf: (key: string) => key,
     signal: ctx.signal,
     sample: async ({ draw }) => {
@@ -388,8 +389,11 @@ export function votesSaid(record: VoteRecord): string {
  * the probe saw them do the same, which a weak probe also sees of a right and a subtly wrong
  * candidate. The pooled vote decides the behaviour; the texts inside it are then voted as a vote
  * without probes would: a text ahead of every other by k (by sample votes within the class) lands;
- * otherwise judges choose among the texts with ballots, ahead by k, within the run's ballot cap;
- * if they do not settle, their favourite (or the text with most votes) lands, and it is said so.
+ * otherwise judges choose among the texts with ballots, ahead by k, at most 2k − 1 of them (the
+ * behaviour is decided; this only picks its text, and texts that behave alike are often all right,
+ * which judges split on at random: a full ballot cap there buys nothing); if they do not settle,
+ * their favourite (the text most ballots chose, else the one with most votes) lands, and it is
+ * said so.
  * Saved on the record (`landed`), so a resume lands the same member.
  */
 export async function landedMember(
@@ -423,6 +427,7 @@ export async function landedMember(
       k,
       ballots,
       `${vote}-text-ballot`,
+      Math.min(ctx.run.config.maxBallots, initialCandidates(k)),
     );
     const favourite = result.status === 'decided' ? result.key : (result.leader?.key ?? top.key);
     const text = texts.find((c) => c.key === favourite) ?? top;

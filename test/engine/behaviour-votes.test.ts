@@ -55,17 +55,27 @@ const CRASHING_PROBE = `import { addition } from './add.mjs';\nconsole.log(addit
  * A scripted planner: no acceptance test, the given probe, reviews pass; the judges are fooled by
  * WRONG, or (`judgesRight`) see through it.
  */
-function planner(probe: string | null, asked: number[], judgesRight = false): Planner {
+function planner(
+  probe: string | null,
+  asked: number[],
+  judges: RunOptions['judges'] = 'fooled',
+): Planner {
   const reply = (value: unknown) =>
     Promise.resolve({ text: JSON.stringify(value), finishReason: 'stop' as const });
+  let ballots = 0;
   return {
     id: 'scripted',
     isMinimal: () => reply({ minimal: true, reason: '' }),
     proposeSplit: () => reply({ subtasks: [] }),
     // The judges share the misconception: they pick the wrong answer whenever it is an option.
+    // Rotating judges see no difference between right texts: each picks the next one in turn.
     castBallot: (_c, _q, options) =>
       reply({
-        choice: options.find((o) => o.content.includes('a - b') !== judgesRight)?.label ?? 'A',
+        choice:
+          (judges === 'rotating'
+            ? options.find((o) => o.content.includes(RIGHT_MARKS[ballots++ % 3] as string))
+            : options.find((o) => o.content.includes('a - b') !== (judges === 'right'))
+          )?.label ?? 'A',
         reason: '',
       }),
     reviewCandidate: () => reply({ verdict: 'ok', confidence: 0.9, reason: '' }),
@@ -82,15 +92,18 @@ function planner(probe: string | null, asked: number[], judgesRight = false): Pl
   };
 }
 
-const worker: Worker = {
+/** What tells each right text apart in a ballot option. */
+const RIGHT_MARKS = ['return a + b', 'return b + a', 'const sum'];
+
+const workerOf = (bySlot: readonly (string | undefined)[]): Worker => ({
   id: 'scripted',
   run: (_task, slot) =>
     Promise.resolve({
       ok: true,
-      edits: [{ path: 'add.mjs', content: BY_SLOT[slot % 1000] ?? (RIGHT[0] as string) }],
+      edits: [{ path: 'add.mjs', content: bySlot[slot % 1000] ?? (RIGHT[0] as string) }],
       summary: 'Add add()',
     }),
-};
+});
 
 /**
  * The workspace, except that the probe's `nth` run (the first is on the base tree) stops the run
@@ -121,8 +134,10 @@ interface RunOptions {
   readonly runChecks?: boolean;
   /** Stops the first engine during the probe's nth run, then resumes with a new one. */
   readonly killAtProbeRun?: number;
-  /** The judges see through the wrong answer. */
-  readonly judgesRight?: boolean;
+  /** The judges share the misconception (`fooled`, the default), see through it, or rotate among right texts. */
+  readonly judges?: 'fooled' | 'right' | 'rotating';
+  /** What the worker writes per slot (default {@link BY_SLOT}). */
+  readonly bySlot?: readonly string[];
 }
 
 async function run(probe: string | null, options: RunOptions = {}) {
@@ -134,7 +149,10 @@ async function run(probe: string | null, options: RunOptions = {}) {
     const engineOf = (ws: Workspace) =>
       new MakerEngine({
         workspace: ws,
-        roles: { planner: planner(probe, asked, options.judgesRight), worker },
+        roles: {
+          planner: planner(probe, asked, options.judges),
+          worker: workerOf(options.bySlot ?? BY_SLOT),
+        },
         store: makerStateFile(dir),
       });
     const first = engineOf(
@@ -211,7 +229,7 @@ describe.skipIf(sandbox === undefined)('votes on behaviour (issue #36)', () => {
   it('a probe too weak to tell a wrong text from a right one pools them; which lands is voted among the texts', async () => {
     // Slots 0 to 2 are WRONG, RIGHT[0], WRONG: one behaviour under the weak probe, 3 : 0. Its
     // first member is WRONG; by text, WRONG leads RIGHT[0] 2 : 1, not by k, so judges choose.
-    const { outcome, root, state, events, add } = await run(WEAK_PROBE, { judgesRight: true });
+    const { outcome, root, state, events, add } = await run(WEAK_PROBE, { judges: 'right' });
     expect(outcome.status).toBe('done');
     expect(root?.leaf?.outcome).toMatchObject({ settledBy: 'agreement', votes: 3 });
     expect(root?.leaf?.outcome?.classes?.map((c) => c.slots)).toEqual([[0, 1, 2]]);
@@ -238,6 +256,25 @@ describe.skipIf(sandbox === undefined)('votes on behaviour (issue #36)', () => {
     expect(fooled.add).toBe(WRONG);
     expect(fooled.root?.leaf?.landed).toMatchObject({ slot: 0, by: 'ballots' });
   }, 120_000);
+
+  it('judges who cannot tell right texts apart spend at most 2k − 1 ballots on which lands', async () => {
+    // Three right texts, one behaviour, 3 : 0 by agreement; by text 1 : 1 : 1, so judges choose,
+    // and each picks a different text: never ahead by k. The behaviour is decided; its text needs
+    // no full ballot cap (10 here), and the judges' favourite lands after 2k − 1 = 3.
+    const { outcome, root, events, add } = await run(GOOD_PROBE, {
+      judges: 'rotating',
+      bySlot: RIGHT,
+    });
+    expect(outcome.status).toBe('done');
+    expect(root?.leaf?.outcome).toMatchObject({ settledBy: 'agreement', votes: 3 });
+    expect(root?.leaf?.textBallots).toHaveLength(3);
+    expect(root?.leaf?.landed).toMatchObject({ texts: 3, by: 'favourite' });
+    expect(RIGHT).toContain(add);
+    expect(events.find((e) => e.type === 'vote-text-chosen')).toMatchObject({
+      texts: 3,
+      by: 'favourite',
+    });
+  }, 90_000);
 
   it.each([
     ['prints the same whatever the code', SILENT_PROBE, /printed the same as without the code/],
