@@ -88,19 +88,19 @@ export interface SplitShape {
 
 /**
  * Equivalence key for a proposed split, by structure: the same subtasks in the same order, each
- * with the same files (as a set, `./` and trailing slashes dropped), dependencies and check, and a
- * title equal after {@link normalizeTitle}. Descriptions, acceptance wording and `provides` (what
- * a subtask promises its siblings) do not split a vote: `provides` is prose about an interface
- * ("parseCsv(text) → rows", "src/csv.mjs exports parseCsv"), which no normalisation makes equal
- * across wordings and languages, while what binds the subtasks (the files each owns, their order
- * and dependencies, their checks) is in the key. The winning sample's own `provides` is what every
- * sibling's worker is shown, so the promises a plan carries stay those of one sample.
+ * with the same files (as a set, `./` and trailing slashes dropped), dependencies and check.
+ * Titles, descriptions, acceptance wording and `provides` (what a subtask promises its siblings)
+ * do not split a vote: they are prose ("Write the CSV parser", "CSV parsing module"; "parseCsv(text)
+ * → rows", "src/csv.mjs exports parseCsv"), which no normalisation makes equal across wordings and
+ * languages, while what binds the subtasks (the files each owns, their order and dependencies,
+ * their checks) is in the key. Only a subtask with neither files nor a check, which nothing else
+ * binds, is keyed by its title (after {@link normalizeTitle}). The winning sample's own prose is
+ * what its subtasks are given, so the titles and promises a plan carries stay those of one sample.
  */
 export function splitKey(subtasks: readonly SplitShape[]): string {
   return canonicalJson(
-    subtasks.map((s) => ({
-      title: normalizeTitle(s.title),
-      files: [
+    subtasks.map((s) => {
+      const files = [
         ...new Set(
           s.files.map((f) =>
             f
@@ -109,9 +109,16 @@ export function splitKey(subtasks: readonly SplitShape[]): string {
               .replace(/\/+$/, ''),
           ),
         ),
-      ].sort(),
-      dependsOn: [...new Set(s.dependsOn)].sort((a, b) => a - b),
-      ...(s.check === undefined ? {} : { check: normalizeWhitespace(s.check) }),
-    })),
+      ]
+        .filter((f) => f !== '')
+        .sort();
+      const check = s.check === undefined ? '' : normalizeWhitespace(s.check);
+      return {
+        ...(files.length === 0 && check === '' ? { title: normalizeTitle(s.title) } : {}),
+        files,
+        dependsOn: [...new Set(s.dependsOn)].sort((a, b) => a - b),
+        ...(check === '' ? {} : { check }),
+      };
+    }),
   );
 }
