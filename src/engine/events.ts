@@ -59,7 +59,7 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
   | {
       /**
        * The winning class held `texts` different texts (candidates pooled by behaviour): the one
-       * in `slot` lands, chosen by `by` (`engine/votes.ts` landedMember).
+       * in `slot` lands, chosen by `by` (`engine/text-vote.ts` landedMember).
        */
       readonly type: 'vote-text-chosen';
       readonly nodeId: string;

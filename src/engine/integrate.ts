@@ -83,7 +83,10 @@ export async function integrate(
       sides,
     },
   };
-  const winner = await voteOnCode(ctx, n, record, merge.vote, task, conflicts, merge.ours);
+  const winner = await voteOnCode(ctx, n, record, merge.vote, task, conflicts, {
+    parent: merge.ours,
+    mergeKey: merge.key,
+  });
   if (winner === 'split') throw new Error('unreachable: integrations cannot be split');
   return candidateTree(winner);
 }

@@ -1,29 +1,24 @@
 import { publishCandidates, removeCandidates } from './candidate-branches.js';
 import { isMakerFile } from '../core/candidate-policy.js';
 import { MakerError } from '../core/errors.js';
-import { clip, LIMITS } from '../core/limits.js';
+import { clip } from '../core/limits.js';
 import { inScope, normalizeRepoPath } from '../core/paths.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
-import type { WorkerHooks, WorkerTask } from '../ports/worker.js';
+import type { WorkerTask } from '../ports/worker.js';
 import { codeCandidate } from './candidate.js';
+import { workerHooks } from './worker-hooks.js';
 import { atNodeBound, ballotDraw } from './decompose.js';
 import {
   branchName,
   counted,
   nodeContext,
   outward,
-  reserveSession,
   runDate,
   scopeOf,
   type RunContext,
 } from './run-context.js';
-import {
-  candidateVote,
-  landedMember,
-  tally,
-  votesSaid,
-  type CandidateVoteOptions,
-} from './votes.js';
+import { candidateVote, tally, votesSaid, type CandidateVoteOptions } from './votes.js';
+import { landedMember } from './text-vote.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
 import { plannerSampling } from './sampling.js';
 import { commitMessage } from '../core/commit-message.js';
@@ -47,8 +42,8 @@ export function candidateTree(draw: Draw): string {
  * Votes among code candidates for `record`, and settles an undecided vote with a person: pick a
  * candidate, or veto (resample, or split the node further). Returns the winning draw, or
  * `split` when the person asked to decompose further. With GitHub, the candidates of that question
- * are pushed as commits on `parent` (the task's base commit; an integration's base is a merge's
- * tree, and its candidates go on the node's own commit).
+ * are pushed as commits on `where.parent` (the task's base commit; an integration's base is a
+ * merge's tree, and its candidates go on the node's own commit).
  */
 export async function voteOnCode(
   ctx: RunContext,
@@ -57,8 +52,14 @@ export async function voteOnCode(
   vote: string,
   task: WorkerTask,
   scope: readonly string[],
-  parent: string = task.baseCommit,
+  where: {
+    /** The commit a person's candidates are pushed on (default: the task's base commit). */
+    readonly parent?: string;
+    /** An integration's merge (its key in `n.integrations`): a failure there may be traced upstream. */
+    readonly mergeKey?: string;
+  } = {},
 ): Promise<Draw | 'split'> {
+  const { parent = task.baseCommit, mergeKey } = where;
   for (;;) {
     const attempt = record.attempt;
     // The task the candidates answer: an integration's own, not the node's it composes.
@@ -84,58 +85,7 @@ export async function voteOnCode(
     };
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
       produce: async (slot, started, resumed, first) => {
-        const hooks: WorkerHooks = {
-          ...(started.externalId === undefined ? {} : { externalId: started.externalId }),
-          resumed,
-          recordExternalId: async (id) => {
-            started.externalId = id;
-            // Kept on the node too: a resample or a split drops the draws, not what was bought.
-            if (!(n.externalIds ?? []).includes(id)) n.externalIds = [...(n.externalIds ?? []), id];
-            await ctx.save(n);
-          },
-          recordExtraId: async (id) => {
-            if ((n.externalIds ?? []).includes(id)) return;
-            n.externalIds = [...(n.externalIds ?? []), id];
-            await ctx.save(n);
-          },
-          ask: async (question) => {
-            const prompt = clip(question, LIMITS.workerQuestionChars);
-            const answer = await ctx.ask(
-              {
-                id: workerQuestionId(ctx, `q-${n.id}-${vote}-${attempt}-worker-${slot}`, prompt),
-                nodeId: n.id,
-                kind: 'clarify',
-                prompt,
-                options: [],
-                allowText: true,
-                context: `The ${ctx.worker.id} worker asked this while working on "${n.title}".`,
-              },
-              { text: 'No preference: use your best judgement and keep to the subtask.' },
-            );
-            return answer.text ?? answer.optionId ?? '';
-          },
-          choose: async (choice) => {
-            const answer = await ctx.ask(
-              {
-                id:
-                  choice.scope === 'run'
-                    ? `q-${ctx.worker.id}-${choice.id}`
-                    : `q-${n.id}-${vote}-${attempt}-worker-${slot}-${choice.id}`,
-                nodeId: choice.scope === 'run' ? null : n.id,
-                kind: choice.kind,
-                prompt: choice.prompt,
-                options: choice.options.map((o, i) =>
-                  i === 0 && choice.detail !== undefined ? { ...o, detail: choice.detail } : o,
-                ),
-                context: `The ${ctx.worker.id} worker asks this while working on "${n.title}".`,
-              },
-              { optionId: choice.auto },
-            );
-            return answer.optionId ?? choice.auto;
-          },
-          reserveSession: (budget) => reserveSession(ctx, ctx.worker.id, budget),
-          wait: ctx.wait,
-        };
+        const hooks = workerHooks(ctx, n, `${vote}-${attempt}`, slot, started, resumed);
         const result = await codeCandidate(
           ctx,
           n,
@@ -177,10 +127,6 @@ export async function voteOnCode(
       if (reopen !== undefined) throw reopen;
       bound = failure === undefined ? undefined : untraced(ctx, failure);
     }
-    const mergeKey =
-      task.integration === undefined
-        ? undefined
-        : Object.entries(n.integrations).find(([, r]) => r === record)?.[0];
     if (classes.length === 0 && mergeKey !== undefined) {
       // Every reconciliation failed the checks that passed below: a merged result may be the cause.
       const failure = integrationFailure(ctx, n, record, mergeKey);
@@ -264,23 +210,6 @@ export async function voteOnCode(
     });
     await ctx.save(n);
   }
-}
-
-/**
- * The id of a question a worker relays from slot `base`: one per distinct question, in the order
- * asked (`base`, then `base-ask2`, …). The same question again (a resumed slot, a look before the
- * agent took the answer) is the same question, with its answer.
- */
-function workerQuestionId(ctx: RunContext, base: string, prompt: string): string {
-  const asked = ctx.run.questions.filter(
-    (q) =>
-      q.id === base ||
-      (q.id.startsWith(`${base}-ask`) && /^\d+$/.test(q.id.slice(base.length + 4))),
-  );
-  return (
-    asked.find((q) => q.prompt === prompt)?.id ??
-    (asked.length === 0 ? base : `${base}-ask${asked.length + 1}`)
-  );
 }
 
 /** Fresh votes `--hitl auto` starts for a subtask whose every candidate was red-flagged. */

@@ -157,7 +157,9 @@ async function repairMerge(
     branch: n.branch as string,
     checks: merge.checks,
   };
-  const winner = await voteOnCode(ctx, n, record, merge.vote, task, broken.scope, merge.ours);
+  const winner = await voteOnCode(ctx, n, record, merge.vote, task, broken.scope, {
+    parent: merge.ours,
+  });
   if (winner === 'split') throw new Error('unreachable: repairs cannot be split');
   return candidateTree(winner);
 }

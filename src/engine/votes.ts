@@ -1,14 +1,13 @@
-import { hashString, shuffle, uniform } from '../core/random.js';
 import { voteClasses, type VoteClass } from '../core/voting/classes.js';
 import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
 import { initialCandidates } from '../core/tree/presets.js';
 import { adaptK, kCeiling, type SettledVote } from '../core/voting/adaptive-k.js';
 import { ballotText, voteCounts } from '../core/view/display.js';
-import type { BallotOption } from '../ports/planner.js';
 import { saveSoon, type RunContext } from './run-context.js';
 import type { HeldSlot } from './semaphore.js';
 import { drawSlot, settleAll, type DrawResult } from './draw-slot.js';
+import { castBallots, type BallotSpec } from './ballots.js';
 
 export { drawSlot, type DrawResult } from './draw-slot.js';
 
@@ -80,15 +79,7 @@ export interface CandidateVoteOptions {
    */
   readonly claimsFirst?: boolean;
   /** What the judges are asked (criteria included), and how a class is shown to them. */
-  readonly ballot: {
-    readonly question: string;
-    readonly render: (representative: Draw) => string | Promise<string>;
-    readonly cast: (
-      question: string,
-      options: readonly BallotOption[],
-      slot: number,
-    ) => Promise<DrawResult>;
-  };
+  readonly ballot: BallotSpec;
 }
 
 /**
@@ -283,68 +274,6 @@ async function settle(
   };
 }
 
-/**
- * Judge ballots among `contenders`, first-to-ahead-by-k over every ballot recorded so far in
- * `ballots` (the vote's own, or those among its winning class's texts).
- */
-function castBallots(
-  ctx: RunContext,
-  n: TreeNode,
-  vote: string,
-  record: VoteRecord,
-  ballot: CandidateVoteOptions['ballot'],
-  contenders: readonly VoteClass[],
-  k: number,
-  ballots: Draw[] = record.ballots,
-  label = `${vote}-ballot`,
-  maxDraws = ctx.run.config.maxBallots,
-) {
-  // The vote's own ballots keep the order they always had (seeded runs stay as they were).
-  const salt = hashString(`${n.id}/${ballots === record.ballots ? vote : label}/${record.attempt}`);
-  return firstToAheadByK({
-    k,
-    maxDraws,
-    keyOf: (key: string) => key,
-    signal: ctx.signal,
-    sample: async ({ draw }) => {
-      const d = await drawSlot(ctx, n, label, ballots, draw, async () => {
-        const order = shuffle(contenders, (i) => uniform(ctx.run.config.seed, salt, draw, i));
-        const labelled = await Promise.all(
-          order.map(async (c, i) => ({
-            label: String.fromCharCode(65 + i),
-            content: await ballot.render(c.representative),
-            key: c.key,
-          })),
-        );
-        return ballot
-          .cast(
-            ballot.question,
-            labelled.map(({ label, content }) => ({ label, content })),
-            draw,
-          )
-          .then((r) => {
-            if (!r.ok) return r;
-            const chosen = labelled.find((o) => o.label === r.key);
-            return chosen === undefined
-              ? {
-                  ok: false as const,
-                  flags: [
-                    {
-                      rule: 'ballot-choice',
-                      message: `The judge chose "${r.key}", which is not an option.`,
-                    },
-                  ],
-                }
-              : { ok: true as const, key: chosen.key, value: chosen.label, summary: r.summary };
-          });
-      });
-      return d.status === 'valid'
-        ? { ok: true, value: d.key ?? '' }
-        : { ok: false, flags: d.flags };
-    },
-  });
-}
-
 function finish(
   ctx: RunContext,
   n: TreeNode,
@@ -381,70 +310,4 @@ export function votesSaid(record: VoteRecord): string {
     .join(', ');
   const ballots = ballotText(voteCounts(record));
   return [samples === '' ? null : samples, ballots].filter((p) => p !== null).join('; ');
-}
-
-/**
- * Which member of the winning class `key` lands. A class keyed by behaviour (candidates that
- * printed the same under the leaf's probe, `core/voting/behaviour.ts`) may hold texts that differ:
- * the probe saw them do the same, which a weak probe also sees of a right and a subtly wrong
- * candidate. The pooled vote decides the behaviour; the texts inside it are then voted as a vote
- * without probes would: a text ahead of every other by k (by sample votes within the class) lands;
- * otherwise judges choose among the texts with ballots, ahead by k, at most 2k − 1 of them (the
- * behaviour is decided; this only picks its text, and texts that behave alike are often all right,
- * which judges split on at random: a full ballot cap there buys nothing); if they do not settle,
- * their favourite (the text most ballots chose, else the one with most votes) lands, and it is
- * said so.
- * Saved on the record (`landed`), so a resume lands the same member.
- */
-export async function landedMember(
-  ctx: RunContext,
-  n: TreeNode,
-  vote: string,
-  record: VoteRecord,
-  ballot: CandidateVoteOptions['ballot'],
-  key: string,
-): Promise<Draw | undefined> {
-  const cls = tally(record.draws).find((c) => c.key === key);
-  if (cls === undefined) return undefined;
-  const bySlot = (slot: number) => cls.members.find((m) => m.slot === slot);
-  if (record.landed?.key === key) return bySlot(record.landed.slot) ?? cls.representative;
-  // Each member under its text's key (its parse-normalised content), so texts form classes.
-  const texts = voteClasses(cls.members.map((m) => ({ ...m, key: m.behaviour?.text ?? m.key })));
-  if (texts.length < 2) return cls.representative;
-  const k = record.k ?? ctx.run.config.k;
-  const [top, second] = texts as [VoteClass, VoteClass];
-  let chosen: { slot: number; by: 'agreement' | 'ballots' | 'favourite' };
-  if (top.votes - second.votes >= k) chosen = { slot: top.representative.slot, by: 'agreement' };
-  else {
-    const ballots = (record.textBallots ??= []);
-    const result = await castBallots(
-      ctx,
-      n,
-      vote,
-      record,
-      ballot,
-      texts.filter((c) => top.votes - c.votes < k),
-      k,
-      ballots,
-      `${vote}-text-ballot`,
-      Math.min(ctx.run.config.maxBallots, initialCandidates(k)),
-    );
-    const favourite = result.status === 'decided' ? result.key : (result.leader?.key ?? top.key);
-    const text = texts.find((c) => c.key === favourite) ?? top;
-    chosen = {
-      slot: text.representative.slot,
-      by: result.status === 'decided' ? 'ballots' : 'favourite',
-    };
-  }
-  record.landed = { key, slot: chosen.slot, texts: texts.length, by: chosen.by };
-  await ctx.save(n);
-  ctx.emit({
-    type: 'vote-text-chosen',
-    nodeId: n.id,
-    vote,
-    texts: texts.length,
-    slot: chosen.slot,
-    by: chosen.by,
-  });
-  return bySlot(chosen.slot) ?? cls.representative;
 }

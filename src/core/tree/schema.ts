@@ -83,7 +83,7 @@ export const voteRecordSchema = z.object({
   standing: voteOutcomeSchema.optional(),
   /**
    * Which member of the winning class lands, when its members' texts differ (a class keyed by
-   * behaviour: `engine/votes.ts` `landedMember`): its slot, and what chose it among the texts.
+   * behaviour: `engine/text-vote.ts` `landedMember`): its slot, and what chose it among the texts.
    */
   landed: z
     .object({
