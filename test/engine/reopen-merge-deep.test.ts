@@ -1,55 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine/events.js';
-import { engineFor, openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
-import { WORKERS } from '../../src/surfaces/workers.js';
 import { ConfigPortModel } from '../helpers/config-port-model.js';
-import { listenTo } from '../helpers/engine.js';
+import { modelRun } from '../helpers/model-run.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 
 const IDEA = 'a small service: a configuration, a README and a server that reads its port';
 
-/**
- * A run of the idea on the scripted model, as `maker run --worker gemini --hitl auto` makes it;
- * stopped at the first event `stopWhen` accepts and resumed by a new engine, as after a kill.
- */
+/** A run of the idea on the scripted model (three levels); stopped at `stopWhen` and resumed, as after a kill. */
 async function serviceRun(dir: string, stopWhen?: (event: EngineEvent) => boolean) {
-  const workspace = await openWorkspace(dir, true, {});
-  try {
-    const config = runConfig({
-      worker: 'gemini',
-      hitl: 'auto',
-      seed: 1,
-      install: '',
-      maxDepth: 2,
-      defaultBranch: await workspace.currentBranch(),
-    });
-    const model = new ConfigPortModel();
-    const roles = WORKERS.gemini.roles(config, workspace, {}, { model, editFormat: 'json' });
-    const engine = engineFor(dir, workspace, roles, [], {});
-    const { events, stop, done } = listenTo(engine, stopWhen);
-    const runId = await engine.create(IDEA, config);
-    let outcome = await engine.run(runId, { signal: stop });
-    const interrupted = outcome.status;
-    if (stopWhen !== undefined) outcome = await engineFor(dir, workspace, roles, [], {}).run(runId);
-    await done();
-    const run = await engineFor(dir, workspace, roles, [], {}).getRun(runId);
-    const landed = run.nodes[run.rootId]?.commit;
-    return {
-      interrupted,
-      outcome,
-      run,
-      events,
-      tree: landed === undefined ? undefined : await workspace.treeOf(landed),
-      config:
-        landed === undefined
-          ? ''
-          : ((await workspace.readFiles(landed, ['config.json']))[0]?.content ?? ''),
-    };
-  } finally {
-    await workspace.close();
-  }
+  const model = new ConfigPortModel();
+  const run = await modelRun(dir, {
+    idea: IDEA,
+    model,
+    read: ['config.json'],
+    maxDepth: 2,
+    stopWhen,
+  });
+  return { ...run, config: run.files['config.json'] ?? '' };
 }
 
 describe('a merge at the root broken by a leaf two levels down (issue #36)', () => {

@@ -1,61 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { pullRequestBody } from '../../src/core/github/pull-request.js';
 import type { EngineEvent } from '../../src/engine/events.js';
-import { engineFor, openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
-import { listenTo } from '../helpers/engine.js';
 import { nodeDetail } from '../../src/surfaces/view/model.js';
-import { WORKERS } from '../../src/surfaces/workers.js';
 import { ESM_CHECK, EsmManifestModel, GREET_TEST } from '../helpers/esm-manifest-model.js';
+import { modelRun } from '../helpers/model-run.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 
 const IDEA = 'a greeting library: an npm package of ES modules ("type": "module")';
 
-/**
- * A run of the greeting idea on the scripted model, as `maker run --worker gemini --hitl auto
- * --check <ESM_CHECK>` makes it; stopped at the first event `stopWhen` accepts and resumed by a
- * new engine over the same files, as after a kill.
- */
+/** A run of the idea on the scripted model, its overall check the ES module one; stopped at `stopWhen` and resumed, as after a kill. */
 async function greetRun(
   dir: string,
   stopWhen?: (event: EngineEvent) => boolean,
   options: { readonly stubborn?: boolean } = {},
 ) {
-  const workspace = await openWorkspace(dir, true, {});
-  try {
-    const config = runConfig({
-      worker: 'gemini',
-      hitl: 'auto',
-      seed: 1,
-      install: '',
-      defaultBranch: await workspace.currentBranch(),
-    });
-    const model = new EsmManifestModel(options);
-    const roles = WORKERS.gemini.roles(config, workspace, {}, { model, editFormat: 'json' });
-    const engine = engineFor(dir, workspace, roles, [], {});
-    const { events, stop, done } = listenTo(engine, stopWhen);
-    const runId = await engine.create(IDEA, config, { check: ESM_CHECK });
-    let outcome = await engine.run(runId, { signal: stop });
-    const interrupted = outcome.status;
-    if (stopWhen !== undefined) outcome = await engineFor(dir, workspace, roles, [], {}).run(runId);
-    await done();
-    const run = await engineFor(dir, workspace, roles, [], {}).getRun(runId);
-    const landed = run.nodes[run.rootId]?.commit;
-    const read = async (path: string) =>
-      landed === undefined ? '' : ((await workspace.readFiles(landed, [path]))[0]?.content ?? '');
-    return {
-      interrupted,
-      outcome,
-      run,
-      events,
-      tree: landed === undefined ? undefined : await workspace.treeOf(landed),
-      manifest: await read('package.json'),
-      test: await read(GREET_TEST.path),
-    };
-  } finally {
-    await workspace.close();
-  }
+  const model = new EsmManifestModel(options);
+  const run = await modelRun(dir, {
+    idea: IDEA,
+    model,
+    read: ['package.json', GREET_TEST.path],
+    check: ESM_CHECK,
+    stopWhen,
+  });
+  return {
+    ...run,
+    manifest: run.files['package.json'] ?? '',
+    test: run.files[GREET_TEST.path] ?? '',
+  };
 }
 
 describe("a parent's check that fails because of an earlier subtask's result (issue #36)", () => {
