@@ -15,7 +15,15 @@ import {
   type SplitAnswer,
 } from './parse.js';
 import { counted, nodeContext, RunStoppedError, saveSoon, type RunContext } from './run-context.js';
-import { candidateVote, exactVote, tally, votesSaid, type DrawResult } from './votes.js';
+import {
+  AUTO_RESAMPLES,
+  candidateVote,
+  exactVote,
+  flagsSaid,
+  tally,
+  votesSaid,
+  type DrawResult,
+} from './votes.js';
 import { judgesChoice } from '../core/view/display.js';
 
 /** Turns a planner response into a vote draw; the parse and red flags decide validity. */
@@ -184,10 +192,33 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
   const classes = tally(record.draws);
   let winnerKey = outcome.key;
   if (outcome.status !== 'decided' || winnerKey === undefined) {
-    if (classes.length === 0)
-      throw new RunStoppedError(
-        `No valid decomposition of node ${n.id} ("${n.title}") after ${record.draws.length} tries.`,
+    if (classes.length === 0) {
+      // Every plan red-flagged: new ones are drawn (by `--hitl auto` once), or the node is solved
+      // whole where it can be; a person decides past that.
+      const whole = n.check !== undefined || checkMode(ctx.run) !== 'on';
+      const answer = await ctx.ask(
+        {
+          id: `q-${n.id}-split-${attempt}-flagged`,
+          nodeId: n.id,
+          kind: 'select',
+          prompt: `Every decomposition proposed for "${n.title}" was red-flagged (${record.draws.length} tries). What should MAKER do?`,
+          options: [
+            { id: 'resample', label: 'Resample: propose new decompositions' },
+            ...(whole ? [{ id: 'whole', label: 'Solve it whole, as one subtask' }] : []),
+          ],
+          context: `Flags: ${flagsSaid(record.draws)}`,
+        },
+        attempt < AUTO_RESAMPLES ? { optionId: 'resample' } : undefined,
       );
+      if (answer.optionId === 'whole' && whole) {
+        n.kind = 'leaf';
+        await ctx.save(n);
+        return 'leaf';
+      }
+      n.split = { attempt: attempt + 1, draws: [], ballots: [], retired: sampleCounts(record) };
+      await ctx.save(n);
+      return decideSplit(ctx, n);
+    }
     // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
     const favourite = classes.findIndex((c) => c.key === outcome.key);
     if (favourite > 0) classes.unshift(...classes.splice(favourite, 1));

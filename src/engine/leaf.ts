@@ -17,7 +17,14 @@ import {
   scopeOf,
   type RunContext,
 } from './run-context.js';
-import { candidateVote, tally, votesSaid, type CandidateVoteOptions } from './votes.js';
+import {
+  AUTO_RESAMPLES,
+  candidateVote,
+  flagsSaid,
+  tally,
+  votesSaid,
+  type CandidateVoteOptions,
+} from './votes.js';
 import { landedMember } from './text-vote.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
 import { plannerSampling } from './sampling.js';
@@ -170,7 +177,7 @@ export async function voteOnCode(
           { id: 'veto-resample', label: 'Veto: resample this subtask' },
           ...(canSplit ? [{ id: 'veto-split', label: 'Veto: split this subtask further' }] : []),
         ],
-        context: `Flags: ${summariseFlags(record.draws)}`,
+        context: `Flags: ${flagsSaid(record.draws)}`,
       },
       classes.length > 0
         ? { optionId: 'candidate-1' }
@@ -211,9 +218,6 @@ export async function voteOnCode(
     await ctx.save(n);
   }
 }
-
-/** Fresh votes `--hitl auto` starts for a subtask whose every candidate was red-flagged. */
-const AUTO_RESAMPLES = 1;
 
 /**
  * A worker that cannot do its task without writing paths outside its list asked for them
@@ -338,10 +342,4 @@ function checkText(draw: Draw): string {
   if (check === undefined) return 'Check: none ran on this change.';
   const tail = check.output.trim().slice(-1500);
   return `Check \`${check.command}\`: ${check.ok ? 'passed' : 'failed'}${tail === '' ? '.' : `, its output ending:\n${tail}`}`;
-}
-
-function summariseFlags(draws: readonly Draw[]): string {
-  const counts = new Map<string, number>();
-  for (const d of draws) for (const f of d.flags) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
-  return counts.size === 0 ? 'none' : [...counts].map(([rule, n]) => `${rule} ×${n}`).join(', ');
 }

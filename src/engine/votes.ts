@@ -302,6 +302,16 @@ function finish(
   return outcome;
 }
 
+/** Fresh votes `--hitl auto` starts for a node whose every candidate (or plan) was red-flagged. */
+export const AUTO_RESAMPLES = 1;
+
+/** The red flags of a vote's draws, by rule (`check-failed ×3, llm-review ×1`): what a question says. */
+export function flagsSaid(draws: readonly Draw[]): string {
+  const counts = new Map<string, number>();
+  for (const d of draws) for (const f of d.flags) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
+  return counts.size === 0 ? 'none' : [...counts].map(([rule, n]) => `${rule} ×${n}`).join(', ');
+}
+
 /** The samples' votes per class, and the judges' ballots apart: what a select question says. */
 export function votesSaid(record: VoteRecord): string {
   const classes = tally(record.draws);

@@ -123,6 +123,63 @@ describe('checks are part of the plan', () => {
   });
 });
 
+describe('a split whose every plan is red-flagged', () => {
+  /** An engine whose planner leaves part b without a check in every plan of the first `bad` attempts. */
+  async function flaggedRun(bad: number, options: { check?: string } = {}) {
+    const dir = await tempDir();
+    const { workspace } = await workspaceWith(dir, false);
+    const planner = plannerOf((slot) =>
+      twoParts((i) => (slot < bad * 1000 && i === 1 ? undefined : `test -f ${'ab'[i]}/x`)),
+    );
+    const worker = workerOf(() => [{ path: 'a/x', content: 'x\n' }]);
+    const engine = new MakerEngine({
+      workspace,
+      roles: { planner, worker },
+      store: makerStateFile(dir),
+    });
+    const runId = await engine.create(
+      'two parts',
+      { ...baseConfig, runChecks: true, hitl: 'auto' },
+      options,
+    );
+    const outcome = await engine.run(runId);
+    return { engine, runId, outcome, run: await engine.getRun(runId), workspace };
+  }
+
+  it('--hitl auto draws new plans once, and the run goes on with them', async () => {
+    const { outcome, run, workspace } = await flaggedRun(1);
+    expect(outcome.error ?? '').not.toMatch(/decomposition/);
+    const root = run.nodes['root'];
+    expect(root?.split?.attempt).toBe(1);
+    expect(root?.split?.retired).toBeDefined();
+    expect(root?.children).toEqual(['0', '1']);
+    const asked = run.questions.find((q) => q.id === 'q-root-split-0-flagged');
+    expect(asked?.prompt).toMatch(
+      /Every decomposition proposed for "two parts" was red-flagged \(8 tries\)/,
+    );
+    expect(asked?.context).toMatch(/missing-check ×8/);
+    expect(asked?.answer).toMatchObject({ optionId: 'resample', auto: true });
+    expect(asked?.options[0]?.id).toBe('resample');
+    await workspace.close();
+  });
+
+  it('flagged again, it stops for a person, who may have a node with a check solved whole', async () => {
+    const { engine, runId, outcome, workspace } = await flaggedRun(9, { check: 'test -f a/x' });
+    expect(outcome.status).not.toBe('done');
+    expect(outcome.error).toMatch(/A person's decision is needed.*q-root-split-1-flagged/s);
+    let run = await engine.getRun(runId);
+    const asked = run.questions.find((q) => q.id === 'q-root-split-1-flagged');
+    expect(asked?.options.map((o) => o.id)).toEqual(['resample', 'whole']);
+    await engine.answer(runId, 'q-root-split-1-flagged', 'whole');
+    await engine.run(runId);
+    run = await engine.getRun(runId);
+    expect(run.nodes['root']?.kind).toBe('leaf');
+    expect(run.nodes['root']?.children).toEqual([]);
+    expect(run.nodes['root']?.leaf?.draws.length ?? 0).toBeGreaterThan(0);
+    await workspace.close();
+  });
+});
+
 /** A planner that calls every task minimal, the root included, noting each node it was asked about. */
 function minimalEverywhere(asked: string[]): Planner {
   return {
