@@ -57,18 +57,31 @@ function subtasksOf(key: string): Record<string, unknown>[] | undefined {
         Array.isArray((value as { subtasks?: unknown }).subtasks)
       ? (value as { subtasks: unknown[] }).subtasks
       : undefined;
+  // A subtask in a split key: its files and dependencies (`core/voting/equivalence.ts` splitKey),
+  // or a title (keys saved before titles left the key).
   return list !== undefined &&
-    list.every((s) => typeof s === 'object' && s !== null && 'title' in s)
+    list.every(
+      (s) =>
+        typeof s === 'object' && s !== null && ('title' in s || ('files' in s && 'dependsOn' in s)),
+    )
     ? (list as Record<string, unknown>[])
     : undefined;
 }
 
-/** A structured key in words: a split as its subtasks' titles; anything else as compact, cut text. */
+/** A subtask of a split key in a few words: its title where the key has one, else its files, else its check. */
+function subtaskLabel(s: Record<string, unknown>): string {
+  if (typeof s['title'] === 'string') return `"${cut(s['title'], 60)}"`;
+  const files = Array.isArray(s['files']) ? s['files'].map(String) : [];
+  if (files.length > 0) return cut(files.join(' + '), 60);
+  return typeof s['check'] === 'string' ? `checked by \`${cut(s['check'], 60)}\`` : '(no files)';
+}
+
+/** A structured key in words: a split as its subtasks (titles, or files); anything else as compact, cut text. */
 export function describePlan(key: string): string {
   const subtasks = subtasksOf(key);
   if (subtasks !== undefined) {
-    const titles = subtasks.map((s) => `"${cut(String(s['title']), 60)}"`);
-    return `${subtasks.length} subtask${subtasks.length === 1 ? '' : 's'}: ${titles.join(', ')}`;
+    const labels = subtasks.map(subtaskLabel);
+    return `${subtasks.length} subtask${subtasks.length === 1 ? '' : 's'}: ${labels.join(', ')}`;
   }
   const test = testOf(key);
   if (test !== undefined)

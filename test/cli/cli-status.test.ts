@@ -152,7 +152,7 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
     expect((await maker(['demo', '--dir', dir, '--seed', '1'], NO_SANDBOX)).code).toBe(0);
     const node = await maker(['status', '--dir', dir, '--node', 'root']);
     expect(node.stdout).toMatch(
-      /split \(attempt 2; \d+ samples drawn before\): decided, \d+ : \d+ sample votes(; judges' ballots (tied )?\d+ : \d+)? for plan \d+\n {4}plan \d+: \d+ subtasks: "/,
+      /split \(attempt 2; \d+ samples drawn before\): decided, \d+ : \d+ sample votes(; judges' ballots (tied )?\d+ : \d+)? for plan \d+\n {4}plan \d+: \d+ subtasks: src\//,
     );
     expect(node.stdout).not.toMatch(/\[\{"|"acceptance"/);
     const trace = await maker(['status', '--dir', dir, '--trace']);
