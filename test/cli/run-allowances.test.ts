@@ -44,6 +44,9 @@ describe('maker run: the overall check and the candidate allowances', () => {
         '2',
         '--check',
         'test -d src',
+        // A tree of one level: what is tested is the run's record and its overall check.
+        '--max-depth',
+        '1',
         '--json',
       ]);
       expect(out.code, out.stderr).toBe(0);
@@ -87,6 +90,9 @@ describe('maker run: the overall check and the candidate allowances', () => {
         'defer',
         '--check',
         'true',
+        // A tree of one level: what is tested is the refusal to resume it.
+        '--max-depth',
+        '1',
       ]);
       expect(started.code, started.stderr).toBe(4);
       const before = await readFile(join(dir, 'maker-state.json'), 'utf8');
@@ -123,6 +129,9 @@ describe('maker run: the overall check and the candidate allowances', () => {
         'auto',
         '--check',
         'exit 1',
+        // A tree of one level (its subtasks' checks still run): what is tested is the landing.
+        '--max-depth',
+        '1',
         '--json',
       ]);
       expect(out.code, out.stderr).toBe(5);
