@@ -105,6 +105,10 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
       'sim',
       '--hitl',
       'defer',
+      // Checks on (the veto says it was verified), on a tree of one level: what is tested is the
+      // veto's diffstat.
+      '--max-depth',
+      '1',
     ]);
     expect(first.stdout).toMatch(
       /q-root-veto \(veto\): .*\(\d+ files changed\)\. Verified: .*Land it on main\?\n(\s+src\/\S+ +\| +\d+ \++\n)+(\s+… and \d+ more files\n)?\s+\d+ files changed, \d+ insertions\(\+\), 0 deletions\(-\)\n\s+accept: Accept/,
