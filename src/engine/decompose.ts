@@ -59,6 +59,11 @@ export function atNodeBound(ctx: Pick<RunContext, 'run'>): boolean {
   return nodeCount(ctx) + 2 > ctx.run.config.maxNodes;
 }
 
+/** Whether a node may be solved whole: it carries a check, or checks do not run (a leaf must carry one where they do). */
+function canBeLeaf(ctx: Pick<RunContext, 'run'>, n: TreeNode): boolean {
+  return n.check !== undefined || checkMode(ctx.run) !== 'on';
+}
+
 /**
  * Decides whether a node is minimal: forced at the depth or node-count bound, otherwise a yes/no
  * vote, ahead by k. A node with no check, where checks run, is split without a vote: a leaf must
@@ -73,7 +78,7 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
   const byCount = n.depth < maxDepth && atNodeBound(ctx);
   if (n.depth >= maxDepth || byCount) {
     minimal = true;
-  } else if (n.check === undefined && checkMode(ctx.run) === 'on') {
+  } else if (!canBeLeaf(ctx, n)) {
     minimal = false;
   } else {
     const record = (n.minimal ??= { attempt: 0, draws: [], ballots: [] });
@@ -195,7 +200,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
     if (classes.length === 0) {
       // Every plan red-flagged: new ones are drawn (by `--hitl auto` once), or the node is solved
       // whole where it can be; a person decides past that.
-      const whole = n.check !== undefined || checkMode(ctx.run) !== 'on';
+      const whole = canBeLeaf(ctx, n);
       const answer = await ctx.ask(
         {
           id: `q-${n.id}-split-${attempt}-flagged`,
