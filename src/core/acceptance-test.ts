@@ -105,6 +105,11 @@ export function keptTest(n: TreeNode): AcceptanceTest | undefined {
   return n.acceptanceTest?.status === 'kept' ? winningTest(n.acceptanceTest.vote) : undefined;
 }
 
+/** A leaf's contested acceptance test: it gates nothing, and keys the candidates' votes. */
+export function contestedTest(n: TreeNode): AcceptanceTest | undefined {
+  return n.acceptanceTest?.status === 'contested' ? winningTest(n.acceptanceTest.vote) : undefined;
+}
+
 /**
  * A leaf's acceptance test in one line, for the view and the pull request: its path and command,
  * and whether it was kept (and how it is in the result), discarded or dropped; undefined when the
@@ -120,6 +125,8 @@ export function acceptanceTestLine(n: TreeNode): string | undefined {
     test === undefined ? 'acceptance test' : `acceptance test ${test.path} (${test.command})`;
   if (state.status === 'discarded') return `${what}: discarded, it passed without the code`;
   if (state.status === 'dropped') return `${what}: dropped, every candidate failed it`;
+  if (state.status === 'contested')
+    return `${what}: contested, candidates that passed the planned check failed it alike; how each fares under it keys its vote`;
   const landed =
     state.committed === 'added'
       ? ', committed with the result'

@@ -1,4 +1,5 @@
 import {
+  contestedTest,
   keptTest,
   NO_TEST,
   testAnswerFlags,
@@ -7,7 +8,9 @@ import {
 } from '../core/acceptance-test.js';
 import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
 import type { RedFlag } from '../core/voting/types.js';
-import { checksRun, runCheck } from './checks.js';
+import { failureDigest, testContest, testedKey } from '../core/voting/test-contest.js';
+import type { DrawBehaviour } from '../core/tree/probe-schema.js';
+import { checksRun, runCheck, runCheckWhole } from './checks.js';
 import { parseTestAnswer } from './parse.js';
 import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
@@ -86,7 +89,7 @@ export async function voteAcceptanceTest(
 async function settle(
   ctx: RunContext,
   n: TreeNode,
-  status: 'kept' | 'discarded' | 'none' | 'dropped',
+  status: 'kept' | 'discarded' | 'none' | 'dropped' | 'contested',
   reason: string,
 ): Promise<void> {
   const state = n.acceptanceTest;
@@ -129,26 +132,89 @@ export async function withKeptTest(
 
 /**
  * The red flag of a candidate (its `tree`) that fails its leaf's kept acceptance test, run in the
- * sandbox on the candidate's tree with the test file written in; undefined when it passes or the
- * leaf has none. The test is not part of the candidate: the winner's commit adds it ({@link withKeptTest}).
+ * sandbox on the candidate's tree with the test file written in, and how it failed
+ * (`contests`: the digest `testContest` groups by); undefined when it passes or the leaf has none.
+ * The test is not part of the candidate: the winner's commit adds it ({@link withKeptTest}).
  */
 export async function acceptanceFlag(
   ctx: RunContext,
   n: TreeNode,
   tree: string,
-): Promise<RedFlag | undefined> {
+): Promise<{ readonly flag: RedFlag; readonly contests: string } | undefined> {
   const test = keptTest(n);
   if (test === undefined || !checksRun(ctx.run)) return undefined;
   const withTest = await ctx.workspace.treeWithEdits(tree, [
     { path: test.path, content: test.content },
   ]);
-  const result = await ctx.paid(() => runCheck(ctx, withTest, test.command), { ahead: true });
+  const { result, output } = await ctx.paid(() => runCheckWhole(ctx, withTest, test.command), {
+    ahead: true,
+  });
   return result.ok
     ? undefined
     : {
-        rule: TEST_FAILED,
-        message: `The acceptance test voted from the criteria, \`${test.command}\`, failed: ${result.output.slice(-300)}`,
+        flag: {
+          rule: TEST_FAILED,
+          message: `The acceptance test voted from the criteria, \`${test.command}\`, failed: ${result.output.slice(-300)}`,
+        },
+        contests: failureDigest(output),
       };
+}
+
+/**
+ * When candidates that pass the planned check fail the leaf's acceptance test all the same way,
+ * and outnumber the largest class that passes it by the vote's k (`core/voting/test-contest.ts`),
+ * the test is more likely wrong than they are. It is contested: it gates no more, and the leaf is
+ * voted again with how each candidate fares under it as part of its key ({@link testedBehaviour}):
+ * right candidates written differently that fail a wrong test alike pool their votes, and a wrong
+ * one that shares the test's misconception stands alone. True when it did so. Read from saved
+ * draws only, so a resume decides the same.
+ */
+export async function contestTest(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+): Promise<boolean> {
+  if (keptTest(n) === undefined) return false;
+  const contest = testContest(record.draws, record.k ?? ctx.run.config.k);
+  if (contest === undefined) return false;
+  restartVote(record);
+  await settle(
+    ctx,
+    n,
+    'contested',
+    `Acceptance test contested: ${contest.failing} candidates that pass the planned check fail it the same way, against ${contest.passing} that pass it, so it is more likely wrong than they are; it gates no more, and candidates vote by how they fare under it.`,
+  );
+  return true;
+}
+
+/**
+ * A candidate's key and behaviour under its leaf's contested test (`found`: what its probe gave,
+ * `text` its parse-normalised key): the test run on the candidate's tree with the test written in,
+ * its outcome keyed with the probe's behaviour key (`testedKey`). Unchanged without a contested test.
+ */
+export async function testedBehaviour(
+  ctx: RunContext,
+  n: TreeNode,
+  tree: string,
+  found: { readonly key: string; readonly behaviour?: DrawBehaviour },
+  text: string,
+): Promise<{ readonly key: string; readonly behaviour?: DrawBehaviour }> {
+  const test = contestedTest(n);
+  if (test === undefined || !checksRun(ctx.run)) return found;
+  const withTest = await ctx.workspace.treeWithEdits(tree, [
+    { path: test.path, content: test.content },
+  ]);
+  const { result, output } = await ctx.paid(() => runCheckWhole(ctx, withTest, test.command), {
+    ahead: true,
+  });
+  const probeKey =
+    found.behaviour !== undefined && found.behaviour.unused === undefined ? found.key : undefined;
+  return {
+    key: testedKey(result.ok, output, probeKey),
+    // What the test printed, unless the probe's run keys the candidate too.
+    behaviour:
+      probeKey === undefined ? { ok: result.ok, output: result.output, text } : found.behaviour!,
+  };
 }
 
 /**

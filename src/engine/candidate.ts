@@ -16,7 +16,7 @@ import type { RedFlag } from '../core/voting/types.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
-import { acceptanceFlag } from './acceptance-test.js';
+import { acceptanceFlag, testedBehaviour } from './acceptance-test.js';
 import { behaviourOf } from './probe.js';
 import { checksRun, runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
@@ -114,8 +114,15 @@ export async function codeCandidate(
     flags.length === 0 && task.integration === undefined
       ? await acceptanceFlag(ctx, n, tree)
       : undefined;
-  if (failedTest !== undefined) flags.push(failedTest);
-  const checked = check === undefined ? {} : { check };
+  if (failedTest !== undefined)
+    return {
+      ok: false,
+      flags: [failedTest.flag],
+      ...externalId,
+      ...checkOf(check),
+      contests: failedTest.contests,
+    };
+  const checked = checkOf(check);
   if (flags.length === 0) {
     const review = parseReview(
       await ctx.paid(
@@ -148,8 +155,11 @@ export async function codeCandidate(
     return { ...flagged(flags), ...checked, ...(check?.ok === false ? { tree } : {}) };
   const keys = await candidateKeys(ctx, task.baseCommit, tree);
   // A leaf's candidates are keyed by what its probe prints on them, where that shows something.
+  // Under a contested acceptance test, also by how it fares under that test.
   const { key, behaviour } =
-    task.integration === undefined ? await behaviourOf(ctx, n, tree, keys.key) : { key: keys.key };
+    task.integration === undefined
+      ? await testedBehaviour(ctx, n, tree, await behaviourOf(ctx, n, tree, keys.key), keys.key)
+      : { key: keys.key };
   return {
     ok: true,
     key,
@@ -164,6 +174,8 @@ export async function codeCandidate(
 }
 
 const AHEAD = { ahead: true } as const;
+
+const checkOf = (check: CheckResult | undefined) => (check === undefined ? {} : { check });
 
 /**
  * A candidate's class keys (`core/voting/code-equivalence.ts`): the files it changes at `base`,

@@ -65,13 +65,24 @@ export async function runCheck(
   tree: string,
   command: string,
 ): Promise<CheckResult> {
-  const key = `${tree}\n${command}`;
-  const seen = ctx.run === undefined ? undefined : cache(ctx.run).get(key);
-  if (seen !== undefined) return seen;
-  const result = await redactedRun(ctx, tree, command);
-  const kept = { command, ok: result.ok, output: keptOutput(result.output) };
-  if (ctx.run !== undefined) cache(ctx.run).set(key, kept);
-  return kept;
+  const seen = ctx.run === undefined ? undefined : cache(ctx.run).get(`${tree}\n${command}`);
+  return seen ?? (await runCheckWhole(ctx, tree, command)).result;
+}
+
+/**
+ * {@link runCheck}, run every time, with its whole redacted output beside the kept result: for what
+ * reads all of it (how a candidate failed its acceptance test). The result is remembered as
+ * `runCheck`'s.
+ */
+export async function runCheckWhole(
+  ctx: CheckContext,
+  tree: string,
+  command: string,
+): Promise<{ result: CheckResult; output: string }> {
+  const run = await redactedRun(ctx, tree, command);
+  const result = { command, ok: run.ok, output: keptOutput(run.output) };
+  if (ctx.run !== undefined) cache(ctx.run).set(`${tree}\n${command}`, result);
+  return { result, output: run.output };
 }
 
 /**

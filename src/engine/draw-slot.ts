@@ -30,6 +30,8 @@ export type DrawResult =
       readonly tree?: string | undefined;
       /** A worker asked for these paths, outside its list, instead of answering. */
       readonly needsFiles?: readonly string[] | undefined;
+      /** Flagged only for failing the leaf's acceptance test: how (`core/voting/test-contest.ts`). */
+      readonly contests?: string | undefined;
     };
 
 /**
@@ -95,6 +97,7 @@ export async function drawSlot(
         ...(result.externalId === undefined ? {} : { externalId: result.externalId }),
         ...(result.check === undefined ? {} : { check: result.check }),
         ...(result.tree === undefined ? {} : { tree: result.tree }),
+        ...(result.contests === undefined ? {} : { contests: result.contests }),
       };
   list[slot] = draw;
   await ctx.save(n);

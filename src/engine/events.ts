@@ -118,7 +118,7 @@ export type EngineEvent = { readonly seq: number; readonly runId: string; readon
        */
       readonly type: 'acceptance-test';
       readonly nodeId: string;
-      readonly status: 'kept' | 'discarded' | 'none' | 'dropped';
+      readonly status: 'kept' | 'discarded' | 'none' | 'dropped' | 'contested';
       readonly reason: string;
     }
   | {

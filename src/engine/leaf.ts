@@ -33,7 +33,14 @@ import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, integrationFailure, traceFailure, untraced } from './trace.js';
-import { dropFailingTest, voteAcceptanceTest, withKeptTest } from './acceptance-test.js';
+import {
+  contestTest,
+  dropFailingTest,
+  keptTest,
+  voteAcceptanceTest,
+  withKeptTest,
+} from './acceptance-test.js';
+import { testContest } from '../core/voting/test-contest.js';
 import { sayPooling, voteProbe } from './probe.js';
 
 /**
@@ -113,7 +120,12 @@ export async function voteOnCode(
       // A worker that limits itself takes no paid slot for its run.
       claimsFirst: ctx.worker.limitsItself !== true,
       ballot,
+      // Candidates that fail the acceptance test alike, k more than pass it: no more are drawn.
+      ...(vote === 'patch' && keptTest(n) !== undefined
+        ? { stop: (draws) => testContest(draws, record.k ?? ctx.run.config.k) !== undefined }
+        : {}),
     });
+    if (vote === 'patch' && (await contestTest(ctx, n, record))) continue;
     const classes = tally(record.draws);
     // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
     const favourite = classes.findIndex((c) => c.key === outcome.key);

@@ -80,6 +80,11 @@ export interface CandidateVoteOptions {
   readonly claimsFirst?: boolean;
   /** What the judges are asked (criteria included), and how a class is shown to them. */
   readonly ballot: BallotSpec;
+  /**
+   * Read before each batch of draws: true ends the vote there, undecided and without judges (the
+   * caller acts on what the draws so far show, e.g. an acceptance test they contest).
+   */
+  readonly stop?: (draws: readonly (Draw | undefined)[]) => boolean;
 }
 
 /**
@@ -129,6 +134,7 @@ export async function candidateVote(
   for (;;) {
     const valid = record.draws.filter((d) => d.status === 'valid').length;
     if (valid >= target || record.draws.length >= maxCandidates) break;
+    if (options.stop?.(record.draws) === true) break;
     await draw(fresh(record, maxCandidates, target - valid));
   }
   for (;;) {
@@ -193,6 +199,7 @@ async function settle(
   const { maxCandidates, maxFlagRate } = ctx.run.config;
   // Agreement before judgement: draw more while a class can still get ahead by k within the cap.
   for (;;) {
+    if (options.stop?.(record.draws) === true) return { outcome: stopped(record) };
     const classes = tally(record.draws);
     const leader = classes[0]?.votes ?? 0;
     const lead = leader - (classes[1]?.votes ?? 0);
@@ -271,6 +278,19 @@ async function settle(
           },
         }
       : {}),
+  };
+}
+
+/** A vote its caller's `stop` ended: undecided, its leader as the draws so far have it. */
+function stopped(record: VoteRecord): VoteOutcome {
+  const classes = tally(record.draws);
+  return {
+    status: 'undecided',
+    ...(classes[0] === undefined ? {} : { key: classes[0].key }),
+    votes: classes[0]?.votes ?? 0,
+    runnerUpVotes: classes[1]?.votes ?? 0,
+    draws: record.draws.length,
+    flagged: record.draws.filter((d) => d.status === 'flagged').length,
   };
 }
 

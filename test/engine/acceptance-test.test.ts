@@ -35,6 +35,11 @@ const VACUOUS_TEST = `import { test } from 'node:test';
 test('add is planned', () => {});
 `;
 
+/** A test that shares the wrong answer's misconception: it passes `a - b` and fails the right code. */
+const MISCONCEIVED_TEST = RIGHT_TEST.replace('add(2, 3), 5', 'add(2, 3), -1');
+/** The right answer written another way: it behaves as {@link RIGHT} does. */
+const RIGHT_OTHERWISE = 'export function add(a, b) {\n  const sum = b + a;\n  return sum;\n}\n';
+
 /** A scripted planner: reviews pass, judges pick A, and every test it writes is `test`. */
 function planner(test: string, asked: number[]): Planner {
   const reply = (value: unknown) =>
@@ -57,19 +62,26 @@ function planner(test: string, asked: number[]): Planner {
   };
 }
 
-const worker: Worker = {
+/** A scripted worker: the content of `add.mjs` for each slot of a vote (the same in every attempt). */
+const workerOf = (answer: (slot: number) => string): Worker => ({
   id: 'scripted',
   run: (_task, slot) =>
     Promise.resolve({
       ok: true,
-      edits: [{ path: 'add.mjs', content: WRONG_SLOTS.has(slot % 1000) ? WRONG : RIGHT }],
+      edits: [{ path: 'add.mjs', content: answer(slot % 1000) }],
       summary: 'Add add()',
     }),
-};
+});
+
+const worker = workerOf((slot) => (WRONG_SLOTS.has(slot) ? WRONG : RIGHT));
 
 async function run(
   test: string,
-  options: { stopWhen?: (e: EngineEvent) => boolean; runChecks?: boolean } = {},
+  options: {
+    stopWhen?: (e: EngineEvent) => boolean;
+    runChecks?: boolean;
+    worker?: Worker;
+  } = {},
 ) {
   const dir = await tempDir();
   const workspace = await openWorkspace(dir, true, {});
@@ -78,7 +90,7 @@ async function run(
     const engineOf = () =>
       new MakerEngine({
         workspace,
-        roles: { planner: planner(test, asked), worker },
+        roles: { planner: planner(test, asked), worker: options.worker ?? worker },
         store: makerStateFile(dir),
       });
     const engine = engineOf();
@@ -160,6 +172,52 @@ describe.skipIf(sandbox === undefined)(
       // The plan's own check decides alone: the wrong majority wins, as without a test.
       expect(add).toBe(WRONG);
       expect(renderNode(state, 'root')).toContain('discarded');
+    }, 60_000);
+
+    it('a test that shares the misconception is contested when right candidates, written differently, fail it alike by k more than pass it', async () => {
+      // Every test sample is the misconceived one, so it wins its vote; one code sample shares the
+      // misconception, the others are right in two texts. On main the misconception landed: the
+      // only candidate the test let through, chosen by --hitl auto.
+      const { outcome, state, add, events } = await run(MISCONCEIVED_TEST, {
+        worker: workerOf((slot) => (slot === 0 ? WRONG : slot % 2 === 1 ? RIGHT : RIGHT_OTHERWISE)),
+      });
+      expect(outcome.status).toBe('done');
+      expect([RIGHT, RIGHT_OTHERWISE]).toContain(add);
+      const root = state.nodes['root']!;
+      expect(root.acceptanceTest?.status).toBe('contested');
+      expect(root.acceptanceTest?.reason).toMatch(
+        /4 candidates that pass the planned check fail it the same way, against 1 that pass it/,
+      );
+      // No more were drawn once the four agreed: the first attempt's five draws were retired.
+      expect(root.leaf?.attempt).toBe(1);
+      expect(root.leaf?.retired?.samples).toBe(5);
+      // Voted again by how they fare under the test: the two right texts pooled against the wrong one.
+      const classes = root.leaf?.outcome?.classes ?? [];
+      const winner = classes.find((c) => c.key === root.leaf?.outcome?.key);
+      const texts = new Set(
+        (root.leaf?.draws ?? [])
+          .filter((d) => winner?.slots.includes(d.slot))
+          .map((d) => d.behaviour?.text),
+      );
+      expect(texts.size).toBe(2);
+      expect(root.leaf?.outcome?.status).toBe('decided');
+      // The contested test is not committed with the result.
+      expect(root.acceptanceTest?.committed).toBeUndefined();
+      expect(events.some((e) => e.type === 'acceptance-test' && e.status === 'contested')).toBe(
+        true,
+      );
+      expect(renderNode(state, 'root')).toContain('Acceptance test contested');
+    }, 60_000);
+
+    it('a right test stands when the candidates that fail it fail it in different ways', async () => {
+      // Four wrong answers, each wrong its own way, against one right: none agree, nothing contests.
+      const wrongs = [1, 2, 3, 4].map((d) => RIGHT.replace('a + b', `a + b + ${d}`));
+      const { outcome, state, add } = await run(RIGHT_TEST, {
+        worker: workerOf((slot) => (slot === 0 ? RIGHT : (wrongs[(slot - 1) % 4] as string))),
+      });
+      expect(outcome.status).toBe('done');
+      expect(add).toBe(RIGHT);
+      expect(state.nodes['root']?.acceptanceTest?.status).toBe('kept');
     }, 60_000);
 
     it('asks for no test with --no-checks', async () => {

@@ -104,8 +104,11 @@ describe('the acceptance-test vote (issue #36)', () => {
     expect(events.at(-1)).toMatchObject({ type: 'acceptance-test', status: 'kept' });
     // A candidate without the behaviour fails it, with the test's output as the reason.
     expect(await acceptanceFlag(ctx, node, 'wrong-tree')).toMatchObject({
-      rule: 'acceptance-test-failed',
-      message: expect.stringContaining('Cannot find module') as unknown,
+      flag: {
+        rule: 'acceptance-test-failed',
+        message: expect.stringContaining('Cannot find module') as unknown,
+      },
+      contests: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
     });
     expect(await acceptanceFlag(ctx, node, 'code-tree')).toBeUndefined();
   });

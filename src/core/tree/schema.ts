@@ -44,6 +44,11 @@ export const drawSchema = z.object({
   check: z.object({ command: z.string(), ok: z.boolean(), output: z.string() }).optional(),
   /** A code candidate's run under its leaf's probe: what `key` is made of (`engine/probe.ts`). */
   behaviour: drawBehaviourSchema.optional(),
+  /**
+   * A code candidate flagged only for failing its leaf's acceptance test: how it failed it, as a
+   * digest (`core/voting/test-contest.ts`), so candidates that fail it alike can contest the test.
+   */
+  contests: z.string().optional(),
 });
 
 export const voteOutcomeSchema = z.object({

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { Draw } from '../tree/schema.js';
+import { BEHAVIOUR_PREFIX, normalizeProbeOutput } from './behaviour.js';
+import { voteClasses } from './classes.js';
+
+/**
+ * A voted acceptance test contested by the code it judges (issue #36). The test was voted from the
+ * leaf's criteria by samples that never saw code, so it is independent evidence, but a wrong test
+ * repeats as identically as wrong code does, and wins its own vote the same way. Code samples
+ * that pass the leaf's planned check and then fail the test *the same way* (the same assertion,
+ * the same actual value) are independent samples agreeing on a behaviour the test rejects. When
+ * such a group outnumbers the largest class of candidates that pass the test by the vote's k, the
+ * test is more likely wrong than they are, by the same margin that decides any vote.
+ *
+ * Candidates that fail the test in different ways agree on nothing and contest nothing: a right
+ * test that rejects a spread of wrong answers stands.
+ */
+
+/** Lines that say when or where, not what: a runner's timings and a stack frame's position. */
+const TIMING = [
+  /\bduration_ms\b/, // node --test (TAP)
+  /^Ran \d+ tests? in [\d.]+s$/, // Python's unittest
+  /^(?:[#ℹ]\s*)?duration\b/i,
+  /:\d+:\d+\)?$/, // a stack frame printed without "at" (node --test's YAML `stack`)
+];
+
+/**
+ * The digest of how a candidate failed its leaf's acceptance test: the test's whole output,
+ * normalised as a probe's is (colours, stack frames, blank lines dropped), timings dropped too.
+ */
+export function failureDigest(output: string): string {
+  const normal = normalizeProbeOutput(output)
+    .split('\n')
+    .filter((line) => !TIMING.some((re) => re.test(line)))
+    .join('\n');
+  return createHash('sha256').update(normal).digest('hex');
+}
+
+/** The candidates that contest a leaf's acceptance test, and those that pass it. */
+export interface TestContest {
+  /** The largest group of candidates that failed only the test, all the same way. */
+  readonly failing: number;
+  /** The largest class of candidates that passed it. */
+  readonly passing: number;
+  /** The slots of the failing group, earliest first. */
+  readonly slots: readonly number[];
+}
+
+/**
+ * The contest over a vote's draws at margin `k`: defined when the largest group of candidates
+ * flagged only for failing the acceptance test (each carrying the {@link failureDigest} of that
+ * failure as `contests`) agreeing on one failure has at least k more members than the largest
+ * class of valid candidates.
+ */
+export function testContest(
+  draws: readonly (Draw | undefined)[],
+  k: number,
+): TestContest | undefined {
+  const groups = new Map<string, number[]>();
+  for (const d of draws) {
+    if (d?.status !== 'flagged' || d.contests === undefined) continue;
+    groups.set(d.contests, [...(groups.get(d.contests) ?? []), d.slot]);
+  }
+  const largest = [...groups.values()].sort((a, b) => b.length - a.length)[0] ?? [];
+  const passing = voteClasses(draws)[0]?.votes ?? 0;
+  if (largest.length < k || largest.length < passing + k) return undefined;
+  return { failing: largest.length, passing, slots: [...largest].sort((a, b) => a - b) };
+}
+
+/**
+ * The key of a candidate under a contested test: how it fared (passed, or how it failed), with its
+ * probe's behaviour key when the probe keyed it. Candidates written differently that fare alike
+ * then vote together, as under a probe; a behaviour key, so the text that lands is voted inside it.
+ */
+export function testedKey(passed: boolean, output: string, probeKey: string | undefined): string {
+  const fared = passed ? 'passed' : `failed ${failureDigest(output)}`;
+  const digest = createHash('sha256')
+    .update(`${probeKey ?? ''}\n${fared}`)
+    .digest('hex');
+  return `${BEHAVIOUR_PREFIX}exit0:${digest}`;
+}
