@@ -186,7 +186,7 @@ export interface NodeDetail {
   readonly title: string;
   readonly description: string;
   readonly acceptance: readonly string[];
-  /** Its acceptance test (path, command) and whether it was kept, discarded or dropped; null: none voted. */
+  /** Its acceptance test (path, command) and whether it was kept, discarded, dropped or contested; null: none voted. */
   readonly acceptanceTest: string | null;
   readonly files: readonly string[];
   readonly clarifications: readonly { question: string; answer: string }[];
