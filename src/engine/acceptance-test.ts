@@ -132,15 +132,15 @@ export async function withKeptTest(
 
 /**
  * The red flag of a candidate (its `tree`) that fails its leaf's kept acceptance test, run in the
- * sandbox on the candidate's tree with the test file written in, and how it failed
- * (`contests`: the digest `testContest` groups by); undefined when it passes or the leaf has none.
+ * sandbox on the candidate's tree with the test file written in, and how it failed (`failure`:
+ * the digest `testContest` groups by); undefined when it passes or the leaf has none.
  * The test is not part of the candidate: the winner's commit adds it ({@link withKeptTest}).
  */
 export async function acceptanceFlag(
   ctx: RunContext,
   n: TreeNode,
   tree: string,
-): Promise<{ readonly flag: RedFlag; readonly contests: string } | undefined> {
+): Promise<{ readonly flag: RedFlag; readonly failure: string } | undefined> {
   const test = keptTest(n);
   if (test === undefined || !checksRun(ctx.run)) return undefined;
   const withTest = await ctx.workspace.treeWithEdits(tree, [
@@ -156,13 +156,13 @@ export async function acceptanceFlag(
           rule: TEST_FAILED,
           message: `The acceptance test voted from the criteria, \`${test.command}\`, failed: ${result.output.slice(-300)}`,
         },
-        contests: failureDigest(output),
+        failure: failureDigest(output),
       };
 }
 
 /**
- * When candidates that pass the planned check fail the leaf's acceptance test all the same way,
- * and outnumber the largest class that passes it by the vote's k (`core/voting/test-contest.ts`),
+ * When candidates that pass the planned check fail the leaf's acceptance test all the same way, in
+ * k more different texts than the largest class that passes it (`core/voting/test-contest.ts`),
  * the test is more likely wrong than they are. It is contested: it gates no more, and the leaf is
  * voted again with how each candidate fares under it as part of its key ({@link testedBehaviour}):
  * right candidates written differently that fail a wrong test alike pool their votes, and a wrong
@@ -182,7 +182,7 @@ export async function contestTest(
     ctx,
     n,
     'contested',
-    `Acceptance test contested: ${contest.failing} candidates that pass the planned check fail it the same way, against ${contest.passing} that pass it, so it is more likely wrong than they are; it gates no more, and candidates vote by how they fare under it.`,
+    `Acceptance test contested: candidates in ${contest.failing} different texts that pass the planned check fail it the same way, against ${contest.passing} ${contest.passing === 1 ? 'text' : 'texts'} that pass it, so it is more likely wrong than they are; it gates no more, and candidates vote by how they fare under it.`,
   );
   return true;
 }

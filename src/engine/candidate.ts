@@ -120,7 +120,10 @@ export async function codeCandidate(
       flags: [failedTest.flag],
       ...externalId,
       ...checkOf(check),
-      contests: failedTest.contests,
+      contests: {
+        failure: failedTest.failure,
+        text: (await candidateKeys(ctx, task.baseCommit, tree)).alias,
+      },
     };
   const checked = checkOf(check);
   if (flags.length === 0) {

@@ -30,8 +30,8 @@ export type DrawResult =
       readonly tree?: string | undefined;
       /** A worker asked for these paths, outside its list, instead of answering. */
       readonly needsFiles?: readonly string[] | undefined;
-      /** Flagged only for failing the leaf's acceptance test: how (`core/voting/test-contest.ts`). */
-      readonly contests?: string | undefined;
+      /** Flagged only for failing the leaf's acceptance test: how, and its text (`core/voting/test-contest.ts`). */
+      readonly contests?: { readonly failure: string; readonly text: string } | undefined;
     };
 
 /**

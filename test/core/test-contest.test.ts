@@ -58,31 +58,57 @@ describe('how a candidate failed its acceptance test', () => {
   });
 });
 
-const valid = (slot: number, key: string): Draw => ({ slot, status: 'valid', key, flags: [] });
-const failed = (slot: number, contests: string): Draw => ({
+const valid = (slot: number, text: string, key = text): Draw => ({
+  slot,
+  status: 'valid',
+  key,
+  alias: text,
+  flags: [],
+});
+const failed = (slot: number, failure: string, text: string): Draw => ({
   slot,
   status: 'flagged',
   flags: [{ rule: 'acceptance-test-failed', message: '' }],
-  contests,
+  contests: { failure, text },
 });
 
 describe('a test contested by the candidates it judges', () => {
-  it('is contested by failures that agree, k more than the largest class that passes it', () => {
-    const draws = [valid(0, 'x'), failed(1, 'd'), failed(2, 'd'), failed(3, 'd')];
+  it('is contested by failures that agree in k more texts than the largest class that passes it', () => {
+    const draws = [valid(0, 'x'), failed(1, 'd', 'a'), failed(2, 'd', 'b'), failed(3, 'd', 'c')];
     expect(testContest(draws, 2)).toEqual({ failing: 3, passing: 1, slots: [1, 2, 3] });
-    // One short of the margin: the test stands.
+    // One text short of the margin: the test stands.
     expect(testContest(draws.slice(0, 3), 2)).toBeUndefined();
     // A higher k asks for a wider margin.
     expect(testContest(draws, 3)).toBeUndefined();
   });
 
+  it('counts texts, not samples: one wrong answer repeated word for word contests nothing', () => {
+    const draws = [
+      failed(0, 'd', 'a'),
+      failed(1, 'd', 'a'),
+      failed(2, 'd', 'a'),
+      failed(3, 'd', 'a'),
+    ];
+    expect(testContest(draws, 2)).toBeUndefined();
+    // Two texts pooled by behaviour pass it: three failing texts are not k more.
+    const pooled = [valid(4, 'x', 'behaviour:1'), valid(5, 'y', 'behaviour:1')];
+    const three = [failed(1, 'd', 'a'), failed(2, 'd', 'b'), failed(3, 'd', 'c')];
+    expect(testContest([...pooled, ...three], 2)).toBeUndefined();
+    expect(testContest([...pooled, ...three, failed(6, 'd', 'e')], 2)).toMatchObject({
+      failing: 4,
+      passing: 2,
+    });
+  });
+
   it('is not contested by failures that differ, nor by flags of other kinds', () => {
-    expect(testContest([failed(0, 'a'), failed(1, 'b'), failed(2, 'c')], 2)).toBeUndefined();
+    expect(
+      testContest([failed(0, 'a', 'a'), failed(1, 'b', 'b'), failed(2, 'c', 'c')], 2),
+    ).toBeUndefined();
     const other: Draw = {
       slot: 3,
       status: 'flagged',
       flags: [{ rule: 'check-failed', message: '' }],
     };
-    expect(testContest([other, { ...other, slot: 4 }, failed(5, 'a')], 2)).toBeUndefined();
+    expect(testContest([other, { ...other, slot: 4 }, failed(5, 'a', 'a')], 2)).toBeUndefined();
   });
 });

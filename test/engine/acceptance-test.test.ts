@@ -37,8 +37,12 @@ test('add is planned', () => {});
 
 /** A test that shares the wrong answer's misconception: it passes `a - b` and fails the right code. */
 const MISCONCEIVED_TEST = RIGHT_TEST.replace('add(2, 3), 5', 'add(2, 3), -1');
-/** The right answer written another way: it behaves as {@link RIGHT} does. */
-const RIGHT_OTHERWISE = 'export function add(a, b) {\n  const sum = b + a;\n  return sum;\n}\n';
+/** The right answer written two other ways: they behave as {@link RIGHT} does. */
+const RIGHT_OTHERWISE = [
+  'export function add(a, b) {\n  const sum = b + a;\n  return sum;\n}\n',
+  'export const add = (a, b) => [a, b].reduce((x, y) => x + y, 0);\n',
+];
+const RIGHTS = [RIGHT, ...RIGHT_OTHERWISE];
 
 /** A scripted planner: reviews pass, judges pick A, and every test it writes is `test`. */
 function planner(test: string, asked: number[]): Planner {
@@ -174,24 +178,25 @@ describe.skipIf(sandbox === undefined)(
       expect(renderNode(state, 'root')).toContain('discarded');
     }, 60_000);
 
-    it('a test that shares the misconception is contested when right candidates, written differently, fail it alike by k more than pass it', async () => {
+    it('a test that shares the misconception is contested when right candidates in k more texts fail it alike than pass it', async () => {
       // Every test sample is the misconceived one, so it wins its vote; one code sample shares the
-      // misconception, the others are right in two texts. On main the misconception landed: the
+      // misconception, the others are right in three texts. On main the misconception landed: the
       // only candidate the test let through, chosen by --hitl auto.
       const { outcome, state, add, events } = await run(MISCONCEIVED_TEST, {
-        worker: workerOf((slot) => (slot === 0 ? WRONG : slot % 2 === 1 ? RIGHT : RIGHT_OTHERWISE)),
+        worker: workerOf((slot) => (slot === 0 ? WRONG : (RIGHTS[(slot - 1) % 3] as string))),
       });
       expect(outcome.status).toBe('done');
-      expect([RIGHT, RIGHT_OTHERWISE]).toContain(add);
+      expect(RIGHTS).toContain(add);
       const root = state.nodes['root']!;
       expect(root.acceptanceTest?.status).toBe('contested');
       expect(root.acceptanceTest?.reason).toMatch(
-        /4 candidates that pass the planned check fail it the same way, against 1 that pass it/,
+        /candidates in 3 different texts that pass the planned check fail it the same way, against 1 text that pass/,
       );
-      // No more were drawn once the four agreed: the first attempt's five draws were retired.
+      // No more were drawn after the batch in which three texts agreed (without the stop, the
+      // vote draws to its cap of 8): the first attempt's five draws were retired.
       expect(root.leaf?.attempt).toBe(1);
       expect(root.leaf?.retired?.samples).toBe(5);
-      // Voted again by how they fare under the test: the two right texts pooled against the wrong one.
+      // Voted again by how they fare under the test: the right texts pooled against the wrong one.
       const classes = root.leaf?.outcome?.classes ?? [];
       const winner = classes.find((c) => c.key === root.leaf?.outcome?.key);
       const texts = new Set(
@@ -199,7 +204,7 @@ describe.skipIf(sandbox === undefined)(
           .filter((d) => winner?.slots.includes(d.slot))
           .map((d) => d.behaviour?.text),
       );
-      expect(texts.size).toBe(2);
+      expect(texts.size).toBeGreaterThan(1);
       expect(root.leaf?.outcome?.status).toBe('decided');
       // The contested test is not committed with the result.
       expect(root.acceptanceTest?.committed).toBeUndefined();
@@ -207,6 +212,16 @@ describe.skipIf(sandbox === undefined)(
         true,
       );
       expect(renderNode(state, 'root')).toContain('Acceptance test contested');
+    }, 60_000);
+
+    it('a right test stands against one wrong answer repeated word for word, however often', async () => {
+      // Four identical wrong samples fail the right test alike before the first right one: one text.
+      const { outcome, state, add } = await run(RIGHT_TEST, {
+        worker: workerOf((slot) => (slot < 4 ? WRONG : RIGHT)),
+      });
+      expect(outcome.status).toBe('done');
+      expect(add).toBe(RIGHT);
+      expect(state.nodes['root']?.acceptanceTest?.status).toBe('kept');
     }, 60_000);
 
     it('a right test stands when the candidates that fail it fail it in different ways', async () => {

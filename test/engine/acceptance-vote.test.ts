@@ -108,7 +108,7 @@ describe('the acceptance-test vote (issue #36)', () => {
         rule: 'acceptance-test-failed',
         message: expect.stringContaining('Cannot find module') as unknown,
       },
-      contests: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
+      failure: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
     });
     expect(await acceptanceFlag(ctx, node, 'code-tree')).toBeUndefined();
   });

@@ -46,9 +46,10 @@ export const drawSchema = z.object({
   behaviour: drawBehaviourSchema.optional(),
   /**
    * A code candidate flagged only for failing its leaf's acceptance test: how it failed it, as a
-   * digest (`core/voting/test-contest.ts`), so candidates that fail it alike can contest the test.
+   * digest, and its text's key (local names renamed), so candidates written differently that fail
+   * it alike can contest the test (`core/voting/test-contest.ts`).
    */
-  contests: z.string().optional(),
+  contests: z.object({ failure: z.string(), text: z.string() }).optional(),
 });
 
 export const voteOutcomeSchema = z.object({

@@ -6,14 +6,16 @@ import { voteClasses } from './classes.js';
 /**
  * A voted acceptance test contested by the code it judges (issue #36). The test was voted from the
  * leaf's criteria by samples that never saw code, so it is independent evidence, but a wrong test
- * repeats as identically as wrong code does, and wins its own vote the same way. Code samples
- * that pass the leaf's planned check and then fail the test *the same way* (the same assertion,
- * the same actual value) are independent samples agreeing on a behaviour the test rejects. When
- * such a group outnumbers the largest class of candidates that pass the test by the vote's k, the
- * test is more likely wrong than they are, by the same margin that decides any vote.
+ * repeats as identically as wrong code does, and wins its own vote the same way. Candidates that
+ * pass the leaf's planned check and then fail the test *the same way* (the same assertion, the
+ * same actual value), written *differently*, are independent samples agreeing on a behaviour the
+ * test rejects. When they span k more texts than the largest class that passes the test, the test
+ * is more likely wrong than they are, by the same margin that decides any vote.
  *
- * Candidates that fail the test in different ways agree on nothing and contest nothing: a right
- * test that rejects a spread of wrong answers stands.
+ * Texts, not samples, are counted: a wrong answer repeats word for word (real samples differ, and
+ * wrong ones agree), so the same misconception failing a right test five times is one text, not
+ * five voices. Candidates that fail the test in different ways agree on nothing and contest
+ * nothing: a right test that rejects a spread of wrong answers stands.
  */
 
 /** Lines that say when or where, not what: a runner's timings and a stack frame's position. */
@@ -36,35 +38,50 @@ export function failureDigest(output: string): string {
   return createHash('sha256').update(normal).digest('hex');
 }
 
-/** The candidates that contest a leaf's acceptance test, and those that pass it. */
+/** The candidates that contest a leaf's acceptance test, and those that pass it, in texts. */
 export interface TestContest {
-  /** The largest group of candidates that failed only the test, all the same way. */
+  /** The distinct texts of the largest group of candidates that failed only the test, all alike. */
   readonly failing: number;
-  /** The largest class of candidates that passed it. */
+  /** The distinct texts of the largest class of candidates that passed it. */
   readonly passing: number;
   /** The slots of the failing group, earliest first. */
   readonly slots: readonly number[];
 }
 
 /**
- * The contest over a vote's draws at margin `k`: defined when the largest group of candidates
- * flagged only for failing the acceptance test (each carrying the {@link failureDigest} of that
- * failure as `contests`) agreeing on one failure has at least k more members than the largest
- * class of valid candidates.
+ * The contest over a vote's draws at margin `k`: defined when the candidates flagged only for
+ * failing the acceptance test (each carrying `contests`: the {@link failureDigest} of that failure
+ * and its text's key) that failed it alike span at least k more distinct texts than the largest
+ * class of valid candidates (a valid draw's text: its `alias`, else the text its behaviour key
+ * pooled, else its key).
  */
 export function testContest(
   draws: readonly (Draw | undefined)[],
   k: number,
 ): TestContest | undefined {
-  const groups = new Map<string, number[]>();
+  const groups = new Map<string, Draw[]>();
   for (const d of draws) {
     if (d?.status !== 'flagged' || d.contests === undefined) continue;
-    groups.set(d.contests, [...(groups.get(d.contests) ?? []), d.slot]);
+    groups.set(d.contests.failure, [...(groups.get(d.contests.failure) ?? []), d]);
   }
-  const largest = [...groups.values()].sort((a, b) => b.length - a.length)[0] ?? [];
-  const passing = voteClasses(draws)[0]?.votes ?? 0;
-  if (largest.length < k || largest.length < passing + k) return undefined;
-  return { failing: largest.length, passing, slots: [...largest].sort((a, b) => a - b) };
+  const textsOf = (members: readonly Draw[], text: (d: Draw) => string | undefined) =>
+    new Set(members.map(text)).size;
+  const [largest] = [...groups.values()]
+    .map((members) => ({ members, texts: textsOf(members, (d) => d.contests?.text) }))
+    .sort((a, b) => b.texts - a.texts);
+  if (largest === undefined) return undefined;
+  const passing = Math.max(
+    0,
+    ...voteClasses(draws).map((c) =>
+      textsOf(c.members, (d) => d.alias ?? d.behaviour?.text ?? d.key),
+    ),
+  );
+  if (largest.texts < k || largest.texts < passing + k) return undefined;
+  return {
+    failing: largest.texts,
+    passing,
+    slots: largest.members.map((d) => d.slot).sort((a, b) => a - b),
+  };
 }
 
 /**
