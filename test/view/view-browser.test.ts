@@ -96,7 +96,7 @@ describe.skipIf(!installed)(
         await page.locator('[data-node="0-0"]').waitFor();
         await page.screenshot({ path: join(SHOTS, '2-progress.png') });
 
-        // The whole demo runs before the veto: about 15 s beside the full suite.
+        // The whole demo runs before the veto: without checks, under half a minute beside the suite.
         const veto = page.locator('[data-question="q-root-veto"]');
         await veto.waitFor({ timeout: 120_000 });
         await veto.locator('button[data-option="accept"]').click();
