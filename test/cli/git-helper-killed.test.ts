@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { maker } from '../helpers/cli.js';
+import { maker, simRun } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -16,23 +16,7 @@ const tempDir = useTempDirs();
  * without checks, composed locally.
  */
 const run = (dir: string, env: Record<string, string> = {}) =>
-  maker(
-    [
-      'run',
-      'a csv tool',
-      '--dir',
-      dir,
-      '--worker',
-      'sim',
-      '--no-checks',
-      '--max-depth',
-      '1',
-      '--hitl',
-      'auto',
-      '--json',
-    ],
-    env,
-  );
+  simRun(dir, ['--no-checks', '--max-depth', '1', '--json'], env);
 
 const treeOf = (stdout: string) => (JSON.parse(stdout) as { treeHash: string | null }).treeHash;
 
