@@ -229,8 +229,13 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(usage.stderr).toMatch(/--jules-plan must be free, pro or ultra \(got "gold"\)/);
   }, 60_000);
 
-  /** The tree a fault-free `maker run` of the same idea lands (the fakes answer deterministically). */
-  async function faultFreeTree(): Promise<string | undefined> {
+  /**
+   * The tree a fault-free `maker run` of the same idea lands (the fakes answer deterministically):
+   * run once, for the tests that compare with it.
+   */
+  let faultFree: Promise<string | undefined> | undefined;
+  const faultFreeTree = () => (faultFree ??= runFaultFree());
+  async function runFaultFree(): Promise<string | undefined> {
     const { dir, env } = await setup();
     const result = await maker(['run', 'a csv to json converter', '--dir', dir, ...RUN], env);
     expect(result.code).toBe(0);

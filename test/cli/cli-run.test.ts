@@ -37,7 +37,7 @@ describe('questions at a terminal (--hitl tty)', () => {
     const stdout = await new Promise<string>((resolve, reject) => {
       const child = spawn('script', [
         '-qfec',
-        `"${process.execPath}" "${CLI}" run "a todo app" --dir "${dir}" --worker sim --no-checks --seed 5 --hitl tty`,
+        `"${process.execPath}" "${CLI}" run "a todo app" --dir "${dir}" --worker sim --no-checks --max-depth 1 --seed 5 --hitl tty`,
         '/dev/null',
       ]);
       let out = '';
@@ -148,8 +148,11 @@ describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, ()
       'defer',
       '--seed',
       '5',
-      // The questions' round trip is under test here, not the checks (test/cli/run-allowances.test.ts).
+      // The questions' round trip is under test here, not the checks (test/cli/run-allowances.test.ts)
+      // nor the tree's size.
       '--no-checks',
+      '--max-depth',
+      '1',
     ]);
     expect(first.code).toBe(4);
     expect(first.stdout).toMatch(/Waiting for answers:\n {2}q-root-veto \(veto\)/);
@@ -223,6 +226,8 @@ describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, ()
       '--worker',
       'sim',
       '--no-checks',
+      '--max-depth',
+      '1',
       '--hitl',
       'auto',
       '--json',

@@ -3,11 +3,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { useTempDirs } from '../helpers/tmp.js';
+import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 
 const exec = promisify(execFile);
 const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
+const sharedDir = useSharedTempDirs();
 
 async function maker(args: readonly string[], env: Record<string, string> = {}) {
   try {
@@ -26,13 +27,39 @@ const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
 
 const runIdOf = (text: string) => /run (r[\w-]+)/i.exec(text)?.[1] as string;
 
-// Each test runs a whole simulated run, whose checks now run by default (sandboxed): a generous ceiling.
+/**
+ * One demo (seed 1, composed locally: GitHub is not the subject) that the progress-line and the
+ * plan-summary tests both read: made by whichever runs first, never changed after.
+ */
+let demoOnce: Promise<{ dir: string; demo: Awaited<ReturnType<typeof maker>> }> | undefined;
+const sharedDemo = () =>
+  (demoOnce ??= (async () => {
+    const dir = await sharedDir();
+    const demo = await maker(['demo', '--dir', dir, '--seed', '1', '--local-only'], NO_SANDBOX);
+    return { dir, demo };
+  })());
+
+// Each test runs a whole simulated run (the veto's with its checks, sandboxed): a generous ceiling.
+// What status says does not depend on the tree's size: every run is one level deep (the demo's
+// plans are read as the demo makes them).
 describe('maker status tells the truth', { timeout: 120_000 }, () => {
   it('shows a run whose process died as interrupted, with the resume line; a live owner as running', async () => {
     const dir = await tempDir();
     // Killed (SIGKILL) with the run under way: its state still says "running".
     const killed = await maker(
-      ['run', 'a csv tool', '--dir', dir, '--worker', 'sim', '--no-checks', '--hitl', 'auto'],
+      [
+        'run',
+        'a csv tool',
+        '--dir',
+        dir,
+        '--worker',
+        'sim',
+        '--no-checks',
+        '--max-depth',
+        '1',
+        '--hitl',
+        'auto',
+      ],
       {
         MAKER_CRASH_AT: 'land:intent-saved',
       },
@@ -72,6 +99,8 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
       '--worker',
       'sim',
       '--no-checks',
+      '--max-depth',
+      '1',
       '--hitl',
       'defer',
     ]);
@@ -120,8 +149,7 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
   });
 
   it('prints plain progress lines when stderr is not a terminal, with the summary’s own counts', async () => {
-    const dir = await tempDir();
-    const demo = await maker(['demo', '--dir', dir, '--seed', '1'], NO_SANDBOX);
+    const { dir, demo } = await sharedDemo();
     expect(demo.code).toBe(0);
     expect(demo.stderr).toMatch(
       /^maker: node [\w-]+ done: ".+" committed · run totals \d+ samples/m,
@@ -152,8 +180,8 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
   });
 
   it('shows candidate plans as readable summaries, each described once', async () => {
-    const dir = await tempDir();
-    expect((await maker(['demo', '--dir', dir, '--seed', '1'], NO_SANDBOX)).code).toBe(0);
+    const { dir, demo } = await sharedDemo();
+    expect(demo.code).toBe(0);
     const node = await maker(['status', '--dir', dir, '--node', 'root']);
     expect(node.stdout).toMatch(
       /split \(attempt 2; \d+ samples drawn before\): decided, \d+ : \d+ sample votes(; judges' ballots (tied )?\d+ : \d+)? for plan \d+\n {4}plan \d+: \d+ subtasks: src\//,
@@ -179,6 +207,8 @@ describe('maker status tells the truth', { timeout: 120_000 }, () => {
       '--worker',
       'sim',
       '--no-checks',
+      '--max-depth',
+      '1',
       '--hitl',
       'defer',
     ]);

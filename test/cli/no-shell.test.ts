@@ -68,6 +68,8 @@ describe('no shell, no start-up files', () => {
   it('maker run, resume, demo and the benchmarks never create the canary', async () => {
     const { env, canary } = await canaryHome();
     const root = await tempDir();
+    // The run (killed, then resumed) runs its checks in the sandbox, on a tree of one level; the
+    // demo then runs none (no sandbox: the checks' processes are the run's), but its GitHub.
     ok(
       await maker(
         [
@@ -75,7 +77,8 @@ describe('no shell, no start-up files', () => {
           'a csv tool',
           '--worker',
           'sim',
-          '--no-checks',
+          '--max-depth',
+          '1',
           '--hitl',
           'auto',
           '--dir',
@@ -87,7 +90,13 @@ describe('no shell, no start-up files', () => {
       'run (killed)',
     );
     ok(await maker(['resume', '--dir', join(root, 'run'), '--json'], env), 'resume');
-    ok(await maker(['demo', '--dir', join(root, 'demo'), '--json'], env), 'demo');
+    ok(
+      await maker(['demo', '--dir', join(root, 'demo'), '--json'], {
+        ...env,
+        MAKER_SANDBOX: 'none',
+      }),
+      'demo',
+    );
     ok(
       await maker(
         ['bench', 'tree', '--leaves', '8', '--workspace', 'git', '--state-nodes', '10', '--json'],

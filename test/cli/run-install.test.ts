@@ -25,7 +25,12 @@ describe('maker run --install', () => {
     'keeps the install command in the run and installs with it before the check (skipped without bubblewrap)',
     async () => {
       const dir = await tempDir();
+      // The subtasks' checks are not the subject: the install feeds your --check, which runs
+      // without them, on a tree of one level.
       const out = await simRun(dir, [
+        '--no-checks',
+        '--max-depth',
+        '1',
         '--install',
         'echo "installed by $0" > installed.txt',
         '--check',
@@ -42,7 +47,14 @@ describe('maker run --install', () => {
 
   it('takes none for no install, kept as an empty command', async () => {
     const dir = await tempDir();
-    const out = await simRun(dir, ['--install', 'none', '--json']);
+    const out = await simRun(dir, [
+      '--no-checks',
+      '--max-depth',
+      '1',
+      '--install',
+      'none',
+      '--json',
+    ]);
     expect(out.code, out.stderr).toBe(0);
     expect((await savedRun(dir))?.config.install).toBe('');
   });

@@ -18,6 +18,11 @@ const exec = promisify(execFile);
 const tempDir = useTempDirs();
 /** Screenshots, for a person to look at (gitignored). */
 const SHOTS = join(process.cwd(), 'test-output', 'view');
+/**
+ * The demos here run without checks (no sandbox: the demo's own way to skip them) and compose
+ * locally: what the page draws is the subject, not the checks or GitHub.
+ */
+const NO_SANDBOX = { ...process.env, MAKER_SANDBOX: 'none' };
 
 const installed = chromiumInstalled();
 if (!installed)
@@ -62,7 +67,10 @@ describe.skipIf(!installed)(
       { timeout: 360_000 },
       async () => {
         const dir = await tempDir();
-        const maker = startCli(['demo', '--view', '--pace', '30', '--dir', dir, '--json']);
+        const maker = startCli(
+          ['demo', '--view', '--pace', '30', '--local-only', '--dir', dir, '--json'],
+          NO_SANDBOX,
+        );
         children.push(maker);
         const url = await maker.waitFor(
           'stderr',
@@ -88,9 +96,9 @@ describe.skipIf(!installed)(
         await page.locator('[data-node="0-0"]').waitFor();
         await page.screenshot({ path: join(SHOTS, '2-progress.png') });
 
-        // The whole demo runs before the veto: about 40 s alone, over 60 s beside the full suite.
+        // The whole demo runs before the veto: without checks, under half a minute beside the suite.
         const veto = page.locator('[data-question="q-root-veto"]');
-        await veto.waitFor({ timeout: 240_000 });
+        await veto.waitFor({ timeout: 120_000 });
         await veto.locator('button[data-option="accept"]').click();
         await page.locator('[data-run-status="done"]').waitFor();
         // Every node is drawn, done.
@@ -131,7 +139,9 @@ describe.skipIf(!installed)(
       { timeout: 300_000 },
       async () => {
         const dir = await tempDir();
-        await exec(process.execPath, [CLI, 'demo', '--dir', dir, '--json']);
+        await exec(process.execPath, [CLI, 'demo', '--local-only', '--dir', dir, '--json'], {
+          env: NO_SANDBOX,
+        });
         const file = join(dir, 'report.html');
         await exec(process.execPath, [CLI, 'report', '--dir', dir, '--html', file]);
         const state = await makerStateFile(dir).load();

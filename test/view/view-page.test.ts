@@ -183,7 +183,10 @@ describe.skipIf(!installed)(
       { timeout: 180_000 },
       async () => {
         const dir = await tempDir();
-        await exec(process.execPath, [CLI, 'demo', '--dir', dir, '--local-only', '--json']);
+        // The demo's tree, drawn: its checks are not the subject (no sandbox, none run).
+        await exec(process.execPath, [CLI, 'demo', '--dir', dir, '--local-only', '--json'], {
+          env: { ...process.env, MAKER_SANDBOX: 'none' },
+        });
         const file = join(dir, 'report.html');
         await exec(process.execPath, [CLI, 'report', '--dir', dir, '--html', file]);
         const run = Object.values((await makerStateFile(dir).load()).runs)[0];
