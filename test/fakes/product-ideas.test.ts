@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -23,20 +23,48 @@ function product(idea: ProductIdea, seed: number, leaf = -1, flaw: Flaw = 'corre
   );
 }
 
-/** Runs a leaf's check (a shell command) in `dir`, its stdin empty as in the check sandbox: whether it passed. */
-function passes(dir: string, check: string): Promise<boolean> {
+/** How a check ended: it passed, it failed, or it was still running at its deadline. */
+type Ended = 'passed' | 'failed' | 'hung';
+
+/**
+ * A check's deadline here. A check must end by itself, in seconds even on a busy machine: one that
+ * waits forever on a flawed product (a server that never answers) is a bug of the idea, which
+ * would cost the bench's sandboxed check its whole time limit.
+ */
+const CHECK_DEADLINE_MS = 30_000;
+
+/**
+ * Runs a check (a shell command) in `dir`, its stdin empty as in the check sandbox: how it ended,
+ * and the tail of its output. At the deadline its processes (its own group) are killed.
+ */
+function runCheck(dir: string, command: string): Promise<{ ended: Ended; tail: string }> {
   return new Promise((resolve) => {
-    const child = execFile('/bin/sh', ['-c', check], { cwd: dir, timeout: 60_000 }, (error) =>
-      resolve(error === null),
-    );
-    child.stdin?.end();
+    const child = spawn('/bin/sh', ['-c', command], { cwd: dir, detached: true });
+    child.stdin.end();
+    let output = '';
+    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-2000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let hung = false;
+    const timer = setTimeout(() => {
+      hung = true;
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // Ended meanwhile.
+      }
+    }, CHECK_DEADLINE_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ ended: hung ? 'hung' : code === 0 ? 'passed' : 'failed', tail: output });
+    });
   });
 }
 
-/** Whether every leaf's own check passes on the product in `dir`. */
-async function ownChecksPass(dir: string, idea: ProductIdea): Promise<boolean> {
-  const results = await inParallel(idea.leaves, (leaf) => passes(dir, leaf.check));
-  return results.every((ok) => ok);
+/** Asserts how a check ends on the product in `dir` (`what` says which product, for a failure). */
+async function expectCheck(dir: string, command: string, want: Ended, what: string) {
+  const { ended, tail } = await runCheck(dir, command);
+  expect(ended, `${what}: ${command}\n${tail}`).toBe(want);
 }
 
 /** `work` on every item, a few at a time (checks and hidden tests are spawned processes). */
@@ -104,7 +132,7 @@ describe('the built-in product ideas', () => {
       const dir = await tempDir();
       await writeTree(dir, product(idea, 8));
       for (const group of idea.groups ?? [])
-        expect(await passes(dir, group.check), group.check).toBe(true);
+        await expectCheck(dir, group.check, 'passed', `${idea.name} correct`);
     },
     60_000,
   );
@@ -131,7 +159,9 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
           forms.add(JSON.stringify(files));
           const dir = await tempDir();
           await writeTree(dir, files);
-          expect(await ownChecksPass(dir, idea)).toBe(true);
+          await inParallel(idea.leaves, (leaf) =>
+            expectCheck(dir, leaf.check, 'passed', `${idea.name} seed ${seed}`),
+          );
           const hidden = await runHiddenTests(dir, idea);
           expect(hidden.tail).not.toMatch(/^not ok/m);
           expect(hidden).toMatchObject({ passed: true, failed: 0, timedOut: false });
@@ -176,8 +206,7 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
             leaf.files.length === 1
               ? leaf.check
               : (leaf.codeCheck ?? `node -e "import('./${code}')"`);
-          const ok = await passes(dir, check);
-          expect(ok, `${idea.name} leaf ${i}: ${check}`).toBe(true);
+          await expectCheck(dir, check, 'passed', `${idea.name} leaf ${i}'s code alone`);
         });
       },
       limit(idea, 120_000),
@@ -205,9 +234,7 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
                 .files,
           );
           await writeTree(dir, files);
-          expect(await passes(dir, leaf.check), `${idea.name} leaf ${i} ${flaw} ${slip}`).toBe(
-            false,
-          );
+          await expectCheck(dir, leaf.check, 'failed', `${idea.name} leaf ${i} ${flaw} ${slip}`);
         });
       },
       limit(idea, 120_000),
@@ -263,7 +290,7 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
         await inParallel(misconceived, async ([i, leaf]) => {
           const dir = await tempDir();
           await writeTree(dir, product(idea, 6, i, 'misconception'));
-          expect(await passes(dir, leaf.check), `${idea.name} leaf ${i} own check`).toBe(true);
+          await expectCheck(dir, leaf.check, 'passed', `${idea.name} leaf ${i} misconceived`);
           const hidden = await runHiddenTests(dir, idea);
           expect(hidden.passed, `${idea.name} leaf ${i} hidden`).toBe(false);
           // One that breaks later leaves fails the check of every leaf that builds on it directly.
@@ -271,11 +298,11 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
           if (leaf.misconception?.breaksLater === true) {
             expect(later.length).toBeGreaterThan(0);
             for (const l of later)
-              expect(await passes(dir, l.check), `${idea.name}: ${l.check}`).toBe(false);
+              await expectCheck(dir, l.check, 'failed', `${idea.name} leaf ${i} misconceived`);
           } else {
             // Only the hidden tests see it: the leaves that build on it pass their checks.
             for (const l of later)
-              expect(await passes(dir, l.check), `${idea.name}: ${l.check}`).toBe(true);
+              await expectCheck(dir, l.check, 'passed', `${idea.name} leaf ${i} misconceived`);
           }
         });
       },
