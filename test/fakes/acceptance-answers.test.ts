@@ -8,9 +8,12 @@ import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
 import { inventory } from '../../src/testing/product/ideas/inventory.js';
 import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
 import type { ProductIdea } from '../../src/testing/product/types.js';
+import { usePythonDirectly } from '../helpers/python.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
+// The inventory idea's tests start python3 dozens of times.
+usePythonDirectly();
 const randOf =
   (seed: number): Rand =>
   (s) =>
