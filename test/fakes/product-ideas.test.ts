@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
 import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
 import type { ProductIdea } from '../../src/testing/product/types.js';
 import { uniform } from '../../src/core/random.js';
+import { runCheck, type Ended } from '../helpers/product-check.js';
 import { usePythonDirectly } from '../helpers/python.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -24,48 +24,6 @@ function product(idea: ProductIdea, seed: number, leaf = -1, flaw: Flaw = 'corre
     (spec, i) =>
       writeLeaf(spec, randOf(seed * 10 + i), i === leaf ? flaw : 'correct', 'none').files,
   );
-}
-
-/** How a check ended: it passed, it failed, or it was still running at its deadline. */
-type Ended = 'passed' | 'failed' | 'hung';
-
-/**
- * A check's deadline here. A check must end by itself, in seconds even on a busy machine: one that
- * waits forever on a flawed product (a server that never answers) is a bug of the idea, which
- * would cost the bench's sandboxed check its whole time limit.
- */
-const CHECK_DEADLINE_MS = 30_000;
-
-/**
- * Runs a check (a shell command) in `dir` as the check sandbox does, its stdin empty and its
- * environment only the PATH, a home, a temporary directory and the locale: how it ended, and the
- * tail of its output. At the deadline its processes (its own group) are killed.
- */
-function runCheck(dir: string, command: string): Promise<{ ended: Ended; tail: string }> {
-  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, TMPDIR: tmpdir() };
-  for (const name of ['LANG', 'LC_ALL', 'TERM'])
-    if (process.env[name] !== undefined) Object.assign(env, { [name]: process.env[name] });
-  return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd: dir, detached: true, env });
-    child.stdin.end();
-    let output = '';
-    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-2000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    let hung = false;
-    const timer = setTimeout(() => {
-      hung = true;
-      try {
-        process.kill(-(child.pid as number), 'SIGKILL');
-      } catch {
-        // Ended meanwhile.
-      }
-    }, CHECK_DEADLINE_MS);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ ended: hung ? 'hung' : code === 0 ? 'passed' : 'failed', tail: output });
-    });
-  });
 }
 
 /** Asserts how a check ends on the product in `dir` (`what` says which product, for a failure). */
