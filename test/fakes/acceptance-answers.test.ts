@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { uniform } from '../../src/core/random.js';
 import { writeTree } from '../../src/surfaces/bench/hidden-tests.js';
@@ -8,33 +7,28 @@ import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
 import { inventory } from '../../src/testing/product/ideas/inventory.js';
 import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
 import type { ProductIdea } from '../../src/testing/product/types.js';
+import { runCheck, type Ended } from '../helpers/product-check.js';
+import { usePythonDirectly } from '../helpers/python.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
+// The inventory idea's tests start python3 dozens of times.
+usePythonDirectly();
 const randOf =
   (seed: number): Rand =>
   (s) =>
     uniform(seed, 29, s);
 
-function passes(dir: string, command: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = execFile('/bin/sh', ['-c', command], { cwd: dir, timeout: 60_000 }, (error) =>
-      resolve(error === null),
-    );
-    child.stdin?.end();
-  });
-}
-
 /**
- * Whether leaf `i`'s right acceptance test (or the one written with its misconception) passes on
- * the leaves it builds on plus leaf `i` written with `flaw` (none: left out).
+ * How leaf `i`'s right acceptance test (or the one written with its misconception) ends on the
+ * leaves it builds on plus leaf `i` written with `flaw` (none: left out).
  */
-async function testPasses(
+async function testEnds(
   idea: ProductIdea,
   i: number,
   flaw: Flaw | undefined,
   test: 'right' | 'misconceived' = 'right',
-): Promise<boolean> {
+): Promise<Ended> {
   const leaf = idea.leaves[i]!;
   const right = rightTest(leaf)!;
   const content = test === 'right' ? right.content : leaf.acceptanceTest!.misconceived!;
@@ -46,7 +40,7 @@ async function testPasses(
     ...(flaw === undefined ? [] : writeLeaf(leaf, randOf(i), flaw, 'none').files),
     { path: right.path, content },
   ]);
-  return passes(dir, right.command);
+  return (await runCheck(dir, right.command)).ended;
 }
 
 describe("the realistic fake's acceptance tests (issue #36)", () => {
@@ -58,19 +52,23 @@ describe("the realistic fake's acceptance tests (issue #36)", () => {
         expect(leaves.length).toBeGreaterThan(0);
         await Promise.all(
           leaves.map(async ([i, leaf]) => {
-            expect(await testPasses(idea, i, 'correct'), `leaf ${i} right`).toBe(true);
-            expect(await testPasses(idea, i, undefined), `leaf ${i} without its code`).toBe(false);
+            expect(await testEnds(idea, i, 'correct'), `leaf ${i} right`).toBe('passed');
+            expect(await testEnds(idea, i, undefined), `leaf ${i} without its code`).toBe('failed');
             if (leaf.acceptanceTest !== undefined && leaf.misconception !== undefined)
-              expect(await testPasses(idea, i, 'misconception'), `leaf ${i} misconceived`).toBe(
-                false,
+              expect(await testEnds(idea, i, 'misconception'), `leaf ${i} misconceived`).toBe(
+                'failed',
               );
             // A test written with the misconception agrees with the wrong code, not the right one.
             if (leaf.acceptanceTest?.misconceived !== undefined) {
-              expect(await testPasses(idea, i, 'misconception', 'misconceived'), `leaf ${i}`).toBe(
-                true,
+              expect(await testEnds(idea, i, 'misconception', 'misconceived'), `leaf ${i}`).toBe(
+                'passed',
               );
-              expect(await testPasses(idea, i, 'correct', 'misconceived'), `leaf ${i}`).toBe(false);
-              expect(await testPasses(idea, i, undefined, 'misconceived'), `leaf ${i}`).toBe(false);
+              expect(await testEnds(idea, i, 'correct', 'misconceived'), `leaf ${i}`).toBe(
+                'failed',
+              );
+              expect(await testEnds(idea, i, undefined, 'misconceived'), `leaf ${i}`).toBe(
+                'failed',
+              );
             }
           }),
         );
@@ -99,7 +97,7 @@ describe("the realistic fake's acceptance tests (issue #36)", () => {
     };
     const dir = await tempDir();
     await writeTree(dir, [{ path: vacuous.test.path, content: vacuous.test.content }]);
-    expect(await passes(dir, vacuous.test.command)).toBe(true);
+    expect((await runCheck(dir, vacuous.test.command)).ended).toBe('passed');
     // The manifest has no test file of its own: the right answer is no test.
     const manifest = testAnswer(caseKit, { kind: 'leaf', leaf: 0 }, () => 0, 0.6);
     expect(manifest.kind).toBe('none');

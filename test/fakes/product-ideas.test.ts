@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -7,9 +6,13 @@ import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
 import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
 import type { ProductIdea } from '../../src/testing/product/types.js';
 import { uniform } from '../../src/core/random.js';
+import { runCheck, type Ended } from '../helpers/product-check.js';
+import { usePythonDirectly } from '../helpers/python.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
+// The Python ideas' checks and hidden tests start python3 hundreds of times.
+usePythonDirectly();
 const randOf =
   (seed: number): Rand =>
   (s) =>
@@ -23,20 +26,10 @@ function product(idea: ProductIdea, seed: number, leaf = -1, flaw: Flaw = 'corre
   );
 }
 
-/** Runs a leaf's check (a shell command) in `dir`, its stdin empty as in the check sandbox: whether it passed. */
-function passes(dir: string, check: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = execFile('/bin/sh', ['-c', check], { cwd: dir, timeout: 60_000 }, (error) =>
-      resolve(error === null),
-    );
-    child.stdin?.end();
-  });
-}
-
-/** Whether every leaf's own check passes on the product in `dir`. */
-async function ownChecksPass(dir: string, idea: ProductIdea): Promise<boolean> {
-  const results = await inParallel(idea.leaves, (leaf) => passes(dir, leaf.check));
-  return results.every((ok) => ok);
+/** Asserts how a check ends on the product in `dir` (`what` says which product, for a failure). */
+async function expectCheck(dir: string, command: string, want: Ended, what: string) {
+  const { ended, tail } = await runCheck(dir, command);
+  expect(ended, `${what}: ${command}\n${tail}`).toBe(want);
 }
 
 /** `work` on every item, a few at a time (checks and hidden tests are spawned processes). */
@@ -104,7 +97,7 @@ describe('the built-in product ideas', () => {
       const dir = await tempDir();
       await writeTree(dir, product(idea, 8));
       for (const group of idea.groups ?? [])
-        expect(await passes(dir, group.check), group.check).toBe(true);
+        await expectCheck(dir, group.check, 'passed', `${idea.name} correct`);
     },
     60_000,
   );
@@ -123,37 +116,34 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
     });
 
     it(
-      'correct samples differ from one another, and pass their own and the hidden tests',
+      'correct samples differ from one another, and pass their own and the hidden tests, which leave nothing in the temporary directory',
       async () => {
-        const forms = new Set<string>();
-        for (const seed of [1, 2, 3]) {
-          const files = product(idea, seed);
-          forms.add(JSON.stringify(files));
+        const leftovers = async () =>
+          // What the hidden tests make (`csv-hidden-…`); runHiddenTests' own `maker-hidden-…` come and go.
+          (await readdir(tmpdir())).filter(
+            (n) => n.includes('-hidden-') && !n.startsWith('maker-'),
+          );
+        const before = await leftovers();
+        const samples = [1, 2, 3].map((seed) => ({ seed, files: product(idea, seed) }));
+        expect(new Set(samples.map((s) => JSON.stringify(s.files))).size).toBe(3);
+        await inParallel(samples, async ({ seed, files }) => {
           const dir = await tempDir();
           await writeTree(dir, files);
-          expect(await ownChecksPass(dir, idea)).toBe(true);
+          await inParallel(
+            idea.leaves,
+            (leaf) => expectCheck(dir, leaf.check, 'passed', `${idea.name} seed ${seed}`),
+            2,
+          );
           const hidden = await runHiddenTests(dir, idea);
           expect(hidden.tail).not.toMatch(/^not ok/m);
           expect(hidden).toMatchObject({ passed: true, failed: 0, timedOut: false });
           expect(hidden.tests).toBeGreaterThan(1);
-        }
-        expect(forms.size).toBe(3);
+        });
+        // Other tests run alongside: only names that were not there before would be these.
+        expect((await leftovers()).filter((name) => !before.includes(name))).toEqual([]);
       },
       limit(idea, 60_000),
     );
-
-    it('its hidden tests leave nothing in the temporary directory', async () => {
-      const leftovers = async () =>
-        // What the hidden tests make (`csv-hidden-…`); runHiddenTests' own `maker-hidden-…` come and go.
-        (await readdir(tmpdir())).filter((n) => n.includes('-hidden-') && !n.startsWith('maker-'));
-      const dir = await tempDir();
-      await writeTree(dir, product(idea, 1));
-      const before = await leftovers();
-      const hidden = await runHiddenTests(dir, idea);
-      expect(hidden.passed).toBe(true);
-      // Other tests run alongside: only names that were not there before would be these.
-      expect((await leftovers()).filter((name) => !before.includes(name))).toEqual([]);
-    }, 60_000);
 
     it(
       "a leaf's code alone passes the check a planner gives it when splitting code from test",
@@ -176,8 +166,7 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
             leaf.files.length === 1
               ? leaf.check
               : (leaf.codeCheck ?? `node -e "import('./${code}')"`);
-          const ok = await passes(dir, check);
-          expect(ok, `${idea.name} leaf ${i}: ${check}`).toBe(true);
+          await expectCheck(dir, check, 'passed', `${idea.name} leaf ${i}'s code alone`);
         });
       },
       limit(idea, 120_000),
@@ -205,9 +194,7 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
                 .files,
           );
           await writeTree(dir, files);
-          expect(await passes(dir, leaf.check), `${idea.name} leaf ${i} ${flaw} ${slip}`).toBe(
-            false,
-          );
+          await expectCheck(dir, leaf.check, 'failed', `${idea.name} leaf ${i} ${flaw} ${slip}`);
         });
       },
       limit(idea, 120_000),
@@ -230,7 +217,11 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
           const dir = await tempDir();
           await writeTree(dir, product(idea, 5, i, flaw));
           const hidden = await runHiddenTests(dir, idea);
-          expect(hidden.passed, `${idea.name} leaf ${i} ${flaw}`).toBe(false);
+          // It fails, by itself: a flaw that hangs the hidden tests would be cut off by their time limit.
+          expect(hidden, `${idea.name} leaf ${i} ${flaw}`).toMatchObject({
+            passed: false,
+            timedOut: false,
+          });
         });
       },
       limit(idea, 120_000),
@@ -263,19 +254,22 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
         await inParallel(misconceived, async ([i, leaf]) => {
           const dir = await tempDir();
           await writeTree(dir, product(idea, 6, i, 'misconception'));
-          expect(await passes(dir, leaf.check), `${idea.name} leaf ${i} own check`).toBe(true);
+          await expectCheck(dir, leaf.check, 'passed', `${idea.name} leaf ${i} misconceived`);
           const hidden = await runHiddenTests(dir, idea);
-          expect(hidden.passed, `${idea.name} leaf ${i} hidden`).toBe(false);
+          expect(hidden, `${idea.name} leaf ${i} hidden`).toMatchObject({
+            passed: false,
+            timedOut: false,
+          });
           // One that breaks later leaves fails the check of every leaf that builds on it directly.
           const later = idea.leaves.filter((l) => l.dependsOn.includes(i));
           if (leaf.misconception?.breaksLater === true) {
             expect(later.length).toBeGreaterThan(0);
             for (const l of later)
-              expect(await passes(dir, l.check), `${idea.name}: ${l.check}`).toBe(false);
+              await expectCheck(dir, l.check, 'failed', `${idea.name} leaf ${i} misconceived`);
           } else {
             // Only the hidden tests see it: the leaves that build on it pass their checks.
             for (const l of later)
-              expect(await passes(dir, l.check), `${idea.name}: ${l.check}`).toBe(true);
+              await expectCheck(dir, l.check, 'passed', `${idea.name} leaf ${i} misconceived`);
           }
         });
       },

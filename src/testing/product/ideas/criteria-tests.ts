@@ -42,7 +42,8 @@ test('POST, GET and DELETE by id; bad JSON and unknown ids', async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = 'http://127.0.0.1:' + server.address().port;
   const call = async (path, init) => {
-    const res = await fetch(base + path, init);
+    // A deadline: a server that never answers fails the test instead of hanging it.
+    const res = await fetch(base + path, { ...init, signal: AbortSignal.timeout(5000) });
     const text = await res.text();
     return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
   };

@@ -262,7 +262,10 @@ test('lists to-dos', async () => {
   const server = createApp(createStore());
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const res = await fetch('http://127.0.0.1:' + server.address().port + '/todos');
+    // A deadline: a server that never answers fails the test instead of hanging it.
+    const res = await fetch('http://127.0.0.1:' + server.address().port + '/todos', {
+      signal: AbortSignal.timeout(5000),
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), []);
   } finally {
@@ -336,7 +339,9 @@ test('server: the JSON routes', async () => {
   const server = createApp(createStore());
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = 'http://127.0.0.1:' + server.address().port;
-  const post = (body) => fetch(base + '/todos', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  // Every request with a deadline: a server that never answers fails the test, not hangs it.
+  const call = (path, init = {}) => fetch(base + path, { ...init, signal: AbortSignal.timeout(5000) });
+  const post = (body) => call('/todos', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
   try {
     const created = await post(JSON.stringify({ title: 'milk' }));
     assert.equal(created.status, 201);
@@ -347,13 +352,13 @@ test('server: the JSON routes', async () => {
     assert.equal(blank.status, 400);
     assert.equal(typeof (await blank.json()).error, 'string');
     assert.equal((await post('[]')).status, 400);
-    const one = await fetch(base + '/todos/1');
+    const one = await call('/todos/1');
     assert.equal(one.status, 200);
     assert.equal((await one.json()).title, 'milk');
-    assert.equal((await fetch(base + '/todos/7')).status, 404);
-    assert.equal((await fetch(base + '/todos/1', { method: 'DELETE' })).status, 204);
-    assert.equal((await fetch(base + '/todos/1', { method: 'DELETE' })).status, 404);
-    const missing = await fetch(base + '/nowhere');
+    assert.equal((await call('/todos/7')).status, 404);
+    assert.equal((await call('/todos/1', { method: 'DELETE' })).status, 204);
+    assert.equal((await call('/todos/1', { method: 'DELETE' })).status, 404);
+    const missing = await call('/nowhere');
     assert.equal(missing.status, 404);
     assert.equal(typeof (await missing.json()).error, 'string');
   } finally {
