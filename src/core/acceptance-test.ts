@@ -56,16 +56,33 @@ const TEST_RULES: ProgramRules = {
 };
 
 /**
+ * Whether a leaf that may write `scope` has a file of its own that can hold a test. One that has
+ * none (the code half of a leaf split into its code and its test, a module without its test) gets
+ * its acceptance test at a new test file outside its files ({@link testAnswerFlags}).
+ */
+export function holdsTests(scope: readonly string[]): boolean {
+  return scope.length === 0 || scope.some(isTestPath);
+}
+
+/**
  * The red flags of a test answer, for a leaf that may write `scope` (empty: anywhere): an unsafe
  * or MAKER-owned path, a file that is not a test file, a path outside the leaf's files, an
- * oversized file, and a command that does not name the test it is to run. Returns the test with
- * its path made canonical, or the flags.
+ * oversized file, and a command that does not name the test it is to run. A leaf with no file of
+ * its own that can hold a test ({@link holdsTests}) may have its test at a path outside its files
+ * that `free` says no other subtask writes: such a test gates the leaf's candidates and is not
+ * committed with its result. Returns the test with its path made canonical, or the flags.
  */
 export function testAnswerFlags(
   test: AcceptanceTest,
   scope: readonly string[],
+  free?: (path: string) => boolean,
 ): { readonly ok: true; readonly test: AcceptanceTest } | { readonly ok: false; flags: RedFlag[] } {
-  const checked = programFlags(test, scope, TEST_RULES);
+  const checked = programFlags(
+    test,
+    scope,
+    TEST_RULES,
+    holdsTests(scope) || free === undefined ? undefined : free,
+  );
   return checked.ok ? { ok: true, test: checked.program } : checked;
 }
 
@@ -132,7 +149,9 @@ export function acceptanceTestLine(n: TreeNode): string | undefined {
       ? ', committed with the result'
       : state.committed === 'theirs'
         ? "; the result's own file at that path was committed instead"
-        : '';
+        : state.committed === 'gate'
+          ? ", outside the subtask's files: it gated the candidates and is not committed"
+          : '';
   return `${what}: kept, fails without the code${landed}`;
 }
 

@@ -29,14 +29,15 @@ export interface ProgramRules {
 
 /**
  * The red flags of a voted program, for a leaf that may write `scope` (empty: anywhere): an unsafe
- * or MAKER-owned path, a path its kind may not hold, a path outside the leaf's files, an oversized
- * file, and a command that does not name the file it is to run. Returns the program with its path
- * made canonical, or the flags.
+ * or MAKER-owned path, a path its kind may not hold, a path outside the leaf's files (unless
+ * `outside` allows it), an oversized file, and a command that does not name the file it is to run.
+ * Returns the program with its path made canonical, or the flags.
  */
 export function programFlags<T extends VotedProgram>(
   program: T,
   scope: readonly string[],
   rules: ProgramRules,
+  outside?: (path: string) => boolean,
 ): { readonly ok: true; readonly program: T } | { readonly ok: false; flags: RedFlag[] } {
   const flags: RedFlag[] = [];
   const normal = normalizeRepoPath(program.path);
@@ -49,7 +50,7 @@ export function programFlags<T extends VotedProgram>(
     });
   else if (isMakerFile(path) || !rules.allowedPath(path))
     flags.push({ rule: rules.wrongPath.rule, message: rules.wrongPath.message(path) });
-  else if (scope.length > 0 && !inScope(path, scope))
+  else if (scope.length > 0 && !inScope(path, scope) && outside?.(path) !== true)
     flags.push({
       rule: 'out-of-scope',
       message: `The ${noun} ${showPath(path)} is outside the subtask's files (${scope.join(', ')}).`,

@@ -1,21 +1,25 @@
 import {
+  acceptanceTestShape,
   contestedTest,
   keptTest,
   NO_TEST,
+  type AcceptanceTest,
   testAnswerFlags,
   testKey,
   winningTest,
 } from '../core/acceptance-test.js';
-import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
+import type { Draw, TreeNode, VoteRecord } from '../core/tree/schema.js';
 import type { RedFlag } from '../core/voting/types.js';
-import { failureDigest, testContest, testedKey } from '../core/voting/test-contest.js';
+import { failureDigest, testContest, testDoubted, testedKey } from '../core/voting/test-contest.js';
+import { DOUBT_REASON, kCeiling } from '../core/voting/adaptive-k.js';
 import type { DrawBehaviour } from '../core/tree/probe-schema.js';
+import { inScope } from '../core/paths.js';
 import { checksRun, runCheck, runCheckWhole } from './checks.js';
 import { parseTestAnswer } from './parse.js';
 import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
 import { restartVote } from './summary.js';
-import { exactVote, type DrawResult } from './votes.js';
+import { exactVote, tally, type DrawResult } from './votes.js';
 
 /** The red-flag rule of a candidate that fails its leaf's acceptance test. */
 export const TEST_FAILED = 'acceptance-test-failed';
@@ -53,16 +57,20 @@ export async function voteAcceptanceTest(
     if (!sample.ok) return { ok: false, flags: sample.flags };
     const test = sample.value.test;
     if (test === null) return { ok: true, key: NO_TEST, value: null, summary: sample.value.reason };
-    const checked = testAnswerFlags(test, scope);
+    const checked = testAnswerFlags(test, scope, (path) => !writtenElsewhere(ctx, n, path));
     return checked.ok
       ? { ok: true, key: testKey(checked.test), value: checked.test }
       : ({ ok: false, flags: checked.flags } satisfies DrawResult);
   });
-  const test = outcome.status === 'decided' ? winningTest(state.vote) : undefined;
+  const agreed =
+    outcome.status !== 'decided' && state.doubted !== undefined
+      ? await agreedWithCode(ctx, n, state)
+      : undefined;
+  const test = outcome.status === 'decided' ? winningTest(state.vote) : agreed?.test;
   if (test === undefined) {
     const reason =
       outcome.status !== 'decided'
-        ? `its vote did not settle (${outcome.votes} : ${outcome.runnerUpVotes})`
+        ? `its vote did not settle (${outcome.votes} : ${outcome.runnerUpVotes})${state.doubted === undefined ? '' : ', and the candidates agree with neither leading test more'}`
         : 'the voters found no behaviour in the criteria to test';
     return settle(ctx, n, 'none', `No acceptance test: ${reason}; the planned check decides.`);
   }
@@ -78,11 +86,106 @@ export async function voteAcceptanceTest(
       'discarded',
       `Acceptance test ${test.path} discarded: it passes without the code, so it proves nothing; the planned check decides.`,
     );
+  const beside =
+    scope.length > 0 && !inScope(test.path, scope)
+      ? " It is outside the subtask's files, none of which is a test file: it gates the candidates and is not committed."
+      : '';
   return settle(
     ctx,
     n,
     'kept',
-    `Acceptance test ${test.path} (\`${test.command}\`): voted from the criteria, fails without the code; every candidate must pass it.`,
+    `Acceptance test ${test.path} (\`${test.command}\`): ${agreed === undefined ? 'voted from the criteria' : `voted from the criteria; its vote, widened when a candidate failed it, did not settle, and of its two leading tests the candidates agree most with this one (${agreed.said})`}, fails without the code; every candidate must pass it.${beside}`,
+  );
+}
+
+/**
+ * CodeT's dual agreement (Chen et al., 2022), for a doubted test whose wider vote did not settle:
+ * its two leading tests are each run on the leaf's candidates so far (those that passed everything
+ * else), and the test whose votes times the distinct texts that pass it is the larger is chosen.
+ * Texts, not samples: a wrong answer repeats word for word, so a misconception shared by the code
+ * and a test is one text however often it was drawn (`test-contest.ts`). No choice when neither
+ * leads (a tie, or no candidate passes either). The scores are saved before anything reads them,
+ * so a resume chooses the same.
+ */
+async function agreedWithCode(
+  ctx: RunContext,
+  n: TreeNode,
+  state: NonNullable<TreeNode['acceptanceTest']>,
+): Promise<{ test: AcceptanceTest; said: string } | undefined> {
+  const doubted = state.doubted;
+  if (doubted === undefined) return undefined;
+  if (doubted.agreement === undefined) {
+    const rivals = tally(state.vote.draws)
+      .filter((c) => c.key !== NO_TEST)
+      .slice(0, 2);
+    const candidates = (n.leaf?.draws ?? []).filter(
+      (d): d is Draw =>
+        d !== undefined &&
+        (d.status === 'valid' || (d.status === 'flagged' && d.contests !== undefined)),
+    );
+    const agreement: { key: string; votes: number; passing: number }[] = [];
+    for (const rival of rivals) {
+      const test = testOfKey(state.vote, rival.key);
+      if (test === undefined) continue;
+      const passing = new Set<string>();
+      for (const d of candidates) {
+        const tree = d.tree ?? (d.status === 'valid' ? d.key : undefined);
+        if (tree === undefined) continue;
+        const withTest = await ctx.workspace.treeWithEdits(tree, [
+          { path: test.path, content: test.content },
+        ]);
+        const result = await ctx.paid(() => runCheck(ctx, withTest, test.command), {
+          ahead: true,
+        });
+        if (result.ok) passing.add(d.contests?.text ?? d.alias ?? d.behaviour?.text ?? d.key ?? '');
+      }
+      agreement.push({ key: rival.key, votes: rival.votes, passing: passing.size });
+    }
+    state.doubted = { ...doubted, agreement };
+    await ctx.save(n);
+  }
+  const scored = (state.doubted?.agreement ?? [])
+    .map((a) => ({ ...a, score: a.votes * a.passing }))
+    .sort((a, b) => b.score - a.score);
+  const [best, second] = scored;
+  if (best === undefined || best.score === 0 || best.score === second?.score) return undefined;
+  const test = testOfKey(state.vote, best.key);
+  const said = scored
+    .map((a) => `${a.votes} votes × ${a.passing} ${a.passing === 1 ? 'text' : 'texts'} passing`)
+    .join(' against ');
+  if (test === undefined) return undefined;
+  // The vote's key names the test chosen: what keeps it (`keptTest`) reads.
+  if (state.vote.outcome !== undefined && state.vote.outcome.key !== best.key) {
+    state.vote.outcome = { ...state.vote.outcome, key: best.key };
+    await ctx.save(n);
+  }
+  return { test, said };
+}
+
+/** The test of a vote's class `key` (validated again: it comes back from the state file). */
+function testOfKey(record: VoteRecord, key: string): AcceptanceTest | undefined {
+  const draw = record.draws.find((d) => d?.status === 'valid' && d.key === key);
+  const parsed = acceptanceTestShape.safeParse(draw?.value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Whether a node of the tree other than `n` and its ancestors lists `path` among its files (or
+ * shares it): a subtask that writes it, now or once its node is split.
+ */
+function writtenElsewhere(ctx: RunContext, n: TreeNode, path: string): boolean {
+  const line = new Set<string>();
+  for (
+    let p: TreeNode | undefined = n;
+    p !== undefined;
+    p = p.parentId === null ? undefined : ctx.run.nodes[p.parentId]
+  )
+    line.add(p.id);
+  return Object.values(ctx.run.nodes).some(
+    (other) =>
+      !line.has(other.id) &&
+      other.files.length + (other.shared?.length ?? 0) > 0 &&
+      inScope(path, [...other.files, ...(other.shared ?? [])]),
   );
 }
 
@@ -106,7 +209,9 @@ export { keptTest };
  * The winning candidate's `tree` with the leaf's kept acceptance test written in, so the leaf's
  * result carries its test (later checks and merges can run it). A candidate that wrote a file at
  * the test's path keeps its own (said in the state and the commit). The test's path was confined
- * to the leaf's files when it was voted (`testAnswerFlags`); its content is data, never run here.
+ * to the leaf's files when it was voted (`testAnswerFlags`), or, for a leaf whose files hold no test
+ * file, put outside them where no other subtask writes: such a test is not committed (`gate`). Its
+ * content is data, never run here.
  * Returns the tree to commit and a line for the commit's body.
  */
 export async function withKeptTest(
@@ -117,6 +222,15 @@ export async function withKeptTest(
   const test = keptTest(n);
   const state = n.acceptanceTest;
   if (test === undefined || state === undefined) return { tree, note: '' };
+  const scope = scopeOf(ctx, n);
+  if (scope.length > 0 && !inScope(test.path, scope)) {
+    // A leaf whose files hold no test file: its test was put beside them, and is not its to commit.
+    state.committed = 'gate';
+    return {
+      tree,
+      note: `The acceptance test voted from the criteria, ${test.path} (\`${test.command}\`), is outside this subtask's files: it gated the candidates and is not committed.`,
+    };
+  }
   const [theirs] = await ctx.workspace.readFiles(tree, [test.path]);
   state.committed = (theirs?.content ?? null) === null ? 'added' : 'theirs';
   return state.committed === 'theirs'
@@ -158,6 +272,70 @@ export async function acceptanceFlag(
         },
         failure: failureDigest(output),
       };
+}
+
+/**
+ * After the code's vote: when a candidate that passed the planned check failed the leaf's kept
+ * acceptance test alone (`testDoubted`), the test's vote goes on at the widest margin the run
+ * allows (2k): a wrong test can win 2 : 0, its misconception repeated word for word, and then flags
+ * every right candidate. Where the wider vote does not settle, the candidates drawn choose between
+ * its two leading tests (`agreedWithCode`): all of them, which is why the doubt waits for the code's
+ * vote to end. Once per leaf. Returns true when the code's vote must start again (the test
+ * changed, so its candidates were judged by another test); false when the test stands (the code's
+ * outcome with it) or there was no doubt. The doubt is saved before the test's vote goes on, and
+ * {@link afterDoubt} reads it, so a kill at any point resumes to the same outcome.
+ */
+export async function doubtTest(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  base: string,
+): Promise<boolean> {
+  const state = n.acceptanceTest;
+  const { k } = ctx.run.config;
+  if (keptTest(n) === undefined || state === undefined || state.doubted !== undefined) return false;
+  if (!testDoubted(record.draws)) return false;
+  const from = state.vote.k ?? k;
+  const to = kCeiling(k);
+  if (to <= from) return false;
+  const failing = record.draws.filter((d) => d.status === 'flagged' && d.contests !== undefined);
+  const reason = `${DOUBT_REASON}: ${failing.length} ${failing.length === 1 ? 'candidate that passes' : 'candidates that pass'} the planned check ${failing.length === 1 ? 'fails' : 'fail'} it`;
+  state.doubted = {
+    ...(state.vote.outcome?.key === undefined ? {} : { key: state.vote.outcome.key }),
+    from,
+  };
+  state.vote.k = to;
+  state.vote.kRaised = [...(state.vote.kRaised ?? []), reason];
+  state.vote.outcome = undefined;
+  state.status = undefined;
+  state.reason = undefined;
+  state.base = undefined;
+  await ctx.save(n);
+  ctx.emit({ type: 'vote-k-raised', nodeId: n.id, vote: 'acceptance-test', from, to, reason });
+  await voteAcceptanceTest(ctx, n, base);
+  return afterDoubt(ctx, n, record);
+}
+
+/**
+ * What the code's vote does once a doubted test's vote is over: starts again when it settled on
+ * another test (or none); its outcome stands when the same test does. Idempotent (run again on a
+ * resume, it does nothing more). True when the vote was started again.
+ */
+export async function afterDoubt(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+): Promise<boolean> {
+  const state = n.acceptanceTest;
+  const doubted = state?.doubted;
+  if (state === undefined || doubted === undefined || doubted.settled === true) return false;
+  if (state.status === undefined) return false;
+  const now = state.status === 'kept' ? state.vote.outcome?.key : undefined;
+  const changed = now !== doubted.key;
+  state.doubted = { ...doubted, settled: true, changed };
+  if (changed) restartVote(record);
+  await ctx.save(n);
+  return changed;
 }
 
 /**

@@ -120,6 +120,8 @@ export async function codeCandidate(
       flags: [failedTest.flag],
       ...externalId,
       ...checkOf(check),
+      // Its tree: the test's vote, doubted, runs its rival tests on it (`agreedWithCode`).
+      tree,
       contests: {
         failure: failedTest.failure,
         text: (await candidateKeys(ctx, task.baseCommit, tree)).alias,

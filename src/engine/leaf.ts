@@ -34,7 +34,9 @@ import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, integrationFailure, traceFailure, untraced } from './trace.js';
 import {
+  afterDoubt,
   contestTest,
+  doubtTest,
   dropFailingTest,
   keptTest,
   voteAcceptanceTest,
@@ -75,6 +77,8 @@ export async function voteOnCode(
 ): Promise<Draw | 'split'> {
   const { parent = task.baseCommit, mergeKey } = where;
   for (;;) {
+    // A kill during a doubted test's vote: the code's vote acts on its outcome now.
+    if (vote === 'patch') await afterDoubt(ctx, n, record);
     const attempt = record.attempt;
     // The task the candidates answer: an integration's own, not the node's it composes.
     const context = task.context;
@@ -120,11 +124,13 @@ export async function voteOnCode(
       // A worker that limits itself takes no paid slot for its run.
       claimsFirst: ctx.worker.limitsItself !== true,
       ballot,
-      // Candidates that fail the acceptance test alike, k more than pass it: no more are drawn.
+      // Candidates that fail the acceptance test alike, k more texts than pass it: no more are drawn.
       ...(vote === 'patch' && keptTest(n) !== undefined
         ? { stop: (draws) => testContest(draws, record.k ?? ctx.run.config.k) !== undefined }
         : {}),
     });
+    // A candidate failed the test alone: the test's vote widens, and a changed test starts this one again.
+    if (vote === 'patch' && (await doubtTest(ctx, n, record, task.baseCommit))) continue;
     if (vote === 'patch' && (await contestTest(ctx, n, record))) continue;
     const classes = tally(record.draws);
     // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.

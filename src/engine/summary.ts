@@ -6,6 +6,7 @@ import { voteRecords } from '../core/tree/nodes.js';
 import type { RoleCost, Run, VoteRecord, Wait } from '../core/tree/schema.js';
 import { isSimulatedRun } from '../core/tree/simulated.js';
 import { chooser, countsText, raisedKText, voteCounts } from '../core/view/display.js';
+import { raisedBecause } from '../core/voting/adaptive-k.js';
 import { voteClasses } from '../core/voting/classes.js';
 import { KeyNames } from './keys.js';
 
@@ -299,7 +300,7 @@ export function renderNode(
     );
     if (record.k !== undefined)
       lines.push(
-        `    k raised ${run.config.k} → ${record.k} after a narrow win: ${(record.kRaised ?? []).join('; then ')}${outcome?.stoodAtK === undefined ? '' : `; it did not settle at k = ${record.k}, so the decision at k = ${outcome.stoodAtK} stands`}`,
+        `    k raised ${run.config.k} → ${record.k}${raisedBecause(record.kRaised)}: ${(record.kRaised ?? []).join('; then ')}${outcome?.stoodAtK === undefined ? '' : `; it did not settle at k = ${record.k}, so the decision at k = ${outcome.stoodAtK} stands`}`,
       );
     if (record.landed !== undefined)
       lines.push(

@@ -18,7 +18,10 @@ export function tally(draws: readonly (Draw | undefined)[]): ClassTally[] {
   return voteClasses(draws);
 }
 
-/** A yes/no (or any exact-match) vote: first-to-ahead-by-k over recorded draws, initial batch k. */
+/**
+ * A yes/no (or any exact-match) vote: first-to-ahead-by-k over recorded draws, initial batch k (the
+ * record's own k when it was raised, else the run's).
+ */
 export async function exactVote(
   ctx: RunContext,
   n: TreeNode,
@@ -27,7 +30,9 @@ export async function exactVote(
   produce: (slot: number) => Promise<DrawResult>,
 ): Promise<VoteOutcome> {
   if (record.outcome !== undefined) return record.outcome;
-  const { k, maxCandidates } = ctx.run.config;
+  const { maxCandidates } = ctx.run.config;
+  // A vote whose margin was widened (an acceptance test the code doubts) counts at its own k.
+  const k = record.k ?? ctx.run.config.k;
   ctx.emit({ type: 'vote-start', nodeId: n.id, vote });
   const result = await firstToAheadByK({
     k,

@@ -3,6 +3,7 @@ import {
   checkProves,
   isTestPath,
   NO_TEST,
+  holdsTests,
   testAnswerFlags,
   testKey,
   TEST_MAX_CHARS,
@@ -43,6 +44,31 @@ describe('acceptance test answers (issue #36)', () => {
         [],
       ),
     ).toEqual([]);
+  });
+
+  it('puts the test of a leaf whose files hold no test file beside them, where no other subtask writes', () => {
+    const code = ['src/words.js'];
+    const free = (path: string) => path !== 'test/words.test.js';
+    const beside = {
+      ...test,
+      path: 'test/words.criteria.test.js',
+      command: 'node --test test/words.criteria.test.js',
+    };
+    expect(holdsTests(code)).toBe(false);
+    expect(holdsTests(scope)).toBe(true);
+    expect(testAnswerFlags(beside, code, free)).toEqual({ ok: true, test: beside });
+    // The sibling's test file, a file that is not a test, an unsafe path: flagged as before.
+    const flagged = (t: typeof test) => {
+      const r = testAnswerFlags(t, code, free);
+      return r.ok ? [] : r.flags.map((f) => f.rule);
+    };
+    expect(flagged(test)).toEqual(['out-of-scope']);
+    expect(flagged({ ...beside, path: 'src/other.js', command: 'node src/other.js' })).toEqual([
+      'not-a-test-file',
+    ]);
+    expect(flagged({ ...beside, path: '../words.test.js' })).toContain('unsafe-path');
+    // A leaf that has a test file of its own keeps its test inside its files.
+    expect(testAnswerFlags(beside, scope, free).ok).toBe(false);
   });
 
   it('knows test files by their directory or name', () => {

@@ -101,6 +101,19 @@ describe("the realistic fake's acceptance tests (issue #36)", () => {
     // The manifest has no test file of its own: the right answer is no test.
     const manifest = testAnswer(caseKit, { kind: 'leaf', leaf: 0 }, () => 0, 0.6);
     expect(manifest.kind).toBe('none');
+    // The code half of a leaf split into its code and its test: the leaf's criteria test, in a new
+    // file beside the leaf's own (the test half writes that one); the test half: none.
+    const leaf = caseKit.leaves[1]!;
+    const [code, own] = leaf.files.map((f) => f.path);
+    const half = (paths: string[]) =>
+      testAnswer(caseKit, { kind: 'part', leaf: 1, paths }, () => 0, 0.6);
+    const codeHalf = half([code!]);
+    expect(codeHalf.kind).toBe('right');
+    const written = (JSON.parse(codeHalf.text) as { test: { path: string; command: string } }).test;
+    expect(written.path).not.toBe(own);
+    expect(written.path).toMatch(/\.criteria\.test\.[cm]?js$/);
+    expect(written.command).toBe(`node --test ${written.path}`);
+    expect(half([own!]).kind).toBe('none');
   }, 30_000);
 
   it("a share of its wrong answers shares the leaf's misconception, identically", () => {

@@ -17,8 +17,31 @@ export const acceptanceOutcomeSchema = z.object({
   base: z.object({ command: z.string(), ok: z.boolean(), output: z.string() }).optional(),
   /**
    * A kept test in the leaf's committed result: `added` (written into the winning candidate's
-   * tree), `theirs` (the candidate wrote a file at that path itself, and its version stays).
-   * Absent: not committed (written before this existed, or the leaf not committed yet).
+   * tree), `theirs` (the candidate wrote a file at that path itself, and its version stays),
+   * `gate` (the test is outside the leaf's files, which hold no test file: it gated the
+   * candidates and is not committed). Absent: not committed (written before this existed, or
+   * the leaf not committed yet).
    */
-  committed: z.enum(['added', 'theirs']).optional(),
+  committed: z.enum(['added', 'theirs', 'gate']).optional(),
+  /**
+   * The code doubted the kept test (k candidates that pass the planned check failed it alike), so
+   * its vote went on at a wider margin (`vote.k`): `key`, the test it had settled on before;
+   * `from`, its k then; `settled`, once the leaf's code vote has acted on the outcome (started
+   * again when the test `changed`). At most once per leaf.
+   */
+  doubted: z
+    .object({
+      key: z.string().optional(),
+      from: z.number().int().positive(),
+      settled: z.boolean().optional(),
+      changed: z.boolean().optional(),
+      /**
+       * When the wider vote did not settle: its two leading tests, each with its votes and the
+       * distinct texts of the leaf's candidates that pass it (`agreedWithCode` in the engine).
+       */
+      agreement: z
+        .array(z.object({ key: z.string(), votes: z.number(), passing: z.number() }))
+        .optional(),
+    })
+    .optional(),
 });

@@ -1,5 +1,6 @@
 import { voteRecords } from '../tree/nodes.js';
 import { voteClasses } from '../voting/classes.js';
+import { raisedBecause } from '../voting/adaptive-k.js';
 import type { Draw, Run, TreeNode, VoteRecord } from '../tree/schema.js';
 
 /**
@@ -261,7 +262,7 @@ export function outcomeText(record: VoteRecord, runK: number): string {
 function raisedWhy(record: VoteRecord, runK: number): string {
   return record.k === undefined
     ? ''
-    : ` k was raised from ${runK} after a narrow win: ${(record.kRaised ?? []).join('; then ')}.${record.outcome?.stoodAtK === undefined ? '' : ` It did not settle at k = ${record.k}: the decision at k = ${record.outcome.stoodAtK} stands.`}`;
+    : ` k was raised from ${runK}${raisedBecause(record.kRaised)}: ${(record.kRaised ?? []).join('; then ')}.${record.outcome?.stoodAtK === undefined ? '' : ` It did not settle at k = ${record.k}: the decision at k = ${record.outcome.stoodAtK} stands.`}`;
 }
 
 /** Red flags on every vote of a node, counted by rule (rules in alphabetical order). */

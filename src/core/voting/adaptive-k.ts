@@ -85,3 +85,15 @@ function narrowReasons(v: SettledVote): string[] {
     reasons.push(`${v.flaggedDraws} of ${v.flaggedDraws + v.validDraws} candidates red-flagged`);
   return reasons;
 }
+
+/** How the reason of a test vote widened by a doubt begins (a narrow win's reasons never do). */
+export const DOUBT_REASON = 'the code doubted it';
+
+/** Why a vote's k was raised, before its reasons: a narrow win, or the code's doubt. */
+export function raisedBecause(reasons: readonly string[] | undefined): string {
+  return reasons !== undefined &&
+    reasons.length > 0 &&
+    reasons.every((r) => r.startsWith(DOUBT_REASON))
+    ? ''
+    : ' after a narrow win';
+}

@@ -96,3 +96,16 @@ export function testedKey(passed: boolean, output: string, probeKey: string | un
     .digest('hex');
   return `${BEHAVIOUR_PREFIX}exit0:${digest}`;
 }
+
+/**
+ * Whether the code doubts a leaf's acceptance test: a candidate passed everything else (the planned
+ * check, the review) and failed the test alone. A wrong test can win its own vote 2 : 0, its
+ * misconception repeated word for word, and then every right candidate fails it; but a right test
+ * is failed by wrong candidates too, so a doubt decides nothing itself: it asks the test's vote for
+ * a wider margin ({@link testContest} is what takes a test's gate away), which costs a few test
+ * samples and changes nothing when the test was right. One candidate is enough, as a rival class
+ * with votes is for a narrow win (`adaptive-k.ts`): the test's vote saw no code when it settled.
+ */
+export function testDoubted(draws: readonly (Draw | undefined)[]): boolean {
+  return draws.some((d) => d?.status === 'flagged' && d.contests !== undefined);
+}

@@ -24,8 +24,14 @@ export function testAnswer(
   rand: Rand,
   p: number,
 ): { text: string; kind: TestAnswerKind } {
-  const leaf = scope?.kind === 'leaf' ? idea.leaves[scope.leaf] : undefined;
-  const right = leaf === undefined ? undefined : rightTest(leaf);
+  const leaf =
+    scope?.kind === 'leaf' || (scope?.kind === 'part' && codeOnly(idea, scope))
+      ? idea.leaves[scope.leaf]
+      : undefined;
+  // The code half of a leaf split into its code and its test: its test goes beside its own.
+  const moved = scope?.kind === 'part';
+  const written = leaf === undefined ? undefined : rightTest(leaf);
+  const right = written === undefined || !moved ? written : besideOwn(written, idea);
   if (rand(0) < p || leaf === undefined)
     return right === undefined
       ? {
@@ -83,6 +89,32 @@ export function testAnswer(
       reason: 'See the file.',
     }),
     kind: 'malformed',
+  };
+}
+
+/**
+ * Whether a part of a leaf holds its code and none of its test files: the code half of a leaf
+ * split into its code and its test, whose task is the leaf's, so a right answer tests what the
+ * leaf's criteria say, in a new test file beside the leaf's own (which the test half writes).
+ */
+function codeOnly(idea: ProductIdea, scope: NodeScope & { kind: 'part' }): boolean {
+  const files = (idea.leaves[scope.leaf] as LeafSpec).files.map((f) => f.path);
+  return (
+    scope.paths.includes(files[0] as string) && !files.slice(1).some((f) => scope.paths.includes(f))
+  );
+}
+
+/** `test` moved to a new file beside it (`x.test.mjs` → `x.criteria.test.mjs`, `test_x.py` → `test_x_criteria.py`), run alone. */
+function besideOwn(test: AcceptanceTestSpec, idea: ProductIdea): AcceptanceTestSpec {
+  const python = idea.runtime === 'python';
+  const path = python
+    ? test.path.replace(/\.py$/, '_criteria.py')
+    : test.path.replace(/(\.test)?(\.[cm]?js)$/, '.criteria.test$2');
+  return {
+    path,
+    content: test.content,
+    command: python ? `python3 -m unittest ${path}` : `node --test ${path}`,
+    ...(test.misconceived === undefined ? {} : { misconceived: test.misconceived }),
   };
 }
 

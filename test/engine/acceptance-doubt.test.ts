@@ -1,0 +1,296 @@
+import { describe, expect, it } from 'vitest';
+import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { makerStateFile } from '../../src/adapters/state/state-file.js';
+import type { ModelResponse } from '../../src/core/red-flags.js';
+import type { Subtask } from '../../src/core/tree/schema.js';
+import type { EngineEvent } from '../../src/engine/events.js';
+import { MakerEngine } from '../../src/engine/maker-engine.js';
+import { renderNode } from '../../src/engine/summary.js';
+import type { NodeContext, Planner } from '../../src/ports/planner.js';
+import type { Worker } from '../../src/ports/worker.js';
+import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { baseConfig } from '../helpers/engine.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+/**
+ * Issue #36: an acceptance test the code doubts, and a leaf whose files hold no test file.
+ * A wrong test can win its own vote 2 : 0 (a misconception repeats word for word); a candidate
+ * that passes everything else and fails the test widens the test's vote, and where the wider vote
+ * does not settle, the candidates choose between its two leading tests (CodeT's dual agreement).
+ */
+
+const tempDir = useTempDirs();
+const sandbox = await findSandbox();
+
+const WEAK_CHECK = `node -e "import('./add.mjs')"`;
+const RIGHT = 'export function add(a, b) {\n  return a + b;\n}\n';
+const RIGHT_OTHERWISE = 'export const add = (a, b) => [a, b].reduce((x, y) => x + y, 0);\n';
+/** The misconception, written identically every time: its samples vote together. */
+const WRONG = 'export function add(a, b) {\n  return a - b;\n}\n';
+
+const testOf = (expected: number) => `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { add } from './add.mjs';
+
+test('add sums its arguments', () => {
+  assert.equal(add(2, 3), ${expected});
+});
+`;
+const RIGHT_TEST = testOf(5);
+/** A test that shares the misconception: it passes `a - b` and fails the right code. */
+const MISCONCEIVED_TEST = testOf(-1);
+
+const reply = (value: unknown): Promise<ModelResponse> =>
+  Promise.resolve({ text: JSON.stringify(value), finishReason: 'stop', outputTokens: 10 });
+
+interface Script {
+  /** The test the test role writes for `node` in `slot` (null: none). */
+  readonly test: (
+    node: string,
+    slot: number,
+  ) => { path: string; content: string; command: string } | null;
+  /** The root's plan: none (the root is the leaf) or its subtasks. */
+  readonly plan?: Subtask[];
+}
+
+function plannerOf(script: Script, asked: { node: string; slot: number }[]): Planner {
+  return {
+    id: 'scripted',
+    isMinimal: (c) =>
+      reply({ minimal: script.plan === undefined || c.nodeId !== 'root', reason: '' }),
+    proposeSplit: () => reply({ subtasks: script.plan ?? [], ambiguity: null }),
+    castBallot: () => reply({ choice: 'A', reason: '' }),
+    reviewCandidate: () => reply({ verdict: 'ok', confidence: 0.9, reason: '' }),
+    proposeTest: (c: NodeContext, call) => {
+      asked.push({ node: c.nodeId, slot: call.slot });
+      const test = script.test(c.nodeId, call.slot);
+      return reply({ test, reason: 'what the criteria say' });
+    },
+  };
+}
+
+async function run(
+  script: Script,
+  worker: Worker,
+  options: { stopWhen?: (e: EngineEvent) => boolean } = {},
+) {
+  const dir = await tempDir();
+  const workspace = await openWorkspace(dir, true, {});
+  const asked: { node: string; slot: number }[] = [];
+  try {
+    const engineOf = () =>
+      new MakerEngine({
+        workspace,
+        roles: { planner: plannerOf(script, asked), worker },
+        store: makerStateFile(dir),
+      });
+    const engine = engineOf();
+    const runId = await engine.create(
+      'an ES module add.mjs exporting add(a, b), the sum of a and b',
+      {
+        ...baseConfig,
+        runChecks: true,
+        maxDepth: script.plan === undefined ? 0 : 1,
+        install: '',
+      },
+      script.plan === undefined ? { check: WEAK_CHECK } : {},
+    );
+    const events: EngineEvent[] = [];
+    const listening = new AbortController();
+    const stop = new AbortController();
+    const listen = (from: MakerEngine) =>
+      (async () => {
+        for await (const e of from.events(listening.signal)) {
+          events.push(e);
+          if (options.stopWhen?.(e) === true) stop.abort();
+        }
+      })().catch(() => undefined);
+    const listened = [listen(engine)];
+    let outcome = await engine.run(runId, { signal: stop.signal });
+    const interrupted = outcome.status;
+    if (options.stopWhen !== undefined) {
+      const again = engineOf();
+      listened.push(listen(again));
+      outcome = await again.run(runId);
+    }
+    listening.abort();
+    await Promise.all(listened);
+    const state = await engineOf().getRun(runId);
+    const root = state.nodes[state.rootId];
+    const landed =
+      root?.commit === undefined
+        ? []
+        : await workspace.readFiles(root.commit, ['add.mjs', 'add.criteria.test.mjs']);
+    return {
+      outcome,
+      interrupted,
+      asked,
+      state,
+      events,
+      add: landed[0]?.content,
+      criteria: landed[1]?.content,
+    };
+  } finally {
+    await workspace.close();
+  }
+}
+
+const at = (content: string, path = 'add.test.mjs') => ({
+  path,
+  content,
+  command: `node --test ${path}`,
+});
+
+/**
+ * The doubt's scene: the first two test samples share the misconception (2 : 0, kept); later ones
+ * alternate, right first, so the wider vote (k = 4) never settles: 9 misconceived against 7 right.
+ */
+const doubtedTests: Script = {
+  test: (_node, slot) => at(slot < 2 || slot % 2 === 1 ? MISCONCEIVED_TEST : RIGHT_TEST),
+};
+/** Two right candidates in two texts fail the misconceived test; three identical wrong ones pass it. */
+const doubtingCode: Worker = {
+  id: 'scripted',
+  run: (_task, slot) => {
+    const s = slot % 1000;
+    const content = s === 0 ? RIGHT : s === 1 ? RIGHT_OTHERWISE : s < 5 ? WRONG : RIGHT;
+    return Promise.resolve({ ok: true, edits: [{ path: 'add.mjs', content }], summary: 'add' });
+  },
+};
+
+describe.skipIf(sandbox === undefined)('an acceptance test the code doubts (issue #36)', () => {
+  it('widens the test vote when a candidate fails it alone; the candidates choose the right test, and the right code lands', async () => {
+    const { outcome, state, add, events } = await run(doubtedTests, doubtingCode);
+    expect(outcome.status).toBe('done');
+    // Without the doubt, the misconceived test stood and the wrong code won 3 : 0.
+    expect([RIGHT, RIGHT_OTHERWISE]).toContain(add);
+    const root = state.nodes['root']!;
+    const test = root.acceptanceTest!;
+    expect(test.status).toBe('kept');
+    expect(test.vote.k).toBe(4);
+    expect(test.vote.outcome?.status).toBe('undecided');
+    expect(test.doubted).toMatchObject({ from: 2, settled: true, changed: true });
+    // The misconceived test: 9 votes, passed by one text; the right test: 7, passed by two.
+    expect(test.doubted?.agreement?.map(({ votes, passing }) => [votes, passing])).toEqual([
+      [9, 1],
+      [7, 2],
+    ]);
+    expect(test.reason).toMatch(
+      /candidates agree most with this one \(7 votes × 2 texts passing against 9 votes × 1 text passing\)/,
+    );
+    expect(JSON.stringify(test.vote.outcome?.key)).toContain('5)');
+    // The code's vote started again under the right test: its first attempt's draws were retired.
+    expect(root.leaf?.attempt).toBe(1);
+    expect(
+      events.some((e) => e.type === 'vote-k-raised' && e.vote === 'acceptance-test' && e.to === 4),
+    ).toBe(true);
+    const said = renderNode(state, 'root') ?? '';
+    expect(said).toContain('candidates agree most with this one');
+    expect(said).toContain(
+      'k raised 2 → 4: the code doubted it: 2 candidates that pass the planned check fail it',
+    );
+  }, 90_000);
+
+  it('a kill during the widened test vote resumes to the same outcome, asking no test twice', async () => {
+    const { outcome, interrupted, state, add, asked } = await run(doubtedTests, doubtingCode, {
+      stopWhen: (e) => e.type === 'vote-k-raised' && e.vote === 'acceptance-test',
+    });
+    expect(interrupted).toBe('cancelled');
+    expect(outcome.status).toBe('done');
+    expect([RIGHT, RIGHT_OTHERWISE]).toContain(add);
+    expect(state.nodes['root']?.acceptanceTest?.doubted?.changed).toBe(true);
+    const slots = asked.map((a) => a.slot);
+    expect(new Set(slots).size).toBe(slots.length);
+  }, 90_000);
+
+  it('a right test the code doubts stands, and the vote it judged stands with it', async () => {
+    // Every test sample is right; a repeated wrong answer fails it: the wider vote settles 4 : 0.
+    const { outcome, state, add } = await run(
+      { test: () => at(RIGHT_TEST) },
+      {
+        id: 'scripted',
+        run: (_task, slot) =>
+          Promise.resolve({
+            ok: true,
+            edits: [{ path: 'add.mjs', content: slot % 1000 < 2 ? WRONG : RIGHT }],
+            summary: 'add',
+          }),
+      },
+    );
+    expect(outcome.status).toBe('done');
+    expect(add).toBe(RIGHT);
+    const test = state.nodes['root']!.acceptanceTest!;
+    expect(test.status).toBe('kept');
+    expect(test.vote.outcome).toMatchObject({ status: 'decided', votes: 4 });
+    expect(test.doubted).toMatchObject({ settled: true, changed: false });
+    expect(test.doubted?.agreement).toBeUndefined();
+    // Not started again: the same attempt decided.
+    expect(state.nodes['root']?.leaf?.attempt).toBe(0);
+  }, 90_000);
+});
+
+/** The root split into its code and its test: the code half's files hold no test file. */
+const codeAndTest: Subtask[] = [
+  {
+    title: 'Write add.mjs',
+    description:
+      'Write add.mjs exporting add(a, b), the sum of a and b. (The code only; its test is a separate subtask.)',
+    acceptance: ['the module loads'],
+    files: ['add.mjs'],
+    dependsOn: [],
+    check: WEAK_CHECK,
+  },
+  {
+    title: 'Test add.mjs',
+    description: 'Write add.test.mjs with node:test for add(a, b).',
+    acceptance: ['the test passes'],
+    files: ['add.test.mjs'],
+    dependsOn: [0],
+    check: 'node --test add.test.mjs',
+  },
+];
+
+describe.skipIf(sandbox === undefined)('a leaf whose files hold no test file (issue #36)', () => {
+  it('gets its acceptance test beside its files where no subtask writes, gated by it and not committed', async () => {
+    const criteria = at(RIGHT_TEST, 'add.criteria.test.mjs');
+    const {
+      outcome,
+      state,
+      add,
+      criteria: committed,
+    } = await run(
+      {
+        plan: codeAndTest,
+        // The code half's first sample puts its test at the path its sibling writes: a red flag.
+        test: (node, slot) => (node === '0' ? (slot === 0 ? at(RIGHT_TEST) : criteria) : null),
+      },
+      {
+        id: 'scripted',
+        run: (task, slot) => {
+          const s = slot % 1000;
+          const edits =
+            task.context.nodeId === '0'
+              ? [{ path: 'add.mjs', content: s === 0 || s === 1 || s === 3 ? WRONG : RIGHT }]
+              : [{ path: 'add.test.mjs', content: RIGHT_TEST }];
+          return Promise.resolve({ ok: true, edits, summary: 'scripted' });
+        },
+      },
+    );
+    expect(outcome.status).toBe('done');
+    // The wrong majority passed the weak check: the test beside the code flagged it.
+    expect(add).toBe(RIGHT);
+    const code = state.nodes['0']!.acceptanceTest!;
+    expect(code.status).toBe('kept');
+    expect(code.committed).toBe('gate');
+    const [sibling] = code.vote.draws;
+    expect(sibling?.status).toBe('flagged');
+    expect(sibling?.flags.map((f) => f.rule)).toEqual(['out-of-scope']);
+    // Not the leaf's to commit: the landed tree has no such file.
+    expect(committed ?? null).toBeNull();
+    expect(renderNode(state, '0')).toContain(
+      "outside the subtask's files, none of which is a test file: it gates the candidates and is not committed",
+    );
+    // The test half has a test file of its own: it voted no test (the scripted planner wrote none).
+    expect(state.nodes['1']?.acceptanceTest?.status).toBe('none');
+  }, 120_000);
+});
