@@ -62,9 +62,20 @@ export async function voteAcceptanceTest(
       ? { ok: true, key: testKey(checked.test), value: checked.test }
       : ({ ok: false, flags: checked.flags } satisfies DrawResult);
   });
+  const rivals = tally(state.vote.draws).filter((c) => c.key !== NO_TEST).length;
+  if (outcome.status !== 'decided' && state.doubted === undefined && rivals >= 2) {
+    // No candidate to choose with yet: they choose once the code's vote has drawn them.
+    state.deferred = true;
+    return settle(
+      ctx,
+      n,
+      'none',
+      `No acceptance test yet: its vote did not settle (${outcome.votes} : ${outcome.runnerUpVotes}); once the code's vote has drawn candidates, they choose between its leading tests. The planned check decides until then.`,
+    );
+  }
   const agreed =
     outcome.status !== 'decided' && state.doubted !== undefined
-      ? await agreedWithCode(ctx, n, state)
+      ? await agreedWithCode(ctx, n, state, base)
       : undefined;
   const test = outcome.status === 'decided' ? winningTest(state.vote) : agreed?.test;
   if (test === undefined) {
@@ -100,8 +111,10 @@ export async function voteAcceptanceTest(
 
 /**
  * CodeT's dual agreement (Chen et al., 2022), for a doubted test whose wider vote did not settle:
- * its two leading tests are each run on the leaf's candidates so far (those that passed everything
- * else), and the test whose votes times the distinct texts that pass it is the larger is chosen.
+ * its two leading tests that fail on `base` (a test that passes without the code proves nothing,
+ * and every candidate would agree with it) are each run on the leaf's candidates so far (those that
+ * passed everything else), and the test whose votes times the distinct texts that pass it is the
+ * larger is chosen.
  * Texts, not samples: a wrong answer repeats word for word, so a misconception shared by the code
  * and a test is one text however often it was drawn (`test-contest.ts`). No choice when neither
  * leads (a tie, or no candidate passes either). The scores are saved before anything reads them,
@@ -111,22 +124,30 @@ async function agreedWithCode(
   ctx: RunContext,
   n: TreeNode,
   state: NonNullable<TreeNode['acceptanceTest']>,
+  base: string,
 ): Promise<{ test: AcceptanceTest; said: string } | undefined> {
-  const doubted = state.doubted;
-  if (doubted === undefined) return undefined;
-  if (doubted.agreement === undefined) {
-    const rivals = tally(state.vote.draws)
+  if (state.agreement === undefined) {
+    // The leading tests that fail without the code (one that passes there proves nothing, and
+    // every candidate passes it too), at most two, from the first three classes.
+    const rivals: { key: string; votes: number; test: AcceptanceTest }[] = [];
+    for (const c of tally(state.vote.draws)
       .filter((c) => c.key !== NO_TEST)
-      .slice(0, 2);
+      .slice(0, 3)) {
+      const test = testOfKey(state.vote, c.key);
+      if (test === undefined || rivals.length === 2) continue;
+      const onBase = await ctx.workspace.treeWithEdits(base, [
+        { path: test.path, content: test.content },
+      ]);
+      const result = await ctx.paid(() => runCheck(ctx, onBase, test.command), { ahead: true });
+      if (!result.ok) rivals.push({ key: c.key, votes: c.votes, test });
+    }
     const candidates = (n.leaf?.draws ?? []).filter(
       (d): d is Draw =>
         d !== undefined &&
         (d.status === 'valid' || (d.status === 'flagged' && d.contests !== undefined)),
     );
     const agreement: { key: string; votes: number; passing: number }[] = [];
-    for (const rival of rivals) {
-      const test = testOfKey(state.vote, rival.key);
-      if (test === undefined) continue;
+    for (const { test, ...rival } of rivals) {
       const passing = new Set<string>();
       for (const d of candidates) {
         const tree = d.tree ?? (d.status === 'valid' ? d.key : undefined);
@@ -141,12 +162,13 @@ async function agreedWithCode(
       }
       agreement.push({ key: rival.key, votes: rival.votes, passing: passing.size });
     }
-    state.doubted = { ...doubted, agreement };
+    state.agreement = agreement;
     await ctx.save(n);
   }
-  const scored = (state.doubted?.agreement ?? [])
+  const scored = state.agreement
     .map((a) => ({ ...a, score: a.votes * a.passing }))
     .sort((a, b) => b.score - a.score);
+  // A lone rival (the others passed without the code) is chosen when some candidate passes it.
   const [best, second] = scored;
   if (best === undefined || best.score === 0 || best.score === second?.score) return undefined;
   const test = testOfKey(state.vote, best.key);
@@ -336,6 +358,48 @@ export async function afterDoubt(
   if (changed) restartVote(record);
   await ctx.save(n);
   return changed;
+}
+
+/**
+ * After the code's vote, for a leaf whose test vote did not settle before any candidate was drawn
+ * (`deferred`): the candidates choose between its leading tests (`agreedWithCode`). A test chosen
+ * is kept (it failed without the code) and the code's vote starts again under it; else the planned
+ * check decides, as it did. True when the vote was started again. The choice is saved before it is
+ * acted on, and the test's status and the vote's restart are saved together, so a resume acts once.
+ */
+export async function chooseDeferredTest(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  base: string,
+): Promise<boolean> {
+  const state = n.acceptanceTest;
+  if (state?.deferred !== true || state.status !== 'none') return false;
+  const { votes, runnerUpVotes } = state.vote.outcome ?? { votes: 0, runnerUpVotes: 0 };
+  const agreed = await agreedWithCode(ctx, n, state, base);
+  state.deferred = false;
+  if (agreed === undefined) {
+    await settle(
+      ctx,
+      n,
+      'none',
+      `No acceptance test: its vote did not settle (${votes} : ${runnerUpVotes}), and the candidates agree with none of its leading tests more; the planned check decides.`,
+    );
+    return false;
+  }
+  const { test, said } = agreed;
+  const tree = await ctx.workspace.treeWithEdits(base, [
+    { path: test.path, content: test.content },
+  ]);
+  state.base = await ctx.paid(() => runCheck(ctx, tree, test.command), { ahead: true });
+  restartVote(record);
+  await settle(
+    ctx,
+    n,
+    'kept',
+    `Acceptance test ${test.path} (\`${test.command}\`): voted from the criteria; its vote did not settle (${votes} : ${runnerUpVotes}), and of its leading tests the candidates agree most with this one (${said}); it fails without the code, and the candidates were drawn again under it.`,
+  );
+  return true;
 }
 
 /**

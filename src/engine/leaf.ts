@@ -35,6 +35,7 @@ import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, integrationFailure, traceFailure, untraced } from './trace.js';
 import {
   afterDoubt,
+  chooseDeferredTest,
   contestTest,
   doubtTest,
   dropFailingTest,
@@ -131,6 +132,8 @@ export async function voteOnCode(
     });
     // A candidate failed the test alone: the test's vote widens, and a changed test starts this one again.
     if (vote === 'patch' && (await doubtTest(ctx, n, record, task.baseCommit))) continue;
+    // A test vote that did not settle: the candidates drawn choose its test, and are drawn again.
+    if (vote === 'patch' && (await chooseDeferredTest(ctx, n, record, task.baseCommit))) continue;
     if (vote === 'patch' && (await contestTest(ctx, n, record))) continue;
     const classes = tally(record.draws);
     // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.

@@ -37,6 +37,8 @@ test('add sums its arguments', () => {
 });
 `;
 const RIGHT_TEST = testOf(5);
+/** A test of nothing: it passes on the tree without the code. */
+const VACUOUS_TEST = "import { test } from 'node:test';\n\ntest('add is planned', () => {});\n";
 /** A test that shares the misconception: it passes `a - b` and fails the right code. */
 const MISCONCEIVED_TEST = testOf(-1);
 
@@ -171,7 +173,7 @@ describe.skipIf(sandbox === undefined)('an acceptance test the code doubts (issu
     expect(test.vote.outcome?.status).toBe('undecided');
     expect(test.doubted).toMatchObject({ from: 2, settled: true, changed: true });
     // The misconceived test: 9 votes, passed by one text; the right test: 7, passed by two.
-    expect(test.doubted?.agreement?.map(({ votes, passing }) => [votes, passing])).toEqual([
+    expect(test.agreement?.map(({ votes, passing }) => [votes, passing])).toEqual([
       [9, 1],
       [7, 2],
     ]);
@@ -189,6 +191,55 @@ describe.skipIf(sandbox === undefined)('an acceptance test the code doubts (issu
     expect(said).toContain(
       'k raised 2 → 4: the code doubted it: 2 candidates that pass the planned check fail it',
     );
+  }, 90_000);
+
+  it('a test that passes without the code is no rival: the candidates choose among tests that fail there', async () => {
+    // After the misconceived 2 : 0, a test of nothing and the right test alternate: 7 : 7 : 2 at
+    // the cap. Every candidate passes the test of nothing; on main it would have been chosen, then
+    // discarded on the tree without the code, and the wrong code would have won by its text.
+    const { outcome, state, add } = await run(
+      {
+        test: (_node, slot) =>
+          at(slot < 2 ? MISCONCEIVED_TEST : slot % 2 === 0 ? VACUOUS_TEST : RIGHT_TEST),
+      },
+      doubtingCode,
+    );
+    expect(outcome.status).toBe('done');
+    expect([RIGHT, RIGHT_OTHERWISE]).toContain(add);
+    const test = state.nodes['root']!.acceptanceTest!;
+    expect(test.status).toBe('kept');
+    expect(test.agreement?.map(({ votes, passing }) => [votes, passing])).toEqual([
+      [7, 2],
+      [2, 1],
+    ]);
+  }, 90_000);
+
+  it('a test vote that does not settle before any code is drawn is settled by the candidates once they are', async () => {
+    // The misconceived and the right test alternate: 8 : 8 at the cap, before any candidate. The
+    // code's vote runs on the planned check alone (the wrong answer wins 3 : 0 by agreement), then
+    // its candidates choose the right test, and are drawn again under it.
+    const { outcome, state, add, events } = await run(
+      { test: (_node, slot) => at(slot % 2 === 0 ? MISCONCEIVED_TEST : RIGHT_TEST) },
+      doubtingCode,
+    );
+    expect(outcome.status).toBe('done');
+    expect([RIGHT, RIGHT_OTHERWISE]).toContain(add);
+    const root = state.nodes['root']!;
+    const test = root.acceptanceTest!;
+    expect(test.status).toBe('kept');
+    expect(test.deferred).toBe(false);
+    expect(test.doubted).toBeUndefined();
+    expect(test.agreement?.map(({ votes, passing }) => [votes, passing])).toEqual([
+      [8, 1],
+      [8, 2],
+    ]);
+    expect(test.reason).toMatch(
+      /its vote did not settle \(8 : 8\), and of its leading tests the candidates agree most with this one/,
+    );
+    expect(root.leaf?.attempt).toBe(1);
+    // Said as it happened: first no test yet, then the one the candidates chose.
+    const said = events.flatMap((e) => (e.type === 'acceptance-test' ? [e.status] : []));
+    expect(said).toEqual(['none', 'kept']);
   }, 90_000);
 
   it('a kill during the widened test vote resumes to the same outcome, asking no test twice', async () => {
@@ -223,7 +274,7 @@ describe.skipIf(sandbox === undefined)('an acceptance test the code doubts (issu
     expect(test.status).toBe('kept');
     expect(test.vote.outcome).toMatchObject({ status: 'decided', votes: 4 });
     expect(test.doubted).toMatchObject({ settled: true, changed: false });
-    expect(test.doubted?.agreement).toBeUndefined();
+    expect(test.agreement).toBeUndefined();
     // Not started again: the same attempt decided.
     expect(state.nodes['root']?.leaf?.attempt).toBe(0);
   }, 90_000);

@@ -35,13 +35,20 @@ export const acceptanceOutcomeSchema = z.object({
       from: z.number().int().positive(),
       settled: z.boolean().optional(),
       changed: z.boolean().optional(),
-      /**
-       * When the wider vote did not settle: its two leading tests, each with its votes and the
-       * distinct texts of the leaf's candidates that pass it (`agreedWithCode` in the engine).
-       */
-      agreement: z
-        .array(z.object({ key: z.string(), votes: z.number(), passing: z.number() }))
-        .optional(),
     })
+    .optional(),
+  /**
+   * The vote did not settle before any candidate was drawn, with two tests or more in it: the
+   * candidates choose between its leading tests once the code's vote has drawn them (true until
+   * they have).
+   */
+  deferred: z.boolean().optional(),
+  /**
+   * When a vote did not settle (deferred, or widened by a doubt): its leading tests that fail
+   * without the code, each with its votes and the distinct texts of the leaf's candidates that
+   * pass it (`agreedWithCode` in the engine).
+   */
+  agreement: z
+    .array(z.object({ key: z.string(), votes: z.number(), passing: z.number() }))
     .optional(),
 });
