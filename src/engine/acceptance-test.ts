@@ -315,7 +315,14 @@ export async function doubtTest(
 ): Promise<boolean> {
   const state = n.acceptanceTest;
   const { k } = ctx.run.config;
-  if (keptTest(n) === undefined || state === undefined || state.doubted !== undefined) return false;
+  // Once per leaf, and not for a test the candidates chose (they have been heard).
+  if (
+    keptTest(n) === undefined ||
+    state === undefined ||
+    state.doubted !== undefined ||
+    state.agreement !== undefined
+  )
+    return false;
   if (!testDoubted(record.draws)) return false;
   const from = state.vote.k ?? k;
   const to = kCeiling(k);
