@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Draw } from '../../src/core/tree/schema.js';
-import { failureDigest, testContest } from '../../src/core/voting/test-contest.js';
+import { DOUBT_REASON, raisedBecause } from '../../src/core/voting/adaptive-k.js';
+import { failureDigest, testContest, testDoubted } from '../../src/core/voting/test-contest.js';
 
 /** node --test's report of one failed assertion, as a candidate at `line` with `ms` would give it. */
 const tap = (actual: number, line: number, ms: string) => `TAP version 13
@@ -110,5 +111,26 @@ describe('a test contested by the candidates it judges', () => {
       flags: [{ rule: 'check-failed', message: '' }],
     };
     expect(testContest([other, { ...other, slot: 4 }, failed(5, 'a', 'a')], 2)).toBeUndefined();
+  });
+});
+
+describe('a test the code doubts', () => {
+  it('is doubted by one candidate that failed it alone, and by no other flag', () => {
+    expect(testDoubted([valid(0, 'x'), failed(1, 'd', 'a')])).toBe(true);
+    const other: Draw = {
+      slot: 2,
+      status: 'flagged',
+      flags: [{ rule: 'check-failed', message: '' }],
+    };
+    expect(testDoubted([valid(0, 'x'), other])).toBe(false);
+    expect(testDoubted([])).toBe(false);
+  });
+
+  it('says why its vote was widened, and a narrow win says it was narrow', () => {
+    expect(
+      raisedBecause([`${DOUBT_REASON}: 2 candidates that pass the planned check fail it`]),
+    ).toBe('');
+    expect(raisedBecause(['contested 3 : 1, ahead by exactly k = 2'])).toBe(' after a narrow win');
+    expect(raisedBecause(undefined)).toBe(' after a narrow win');
   });
 });
