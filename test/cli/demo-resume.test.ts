@@ -56,16 +56,23 @@ async function expectLanded(
 
 /** The demos' GitHub and landing steps are tested here, not their checks: no sandbox (unverified). */
 const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
+/**
+ * A smaller demo (8 nodes, seed 1 has 14): the same start, GitHub steps, landing and resume, in
+ * less time. Its resume reads the seed from the saved run.
+ */
+const SMALL = ['--seed', '2'];
 
 describe('a killed maker demo is resumed on its own fake GitHub, served again', () => {
   it('at every GitHub and landing step (and mid-run): one repository, one merged PR, the same tree as an uninterrupted demo', async () => {
+    // Proves: a demo killed at each GitHub/landing step (and mid-run) is resumed on its own fake,
+    // served again on the same port, and lands once with the unkilled tree.
     // No checks (MAKER_SANDBOX=none): the GitHub and landing steps are what is killed and resumed
     // here, and 13 runs of some 55 sandboxed checks each outran the test's time on a busy machine.
     const off = { MAKER_SANDBOX: 'none' };
     const reference = join(await tempDir(), 'ref');
     const tree = await expectLanded(
       reference,
-      await maker(['demo', '--dir', reference, '--json'], off),
+      await maker(['demo', ...SMALL, '--dir', reference, '--json'], off),
     );
     expect((await recordedApi(reference))?.demoFake).toBe(true);
     for (const step of [
@@ -77,7 +84,7 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
       'land:update-ref',
     ]) {
       const dir = join(await tempDir(), 'demo');
-      const killed = await maker(['demo', '--dir', dir, '--json'], {
+      const killed = await maker(['demo', ...SMALL, '--dir', dir, '--json'], {
         ...off,
         MAKER_CRASH_AT: step,
       });
@@ -91,8 +98,9 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
   }, 450_000);
 
   it('on another port when the recorded one is taken: the run and origin move to it', async () => {
+    // Proves: its recorded port taken, the resume serves the fake elsewhere and moves run and origin.
     const dir = join(await tempDir(), 'moved');
-    const killed = await maker(['demo', '--dir', dir, '--json'], {
+    const killed = await maker(['demo', ...SMALL, '--dir', dir, '--json'], {
       ...NO_SANDBOX,
       MAKER_CRASH_AT: 'github:pr-saved',
     });
@@ -115,8 +123,9 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
   }, 120_000);
 
   it('with its kept world deleted: refused with what happened, the state left as it was', async () => {
+    // Proves: with the fake's kept world deleted, resume refuses, says why, and changes no state.
     const dir = join(await tempDir(), 'gone');
-    const killed = await maker(['demo', '--dir', dir], {
+    const killed = await maker(['demo', ...SMALL, '--dir', dir], {
       ...NO_SANDBOX,
       MAKER_CRASH_AT: 'github:pr-saved',
     });
@@ -139,11 +148,12 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
   }, 120_000);
 
   it('a demo on a fake GitHub of another process keeps nothing of it: its state does not say demoFake', async () => {
+    // Proves: a demo on another process's fake records no demoFake and keeps no world of its own.
     const token = `ghp_${'D'.repeat(36)}`;
     const fake = await startFakeGitHub({ tokens: [{ token, login: 'maker-demo' }] });
     try {
       const dir = join(await tempDir(), 'outside');
-      const done = await maker(['demo', '--dir', dir, '--json'], {
+      const done = await maker(['demo', ...SMALL, '--dir', dir, '--json'], {
         ...NO_SANDBOX,
         GITHUB_API_URL: fake.baseUrl,
         GITHUB_TOKEN: token,

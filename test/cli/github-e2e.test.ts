@@ -57,6 +57,8 @@ function summaryOf(result: MakerResult): {
 
 describe('maker run --github (CLI, against the fake GitHub)', () => {
   it('takes an empty folder to a merged pull request: the default branch ends at the run’s tree, the body lists every node', async () => {
+    // Proves: an empty folder ends as a private repository whose main is the run's tree through one
+    // merged PR listing every node, every node branch pushed, no token on disk.
     const fake = await startFake();
     const dir = join(await tempDir(), 'app');
     // Without the subtasks' checks: what is tested is GitHub's side (checks have their own tests;
@@ -97,6 +99,8 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
   }, 120_000);
 
   it('a veto leaves the default branch untouched and closes the pull request with one comment, even when killed between the two', async () => {
+    // Proves: a veto leaves main as it was and closes the PR with one comment, also when killed
+    // between the comment and the close.
     const fake = await startFake();
     const dir = join(await tempDir(), 'vetoed');
     const first = await maker(RUN(dir, 'vetoed', '--hitl', 'defer', '--no-checks'), envOf(fake));
@@ -132,6 +136,7 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
   }, 120_000);
 
   it('killed after merging a moved default branch into the result, before saving it: resume lands one merge', async () => {
+    // Proves: killed after merging a moved (conflicting) main into the result, resume lands once.
     const fake = await startFake();
     const dir = join(await tempDir(), 'based');
     const env = envOf(fake);
@@ -188,31 +193,41 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     'land:read-tree',
   ];
 
+  /** The points after the start is recorded and before the run is saved. */
+  const STARTING = ['start:intent-saved', 'github:repository-ensured', 'start:set-up'];
+
   it(`kill -9 at ${CRASH_POINTS.length} points, then resume: one repository, one pull request, the uninterrupted tree`, async () => {
+    // Proves: killed at each seam of the start and of the GitHub steps, then resumed (or, before
+    // the start was recorded, the same command again): one repository, one merged pull request, the
+    // tree of an unkilled run; killed once the start is recorded, `maker status` shows it interrupted.
     const fake = await startFake();
     // Without the subtasks' checks: what is tested is GitHub's side at each seam, and 21 runs with
     // some 55 sandboxed checks each took most of this file's time (the checks' own crash and
-    // resume are tested in the engine's tests).
+    // resume are tested in the engine's tests). One level of subtasks (4 nodes, not 12): the pull
+    // request is still opened mid-run, once the first child is composed, and every seam is reached.
+    const SHALLOW = ['--hitl', 'auto', '--no-checks', '--max-depth', '1'];
     const reference = await maker(
-      RUN(join(await tempDir(), 'ref'), 'ref', '--hitl', 'auto', '--no-checks'),
+      RUN(join(await tempDir(), 'ref'), 'ref', ...SHALLOW),
       envOf(fake),
     );
     expect(reference.code).toBe(0);
     const tree = summaryOf(reference).treeHash;
-    for (const point of CRASH_POINTS) {
+    async function killedAt(point: string) {
       const name = point.replace(/[^a-z]/g, '-');
       const dir = join(await tempDir(), name);
       const env = envOf(fake);
-      const crashed = await maker(RUN(dir, name, '--hitl', 'auto', '--no-checks'), {
-        ...env,
-        MAKER_CRASH_AT: point,
-      });
+      const crashed = await maker(RUN(dir, name, ...SHALLOW), { ...env, MAKER_CRASH_AT: point });
       expect(crashed.signal, `${point}: ${crashed.stderr}`).toBe('SIGKILL');
+      if (STARTING.includes(point)) {
+        // Killed after the start is recorded, before its run was saved: shown, not forgotten.
+        const status = await maker(['status', '--dir', dir], env);
+        expect(status.stdout, point).toMatch(/interrupted while starting|interrupted/);
+      }
       // Before the run was saved too: its start is recorded first, and maker resume finishes it.
       // Killed between taking the lock and recording the start, nothing was made: the same command.
       const again =
         point === 'start:locked'
-          ? await maker(RUN(dir, name, '--hitl', 'auto', '--no-checks'), env)
+          ? await maker(RUN(dir, name, ...SHALLOW), env)
           : await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
       expect(again.code, `${point}: ${again.stderr} ${again.stdout}`).toBe(0);
       expect(summaryOf(again).treeHash).toBe(tree);
@@ -222,5 +237,19 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
       expect(repos[0]?.pulls[0]?.merged, point).toBe(true);
       expect(bareTree(fake, name, 'main'), point).toBe(tree);
     }
+    // Two points at a time (each its own repository on the fake): a run mostly waits (on git, the
+    // fake and its state's saves). A failure stops both from taking more; each started is awaited.
+    const queue = [...CRASH_POINTS];
+    let failed = false;
+    const lanes = await Promise.allSettled(
+      [1, 2].map(async () => {
+        for (let point = queue.shift(); point !== undefined && !failed; point = queue.shift())
+          await killedAt(point).catch((error: unknown) => {
+            failed = true;
+            throw error;
+          });
+      }),
+    );
+    for (const lane of lanes) if (lane.status === 'rejected') throw lane.reason;
   }, 600_000);
 });

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDirs } from '../helpers/tmp.js';
+import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 import { maker } from '../helpers/cli.js';
 
 /**
@@ -11,6 +11,7 @@ import { maker } from '../helpers/cli.js';
  * own files are never touched.
  */
 const tempDir = useTempDirs();
+const sharedDir = useSharedTempDirs();
 const PERSON = {
   GIT_AUTHOR_NAME: 'Person',
   GIT_AUTHOR_EMAIL: 'person@example.com',
@@ -23,9 +24,27 @@ const PERSON = {
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...PERSON } });
 
-/** A person's repository with a file of theirs, run up to the final veto (accepted, not yet landed). */
+/**
+ * A person's repository with a file of theirs, run up to the final veto (accepted, not yet landed):
+ * a copy of one made once per kind in this file (the run is the same every time; what each test
+ * kills is the landing that follows, in its own copy).
+ */
 async function readyToLand(options: { moveMain: boolean }): Promise<string> {
-  const dir = await tempDir();
+  let made = ready.get(options.moveMain);
+  if (made === undefined) {
+    made = makeReadyToLand(options);
+    ready.set(options.moveMain, made);
+  }
+  const source = await made;
+  const dir = join(await tempDir(), 'repo');
+  execFileSync('cp', ['-a', source, dir]);
+  return dir;
+}
+const ready = new Map<boolean, Promise<string>>();
+
+async function makeReadyToLand(options: { moveMain: boolean }): Promise<string> {
+  const dir = join(await sharedDir(), 'repo');
+  await mkdir(dir);
   git(dir, 'init', '-q', '-b', 'main');
   await writeFile(join(dir, 'README.md'), 'mine\n');
   git(dir, 'add', 'README.md');
@@ -73,6 +92,8 @@ describe('landing survives kill -9 between every step', () => {
   ])(
     'main moved meanwhile: $moveMain',
     async ({ moveMain, steps }) => {
+      // Proves: killed at each step of a landing (plain or a merge), resume lands the unkilled tree,
+      // main at the result, the working tree clean, the person's untracked file untouched.
       const reference = await readyToLand({ moveMain });
       const expectedTree = await expectLanded(
         reference,
@@ -90,6 +111,8 @@ describe('landing survives kill -9 between every step', () => {
   );
 
   it('finishes a read-tree killed part-way, and refuses (touching nothing) when the person changed files', async () => {
+    // Proves: a half-done read-tree is finished by resume; a person's uncommitted edit makes resume
+    // refuse and keep it, and once it is put aside the landing completes.
     const dir = await readyToLand({ moveMain: false });
     const killed = await maker(['resume', '--dir', dir, '--json'], {
       MAKER_CRASH_AT: 'land:update-ref',

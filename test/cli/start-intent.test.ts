@@ -15,6 +15,11 @@ import { useTempDirs } from '../helpers/tmp.js';
 const tempDir = useTempDirs();
 /** What is tested is the start and the resume, not the checks: the demos run without a sandbox (unverified). */
 const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
+/**
+ * A smaller demo (8 nodes, seed 1 has 14): the same start, GitHub steps, landing and resume, in
+ * less time. Its resume reads the seed from the saved run.
+ */
+const SMALL = ['--seed', '2'];
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
@@ -34,15 +39,20 @@ async function expectLanded(dir: string, result: { code: number | null; stderr: 
 
 describe('a maker demo killed before its run was saved', () => {
   it('is shown by maker status and finished by maker resume, with the tree of an unkilled demo', async () => {
+    // Proves: killed at each step between the lock and the first save, the demo is shown
+    // (interrupted while starting), a new `maker run` is refused, and resume lands the unkilled tree.
     // Failed at main: "No MAKER runs" and "Nothing to resume in …: no unfinished run".
     const reference = join(await tempDir(), 'ref');
     const tree = await expectLanded(
       reference,
-      await maker(['demo', '--dir', reference], NO_SANDBOX),
+      await maker(['demo', ...SMALL, '--dir', reference], NO_SANDBOX),
     );
     for (const step of ['start:intent-saved', 'github:repository-ensured', 'start:set-up']) {
       const dir = join(await tempDir(), 'demo');
-      const killed = await maker(['demo', '--dir', dir], { ...NO_SANDBOX, MAKER_CRASH_AT: step });
+      const killed = await maker(['demo', ...SMALL, '--dir', dir], {
+        ...NO_SANDBOX,
+        MAKER_CRASH_AT: step,
+      });
       expect(killed.signal, `${step}: ${killed.stderr}`).toBe('SIGKILL');
       const status = await maker(['status', '--dir', dir]);
       expect(status.code, step).toBe(0);
@@ -66,11 +76,12 @@ describe('a maker demo killed before its run was saved', () => {
   }, 300_000);
 
   it('after its origin was set (the dead fake’s port in it), maker demo again finishes it', async () => {
+    // Proves: killed once its origin holds the dead fake's port, `maker demo` again finishes it.
     // Failed at main: the seam did not exist; killed there, the demo could not be re-run
     // ("already has an origin … that is not maker-demo/d", only the dead fake's port differing).
     const dir = join(await tempDir(), 'd');
     // Its 6th GitHub request is the first push's: the origin is set by then.
-    const killed = await maker(['demo', '--dir', dir], {
+    const killed = await maker(['demo', ...SMALL, '--dir', dir], {
       ...NO_SANDBOX,
       MAKER_KILL_AT_GITHUB_REQUEST: '6:after',
     });
@@ -78,7 +89,7 @@ describe('a maker demo killed before its run was saved', () => {
     expect(git(dir, 'remote', 'get-url', 'origin')).toMatch(
       /^http:\/\/127\.0\.0\.1:\d+\/maker-demo\/d\.git$/,
     );
-    const again = await maker(['demo', '--dir', dir], NO_SANDBOX);
+    const again = await maker(['demo', ...SMALL, '--dir', dir], NO_SANDBOX);
     expect(again.stderr).toContain('finishing demo run');
     await expectLanded(dir, again);
   }, 120_000);
@@ -86,6 +97,8 @@ describe('a maker demo killed before its run was saved', () => {
 
 describe('an early Ctrl-C', () => {
   it('at each early step: exit 130, what it left and what to do; maker status shows it; maker resume finishes it', async () => {
+    // Proves: a Ctrl-C at each early step exits 130 saying what to do, status shows it, the lock is
+    // released, and resume lands it.
     // Failed at main: the seam did not exist (and an early Ctrl-C left only a lock, or an empty
     // repository, with no word; `maker status` said "No MAKER runs").
     for (const step of [
@@ -95,7 +108,7 @@ describe('an early Ctrl-C', () => {
       'start:set-up',
     ]) {
       const dir = join(await tempDir(), 'ctrl-c');
-      const stopped = await maker(['demo', '--dir', dir], {
+      const stopped = await maker(['demo', ...SMALL, '--dir', dir], {
         ...NO_SANDBOX,
         MAKER_INTERRUPT_AT: step,
       });
