@@ -108,13 +108,20 @@ export function checkProves(command: string): string {
   return 'runs a command';
 }
 
-/** The test a leaf's acceptance-test vote settled on (validated again: it comes back from the state file). */
-export function winningTest(record: VoteRecord): AcceptanceTest | undefined {
-  const key = record.outcome?.key;
+/** The test of a test vote's class `key` (validated again: it comes back from the state file). */
+export function testOfClass(
+  record: VoteRecord,
+  key: string | undefined,
+): AcceptanceTest | undefined {
   if (key === undefined || key === NO_TEST) return undefined;
   const draw = record.draws.find((d) => d.status === 'valid' && d.key === key);
   const parsed = acceptanceTestShape.safeParse(draw?.value);
   return parsed.success ? parsed.data : undefined;
+}
+
+/** The test a leaf's acceptance-test vote settled on. */
+export function winningTest(record: VoteRecord): AcceptanceTest | undefined {
+  return testOfClass(record, record.outcome?.key);
 }
 
 /** The leaf's kept acceptance test, if it has one. */

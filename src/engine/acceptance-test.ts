@@ -1,20 +1,19 @@
 import {
-  acceptanceTestShape,
   contestedTest,
   keptTest,
   NO_TEST,
-  type AcceptanceTest,
   testAnswerFlags,
   testKey,
   winningTest,
 } from '../core/acceptance-test.js';
-import type { Draw, TreeNode, VoteRecord } from '../core/tree/schema.js';
+import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
 import type { RedFlag } from '../core/voting/types.js';
 import { failureDigest, testContest, testDoubted, testedKey } from '../core/voting/test-contest.js';
 import { DOUBT_REASON, kCeiling } from '../core/voting/adaptive-k.js';
 import type { DrawBehaviour } from '../core/tree/probe-schema.js';
 import { inScope } from '../core/paths.js';
-import { checksRun, runCheck, runCheckWhole } from './checks.js';
+import { checksRun } from './checks.js';
+import { agreedWithCode, testOn, testOnWhole } from './test-agreement.js';
 import { parseTestAnswer } from './parse.js';
 import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
@@ -85,10 +84,7 @@ export async function voteAcceptanceTest(
         : 'the voters found no behaviour in the criteria to test';
     return settle(ctx, n, 'none', `No acceptance test: ${reason}; the planned check decides.`);
   }
-  const tree = await ctx.workspace.treeWithEdits(base, [
-    { path: test.path, content: test.content },
-  ]);
-  const result = await ctx.paid(() => runCheck(ctx, tree, test.command), { ahead: true });
+  const result = await testOn(ctx, base, test);
   state.base = result;
   if (result.ok)
     return settle(
@@ -107,88 +103,6 @@ export async function voteAcceptanceTest(
     'kept',
     `Acceptance test ${test.path} (\`${test.command}\`): ${agreed === undefined ? 'voted from the criteria' : `voted from the criteria; its vote, widened when a candidate failed it, did not settle, and of its two leading tests the candidates agree most with this one (${agreed.said})`}, fails without the code; every candidate must pass it.${beside}`,
   );
-}
-
-/**
- * CodeT's dual agreement (Chen et al., 2022), for a doubted test whose wider vote did not settle:
- * its two leading tests that fail on `base` (a test that passes without the code proves nothing,
- * and every candidate would agree with it) are each run on the leaf's candidates so far (those that
- * passed everything else), and the test whose votes times the distinct texts that pass it is the
- * larger is chosen.
- * Texts, not samples: a wrong answer repeats word for word, so a misconception shared by the code
- * and a test is one text however often it was drawn (`test-contest.ts`). No choice when neither
- * leads (a tie, or no candidate passes either). The scores are saved before anything reads them,
- * so a resume chooses the same.
- */
-async function agreedWithCode(
-  ctx: RunContext,
-  n: TreeNode,
-  state: NonNullable<TreeNode['acceptanceTest']>,
-  base: string,
-): Promise<{ test: AcceptanceTest; said: string } | undefined> {
-  if (state.agreement === undefined) {
-    // The leading tests that fail without the code (one that passes there proves nothing, and
-    // every candidate passes it too), at most two, from the first three classes.
-    const rivals: { key: string; votes: number; test: AcceptanceTest }[] = [];
-    for (const c of tally(state.vote.draws)
-      .filter((c) => c.key !== NO_TEST)
-      .slice(0, 3)) {
-      const test = testOfKey(state.vote, c.key);
-      if (test === undefined || rivals.length === 2) continue;
-      const onBase = await ctx.workspace.treeWithEdits(base, [
-        { path: test.path, content: test.content },
-      ]);
-      const result = await ctx.paid(() => runCheck(ctx, onBase, test.command), { ahead: true });
-      if (!result.ok) rivals.push({ key: c.key, votes: c.votes, test });
-    }
-    const candidates = (n.leaf?.draws ?? []).filter(
-      (d): d is Draw =>
-        d !== undefined &&
-        (d.status === 'valid' || (d.status === 'flagged' && d.contests !== undefined)),
-    );
-    const agreement: { key: string; votes: number; passing: number }[] = [];
-    for (const { test, ...rival } of rivals) {
-      const passing = new Set<string>();
-      for (const d of candidates) {
-        const tree = d.tree ?? (d.status === 'valid' ? d.key : undefined);
-        if (tree === undefined) continue;
-        const withTest = await ctx.workspace.treeWithEdits(tree, [
-          { path: test.path, content: test.content },
-        ]);
-        const result = await ctx.paid(() => runCheck(ctx, withTest, test.command), {
-          ahead: true,
-        });
-        if (result.ok) passing.add(d.contests?.text ?? d.alias ?? d.behaviour?.text ?? d.key ?? '');
-      }
-      agreement.push({ key: rival.key, votes: rival.votes, passing: passing.size });
-    }
-    state.agreement = agreement;
-    await ctx.save(n);
-  }
-  const scored = state.agreement
-    .map((a) => ({ ...a, score: a.votes * a.passing }))
-    .sort((a, b) => b.score - a.score);
-  // A lone rival (the others passed without the code) is chosen when some candidate passes it.
-  const [best, second] = scored;
-  if (best === undefined || best.score === 0 || best.score === second?.score) return undefined;
-  const test = testOfKey(state.vote, best.key);
-  const said = scored
-    .map((a) => `${a.votes} votes × ${a.passing} ${a.passing === 1 ? 'text' : 'texts'} passing`)
-    .join(' against ');
-  if (test === undefined) return undefined;
-  // The vote's key names the test chosen: what keeps it (`keptTest`) reads.
-  if (state.vote.outcome !== undefined && state.vote.outcome.key !== best.key) {
-    state.vote.outcome = { ...state.vote.outcome, key: best.key };
-    await ctx.save(n);
-  }
-  return { test, said };
-}
-
-/** The test of a vote's class `key` (validated again: it comes back from the state file). */
-function testOfKey(record: VoteRecord, key: string): AcceptanceTest | undefined {
-  const draw = record.draws.find((d) => d?.status === 'valid' && d.key === key);
-  const parsed = acceptanceTestShape.safeParse(draw?.value);
-  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -279,12 +193,7 @@ export async function acceptanceFlag(
 ): Promise<{ readonly flag: RedFlag; readonly failure: string } | undefined> {
   const test = keptTest(n);
   if (test === undefined || !checksRun(ctx.run)) return undefined;
-  const withTest = await ctx.workspace.treeWithEdits(tree, [
-    { path: test.path, content: test.content },
-  ]);
-  const { result, output } = await ctx.paid(() => runCheckWhole(ctx, withTest, test.command), {
-    ahead: true,
-  });
+  const { result, output } = await testOnWhole(ctx, tree, test);
   return result.ok
     ? undefined
     : {
@@ -395,10 +304,7 @@ export async function chooseDeferredTest(
     return false;
   }
   const { test, said } = agreed;
-  const tree = await ctx.workspace.treeWithEdits(base, [
-    { path: test.path, content: test.content },
-  ]);
-  state.base = await ctx.paid(() => runCheck(ctx, tree, test.command), { ahead: true });
+  state.base = await testOn(ctx, base, test);
   restartVote(record);
   await settle(
     ctx,
@@ -450,12 +356,7 @@ export async function testedBehaviour(
 ): Promise<{ readonly key: string; readonly behaviour?: DrawBehaviour }> {
   const test = contestedTest(n);
   if (test === undefined || !checksRun(ctx.run)) return found;
-  const withTest = await ctx.workspace.treeWithEdits(tree, [
-    { path: test.path, content: test.content },
-  ]);
-  const { result, output } = await ctx.paid(() => runCheckWhole(ctx, withTest, test.command), {
-    ahead: true,
-  });
+  const { result, output } = await testOnWhole(ctx, tree, test);
   const probeKey =
     found.behaviour !== undefined && found.behaviour.unused === undefined ? found.key : undefined;
   return {

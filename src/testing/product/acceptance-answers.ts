@@ -114,7 +114,6 @@ function besideOwn(test: AcceptanceTestSpec, idea: ProductIdea): AcceptanceTestS
     path,
     content: test.content,
     command: python ? `python3 -m unittest ${path}` : `node --test ${path}`,
-    ...(test.misconceived === undefined ? {} : { misconceived: test.misconceived }),
   };
 }
 
