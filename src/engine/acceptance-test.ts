@@ -13,7 +13,7 @@ import { DOUBT_REASON, kCeiling } from '../core/voting/adaptive-k.js';
 import type { DrawBehaviour } from '../core/tree/probe-schema.js';
 import { inScope } from '../core/paths.js';
 import { checksRun } from './checks.js';
-import { agreedWithCode, testOn, testOnWhole } from './test-agreement.js';
+import { agreedWithCode, chosenBy, noneChosen, testOn, testOnWhole } from './test-agreement.js';
 import { parseTestAnswer } from './parse.js';
 import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
@@ -80,7 +80,7 @@ export async function voteAcceptanceTest(
   if (test === undefined) {
     const reason =
       outcome.status !== 'decided'
-        ? `its vote did not settle (${outcome.votes} : ${outcome.runnerUpVotes})${state.doubted === undefined ? '' : ', and the candidates agree with neither leading test more'}`
+        ? `its vote did not settle (${outcome.votes} : ${outcome.runnerUpVotes})${state.doubted === undefined ? '' : `, and ${noneChosen(ctx, n)}`}`
         : 'the voters found no behaviour in the criteria to test';
     return settle(ctx, n, 'none', `No acceptance test: ${reason}; the planned check decides.`);
   }
@@ -101,7 +101,7 @@ export async function voteAcceptanceTest(
     ctx,
     n,
     'kept',
-    `Acceptance test ${test.path} (\`${test.command}\`): ${agreed === undefined ? 'voted from the criteria' : `voted from the criteria; its vote, widened when a candidate failed it, did not settle, and of its two leading tests the candidates agree most with this one (${agreed.said})`}, fails without the code; every candidate must pass it.${beside}`,
+    `Acceptance test ${test.path} (\`${test.command}\`): ${agreed === undefined ? 'voted from the criteria' : `voted from the criteria; its vote, widened when a candidate failed it, did not settle, and ${chosenBy(agreed.by, agreed.said)}`}, fails without the code; every candidate must pass it.${beside}`,
   );
 }
 
@@ -299,18 +299,18 @@ export async function chooseDeferredTest(
       ctx,
       n,
       'none',
-      `No acceptance test: its vote did not settle (${votes} : ${runnerUpVotes}), and the candidates agree with none of its leading tests more; the planned check decides.`,
+      `No acceptance test: its vote did not settle (${votes} : ${runnerUpVotes}), and ${noneChosen(ctx, n)}; the planned check decides.`,
     );
     return false;
   }
-  const { test, said } = agreed;
+  const { test, said, by } = agreed;
   state.base = await testOn(ctx, base, test);
   restartVote(record);
   await settle(
     ctx,
     n,
     'kept',
-    `Acceptance test ${test.path} (\`${test.command}\`): voted from the criteria; its vote did not settle (${votes} : ${runnerUpVotes}), and of its leading tests the candidates agree most with this one (${said}); it fails without the code, and the candidates were drawn again under it.`,
+    `Acceptance test ${test.path} (\`${test.command}\`): voted from the criteria; its vote did not settle (${votes} : ${runnerUpVotes}), and ${chosenBy(by, said)}; it fails without the code, and the candidates were drawn again under it.`,
   );
   return true;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { ModelResponse } from '../../src/core/red-flags.js';
-import type { Subtask } from '../../src/core/tree/schema.js';
+import type { Question, Subtask } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { renderNode } from '../../src/engine/summary.js';
@@ -74,7 +74,11 @@ function plannerOf(script: Script, asked: { node: string; slot: number }[]): Pla
 async function run(
   script: Script,
   worker: Worker,
-  options: { stopWhen?: (e: EngineEvent) => boolean } = {},
+  options: {
+    stopWhen?: (e: EngineEvent) => boolean;
+    /** A person's answers (`--hitl defer`, then resumed): the option id for a question, or accept. */
+    answer?: (q: Question) => string | undefined;
+  } = {},
 ) {
   const dir = await tempDir();
   const workspace = await openWorkspace(dir, true, {});
@@ -94,6 +98,7 @@ async function run(
         runChecks: true,
         maxDepth: script.plan === undefined ? 0 : 1,
         install: '',
+        ...(options.answer === undefined ? {} : { hitl: 'defer' as const }),
       },
       script.plan === undefined ? { check: WEAK_CHECK } : {},
     );
@@ -112,6 +117,19 @@ async function run(
     const interrupted = outcome.status;
     if (options.stopWhen !== undefined) {
       const again = engineOf();
+      listened.push(listen(again));
+      outcome = await again.run(runId);
+    }
+    // A person answers each question the run stopped at, then the run is resumed.
+    for (
+      let turn = 0;
+      options.answer !== undefined && outcome.status === 'awaiting-human';
+      turn++
+    ) {
+      expect(turn).toBeLessThan(5);
+      const again = engineOf();
+      const pending = (await again.getRun(runId)).questions.filter((q) => q.answer === undefined);
+      for (const q of pending) await again.answer(runId, q.id, options.answer(q) ?? 'accept');
       listened.push(listen(again));
       outcome = await again.run(runId);
     }
@@ -241,6 +259,52 @@ describe.skipIf(sandbox === undefined)('an acceptance test the code doubts (issu
     const said = events.flatMap((e) => (e.type === 'acceptance-test' ? [e.status] : []));
     expect(said).toEqual(['none', 'kept']);
   }, 90_000);
+
+  it('a person chooses the test when the candidates back neither: one text passes each', async () => {
+    // The doubt's scene (the misconceived test kept 2 : 0, then 9 : 7 at k = 4, unsettled), but the
+    // candidates are the right code in one text and the wrong one in one text: each test is passed
+    // by one text, so only the test's unsettled votes favour the misconception. A person is asked
+    // which test checks what they meant (before, the 9 votes chose it).
+    const oneTextEach: Worker = {
+      id: 'scripted',
+      run: (_task, slot) => {
+        const s = slot % 1000;
+        const content = s === 0 || s >= 5 ? RIGHT : WRONG;
+        return Promise.resolve({ ok: true, edits: [{ path: 'add.mjs', content }], summary: 'add' });
+      },
+    };
+    const asked: Question[] = [];
+    const { outcome, state, add } = await run(doubtedTests, oneTextEach, {
+      answer: (q) => {
+        asked.push(q);
+        if (q.id !== 'q-root-acceptance-test') return undefined;
+        // The option whose test expects add(2, 3) to be 5.
+        return q.options.find((o) => (o.detail ?? '').includes('5)'))?.id;
+      },
+    });
+    expect(outcome.status).toBe('done');
+    expect(add).toBe(RIGHT);
+    const question = asked.find((q) => q.id === 'q-root-acceptance-test');
+    expect(question?.kind).toBe('select');
+    expect(question?.prompt).toMatch(
+      /candidates do not back one of its leading tests over the other \(9 votes × 1 text passing against 7 votes × 1 text passing\)/,
+    );
+    expect(question?.options.map((o) => o.id)).toEqual(['test-1', 'test-2', 'none']);
+    expect(question?.context).toContain('Done when:');
+    const test = state.nodes['root']!.acceptanceTest!;
+    expect(test.status).toBe('kept');
+    expect(test.reason).toMatch(/and a person chose this one/);
+    expect(JSON.stringify(test.vote.outcome?.key)).toContain('5)');
+    // Under --hitl auto the larger score is taken, as before: the misconceived test's 9 × 1.
+    const auto = await run(doubtedTests, oneTextEach);
+    const autoTest = auto.state.nodes['root']?.acceptanceTest;
+    expect(autoTest?.status).toBe('kept');
+    expect(autoTest?.reason).toMatch(/taken automatically \(--hitl auto/);
+    expect(JSON.stringify(autoTest?.vote.outcome?.key)).toContain('-1)');
+    expect(auto.state.questions.find((q) => q.id === 'q-root-acceptance-test')?.answer?.auto).toBe(
+      true,
+    );
+  }, 120_000);
 
   it('a kill during the widened test vote resumes to the same outcome, asking no test twice', async () => {
     const { outcome, interrupted, state, add, asked } = await run(doubtedTests, doubtingCode, {
