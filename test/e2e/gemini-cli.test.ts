@@ -1,9 +1,9 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stateFileSchema } from '../../src/core/tree/schema.js';
 import {
   startFakeGemini,
@@ -11,7 +11,7 @@ import {
   type FakeGeminiReply,
   type FakeGeminiRequest,
 } from '../../src/testing/fake-gemini.js';
-import { useTempDirs } from '../helpers/tmp.js';
+import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 import { geminiBinary } from './gemini-binary.js';
 import { candidateTree } from '../../src/engine/leaf.js';
 import { tally } from '../../src/engine/votes.js';
@@ -33,7 +33,14 @@ const binary = await geminiBinary({ cache: CACHE, version: GEMINI_CLI_VERSION })
 if ('skip' in binary) process.stderr.write(`\ne2e: ${binary.skip}\n\n`);
 const GEMINI = 'path' in binary ? binary.path : '';
 const run = promisify(execFile);
+/**
+ * Every `gemini` here starts without its relaunch: Gemini CLI re-runs itself in a child with a
+ * bigger heap and `GEMINI_CLI_NO_RELAUNCH=true` (its only change to that child's environment), a
+ * second start of the CLI that costs about 2 s of CPU each time and changes nothing MAKER sees.
+ */
+const GEMINI_ENV = { ...process.env, GEMINI_CLI_NO_RELAUNCH: 'true' };
 const tempDir = useTempDirs();
+const sharedTempDir = useSharedTempDirs();
 let fake: FakeGemini | undefined;
 
 afterEach(async () => {
@@ -104,17 +111,24 @@ function assistant(options: {
 }
 
 /**
- * The model's first answer: start a sim run. Without checks unless `runChecks` (they are tested
- * elsewhere; a run with them takes several times as long).
+ * The model's first answer: start a sim run, without checks (they are tested elsewhere; a run with
+ * them takes several times as long) and one level deep (the root's split, its clarify question and
+ * a few leaves: the size of the run is not what these tests are about).
  */
 const start =
-  (sim: Record<string, unknown> = {}, runChecks = false) =>
+  (sim: Record<string, unknown> = {}) =>
   () => ({
     text: '',
     functionCalls: [
       {
         name: 'mcp_maker_maker_start',
-        args: { idea: 'a CLI that converts CSV to JSON', worker: 'sim', runChecks, sim },
+        args: {
+          idea: 'a CLI that converts CSV to JSON',
+          worker: 'sim',
+          runChecks: false,
+          maxDepth: 1,
+          sim,
+        },
       },
     ],
   });
@@ -123,8 +137,8 @@ const start =
  * A fresh Gemini CLI home whose settings pin API-key auth (the base-URL auth bug), trust the folder
  * and turn off telemetry and update checks.
  */
-async function settingsHome(): Promise<string> {
-  const home = await tempDir();
+async function settingsHome(home?: string): Promise<string> {
+  home ??= await tempDir();
   await mkdir(join(home, '.gemini'), { recursive: true });
   await writeFile(
     join(home, '.gemini', 'settings.json'),
@@ -137,12 +151,12 @@ async function settingsHome(): Promise<string> {
   return home;
 }
 
-/** A fresh Gemini CLI home with the extension linked (answering each settings prompt as it appears). */
-async function geminiHome(): Promise<string> {
-  const home = await settingsHome();
+/** A Gemini CLI home with the extension linked (answering each settings prompt as it appears). */
+async function linkedHome(home: string): Promise<string> {
+  await settingsHome(home);
   await new Promise<void>((resolve, reject) => {
     const child = spawn(GEMINI, ['extensions', 'link', process.cwd(), '--consent'], {
-      env: { ...process.env, GEMINI_CLI_HOME: home },
+      env: { ...GEMINI_ENV, GEMINI_CLI_HOME: home },
     });
     const prompts = ['Gemini API key', 'Jules API key', 'GitHub token'];
     let seen = '';
@@ -167,6 +181,19 @@ async function geminiHome(): Promise<string> {
   return home;
 }
 
+/** The home linked once for this file (a `gemini` start each time saved). */
+let linked: string | undefined;
+beforeAll(async () => {
+  if (!('skip' in binary)) linked = await linkedHome(await sharedTempDir());
+});
+
+/** A fresh Gemini CLI home with the extension linked: a copy of the file's linked home. */
+async function geminiHome(): Promise<string> {
+  const home = await tempDir();
+  await cp(linked ?? '', home, { recursive: true, verbatimSymlinks: true });
+  return home;
+}
+
 /** Runs `gemini -p prompt` headless in `workspace`; returns its stream-json events. */
 async function gemini(
   home: string,
@@ -181,7 +208,7 @@ async function gemini(
       timeout: 120_000,
       maxBuffer: 16 * 1024 * 1024,
       env: {
-        ...process.env,
+        ...GEMINI_ENV,
         GEMINI_CLI_HOME: home,
         GEMINI_API_KEY: 'fake-key',
         GOOGLE_GEMINI_BASE_URL: fake?.baseUrl ?? '',
@@ -208,7 +235,7 @@ describe.skipIf('skip' in binary)('MAKER inside the real Gemini CLI', () => {
   it('passes gemini extensions validate', async () => {
     const home = await tempDir();
     const { stdout, stderr } = await run(GEMINI, ['extensions', 'validate', process.cwd()], {
-      env: { ...process.env, GEMINI_CLI_HOME: home },
+      env: { ...GEMINI_ENV, GEMINI_CLI_HOME: home },
       timeout: 60_000,
     });
     expect(`${stdout}${stderr}`).not.toMatch(/error|invalid|warning/i);
@@ -252,8 +279,9 @@ describe.skipIf('skip' in binary)('MAKER inside the real Gemini CLI', () => {
     const chosen: string[] = [];
     fake = await startFakeGemini(
       assistant({
-        // Checks on: this seed's split vote is among the candidates its checks leave.
-        first: start({ seed: 6, errorRate: 0.5, judgeAccuracy: 0.2 }, true),
+        // This seed's run (4 nodes) splits the vote on node 1 between two candidates: the person
+        // picks the second, never what `--hitl auto` would take.
+        first: start({ seed: 7, errorRate: 0.5, judgeAccuracy: 0.2 }),
         answer: (q) => {
           if (q.kind !== 'select') return q.kind === 'clarify' ? 'either' : 'accept';
           const candidates = q.options.filter((o) => o.startsWith('candidate-'));
@@ -266,6 +294,11 @@ describe.skipIf('skip' in binary)('MAKER inside the real Gemini CLI', () => {
     const [home, workspace] = [await geminiHome(), await tempDir()];
     await gemini(home, workspace, '/maker:idea-to-product a CLI that converts CSV to JSON');
     expect(chosen.length).toBeGreaterThan(0);
+    // A split between candidates: the person's pick is not the first (what `--hitl auto` takes).
+    expect(
+      chosen.some((c) => !c.endsWith('=candidate-1')),
+      chosen.join(', '),
+    ).toBe(true);
     const run = Object.values((await state(workspace)).runs)[0];
     expect(run?.status).toBe('done');
     for (const entry of chosen) {
@@ -321,7 +354,7 @@ describe.skipIf('skip' in binary)('MAKER inside the real Gemini CLI', () => {
     execFileSync('tar', ['-xzf', 'release/maker-extension.tar.gz', '-C', unpacked]);
     const home = await settingsHome();
     await run(GEMINI, ['extensions', 'install', unpacked, '--consent', '--skip-settings'], {
-      env: { ...process.env, GEMINI_CLI_HOME: home },
+      env: { ...GEMINI_ENV, GEMINI_CLI_HOME: home },
       timeout: 60_000,
     });
     expect(existsSync(join(home, '.gemini', 'extensions', 'maker', 'dist', 'maker-mcp.js'))).toBe(
