@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -13,8 +13,9 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeGitHub, type FakeGitHub } from '../../src/testing/fake-github.js';
-import { CLI, maker, type MakerResult } from '../helpers/cli.js';
+import { maker } from '../helpers/cli.js';
 import { DEFAULT_FAKE_OPTIONS, TOKENS } from '../helpers/github.js';
+import { makerGroup, type MakerGroup } from '../helpers/process-group.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -74,28 +75,6 @@ const RUN = (dir: string, name: string) => [
   `alice/${name}`,
   '--json',
 ];
-
-/** `maker run …` as the leader of its own process group (so the whole group can be stopped). */
-function startGroup(args: readonly string[], environment: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...environment },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const ended = new Promise<MakerResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-  return {
-    pid: child.pid as number,
-    ended,
-    running: () => child.exitCode === null && child.signalCode === null,
-  };
-}
 
 /** Every file under `dir` (path, mode, contents or link target), as one hash. */
 function filesHash(dir: string): string {
@@ -187,9 +166,9 @@ describe('a kill at every GitHub request of a run, then maker resume only', () =
     const port = Number(new URL(first.baseUrl).port);
     let total: number;
     let reference: string;
-    let run: ReturnType<typeof startGroup> | undefined;
+    let run: MakerGroup | undefined;
     try {
-      run = startGroup(RUN(runDir, 'ref'), env(first));
+      run = makerGroup(RUN(runDir, 'ref'), env(first));
       group = run.pid;
       const unkilled = await run.ended;
       group = undefined;
