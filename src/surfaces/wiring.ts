@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
 import type { LauncherSeam } from '../adapters/git/git-launcher.js';
@@ -188,8 +189,29 @@ export function crashSeam(
   const kill = seamAt(envValue(env, 'MAKER_CRASH_AT'), 'SIGKILL');
   // `MAKER_INTERRUPT_AT=<step>`: the same, with SIGINT (a person's Ctrl-C at that very step).
   const interrupt = seamAt(envValue(env, 'MAKER_INTERRUPT_AT'), 'SIGINT');
-  if (kill === undefined && interrupt === undefined) return undefined;
-  return (step) => (kill?.(step), interrupt?.(step));
+  const stop = stopSeam(envValue(env, 'MAKER_STOP_AT'));
+  if (kill === undefined && interrupt === undefined && stop === undefined) return undefined;
+  return (step) => (kill?.(step), interrupt?.(step), stop?.(step));
+}
+
+/** The checkpoints this process already stopped at (see {@link stopSeam}): once each. */
+const stoppedAt = new Set<string>();
+
+/**
+ * Crash tests only: `MAKER_STOP_AT=<step>,<step>…` makes this process, the first time it reaches
+ * each of those checkpoints, say so on stderr (`maker: stopped at <step>`) and stop itself
+ * (SIGSTOP) until it is continued: a test copies what a kill there would leave, then lets the run
+ * go on (one run for many kill points).
+ */
+function stopSeam(spec: string): ((step: string) => void) | undefined {
+  if (spec === '') return undefined;
+  const steps = new Set(spec.split(','));
+  return (step) => {
+    if (!steps.has(step) || stoppedAt.has(step)) return;
+    stoppedAt.add(step);
+    writeSync(2, `maker: stopped at ${step}\n`);
+    process.kill(process.pid, 'SIGSTOP');
+  };
 }
 
 function seamAt(spec: string, signal: NodeJS.Signals): ((step: string) => void) | undefined {

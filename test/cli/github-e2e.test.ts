@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import { startFakeGitHub, type FakeGitHub } from '../../src/testing/fake-github.js';
 import { maker, type MakerResult } from '../helpers/cli.js';
-import { git, TOKENS, useFakeGitHub } from '../helpers/github.js';
+import { DEFAULT_FAKE_OPTIONS, git, TOKENS, useFakeGitHub } from '../helpers/github.js';
+import { makerGroup, type MakerGroup } from '../helpers/process-group.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -42,6 +44,12 @@ function bareTree(fake: FakeGitHub, name: string, ref: string): string {
       encoding: 'utf8',
     },
   ).trim();
+}
+
+/** Resolves once `done()` holds (checked every 5 ms); rejects after 20 s, saying `what`. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (const start = Date.now(); !done(); await new Promise((r) => setTimeout(r, 5)))
+    if (Date.now() - start > 20_000) throw new Error(`timed out waiting: ${what}`);
 }
 
 function summaryOf(result: MakerResult): {
@@ -200,56 +208,112 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     // Proves: killed at each seam of the start and of the GitHub steps, then resumed (or, before
     // the start was recorded, the same command again): one repository, one merged pull request, the
     // tree of an unkilled run; killed once the start is recorded, `maker status` shows it interrupted.
-    const fake = await startFake();
     // Without the subtasks' checks: what is tested is GitHub's side at each seam, and 21 runs with
     // some 55 sandboxed checks each took most of this file's time (the checks' own crash and
     // resume are tested in the engine's tests). One level of subtasks (4 nodes, not 12): the pull
     // request is still opened mid-run, once the first child is composed, and every seam is reached.
     const SHALLOW = ['--hitl', 'auto', '--no-checks', '--max-depth', '1'];
-    const reference = await maker(
-      RUN(join(await tempDir(), 'ref'), 'ref', ...SHALLOW),
-      envOf(fake),
-    );
-    expect(reference.code).toBe(0);
-    const tree = summaryOf(reference).treeHash;
-    async function killedAt(point: string) {
-      const name = point.replace(/[^a-z]/g, '-');
-      const dir = join(await tempDir(), name);
-      const env = envOf(fake);
-      const crashed = await maker(RUN(dir, name, ...SHALLOW), { ...env, MAKER_CRASH_AT: point });
-      expect(crashed.signal, `${point}: ${crashed.stderr}`).toBe('SIGKILL');
-      if (STARTING.includes(point)) {
-        // Killed after the start is recorded, before its run was saved: shown, not forgotten.
-        const status = await maker(['status', '--dir', dir], env);
-        expect(status.stdout, point).toMatch(/interrupted while starting|interrupted/);
-      }
-      // Before the run was saved too: its start is recorded first, and maker resume finishes it.
-      // Killed between taking the lock and recording the start, nothing was made: the same command.
-      const again =
-        point === 'start:locked'
-          ? await maker(RUN(dir, name, ...SHALLOW), env)
-          : await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
-      expect(again.code, `${point}: ${again.stderr} ${again.stdout}`).toBe(0);
-      expect(summaryOf(again).treeHash).toBe(tree);
-      const repos = (await fake.state()).repos.filter((r) => r.fullName === `alice/${name}`);
-      expect(repos, point).toHaveLength(1);
-      expect(repos[0]?.pulls, point).toHaveLength(1);
-      expect(repos[0]?.pulls[0]?.merged, point).toBe(true);
-      expect(bareTree(fake, name, 'main'), point).toBe(tree);
+    // Not one run per point, killed there (MAKER_CRASH_AT), but ONE run that stops itself at each
+    // point (MAKER_STOP_AT, the same seams: it says so and SIGSTOPs itself) while what a kill there
+    // leaves is copied: the run's directory and the fake GitHub's world (kept on disk in its store,
+    // beside its bare repositories). Then each copy is resumed on a fake GitHub serving its world.
+    // As in kill-campaign.test.ts: the run leads its own process group, stopped whole for the copy
+    // (the git processes MAKER started had, between its stop and the group's, only the moments a
+    // kill of MAKER alone leaves them, then nothing more: what a kill of the whole group leaves, at
+    // least as harsh); no request may be in flight at the fake when it is copied (waited for); the
+    // copies' fakes listen on the run's recorded port (its URLs name it), one after the other once
+    // the run has finished (its lock is then stale, as a killed process's is).
+    const base = await tempDir();
+    const dir = join(base, 'app');
+    const root = join(base, 'github');
+    await mkdir(root);
+    const open = new Set<number>();
+    const first = await startFakeGitHub({
+      ...DEFAULT_FAKE_OPTIONS,
+      root,
+      store: join(root, 'world.json'),
+      onRequest: (n, phase) => void (phase === 'received' ? open.add(n) : open.delete(n)),
+    });
+    const port = Number(new URL(first.baseUrl).port);
+    const stops: string[] = [];
+    const problems: string[] = [];
+    let tree: string;
+    let run: MakerGroup | undefined;
+    try {
+      let copying = Promise.resolve();
+      /** What a kill at `point` leaves, copied while the run's whole process group is stopped. */
+      const copy = async (group: MakerGroup, point: string) => {
+        await until(() => group.stopped(), `${point}: the run stopped`);
+        process.kill(-group.pid, 'SIGSTOP');
+        try {
+          await until(() => open.size === 0, `${point}: no request in flight`);
+          const at = join(base, point.replace(/[^a-z]/g, '-'));
+          await mkdir(at);
+          if (existsSync(dir)) execFileSync('cp', ['-a', dir, join(at, 'app')]);
+          execFileSync('cp', ['-a', root, join(at, 'github')]);
+          stops.push(point);
+        } finally {
+          process.kill(-group.pid, 'SIGCONT');
+        }
+      };
+      run = makerGroup(
+        RUN(dir, 'app', ...SHALLOW),
+        { ...envOf(first), MAKER_STOP_AT: CRASH_POINTS.join(',') },
+        (line) => {
+          const point = /^maker: stopped at (\S+)$/.exec(line)?.[1];
+          const group = run;
+          if (point === undefined || group === undefined) return;
+          copying = copying.then(() =>
+            copy(group, point).catch((error: unknown) => void problems.push(String(error))),
+          );
+        },
+      );
+      const unkilled = await run.ended;
+      await copying;
+      expect(problems).toEqual([]);
+      expect(unkilled.code, unkilled.stderr).toBe(0);
+      tree = summaryOf(unkilled).treeHash;
+      expect(bareTree(first, 'app', 'main')).toBe(tree);
+    } finally {
+      if (run?.running() === true) process.kill(-run.pid, 'SIGKILL');
+      await first.close();
     }
-    // Two points at a time (each its own repository on the fake): a run mostly waits (on git, the
-    // fake and its state's saves). A failure stops both from taking more; each started is awaited.
-    const queue = [...CRASH_POINTS];
-    let failed = false;
-    const lanes = await Promise.allSettled(
-      [1, 2].map(async () => {
-        for (let point = queue.shift(); point !== undefined && !failed; point = queue.shift())
-          await killedAt(point).catch((error: unknown) => {
-            failed = true;
-            throw error;
-          });
-      }),
-    );
-    for (const lane of lanes) if (lane.status === 'rejected') throw lane.reason;
+    // Stopped at every point, each once.
+    expect([...stops].sort()).toEqual([...CRASH_POINTS].sort());
+
+    for (const point of CRASH_POINTS) {
+      const at = join(base, point.replace(/[^a-z]/g, '-'));
+      const copied = join(at, 'app');
+      const fake = await startFakeGitHub({
+        ...DEFAULT_FAKE_OPTIONS,
+        root: join(at, 'github'),
+        store: join(at, 'github', 'world.json'),
+        port,
+      });
+      try {
+        const env = envOf(fake);
+        if (STARTING.includes(point)) {
+          // Killed after the start is recorded, before its run was saved: shown, not forgotten.
+          const status = await maker(['status', '--dir', copied], env);
+          expect(status.stdout, point).toMatch(/interrupted while starting|interrupted/);
+        }
+        // Before the run was saved too: its start is recorded first, and maker resume finishes it.
+        // Killed between taking the lock and recording the start, nothing was made: the same command.
+        const again =
+          point === 'start:locked'
+            ? await maker(RUN(copied, 'app', ...SHALLOW), env)
+            : await maker(['resume', '--dir', copied, '--json', '--hitl', 'auto'], env);
+        expect(again.code, `${point}: ${again.stderr} ${again.stdout}`).toBe(0);
+        expect(summaryOf(again).treeHash).toBe(tree);
+        const repos = (await fake.state()).repos.filter((r) => r.fullName === 'alice/app');
+        expect(repos, point).toHaveLength(1);
+        expect(repos[0]?.pulls, point).toHaveLength(1);
+        expect(repos[0]?.pulls[0]?.merged, point).toBe(true);
+        expect(bareTree(fake, 'app', 'main'), point).toBe(tree);
+      } finally {
+        await fake.close();
+        await rm(at, { recursive: true, force: true });
+      }
+    }
   }, 600_000);
 });
