@@ -114,8 +114,12 @@ describe('maker bench tree', () => {
 // Whole simulated runs, whose checks run by default (sandboxed): a generous ceiling.
 describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, () => {
   it('demo runs the whole pipeline offline and ends with one JSON object', async () => {
+    // Proves: the whole pipeline (clarify, decomposition, votes, sandboxed checks where a sandbox
+    // works, the fake GitHub, the veto, landing) runs offline and prints one JSON summary. Seed 35,
+    // the smallest tree of seeds 1-40 (5 nodes, 3 leaves; seed 3 had 12): the same steps,
+    // fewer of each.
     const dir = await tempDir();
-    const { code, stdout } = await maker(['demo', '--dir', dir, '--seed', '3', '--json']);
+    const { code, stdout } = await maker(['demo', '--dir', dir, '--seed', '35', '--json']);
     expect(code).toBe(0);
     const result = JSON.parse(stdout) as Record<string, unknown>;
     for (const field of [
@@ -132,6 +136,7 @@ describe('maker demo / run / status / answer / resume', { timeout: 120_000 }, ()
     ])
       expect(result).toHaveProperty(field);
     expect(result).toMatchObject({ status: 'done', landed: true });
+    expect(result['nodes']).toBeGreaterThan(1); // decomposed, not done in one leaf
     expect(result['questions']).toBeGreaterThanOrEqual(2); // the clarify and the final veto, answered automatically
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeGitHub } from '../../src/testing/fake-github.js';
 import { maker } from '../helpers/cli.js';
-import { useTempDirs } from '../helpers/tmp.js';
+import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 
 /**
  * `maker demo` serves its own fake GitHub and keeps its world in `.git/maker-fake-github/`: a demo
@@ -13,6 +13,7 @@ import { useTempDirs } from '../helpers/tmp.js';
  * and ends as an uninterrupted demo does.
  */
 const tempDir = useTempDirs();
+const sharedDir = useSharedTempDirs();
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
@@ -57,15 +58,40 @@ async function expectLanded(
 /** The demos' GitHub and landing steps are tested here, not their checks: no sandbox (unverified). */
 const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
 /**
- * A smaller demo (8 nodes, seed 1 has 14): the same start, GitHub steps, landing and resume, in
- * less time. Its resume reads the seed from the saved run.
+ * A smaller demo (5 nodes, 3 leaves: the smallest tree of seeds 1-40; seed 1 has 14 nodes): the
+ * same start, GitHub steps, landing and resume, in less time. Its resume reads the seed from the
+ * saved run.
  */
-const SMALL = ['--seed', '2'];
+const SMALL = ['--seed', '35'];
+
+/**
+ * A demo killed (MAKER_CRASH_AT) right after it opened its pull request, before saving it: a copy
+ * (named `demo`, as its fake's repository is) of one made once in this file. Its whole run is
+ * done by then, the same every time; what each test does next happens in its own copy.
+ */
+async function killedAtPrCreated(): Promise<string> {
+  killedOnce ??= (async () => {
+    const dir = join(await sharedDir(), 'demo');
+    const killed = await maker(['demo', ...SMALL, '--dir', dir, '--json'], {
+      ...NO_SANDBOX,
+      MAKER_CRASH_AT: 'github:pr-created',
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    return dir;
+  })();
+  const source = await killedOnce;
+  const dir = join(await tempDir(), 'demo');
+  execFileSync('cp', ['-a', source, dir]);
+  return dir;
+}
+let killedOnce: Promise<string> | undefined;
 
 describe('a killed maker demo is resumed on its own fake GitHub, served again', () => {
   it('at every GitHub and landing step (and mid-run): one repository, one merged PR, the same tree as an uninterrupted demo', async () => {
-    // Proves: a demo killed at each GitHub/landing step (and mid-run) is resumed on its own fake,
-    // served again on the same port, and lands once with the unkilled tree.
+    // Proves: a demo killed mid-run, or at its first GitHub landing step (its pull request
+    // opened), is resumed on its own fake, served again on the same port, and lands once with the
+    // unkilled tree; and so is that demo killed again, in its resume, at each later GitHub/landing
+    // step (each from a copy of the one killed demo: the run before them is the same every time).
     // No checks (MAKER_SANDBOX=none): the GitHub and landing steps are what is killed and resumed
     // here, and 13 runs of some 55 sandboxed checks each outran the test's time on a busy machine.
     const off = { MAKER_SANDBOX: 'none' };
@@ -83,12 +109,25 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
       'github:merged',
       'land:update-ref',
     ]) {
-      const dir = join(await tempDir(), 'demo');
-      const killed = await maker(['demo', ...SMALL, '--dir', dir, '--json'], {
-        ...off,
-        MAKER_CRASH_AT: step,
-      });
-      expect(killed.signal, `${step}: ${killed.stderr}`).toBe('SIGKILL');
+      let dir: string;
+      if (step === 'state:log-appended@25') {
+        dir = join(await tempDir(), 'demo');
+        const killed = await maker(['demo', ...SMALL, '--dir', dir, '--json'], {
+          ...off,
+          MAKER_CRASH_AT: step,
+        });
+        expect(killed.signal, `${step}: ${killed.stderr}`).toBe('SIGKILL');
+      } else {
+        dir = await killedAtPrCreated();
+        if (step !== 'github:pr-created') {
+          const killed = await maker(['resume', '--dir', dir, '--json'], {
+            ...off,
+            MAKER_CRASH_AT: step,
+          });
+          expect(killed.signal, `${step}: ${killed.stderr}`).toBe('SIGKILL');
+        }
+      }
+      expect((await recordedApi(dir))?.demoFake, step).toBe(true);
       const api = (await recordedApi(dir))?.apiUrl;
       const resumed = await maker(['resume', '--dir', dir, '--json'], off);
       expect(await expectLanded(dir, resumed), step).toBe(tree);
@@ -99,12 +138,7 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
 
   it('on another port when the recorded one is taken: the run and origin move to it', async () => {
     // Proves: its recorded port taken, the resume serves the fake elsewhere and moves run and origin.
-    const dir = join(await tempDir(), 'moved');
-    const killed = await maker(['demo', ...SMALL, '--dir', dir, '--json'], {
-      ...NO_SANDBOX,
-      MAKER_CRASH_AT: 'github:pr-saved',
-    });
-    expect(killed.signal).toBe('SIGKILL');
+    const dir = await killedAtPrCreated();
     const before = new URL((await recordedApi(dir))?.apiUrl ?? '');
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(Number(before.port), '127.0.0.1', resolve));
@@ -117,25 +151,16 @@ describe('a killed maker demo is resumed on its own fake GitHub, served again', 
     }
     const after = new URL((await recordedApi(dir))?.apiUrl ?? '');
     expect(after.port).not.toBe(before.port);
-    expect(git(dir, 'remote', 'get-url', 'origin')).toBe(`${after.origin}/maker-demo/moved.git`);
+    expect(git(dir, 'remote', 'get-url', 'origin')).toBe(`${after.origin}/maker-demo/demo.git`);
     const { repos, pulls } = await world(dir);
     expect([repos.length, pulls.length, pulls[0]?.merged]).toEqual([1, 1, true]);
   }, 120_000);
 
   it('with its kept world deleted: refused with what happened, the state left as it was', async () => {
     // Proves: with the fake's kept world deleted, resume refuses, says why, and changes no state.
-    const dir = join(await tempDir(), 'gone');
-    const killed = await maker(['demo', ...SMALL, '--dir', dir], {
-      ...NO_SANDBOX,
-      MAKER_CRASH_AT: 'github:pr-saved',
-    });
-    expect(killed.signal).toBe('SIGKILL');
-    // A git process the killed demo started may still be writing there: retried until it is done.
-    await rm(join(dir, '.git', 'maker-fake-github'), {
-      recursive: true,
-      maxRetries: 10,
-      retryDelay: 200,
-    });
+    const dir = await killedAtPrCreated();
+    // A copy: no git process the killed demo started writes there.
+    await rm(join(dir, '.git', 'maker-fake-github'), { recursive: true });
     const state = join(dir, 'maker-state.json');
     const before = await readFile(state);
     const resumed = await maker(['resume', '--dir', dir], NO_SANDBOX);

@@ -69,7 +69,8 @@ describe('no shell, no start-up files', () => {
     const { env, canary } = await canaryHome();
     const root = await tempDir();
     // The run (killed, then resumed) runs its checks in the sandbox, on a tree of one level; the
-    // demo then runs none (no sandbox: the checks' processes are the run's), but its GitHub.
+    // demo then runs none (no sandbox: the checks' processes are the run's), but its GitHub: seed
+    // 35's small tree (5 nodes) makes every kind of push, pull request and merge that seed 1's does.
     ok(
       await maker(
         [
@@ -91,7 +92,7 @@ describe('no shell, no start-up files', () => {
     );
     ok(await maker(['resume', '--dir', join(root, 'run'), '--json'], env), 'resume');
     ok(
-      await maker(['demo', '--dir', join(root, 'demo'), '--json'], {
+      await maker(['demo', '--seed', '35', '--dir', join(root, 'demo'), '--json'], {
         ...env,
         MAKER_SANDBOX: 'none',
       }),
