@@ -6,16 +6,18 @@ import { runCheck, runCheckWhole } from './checks.js';
 import type { RunContext } from './run-context.js';
 import { tally } from './votes.js';
 
+/** `tree` with `test`'s file written in. */
+const withTest = (ctx: RunContext, tree: string, test: AcceptanceTest) =>
+  ctx.workspace.treeWithEdits(tree, [{ path: test.path, content: test.content }]);
+
 /** `test` written into `tree` and run there, sandboxed, in a paid slot; the same run once per tree. */
 export async function testOn(
   ctx: RunContext,
   tree: string,
   test: AcceptanceTest,
 ): Promise<CheckResult> {
-  const withTest = await ctx.workspace.treeWithEdits(tree, [
-    { path: test.path, content: test.content },
-  ]);
-  return ctx.paid(() => runCheck(ctx, withTest, test.command), { ahead: true });
+  const at = await withTest(ctx, tree, test);
+  return ctx.paid(() => runCheck(ctx, at, test.command), { ahead: true });
 }
 
 /** {@link testOn}, run every time, with its whole output (for how a candidate failed it). */
@@ -24,10 +26,8 @@ export async function testOnWhole(
   tree: string,
   test: AcceptanceTest,
 ): Promise<{ result: CheckResult; output: string }> {
-  const withTest = await ctx.workspace.treeWithEdits(tree, [
-    { path: test.path, content: test.content },
-  ]);
-  return ctx.paid(() => runCheckWhole(ctx, withTest, test.command), { ahead: true });
+  const at = await withTest(ctx, tree, test);
+  return ctx.paid(() => runCheckWhole(ctx, at, test.command), { ahead: true });
 }
 
 /**
@@ -120,7 +120,7 @@ export function chosenBy(by: TestChooser, said: string): string {
 
 /** How a reason says why no test was chosen (the question answered "none", or never asked). */
 export function noneChosen(ctx: RunContext, n: TreeNode): string {
-  const q = ctx.run.questions.find((x) => x.id === testQuestionId(n));
+  const q = testQuestion(ctx, n);
   if (q?.answer === undefined) return 'the candidates agree with none of its leading tests more';
   return q.answer.auto === true
     ? 'the candidates backed none of its leading tests over another, and they tied (--hitl auto takes none)'
@@ -174,8 +174,11 @@ async function askWhichTest(
   return picked === null ? undefined : rivals[Number(picked[1]) - 1]?.key;
 }
 
+/** The leaf's test question, once asked. */
+const testQuestion = (ctx: RunContext, n: TreeNode) =>
+  ctx.run.questions.find((x) => x.id === testQuestionId(n));
+
 /** Who answered the leaf's test question: a person, or the `--hitl auto` policy. */
 function answeredBy(ctx: RunContext, n: TreeNode): 'auto' | 'person' {
-  const q = ctx.run.questions.find((x) => x.id === testQuestionId(n));
-  return q?.answer?.auto === true ? 'auto' : 'person';
+  return testQuestion(ctx, n)?.answer?.auto === true ? 'auto' : 'person';
 }

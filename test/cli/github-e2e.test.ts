@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFakeGitHub, type FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { maker, type MakerResult } from '../helpers/cli.js';
-import { DEFAULT_FAKE_OPTIONS, git, TOKENS, useFakeGitHub } from '../helpers/github.js';
-import { makerGroup, type MakerGroup } from '../helpers/process-group.js';
+import { git, TOKENS, useFakeGitHub } from '../helpers/github.js';
+import { copyKilled, makerGroup, storedFake, type MakerGroup } from '../helpers/process-group.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -228,10 +227,7 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     const root = join(base, 'github');
     await mkdir(root);
     const open = new Set<number>();
-    const first = await startFakeGitHub({
-      ...DEFAULT_FAKE_OPTIONS,
-      root,
-      store: join(root, 'world.json'),
+    const first = await storedFake(root, {
       onRequest: (n, phase) => void (phase === 'received' ? open.add(n) : open.delete(n)),
     });
     const port = Number(new URL(first.baseUrl).port);
@@ -247,10 +243,7 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
         process.kill(-group.pid, 'SIGSTOP');
         try {
           await until(() => open.size === 0, `${point}: no request in flight`);
-          const at = join(base, point.replace(/[^a-z]/g, '-'));
-          await mkdir(at);
-          if (existsSync(dir)) execFileSync('cp', ['-a', dir, join(at, 'app')]);
-          execFileSync('cp', ['-a', root, join(at, 'github')]);
+          copyKilled(join(base, point.replace(/[^a-z]/g, '-')), dir, 'app', root);
           stops.push(point);
         } finally {
           process.kill(-group.pid, 'SIGCONT');
@@ -284,12 +277,7 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     for (const point of CRASH_POINTS) {
       const at = join(base, point.replace(/[^a-z]/g, '-'));
       const copied = join(at, 'app');
-      const fake = await startFakeGitHub({
-        ...DEFAULT_FAKE_OPTIONS,
-        root: join(at, 'github'),
-        store: join(at, 'github', 'world.json'),
-        port,
-      });
+      const fake = await storedFake(join(at, 'github'), { port });
       try {
         const env = envOf(fake);
         if (STARTING.includes(point)) {

@@ -1,21 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-} from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFakeGitHub, type FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { maker } from '../helpers/cli.js';
-import { DEFAULT_FAKE_OPTIONS, TOKENS } from '../helpers/github.js';
-import { makerGroup, type MakerGroup } from '../helpers/process-group.js';
+import { TOKENS } from '../helpers/github.js';
+import { copyKilled, makerGroup, storedFake, type MakerGroup } from '../helpers/process-group.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -142,9 +134,7 @@ describe('a kill at every GitHub request of a run, then maker resume only', () =
         const others = [...open].filter((m) => m !== n);
         if (others.length > 0) problems.push(`${what}: requests ${others.join(', ')} in flight`);
         const dir = join(base, `s${n}-${phase}`);
-        mkdirSync(dir);
-        if (existsSync(runDir)) execFileSync('cp', ['-a', runDir, join(dir, 'run')]);
-        execFileSync('cp', ['-a', root, join(dir, 'github')]);
+        copyKilled(dir, runDir, 'run', root);
         const key = filesHash(dir);
         keys.set(`${n}:${phase}`, key);
         const same = seen.get(key);
@@ -157,12 +147,7 @@ describe('a kill at every GitHub request of a run, then maker resume only', () =
       }
     };
     await mkdir(root);
-    const first = await startFakeGitHub({
-      ...DEFAULT_FAKE_OPTIONS,
-      root,
-      store: join(root, 'world.json'),
-      onRequest: pause,
-    });
+    const first = await storedFake(root, { onRequest: pause });
     const port = Number(new URL(first.baseUrl).port);
     let total: number;
     let reference: string;
@@ -200,12 +185,7 @@ describe('a kill at every GitHub request of a run, then maker resume only', () =
     /** Trials killed in the checks before the start (reads only): run again, not resumed. */
     const preflight: string[] = [];
     for (const { what: at, dir } of snapshots) {
-      const fake = await startFakeGitHub({
-        ...DEFAULT_FAKE_OPTIONS,
-        root: join(dir, 'github'),
-        store: join(dir, 'github', 'world.json'),
-        port,
-      });
+      const fake = await storedFake(join(dir, 'github'), { port });
       try {
         const copy = join(dir, 'run');
         const resumed = await maker(

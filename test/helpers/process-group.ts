@@ -1,6 +1,13 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  startFakeGitHub,
+  type FakeGitHub,
+  type FakeGitHubOptions,
+} from '../../src/testing/fake-github.js';
 import { CLI, type MakerResult } from './cli.js';
+import { DEFAULT_FAKE_OPTIONS } from './github.js';
 
 /** A `maker` process leading its own process group (so the whole group can be stopped at once). */
 export interface MakerGroup {
@@ -48,4 +55,31 @@ export function makerGroup(
       return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
     },
   };
+}
+
+/**
+ * A fake GitHub whose world is kept on disk under `root` (its bare repositories and `world.json`):
+ * what a snapshot copies, and what a fake started over a copy serves again.
+ */
+export function storedFake(
+  root: string,
+  options: Partial<FakeGitHubOptions> = {},
+): Promise<FakeGitHub> {
+  return startFakeGitHub({
+    ...DEFAULT_FAKE_OPTIONS,
+    root,
+    store: join(root, 'world.json'),
+    ...options,
+  });
+}
+
+/**
+ * Copies what a kill leaves into `at` (made here): the run's directory `run` (when it exists yet)
+ * as `at/<name>`, and the stored fake's `root` as `at/github`. Call it while the run's group is
+ * stopped.
+ */
+export function copyKilled(at: string, run: string, name: string, root: string): void {
+  mkdirSync(at);
+  if (existsSync(run)) execFileSync('cp', ['-a', run, join(at, name)]);
+  execFileSync('cp', ['-a', root, join(at, 'github')]);
 }
