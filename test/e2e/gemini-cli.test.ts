@@ -15,6 +15,7 @@ import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 import { geminiBinary } from './gemini-binary.js';
 import { candidateTree } from '../../src/engine/leaf.js';
 import { tally } from '../../src/engine/votes.js';
+import { clip } from '../../src/core/limits.js';
 
 /**
  * End to end through the real `gemini` binary (npm @google/gemini-cli, installed here into a cache,
@@ -302,15 +303,21 @@ describe.skipIf('skip' in binary)('MAKER inside the real Gemini CLI', () => {
     const run = Object.values((await state(workspace)).runs)[0];
     expect(run?.status).toBe('done');
     for (const entry of chosen) {
-      const [questionId] = entry.split('=');
+      const [questionId, pick] = entry.split('=');
       const question = run?.questions.find((q) => q.id === questionId);
       const node = run?.nodes[question?.nodeId ?? ''];
       expect(node?.leaf?.outcome?.status).toBe('human');
       // The committed tree is the chosen answer's first member's.
       const answer = tally(node?.leaf?.draws ?? []).find((c) => c.key === node?.leaf?.outcome?.key);
-      expect(git(workspace, 'rev-parse', `${node?.commit}^{tree}`)).toBe(
-        answer && candidateTree(answer.representative),
-      );
+      const tree = git(workspace, 'rev-parse', `${node?.commit}^{tree}`);
+      expect(tree).toBe(answer && candidateTree(answer.representative));
+      // And it is the change shown under the option the person picked, not another one's.
+      const shown = question?.options.map((o) => o.detail);
+      const diff = ['diff-tree', '-p', '--binary', '-M', `${node?.commit}^`, tree];
+      const committed = clip(execFileSync('git', diff, { cwd: workspace, encoding: 'utf8' }), 3000);
+      const picked = question?.options.find((o) => o.id === pick);
+      expect(picked?.detail).toBe(committed);
+      expect(shown?.filter((d) => d === committed)).toHaveLength(1);
     }
   }, 180_000);
 
