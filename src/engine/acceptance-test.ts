@@ -4,6 +4,7 @@ import {
   NO_TEST,
   testAnswerFlags,
   testKey,
+  testOfClass,
   winningTest,
 } from '../core/acceptance-test.js';
 import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
@@ -13,7 +14,16 @@ import { DOUBT_REASON, kCeiling } from '../core/voting/adaptive-k.js';
 import type { DrawBehaviour } from '../core/tree/probe-schema.js';
 import { inScope } from '../core/paths.js';
 import { checksRun } from './checks.js';
-import { agreedWithCode, chosenBy, noneChosen, testOn, testOnWhole } from './test-agreement.js';
+import {
+  agreedWithCode,
+  agreementOf,
+  autoChosen,
+  chosenBy,
+  judged,
+  noneChosen,
+  testOn,
+  testOnWhole,
+} from './test-agreement.js';
 import { parseTestAnswer } from './parse.js';
 import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
@@ -311,6 +321,63 @@ export async function chooseDeferredTest(
     n,
     'kept',
     `Acceptance test ${test.path} (\`${test.command}\`): voted from the criteria; its vote did not settle (${votes} : ${runnerUpVotes}), and ${chosenBy(by, said)}; it fails without the code, and the candidates were drawn again under it.`,
+  );
+  return true;
+}
+
+/**
+ * Once per leaf, after the code's vote under a test that `--hitl auto` took where the candidates
+ * backed none of the leading tests (a coin: the test's own vote had not settled either): the
+ * candidates drawn since, under that test, choose again between the same tests by the same rule
+ * (`agreedWithCode`). Where more of their texts now pass another, that one is kept instead and the
+ * code's vote starts again under it; else the automatic choice stands. A person's choice is never
+ * revisited. The new agreement is saved before it is acted on, and the switch and the restart
+ * are saved together, so a resume acts once. True when the vote was started again.
+ */
+export async function revisitTest(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  base: string,
+): Promise<boolean> {
+  const state = n.acceptanceTest;
+  if (
+    state?.agreement === undefined ||
+    state.status !== 'kept' ||
+    state.revisited?.settled === true ||
+    !autoChosen(ctx, n)
+  )
+    return false;
+  if (state.revisited === undefined) {
+    const rivals = state.agreement.flatMap(({ key, votes }) => {
+      const test = testOfClass(state.vote, key);
+      return test === undefined ? [] : [{ key, votes, test }];
+    });
+    state.revisited = { agreement: await agreementOf(ctx, n, rivals) };
+    await ctx.save(n);
+  }
+  const revisited = state.revisited;
+  const { backed, said } = judged(revisited.agreement);
+  const test =
+    backed !== undefined && backed !== state.vote.outcome?.key
+      ? testOfClass(state.vote, backed)
+      : undefined;
+  if (test === undefined || state.vote.outcome === undefined) {
+    revisited.settled = true;
+    await ctx.save(n);
+    return false;
+  }
+  // Run before anything changes, so the switch, its settling and the restart are saved at once.
+  const onBase = await testOn(ctx, base, test);
+  state.vote.outcome = { ...state.vote.outcome, key: backed! };
+  state.base = onBase;
+  revisited.settled = true;
+  restartVote(record);
+  await settle(
+    ctx,
+    n,
+    'kept',
+    `Acceptance test ${test.path} (\`${test.command}\`): voted from the criteria; its vote did not settle, the candidates backed none of its leading tests, and --hitl auto took another; the candidates then drawn under that one back this one (${said}), so it is kept instead: it fails without the code, and the candidates were drawn again under it.`,
   );
   return true;
 }

@@ -36,6 +36,7 @@ import { candidatesFailure, integrationFailure, traceFailure, untraced } from '.
 import {
   afterDoubt,
   chooseDeferredTest,
+  revisitTest,
   contestTest,
   doubtTest,
   dropFailingTest,
@@ -134,6 +135,8 @@ export async function voteOnCode(
     if (vote === 'patch' && (await doubtTest(ctx, n, record, task.baseCommit))) continue;
     // A test vote that did not settle: the candidates drawn choose its test, and are drawn again.
     if (vote === 'patch' && (await chooseDeferredTest(ctx, n, record, task.baseCommit))) continue;
+    // A test `--hitl auto` took on a coin: the candidates drawn under it choose again, once.
+    if (vote === 'patch' && (await revisitTest(ctx, n, record, task.baseCommit))) continue;
     if (vote === 'patch' && (await contestTest(ctx, n, record))) continue;
     const classes = tally(record.draws);
     // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.

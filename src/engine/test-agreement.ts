@@ -62,41 +62,12 @@ export async function agreedWithCode(
       if (test === undefined || rivals.length === 2) continue;
       if (!(await testOn(ctx, base, test)).ok) rivals.push({ key: c.key, votes: c.votes, test });
     }
-    const candidates = (n.leaf?.draws ?? []).filter(
-      (d): d is Draw =>
-        d !== undefined &&
-        (d.status === 'valid' || (d.status === 'flagged' && d.contests !== undefined)),
-    );
-    const agreement: { key: string; votes: number; passing: number }[] = [];
-    for (const { test, ...rival } of rivals) {
-      const passing = new Set<string>();
-      for (const d of candidates) {
-        const tree = d.tree ?? (d.status === 'valid' ? d.key : undefined);
-        if (tree === undefined) continue;
-        if ((await testOn(ctx, tree, test)).ok)
-          passing.add(d.contests?.text ?? d.alias ?? d.behaviour?.text ?? d.key ?? '');
-      }
-      agreement.push({ key: rival.key, votes: rival.votes, passing: passing.size });
-    }
+    const agreement = await agreementOf(ctx, n, rivals);
     state.agreement = agreement;
     await ctx.save(n);
   }
-  const scored = state.agreement
-    .map((a) => ({ ...a, score: a.votes * a.passing }))
-    .sort((a, b) => b.score - a.score);
-  // A lone rival (the others passed without the code) is chosen when some candidate passes it.
-  const [best, second] = scored;
-  const lead = best !== undefined && best.score > 0 && best.score !== second?.score;
-  const said = scored
-    .map((a) => `${a.votes} votes × ${a.passing} ${a.passing === 1 ? 'text' : 'texts'} passing`)
-    .join(' against ');
-  // The code backs the leader only when more of its texts pass it: else the choice rests on the
-  // test's votes alone, which did not settle. A person knows what they meant; `--hitl auto` takes
-  // the leader (none on a tie), as the scores say.
-  const backed = lead && (second === undefined || best.passing > second.passing);
-  const chosenKey = backed
-    ? best.key
-    : await askWhichTest(ctx, n, state, scored, lead ? best.key : undefined, said);
+  const { scored, leader, backed, said } = judged(state.agreement);
+  const chosenKey = backed ?? (await askWhichTest(ctx, n, state, scored, leader, said));
   if (chosenKey === undefined) return undefined;
   const test = testOfClass(state.vote, chosenKey);
   if (test === undefined) return undefined;
@@ -105,7 +76,59 @@ export async function agreedWithCode(
     state.vote.outcome = { ...state.vote.outcome, key: chosenKey };
     await ctx.save(n);
   }
-  return { test, said, by: backed ? 'code' : answeredBy(ctx, n) };
+  return { test, said, by: backed !== undefined ? 'code' : answeredBy(ctx, n) };
+}
+
+type Agreement = NonNullable<NonNullable<TreeNode['acceptanceTest']>['agreement']>;
+
+/**
+ * How many distinct texts of the leaf's candidates so far (those that passed everything else, or
+ * failed only its acceptance test) pass each of `rivals`, each test run on each candidate's tree.
+ */
+export async function agreementOf(
+  ctx: RunContext,
+  n: TreeNode,
+  rivals: readonly { key: string; votes: number; test: AcceptanceTest }[],
+): Promise<Agreement> {
+  const candidates = (n.leaf?.draws ?? []).filter(
+    (d): d is Draw =>
+      d !== undefined &&
+      (d.status === 'valid' || (d.status === 'flagged' && d.contests !== undefined)),
+  );
+  const agreement: Agreement = [];
+  for (const { test, ...rival } of rivals) {
+    const passing = new Set<string>();
+    for (const d of candidates) {
+      const tree = d.tree ?? (d.status === 'valid' ? d.key : undefined);
+      if (tree === undefined) continue;
+      if ((await testOn(ctx, tree, test)).ok)
+        passing.add(d.contests?.text ?? d.alias ?? d.behaviour?.text ?? d.key ?? '');
+    }
+    agreement.push({ key: rival.key, votes: rival.votes, passing: passing.size });
+  }
+  return agreement;
+}
+
+/**
+ * CodeT's dual agreement over saved scores: each test's votes times the distinct candidate texts
+ * that pass it, the leader first (`leader`: its key, unless it ties or none passes). A lone rival
+ * (the others passed without the code) leads when some candidate passes it. The code backs the
+ * leader (`backed`: its key) only when more of its texts pass it: else the choice rests on the
+ * test's votes alone, which did not settle.
+ */
+export function judged(agreement: Agreement) {
+  const scored = agreement
+    .map((a) => ({ ...a, score: a.votes * a.passing }))
+    .sort((a, b) => b.score - a.score);
+  const [best, second] = scored;
+  const lead = best !== undefined && best.score > 0 && best.score !== second?.score;
+  const said = scored
+    .map((a) => `${a.votes} votes × ${a.passing} ${a.passing === 1 ? 'text' : 'texts'} passing`)
+    .join(' against ');
+  const leader = lead ? best.key : undefined;
+  const backed =
+    lead && (second === undefined || best.passing > second.passing) ? best.key : undefined;
+  return { scored, leader, backed, said };
 }
 
 /** Who chose a disputed test: the candidates (more of their texts pass it), a person, or `--hitl auto`. */
@@ -177,6 +200,10 @@ async function askWhichTest(
 /** The leaf's test question, once asked. */
 const testQuestion = (ctx: RunContext, n: TreeNode) =>
   ctx.run.questions.find((x) => x.id === testQuestionId(n));
+
+/** Whether `--hitl auto` answered the leaf's test question (a person's answer is never revisited). */
+export const autoChosen = (ctx: RunContext, n: TreeNode) =>
+  testQuestion(ctx, n)?.answer?.auto === true;
 
 /** Who answered the leaf's test question: a person, or the `--hitl auto` policy. */
 function answeredBy(ctx: RunContext, n: TreeNode): 'auto' | 'person' {

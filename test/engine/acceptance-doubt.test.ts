@@ -306,6 +306,76 @@ describe.skipIf(sandbox === undefined)('an acceptance test the code doubts (issu
     );
   }, 120_000);
 
+  it('a test --hitl auto took on a coin is chosen again by the candidates then drawn under it', async () => {
+    // The test vote does not settle before any code (8 misconceived : 7 right : 1 of nothing, at
+    // the cap). The first candidates are the right code and the wrong one, one text each: they back
+    // neither test, and --hitl auto takes the misconceived one (8 × 1 against 7 × 1). Drawn again
+    // under it, the right code comes in two texts that fail it alike and the wrong one in one that
+    // passes it: one text short of contesting it (k = 2). Chosen again by the same rule, the right
+    // test is backed 2 texts to 1; the code's vote starts again under it, and the right code lands.
+    const coinTests: Script = {
+      test: (_node, slot) =>
+        at(slot === 15 ? VACUOUS_TEST : slot % 2 === 0 ? MISCONCEIVED_TEST : RIGHT_TEST),
+    };
+    const laterTexts: Worker = {
+      id: 'scripted',
+      run: (_task, slot) => {
+        const [attempt, s] = [Math.floor(slot / 1000), slot % 1000];
+        const content =
+          attempt === 0
+            ? s === 0
+              ? RIGHT
+              : WRONG
+            : s === 1
+              ? RIGHT_OTHERWISE
+              : s === 0 || s >= 5
+                ? RIGHT
+                : WRONG;
+        return Promise.resolve({ ok: true, edits: [{ path: 'add.mjs', content }], summary: 'add' });
+      },
+    };
+    const { outcome, state, add, events } = await run(coinTests, laterTexts);
+    expect(outcome.status).toBe('done');
+    expect(add).toBe(RIGHT);
+    const root = state.nodes['root']!;
+    const test = root.acceptanceTest!;
+    expect(state.questions.find((q) => q.id === 'q-root-acceptance-test')?.answer).toMatchObject({
+      optionId: 'test-1',
+      auto: true,
+    });
+    expect(test.agreement?.map(({ votes, passing }) => [votes, passing])).toEqual([
+      [8, 1],
+      [7, 1],
+    ]);
+    // Chosen again: the same tests, in the same order, now passed by the later candidates' texts.
+    expect(test.revisited).toMatchObject({ settled: true });
+    expect(test.revisited?.agreement.map(({ votes, passing }) => [votes, passing])).toEqual([
+      [8, 1],
+      [7, 2],
+    ]);
+    expect(test.status).toBe('kept');
+    expect(JSON.stringify(test.vote.outcome?.key)).toContain('5)');
+    expect(test.reason).toMatch(
+      /--hitl auto took another; the candidates then drawn under that one back this one \(7 votes × 2 texts passing against 8 votes × 1 text passing\)/,
+    );
+    // Drawn three times: under no test, under the misconceived one, under the right one.
+    expect(root.leaf?.attempt).toBe(2);
+    const said = events.flatMap((e) => (e.type === 'acceptance-test' ? [e.status] : []));
+    expect(said).toEqual(['none', 'kept', 'kept']);
+    expect(renderNode(state, 'root') ?? '').toContain('the candidates then drawn under that one');
+    // A person's choice is not revisited: answered for the misconceived test, it stands.
+    const person = await run(coinTests, laterTexts, {
+      answer: (q) =>
+        q.id === 'q-root-acceptance-test'
+          ? q.options.find((o) => (o.detail ?? '').includes('-1)'))?.id
+          : undefined,
+    });
+    const theirs = person.state.nodes['root']!.acceptanceTest!;
+    expect(theirs.revisited).toBeUndefined();
+    expect(JSON.stringify(theirs.vote.outcome?.key)).toContain('-1)');
+    expect(person.add).toBe(WRONG);
+  }, 120_000);
+
   it('a kill during the widened test vote resumes to the same outcome, asking no test twice', async () => {
     const { outcome, interrupted, state, add, asked } = await run(doubtedTests, doubtingCode, {
       stopWhen: (e) => e.type === 'vote-k-raised' && e.vote === 'acceptance-test',

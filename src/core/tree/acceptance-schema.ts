@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** Leading tests, each with its votes and the distinct candidate texts that pass it. */
+const agreementSchema = z.array(
+  z.object({ key: z.string(), votes: z.number(), passing: z.number() }),
+);
+
 /**
  * What became of a leaf's acceptance test (issue #36), beside its vote (`schema.ts` adds it):
  * `kept` (it fails on the tree before the leaf's code, so candidates must pass it), `discarded`
@@ -48,7 +53,11 @@ export const acceptanceOutcomeSchema = z.object({
    * without the code, each with its votes and the distinct texts of the leaf's candidates that
    * pass it (`agreedWithCode` in the engine).
    */
-  agreement: z
-    .array(z.object({ key: z.string(), votes: z.number(), passing: z.number() }))
-    .optional(),
+  agreement: agreementSchema.optional(),
+  /**
+   * A test `--hitl auto` took where the candidates backed none (a coin: its vote had not settled),
+   * chosen again once the code's vote had drawn candidates under it: the same leading tests with
+   * the distinct texts of those candidates that pass each; `settled`, once acted on. Once per leaf.
+   */
+  revisited: z.object({ agreement: agreementSchema, settled: z.boolean().optional() }).optional(),
 });
