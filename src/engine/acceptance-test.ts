@@ -13,7 +13,7 @@ import { failureDigest, testContest, testDoubted, testedKey } from '../core/voti
 import { DOUBT_REASON, kCeiling } from '../core/voting/adaptive-k.js';
 import type { DrawBehaviour } from '../core/tree/probe-schema.js';
 import { inScope } from '../core/paths.js';
-import { checksRun } from './checks.js';
+import { checksRun, failureExcerpt } from './checks.js';
 import {
   agreedWithCode,
   agreementOf,
@@ -209,7 +209,7 @@ export async function acceptanceFlag(
     : {
         flag: {
           rule: TEST_FAILED,
-          message: `The acceptance test voted from the criteria, \`${test.command}\`, failed: ${result.output.slice(-300)}`,
+          message: `The acceptance test voted from the criteria, \`${test.command}\`, failed: ${failureExcerpt(result.output)}`,
         },
         failure: failureDigest(output),
       };

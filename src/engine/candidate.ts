@@ -18,7 +18,7 @@ import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
 import type { FileEdit } from '../ports/workspace.js';
 import { acceptanceFlag, testedBehaviour } from './acceptance-test.js';
 import { behaviourOf } from './probe.js';
-import { checksRun, runCheck, type CheckResult } from './checks.js';
+import { checksRun, failureExcerpt, runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
 import { addCost, counted, type RunContext } from './run-context.js';
 import type { HeldSlot } from './semaphore.js';
@@ -104,7 +104,7 @@ export async function codeCandidate(
       if (!result.ok) {
         flags.push({
           rule: 'check-failed',
-          message: `\`${command}\` failed: ${result.output.slice(-300)}`,
+          message: `\`${command}\` failed: ${failureExcerpt(result.output)}`,
         });
         break;
       }

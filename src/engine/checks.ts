@@ -118,6 +118,43 @@ export function isErrorLine(line: string): boolean {
   return /^(\w+\.)*\w*(Error|Exception)\b[:\s]/.test(line.trim().replace(/^#\s*/, ''));
 }
 
+/** The lines of a node:test report's failing test that say why, up to its stack. */
+const TAP_WHY = /^(not ok \d+|error:|name:|expected:|actual:)/;
+const TAP_SKIP = /^(duration_ms|location|failureType|code|operator):/;
+
+/**
+ * Why a check failed, in about `max` characters, for a red flag's message: the output's end, after
+ * what a test runner prints far from it when that is not in the end already: the first failing
+ * test of a node:test report (`not ok`, its `error`, `expected` and `actual`, not its stack), else
+ * the first line naming an error. A node:test report ends with its counts, which say nothing of why.
+ */
+export function failureExcerpt(output: string, max = 300): string {
+  const tail = output.slice(-max);
+  const why = whyLines(output.split('\n').map((l) => l.trim()));
+  const head = why
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .replace(/: \|- /g, ': ');
+  if (head === '' || tail.includes(why[0] ?? '')) return tail;
+  const said = head.length > max / 2 ? `${head.slice(0, Math.floor(max / 2) - 1)}…` : head;
+  return `${said} … ${output.slice(-(max - said.length))}`;
+}
+
+/** The lines that say why, from a check's trimmed output lines (see {@link failureExcerpt}). */
+function whyLines(lines: readonly string[]): string[] {
+  const from = lines.findIndex((l) => /^not ok \d+/.test(l));
+  if (from < 0) {
+    const error = lines.find(isErrorLine);
+    return error === undefined ? [] : [error];
+  }
+  const block = lines.slice(from);
+  const end = block.findIndex((l, i) => i > 0 && /^(stack:|\.\.\.$|not ok \d+|ok \d+)/.test(l));
+  const why = block
+    .slice(0, end < 0 ? 12 : end)
+    .filter((l) => l !== '' && l !== '---' && !TAP_SKIP.test(l));
+  return why.some((l, i) => i > 0 && TAP_WHY.test(l)) ? why : why.slice(0, 1);
+}
+
 /** Whether this run's checks run now: on, and a sandbox works here. */
 export function checksRun(run: Run): boolean {
   return checkMode(run) === 'on';
