@@ -437,7 +437,8 @@ export async function testedBehaviour(
 /**
  * When every candidate of a leaf was flagged and most of them only for failing its acceptance
  * test, the test is more likely wrong than all of them: it is dropped (said in the status) and
- * the leaf voted again with its planned check alone. True when it did so.
+ * the leaf voted again with its planned check alone. Not a test the code doubted and whose wider
+ * vote then settled on it (or on another): that vote was its trial. True when it did so.
  */
 export async function dropFailingTest(
   ctx: RunContext,
@@ -445,6 +446,13 @@ export async function dropFailingTest(
   record: VoteRecord,
 ): Promise<boolean> {
   if (keptTest(n) === undefined) return false;
+  // A test the code doubted, whose vote then settled at the wider margin, has been weighed against
+  // these failures already: a repeated wrong answer fails a right test as often as it is drawn.
+  if (
+    n.acceptanceTest?.doubted !== undefined &&
+    n.acceptanceTest.vote.outcome?.status === 'decided'
+  )
+    return false;
   const flagged = record.draws.filter((d) => d.status === 'flagged');
   const failed = flagged.filter((d) => d.flags.some((f) => f.rule === TEST_FAILED));
   if (failed.length === 0 || failed.length * 2 < flagged.length) return false;

@@ -158,4 +158,27 @@ describe('the acceptance-test vote (issue #36)', () => {
     expect(await acceptanceFlag(ctx, node, 'wrong-tree')).toBeUndefined();
     expect(await dropFailingTest(ctx, node, record)).toBe(false);
   });
+
+  it('keeps a test every candidate failed when its vote, widened by their doubt, settled on it', async () => {
+    const { ctx, node } = setUp(() => ({ test: RIGHT }));
+    await voteAcceptanceTest(ctx, node, 'base');
+    const failed = { rule: 'acceptance-test-failed', message: 'failed' };
+    const record = () => ({
+      attempt: 0,
+      draws: [0, 1, 2].map((slot) => ({ slot, status: 'flagged' as const, flags: [failed] })),
+      ballots: [],
+    });
+    // One wrong answer drawn three times fails a right test three times: the wider vote weighed it.
+    node.acceptanceTest!.doubted = { from: 2, settled: true, changed: false };
+    expect(node.acceptanceTest?.vote.outcome?.status).toBe('decided');
+    expect(await dropFailingTest(ctx, node, record())).toBe(false);
+    expect(node.acceptanceTest?.status).toBe('kept');
+    // A doubt whose wider vote did not settle (the candidates chose) leaves the rule as it was.
+    node.acceptanceTest!.vote.outcome = {
+      ...node.acceptanceTest!.vote.outcome!,
+      status: 'undecided',
+    };
+    expect(await dropFailingTest(ctx, node, record())).toBe(true);
+    expect(node.acceptanceTest?.status).toBe('dropped');
+  });
 });
