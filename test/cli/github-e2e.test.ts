@@ -6,7 +6,7 @@ import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { maker, type MakerResult } from '../helpers/cli.js';
 import { git, TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { copyKilled, makerGroup, storedFake, type MakerGroup } from '../helpers/process-group.js';
-import { useTempDirs } from '../helpers/tmp.js';
+import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 
 /**
  * `maker run --github` end to end through the bundled CLI against the fake GitHub (its REST API
@@ -15,6 +15,7 @@ import { useTempDirs } from '../helpers/tmp.js';
  * final tree as an uninterrupted run.
  */
 const tempDir = useTempDirs();
+const sharedDir = useSharedTempDirs();
 const startFake = useFakeGitHub();
 const envOf = (fake: FakeGitHub, token: string = TOKENS.full) => ({
   GITHUB_API_URL: fake.baseUrl,
@@ -33,6 +34,40 @@ const RUN = (dir: string, name: string, ...more: string[]) => [
   '--json',
   ...more,
 ];
+
+/**
+ * A run up to its final veto (`--hitl defer`: its pull request open, the veto asked), made once for
+ * the tests that decide that veto (a veto; an accept once main moved), each on its own copy: the
+ * run's directory and the fake GitHub's world (kept on disk in its store, beside its bare
+ * repositories), served again on the run's recorded port (its URLs name it), one test after the
+ * other. The run is the same every time; what each test tests is what follows the veto. One level
+ * of subtasks (4 nodes), without the subtasks' checks: what is tested is GitHub's side.
+ */
+const DEFERRED = 'deferred';
+let deferred: Promise<{ dir: string; root: string; port: number }> | undefined;
+async function makeDeferred(): Promise<{ dir: string; root: string; port: number }> {
+  const base = await sharedDir();
+  const dir = join(base, DEFERRED);
+  const root = join(base, 'github');
+  await mkdir(root);
+  const fake = await storedFake(root);
+  try {
+    const args = RUN(dir, DEFERRED, '--hitl', 'defer', '--no-checks', '--max-depth', '1');
+    const first = await maker(args, envOf(fake));
+    expect(first.code, first.stderr).toBe(4);
+    return { dir, root, port: Number(new URL(fake.baseUrl).port) };
+  } finally {
+    await fake.close();
+  }
+}
+/** A copy of the deferred run, and a fake GitHub serving its copied world (close it). */
+async function deferredCopy(): Promise<{ dir: string; fake: FakeGitHub }> {
+  deferred ??= makeDeferred();
+  const { dir, root, port } = await deferred;
+  const at = join(await tempDir(), 'copy');
+  copyKilled(at, dir, DEFERRED, root);
+  return { dir: join(at, DEFERRED), fake: await storedFake(join(at, 'github'), { port }) };
+}
 
 /** The bare repository's branch, as git sees it in the fake's own directory. */
 function bareTree(fake: FakeGitHub, name: string, ref: string): string {
@@ -69,8 +104,12 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
     const fake = await startFake();
     const dir = join(await tempDir(), 'app');
     // Without the subtasks' checks: what is tested is GitHub's side (checks have their own tests;
-    // with them this run took most of its 120 s limit on a loaded machine).
-    const run = await maker(RUN(dir, 'app', '--hitl', 'auto', '--no-checks'), envOf(fake));
+    // with them this run took most of its 120 s limit on a loaded machine). One level of subtasks
+    // (4 nodes, not 12): every node is still listed and pushed, the size is not what is tested.
+    const run = await maker(
+      RUN(dir, 'app', '--hitl', 'auto', '--no-checks', '--max-depth', '1'),
+      envOf(fake),
+    );
     expect(run.code).toBe(0);
     const summary = summaryOf(run);
     expect(summary.status).toBe('done');
@@ -108,83 +147,94 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
   it('a veto leaves the default branch untouched and closes the pull request with one comment, even when killed between the two', async () => {
     // Proves: a veto leaves main as it was and closes the PR with one comment, also when killed
     // between the comment and the close.
-    const fake = await startFake();
-    const dir = join(await tempDir(), 'vetoed');
-    const first = await maker(RUN(dir, 'vetoed', '--hitl', 'defer', '--no-checks'), envOf(fake));
-    expect(first.code).toBe(4);
-    const before = (await fake.state()).repos[0];
-    const mainBefore = before?.branches['main'];
-    expect(before?.pulls).toHaveLength(1);
-    expect(before?.pulls[0]?.state).toBe('open');
-    const veto = await maker(['answer', 'q-root-veto', 'veto', '--dir', dir], envOf(fake));
-    expect(veto.code).toBe(0);
-    // Killed between the comment and the close: the resume closes it, with no second comment.
-    const killed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], {
-      ...envOf(fake),
-      MAKER_CRASH_AT: 'github:veto-commented',
-    });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    expect((await fake.state()).repos[0]?.pulls[0]?.state).toBe('open');
-    const resumed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], envOf(fake));
-    expect(resumed.code).toBe(0);
-    expect(summaryOf(resumed)).toMatchObject({
-      status: 'vetoed',
-      pullRequest: { state: 'closed' },
-    });
-    const after = (await fake.state()).repos[0];
-    expect(after?.branches['main']).toBe(mainBefore);
-    expect(after?.pulls[0]).toMatchObject({ state: 'closed', merged: false });
-    expect(after?.comments).toHaveLength(1);
-    expect(after?.comments[0]?.body).toContain('Vetoed');
-    // The branches are kept.
-    expect(
-      Object.keys(after?.branches ?? {}).filter((b) => b.startsWith('maker/')).length,
-    ).toBeGreaterThan(3);
+    const { dir, fake } = await deferredCopy();
+    try {
+      const before = (await fake.state()).repos[0];
+      const mainBefore = before?.branches['main'];
+      expect(before?.pulls).toHaveLength(1);
+      expect(before?.pulls[0]?.state).toBe('open');
+      const veto = await maker(['answer', 'q-root-veto', 'veto', '--dir', dir], envOf(fake));
+      expect(veto.code).toBe(0);
+      // Killed between the comment and the close: the resume closes it, with no second comment.
+      const killed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], {
+        ...envOf(fake),
+        MAKER_CRASH_AT: 'github:veto-commented',
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      expect((await fake.state()).repos[0]?.pulls[0]?.state).toBe('open');
+      const resumed = await maker(
+        ['resume', '--dir', dir, '--json', '--hitl', 'auto'],
+        envOf(fake),
+      );
+      expect(resumed.code).toBe(0);
+      expect(summaryOf(resumed)).toMatchObject({
+        status: 'vetoed',
+        pullRequest: { state: 'closed' },
+      });
+      const after = (await fake.state()).repos[0];
+      expect(after?.branches['main']).toBe(mainBefore);
+      expect(after?.pulls[0]).toMatchObject({ state: 'closed', merged: false });
+      expect(after?.comments).toHaveLength(1);
+      expect(after?.comments[0]?.body).toContain('Vetoed');
+      // The branches are kept.
+      expect(
+        Object.keys(after?.branches ?? {}).filter((b) => b.startsWith('maker/')).length,
+      ).toBeGreaterThan(3);
+    } finally {
+      await fake.close();
+    }
   }, 120_000);
 
   it('killed after merging a moved default branch into the result, before saving it: resume lands one merge', async () => {
     // Proves: killed after merging a moved (conflicting) main into the result, resume lands once.
-    const fake = await startFake();
-    const dir = join(await tempDir(), 'based');
-    const env = envOf(fake);
-    expect((await maker(RUN(dir, 'based', '--hitl', 'defer', '--no-checks'), env)).code).toBe(4);
-    // Someone edits, on GitHub's main, a file the result also writes: the pull request conflicts.
-    const state = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
-      runs: Record<
-        string,
-        { baseCommit: string; rootId: string; nodes: Record<string, { commit?: string }> }
-      >;
-    };
-    const run = Object.values(state.runs)[0];
-    const rootCommit = run?.nodes[run.rootId]?.commit as string;
-    const written = execFileSync(
-      'git',
-      ['-C', dir, 'diff', '--name-only', run?.baseCommit ?? '', rootCommit],
-      { encoding: 'utf8' },
-    ).split('\n')[0] as string;
-    const url = `${fake.baseUrl}/alice/based.git`;
-    const clone = join(await tempDir(), 'someone');
-    expect((await git('/', ['clone', '-q', url, clone], { token: TOKENS.full, url })).code).toBe(0);
-    await mkdir(dirname(join(clone, written)), { recursive: true });
-    await writeFile(join(clone, written), 'someone else wrote this\n');
-    expect((await git(clone, ['add', '-A'])).code).toBe(0);
-    expect((await git(clone, ['commit', '-qm', 'theirs'])).code).toBe(0);
-    expect(
-      (await git(clone, ['push', '-q', 'origin', 'main'], { token: TOKENS.full, url })).code,
-    ).toBe(0);
-    expect((await maker(['answer', 'q-root-veto', 'accept', '--dir', dir], env)).code).toBe(0);
-    const killed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], {
-      ...env,
-      MAKER_CRASH_AT: 'github:base-merged',
-    });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const resumed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
-    expect(resumed.code, `${resumed.stderr} ${resumed.stdout}`).toBe(0);
-    expect(summaryOf(resumed)).toMatchObject({ status: 'done', pullRequest: { state: 'merged' } });
-    const repo = (await fake.state()).repos[0];
-    expect(repo?.pulls).toHaveLength(1);
-    expect(repo?.pulls[0]?.merged).toBe(true);
-    expect(bareTree(fake, 'based', 'main')).toBe(summaryOf(resumed).treeHash);
+    const { dir, fake } = await deferredCopy();
+    try {
+      const env = envOf(fake);
+      // Someone edits, on GitHub's main, a file the result also writes: the pull request conflicts.
+      const state = JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as {
+        runs: Record<
+          string,
+          { baseCommit: string; rootId: string; nodes: Record<string, { commit?: string }> }
+        >;
+      };
+      const run = Object.values(state.runs)[0];
+      const rootCommit = run?.nodes[run.rootId]?.commit as string;
+      const written = execFileSync(
+        'git',
+        ['-C', dir, 'diff', '--name-only', run?.baseCommit ?? '', rootCommit],
+        { encoding: 'utf8' },
+      ).split('\n')[0] as string;
+      const url = `${fake.baseUrl}/alice/${DEFERRED}.git`;
+      const clone = join(await tempDir(), 'someone');
+      expect((await git('/', ['clone', '-q', url, clone], { token: TOKENS.full, url })).code).toBe(
+        0,
+      );
+      await mkdir(dirname(join(clone, written)), { recursive: true });
+      await writeFile(join(clone, written), 'someone else wrote this\n');
+      expect((await git(clone, ['add', '-A'])).code).toBe(0);
+      expect((await git(clone, ['commit', '-qm', 'theirs'])).code).toBe(0);
+      expect(
+        (await git(clone, ['push', '-q', 'origin', 'main'], { token: TOKENS.full, url })).code,
+      ).toBe(0);
+      expect((await maker(['answer', 'q-root-veto', 'accept', '--dir', dir], env)).code).toBe(0);
+      const killed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], {
+        ...env,
+        MAKER_CRASH_AT: 'github:base-merged',
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const resumed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], env);
+      expect(resumed.code, `${resumed.stderr} ${resumed.stdout}`).toBe(0);
+      expect(summaryOf(resumed)).toMatchObject({
+        status: 'done',
+        pullRequest: { state: 'merged' },
+      });
+      const repo = (await fake.state()).repos[0];
+      expect(repo?.pulls).toHaveLength(1);
+      expect(repo?.pulls[0]?.merged).toBe(true);
+      expect(bareTree(fake, DEFERRED, 'main')).toBe(summaryOf(resumed).treeHash);
+    } finally {
+      await fake.close();
+    }
   }, 120_000);
 
   const CRASH_POINTS = [

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { maker } from '../helpers/cli.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { text, useMcpClients, waitToEnd } from '../helpers/mcp.js';
-import { useTempDirs } from '../helpers/tmp.js';
+import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 
 /**
  * Issue #27 item 4, for the MCP server: `maker_start` records the run's intent after taking the
@@ -17,15 +17,21 @@ import { useTempDirs } from '../helpers/tmp.js';
  * `maker resume` finishes, and that a second `maker_start` refuses to start over.
  */
 const tempDir = useTempDirs();
+const sharedDir = useSharedTempDirs();
 const connect = useMcpClients();
 const startFake = useFakeGitHub();
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+/**
+ * Without checks and one level of subtasks (4 nodes, not 12): what is tested is the start and its
+ * resume, not the checks or the tree's size.
+ */
 const START = {
   idea: 'a tool',
   repo: 'proj',
   worker: 'sim',
   runChecks: false,
+  maxDepth: 1,
   sim: { seed: 7, clarify: false },
 };
 
@@ -35,6 +41,26 @@ interface Saved {
 }
 const saved = async (dir: string) =>
   JSON.parse(await readFile(join(dir, 'maker-state.json'), 'utf8')) as Saved;
+
+/**
+ * One unkilled `maker_start` of START in a workspace of its own, driven to its end: made once, by
+ * whichever test needs it first (one asserts what it leaves, one compares a resumed run's tree to
+ * its tree).
+ */
+let unkilled: Promise<{ workspace: string; runId: string }> | undefined;
+function unkilledRun(): Promise<{ workspace: string; runId: string }> {
+  unkilled ??= (async () => {
+    const workspace = await sharedDir();
+    const { call, close } = await connect(workspace);
+    const started = await call('maker_start', START);
+    expect(started.isError, text(started)).toBeFalsy();
+    const runId = (started.structuredContent as { runId: string }).runId;
+    expect(await waitToEnd(call, runId)).toMatch(/: done\./);
+    await close();
+    return { workspace, runId };
+  })();
+  return unkilled;
+}
 
 /** The bundled server, killed by the seam `step` during a `maker_start`. */
 async function killedAt(
@@ -66,13 +92,7 @@ async function killedAt(
 
 describe('maker_start and the intent it records first', () => {
   it('a run leaves no starting record beside it', async () => {
-    const workspace = await tempDir();
-    const { call, close } = await connect(workspace);
-    const started = await call('maker_start', START);
-    expect(started.isError, text(started)).toBeFalsy();
-    const runId = (started.structuredContent as { runId: string }).runId;
-    expect(await waitToEnd(call, runId)).toMatch(/: done\./);
-    await close();
+    const { workspace, runId } = await unkilledRun();
     const state = await saved(join(workspace, 'proj'));
     expect(state.starting).toBeUndefined();
     expect(state.runs[runId]?.status).toBe('done');
@@ -91,12 +111,8 @@ describe('maker_start and the intent it records first', () => {
   it('killed between the intent and the set-up: refused by maker_start, finished by maker resume with the tree of an unkilled run', async () => {
     // Failed at main: no intent was saved (killed at 'start:set-up' the folder held a bare git
     // repository and no maker-state.json; the seam 'start:intent-saved' was never reached).
-    const reference = await tempDir();
-    const ref = await connect(reference);
-    const refRun = ((await ref.call('maker_start', START)).structuredContent as { runId: string })
-      .runId;
-    expect(await waitToEnd(ref.call, refRun)).toMatch(/: done\./);
-    const tree = git(join(reference, 'proj'), 'rev-parse', 'main^{tree}');
+    // The tree of an unkilled run (the one the first test looks at).
+    const tree = git(join((await unkilledRun()).workspace, 'proj'), 'rev-parse', 'main^{tree}');
 
     for (const step of ['start:intent-saved', 'start:set-up']) {
       const workspace = await tempDir();
