@@ -9,6 +9,11 @@ import { useTempDirs } from '../helpers/tmp.js';
 const tempDir = useTempDirs();
 /** The Jules protocol is tested here, not the checks: the demos run without a sandbox (unverified). */
 const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
+/**
+ * The simulated planner's seed: 6 plans a smaller tree than the default (about 37 sessions, not
+ * 45): the size of the demo's run is not what these tests prove.
+ */
+const SEED = ['--seed', '6'];
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
 
@@ -51,7 +56,7 @@ describe('the fake Jules from the CLI', () => {
   it('maker demo --worker jules-fake --local-only sends every candidate through the Jules protocol, offline', async () => {
     const dir = await tempDir();
     const result = await maker(
-      ['demo', '--worker', 'jules-fake', '--local-only', '--dir', dir, '--json'],
+      ['demo', '--worker', 'jules-fake', '--local-only', '--dir', dir, '--json', ...SEED],
       NO_SANDBOX,
     );
     expect(result.code, result.stderr).toBe(0);
@@ -80,7 +85,7 @@ describe('the fake Jules from the CLI', () => {
   it('maker demo --worker jules-fake uses one local fake GitHub for both: the fake Jules reads its repository, the PR is merged', async () => {
     const dir = await tempDir();
     const result = await maker(
-      ['demo', '--worker', 'jules-fake', '--dir', dir, '--json'],
+      ['demo', '--worker', 'jules-fake', '--dir', dir, '--json', ...SEED],
       NO_SANDBOX,
     );
     expect(result.code, result.stderr).toBe(0);

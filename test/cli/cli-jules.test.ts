@@ -116,6 +116,11 @@ function maker(
 }
 
 const RUN = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--json', '--no-checks'];
+/**
+ * A run of one leaf (the idea itself, not split): at least five sessions (slots 1–3 never agree),
+ * for the tests where the tree's size is not what they prove.
+ */
+const ONE_LEAF = ['--max-depth', '0'];
 
 async function loadRun(dir: string): Promise<Run> {
   const state = stateFileSchema.parse(
@@ -175,12 +180,20 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
   it('killed while sessions are being created, resumes with exactly one session per candidate slot', async () => {
     // Crash points: right after a session exists, before its id reaches the client (so only its
     // title can find it again), at the start of sampling and in the middle of the second leaf.
-    for (const killAt of [1, 4, 7]) {
+    // The first two fall in the first leaf: their runs are of that leaf alone.
+    for (const [killAt, size] of [
+      [1, ONE_LEAF],
+      [4, ONE_LEAF],
+      [7, []],
+    ] as const) {
       let killed = false;
       const { dir, env, fake } = await setup((count) => {
         if (count === killAt && child !== undefined) killed = child.kill('SIGKILL');
       });
-      const first = await maker(['run', 'a csv to json converter', '--dir', dir, ...RUN], env);
+      const first = await maker(
+        ['run', 'a csv to json converter', '--dir', dir, ...RUN, ...size],
+        env,
+      );
       expect(killed).toBe(true);
       expect(first.signal).toBe('SIGKILL');
       const before = await loadRun(dir);
@@ -208,6 +221,7 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
       '--hitl',
       'auto',
       '--no-checks',
+      ...ONE_LEAF,
     ];
     const first = await maker(['run', 'a csv to json converter', '--dir', dir, ...args], env);
     expect(first.code).toBe(1);
@@ -237,7 +251,10 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
   const faultFreeTree = () => (faultFree ??= runFaultFree());
   async function runFaultFree(): Promise<string | undefined> {
     const { dir, env } = await setup();
-    const result = await maker(['run', 'a csv to json converter', '--dir', dir, ...RUN], env);
+    const result = await maker(
+      ['run', 'a csv to json converter', '--dir', dir, ...RUN, ...ONE_LEAF],
+      env,
+    );
     expect(result.code).toBe(0);
     const tree = (await loadRun(dir)).result?.treeHash;
     await jules?.close();
@@ -254,7 +271,10 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     });
     proxy = await startFaultProxy({ target: fake.baseUrl });
     const viaProxy = { ...env, JULES_BASE_URL: proxy.baseUrl };
-    const args = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--no-checks'];
+    const args = [
+      ...['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--no-checks'],
+      ...ONE_LEAF,
+    ];
     const first = await maker(
       ['run', 'a csv to json converter', '--dir', dir, ...args, '--jules-outage-seconds', '1'],
       viaProxy,
@@ -293,7 +313,10 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     const expected = await faultFreeTree();
     let clock = 0;
     const { dir, env, fake } = await setup(undefined, { dailyLimit: 4, clock: () => clock });
-    const args = ['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--no-checks'];
+    const args = [
+      ...['--worker', 'jules', '--jules-plan', 'pro', '--hitl', 'auto', '--no-checks'],
+      ...ONE_LEAF,
+    ];
     const first = await maker(['run', 'a csv to json converter', '--dir', dir, ...args], env);
     expect(first.code).toBe(1);
     expect(first.stdout).toMatch(

@@ -64,6 +64,12 @@ afterEach(async () => {
 /** Short waits: start-up generous for a loaded machine, silence short. */
 const WAITS = { MAKER_GEMINI_START_S: '60', MAKER_MODEL_SILENCE_S: '3' };
 const RUN = ['--worker', 'gemini', '--model-access', 'gemini-cli', '--hitl', 'auto', '--no-checks'];
+/**
+ * A run made small where its size is not what a test proves: one level deep (the leaves are not
+ * asked whether they are minimal) and one candidate per subtask (k = 1): 8 model calls, not 26,
+ * each one a prompt the real gemini handles.
+ */
+const SMALL = ['--max-depth', '1', '--k', '1'];
 
 /** The run's set-up: a signed-in person, maker's temporary directory, the fake Code Assist. */
 async function setUp(
@@ -121,7 +127,7 @@ describe.skipIf('skip' in binary)(
         return answer(request, index);
       });
       const stopped = await maker(
-        ['run', 'a CLI that converts CSV to JSON', '--dir', s.dir, ...RUN],
+        ['run', 'a CLI that converts CSV to JSON', '--dir', s.dir, ...RUN, ...SMALL],
         s.env,
       );
       expect(spentAt).toBeDefined();

@@ -5,7 +5,7 @@ import { AbortedError } from '../../core/errors.js';
 import type { CheckDependencies } from '../deps/dependency-cache.js';
 import type { CheckSandbox } from '../sandbox/bwrap.js';
 import type { HostView } from '../sandbox/host-view.js';
-import { CHECK_LIMITS } from '../sandbox/limits.js';
+import { checkLimits } from '../sandbox/limits.js';
 import { runSandboxed, stopMessage } from '../sandbox/run-sandboxed.js';
 import {
   CHECKOUT,
@@ -124,10 +124,11 @@ export async function runCheckIn(
   if (checkout !== undefined)
     return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
   const deps = await run.dependencies?.(scratch);
-  const spec = checkSpec(await run.view, scratch, command, deps, run.env ?? process.env);
+  const env = run.env ?? process.env;
+  const spec = checkSpec(await run.view, scratch, command, deps, env);
   const options = {
     timeoutMs: run.timeoutMs,
-    limits: CHECK_LIMITS,
+    limits: checkLimits(env),
     maxOutputBytes: MAX_OUTPUT_BYTES,
   };
   const result = await runSandboxed(run.sandbox, spec, { ...options, signal: run.signal });

@@ -31,6 +31,16 @@ export const CHECK_LIMITS: Limits = {
   fileBytes: 512 * MiB,
 };
 
+/**
+ * A check's limits: {@link CHECK_LIMITS}, its memory lowered to `MAKER_TEST_CHECK_MEMORY_MIB` MiB
+ * when that is set below it (tests only: a test reaches the same limit with less memory written).
+ */
+export function checkLimits(env: Readonly<Record<string, string | undefined>>): Limits {
+  const mib = Number(env['MAKER_TEST_CHECK_MEMORY_MIB'] ?? '');
+  if (!(mib > 0) || mib * MiB >= CHECK_LIMITS.memoryBytes) return CHECK_LIMITS;
+  return { ...CHECK_LIMITS, memoryBytes: Math.round(mib * MiB) };
+}
+
 /** A dependency install's limits (it writes the cache entry on disk, so files may be larger). */
 export const INSTALL_LIMITS: Limits = {
   processes: 512,
