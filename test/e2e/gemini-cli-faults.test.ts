@@ -157,7 +157,7 @@ describe.skipIf('skip' in binary)(
       await expectClean(s);
     });
 
-    it('an answer that stops mid-stream is ended by the silence watchdog, retried, then the run stops naming it, resumable', async () => {
+    it('an answer that stops mid-stream is ended by the silence watchdog, retried, then the run stops naming it and how to resume it', async () => {
       let stalledAt: number | undefined;
       const s = await setUp((request, index) => {
         if (
