@@ -1,12 +1,15 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runHiddenTests, writeTree } from '../../src/surfaces/bench/hidden-tests.js';
+import { HIDDEN_DIR, runHiddenTests, writeTree } from '../../src/surfaces/bench/hidden-tests.js';
 import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
 import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
 import type { ProductIdea } from '../../src/testing/product/types.js';
 import { uniform } from '../../src/core/random.js';
-import { runCheck, type Ended } from '../helpers/product-check.js';
+import { checkEnv, runCheck, type Ended } from '../helpers/product-check.js';
+import { nodeTestBatch } from '../helpers/node-test-batch.js';
+import { pythonBatch, type PythonCase } from '../helpers/python-batch.js';
 import { usePythonDirectly } from '../helpers/python.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -32,20 +35,73 @@ async function expectCheck(dir: string, command: string, want: Ended, what: stri
   expect(ended, `${what}: ${command}\n${tail}`).toBe(want);
 }
 
+/**
+ * Asserts how each check ends on its product, as {@link expectCheck}: a check that is one
+ * `node --test` file runs with the others in ONE runner ({@link nodeTestBatch}: its file's own
+ * process, in its product's directory, with a check's environment; it passed iff no test in it
+ * failed, as `node --test`'s exit status says), any other check as the sandbox runs it.
+ */
+async function expectChecks(
+  checks: readonly { dir: string; command: string; want: 'passed' | 'failed'; what: string }[],
+) {
+  const batched = checks.filter((c) => NODE_TEST.test(c.command));
+  const results = await nodeTestBatch(
+    batched.map((c) => ({ dir: c.dir, file: NODE_TEST.exec(c.command)?.[1] ?? '' })),
+    checkEnv(),
+  );
+  batched.forEach((c, k) => {
+    const r = results[k];
+    const ended = r === undefined || r.timedOut ? 'hung' : r.failed > 0 ? 'failed' : 'passed';
+    expect(ended, `${c.what}: ${c.command}\n${r?.tail ?? ''}`).toBe(c.want);
+    if (c.want === 'passed') expect(r?.tests, c.what).toBeGreaterThan(0);
+  });
+  const python = checks.flatMap((c) => {
+    const run = pythonRun(c.command);
+    return run === undefined ? [] : [{ ...c, run }];
+  });
+  const ran = await pythonBatch(
+    python.map((c) => ({ dir: c.dir, run: c.run })),
+    checkEnv(),
+  );
+  python.forEach((c, k) => {
+    const r = ran[k];
+    const ended = r === undefined || r.timedOut ? 'hung' : r.passed ? 'passed' : 'failed';
+    expect(ended, `${c.what}: ${c.command}\n${r?.tail ?? ''}`).toBe(c.want);
+  });
+  await inParallel(
+    checks.filter((c) => !NODE_TEST.test(c.command) && pythonRun(c.command) === undefined),
+    (c) => expectCheck(c.dir, c.command, c.want, c.what),
+  );
+}
+
+/**
+ * A Python check that {@link pythonBatch} runs as its command would: `python3 -m unittest <file>`,
+ * or `python3 -c "<code>"` whose code the shell passes on as written (no `$`, backquote or backslash).
+ */
+function pythonRun(command: string): PythonCase['run'] | undefined {
+  const file = /^python3 -m unittest (\S+\.py)$/.exec(command)?.[1];
+  if (file !== undefined) return { kind: 'unittest', file };
+  const code = /^python3 -c "([^"$`\\]*)"$/.exec(command)?.[1];
+  return code === undefined ? undefined : { kind: 'code', code };
+}
+
 /** `work` on every item, a few at a time (checks and hidden tests are spawned processes). */
 async function inParallel<T, R>(
   items: readonly T[],
-  work: (item: T) => Promise<R>,
+  work: (item: T, index: number) => Promise<R>,
   width = 4,
 ): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
   const lane = async () => {
-    for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i] as T);
+    for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i] as T, i);
   };
   await Promise.all(Array.from({ length: width }, lane));
   return results;
 }
+
+/** A check that is one `node --test` file (its file). */
+const NODE_TEST = /^node --test (\S+)$/;
 
 /** A test's time limit for an idea: more leaves, more processes to spawn. */
 const limit = (idea: ProductIdea, base: number) => Math.max(base, 15_000 * idea.leaves.length);
@@ -126,19 +182,28 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
         const before = await leftovers();
         const samples = [1, 2, 3].map((seed) => ({ seed, files: product(idea, seed) }));
         expect(new Set(samples.map((s) => JSON.stringify(s.files))).size).toBe(3);
-        await inParallel(samples, async ({ seed, files }) => {
+        const dirs = await inParallel(samples, async ({ files }) => {
           const dir = await tempDir();
           await writeTree(dir, files);
-          await inParallel(
-            idea.leaves,
-            (leaf) => expectCheck(dir, leaf.check, 'passed', `${idea.name} seed ${seed}`),
-            2,
-          );
+          return dir;
+        });
+        await expectChecks(
+          samples.flatMap(({ seed }, k) =>
+            idea.leaves.map((leaf) => ({
+              dir: dirs[k] ?? '',
+              command: leaf.check,
+              want: 'passed' as const,
+              what: `${idea.name} seed ${seed}`,
+            })),
+          ),
+        );
+        // One after another: the runner's per-file time limit is a third of its 30 s.
+        for (const dir of dirs) {
           const hidden = await runHiddenTests(dir, idea);
           expect(hidden.tail).not.toMatch(/^not ok/m);
           expect(hidden).toMatchObject({ passed: true, failed: 0, timedOut: false });
           expect(hidden.tests).toBeGreaterThan(1);
-        });
+        }
         // Other tests run alongside: only names that were not there before would be these.
         expect((await leftovers()).filter((name) => !before.includes(name))).toEqual([]);
       },
@@ -186,16 +251,23 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
             ] as const
           ).map(([flaw, slip]) => ({ i, leaf, flaw, slip })),
         );
-        await inParallel(cases, async ({ i, leaf, flaw, slip }) => {
+        const written = await inParallel(cases, async (c) => {
           const dir = await tempDir();
           const files = idea.leaves.flatMap(
             (spec, j) =>
-              writeLeaf(spec, randOf(50 + j), j === i ? flaw : 'correct', j === i ? slip : 'none')
-                .files,
+              writeLeaf(
+                spec,
+                randOf(50 + j),
+                j === c.i ? c.flaw : 'correct',
+                j === c.i ? c.slip : 'none',
+              ).files,
           );
           await writeTree(dir, files);
-          await expectCheck(dir, leaf.check, 'failed', `${idea.name} leaf ${i} ${flaw} ${slip}`);
+          return { ...c, dir, what: `${idea.name} leaf ${c.i} ${c.flaw} ${c.slip}` };
         });
+        await expectChecks(
+          written.map((c) => ({ dir: c.dir, command: c.leaf.check, want: 'failed', what: c.what })),
+        );
       },
       limit(idea, 120_000),
     );
@@ -213,16 +285,77 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
             ] as const
           ).map((flaw) => ({ i, flaw })),
         );
-        await inParallel(cases, async ({ i, flaw }) => {
-          const dir = await tempDir();
-          await writeTree(dir, product(idea, 5, i, flaw));
-          const hidden = await runHiddenTests(dir, idea);
-          // It fails, by itself: a flaw that hangs the hidden tests would be cut off by their time limit.
-          expect(hidden, `${idea.name} leaf ${i} ${flaw}`).toMatchObject({
-            passed: false,
-            timedOut: false,
+        if (idea.runtime === 'python') {
+          // As runHiddenTests runs them (`python3 -m unittest discover` in the product's directory,
+          // its environment), every case in one interpreter, each with its own tree's modules.
+          const dirs = await inParallel(cases, async ({ i, flaw }) => {
+            const dir = await tempDir();
+            await writeTree(dir, [
+              ...product(idea, 5, i, flaw),
+              ...idea.hiddenTests.map((t) => ({
+                path: `${HIDDEN_DIR}/${t.path}`,
+                content: t.content,
+              })),
+            ]);
+            return dir;
           });
+          const tmp = await mkdtemp(join(tmpdir(), 'maker-hidden-'));
+          try {
+            const results = await pythonBatch(
+              dirs.map((dir) => ({
+                dir,
+                run: { kind: 'discover', start: HIDDEN_DIR, pattern: '*.py' },
+              })),
+              { PATH: process.env['PATH'] ?? '/usr/bin:/bin', TMPDIR: tmp, NODE_NO_WARNINGS: '1' },
+            );
+            cases.forEach(({ i, flaw }, k) => {
+              const r = results[k];
+              // It fails, by itself: a flaw that hangs the hidden tests would be cut off by their time limit.
+              expect(
+                { passed: r?.passed === true && r.tests > 0, timedOut: r?.timedOut },
+                `${idea.name} leaf ${i} ${flaw}\n${r?.tail ?? ''}`,
+              ).toEqual({ passed: false, timedOut: false });
+            });
+          } finally {
+            await rm(tmp, { recursive: true, force: true });
+          }
+          return;
+        }
+        // A Node idea's hidden tests run as runHiddenTests runs them (`node --test` with its
+        // per-test time limit and environment, in the product's directory), every case's in one
+        // runner: each case's file still runs alone in a process of its own, and is judged alone.
+        const dirs = await inParallel(cases, async ({ i, flaw }) => {
+          const dir = await tempDir();
+          await writeTree(dir, [
+            ...product(idea, 5, i, flaw),
+            ...idea.hiddenTests.map((t) => ({
+              path: `${HIDDEN_DIR}/${t.path}`,
+              content: t.content,
+            })),
+          ]);
+          return dir;
         });
+        const tmp = await mkdtemp(join(tmpdir(), 'maker-hidden-'));
+        try {
+          const files = idea.hiddenTests.map((t) => `${HIDDEN_DIR}/${t.path}`);
+          const results = await nodeTestBatch(
+            dirs.flatMap((dir) => files.map((file) => ({ dir, file }))),
+            { PATH: process.env['PATH'] ?? '/usr/bin:/bin', TMPDIR: tmp, NODE_NO_WARNINGS: '1' },
+            ['--test-timeout=10000'],
+          );
+          cases.forEach(({ i, flaw }, k) => {
+            const mine = results.slice(k * files.length, (k + 1) * files.length);
+            const tests = mine.reduce((n, r) => n + r.tests, 0);
+            const failed = mine.reduce((n, r) => n + r.failed, 0);
+            // It fails, by itself: a flaw that hangs the hidden tests would be cut off by their time limit.
+            expect(
+              { passed: tests > 0 && failed === 0, timedOut: mine.some((r) => r.timedOut) },
+              `${idea.name} leaf ${i} ${flaw}\n${mine.map((r) => r.tail).join('\n')}`,
+            ).toEqual({ passed: false, timedOut: false });
+          });
+        } finally {
+          await rm(tmp, { recursive: true, force: true });
+        }
       },
       limit(idea, 120_000),
     );

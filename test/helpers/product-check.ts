@@ -12,15 +12,26 @@ export type Ended = 'passed' | 'failed' | 'hung';
  */
 const CHECK_DEADLINE_MS = 60_000;
 
+/** A check's environment but its home (the product's directory): the PATH, a temporary directory and the locale. */
+export function checkEnv(): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    TMPDIR: tmpdir(),
+  };
+  for (const name of ['LANG', 'LC_ALL', 'TERM']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
 /**
  * Runs a check (a shell command) in `dir` as the check sandbox does, its stdin empty and its
  * environment only the PATH, a home, a temporary directory and the locale: how it ended, and the
  * tail of its output. At the deadline its processes (its own group) are killed.
  */
 export function runCheck(dir: string, command: string): Promise<{ ended: Ended; tail: string }> {
-  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dir, TMPDIR: tmpdir() };
-  for (const name of ['LANG', 'LC_ALL', 'TERM'])
-    if (process.env[name] !== undefined) Object.assign(env, { [name]: process.env[name] });
+  const env = { ...checkEnv(), HOME: dir };
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', command], { cwd: dir, detached: true, env });
     child.stdin.end();
