@@ -15,6 +15,10 @@ import { maker } from '../helpers/cli.js';
 const tempDir = useTempDirs();
 const startFake = useFakeGitHub();
 
+/**
+ * `maker run` of a tree of one level (a root and its leaves): the faults here are the token's, the
+ * repository's and the pull request's, which a deeper tree only repeats per branch.
+ */
 const run = (fake: FakeGitHub, dir: string, repo: string, token: string, ...more: string[]) =>
   maker(
     [
@@ -27,6 +31,8 @@ const run = (fake: FakeGitHub, dir: string, repo: string, token: string, ...more
       '--no-checks',
       '--hitl',
       'auto',
+      '--max-depth',
+      '1',
       '--github',
       repo,
       ...more,

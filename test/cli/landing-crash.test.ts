@@ -58,6 +58,9 @@ async function makeReadyToLand(options: { moveMain: boolean }): Promise<string> 
     '--worker',
     'sim',
     '--no-checks',
+    // A tree of one level: what is killed is the landing of its result, whatever the tree's size.
+    '--max-depth',
+    '1',
     '--hitl',
     'defer',
   ]);

@@ -203,9 +203,16 @@ async function run(probe: string | null, options: RunOptions = {}) {
   }
 }
 
+/**
+ * The run with the good probe and the defaults (fooled judges, {@link BY_SLOT}), made once: two
+ * tests read it (nothing in it is changed after it ends, and each reads only what it returns).
+ */
+let goodRun: ReturnType<typeof run> | undefined;
+const withGoodProbe = () => (goodRun ??= run(GOOD_PROBE));
+
 describe.skipIf(sandbox === undefined)('votes on behaviour (issue #36)', () => {
   it('right answers written three ways pool their votes and beat a wrong answer repeated identically', async () => {
-    const { outcome, root, state, events, add } = await run(GOOD_PROBE);
+    const { outcome, root, state, events, add } = await withGoodProbe();
     expect(outcome.status).toBe('done');
     // By text, the wrong answer leads (2 votes each, drawn first) and the fooled judges pick it.
     // By behaviour, 4 : 2 is narrow, so k goes to 3 and then 4 (the ceiling): 6 : 2.
@@ -298,7 +305,7 @@ describe.skipIf(sandbox === undefined)('votes on behaviour (issue #36)', () => {
   );
 
   it('asks for probes where checks run, and for none with --no-checks', async () => {
-    const on = await run(GOOD_PROBE);
+    const on = await withGoodProbe();
     expect(on.asked.length).toBeGreaterThan(0);
     const off = await run(GOOD_PROBE, { runChecks: false });
     expect(off.asked).toEqual([]);

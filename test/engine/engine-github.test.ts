@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
-import type { RunConfig } from '../../src/core/tree/schema.js';
+import type { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { inspectRepository } from '../../src/adapters/git/inspect.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
@@ -15,7 +15,8 @@ import type { Target } from '../../src/surfaces/preflight.js';
 import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, git, testOctokit, useFakeGitHub } from '../helpers/github.js';
-import { useTempDirs } from '../helpers/tmp.js';
+import { copyKilled, storedFake } from '../helpers/process-group.js';
+import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 
 /**
  * The engine's GitHub steps against the fake GitHub, with the faults only someone else can cause:
@@ -24,10 +25,30 @@ import { useTempDirs } from '../helpers/tmp.js';
  * is asked again).
  */
 const tempDir = useTempDirs();
+const sharedDir = useSharedTempDirs();
 const startFake = useFakeGitHub();
+const opened: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const o of opened.splice(0).reverse()) await o.close();
+});
 
-async function githubRun(fake: FakeGitHub, name: string, config: Partial<RunConfig> = {}) {
-  const dir = join(await tempDir(), name);
+/** A MAKER engine on `workspace` (its run's GitHub steps authorised by the full token). */
+function engineOn(dir: string, workspace: GitWorkspace): MakerEngine {
+  opened.push(workspace);
+  const sim = { seed: 7 };
+  const remote = remotesFor(workspace, TOKENS.full, () => engine.persist());
+  const engine: MakerEngine = new MakerEngine({
+    workspace,
+    roles: { planner: new SimPlanner(sim), worker: new SimWorker(sim) },
+    store: makerStateFile(dir),
+    remote,
+  });
+  return engine;
+}
+
+/** A new run in `dir` publishing to alice/`name` on `fake`, not yet started. */
+async function githubRun(fake: FakeGitHub, name: string, dir?: string) {
+  dir ??= join(await tempDir(), name);
   const env = { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full };
   const { plan, problems } = await planGitHub(
     { repo: { owner: 'alice', name } },
@@ -38,24 +59,64 @@ async function githubRun(fake: FakeGitHub, name: string, config: Partial<RunConf
   expect(problems).toEqual([]);
   if (plan === undefined) throw new Error('no plan');
   const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
-  const sim = { seed: 7 };
-  const remote = remotesFor(workspace, TOKENS.full, () => engine.persist());
-  const engine: MakerEngine = new MakerEngine({
-    workspace,
-    roles: { planner: new SimPlanner(sim), worker: new SimWorker(sim) },
-    store: makerStateFile(dir),
-    remote,
-  });
+  const engine = engineOn(dir, workspace);
   const runId = await engine.create(
     'a csv tool',
     // A tree of one level (a root and its four leaves): every fault here is at the root's pull
     // request or a node's branch, which a deeper tree only multiplies.
-    { ...baseConfig, hitl: 'defer', maxDepth: 1, ...config },
+    { ...baseConfig, hitl: 'defer', maxDepth: 1 },
     {
       github: record,
     },
   );
   return { dir, engine, runId, workspace };
+}
+
+/**
+ * A run of alice/app gone as far as its final veto (its pull request open, every node branch
+ * pushed), made once in this file, and the fake GitHub's world it published to (kept on disk).
+ * The run is the same every time (seed 7): each test that starts at the veto gets a copy of it
+ * ({@link atVeto}) instead of running it again.
+ */
+let madeAtVeto: Promise<{ base: string; port: number }> | undefined;
+async function makeAtVeto(): Promise<{ base: string; port: number }> {
+  const base = await sharedDir();
+  const root = join(base, 'github');
+  await mkdir(root);
+  const fake = await storedFake(root);
+  try {
+    const { engine, runId, workspace } = await githubRun(fake, 'app', join(base, 'app'));
+    const first = await engine.run(runId);
+    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    await workspace.close();
+    return { base, port: Number(new URL(fake.baseUrl).port) };
+  } finally {
+    await fake.close();
+  }
+}
+
+/**
+ * A copy of the run at its veto (as {@link makeAtVeto} left it) with a fake GitHub serving a copy
+ * of its world on the run's recorded port (its URLs name it; one copy's fake at a time, each
+ * closed after its test), and a new engine on the copy.
+ */
+async function atVeto() {
+  madeAtVeto ??= makeAtVeto();
+  const { base, port } = await madeAtVeto;
+  const at = join(await tempDir(), 'at-veto');
+  copyKilled(at, join(base, 'app'), 'app', join(base, 'github'));
+  const fake = await storedFake(join(at, 'github'), { port });
+  opened.push(fake);
+  const dir = join(at, 'app');
+  const workspace = await openWorkspace(dir, false);
+  const engine = engineOn(dir, workspace);
+  const runs = Object.keys((await makerStateFile(dir).load()).runs);
+  expect(runs).toHaveLength(1);
+  const runId = runs[0] as string;
+  // Where the run stopped, as a resume finds it: at the veto, its only question.
+  expect((await engine.getRun(runId)).status).toBe('awaiting-human');
+  expect((await engine.pendingQuestions(runId)).map((q) => q.id)).toEqual(['q-root-veto']);
+  return { fake, dir, engine, runId, workspace };
 }
 
 const repoOf = async (fake: FakeGitHub, name: string) =>
@@ -93,10 +154,7 @@ describe('the engine on GitHub', () => {
   }, 60_000);
 
   it('the default branch moved under the pull request and conflicts: merged in by a voted integration, the veto asked again, then merged', async () => {
-    const fake = await startFake();
-    const { dir, engine, runId } = await githubRun(fake, 'based');
-    const first = await engine.run(runId);
-    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    const { fake, dir, engine, runId } = await atVeto();
     // Someone edits, on GitHub's main, a file the result also writes.
     const run = await engine.getRun(runId);
     const rootCommit = run.nodes['root']?.commit as string;
@@ -110,7 +168,7 @@ describe('the engine on GitHub', () => {
       .trim()
       .split('\n')[0] as string;
     const clone = join(await tempDir(), 'someone');
-    const url = `${fake.baseUrl}/alice/based.git`;
+    const url = `${fake.baseUrl}/alice/app.git`;
     expect(
       (await git(await tempDir(), ['clone', '-q', url, clone], { token: TOKENS.full, url })).code,
     ).toBe(0);
@@ -121,7 +179,7 @@ describe('the engine on GitHub', () => {
     expect(
       (await git(clone, ['push', '-q', 'origin', 'main'], { token: TOKENS.full, url })).code,
     ).toBe(0);
-    const theirs = (await repoOf(fake, 'based'))?.branches['main'] as string;
+    const theirs = (await repoOf(fake, 'app'))?.branches['main'] as string;
 
     await engine.answer(runId, 'q-root-veto', 'accept');
     let second = await engine.run(runId);
@@ -148,11 +206,11 @@ describe('the engine on GitHub', () => {
     await engine.answer(runId, again?.id as string, 'accept');
     const done = await engine.run(runId);
     expect(done.status).toBe('done');
-    const repo = await repoOf(fake, 'based');
+    const repo = await repoOf(fake, 'app');
     expect(repo?.pulls).toHaveLength(1);
     expect(repo?.pulls[0]?.merged).toBe(true);
     // main holds their commit and the result.
-    const bare = join(fake.root, 'alice', 'based.git');
+    const bare = join(fake.root, 'alice', 'app.git');
     expect(
       (await git(bare, ['--git-dir', bare, 'merge-base', '--is-ancestor', theirs, 'main'])).code,
     ).toBe(0);
@@ -163,12 +221,9 @@ describe('the engine on GitHub', () => {
   }, 90_000);
 
   it('a merge GitHub refuses while the default branch has not moved (a protection rule) stops the run; no merge commit is made', async () => {
-    const fake = await startFake();
-    const { engine, runId } = await githubRun(fake, 'protected');
-    const first = await engine.run(runId);
-    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    const { fake, engine, runId } = await atVeto();
     const rootCommit = (await engine.getRun(runId)).nodes['root']?.commit as string;
-    const mainBefore = (await repoOf(fake, 'protected'))?.branches['main'];
+    const mainBefore = (await repoOf(fake, 'app'))?.branches['main'];
     // GitHub's answer to a merge a branch protection rule blocks: 405, the base untouched.
     fake.addFault({ kind: 'status', status: 405, method: 'PUT', path: '/pulls/\\d+/merge$' });
     await engine.answer(runId, 'q-root-veto', 'accept');
@@ -179,21 +234,18 @@ describe('the engine on GitHub', () => {
     // Nothing merged into the result and nothing pushed: the root and main are where they were.
     const after = await engine.getRun(runId);
     expect(after.nodes['root']?.commit).toBe(rootCommit);
-    const repo = await repoOf(fake, 'protected');
+    const repo = await repoOf(fake, 'app');
     expect(repo?.branches[`maker/${runId}/n-root`]).toBe(rootCommit);
     expect(repo?.branches['main']).toBe(mainBefore);
     expect(repo?.pulls[0]?.state).toBe('open');
     // Once GitHub allows it, resume merges the same result.
     const done = await engine.run(runId);
     expect(done.status).toBe('done');
-    expect((await repoOf(fake, 'protected'))?.pulls[0]?.merged).toBe(true);
+    expect((await repoOf(fake, 'app'))?.pulls[0]?.merged).toBe(true);
   }, 60_000);
 
   it('a local commit on the default branch, made while the veto waited, is kept when the merged pull request lands locally', async () => {
-    const fake = await startFake();
-    const { dir, engine, runId } = await githubRun(fake, 'local');
-    const first = await engine.run(runId);
-    expect(first.pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    const { fake, dir, engine, runId } = await atVeto();
     // The person commits on their main (not pushed) while the question waits.
     await writeFile(join(dir, 'NOTES.md'), 'mine\n');
     expect((await git(dir, ['add', 'NOTES.md'])).code).toBe(0);
@@ -202,19 +254,17 @@ describe('the engine on GitHub', () => {
     await engine.answer(runId, 'q-root-veto', 'accept');
     const done = await engine.run(runId);
     expect(done.status).toBe('done');
-    expect((await repoOf(fake, 'local'))?.pulls[0]?.merged).toBe(true);
+    expect((await repoOf(fake, 'app'))?.pulls[0]?.merged).toBe(true);
     // Their commit (and file) are still on main, beside the merged pull request.
     expect((await git(dir, ['merge-base', '--is-ancestor', mine, 'main'])).code).toBe(0);
-    const merge = (await repoOf(fake, 'local'))?.pulls[0]?.mergeCommitSha as string;
+    const merge = (await repoOf(fake, 'app'))?.pulls[0]?.mergeCommitSha as string;
     expect((await git(dir, ['merge-base', '--is-ancestor', merge, 'main'])).code).toBe(0);
     expect(await readFile(join(dir, 'NOTES.md'), 'utf8')).toBe('mine\n');
     expect((await git(dir, ['status', '--porcelain'])).stdout).toBe('');
   }, 60_000);
 
   it('a push that landed just before a crash, its lease unsaved, is recognised as MAKER’s own on resume', async () => {
-    const fake = await startFake();
-    const { dir, engine, runId, workspace } = await githubRun(fake, 'lease');
-    await engine.run(runId);
+    const { fake, dir, engine, runId, workspace } = await atVeto();
     const run = await engine.getRun(runId);
     const gh = run.github;
     if (gh === undefined) throw new Error('no github record');
@@ -239,7 +289,7 @@ describe('the engine on GitHub', () => {
       github: record,
     });
     await resumed?.publisher.publish(branch, next);
-    expect((await repoOf(fake, 'lease'))?.branches[branch]).toBe(next);
+    expect((await repoOf(fake, 'app'))?.branches[branch]).toBe(next);
     expect(record.leases[branch]).toBe(next);
     expect(dir).toBeDefined();
   }, 60_000);
@@ -249,16 +299,14 @@ describe('a pull request closed on GitHub before it is merged', () => {
   it('closed because its head branch was deleted: the branch is pushed back, the pull request reopened (said in an event) and merged', async () => {
     // Failed at main: "Pull request … was closed by someone else: nothing was merged. Reopen it,
     // then run maker resume", on every resume.
-    const fake = await startFake();
-    const { engine, runId } = await githubRun(fake, 'deleted');
-    expect((await engine.run(runId)).pending.map((q) => q.id)).toEqual(['q-root-veto']);
+    const { fake, engine, runId } = await atVeto();
     const root = `maker/${runId}/n-root`;
     await testOctokit(fake).rest.git.deleteRef({
       owner: 'alice',
-      repo: 'deleted',
+      repo: 'app',
       ref: `heads/${root}`,
     });
-    expect((await repoOf(fake, 'deleted'))?.pulls[0]?.state).toBe('closed');
+    expect((await repoOf(fake, 'app'))?.pulls[0]?.state).toBe('closed');
     await engine.answer(runId, 'q-root-veto', 'accept');
     const stop = new AbortController();
     const notes: string[] = [];
@@ -274,18 +322,16 @@ describe('a pull request closed on GitHub before it is merged', () => {
     expect(notes).toEqual([
       `reopened: GitHub closed it when its head branch ${root} was deleted (no one closed it); MAKER pushed the branch back`,
     ]);
-    const repo = await repoOf(fake, 'deleted');
+    const repo = await repoOf(fake, 'app');
     expect(repo?.pulls).toHaveLength(1);
     expect(repo?.pulls[0]).toMatchObject({ state: 'closed', merged: true });
     expect(repo?.branches[root]).toBe((await engine.getRun(runId)).nodes['root']?.commit);
   }, 120_000);
 
   it('closed by a person (its branch deleted after): still their veto, nothing reopened or merged', async () => {
-    const fake = await startFake();
-    const { engine, runId } = await githubRun(fake, 'closed');
-    await engine.run(runId);
+    const { fake, engine, runId } = await atVeto();
     const octokit = testOctokit(fake);
-    const o = { owner: 'alice', repo: 'closed' };
+    const o = { owner: 'alice', repo: 'app' };
     await octokit.rest.pulls.update({ ...o, pull_number: 1, state: 'closed' });
     await octokit.rest.git.deleteRef({ ...o, ref: `heads/maker/${runId}/n-root` });
     await engine.answer(runId, 'q-root-veto', 'accept');
@@ -294,7 +340,7 @@ describe('a pull request closed on GitHub before it is merged', () => {
     expect(stopped.error).toContain(
       'was closed by someone else: nothing was merged. Reopen it, then run maker resume.',
     );
-    expect((await repoOf(fake, 'closed'))?.pulls[0]).toMatchObject({
+    expect((await repoOf(fake, 'app'))?.pulls[0]).toMatchObject({
       state: 'closed',
       merged: false,
     });
