@@ -285,20 +285,21 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
             ] as const
           ).map((flaw) => ({ i, flaw })),
         );
+        // Each case's product with the idea's hidden tests beside it, in a directory of its own.
+        const dirs = await inParallel(cases, async ({ i, flaw }) => {
+          const dir = await tempDir();
+          await writeTree(dir, [
+            ...product(idea, 5, i, flaw),
+            ...idea.hiddenTests.map((t) => ({
+              path: `${HIDDEN_DIR}/${t.path}`,
+              content: t.content,
+            })),
+          ]);
+          return dir;
+        });
         if (idea.runtime === 'python') {
           // As runHiddenTests runs them (`python3 -m unittest discover` in the product's directory,
           // its environment), every case in one interpreter, each with its own tree's modules.
-          const dirs = await inParallel(cases, async ({ i, flaw }) => {
-            const dir = await tempDir();
-            await writeTree(dir, [
-              ...product(idea, 5, i, flaw),
-              ...idea.hiddenTests.map((t) => ({
-                path: `${HIDDEN_DIR}/${t.path}`,
-                content: t.content,
-              })),
-            ]);
-            return dir;
-          });
           const tmp = await mkdtemp(join(tmpdir(), 'maker-hidden-'));
           try {
             const results = await pythonBatch(
@@ -324,17 +325,6 @@ describe.each(PRODUCT_IDEAS.map((idea) => [idea.name, idea] as const))(
         // A Node idea's hidden tests run as runHiddenTests runs them (`node --test` with its
         // per-test time limit and environment, in the product's directory), every case's in one
         // runner: each case's file still runs alone in a process of its own, and is judged alone.
-        const dirs = await inParallel(cases, async ({ i, flaw }) => {
-          const dir = await tempDir();
-          await writeTree(dir, [
-            ...product(idea, 5, i, flaw),
-            ...idea.hiddenTests.map((t) => ({
-              path: `${HIDDEN_DIR}/${t.path}`,
-              content: t.content,
-            })),
-          ]);
-          return dir;
-        });
         const tmp = await mkdtemp(join(tmpdir(), 'maker-hidden-'));
         try {
           const files = idea.hiddenTests.map((t) => `${HIDDEN_DIR}/${t.path}`);
