@@ -207,5 +207,5 @@ export const autoChosen = (ctx: RunContext, n: TreeNode) =>
 
 /** Who answered the leaf's test question: a person, or the `--hitl auto` policy. */
 function answeredBy(ctx: RunContext, n: TreeNode): 'auto' | 'person' {
-  return testQuestion(ctx, n)?.answer?.auto === true ? 'auto' : 'person';
+  return autoChosen(ctx, n) ? 'auto' : 'person';
 }
