@@ -33,6 +33,7 @@ import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, integrationFailure, traceFailure, untraced } from './trace.js';
+import { keptTest, voteAcceptanceTest, withKeptTest } from './acceptance-test.js';
 import {
   afterDoubt,
   chooseDeferredTest,
@@ -40,10 +41,7 @@ import {
   contestTest,
   doubtTest,
   dropFailingTest,
-  keptTest,
-  voteAcceptanceTest,
-  withKeptTest,
-} from './acceptance-test.js';
+} from './acceptance-doubt.js';
 import { testContest } from '../core/voting/test-contest.js';
 import { sayPooling, voteProbe } from './probe.js';
 

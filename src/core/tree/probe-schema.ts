@@ -22,7 +22,7 @@ export const probeOutcomeSchema = z.object({
 
 /**
  * What a code candidate did under its leaf's probe (`engine/probe.ts`), or under its contested
- * acceptance test when no probe keys it (`engine/acceptance-test.ts`): the run (`output` clipped),
+ * acceptance test when no probe keys it (`engine/acceptance-doubt.ts`): the run (`output` clipped),
  * its parse-normalised key (`text`), and, when the run keys nothing, why (`unused`). Without
  * `unused`, the draw's key is its behaviour key.
  */
