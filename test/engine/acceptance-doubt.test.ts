@@ -3,6 +3,7 @@ import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { ModelResponse } from '../../src/core/red-flags.js';
 import type { Question, Subtask } from '../../src/core/tree/schema.js';
+import type { StateFile } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { renderNode } from '../../src/engine/summary.js';
@@ -76,6 +77,8 @@ async function run(
   worker: Worker,
   options: {
     stopWhen?: (e: EngineEvent) => boolean;
+    /** Stops the first engine once a save of the state file matches (it is on disk by then). */
+    stopOnSave?: (saved: StateFile) => boolean;
     /** A person's answers (`--hitl defer`, then resumed): the option id for a question, or accept. */
     answer?: (q: Question) => string | undefined;
   } = {},
@@ -84,13 +87,24 @@ async function run(
   const workspace = await openWorkspace(dir, true, {});
   const asked: { node: string; slot: number }[] = [];
   try {
-    const engineOf = () =>
-      new MakerEngine({
+    const stop = new AbortController();
+    const engineOf = (first = false) => {
+      const store = makerStateFile(dir);
+      const stopOnSave = options.stopOnSave;
+      if (first && stopOnSave !== undefined) {
+        const save = store.save.bind(store);
+        store.save = async (saved, changed) => {
+          await save(saved, changed);
+          if (stopOnSave(saved)) stop.abort();
+        };
+      }
+      return new MakerEngine({
         workspace,
         roles: { planner: plannerOf(script, asked), worker },
-        store: makerStateFile(dir),
+        store,
       });
-    const engine = engineOf();
+    };
+    const engine = engineOf(true);
     const runId = await engine.create(
       'an ES module add.mjs exporting add(a, b), the sum of a and b',
       {
@@ -104,7 +118,6 @@ async function run(
     );
     const events: EngineEvent[] = [];
     const listening = new AbortController();
-    const stop = new AbortController();
     const listen = (from: MakerEngine) =>
       (async () => {
         for await (const e of from.events(listening.signal)) {
@@ -115,7 +128,11 @@ async function run(
     const listened = [listen(engine)];
     let outcome = await engine.run(runId, { signal: stop.signal });
     const interrupted = outcome.status;
-    if (options.stopWhen !== undefined) {
+    const atStop =
+      options.stopWhen === undefined && options.stopOnSave === undefined
+        ? undefined
+        : await engineOf().getRun(runId);
+    if (atStop !== undefined) {
       const again = engineOf();
       listened.push(listen(again));
       outcome = await again.run(runId);
@@ -144,6 +161,7 @@ async function run(
     return {
       outcome,
       interrupted,
+      atStop,
       asked,
       state,
       events,
@@ -174,6 +192,33 @@ const doubtingCode: Worker = {
   run: (_task, slot) => {
     const s = slot % 1000;
     const content = s === 0 ? RIGHT : s === 1 ? RIGHT_OTHERWISE : s < 5 ? WRONG : RIGHT;
+    return Promise.resolve({ ok: true, edits: [{ path: 'add.mjs', content }], summary: 'add' });
+  },
+};
+
+/**
+ * A coin: the test vote does not settle before any code (8 misconceived : 7 right : 1 of nothing),
+ * and the first candidates back neither test; drawn again under the one --hitl auto takes, the
+ * right code comes in two texts and the wrong one in one.
+ */
+const coinTests: Script = {
+  test: (_node, slot) =>
+    at(slot === 15 ? VACUOUS_TEST : slot % 2 === 0 ? MISCONCEIVED_TEST : RIGHT_TEST),
+};
+const laterTexts: Worker = {
+  id: 'scripted',
+  run: (_task, slot) => {
+    const [attempt, s] = [Math.floor(slot / 1000), slot % 1000];
+    const content =
+      attempt === 0
+        ? s === 0
+          ? RIGHT
+          : WRONG
+        : s === 1
+          ? RIGHT_OTHERWISE
+          : s === 0 || s >= 5
+            ? RIGHT
+            : WRONG;
     return Promise.resolve({ ok: true, edits: [{ path: 'add.mjs', content }], summary: 'add' });
   },
 };
@@ -313,27 +358,6 @@ describe.skipIf(sandbox === undefined)('an acceptance test the code doubts (issu
     // under it, the right code comes in two texts that fail it alike and the wrong one in one that
     // passes it: one text short of contesting it (k = 2). Chosen again by the same rule, the right
     // test is backed 2 texts to 1; the code's vote starts again under it, and the right code lands.
-    const coinTests: Script = {
-      test: (_node, slot) =>
-        at(slot === 15 ? VACUOUS_TEST : slot % 2 === 0 ? MISCONCEIVED_TEST : RIGHT_TEST),
-    };
-    const laterTexts: Worker = {
-      id: 'scripted',
-      run: (_task, slot) => {
-        const [attempt, s] = [Math.floor(slot / 1000), slot % 1000];
-        const content =
-          attempt === 0
-            ? s === 0
-              ? RIGHT
-              : WRONG
-            : s === 1
-              ? RIGHT_OTHERWISE
-              : s === 0 || s >= 5
-                ? RIGHT
-                : WRONG;
-        return Promise.resolve({ ok: true, edits: [{ path: 'add.mjs', content }], summary: 'add' });
-      },
-    };
     const { outcome, state, add, events } = await run(coinTests, laterTexts);
     expect(outcome.status).toBe('done');
     expect(add).toBe(RIGHT);
@@ -374,6 +398,27 @@ describe.skipIf(sandbox === undefined)('an acceptance test the code doubts (issu
     expect(theirs.revisited).toBeUndefined();
     expect(JSON.stringify(theirs.vote.outcome?.key)).toContain('-1)');
     expect(person.add).toBe(WRONG);
+  }, 120_000);
+
+  it("a kill between the revisit's saved choice and its switch resumes to the same switch", async () => {
+    const { outcome, interrupted, atStop, state, add } = await run(coinTests, laterTexts, {
+      stopOnSave: (saved) =>
+        Object.values(saved.runs).some(
+          (r) => r.nodes['root']?.acceptanceTest?.revisited?.agreement !== undefined,
+        ),
+    });
+    expect(interrupted).toBe('cancelled');
+    // Stopped after the candidates chose again and before the choice was acted on.
+    const before = atStop?.nodes['root']?.acceptanceTest;
+    expect(before?.revisited?.settled).toBeUndefined();
+    expect(JSON.stringify(before?.vote.outcome?.key)).toContain('-1)');
+    expect(outcome.status).toBe('done');
+    expect(add).toBe(RIGHT);
+    const test = state.nodes['root']!.acceptanceTest!;
+    // The saved choice is the one acted on: the same texts back the same tests.
+    expect(test.revisited).toEqual({ ...before!.revisited, settled: true });
+    expect(JSON.stringify(test.vote.outcome?.key)).toContain('5)');
+    expect(state.nodes['root']?.leaf?.attempt).toBe(2);
   }, 120_000);
 
   it('a kill during the widened test vote resumes to the same outcome, asking no test twice', async () => {
