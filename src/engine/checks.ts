@@ -12,13 +12,31 @@ import type { RunContext } from './run-context.js';
 
 export type { CheckResult };
 
-/** Results already known per run, by tree and command: a check is never run twice on one tree. */
-const known = new WeakMap<object, Map<string, CheckResult>>();
+/** What is known of checks per run, by tree and command: a check is never run twice on one tree. */
+interface Known {
+  /** Every result kept. */
+  readonly results: Map<string, CheckResult>;
+  /**
+   * Runs in flight, shared by whoever asks for the same one meanwhile (identical candidates are
+   * checked at once), and the last {@link WHOLE_KEPT} finished, with their whole output.
+   */
+  readonly whole: Map<string, Promise<WholeRun>>;
+}
 
-function cache(run: object): Map<string, CheckResult> {
+interface WholeRun {
+  readonly result: CheckResult;
+  readonly output: string;
+}
+
+/** Whole outputs kept per run (each at most {@link REDACTED_CHARS}): about 2 MiB at most. */
+const WHOLE_KEPT = 32;
+
+const known = new WeakMap<object, Known>();
+
+function cache(run: object): Known {
   let map = known.get(run);
   if (map === undefined) {
-    map = new Map();
+    map = { results: new Map(), whole: new Map() };
     known.set(run, map);
   }
   return map;
@@ -65,24 +83,44 @@ export async function runCheck(
   tree: string,
   command: string,
 ): Promise<CheckResult> {
-  const seen = ctx.run === undefined ? undefined : cache(ctx.run).get(`${tree}\n${command}`);
+  const seen =
+    ctx.run === undefined ? undefined : cache(ctx.run).results.get(`${tree}\n${command}`);
   return seen ?? (await runCheckWhole(ctx, tree, command)).result;
 }
 
 /**
- * {@link runCheck}, run every time, with its whole redacted output beside the kept result: for what
- * reads all of it (how a candidate failed its acceptance test). The result is remembered as
- * `runCheck`'s.
+ * {@link runCheck} with its whole redacted output beside the kept result: for what reads all of it
+ * (how a candidate failed its acceptance test). Run once per tree and command while its output is
+ * among the last kept (a run in flight is shared); the result is remembered as `runCheck`'s. A run
+ * that fails to finish (cancelled) is not remembered.
  */
-export async function runCheckWhole(
-  ctx: CheckContext,
-  tree: string,
-  command: string,
-): Promise<{ result: CheckResult; output: string }> {
-  const run = await redactedRun(ctx, tree, command);
-  const result = { command, ok: run.ok, output: keptOutput(run.output) };
-  if (ctx.run !== undefined) cache(ctx.run).set(`${tree}\n${command}`, result);
-  return { result, output: run.output };
+export function runCheckWhole(ctx: CheckContext, tree: string, command: string): Promise<WholeRun> {
+  const fresh = async (): Promise<WholeRun> => {
+    const run = await redactedRun(ctx, tree, command);
+    return { result: { command, ok: run.ok, output: keptOutput(run.output) }, output: run.output };
+  };
+  if (ctx.run === undefined) return fresh();
+  const { results, whole } = cache(ctx.run);
+  const key = `${tree}\n${command}`;
+  let run = whole.get(key);
+  // Last used, last out.
+  if (run !== undefined) whole.delete(key);
+  else {
+    run = fresh().then((r) => {
+      results.set(key, r.result);
+      return r;
+    });
+    const started = run;
+    run.catch(() => {
+      if (whole.get(key) === started) whole.delete(key);
+    });
+  }
+  whole.set(key, run);
+  for (const oldest of whole.keys()) {
+    if (whole.size <= WHOLE_KEPT) break;
+    whole.delete(oldest);
+  }
+  return run;
 }
 
 /**
@@ -201,7 +239,7 @@ export async function finalChecks(ctx: RunContext, root: TreeNode, commit: strin
       : [root.check];
   if (commands.length === 0) return;
   const kept = root.checks?.tree === tree ? root.checks.results : [];
-  for (const r of kept) cache(ctx.run).set(`${tree}\n${r.command}`, r);
+  for (const r of kept) cache(ctx.run).results.set(`${tree}\n${r.command}`, r);
   await checkNode(ctx, root, tree, commands);
   const overall = root.checks?.results.find((r) => r.command === root.check);
   if (overall !== undefined) {
