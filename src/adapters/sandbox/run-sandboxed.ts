@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AbortedError } from '../../core/errors.js';
@@ -55,9 +55,59 @@ function killOnExit(child: ChildProcess): void {
  * everything in its group) at `timeoutMs`, when it prints more than `maxOutputBytes` on either
  * stream, when it tries to run more processes than its limit, or when `signal` aborts (then the
  * call rejects with {@link AbortedError}, once nothing of it is left). Nothing it started outlives
- * the call: its process namespace dies with it, and its group is emptied and removed.
+ * the call: its process namespace dies with it, and its group is emptied and removed. A place
+ * the spec hides that is gone from the host when the sandbox starts is not hidden: there is
+ * nothing left there ({@link hiddenPlaceGone}).
  */
 export async function runSandboxed(
+  sandbox: CheckSandbox,
+  spec: SandboxSpec,
+  options: SandboxedOptions,
+): Promise<SandboxedResult> {
+  let current = spec;
+  for (let attempt = 1; ; attempt++) {
+    const result = await runOnce(sandbox, current, options);
+    const gone = attempt > MAX_GONE ? undefined : await hiddenPlaceGone(sandbox, current, result);
+    if (gone === undefined) return result;
+    current = {
+      ...current,
+      mounts: current.mounts.filter((m) => !(m.kind === 'hide' && m.path === gone)),
+    };
+  }
+}
+
+/** How many places to hide may be gone in one run (each found by one failed start). */
+const MAX_GONE = 3;
+
+/**
+ * A place `spec` was to hide that is gone from the host, when that is why `sandbox` failed before
+ * its command ran: bubblewrap cannot mount over a path that no longer exists in a read-only view
+ * (a file of /etc removed after /etc was read, while the checkout was written). Nothing is left
+ * to hide there, so the run is started again without it. Only a place the spec hides and the host
+ * no longer has counts, so nothing a command prints can drop a hidden place. (The unshare sandbox
+ * skips such a place itself.)
+ */
+async function hiddenPlaceGone(
+  sandbox: CheckSandbox,
+  spec: SandboxSpec,
+  result: SandboxedResult,
+): Promise<string | undefined> {
+  if (sandbox.name !== 'bubblewrap' || result.ok || result.code !== 1 || result.stdout !== '')
+    return undefined;
+  const path = /^bwrap: Can't (?:create file at|mkdir) (\/[^\n]*): [^\n]*$/.exec(
+    result.stderr.trim(),
+  )?.[1];
+  if (path === undefined || !spec.mounts.some((m) => m.kind === 'hide' && m.path === path))
+    return undefined;
+  const there = await lstat(path).then(
+    () => true,
+    () => false,
+  );
+  return there ? undefined : path;
+}
+
+/** {@link runSandboxed}, once. */
+async function runOnce(
   sandbox: CheckSandbox,
   spec: SandboxSpec,
   options: SandboxedOptions,
