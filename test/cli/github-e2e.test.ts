@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { maker, type MakerResult } from '../helpers/cli.js';
-import { git, TOKENS, useFakeGitHub } from '../helpers/github.js';
+import { pushSomeoneElses, TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { copyKilled, makerGroup, storedFake, type MakerGroup } from '../helpers/process-group.js';
 import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 
@@ -204,18 +204,7 @@ describe('maker run --github (CLI, against the fake GitHub)', () => {
         ['-C', dir, 'diff', '--name-only', run?.baseCommit ?? '', rootCommit],
         { encoding: 'utf8' },
       ).split('\n')[0] as string;
-      const url = `${fake.baseUrl}/alice/${DEFERRED}.git`;
-      const clone = join(await tempDir(), 'someone');
-      expect((await git('/', ['clone', '-q', url, clone], { token: TOKENS.full, url })).code).toBe(
-        0,
-      );
-      await mkdir(dirname(join(clone, written)), { recursive: true });
-      await writeFile(join(clone, written), 'someone else wrote this\n');
-      expect((await git(clone, ['add', '-A'])).code).toBe(0);
-      expect((await git(clone, ['commit', '-qm', 'theirs'])).code).toBe(0);
-      expect(
-        (await git(clone, ['push', '-q', 'origin', 'main'], { token: TOKENS.full, url })).code,
-      ).toBe(0);
+      await pushSomeoneElses(fake, DEFERRED, join(await tempDir(), 'someone'), written);
       expect((await maker(['answer', 'q-root-veto', 'accept', '--dir', dir], env)).code).toBe(0);
       const killed = await maker(['resume', '--dir', dir, '--json', '--hitl', 'auto'], {
         ...env,

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import type { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
@@ -14,7 +14,7 @@ import { openWorkspace } from '../../src/surfaces/wiring.js';
 import type { Target } from '../../src/surfaces/preflight.js';
 import type { FakeGitHub } from '../../src/testing/fake-github.js';
 import { baseConfig } from '../helpers/engine.js';
-import { TOKENS, git, testOctokit, useFakeGitHub } from '../helpers/github.js';
+import { TOKENS, git, pushSomeoneElses, testOctokit, useFakeGitHub } from '../helpers/github.js';
 import { copyKilled, storedFake } from '../helpers/process-group.js';
 import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 
@@ -167,18 +167,7 @@ describe('the engine on GitHub', () => {
     )
       .trim()
       .split('\n')[0] as string;
-    const clone = join(await tempDir(), 'someone');
-    const url = `${fake.baseUrl}/alice/app.git`;
-    expect(
-      (await git(await tempDir(), ['clone', '-q', url, clone], { token: TOKENS.full, url })).code,
-    ).toBe(0);
-    await mkdir(dirname(join(clone, written)), { recursive: true });
-    await writeFile(join(clone, written), 'someone else wrote this\n');
-    expect((await git(clone, ['add', '-A'])).code).toBe(0);
-    expect((await git(clone, ['commit', '-qm', 'theirs'])).code).toBe(0);
-    expect(
-      (await git(clone, ['push', '-q', 'origin', 'main'], { token: TOKENS.full, url })).code,
-    ).toBe(0);
+    await pushSomeoneElses(fake, 'app', join(await tempDir(), 'someone'), written);
     const theirs = (await repoOf(fake, 'app'))?.branches['main'] as string;
 
     await engine.answer(runId, 'q-root-veto', 'accept');

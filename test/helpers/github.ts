@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Octokit } from 'octokit';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { gitAuthEnv } from '../../src/adapters/git/git-auth.js';
 import {
   startFakeGitHub,
@@ -100,4 +102,25 @@ export function git(
         }),
     );
   });
+}
+
+/**
+ * Someone else's commit on `main` of `alice/<repo>` on the fake: cloned to `clone`, `path` (a file
+ * the run wrote, so the run's change now conflicts with main) rewritten, committed and pushed.
+ */
+export async function pushSomeoneElses(
+  fake: FakeGitHub,
+  repo: string,
+  clone: string,
+  path: string,
+): Promise<void> {
+  const url = `${fake.baseUrl}/alice/${repo}.git`;
+  expect((await git('/', ['clone', '-q', url, clone], { token: TOKENS.full, url })).code).toBe(0);
+  await mkdir(dirname(join(clone, path)), { recursive: true });
+  await writeFile(join(clone, path), 'someone else wrote this\n');
+  expect((await git(clone, ['add', '-A'])).code).toBe(0);
+  expect((await git(clone, ['commit', '-qm', 'theirs'])).code).toBe(0);
+  expect(
+    (await git(clone, ['push', '-q', 'origin', 'main'], { token: TOKENS.full, url })).code,
+  ).toBe(0);
 }
