@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 
 /** The bundled CLI (vitest's global setup builds it). */
 export const CLI = join(process.cwd(), 'dist', 'maker.js');
@@ -13,7 +14,9 @@ export interface MakerResult {
 
 /**
  * Runs `maker <args>` as its own process with a bare environment (PATH, HOME and `env` only, so no
- * key or GitHub setting of the machine leaks in), and collects its exit and output.
+ * key or GitHub setting of the machine leaks in), and collects its exit and output. Called in a
+ * test, a process still running when the test ends (a timeout) is killed, and the end of what it
+ * printed is shown: a hung run says where it stopped.
  */
 export function maker(
   args: readonly string[],
@@ -29,7 +32,22 @@ export function maker(
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    let running = true;
+    child.on('exit', (code, signal) => {
+      running = false;
+      resolve({ code, signal, stdout, stderr });
+    });
+    try {
+      onTestFinished(() => {
+        if (!running) return;
+        child.kill('SIGKILL');
+        console.error(
+          `maker ${args.join(' ')} was still running when its test ended; the end of its stderr:\n${stderr.slice(-4000)}`,
+        );
+      });
+    } catch {
+      // Outside a test (a beforeAll): its hooks' own timeouts apply.
+    }
   });
 }
 
