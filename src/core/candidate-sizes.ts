@@ -1,4 +1,5 @@
 import { inflateSync, constants } from 'node:zlib';
+import { readUnifiedDiff, type DiffSection } from './unified-diff.js';
 
 /**
  * What a worker's output says of the sizes of the files it writes, read before anything of it is
@@ -29,84 +30,42 @@ export function editSizes(
  * its stated size, so neither can be understated.
  */
 export function patchSizes(patch: string): WrittenSize[] {
-  const sizes: { path: string; bytes: number }[] = [];
-  let current: { path: string; bytes: number } | undefined;
-  // Lines left in the hunk being read (old side, new side): a hunk's `+++ x` line is content.
-  let oldLeft = 0;
-  let newLeft = 0;
-  const lines = patch.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    if (line.startsWith('\\')) {
-      // "\ No newline at end of file" (also after a hunk's last line): that line has no line end.
-      if (current !== undefined && lines[i - 1]?.startsWith('+') === true) current.bytes -= 1;
-      continue;
-    }
-    if (oldLeft > 0 || newLeft > 0) {
-      if (line.startsWith('+')) {
-        newLeft -= 1;
-        if (current !== undefined) current.bytes += Buffer.byteLength(line, 'utf8'); // the "+" stands for its "\n"
-      } else if (line.startsWith('-')) oldLeft -= 1;
-      else {
-        oldLeft -= 1;
-        newLeft -= 1;
-      }
-      continue;
-    }
-    if (line.startsWith('diff --git ') || (line.startsWith('--- ') && current === undefined)) {
-      current = { path: sectionPath(line), bytes: 0 };
-      sizes.push(current);
-      continue;
-    }
-    if (line.startsWith('+++ ') && current !== undefined) {
-      current.path = headerPath(line.slice(4)) ?? current.path;
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
-    if (hunk !== null) {
-      oldLeft = Number(hunk[1] ?? '1');
-      newLeft = Number(hunk[2] ?? '1');
-      continue;
-    }
-    if (line === 'GIT binary patch' && current !== undefined) {
-      const method = /^(literal|delta) (\d+)$/.exec(lines[i + 1] ?? '');
-      if (method === null) continue;
-      const stated = Number(method[2]);
-      const size = method[1] === 'literal' ? stated : deltaTargetSize(lines, i + 2);
-      // Only the forward patch counts: the reverse one that follows describes the old content.
-      current.bytes = Math.max(current.bytes, size ?? 0);
-      // Skip this binary section (to its blank line), and the reverse one after it.
-      let j = i + 2;
-      while (j < lines.length && lines[j] !== '') j++;
-      if (/^(literal|delta) \d+$/.test(lines[j + 1] ?? '')) {
-        j += 2;
-        while (j < lines.length && lines[j] !== '') j++;
-      }
-      i = j;
-    }
+  return readUnifiedDiff(patch).map((section) => ({
+    path: writtenPath(section),
+    bytes: Math.max(addedBytes(section), binaryBytes(section)),
+  }));
+}
+
+/** The path a section writes: its `+++` path, else the new path of its `diff --git` line. */
+function writtenPath(section: DiffSection): string {
+  if (typeof section.plusPath === 'string') return section.plusPath;
+  if (section.gitPaths !== undefined) return section.gitPaths[1];
+  return section.minusPath ?? '';
+}
+
+/** The bytes of a section's added hunk lines, each with its line end unless marked as having none. */
+function addedBytes(section: DiffSection): number {
+  let bytes = 0;
+  for (const hunk of section.hunks) {
+    hunk.lines.forEach((line, i) => {
+      // The "+" stands for the line's "\n"; "\ No newline at end of file" takes it back.
+      if (line.startsWith('+')) bytes += Buffer.byteLength(line, 'utf8');
+      else if (line.startsWith('\\') && hunk.lines[i - 1]?.startsWith('+') === true) bytes -= 1;
+    });
   }
-  return sizes;
+  return bytes;
+}
+
+/** The new content's size a binary patch states (a `delta`'s from its header); 0 if unreadable. */
+function binaryBytes(section: DiffSection): number {
+  const binary = section.binaryPatch;
+  if (binary === undefined) return 0;
+  return (binary.method === 'literal' ? binary.size : deltaTargetSize(binary.data)) ?? 0;
 }
 
 /** The files of `sizes` over `maxBytes`, largest first. */
 export function oversized(sizes: readonly WrittenSize[], maxBytes: number): WrittenSize[] {
   return [...sizes].filter((s) => s.bytes > maxBytes).sort((a, b) => b.bytes - a.bytes);
-}
-
-function sectionPath(line: string): string {
-  const git = /^diff --git (\S+|"(?:[^"\\]|\\.)*") (\S+|"(?:[^"\\]|\\.)*")$/.exec(line);
-  if (git !== null) return strip(git[2] as string);
-  return headerPath(line.slice(4)) ?? '';
-}
-
-function headerPath(spec: string): string | undefined {
-  const path = spec.split('\t')[0] as string;
-  return path === '/dev/null' ? undefined : strip(path);
-}
-
-function strip(path: string): string {
-  const unquoted = path.startsWith('"') ? path.slice(1, -1) : path;
-  return unquoted.startsWith('a/') || unquoted.startsWith('b/') ? unquoted.slice(2) : unquoted;
 }
 
 const B85 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~';
@@ -116,9 +75,9 @@ const B85 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&
  * delta's first encoded lines; undefined when it cannot be read (git then refuses the patch).
  * Only the header is inflated, so a compressed bomb costs nothing here.
  */
-function deltaTargetSize(lines: readonly string[], from: number): number | undefined {
+function deltaTargetSize(lines: readonly string[]): number | undefined {
   const bytes: number[] = [];
-  for (let i = from; i < lines.length && i < from + 4; i++) {
+  for (let i = 0; i < lines.length && i < 4; i++) {
     const line = lines[i] as string;
     if (line === '') break;
     const decoded = base85Line(line);

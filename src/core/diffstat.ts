@@ -1,3 +1,5 @@
+import { addedLines, newPathOf, oldPathOf, readUnifiedDiff, removedCount } from './unified-diff.js';
+
 /** Per-file line counts of a unified diff (`git diff` output), like `git diff --stat`. */
 export interface FileStat {
   readonly path: string;
@@ -7,25 +9,12 @@ export interface FileStat {
 }
 
 export function fileStats(diff: string): FileStat[] {
-  const stats: { path: string; added: number; removed: number; binary: boolean }[] = [];
-  let current: (typeof stats)[number] | undefined;
-  let inHunk = false;
-  for (const line of diff.split('\n')) {
-    const header = /^diff --git a\/(.+?) b\/(.+)$/.exec(line);
-    if (header !== null) {
-      current = { path: header[2] as string, added: 0, removed: 0, binary: false };
-      stats.push(current);
-      inHunk = false;
-      continue;
-    }
-    if (current === undefined) continue;
-    if (line.startsWith('@@')) inHunk = true;
-    else if (!inHunk && (line.startsWith('Binary files ') || line === 'GIT binary patch'))
-      current.binary = true;
-    else if (inHunk && line.startsWith('+')) current.added += 1;
-    else if (inHunk && line.startsWith('-')) current.removed += 1;
-  }
-  return stats;
+  return readUnifiedDiff(diff).map((section) => ({
+    path: section.gitPaths?.[1] ?? newPathOf(section) ?? oldPathOf(section) ?? '',
+    added: addedLines(section).length,
+    removed: removedCount(section),
+    binary: section.binary,
+  }));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { addedLines, newPathOf, oldPathOf, readUnifiedDiff, removedCount } from './unified-diff.js';
 import type { RedFlag } from './voting/types.js';
 
 /** Unified-diff facts: the files a patch touches, its size, a layout-free key. Pure functions over patch text. */
@@ -12,56 +13,14 @@ export interface PatchFile {
   readonly removed: number;
 }
 
-const DIFF_HEADER = /^diff --git (\S+|"(?:[^"\\]|\\.)*") (\S+|"(?:[^"\\]|\\.)*")$/;
-
 /** The files a `git diff` style patch touches, with their added lines. */
 export function parsePatch(patch: string): PatchFile[] {
-  const files: {
-    oldPath: string | undefined;
-    newPath: string | undefined;
-    added: string[];
-    removed: number;
-  }[] = [];
-  let current: (typeof files)[number] | undefined;
-  for (const line of patch.split('\n')) {
-    const header = DIFF_HEADER.exec(line);
-    if (header !== null) {
-      current = {
-        oldPath: stripPrefix(unquote(header[1] as string)),
-        newPath: stripPrefix(unquote(header[2] as string)),
-        added: [],
-        removed: 0,
-      };
-      files.push(current);
-      continue;
-    }
-    if (line.startsWith('--- ') && current === undefined) {
-      current = { oldPath: undefined, newPath: undefined, added: [], removed: 0 };
-      files.push(current);
-    }
-    if (current === undefined) continue;
-    if (line.startsWith('--- ')) current.oldPath = pathOf(line.slice(4));
-    else if (line.startsWith('+++ ')) current.newPath = pathOf(line.slice(4));
-    else if (line.startsWith('new file mode')) current.oldPath = undefined;
-    else if (line.startsWith('deleted file mode')) current.newPath = undefined;
-    else if (line.startsWith('+')) current.added.push(line.slice(1));
-    else if (line.startsWith('-')) current.removed += 1;
-  }
-  return files;
-}
-
-function pathOf(spec: string): string | undefined {
-  const path = unquote(spec.split('\t')[0] as string);
-  return path === '/dev/null' ? undefined : stripPrefix(path);
-}
-
-function stripPrefix(path: string): string {
-  return path.startsWith('a/') || path.startsWith('b/') ? path.slice(2) : path;
-}
-
-function unquote(path: string): string {
-  if (!path.startsWith('"')) return path;
-  return path.slice(1, -1).replace(/\\(.)/g, (_m, c: string) => ({ n: '\n', t: '\t' })[c] ?? c);
+  return readUnifiedDiff(patch).map((section) => ({
+    oldPath: oldPathOf(section),
+    newPath: newPathOf(section),
+    added: addedLines(section),
+    removed: removedCount(section),
+  }));
 }
 
 /** Paths a patch touches, old and new, without duplicates. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { TreeChange } from '../../core/candidate-policy.js';
 import type { FileStat } from '../../core/diffstat.js';
+import { applyHunks, readUnifiedDiff } from '../../core/unified-diff.js';
 import { MakerError } from '../../core/errors.js';
 import type {
   ApplyResult,
@@ -98,39 +99,21 @@ export class MemoryWorkspace implements Workspace {
 
   applyPatch(base: string, patch: string): Promise<ApplyResult> {
     const tree = new Map(this.#tree(base));
-    const sections = patch.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
-    for (const section of sections) {
-      const lines = section.split('\n');
-      const oldPath = /^--- (?:a\/)?(.+)$/m.exec(section)?.[1];
-      const newPath = /^\+\+\+ (?:b\/)?(.+)$/m.exec(section)?.[1];
-      if (oldPath === undefined || newPath === undefined)
+    for (const section of readUnifiedDiff(patch)) {
+      const { minusPath: oldPath, plusPath: newPath } = section;
+      if (oldPath === null || newPath === null)
         return Promise.resolve({ ok: false, reason: 'a file section has no ---/+++ lines' });
-      const before = oldPath === '/dev/null' ? [] : tree.get(oldPath)?.split('\n').slice(0, -1);
+      const name = oldPath ?? newPath ?? '/dev/null';
+      if (section.stray.length > 0 || section.hunks.some((h) => h.short))
+        return Promise.resolve({ ok: false, reason: `${name}: corrupt patch` });
+      const before = oldPath === undefined ? [] : tree.get(oldPath)?.split('\n').slice(0, -1);
       if (before === undefined)
-        return Promise.resolve({ ok: false, reason: `${oldPath}: No such file` });
-      const after: string[] = [];
-      let cursor = 0;
-      for (let i = 0; i < lines.length; i++) {
-        const hunk = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/.exec(lines[i] as string);
-        if (hunk === null) continue;
-        const start = Math.max(0, Number(hunk[1]) - (hunk[2] === '0' ? 0 : 1));
-        after.push(...before.slice(cursor, start));
-        cursor = start;
-        for (i += 1; i < lines.length && !(lines[i] as string).startsWith('@@'); i++) {
-          const line = lines[i] as string;
-          if (line.startsWith('+')) after.push(line.slice(1));
-          else if (line.startsWith('-') || line.startsWith(' ')) {
-            if (before[cursor] !== line.slice(1))
-              return Promise.resolve({ ok: false, reason: `${oldPath}: patch does not apply` });
-            if (line.startsWith(' ')) after.push(line.slice(1));
-            cursor += 1;
-          }
-        }
-        i -= 1;
-      }
-      after.push(...before.slice(cursor));
-      if (oldPath !== '/dev/null') tree.delete(oldPath);
-      if (newPath !== '/dev/null')
+        return Promise.resolve({ ok: false, reason: `${name}: No such file` });
+      const after = applyHunks(before, section.hunks);
+      if (after === undefined)
+        return Promise.resolve({ ok: false, reason: `${name}: patch does not apply` });
+      if (oldPath !== undefined) tree.delete(oldPath);
+      if (newPath !== undefined)
         tree.set(newPath, after.length === 0 ? '' : `${after.join('\n')}\n`);
     }
     return Promise.resolve({ ok: true, tree: this.#putTree(tree, base) });

@@ -10,6 +10,28 @@ const tempDir = useTempDirs();
 const DATE = new Date(0);
 
 describe('MemoryWorkspace', () => {
+  it('applies a patch as git apply does: a plain diff applies, a corrupt or stale one does not', async () => {
+    const ws = new MemoryWorkspace({ 'a.txt': 'one\ntwo\n' });
+    const base = await ws.treeOf((await ws.resolve('main')) as string);
+    const plain = await ws.applyPatch(
+      base,
+      '--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n',
+    );
+    expect(plain.ok).toBe(true);
+    if (plain.ok)
+      expect(await ws.readFiles(plain.tree, ['a.txt'])).toEqual([
+        { path: 'a.txt', content: 'one\n2\n' },
+      ]);
+    // A line past the hunk's counts: git says "corrupt patch", and so does the memory workspace.
+    expect(
+      await ws.applyPatch(base, '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+1\n+extra\n'),
+    ).toEqual({ ok: false, reason: 'a.txt: corrupt patch' });
+    expect(await ws.applyPatch(base, '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-uno\n+1\n')).toEqual({
+      ok: false,
+      reason: 'a.txt: patch does not apply',
+    });
+  });
+
   it('gives every tree of a long line of edits, deletions and merges whole, whatever it stores', async () => {
     // Trees made from trees: each stored as what changed, every 16th whole again.
     const start: Record<string, string> = {};
