@@ -13,14 +13,10 @@ import {
 } from './github.js';
 import { moveBranch } from './leaf.js';
 import { compositionFailure, traceComposition, untraced } from './trace.js';
-import {
-  branchName,
-  ChecksFailedError,
-  outward,
-  RunStoppedError,
-  runDate,
-  type RunContext,
-} from './run-context.js';
+import { branchName, runDate } from './naming.js';
+import { ChecksFailedError, RunStoppedError } from './engine-errors.js';
+import { outward } from './redaction.js';
+import type { RunContext } from './run-context.js';
 
 /**
  * The final veto, then landing the root's branch on the default branch. With GitHub, every branch

@@ -6,7 +6,10 @@ import { isSimulatedRun } from '../core/tree/simulated.js';
 import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch } from './leaf.js';
 import type { RunRemote } from '../ports/remote.js';
-import { branchName, outward, runDate, RunStoppedError, type RunContext } from './run-context.js';
+import { branchName, runDate } from './naming.js';
+import { outward } from './redaction.js';
+import { RunStoppedError } from './engine-errors.js';
+import type { RunContext } from './run-context.js';
 
 /** The run's GitHub record; only called for runs that have one. */
 export function githubOf(run: Run): GitHubRun {

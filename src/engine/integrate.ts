@@ -5,7 +5,8 @@ import type { TreeNode } from '../core/tree/schema.js';
 import type { IntegrationSide, WorkerTask } from '../ports/worker.js';
 import type { MergeResult } from '../ports/workspace.js';
 import { candidateTree, voteOnCode } from './leaf.js';
-import { nodeContext, repositoryView, type RunContext } from './run-context.js';
+import { nodeContext, repositoryView } from './node-context.js';
+import type { RunContext } from './run-context.js';
 
 /** A merge that conflicted, as an integration subtask sees it. */
 export interface ConflictedMerge {

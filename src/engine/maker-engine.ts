@@ -15,14 +15,10 @@ import { processNode } from './compose.js';
 import { RunTasks } from './run-tasks.js';
 import { answerQuestion } from './questions.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
-import {
-  ChecksFailedError,
-  QuestionPendingError,
-  redacted,
-  RunStoppedError,
-  type Answer,
-  type RunContext,
-} from './run-context.js';
+import { ChecksFailedError, QuestionPendingError, RunStoppedError } from './engine-errors.js';
+import { redacted } from './redaction.js';
+import type { Answer } from './questions.js';
+import type { RunContext } from './run-context.js';
 import { Semaphore } from './semaphore.js';
 import { NodeWindow, nodeOrder, nodeWindowSize } from './node-window.js';
 import {

@@ -1,6 +1,7 @@
 import type { RunRemote } from '../ports/remote.js';
 import { ensurePullRequest } from './github.js';
-import { branchName, type RunContext } from './run-context.js';
+import { branchName } from './naming.js';
+import type { RunContext } from './run-context.js';
 
 /**
  * Keeps the run's pull request up to date as the run goes: opened once the root branch holds work

@@ -5,7 +5,9 @@ import { isErrorLine, type CheckResult } from './checks.js';
 import { ballotDraw } from './decompose.js';
 import { intentLine } from './integrate.js';
 import { mayReopen, reopenBound, requestReopen, type ReopenRequested } from './reopen.js';
-import { counted, nodeContext, type RunContext } from './run-context.js';
+import { counted } from './cost.js';
+import { nodeContext } from './node-context.js';
+import type { RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
 import { exactVote } from './votes.js';
 

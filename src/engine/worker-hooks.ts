@@ -1,7 +1,8 @@
 import { clip, LIMITS } from '../core/limits.js';
 import type { Draw, TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks } from '../ports/worker.js';
-import { reserveSession, type RunContext } from './run-context.js';
+import { reserveSession } from './session-ledger.js';
+import type { RunContext } from './run-context.js';
 
 /**
  * How a worker's run for `slot` of a vote talks back to the run: the ids it pays for (kept on the

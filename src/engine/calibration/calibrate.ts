@@ -11,7 +11,8 @@ import type { Worker } from '../../ports/worker.js';
 import { EMPTY_TREE, type Workspace } from '../../ports/workspace.js';
 import { codeCandidate } from '../candidate.js';
 import { runCheck } from '../checks.js';
-import { nodeContext, type RunContext } from '../run-context.js';
+import { nodeContext } from '../node-context.js';
+import type { RunContext } from '../run-context.js';
 import { Semaphore } from '../semaphore.js';
 import { HIDDEN_TEST_COMMAND, HIDDEN_TEST_PATH, type CalibrationTask } from './suite.js';
 
