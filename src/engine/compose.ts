@@ -1,10 +1,10 @@
 import type { TreeNode } from '../core/tree/schema.js';
 import { decideMinimal, decideSplit } from './decompose.js';
-import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
+import { integrate, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch, solveLeaf } from './leaf.js';
 import { checkMerge, mergeCommands } from './merge-checks.js';
 import { branchName, runDate } from './naming.js';
-import { node } from './node-context.js';
+import { intentLine, node } from './node-context.js';
 import { outward } from './redaction.js';
 import { RunStoppedError } from './engine-errors.js';
 import { saveSoon } from './state-saver.js';

@@ -3,10 +3,11 @@ import { pullRequestBody, pullRequestTitle } from '../core/github/pull-request.j
 import type { GitHubRun, Run } from '../core/tree/schema.js';
 import { commitMessage } from '../core/commit-message.js';
 import { isSimulatedRun } from '../core/tree/simulated.js';
-import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
+import { integrate, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch } from './leaf.js';
 import type { RunRemote } from '../ports/remote.js';
 import { branchName, runDate } from './naming.js';
+import { intentLine } from './node-context.js';
 import { outward } from './redaction.js';
 import { RunStoppedError } from './engine-errors.js';
 import type { RunContext } from './run-context.js';

@@ -92,12 +92,6 @@ export async function integrate(
   return candidateTree(winner);
 }
 
-/** What a subtask set out to do, in one line: its title, then what it must achieve. */
-export function intentLine(t: Pick<TreeNode, 'title' | 'description' | 'acceptance'>): string {
-  const done = t.acceptance.length > 0 ? t.acceptance.join('; ') : t.description;
-  return `"${t.title}": ${done.replace(/\s+/g, ' ').slice(0, 400)}`;
-}
-
 /** One side of a merge named for a marker and a prompt: a subtask's or a node's title. */
 export function sideLabel(text: string): string {
   return markerLabel(text, 100);

@@ -9,6 +9,12 @@ import {
   type RepoContextRequest,
 } from './repo-context.js';
 
+/** What a subtask set out to do, in one line: its title, then what it must achieve. */
+export function intentLine(t: Pick<TreeNode, 'title' | 'description' | 'acceptance'>): string {
+  const done = t.acceptance.length > 0 ? t.acceptance.join('; ') : t.description;
+  return `"${t.title}": ${done.replace(/\s+/g, ' ').slice(0, 400)}`;
+}
+
 /** The run's node `id`; throws when the state file has none. */
 export function node(ctx: RunContext, id: string): TreeNode {
   const found = ctx.run.nodes[id];
