@@ -1,5 +1,5 @@
 import type { HeldSlot } from './semaphore.js';
-import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
+import type { Run, StateFile, TreeNode } from '../core/tree/schema.js';
 import type { CheckEnvironment } from '../core/checks.js';
 import type { Planner } from '../ports/planner.js';
 import type { RunRemote } from '../ports/remote.js';
@@ -7,6 +7,7 @@ import type { WaitReporter } from '../ports/waits.js';
 import type { Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import type { EngineEventInput } from './events.js';
+import type { Asked } from './hitl.js';
 import type { Answer } from './questions.js';
 
 /** What the step modules need from the engine for one run: its state, its ports, and its services. */
@@ -74,13 +75,8 @@ export interface RunContext {
    */
   readonly wait: WaitReporter;
   /**
-   * Asks a question once (by id) and resolves with its answer, following the run's HITL policy:
-   * `auto` answers at once with `auto` (or, without one, stops the run: only a person can
-   * decide), `fail` stops the run, `defer` rejects with {@link QuestionPendingError}, `wait`
-   * waits for {@link MakerEngine.answer}.
+   * Asks a question once (by id) and resolves with its answer, as the run's HITL policy says
+   * (`HitlDesk.ask` in hitl.ts).
    */
-  ask(
-    question: Omit<Question, 'createdAt' | 'answer' | 'allowText'> & { allowText?: boolean },
-    auto: Answer | undefined,
-  ): Promise<Answer>;
+  ask(question: Asked, auto: Answer | undefined): Promise<Answer>;
 }
