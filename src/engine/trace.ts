@@ -228,6 +228,20 @@ export async function traceFailure(
   });
   const culprit = suspects.find((s) => s.id === outcome.key);
   if (outcome.status !== 'decided' || culprit === undefined) return undefined;
+  return reopenCulprit(ctx, failure, culprit, signature);
+}
+
+/**
+ * Saves and returns the reopening of `culprit`, the suspect the judges blamed for `failure`: its
+ * winner is excluded from the new vote, and the failing check's output kept as evidence.
+ */
+function reopenCulprit(
+  ctx: RunContext,
+  failure: Failure,
+  culprit: TreeNode,
+  signature: string,
+): Promise<ReopenRequested> {
+  const n = failure.node;
   const winner = culprit.leaf?.outcome?.key;
   const alias = culprit.leaf?.draws.find((d) => d.key === winner && d.alias !== undefined)?.alias;
   const firstFailing = failure.failing[0];
