@@ -3,11 +3,8 @@ import type { TreeNode } from '../core/tree/schema.js';
 import { describeCheckEnvironment } from '../core/checks.js';
 import type { NodeContext, RepoContext } from '../ports/planner.js';
 import type { RunContext } from './run-context.js';
-import {
-  repoContextBuilder,
-  type DependencyChange,
-  type RepoContextRequest,
-} from './repo-context.js';
+import { repoContextBuilder } from './repo-context.js';
+import type { DependencyChange, RepoContextRequest } from './repo-selection.js';
 
 /** What a subtask set out to do, in one line: its title, then what it must achieve. */
 export function intentLine(t: Pick<TreeNode, 'title' | 'description' | 'acceptance'>): string {
