@@ -30,6 +30,7 @@ import {
 
 export type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
 import { showWait } from './waits.js';
+import { reserveSession } from './session-ledger.js';
 import type { RunRemote } from '../ports/remote.js';
 import { finish } from './finish.js';
 import { PullRequestKeeper } from './pull-request-keeper.js';
@@ -216,7 +217,7 @@ export class MakerEngine {
     const tasks = new RunTasks(signal);
     const { spawn, halt } = tasks;
     const ctx = this.#context(run, on.roles, { signal, halt }, on.semaphore, remote, on.scratch);
-    for (const watched of [remote, on.roles]) watched?.watchWaits?.(ctx.wait);
+    for (const watched of [remote, on.roles]) watched?.watchWaits?.(ctx.services.wait);
     const keeper =
       remote === undefined
         ? undefined
@@ -274,7 +275,6 @@ export class MakerEngine {
       checkpoint: async (step) => {
         await this.#deps.checkpoint?.(step);
       },
-      state,
       run,
       workspace: scratch ?? this.#deps.workspace,
       ...(this.#checkEnvironment === undefined ? {} : { checkEnvironment: this.#checkEnvironment }),
@@ -292,13 +292,17 @@ export class MakerEngine {
       paid: (work, options) => semaphore.run(work, halt, options),
       claim: (options) => semaphore.acquire(halt, options),
       enter: (n) => window.enter(nodeOrder(run.nodes, n)),
-      wait: (wait) =>
-        showWait(run, wait, {
-          now: this.#now,
-          id: () => `${wait.service}-${++this.#waitSeq}`,
-          save: () => void this.#save().catch(() => undefined),
-          emit: (event) => this.#emit(run, event),
-        }),
+      services: {
+        reserveSession: (workerId, budget) =>
+          reserveSession({ state, now: this.#now, save: () => this.#save() }, workerId, budget),
+        wait: (wait) =>
+          showWait(run, wait, {
+            now: this.#now,
+            id: () => `${wait.service}-${++this.#waitSeq}`,
+            save: () => void this.#save().catch(() => undefined),
+            emit: (event) => this.#emit(run, event),
+          }),
+      },
       ask: (question, auto) =>
         this.#hitl.ask(run, question, auto, halt, (wait) => window.lend(wait)),
     };

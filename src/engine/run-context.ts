@@ -1,10 +1,10 @@
 import type { HeldSlot } from './semaphore.js';
-import type { Run, StateFile, TreeNode } from '../core/tree/schema.js';
+import type { Run, TreeNode } from '../core/tree/schema.js';
 import type { CheckEnvironment } from '../core/checks.js';
 import type { Planner } from '../ports/planner.js';
 import type { RunRemote } from '../ports/remote.js';
 import type { WaitReporter } from '../ports/waits.js';
-import type { Worker } from '../ports/worker.js';
+import type { Reservation, SessionBudget, Worker } from '../ports/worker.js';
 import type { Workspace } from '../ports/workspace.js';
 import type { EngineEventInput } from './events.js';
 import type { Asked } from './hitl.js';
@@ -12,7 +12,6 @@ import type { Answer } from './questions.js';
 
 /** What the step modules need from the engine for one run: its state, its ports, and its services. */
 export interface RunContext {
-  readonly state: StateFile;
   readonly run: Run;
   readonly workspace: Workspace;
   /** Where checks run, when they run (the planner is told); absent when none can run. */
@@ -68,15 +67,26 @@ export interface RunContext {
    * the function that gives it up. Absent: every node works at once.
    */
   enter?(n: TreeNode): Promise<() => void>;
-  /**
-   * Shows a wait on an external service: one long enough to notice ({@link VISIBLE_WAIT_MS}) is
-   * recorded on the run in the state file and announced (`wait-start`), until the returned
-   * function ends it (`wait-end`).
-   */
-  readonly wait: WaitReporter;
+  /** What a worker's run reaches beyond its node (`workerHooks`). */
+  readonly services: RunServices;
   /**
    * Asks a question once (by id) and resolves with its answer, as the run's HITL policy says
    * (`HitlDesk.ask` in hitl.ts).
    */
   ask(question: Asked, auto: Answer | undefined): Promise<Answer>;
+}
+
+/** The run's services to a worker: the workspace's session ledger, and the run's waits. */
+export interface RunServices {
+  /**
+   * Counts one session of `workerId` in the workspace's ledger (shared by every run in the state
+   * file), unless `budget` is spent (`reserveSession` in session-ledger.ts).
+   */
+  reserveSession(workerId: string, budget: SessionBudget): Promise<Reservation>;
+  /**
+   * Shows a wait on an external service: one long enough to notice (`VISIBLE_WAIT_MS`) is
+   * recorded on the run in the state file and announced (`wait-start`), until the returned
+   * function ends it (`wait-end`).
+   */
+  readonly wait: WaitReporter;
 }

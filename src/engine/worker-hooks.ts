@@ -1,7 +1,6 @@
 import { clip, LIMITS } from '../core/limits.js';
 import type { Draw, TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks } from '../ports/worker.js';
-import { reserveSession } from './session-ledger.js';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -67,8 +66,8 @@ export function workerHooks(
       );
       return answer.optionId ?? choice.auto;
     },
-    reserveSession: (budget) => reserveSession(ctx, ctx.worker.id, budget),
-    wait: ctx.wait,
+    reserveSession: (budget) => ctx.services.reserveSession(ctx.worker.id, budget),
+    wait: ctx.services.wait,
   };
 }
 
