@@ -10,7 +10,10 @@ import type { EngineEventInput } from './events.js';
 import type { Asked } from './hitl.js';
 import type { Answer } from './questions.js';
 
-/** What the step modules need from the engine for one run: its state, its ports, and its services. */
+/**
+ * What the step modules need from the engine for one run: the run (not the rest of the state
+ * file), its ports, and its services.
+ */
 export interface RunContext {
   readonly run: Run;
   readonly workspace: Workspace;
