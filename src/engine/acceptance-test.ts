@@ -12,7 +12,9 @@ import { inScope } from '../core/paths.js';
 import { checksRun, failureExcerpt } from './checks.js';
 import { agreedWithCode, chosenBy, noneChosen, testOn, testOnWhole } from './test-agreement.js';
 import { parseTestAnswer } from './parse.js';
-import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
+import { counted } from './cost.js';
+import { nodeContext, scopeOf } from './node-context.js';
+import type { RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
 import { exactVote, tally, type DrawResult } from './votes.js';
 

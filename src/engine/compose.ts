@@ -1,17 +1,14 @@
 import type { TreeNode } from '../core/tree/schema.js';
 import { decideMinimal, decideSplit } from './decompose.js';
-import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
+import { integrate, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch, solveLeaf } from './leaf.js';
 import { checkMerge, mergeCommands } from './merge-checks.js';
-import {
-  branchName,
-  node,
-  outward,
-  runDate,
-  RunStoppedError,
-  saveSoon,
-  type RunContext,
-} from './run-context.js';
+import { branchName, runDate } from './naming.js';
+import { intentLine, node } from './node-context.js';
+import { outward } from './redaction.js';
+import { RunStoppedError } from './engine-errors.js';
+import { saveSoon } from './state-saver.js';
+import type { RunContext } from './run-context.js';
 import { commitMessage } from '../core/commit-message.js';
 import { bringOnto } from './stale.js';
 

@@ -14,7 +14,11 @@ import {
   REVIEW_THRESHOLD,
   type SplitAnswer,
 } from './parse.js';
-import { counted, nodeContext, RunStoppedError, saveSoon, type RunContext } from './run-context.js';
+import { counted } from './cost.js';
+import { nodeContext } from './node-context.js';
+import { RunStoppedError } from './engine-errors.js';
+import { saveSoon } from './state-saver.js';
+import type { RunContext } from './run-context.js';
 import {
   AUTO_RESAMPLES,
   candidateVote,

@@ -208,6 +208,16 @@ export class EventHub {
     }
   }
 
+  /**
+   * Calls `observer` with every event published from now on, synchronously, until the function
+   * returned is called. An observer that throws breaks neither the run nor other observers.
+   */
+  observe(observer: (event: EngineEvent) => void): () => void {
+    const subscriber = { push: observer, close: () => undefined };
+    this.#subscribers.add(subscriber);
+    return () => this.#subscribers.delete(subscriber);
+  }
+
   /** Ends every open iteration (after its buffered events). */
   close(): void {
     for (const subscriber of this.#subscribers) subscriber.close();

@@ -1,5 +1,6 @@
 import { MakerError } from '../core/errors.js';
-import { fileStats, statSummary } from '../core/diffstat.js';
+import { fileStats, statSummary, type FileStat } from '../core/diffstat.js';
+import type { TreeNode } from '../core/tree/schema.js';
 import { commitMessage } from '../core/commit-message.js';
 import { acceptable, checkSummary, finalChecks } from './checks.js';
 import { runCheckCounts } from '../core/checks.js';
@@ -13,14 +14,11 @@ import {
 } from './github.js';
 import { moveBranch } from './leaf.js';
 import { compositionFailure, traceComposition, untraced } from './trace.js';
-import {
-  branchName,
-  ChecksFailedError,
-  outward,
-  RunStoppedError,
-  runDate,
-  type RunContext,
-} from './run-context.js';
+import { branchName, runDate } from './naming.js';
+import { ChecksFailedError, RunStoppedError } from './engine-errors.js';
+import { outward } from './redaction.js';
+import type { RunContext } from './run-context.js';
+import type { Answer } from './questions.js';
 
 /**
  * The final veto, then landing the root's branch on the default branch. With GitHub, every branch
@@ -43,66 +41,10 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
   }
   for (;;) {
     const rootCommit = root.commit;
-    // Counts, not the patch: a large run's whole result is tens of megabytes of patch text.
-    const files =
-      (await workspace.fileStats?.(run.baseCommit, rootCommit)) ??
-      fileStats(await workspace.diff(run.baseCommit, rootCommit));
-    await finalChecks(ctx, root, rootCommit);
-    // A failing check on the result is first traced to a finished subtask, reopened if found.
-    const tree = await workspace.treeOf(rootCommit);
-    const failing = root.checks?.tree === tree ? root.checks.results.filter((r) => !r.ok) : [];
-    const failed = {
-      kind: 'parent-check',
-      key: 'check',
-      failing,
-      tree,
-      children: root.children.length,
-    } as const;
-    const reopen = await traceComposition(ctx, root, failed);
-    if (reopen !== undefined) throw reopen;
-    // Why the failure was not traced to a subtask (reopened before in vain, or the bounds), if so.
-    const traced = compositionFailure(ctx, root, failed);
-    const bound = traced === undefined ? undefined : untraced(ctx, traced);
-    const checks = `${checkSummary(run)}${bound === undefined ? '' : ` ${bound}`}`;
-    // --hitl auto lands only a result whose checks passed (or that the person chose not to check).
-    const passing = acceptable(run);
+    const { files, tree: treeHash, checks } = await checkedResult(ctx, root, rootCommit);
     const rootBranch = branchName(run.id, run.rootId);
-    let where = `on branch ${rootBranch}`;
-    if (remote !== undefined) {
-      const pr = await ensurePullRequest(ctx, remote);
-      where = `in pull request ${pr.url} (branch ${rootBranch})`;
-    }
-    const target = run.config.defaultBranch;
-    // Asked again (a new id) when the result changed: the default branch moved and was merged in.
-    const moved = rootCommit !== composed;
-    const answer = await ctx
-      .ask(
-        {
-          id: moved ? `q-root-veto-${rootCommit.slice(0, 12)}` : 'q-root-veto',
-          nodeId: run.rootId,
-          kind: 'veto',
-          prompt: `${moved ? `${target} moved on GitHub under the pull request; MAKER merged it into the result${Object.keys(root.integrations).some((k) => k.startsWith('base-')) ? ' (conflicts resolved by a voted integration)' : ''}. ` : ''}MAKER finished "${run.idea}" ${where} (${files.length} file${files.length === 1 ? '' : 's'} changed). ${checks} Land it on ${target}?`,
-          options: [
-            {
-              id: 'accept',
-              label: `Accept: merge into ${target}${remote === undefined ? '' : ' (the pull request is merged on GitHub)'}`,
-            },
-            {
-              id: 'veto',
-              label: `Veto: leave ${target} untouched${remote === undefined ? '' : ' (the pull request is closed; branches kept)'}`,
-            },
-          ],
-          context: statSummary(files),
-        },
-        passing ? { optionId: 'accept' } : undefined,
-      )
-      .catch((error: unknown) => {
-        if (passing || !(error instanceof RunStoppedError)) throw error;
-        throw new ChecksFailedError(
-          `${runCheckCounts(run).failed > 0 ? "The result's checks did not pass" : 'The result is unverified'}, and --hitl ${run.config.hitl} cannot ask a person whether to land it: nothing landed. ${checks} (Question ${error.message.match(/\(question ([^)]+)\)/)?.[1] ?? 'q-root-veto'} asks whether to land it anyway.)`,
-        );
-      });
-    const treeHash = tree;
+    const veto = { rootCommit, composed, files, checks, rootBranch };
+    const answer = await askVeto(ctx, root, veto);
     if (answer.optionId !== 'accept') {
       if (remote !== undefined) await closeVetoed(ctx, remote);
       run.status = 'vetoed';
@@ -126,6 +68,97 @@ export async function finish(ctx: RunContext, beforeVeto?: () => Promise<void>):
     run.landing = undefined;
     return;
   }
+}
+
+/**
+ * Runs the final checks on the root's result at `rootCommit`, and throws the reopening of a
+ * subtask a failing check traces to; else resolves with the files changed, the result's tree and
+ * the line that sums the checks up (with why a failure was not traced, if so).
+ */
+async function checkedResult(
+  ctx: RunContext,
+  root: TreeNode,
+  rootCommit: string,
+): Promise<{ files: FileStat[]; tree: string; checks: string }> {
+  const { run, workspace } = ctx;
+  // Counts, not the patch: a large run's whole result is tens of megabytes of patch text.
+  const files =
+    (await workspace.fileStats?.(run.baseCommit, rootCommit)) ??
+    fileStats(await workspace.diff(run.baseCommit, rootCommit));
+  await finalChecks(ctx, root, rootCommit);
+  // A failing check on the result is first traced to a finished subtask, reopened if found.
+  const tree = await workspace.treeOf(rootCommit);
+  const failing = root.checks?.tree === tree ? root.checks.results.filter((r) => !r.ok) : [];
+  const failed = {
+    kind: 'parent-check',
+    key: 'check',
+    failing,
+    tree,
+    children: root.children.length,
+  } as const;
+  const reopen = await traceComposition(ctx, root, failed);
+  if (reopen !== undefined) throw reopen;
+  // Why the failure was not traced to a subtask (reopened before in vain, or the bounds), if so.
+  const traced = compositionFailure(ctx, root, failed);
+  const bound = traced === undefined ? undefined : untraced(ctx, traced);
+  return { files, tree, checks: `${checkSummary(run)}${bound === undefined ? '' : ` ${bound}`}` };
+}
+
+/**
+ * Asks the final veto on the result at `rootCommit` (a new question when it is not the composed
+ * result: the default branch moved and was merged in). `--hitl auto` accepts only a result whose
+ * checks passed; otherwise a run that cannot ask stops with {@link ChecksFailedError}.
+ */
+async function askVeto(
+  ctx: RunContext,
+  root: TreeNode,
+  veto: {
+    readonly rootCommit: string;
+    readonly composed: string;
+    readonly files: readonly FileStat[];
+    readonly checks: string;
+    readonly rootBranch: string;
+  },
+): Promise<Answer> {
+  const { run, remote } = ctx;
+  const { rootCommit, files, checks, rootBranch } = veto;
+  // --hitl auto lands only a result whose checks passed (or that the person chose not to check).
+  const passing = acceptable(run);
+  let where = `on branch ${rootBranch}`;
+  if (remote !== undefined) {
+    const pr = await ensurePullRequest(ctx, remote);
+    where = `in pull request ${pr.url} (branch ${rootBranch})`;
+  }
+  const target = run.config.defaultBranch;
+  // Asked again (a new id) when the result changed: the default branch moved and was merged in.
+  const moved = rootCommit !== veto.composed;
+  return ctx
+    .ask(
+      {
+        id: moved ? `q-root-veto-${rootCommit.slice(0, 12)}` : 'q-root-veto',
+        nodeId: run.rootId,
+        kind: 'veto',
+        prompt: `${moved ? `${target} moved on GitHub under the pull request; MAKER merged it into the result${Object.keys(root.integrations).some((k) => k.startsWith('base-')) ? ' (conflicts resolved by a voted integration)' : ''}. ` : ''}MAKER finished "${run.idea}" ${where} (${files.length} file${files.length === 1 ? '' : 's'} changed). ${checks} Land it on ${target}?`,
+        options: [
+          {
+            id: 'accept',
+            label: `Accept: merge into ${target}${remote === undefined ? '' : ' (the pull request is merged on GitHub)'}`,
+          },
+          {
+            id: 'veto',
+            label: `Veto: leave ${target} untouched${remote === undefined ? '' : ' (the pull request is closed; branches kept)'}`,
+          },
+        ],
+        context: statSummary(files),
+      },
+      passing ? { optionId: 'accept' } : undefined,
+    )
+    .catch((error: unknown) => {
+      if (passing || !(error instanceof RunStoppedError)) throw error;
+      throw new ChecksFailedError(
+        `${runCheckCounts(run).failed > 0 ? "The result's checks did not pass" : 'The result is unverified'}, and --hitl ${run.config.hitl} cannot ask a person whether to land it: nothing landed. ${checks} (Question ${error.message.match(/\(question ([^)]+)\)/)?.[1] ?? 'q-root-veto'} asks whether to land it anyway.)`,
+      );
+    });
 }
 
 /**

@@ -1,12 +1,16 @@
 import { MakerError, RefMovedError } from '../core/errors.js';
 import { pullRequestBody, pullRequestTitle } from '../core/github/pull-request.js';
-import type { GitHubRun, Run } from '../core/tree/schema.js';
+import type { GitHubRun, Run, TreeNode } from '../core/tree/schema.js';
 import { commitMessage } from '../core/commit-message.js';
 import { isSimulatedRun } from '../core/tree/simulated.js';
-import { integrate, intentLine, mergeManifests, sideLabel } from './integrate.js';
+import { integrate, mergeManifests, sideLabel } from './integrate.js';
 import { moveBranch } from './leaf.js';
 import type { RunRemote } from '../ports/remote.js';
-import { branchName, outward, runDate, RunStoppedError, type RunContext } from './run-context.js';
+import { branchName, runDate } from './naming.js';
+import { intentLine } from './node-context.js';
+import { outward } from './redaction.js';
+import { RunStoppedError } from './engine-errors.js';
+import type { RunContext } from './run-context.js';
 
 /** The run's GitHub record; only called for runs that have one. */
 export function githubOf(run: Run): GitHubRun {
@@ -289,47 +293,12 @@ export async function mergeMovedBase(
     throw new RunStoppedError(
       `GitHub refused to merge pull request ${refused.url} (${refused.detail || 'not mergeable'}), though ${gh.defaultBranch} holds nothing the result lacks: a branch protection rule or a repository setting blocks it (required reviews or checks, merge commits not allowed). Nothing was merged. Resolve it on GitHub, then run maker resume.`,
     );
-  let tree: string;
-  let how = '';
-  if (merged.ok) tree = merged.tree;
-  else {
-    ctx.emit({
-      type: 'merge-conflict',
-      nodeId: root.id,
-      child: gh.defaultBranch,
-      conflicts: merged.conflicts,
-    });
-    tree = await integrate(ctx, root, {
-      key,
-      what: `the moved ${gh.defaultBranch}`,
-      vote: `integrate-${key}`,
-      ours,
-      theirs,
-      // The root started from the default branch's head of then, which its new head builds on.
-      base: root.baseCommit,
-      conflicted: merged.tree,
-      conflicts: merged.conflicts,
-      sides: {
-        ours: {
-          label: sideLabel(`"${root.title}" (this run's result)`),
-          intent:
-            root.children.length === 0
-              ? [intentLine(root)]
-              : root.children.flatMap((id) => {
-                  const child = run.nodes[id];
-                  return child === undefined ? [] : [intentLine(child)];
-                }),
-        },
-        theirs: {
-          label: sideLabel(`${gh.defaultBranch} as it is now on GitHub`),
-          intent: [
-            `Commits someone else pushed to ${gh.defaultBranch} while this run worked: keep what they do.`,
-          ],
-        },
-      },
-    });
-    how = `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
-  }
+  const tree = merged.ok
+    ? merged.tree
+    : await integrateMovedBase(ctx, root, { key, ours, theirs }, merged);
+  const how = merged.ok
+    ? ''
+    : `\n\nConflicts in ${merged.conflicts.join(', ')} resolved by a voted integration.`;
   const commit = await ctx.workspace.commit({
     tree,
     parents: [ours, theirs],
@@ -349,4 +318,54 @@ export async function mergeMovedBase(
   await ctx.save();
   await remote.publisher.publish(root.branch as string, commit);
   return commit;
+}
+
+/**
+ * The tree of the root's result merged with the moved default branch (`theirs`) where the lines
+ * conflicted: a voted integration, as between children, kept under `key` (the base's commit).
+ */
+async function integrateMovedBase(
+  ctx: RunContext,
+  root: TreeNode,
+  merge: { readonly key: string; readonly ours: string; readonly theirs: string },
+  merged: { readonly tree: string; readonly conflicts: readonly string[] },
+): Promise<string> {
+  const { run } = ctx;
+  const gh = githubOf(run);
+  const { key, ours, theirs } = merge;
+  ctx.emit({
+    type: 'merge-conflict',
+    nodeId: root.id,
+    child: gh.defaultBranch,
+    conflicts: merged.conflicts,
+  });
+  return integrate(ctx, root, {
+    key,
+    what: `the moved ${gh.defaultBranch}`,
+    vote: `integrate-${key}`,
+    ours,
+    theirs,
+    // The root started from the default branch's head of then, which its new head builds on.
+    base: root.baseCommit,
+    conflicted: merged.tree,
+    conflicts: merged.conflicts,
+    sides: {
+      ours: {
+        label: sideLabel(`"${root.title}" (this run's result)`),
+        intent:
+          root.children.length === 0
+            ? [intentLine(root)]
+            : root.children.flatMap((id) => {
+                const child = run.nodes[id];
+                return child === undefined ? [] : [intentLine(child)];
+              }),
+      },
+      theirs: {
+        label: sideLabel(`${gh.defaultBranch} as it is now on GitHub`),
+        intent: [
+          `Commits someone else pushed to ${gh.defaultBranch} while this run worked: keep what they do.`,
+        ],
+      },
+    },
+  });
 }

@@ -5,7 +5,8 @@ import type { TreeNode } from '../core/tree/schema.js';
 import type { IntegrationSide, WorkerTask } from '../ports/worker.js';
 import type { MergeResult } from '../ports/workspace.js';
 import { candidateTree, voteOnCode } from './leaf.js';
-import { nodeContext, repositoryView, type RunContext } from './run-context.js';
+import { nodeContext, repositoryView } from './node-context.js';
+import type { RunContext } from './run-context.js';
 
 /** A merge that conflicted, as an integration subtask sees it. */
 export interface ConflictedMerge {
@@ -89,12 +90,6 @@ export async function integrate(
   });
   if (winner === 'split') throw new Error('unreachable: integrations cannot be split');
   return candidateTree(winner);
-}
-
-/** What a subtask set out to do, in one line: its title, then what it must achieve. */
-export function intentLine(t: Pick<TreeNode, 'title' | 'description' | 'acceptance'>): string {
-  const done = t.acceptance.length > 0 ? t.acceptance.join('; ') : t.description;
-  return `"${t.title}": ${done.replace(/\s+/g, ' ').slice(0, 400)}`;
 }
 
 /** One side of a merge named for a marker and a prompt: a subtask's or a node's title. */

@@ -8,15 +8,11 @@ import type { WorkerTask } from '../ports/worker.js';
 import { codeCandidate } from './candidate.js';
 import { workerHooks } from './worker-hooks.js';
 import { atNodeBound, ballotDraw } from './decompose.js';
-import {
-  branchName,
-  counted,
-  nodeContext,
-  outward,
-  runDate,
-  scopeOf,
-  type RunContext,
-} from './run-context.js';
+import { branchName, runDate } from './naming.js';
+import { counted } from './cost.js';
+import { nodeContext, scopeOf } from './node-context.js';
+import { outward } from './redaction.js';
+import type { RunContext } from './run-context.js';
 import {
   AUTO_RESAMPLES,
   candidateVote,

@@ -13,16 +13,11 @@ import type { Workspace } from '../ports/workspace.js';
 import { newNode } from '../core/tree/nodes.js';
 import { processNode } from './compose.js';
 import { RunTasks } from './run-tasks.js';
-import { answerQuestion } from './questions.js';
+import { HitlDesk } from './hitl.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
-import {
-  ChecksFailedError,
-  QuestionPendingError,
-  redacted,
-  RunStoppedError,
-  type Answer,
-  type RunContext,
-} from './run-context.js';
+import { ChecksFailedError, QuestionPendingError } from './engine-errors.js';
+import { redacted } from './redaction.js';
+import type { RunContext } from './run-context.js';
 import { Semaphore } from './semaphore.js';
 import { NodeWindow, nodeOrder, nodeWindowSize } from './node-window.js';
 import {
@@ -35,6 +30,7 @@ import {
 
 export type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
 import { showWait } from './waits.js';
+import { reserveSession } from './session-ledger.js';
 import type { RunRemote } from '../ports/remote.js';
 import { finish } from './finish.js';
 import { PullRequestKeeper } from './pull-request-keeper.js';
@@ -51,21 +47,22 @@ export class MakerEngine {
   readonly #deps: MakerEngineDeps;
   readonly #now: () => Date;
   readonly #hub = new EventHub();
-  readonly #waiters = new Map<
-    string,
-    { resolve: (answer: Answer) => void; reject: (error: unknown) => void }
-  >();
   #state: StateFile | undefined;
   #loading: Promise<StateFile> | undefined;
   readonly #saver: StateSaver;
+  readonly #hitl: HitlDesk;
   #waitSeq = 0;
   #checkEnvironment: CheckEnvironment | undefined;
-  readonly #keepers = new Map<string, PullRequestKeeper>();
 
   constructor(deps: MakerEngineDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
     this.#saver = new StateSaver(deps.store, () => this.#state as StateFile);
+    this.#hitl = new HitlDesk({
+      now: this.#now,
+      save: () => this.#save(),
+      emit: (run, event) => this.#emit(run, event),
+    });
   }
 
   /** Every event from now on, as an async iterable (ends when `signal` aborts or `close` is called). */
@@ -150,24 +147,7 @@ export class MakerEngine {
    * Throws a {@link UsageError} naming the valid options when it fits none.
    */
   async answer(runId: string, questionId: string, answer: string, auto = false): Promise<Question> {
-    const run = await this.getRun(runId);
-    const question = answerQuestion(run, questionId, answer, this.#now(), auto);
-    try {
-      await this.#save();
-    } catch (error) {
-      // Not on disk, so not given: the person can answer again (and a waiting run waits on).
-      question.answer = undefined;
-      throw error;
-    }
-    this.#emit(run, {
-      type: 'question-answered',
-      questionId,
-      answer: question.answer?.optionId ?? question.answer?.text ?? '',
-    });
-    const waiter = this.#waiters.get(`${runId}/${questionId}`);
-    this.#waiters.delete(`${runId}/${questionId}`);
-    if (question.answer !== undefined) waiter?.resolve(question.answer);
-    return question;
+    return this.#hitl.answer(await this.getRun(runId), questionId, answer, auto);
   }
 
   /** Drives a run until it is done, vetoed, failed, cancelled or (with `defer`) waiting for a person. */
@@ -237,16 +217,14 @@ export class MakerEngine {
     const tasks = new RunTasks(signal);
     const { spawn, halt } = tasks;
     const ctx = this.#context(run, on.roles, { signal, halt }, on.semaphore, remote, on.scratch);
-    for (const watched of [remote, on.roles]) watched?.watchWaits?.(ctx.wait);
+    for (const watched of [remote, on.roles]) watched?.watchWaits?.(ctx.services.wait);
     const keeper =
       remote === undefined
         ? undefined
         : new PullRequestKeeper(ctx, remote, this.#deps.pullRequestDebounceMs);
-    if (keeper !== undefined) this.#keepers.set(run.id, keeper);
-    const onHalt = () => {
-      for (const [key, waiter] of this.#waiters)
-        if (key.startsWith(`${run.id}/`)) waiter.reject(new AbortedError(halt.reason));
-    };
+    const unobserve =
+      keeper === undefined ? undefined : this.#hub.observe((e) => keeper.observe(e));
+    const onHalt = () => this.#hitl.abandon(run.id, halt.reason);
     halt.addEventListener('abort', onHalt, { once: true });
     try {
       const root = run.nodes[run.rootId];
@@ -270,7 +248,7 @@ export class MakerEngine {
         run.error = hard instanceof Error ? hard.message : JSON.stringify(hard);
       }
     } finally {
-      this.#keepers.delete(run.id);
+      unobserve?.();
       await keeper?.stop();
       halt.removeEventListener('abort', onHalt);
       tasks.close();
@@ -297,7 +275,6 @@ export class MakerEngine {
       checkpoint: async (step) => {
         await this.#deps.checkpoint?.(step);
       },
-      state,
       run,
       workspace: scratch ?? this.#deps.workspace,
       ...(this.#checkEnvironment === undefined ? {} : { checkEnvironment: this.#checkEnvironment }),
@@ -315,58 +292,20 @@ export class MakerEngine {
       paid: (work, options) => semaphore.run(work, halt, options),
       claim: (options) => semaphore.acquire(halt, options),
       enter: (n) => window.enter(nodeOrder(run.nodes, n)),
-      wait: (wait) =>
-        showWait(run, wait, {
-          now: this.#now,
-          id: () => `${wait.service}-${++this.#waitSeq}`,
-          save: () => void this.#save().catch(() => undefined),
-          emit: (event) => this.#emit(run, event),
-        }),
-      ask: (question, auto) => this.#ask(run, question, auto, halt, window),
+      services: {
+        reserveSession: (workerId, budget) =>
+          reserveSession({ state, now: this.#now, save: () => this.#save() }, workerId, budget),
+        wait: (wait) =>
+          showWait(run, wait, {
+            now: this.#now,
+            id: () => `${wait.service}-${++this.#waitSeq}`,
+            save: () => void this.#save().catch(() => undefined),
+            emit: (event) => this.#emit(run, event),
+          }),
+      },
+      ask: (question, auto) =>
+        this.#hitl.ask(run, question, auto, halt, (wait) => window.lend(wait)),
     };
-  }
-
-  async #ask(
-    run: Run,
-    q: Parameters<RunContext['ask']>[0],
-    auto: Answer | undefined,
-    signal: AbortSignal,
-    window: NodeWindow,
-  ): Promise<Answer> {
-    let question = run.questions.find((x) => x.id === q.id);
-    if (question === undefined) {
-      question = { ...q, allowText: q.allowText ?? false, createdAt: this.#now().toISOString() };
-      run.questions.push(question);
-      await this.#save();
-      this.#emit(run, { type: 'question-asked', question });
-    }
-    if (question.answer !== undefined) return question.answer;
-    switch (run.config.hitl) {
-      case 'auto': {
-        if (auto === undefined)
-          throw new RunStoppedError(
-            `A person's decision is needed, which --hitl auto does not make: ${question.prompt} (question ${question.id}). Answer it with maker answer, then run maker resume.`,
-          );
-        await this.answer(run.id, question.id, auto.optionId ?? auto.text ?? '', true);
-        return question.answer ?? auto;
-      }
-      case 'fail':
-        throw new RunStoppedError(
-          `A person's decision is needed and --hitl is "fail": ${question.prompt} (question ${question.id}).`,
-        );
-      case 'defer':
-        throw new QuestionPendingError(question.id);
-      case 'wait': {
-        if (signal.aborted) throw new AbortedError(signal.reason);
-        const id = question.id;
-        // The node waiting on a person keeps its place, and another node may work meanwhile.
-        return window.lend(
-          new Promise<Answer>((resolve, reject) =>
-            this.#waiters.set(`${run.id}/${id}`, { resolve, reject }),
-          ),
-        );
-      }
-    }
   }
 
   #emit(run: Run, event: EngineEventInput): void {
@@ -378,8 +317,6 @@ export class MakerEngine {
       at: this.#now().toISOString(),
     } as EngineEvent;
     this.#hub.publish(stamped);
-    if (['commit-end', 'merge-end', 'question-answered', 'node-split'].includes(event.type))
-      this.#keepers.get(run.id)?.poke();
     try {
       void Promise.resolve(this.#deps.journal?.(stamped)).catch(() => undefined);
     } catch {

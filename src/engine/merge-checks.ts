@@ -4,7 +4,8 @@ import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerTask } from '../ports/worker.js';
 import { checkNode, checksRun } from './checks.js';
 import { candidateTree, voteOnCode } from './leaf.js';
-import { nodeContext, repositoryView, type RunContext } from './run-context.js';
+import { nodeContext, repositoryView } from './node-context.js';
+import type { RunContext } from './run-context.js';
 import { traceComposition } from './trace.js';
 
 /**

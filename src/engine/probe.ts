@@ -4,7 +4,9 @@ import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
 import { behaviourKey, pooling, probeDigest } from '../core/voting/behaviour.js';
 import { checksRun, keptOutput, redactedRun } from './checks.js';
 import { parseProbeAnswer } from './parse.js';
-import { counted, nodeContext, scopeOf, type RunContext } from './run-context.js';
+import { counted } from './cost.js';
+import { nodeContext, scopeOf } from './node-context.js';
+import type { RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
 import { exactVote } from './votes.js';
 

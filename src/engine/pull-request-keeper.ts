@@ -1,6 +1,16 @@
 import type { RunRemote } from '../ports/remote.js';
+import type { EngineEvent } from './events.js';
 import { ensurePullRequest } from './github.js';
-import { branchName, type RunContext } from './run-context.js';
+import { branchName } from './naming.js';
+import type { RunContext } from './run-context.js';
+
+/** The events after which the pull request's body may read differently. */
+const BODY_EVENTS: ReadonlySet<EngineEvent['type']> = new Set([
+  'commit-end',
+  'merge-end',
+  'question-answered',
+  'node-split',
+]);
 
 /**
  * Keeps the run's pull request up to date as the run goes: opened once the root branch holds work
@@ -22,8 +32,16 @@ export class PullRequestKeeper {
     this.#debounceMs = debounceMs;
   }
 
+  /**
+   * An event of the run: one that changes what the pull request shows (a commit, a merge, an
+   * answer, a split) schedules an update. Events of other runs are ignored.
+   */
+  observe(event: EngineEvent): void {
+    if (event.runId === this.#ctx.run.id && BODY_EVENTS.has(event.type)) this.#poke();
+  }
+
   /** Something the body shows changed: an update follows within the debounce time. */
-  poke(): void {
+  #poke(): void {
     if (this.#stopped || this.#timer !== undefined) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
@@ -51,7 +69,7 @@ export class PullRequestKeeper {
         this.#running = undefined;
         if (this.#dirty) {
           this.#dirty = false;
-          this.poke();
+          this.#poke();
         }
       });
   }

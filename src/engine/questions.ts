@@ -2,6 +2,14 @@ import { UsageError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { Question, Run } from '../core/tree/schema.js';
 
+/** The answer a question got: a chosen option and/or free text. */
+export interface Answer {
+  readonly optionId?: string | undefined;
+  readonly text?: string | undefined;
+  /** Given by the run's `--hitl auto` policy, not by a person. */
+  readonly auto?: true | undefined;
+}
+
 /**
  * Records a person's answer on a run's question: an option (by id, label or 1-based number), or
  * free text where the question allows it (`auto`: the run's `--hitl auto` policy answered, not a

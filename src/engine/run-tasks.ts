@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Spawn } from './compose.js';
-import { QuestionPendingError } from './run-context.js';
+import { QuestionPendingError } from './engine-errors.js';
 
 /**
  * The work of one run the engine tracks, and its halt: aborted when the run is cancelled or when

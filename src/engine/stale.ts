@@ -2,7 +2,9 @@ import type { TreeNode } from '../core/tree/schema.js';
 import { commitMessage } from '../core/commit-message.js';
 import { checksRun, runCheck } from './checks.js';
 import { resetBranch } from './reopen.js';
-import { branchName, outward, runDate, type RunContext } from './run-context.js';
+import { branchName, runDate } from './naming.js';
+import { outward } from './redaction.js';
+import type { RunContext } from './run-context.js';
 import { sampleCounts } from './summary.js';
 
 /**

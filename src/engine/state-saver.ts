@@ -1,5 +1,6 @@
 import type { StateFile, TreeNode } from '../core/tree/schema.js';
 import type { StateStore } from '../ports/state-store.js';
+import type { RunContext } from './run-context.js';
 
 /**
  * How long the saver stays idle after a save, as a multiple of what saves take (a moving average):
@@ -88,4 +89,15 @@ export class StateSaver {
       if (left.length > 0) this.save(left).catch(() => undefined);
     });
   }
+}
+
+/**
+ * Records that `n` changed without waiting for it to be on disk, for a change the run makes again
+ * identically after a crash, before any paid or external work that depends on it: the save the run
+ * awaits next carries it, in the same log line (or one starts when the event loop turns). A
+ * failure shows on the next save.
+ */
+export function saveSoon(ctx: Pick<RunContext, 'save' | 'saveSoon'>, n: TreeNode): void {
+  if (ctx.saveSoon !== undefined) ctx.saveSoon(n);
+  else ctx.save(n).catch(() => undefined);
 }

@@ -3,9 +3,10 @@ import { hashString, shuffle, uniform } from '../core/random.js';
 import type { Draw, Reopen, TreeNode, VoteRecord } from '../core/tree/schema.js';
 import { isErrorLine, type CheckResult } from './checks.js';
 import { ballotDraw } from './decompose.js';
-import { intentLine } from './integrate.js';
 import { mayReopen, reopenBound, requestReopen, type ReopenRequested } from './reopen.js';
-import { counted, nodeContext, type RunContext } from './run-context.js';
+import { counted } from './cost.js';
+import { intentLine, nodeContext } from './node-context.js';
+import type { RunContext } from './run-context.js';
 import { plannerSampling } from './sampling.js';
 import { exactVote } from './votes.js';
 
@@ -227,6 +228,20 @@ export async function traceFailure(
   });
   const culprit = suspects.find((s) => s.id === outcome.key);
   if (outcome.status !== 'decided' || culprit === undefined) return undefined;
+  return reopenCulprit(ctx, failure, culprit, signature);
+}
+
+/**
+ * Saves and returns the reopening of `culprit`, the suspect the judges blamed for `failure`: its
+ * winner is excluded from the new vote, and the failing check's output kept as evidence.
+ */
+function reopenCulprit(
+  ctx: RunContext,
+  failure: Failure,
+  culprit: TreeNode,
+  signature: string,
+): Promise<ReopenRequested> {
+  const n = failure.node;
   const winner = culprit.leaf?.outcome?.key;
   const alias = culprit.leaf?.draws.find((d) => d.key === winner && d.alias !== undefined)?.alias;
   const firstFailing = failure.failing[0];

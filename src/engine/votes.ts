@@ -4,7 +4,8 @@ import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schem
 import { initialCandidates } from '../core/tree/presets.js';
 import { adaptK, kCeiling, type SettledVote } from '../core/voting/adaptive-k.js';
 import { ballotText, voteCounts } from '../core/view/display.js';
-import { saveSoon, type RunContext } from './run-context.js';
+import { saveSoon } from './state-saver.js';
+import type { RunContext } from './run-context.js';
 import type { HeldSlot } from './semaphore.js';
 import { drawSlot, settleAll, type DrawResult } from './draw-slot.js';
 import { castBallots, type BallotSpec } from './ballots.js';

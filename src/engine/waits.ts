@@ -1,7 +1,9 @@
 import type { Run } from '../core/tree/schema.js';
 import type { ServiceWait } from '../ports/waits.js';
 import type { EngineEventInput } from './events.js';
-import { VISIBLE_WAIT_MS } from './run-context.js';
+
+/** Waits at least this long are shown (progress, `maker status`, `maker_wait`); shorter ones are not. */
+export const VISIBLE_WAIT_MS = 5000;
 
 /**
  * Shows a wait on an external service: one of at least {@link VISIBLE_WAIT_MS} is put on the run

@@ -1,7 +1,7 @@
 import { clip, LIMITS } from '../core/limits.js';
 import type { Draw, TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks } from '../ports/worker.js';
-import { reserveSession, type RunContext } from './run-context.js';
+import type { RunContext } from './run-context.js';
 
 /**
  * How a worker's run for `slot` of a vote talks back to the run: the ids it pays for (kept on the
@@ -66,8 +66,8 @@ export function workerHooks(
       );
       return answer.optionId ?? choice.auto;
     },
-    reserveSession: (budget) => reserveSession(ctx, ctx.worker.id, budget),
-    wait: ctx.wait,
+    reserveSession: (budget) => ctx.services.reserveSession(ctx.worker.id, budget),
+    wait: ctx.services.wait,
   };
 }
 

@@ -60,7 +60,6 @@ function setUp(answers: (slot: number) => unknown, runChecks = true) {
       }),
   } as unknown as Workspace;
   const ctx = {
-    state: { $schemaVersion: 2, runs: { [run.id]: run } },
     run,
     workspace,
     planner: {
@@ -73,7 +72,10 @@ function setUp(answers: (slot: number) => unknown, runChecks = true) {
     save: () => Promise.resolve(),
     emit: (e: EngineEventInput) => void events.push(e),
     paid: (work: () => Promise<unknown>) => work(),
-    wait: () => () => undefined,
+    services: {
+      reserveSession: () => Promise.resolve({ ok: true }),
+      wait: () => () => undefined,
+    },
     publish: () => undefined,
     checkpoint: () => Promise.resolve(),
     ask: () => Promise.reject(new Error('no questions')),

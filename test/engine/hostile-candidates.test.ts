@@ -81,7 +81,6 @@ function context(
   };
   const worker: Worker = { id: 'scripted', run: () => Promise.resolve(output) };
   const ctx: RunContext = {
-    state: { $schemaVersion: 2, runs: { [run.id]: run } },
     run,
     workspace: ws,
     planner: new SimPlanner({ seed: 1 }),
@@ -92,7 +91,10 @@ function context(
     save: () => Promise.resolve(),
     emit: () => undefined,
     paid: (work) => work(),
-    wait: () => () => undefined,
+    services: {
+      reserveSession: () => Promise.resolve({ ok: true }),
+      wait: () => () => undefined,
+    },
     publish: () => undefined,
     checkpoint: () => Promise.resolve(),
     ask: () => Promise.reject(new Error('no questions here')),

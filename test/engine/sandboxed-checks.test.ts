@@ -53,7 +53,6 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
       eventSeq: 0,
     };
     const ctx: RunContext = {
-      state: { $schemaVersion: 2, runs: { [run.id]: run } },
       run,
       workspace: ws,
       planner: new SimPlanner({ seed: 1 }),
@@ -67,7 +66,10 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
       save: () => Promise.resolve(),
       emit: () => undefined,
       paid: (work) => work(),
-      wait: () => () => undefined,
+      services: {
+        reserveSession: () => Promise.resolve({ ok: true }),
+        wait: () => () => undefined,
+      },
       publish: () => undefined,
       checkpoint: () => Promise.resolve(),
       ask: () => Promise.reject(new Error('no questions')),

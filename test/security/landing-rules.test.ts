@@ -60,7 +60,6 @@ async function candidate(files: [string, string][], config: Partial<RunConfig> =
     eventSeq: 0,
   };
   const ctx: RunContext = {
-    state: { $schemaVersion: 2, runs: { [run.id]: run } },
     run,
     workspace: ws,
     planner: new SimPlanner({ seed: 1 }),
@@ -75,7 +74,10 @@ async function candidate(files: [string, string][], config: Partial<RunConfig> =
     save: () => Promise.resolve(),
     emit: () => undefined,
     paid: (work) => work(),
-    wait: () => () => undefined,
+    services: {
+      reserveSession: () => Promise.resolve({ ok: true }),
+      wait: () => () => undefined,
+    },
     publish: () => undefined,
     checkpoint: () => Promise.resolve(),
     ask: () => Promise.reject(new Error('no questions here')),

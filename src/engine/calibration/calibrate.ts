@@ -11,7 +11,9 @@ import type { Worker } from '../../ports/worker.js';
 import { EMPTY_TREE, type Workspace } from '../../ports/workspace.js';
 import { codeCandidate } from '../candidate.js';
 import { runCheck } from '../checks.js';
-import { nodeContext, type RunContext } from '../run-context.js';
+import { nodeContext } from '../node-context.js';
+import type { RunContext } from '../run-context.js';
+import { reserveSession, type LedgerDeps } from '../session-ledger.js';
 import { Semaphore } from '../semaphore.js';
 import { HIDDEN_TEST_COMMAND, HIDDEN_TEST_PATH, type CalibrationTask } from './suite.js';
 
@@ -172,8 +174,13 @@ async function taskContext(
     questions: [],
     eventSeq: 0,
   };
-  const ctx: RunContext = {
+  // The sample's own ledger: calibration counts sessions apart from the workspace's runs.
+  const ledger: LedgerDeps = {
     state: { $schemaVersion: STATE_SCHEMA_VERSION, runs: { [run.id]: run } },
+    now: () => DATE,
+    save: () => Promise.resolve(),
+  };
+  const ctx: RunContext = {
     run,
     workspace: ws,
     planner: deps.planner,
@@ -184,7 +191,10 @@ async function taskContext(
     save: () => Promise.resolve(),
     emit: () => undefined,
     paid: (work) => work(),
-    wait: () => () => undefined,
+    services: {
+      reserveSession: (workerId, budget) => reserveSession(ledger, workerId, budget),
+      wait: () => () => undefined,
+    },
     ask: () => Promise.reject(new Error('A calibration sample asked a question.')),
   };
   return { ctx, node };
