@@ -27,8 +27,6 @@ const BEING_REMOVED: readonly (readonly string[])[] = [
   // removed by #40 part 1 (helper "app")
   ['surfaces/mcp/start-plan.ts', 'surfaces/mcp/start-checks.ts', 'surfaces/mcp/run-manager.ts'],
   // removed by #40 part 3 (helper "registry", later commits of its branch)
-  ['testing/product/responder.ts', 'testing/product/realistic-model.ts'],
-  ['testing/fake-github-control.ts', 'testing/fake-github.ts'],
   ...[
     'answer',
     'bench-hanoi',
