@@ -26,24 +26,6 @@ const BEING_REMOVED: readonly (readonly string[])[] = [
   ],
   // removed by #40 part 1 (helper "app")
   ['surfaces/mcp/start-plan.ts', 'surfaces/mcp/start-checks.ts', 'surfaces/mcp/run-manager.ts'],
-  // removed by #40 part 3 (helper "registry", later commits of its branch)
-  ...[
-    'answer',
-    'bench-hanoi',
-    'bench-product',
-    'bench-view',
-    'calibrate',
-    'demo',
-    'doctor',
-    'fake-github',
-    'fake-jules',
-    'report',
-    'resume',
-    'sandbox',
-    'status',
-    'view',
-  ].map((c) => [`surfaces/cli/commands/${c}.ts`, `surfaces/cli/commands/${c}-run.ts`]),
-  ['surfaces/cli/commands/run.ts', 'surfaces/cli/commands/run-exec.ts'],
 ];
 
 function sourceFiles(dir: string): string[] {
