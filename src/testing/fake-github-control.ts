@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { branchTip, commitFile, listRefs, updateRef } from './fake-github-git.js';
-import { fakeGitHubFaultSchema } from './fake-github-faults.js';
+import { fakeGitHubFaultSchema, type FakeGitHubFault } from './fake-github-faults.js';
 import { syncPulls } from './fake-github-route.js';
 import type { FakeGitHubWorld } from './fake-github-world.js';
 import { errorReply, json, type Reply } from './github-http.js';
-import type { FakeGitHub } from './fake-github.js';
 
 /** The fake's knobs and introspection, also served under `/_fake/…` for a fake in another process. */
 
@@ -91,9 +90,20 @@ const targetSchema = z.object({
   branch: z.string().optional(),
 });
 
+/** What the control routes drive: the knobs of a FakeGitHub (see fake-github.ts). */
+export interface FakeGitHubKnobs {
+  readonly requests: readonly unknown[];
+  clearRequests(): void;
+  addFault(fault: FakeGitHubFault): void;
+  clearFaults(): void;
+  revokeToken(token: string): void;
+  foreignCommit(target: { owner: string; repo: string; branch?: string }): Promise<string>;
+  state(): Promise<FakeGitHubState>;
+}
+
 /** `/_fake/requests` (GET, DELETE), `/_fake/faults` (POST one, DELETE all), `/_fake/revoke-token`, `/_fake/foreign-commit`, `/_fake/state`. */
 export async function controlRoute(
-  fake: FakeGitHub,
+  fake: FakeGitHubKnobs,
   method: string,
   path: string,
   text: string,

@@ -12,11 +12,8 @@ import { WORKERS } from '../../src/surfaces/workers.js';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
 import { textStats } from '../../src/testing/product/ideas/text-stats.js';
 import { promptKind, UnrecognisedPromptError } from '../../src/testing/product/prompt-kinds.js';
-import {
-  RealisticModel,
-  realisticResponder,
-  type RealisticKnobs,
-} from '../../src/testing/product/realistic-model.js';
+import { RealisticModel, type RealisticKnobs } from '../../src/testing/product/realistic-model.js';
+import { realisticResponder } from '../../src/testing/product/responder.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -78,36 +78,58 @@ export interface CommandSpec<O extends OptionSpecs> {
   readonly exits: readonly (readonly [number, string])[];
   /** The message when more arguments are given than `args` takes. */
   readonly excess?: string;
-  readonly run: (
-    input: { readonly args: readonly string[]; readonly options: Values<O> },
-    ctx: CliContext,
-  ) => Promise<number> | number;
 }
 
+/** What a command's run receives: its arguments and its options, validated. */
+export interface Input<O extends OptionSpecs> {
+  readonly args: readonly string[];
+  readonly options: Values<O>;
+}
+
+/** The input of a definition's run (`InputOf<typeof statusCommand>`), for its run module. */
+export type InputOf<C> = C extends CommandSpec<infer O> ? Input<O> : never;
+
+/** What carries a command out: the `run` of the module its entry loads. Resolves the exit status. */
+export interface CommandRun<O extends OptionSpecs> {
+  readonly run: (input: Input<O>, ctx: CliContext) => Promise<number> | number;
+}
+
+/** The run of a definition (`RunOf<typeof estimateCommand>`), for a run written beside it. */
+export type RunOf<C> = C extends CommandSpec<infer O> ? CommandRun<O> : never;
+
 /**
- * What a command's run receives, for a run in a module of its own, loaded by `import()` when the
- * command runs: its definition (options, help) stays light, so `maker --help` loads no run.
+ * A command: its definition (options and help, light) paired with the loader of its run, called
+ * only when the command runs, so `maker --help` loads no run and a definition never imports its run.
  */
-export type InputOf<C> =
-  C extends CommandSpec<infer O>
-    ? { readonly args: readonly string[]; readonly options: Values<O> }
-    : never;
+export interface CommandEntry<O extends OptionSpecs> {
+  readonly define: CommandSpec<O>;
+  readonly load: () => Promise<CommandRun<O>>;
+}
+
+/** Pairs a definition with its loader (`() => import('./commands/x-run.js')`), checking their types agree. */
+export function command<O extends OptionSpecs>(
+  define: CommandSpec<O>,
+  load: () => Promise<CommandRun<O>>,
+): CommandEntry<O> {
+  return { define, load };
+}
 
 /** Helps type inference: `defineCommand({...})` keeps the option keys. */
 export function defineCommand<O extends OptionSpecs>(spec: CommandSpec<O>): CommandSpec<O> {
   return spec;
 }
 
-/** A group of subcommands (`maker bench hanoi`). */
+/** A group of subcommands (`maker bench hanoi`): its own help; its commands are listed in program.ts. */
 export interface GroupSpec {
   readonly name: string;
   readonly summary: string;
   readonly description?: string;
-  readonly commands: readonly AnyCommandSpec[];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of commands with different option types
 export type AnyCommandSpec = CommandSpec<any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of commands with different option types
+export type AnyCommandEntry = CommandEntry<any>;
 
 const HELP_FLAGS = '-h, --help';
 
@@ -165,16 +187,18 @@ export function exitText(exits: readonly (readonly [number, string])[]): string 
 }
 
 /**
- * The commander command for a definition: it parses, checks every option against its value kind
- * (reporting every bad one at once, as a {@link UsageError}), checks the arguments, then runs.
+ * The commander command for an entry: it parses, checks every option against its value kind
+ * (reporting every bad one at once, as a {@link UsageError}), checks the arguments, then loads
+ * the entry's run and runs it.
  * `done` receives the exit status.
  */
 export function toCommander(
-  spec: AnyCommandSpec,
+  entry: AnyCommandEntry,
   parentPath: string,
   ctx: CliContext,
   done: (status: number) => void,
 ): Command {
+  const spec = entry.define;
   const path = parentPath === '' ? spec.name : `${parentPath} ${spec.name}`;
   const command = configure(new Command(spec.name), ctx.io)
     .summary(spec.summary)
@@ -200,7 +224,7 @@ export function toCommander(
     const self = received[received.length - 1] as Command;
     const options = await validate(path, specs, self.opts());
     const args = checkArgs(path, spec, self.args);
-    done(await spec.run({ args, options }, ctx));
+    done(await (await entry.load()).run({ args, options }, ctx));
   });
   return command;
 }

@@ -1,11 +1,25 @@
 import { Command } from 'commander';
 import { MakerError } from '../../core/errors.js';
 import { answerCommand } from './commands/answer.js';
-import { benchGroup } from './commands/bench.js';
+import {
+  benchGroup,
+  benchJulesCommand,
+  benchJulesRun,
+  benchLightCommand,
+  benchLightRun,
+  benchMcpStartCommand,
+  benchMcpStartRun,
+  benchTreeCommand,
+  benchTreeRun,
+} from './commands/bench.js';
+import { benchGitHubCommand, benchGitHubRun } from './commands/bench-github.js';
+import { benchHanoiCommand } from './commands/bench-hanoi.js';
+import { benchProductCommand } from './commands/bench-product.js';
+import { benchViewCommand } from './commands/bench-view.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT } from './commands/common.js';
 import { RUN_EXITS, RUN_INTERRUPTED } from './commands/run-options.js';
 import { calibrateCommand } from './commands/calibrate.js';
-import { estimateCommand } from './commands/estimate.js';
+import { estimateCommand, estimateRun } from './commands/estimate.js';
 import { fakeGitHubCommand } from './commands/fake-github.js';
 import { fakeJulesCommand } from './commands/fake-jules.js';
 import { demoCommand } from './commands/demo.js';
@@ -17,11 +31,12 @@ import { reportCommand } from './commands/report.js';
 import { statusCommand } from './commands/status.js';
 import { viewCommand } from './commands/view.js';
 import {
+  command,
   configure,
   exitText,
   setTerm,
   toCommander,
-  type AnyCommandSpec,
+  type AnyCommandEntry,
   type CliContext,
   type GroupSpec,
 } from './define.js';
@@ -32,22 +47,45 @@ import { VERSION } from './version.js';
  * run): \`maker --help\` pages are rendered from it, at build time too (see help-pages.ts).
  */
 
-/** Every command, in the order `maker --help` lists them. */
-export const COMMANDS: readonly (AnyCommandSpec | GroupSpec)[] = [
-  runCommand,
-  resumeCommand,
-  statusCommand,
-  answerCommand,
-  viewCommand,
-  reportCommand,
-  demoCommand,
-  benchGroup,
-  calibrateCommand,
-  estimateCommand,
-  doctorCommand,
-  sandboxCommand,
-  fakeJulesCommand,
-  fakeGitHubCommand,
+/** A group of commands (`maker bench`) and its commands, in the order its help lists them. */
+interface GroupEntry {
+  readonly group: GroupSpec;
+  readonly commands: readonly AnyCommandEntry[];
+}
+
+/**
+ * Every command, in the order `maker --help` lists them: each definition paired with the loader
+ * of its run (a module of its own, loaded only when the command runs; a few light runs are
+ * written beside their definition). A new command is its definition file, its run file and one
+ * line here.
+ */
+export const COMMANDS: readonly (AnyCommandEntry | GroupEntry)[] = [
+  command(runCommand, () => import('./commands/run-exec.js')),
+  command(resumeCommand, () => import('./commands/resume-run.js')),
+  command(statusCommand, () => import('./commands/status-run.js')),
+  command(answerCommand, () => import('./commands/answer-run.js')),
+  command(viewCommand, () => import('./commands/view-run.js')),
+  command(reportCommand, () => import('./commands/report-run.js')),
+  command(demoCommand, () => import('./commands/demo-run.js')),
+  {
+    group: benchGroup,
+    commands: [
+      command(benchHanoiCommand, () => import('./commands/bench-hanoi-run.js')),
+      command(benchProductCommand, () => import('./commands/bench-product-run.js')),
+      command(benchTreeCommand, () => Promise.resolve(benchTreeRun)),
+      command(benchJulesCommand, () => Promise.resolve(benchJulesRun)),
+      command(benchGitHubCommand, () => Promise.resolve(benchGitHubRun)),
+      command(benchMcpStartCommand, () => Promise.resolve(benchMcpStartRun)),
+      command(benchLightCommand, () => Promise.resolve(benchLightRun)),
+      command(benchViewCommand, () => import('./commands/bench-view-run.js')),
+    ],
+  },
+  command(calibrateCommand, () => import('./commands/calibrate-run.js')),
+  command(estimateCommand, () => Promise.resolve(estimateRun)),
+  command(doctorCommand, () => import('./commands/doctor-run.js')),
+  command(sandboxCommand, () => import('./commands/sandbox-run.js')),
+  command(fakeJulesCommand, () => import('./commands/fake-jules-run.js')),
+  command(fakeGitHubCommand, () => import('./commands/fake-github-run.js')),
 ];
 
 /** Every command's statuses, a run's in the words of `maker run --help` (see RUN_EXITS). */
@@ -73,8 +111,8 @@ const INTRO = `MAKER for Gemini CLI: reliable multi-step work by maximal decompo
 first-to-ahead-by-k voting and red-flagging (Meyerson et al., "Solving a
 Million-Step LLM Task with Zero Errors", arXiv:2511.09030).`;
 
-function isGroup(spec: AnyCommandSpec | GroupSpec): spec is GroupSpec {
-  return 'commands' in spec;
+function isGroup(entry: AnyCommandEntry | GroupEntry): entry is GroupEntry {
+  return 'group' in entry;
 }
 
 /** The whole command tree, fresh for one invocation; `done` receives the exit status. */
@@ -88,17 +126,18 @@ export function buildProgram(ctx: CliContext, done: (status: number) => void): C
       'after',
       `\nEvery command has --help; \`maker help <command>\` shows the same page.\nStart with:  maker demo    or    maker bench hanoi --disks 20\n\n${exitText(EXIT_STATUSES)}`,
     );
-  for (const spec of COMMANDS) {
-    if (!isGroup(spec)) {
-      program.addCommand(toCommander(spec, '', ctx, done));
+  for (const entry of COMMANDS) {
+    if (!isGroup(entry)) {
+      program.addCommand(toCommander(entry, '', ctx, done));
       continue;
     }
+    const spec = entry.group;
     const group = setTerm(configure(new Command(spec.name), ctx.io), `${spec.name} <benchmark>`)
       .summary(spec.summary)
       .description(spec.description ?? spec.summary)
       .usage('<benchmark> [options]')
       .addHelpText('after', `\n${exitText(BENCH_EXITS)}`);
-    for (const sub of spec.commands) group.addCommand(toCommander(sub, spec.name, ctx, done));
+    for (const sub of entry.commands) group.addCommand(toCommander(sub, spec.name, ctx, done));
     program.addCommand(group);
   }
   program

@@ -11,6 +11,13 @@ import {
   type WorkerFacts,
 } from '../worker-catalogue.js';
 
+/** Run ids as the state file spells them; anything else is refused before it reaches a path or a lookup. */
+export const runIdSchema = z
+  .string()
+  .min(1)
+  .max(LIMITS.idChars)
+  .regex(/^[a-z0-9-]+$/, 'a run id is lower-case letters, digits and dashes');
+
 /** The `view` flag of `maker_start` and `maker_status`. */
 export const viewInput = z
   .boolean()

@@ -380,5 +380,3 @@ export class RealisticModel implements LanguageModel {
     return review.text;
   }
 }
-
-export { realisticResponder } from './responder.js';

@@ -25,5 +25,4 @@ run); continue the run with \`maker resume\`.`,
     json: { ...jsonFlag, help: 'print the run id and the answered question as JSON' },
   },
   exits: [[0, 'recorded'], [1, 'the state file cannot be read or written'], USAGE_EXIT],
-  run: async (input, ctx): Promise<number> => (await import('./answer-run.js')).run(input, ctx),
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../../core/errors.js';
-import { defineCommand, flag, option } from '../define.js';
+import { defineCommand, flag, option, type RunOf } from '../define.js';
 import { wholeNumber } from '../values.js';
 
 export const benchGitHubCommand = defineCommand({
@@ -39,6 +39,10 @@ processes per branch, REST requests per branch move and wall time per branch
     [1, 'the pull request was not merged'],
     [2, 'usage error'],
   ],
+});
+
+/** Carries `maker bench github` out. */
+export const benchGitHubRun: RunOf<typeof benchGitHubCommand> = {
   run: async ({ options: o }, { io }) => {
     const cliPath = join(dirname(fileURLToPath(import.meta.url)), 'maker.js');
     if (!existsSync(cliPath))
@@ -57,4 +61,4 @@ processes per branch, REST requests per branch move and wall time per branch
     );
     return report.merged ? 0 : 1;
   },
-});
+};

@@ -72,6 +72,4 @@ checked, not assumed. 20 disks = 1,048,575 steps.`,
     [2, 'usage error'],
     [130, 'interrupted'],
   ],
-  run: async (input, ctx): Promise<number> =>
-    (await import('./bench-hanoi-run.js')).run(input, ctx),
 });

@@ -73,6 +73,4 @@ its failed products failed (upstream cause, halted, vote lost, weak check, plan)
     [1, 'the fake model could not answer a prompt MAKER sent (the run error names it)'],
     [2, 'usage error'],
   ],
-  run: async (input, ctx): Promise<number> =>
-    (await import('./bench-product-run.js')).run(input, ctx),
 });

@@ -25,5 +25,4 @@ navigation to the first picture of the whole tree, and the nodes drawn.`,
     [2, 'usage error (or no Chromium, or no playwright-core), said before anything starts'],
     INTERRUPTED_EXIT,
   ],
-  run: async (input, ctx): Promise<number> => (await import('./bench-view-run.js')).run(input, ctx),
 });

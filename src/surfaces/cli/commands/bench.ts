@@ -3,13 +3,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../../core/errors.js';
 import { MAX_BENCH_LEAVES } from '../../bench/tree-shape.js';
-import { defineCommand, flag, option, type GroupSpec } from '../define.js';
+import { defineCommand, flag, option, type GroupSpec, type RunOf } from '../define.js';
 import { formatCount } from '../io.js';
 import { decimal, oneOf, wholeNumber } from '../values.js';
-import { benchGitHubCommand } from './bench-github.js';
-import { benchHanoiCommand } from './bench-hanoi.js';
-import { benchProductCommand } from './bench-product.js';
-import { benchViewCommand } from './bench-view.js';
 
 const json = flag('--json', 'print one JSON object');
 const measured: readonly (readonly [number, string])[] = [
@@ -25,7 +21,7 @@ function bundled(name: string, what: string): string {
   return path;
 }
 
-const treeCommand = defineCommand({
+export const benchTreeCommand = defineCommand({
   name: 'tree',
   summary: "the engine's scheduling against the ideal schedule",
   description: `The engine's scheduling. A run over exactly N minimal subtasks (a balanced tree
@@ -63,6 +59,10 @@ saving a state file of --state-nodes nodes. Exits 1 when the run did not finish 
     json,
   },
   exits: measured,
+});
+
+/** Carries `maker bench tree` out. */
+export const benchTreeRun: RunOf<typeof benchTreeCommand> = {
   run: async ({ options: o }, { io }) => {
     // Loaded when run: `maker --help` and the other benchmarks never load the engine.
     const { runTreeBench } = await import('../../bench/tree-bench.js');
@@ -99,9 +99,9 @@ saving a state file of --state-nodes nodes. Exits 1 when the run did not finish 
     if (report.leaves !== report.leavesRequested) return 1;
     return report.status === 'done' ? 0 : 1;
   },
-});
+};
 
-const julesCommand = defineCommand({
+export const benchJulesCommand = defineCommand({
   name: 'jules',
   summary: "the Jules worker's overhead against the fake Jules server",
   description: `The Jules worker's overhead. N leaves x N candidates sampled at once through
@@ -158,6 +158,10 @@ schedule is 15 s, x1.5, 60 s (JULES_POLL_MS), for sessions that take minutes.`,
     json,
   },
   exits: measured,
+});
+
+/** Carries `maker bench jules` out. */
+export const benchJulesRun: RunOf<typeof benchJulesCommand> = {
   run: async ({ options: o }, { io }) => {
     const { runJulesBench } = await import('../../bench/jules-bench.js');
     const report = await runJulesBench({
@@ -181,9 +185,9 @@ schedule is 15 s, x1.5, 60 s (JULES_POLL_MS), for sessions that take minutes.`,
     );
     return report.candidatesValid ? 0 : 1;
   },
-});
+};
 
-const mcpStartCommand = defineCommand({
+export const benchMcpStartCommand = defineCommand({
   name: 'mcp-start',
   summary: 'cold starts of the bundled MCP server',
   description: `Cold starts of the bundled MCP server (dist/maker-mcp.js next to this file),
@@ -194,6 +198,10 @@ from spawning node to the answer of tools/list, N times, each after a "node -e 0
     json,
   },
   exits: measured,
+});
+
+/** Carries `maker bench mcp-start` out. */
+export const benchMcpStartRun: RunOf<typeof benchMcpStartCommand> = {
   run: async ({ options: o }, { io }) => {
     const { runMcpStartBench } = await import('../../bench/mcp-start-bench.js');
     const report = await runMcpStartBench({
@@ -207,9 +215,9 @@ from spawning node to the answer of tools/list, N times, each after a "node -e 0
     );
     return 0;
   },
-});
+};
 
-const lightCommand = defineCommand({
+export const benchLightCommand = defineCommand({
   name: 'light',
   summary: 'CPU time of maker --help and other light commands against node -e 0',
   description: `The CPU time (user + system) of the commands that should start light (--help,
@@ -222,6 +230,10 @@ node -e 0. Linux only (each process's whole CPU time is read from /proc).`,
     json,
   },
   exits: measured,
+});
+
+/** Carries `maker bench light` out. */
+export const benchLightRun: RunOf<typeof benchLightCommand> = {
   run: async ({ options: o }, { io }) => {
     const { runLightBench } = await import('../../bench/light-bench.js');
     const report = await runLightBench({ cliPath: bundled('maker.js', 'CLI'), runs: o.runs ?? 15 });
@@ -238,21 +250,11 @@ node -e 0. Linux only (each process's whole CPU time is read from /proc).`,
     );
     return 0;
   },
-});
+};
 
 export const benchGroup: GroupSpec = {
   name: 'bench',
   summary:
     'measured benchmarks: hanoi (the paper), product, tree, jules, github, mcp-start, light, view',
   description: 'Measured benchmarks. Each prints a report, or one JSON object with --json.',
-  commands: [
-    benchHanoiCommand,
-    benchProductCommand,
-    treeCommand,
-    julesCommand,
-    benchGitHubCommand,
-    mcpStartCommand,
-    lightCommand,
-    benchViewCommand,
-  ],
 };

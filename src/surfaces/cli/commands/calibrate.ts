@@ -86,5 +86,4 @@ when --dir is a git repository), and
     USAGE_EXIT,
     [130, 'interrupted'],
   ],
-  run: async (input, ctx): Promise<number> => (await import('./calibrate-run.js')).run(input, ctx),
 });

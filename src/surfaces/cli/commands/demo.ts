@@ -61,5 +61,4 @@ which reads the same (fake) GitHub repository.`,
     json: { ...O.json, help: 'print one JSON summary at the end' },
   },
   exits: [[0, 'done'], [1, 'failed'], USAGE_EXIT, INTERRUPTED_EXIT],
-  run: async (input, ctx): Promise<number> => (await import('./demo-run.js')).run(input, ctx),
 });

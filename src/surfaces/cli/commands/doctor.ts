@@ -42,5 +42,4 @@ them installs them again), unless an install is under way there.`,
     [1, 'the cache could not be cleaned (an install under way, not a repository)'],
     [2, 'usage error'],
   ],
-  run: async (input, ctx): Promise<number> => (await import('./doctor-run.js')).run(input, ctx),
 });

@@ -1,6 +1,6 @@
 import { estimate } from '../../../core/math.js';
 import { UsageError } from '../../../core/errors.js';
-import { defineCommand, flag, option, required } from '../define.js';
+import { defineCommand, flag, option, required, type RunOf } from '../define.js';
 import { formatCount } from '../io.js';
 import { decimal, oneOf, wholeNumber } from '../values.js';
 import { expectedRequests, quotaVerdict } from '../../../core/quota.js';
@@ -73,6 +73,10 @@ workers and judges would make, and compares them with a daily request limit.`,
     [0, 'estimated'],
     [2, 'usage error (a missing or invalid option, or a target no k reaches)'],
   ],
+});
+
+/** Carries `maker estimate` out. */
+export const estimateRun: RunOf<typeof estimateCommand> = {
   run: ({ options: o }, { io }) => {
     const missing = [
       o.p === undefined && '--p',
@@ -130,7 +134,7 @@ workers and judges would make, and compares them with a daily request limit.`,
     io.stdout(`${lines.join('\n')}\n`);
     return 0;
   },
-});
+};
 
 /** How a run's requests compare with a daily limit: within half, over half, or how many times over. */
 function shareOfLimit(total: number, limit: number): string {

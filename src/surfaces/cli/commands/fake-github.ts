@@ -48,6 +48,4 @@ ${SERVE_NOTE}
     [0, 'stopped (interrupted, terminated, or input closed with --stdin-lifetime)'],
     [2, 'usage error'],
   ],
-  run: async (input, ctx): Promise<number> =>
-    (await import('./fake-github-run.js')).run(input, ctx),
 });

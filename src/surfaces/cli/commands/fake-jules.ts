@@ -52,5 +52,4 @@ ${SERVE_NOTE}
     [0, 'stopped (interrupted, terminated, or input closed with --stdin-lifetime)'],
     [2, 'usage error'],
   ],
-  run: async (input, ctx): Promise<number> => (await import('./fake-jules-run.js')).run(input, ctx),
 });

@@ -26,5 +26,4 @@ block); big trees fold their deepest subtrees into "… N more nodes" boxes.`,
     [1, 'no MAKER run there, the state file cannot be read, or the file cannot be written'],
     USAGE_EXIT,
   ],
-  run: async (input, ctx): Promise<number> => (await import('./report-run.js')).run(input, ctx),
 });

@@ -23,5 +23,4 @@ exactly where it stopped: finished work is never paid for twice.`,
   notes:
     "The --jules-… options raise (or lower) the limits the run was started with. --hitl\n(or --view without --hitl) replaces the run's question policy from this resume on.\nWithout them the run keeps its own: one that waited for answers (tty or view) asks\nits pending questions again at this terminal; off a terminal it saves them and\nexits 4 (answer with `maker answer`, then resume).\n",
   exits: RUN_EXITS,
-  run: async (input, ctx): Promise<number> => (await import('./resume-run.js')).run(input, ctx),
 });

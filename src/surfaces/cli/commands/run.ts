@@ -73,5 +73,4 @@ loses nothing: run \`maker resume\`.`,
   },
   notes: JULES_NOTES,
   exits: RUN_EXITS,
-  run: async (input, ctx): Promise<number> => (await import('./run-exec.js')).run(input, ctx),
 });

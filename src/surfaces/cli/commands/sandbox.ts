@@ -47,5 +47,4 @@ Examples:
     INTERRUPTED_EXIT,
   ],
   excess: 'maker sandbox takes one command: quote it',
-  run: async (input, ctx): Promise<number> => (await import('./sandbox-run.js')).run(input, ctx),
 });

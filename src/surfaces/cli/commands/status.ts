@@ -19,5 +19,4 @@ red flags per node), the counters, and any pending questions.`,
     json: { ...jsonFlag, help: "print the summary and the run's nodes as JSON" },
   },
   exits: [[0, 'shown'], [1, 'no MAKER run there, or the state file cannot be read'], USAGE_EXIT],
-  run: async (input, ctx): Promise<number> => (await import('./status-run.js')).run(input, ctx),
 });

@@ -31,5 +31,4 @@ page says who does otherwise: answer there, or use \`maker run --view\`).`,
     USAGE_EXIT,
     [130, 'stopped with Ctrl-C (the normal end)'],
   ],
-  run: async (input, ctx): Promise<number> => (await import('./view-run.js')).run(input, ctx),
 });
