@@ -1,14 +1,14 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AbortedError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
-import { StopError } from '../../core/stops.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
 import { landingNotice } from '../preflight.js';
-import { crashSeam, openWorkspace, secretsOf } from '../wiring.js';
+import { secretsOf } from '../wiring.js';
+import { startRun } from '../../app/start-run.js';
+import { readSettings, type Settings } from '../../app/settings.js';
 import { settledEnv } from '../env.js';
-import { setUpStop } from '../set-up-stop.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
 import { checkResume, nothingToResume, refuseSecond } from './start-checks.js';
@@ -31,6 +31,7 @@ export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
 export class RunManager {
   readonly #defaultDir: string;
   readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #settings: Settings;
   readonly #workspaces: Workspaces;
   readonly #runDirs = new Map<string, string>();
   /** Repositories a maker_start is setting up now. */
@@ -55,6 +56,7 @@ export class RunManager {
     this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
     // Gemini CLI passes an unset setting as its literal `${NAME}`: unset it for every reader.
     this.#env = settledEnv(options.env);
+    this.#settings = readSettings(this.#env);
     this.#workspaces = new Workspaces(this.#env);
     this.#views = new RunViews({
       lease: (dir) => this.#workspaces.lease(dir),
@@ -100,7 +102,7 @@ export class RunManager {
     dir: string,
     signal: AbortSignal | undefined,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
-    const { kind, target, remote, quota, githubNotice, config, intent } = await planStart(
+    const { kind, target, remote, quota, githubNotice, intent } = await planStart(
       input,
       dir,
       this.#env,
@@ -108,49 +110,31 @@ export class RunManager {
     );
     // Cancelled while it checked: nothing was made, and nothing will be.
     if (signal?.aborted === true) throw new AbortedError(signal.reason);
-    const abandon = await recordStart(dir, intent, {
-      opened: () => this.#workspaces.opened(dir)?.catch(() => undefined),
-      locks: this.#workspaces.startLocks,
-      secrets: secretsOf(this.#env),
-    });
-    const seam = crashSeam(this.#env);
-    seam?.('start:intent-saved');
-    let lease: Lease;
-    let setUp: Awaited<ReturnType<typeof remote.setUp>>;
-    const steps: string[] = [];
-    try {
-      setUp = await remote.setUp(
-        dir,
-        () => openWorkspace(dir, true, this.#env),
-        (step) => (steps.push(step), seam?.(step)),
-      );
-      if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
-      lease = await this.#workspaces.lease(dir, true);
-    } catch (error) {
-      const stop = setUpStop(error, steps);
-      await abandon(stop instanceof StopError && stop.nothingMade);
-      throw stop;
-    }
-    this.#workspaces.startLocks.delete(dir);
-    seam?.('start:set-up');
-    let runId: string;
-    try {
-      // The set-up's own handle on the repository: its long-lived git processes end here.
-      const defaultBranch = await setUp.workspace.currentBranch();
-      await setUp.workspace.close();
-      runId = await lease.workspace.engine.create(
-        input.idea,
-        { ...config, defaultBranch },
-        {
-          intent,
-          ...(input.check === undefined ? {} : { check: input.check }),
-          ...(setUp.record === undefined ? {} : { github: setUp.record }),
+    const {
+      runId,
+      held: lease,
+      made: setUp,
+    } = await startRun(
+      { dir, intent, settings: this.#settings },
+      {
+        record: (recorded) =>
+          recordStart(dir, recorded, {
+            opened: () => this.#workspaces.opened(dir)?.catch(() => undefined),
+            locks: this.#workspaces.startLocks,
+            secrets: this.#settings.secrets,
+          }),
+        remote: () => Promise.resolve({ remote, env: this.#env }),
+        hold: async () => {
+          if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
+          const lease = await this.#workspaces.lease(dir, true);
+          this.#workspaces.startLocks.delete(dir);
+          return lease;
         },
-      );
-    } catch (error) {
-      await lease.release();
-      throw error;
-    }
+        // The set-up's own handle on the repository: its long-lived git processes end here.
+        engine: async (made, lease) => (await made.workspace.close(), lease.workspace.engine),
+        failed: (_made, lease) => lease.release(),
+      },
+    );
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, lease);
     const notices = [
