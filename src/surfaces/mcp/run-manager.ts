@@ -7,6 +7,7 @@ import type { MakerEngine } from '../../engine/maker-engine.js';
 import { landingNotice } from '../preflight.js';
 import { secretsOf } from '../wiring.js';
 import { startRun } from '../../app/start-run.js';
+import { answerQuestion } from '../../app/answer-question.js';
 import { readSettings, type Settings } from '../../app/settings.js';
 import { settledEnv } from '../env.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
@@ -236,7 +237,8 @@ export class RunManager {
     await this.run(runId);
     const lease = await this.#workspaces.lease(await this.#dirOf(runId));
     try {
-      return await lease.workspace.engine.answer(runId, questionId, answer);
+      const { engine } = lease.workspace;
+      return (await answerQuestion({ engine }, { runId, questionId, answer })).question;
     } finally {
       await lease.release();
     }

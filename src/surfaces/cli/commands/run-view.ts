@@ -1,4 +1,5 @@
 import type { MakerEngine } from '../../../engine/maker-engine.js';
+import { answerQuestion } from '../../../app/answer-question.js';
 import { makeRedactor } from '../../../core/errors.js';
 import type { Workspace } from '../../../ports/workspace.js';
 import { thisProcess } from '../../view/driver.js';
@@ -43,7 +44,10 @@ export async function startRunView(r: {
             },
       ),
     answer: async (runId, questionId, answer) => {
-      const question = await r.engine.answer(runId, questionId, answer);
+      const { question } = await answerQuestion(
+        { engine: r.engine },
+        { runId, questionId, answer },
+      );
       return {
         question,
         note:
