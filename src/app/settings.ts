@@ -1,5 +1,5 @@
-import { secretsOf, type Env } from '../surfaces/env.js';
-import { crashSeam } from '../surfaces/wiring.js';
+import { secretsOf, type Env } from './env.js';
+import { crashSeam } from './wiring/wiring.js';
 
 /**
  * What a use case reads of the environment, read once at the edge (the CLI's process, the MCP

@@ -2,10 +2,10 @@ import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { StopError } from '../core/stops.js';
 import type { GitHubRun, StartIntent } from '../core/tree/schema.js';
 import type { MakerEngine } from '../engine/maker-engine.js';
-import type { Env } from '../surfaces/env.js';
-import type { RemotePlan } from '../surfaces/remotes.js';
-import { setUpStop } from '../surfaces/set-up-stop.js';
-import { openWorkspace } from '../surfaces/wiring.js';
+import type { Env } from './env.js';
+import type { RemotePlan } from './start/remotes.js';
+import { setUpStop } from './start/set-up-stop.js';
+import { openWorkspace } from './wiring/wiring.js';
 import type { Settings } from './settings.js';
 
 /** What a start's set-up made: the repository, opened, and the GitHub repository it recorded. */

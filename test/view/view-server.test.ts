@@ -9,7 +9,7 @@ import { answerQuestion } from '../../src/app/answer-question.js';
 import { FileSource } from '../../src/surfaces/view/file-source.js';
 import type { RunSnapshot } from '../../src/surfaces/view/protocol.js';
 import { startViewServer, type ViewHandle } from '../../src/surfaces/view/server.js';
-import { engineFor, openWorkspace } from '../../src/surfaces/wiring.js';
+import { engineFor, openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { http, readEvents } from './http.js';

@@ -4,12 +4,12 @@ import { AbortedError, makeRedactor, UsageError, type Redactor } from '../../cor
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
-import { landingNotice } from '../preflight.js';
-import { secretsOf } from '../wiring.js';
+import { landingNotice } from '../../app/start/preflight.js';
+import { secretsOf } from '../../app/wiring/wiring.js';
 import { startRun } from '../../app/start-run.js';
 import { answerQuestion } from '../../app/answer-question.js';
 import { readSettings, type Settings } from '../../app/settings.js';
-import { settledEnv } from '../env.js';
+import { settledEnv } from '../../app/env.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
 import { checkResume, nothingToResume, refuseSecond } from './start-checks.js';
@@ -18,11 +18,9 @@ import { recordStart } from './start-record.js';
 import { tally } from './run-result.js';
 import { RunViews } from './run-view.js';
 import { Workspaces, type Lease, type Workspace } from './workspaces.js';
-import type { z } from 'zod';
-import type { startInput } from './tool-inputs.js';
+import type { StartInput } from './start-input.js';
 
-/** `maker_start`'s arguments as the tool's schema checked them (its `view` flag is the server's). */
-export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
+export type { StartInput };
 
 /**
  * The runs of one MCP server process: one engine per repository (so one writer per state file, with

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { guardMessages } from './frame-guard.js';
-import { isSystemError, systemErrorMessage } from '../system-errors.js';
+import { isSystemError, systemErrorMessage } from '../../app/system-errors.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';

@@ -1,15 +1,15 @@
-import { MODEL_ACCESSES } from '../model-access.js';
+import { MODEL_ACCESSES } from '../../app/wiring/model-access.js';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { samplingProblem, THINKING_LEVELS, type SamplingOverrides } from '../../core/sampling.js';
-import { MAX_FILE_KB } from '../candidate-allowances.js';
+import { MAX_FILE_KB } from '../../app/wiring/candidate-allowances.js';
 import {
   WORKER_NAMES,
   describeWorkers,
   kindsWhere,
   type WorkerFacts,
-} from '../worker-catalogue.js';
+} from '../../app/wiring/worker-catalogue.js';
 
 /** The `view` flag of `maker_start` and `maker_status`. */
 export const viewInput = z

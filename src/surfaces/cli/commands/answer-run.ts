@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { MakerError, UsageError } from '../../../core/errors.js';
 import { WorkspaceLockedError } from '../../../adapters/state/lock.js';
 import { answerQuestion } from '../../../app/answer-question.js';
-import { secretsOf } from '../../wiring.js';
+import { secretsOf } from '../../../app/wiring/wiring.js';
 import { sentences } from '../../../core/text.js';
 import { existingDirectory } from './common.js';
 import { NEEDS } from './answer.js';

@@ -8,22 +8,22 @@ import { newRunId } from '../../../engine/run-id.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
-import { checkBeforeRun, type Target } from '../../preflight.js';
-import type { GitHubAsk } from '../../github/plan.js';
-import type { RemotePlan } from '../../remotes.js';
-import { runConfig, type Env } from '../../wiring.js';
+import { checkBeforeRun, type Target } from '../../../app/start/preflight.js';
+import type { GitHubAsk } from '../../../app/github/plan.js';
+import type { RemotePlan } from '../../../app/start/remotes.js';
+import { runConfig, type Env } from '../../../app/wiring/wiring.js';
 import { startRun, type StartSteps } from '../../../app/start-run.js';
 import { readSettings, type Settings } from '../../../app/settings.js';
-import { DEFAULT_MODEL, type WorkerKind } from '../../workers.js';
-import { settleAccess } from '../../access-check.js';
-import { declaredLimit, runQuota } from '../../quota-check.js';
-import type { ModelAccess } from '../../model-access.js';
+import { DEFAULT_MODEL, type WorkerKind } from '../../../app/wiring/workers.js';
+import { settleAccess } from '../../../app/start/access-check.js';
+import { declaredLimit, runQuota } from '../../../app/start/quota-check.js';
+import type { ModelAccess } from '../../../app/wiring/model-access.js';
 import {
   InterruptedStart,
   dropIntent,
   pendingStartError,
   recordIntent,
-} from '../../start-intent.js';
+} from '../../../app/start/start-intent.js';
 import { type CliContext } from '../define.js';
 import { addLocalOrigin } from '../jules-flags.js';
 import { askLine } from '../prompt.js';
