@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as StartRunModule from '../../src/app/start-run.js';
-import { main } from '../../src/surfaces/cli/main.js';
+import type * as CliMain from '../../src/surfaces/cli/main.js';
 import type { CliIo } from '../../src/surfaces/cli/io.js';
-import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
+import type * as Manager from '../../src/surfaces/mcp/run-manager.js';
 
 /** Every start that went through the shared use case: its directory and the run it created. */
 const started = vi.hoisted(() => [] as { dir: string; runId: string }[]);
@@ -19,6 +19,16 @@ vi.mock('../../src/app/start-run.js', async (importOriginal) => {
     return run;
   };
   return { ...real, startRun };
+});
+
+// Files share their worker's process (isolate: false): the surfaces are loaded afresh, after the
+// watch is in place, not taken from a file that loaded them before.
+let main: typeof CliMain.main;
+let RunManager: typeof Manager.RunManager;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ main } = await import('../../src/surfaces/cli/main.js'));
+  ({ RunManager } = await import('../../src/surfaces/mcp/run-manager.js'));
 });
 
 const dirs: string[] = [];
