@@ -2,6 +2,57 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Surface files that still import adapters or the engine directly (the bench, the live view, the
+ * CLI's and MCP server's drive of a run): each to move behind a use case in src/app/, then to
+ * leave this list. No file is added to it.
+ */
+const SURFACES_NOT_YET_THROUGH_APP = [
+  'src/surfaces/bench/github-bench.ts',
+  'src/surfaces/bench/hanoi-bench.ts',
+  'src/surfaces/bench/jules-bench.ts',
+  'src/surfaces/bench/jules-timeline.ts',
+  'src/surfaces/bench/product-bench.ts',
+  'src/surfaces/bench/product-single-shot.ts',
+  'src/surfaces/bench/tree-bench.ts',
+  'src/surfaces/bench/view-bench.ts',
+  'src/surfaces/cli/commands/answer-run.ts',
+  'src/surfaces/cli/commands/bench-hanoi-run.ts',
+  'src/surfaces/cli/commands/bench-product.ts',
+  'src/surfaces/cli/commands/calibrate-run.ts',
+  'src/surfaces/cli/commands/demo-run.ts',
+  'src/surfaces/cli/commands/doctor-clean.ts',
+  'src/surfaces/cli/commands/doctor-run.ts',
+  'src/surfaces/cli/commands/report-run.ts',
+  'src/surfaces/cli/commands/resume-run.ts',
+  'src/surfaces/cli/commands/run-drive.ts',
+  'src/surfaces/cli/commands/run-init.ts',
+  'src/surfaces/cli/commands/run-progress.ts',
+  'src/surfaces/cli/commands/run-start.ts',
+  'src/surfaces/cli/commands/run-view.ts',
+  'src/surfaces/cli/commands/run-watch.ts',
+  'src/surfaces/cli/commands/sandbox-run.ts',
+  'src/surfaces/cli/commands/status-run.ts',
+  'src/surfaces/cli/commands/status-text.ts',
+  'src/surfaces/cli/commands/view-run.ts',
+  'src/surfaces/cli/demo-github.ts',
+  'src/surfaces/cli/jules-flags.ts',
+  'src/surfaces/cli/main.ts',
+  'src/surfaces/mcp/confine.ts',
+  'src/surfaces/mcp/run-manager.ts',
+  'src/surfaces/mcp/run-result.ts',
+  'src/surfaces/mcp/run-view.ts',
+  'src/surfaces/mcp/start-checks.ts',
+  'src/surfaces/mcp/start-record.ts',
+  'src/surfaces/mcp/workspaces.ts',
+  'src/surfaces/view/driver.ts',
+  'src/surfaces/view/engine-source.ts',
+  'src/surfaces/view/file-source.ts',
+  'src/surfaces/view/journal-tail.ts',
+  'src/surfaces/view/model.ts',
+  'src/surfaces/view/server.ts',
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'scripts/', 'release/'] },
   js.configs.recommended,
@@ -22,14 +73,19 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: { 'no-console': 'error' },
   },
-  // Layers: imports point inward only (core ← ports ← adapters / engine ← surfaces).
+  // Layers: imports point inward only (core ← ports ← adapters / engine ← app ← surfaces). The
+  // surfaces reach adapters and the engine through app/ (the use cases and their wiring).
   ...[
-    ['src/core/**', ['ports', 'adapters', 'engine', 'surfaces', 'testing']],
-    ['src/ports/**', ['adapters', 'engine', 'surfaces', 'testing']],
-    ['src/adapters/**', ['engine', 'surfaces', 'testing']],
-    ['src/engine/**', ['adapters', 'surfaces', 'testing']],
-  ].map(([files, outer]) => ({
+    ['src/core/**', ['ports', 'adapters', 'engine', 'app', 'surfaces', 'testing']],
+    ['src/ports/**', ['adapters', 'engine', 'app', 'surfaces', 'testing']],
+    ['src/adapters/**', ['engine', 'app', 'surfaces', 'testing']],
+    ['src/engine/**', ['adapters', 'app', 'surfaces', 'testing']],
+    // The offline world (testing/) is the product's own: the demo's wiring serves its fakes.
+    ['src/app/**', ['surfaces']],
+    ['src/surfaces/**', ['adapters', 'engine'], SURFACES_NOT_YET_THROUGH_APP],
+  ].map(([files, outer, ignores]) => ({
     files: [/** @type {string} */ (files)],
+    ...(ignores === undefined ? {} : { ignores: /** @type {string[]} */ (ignores) }),
     rules: {
       'no-restricted-imports': [
         'error',
@@ -37,7 +93,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: `(^|/)(${/** @type {string[]} */ (outer).join('|')})/`,
-              message: 'Imports point inward only: core ← ports ← adapters / engine ← surfaces.',
+              message:
+                'Imports point inward only: core ← ports ← adapters / engine ← app ← surfaces.',
             },
           ],
         },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toGitHubError } from '../../src/adapters/github/errors.js';
-import { secretsOf } from '../../src/surfaces/env.js';
+import { secretsOf } from '../../src/app/env.js';
 
 /** A token of no known format (GitHub Enterprise's older tokens, a proxy's): only its value can catch it. */
 const TOKEN = 'ent-token-6f1c2e9a';

@@ -14,7 +14,7 @@ import {
   type FakeAgentScript,
   type FakeJules,
 } from '../../src/testing/fake-jules.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { startFaultProxy, type FaultProxy } from '../../src/testing/fault-proxy.js';
 import { projectModel } from '../helpers/project-model.js';
 import { expectOneSessionPerSlot } from '../helpers/jules-runs.js';

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectRepository } from '../../src/adapters/git/inspect.js';
 import type { Run } from '../../src/core/tree/schema.js';
-import type { Target } from '../../src/surfaces/preflight.js';
-import { REMOTES, planRemote, remoteOfRun } from '../../src/surfaces/remotes.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import type { Target } from '../../src/app/start/preflight.js';
+import { REMOTES, planRemote, remoteOfRun } from '../../src/app/start/remotes.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { systemErrorMessage } from '../../src/surfaces/system-errors.js';
+import { systemErrorMessage } from '../../src/app/system-errors.js';
 import { maker } from '../helpers/cli.js';
 
 /** What the machine refuses is said as what to do, never as a raw errno line. */

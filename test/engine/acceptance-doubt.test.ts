@@ -9,7 +9,7 @@ import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { renderNode } from '../../src/engine/summary.js';
 import type { NodeContext, Planner } from '../../src/ports/planner.js';
 import type { Worker } from '../../src/ports/worker.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

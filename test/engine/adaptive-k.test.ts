@@ -8,7 +8,7 @@ import { LlmPlanner } from '../../src/engine/llm-planner.js';
 import { LlmWorker } from '../../src/engine/llm-worker.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { renderNode, renderTree } from '../../src/engine/summary.js';
-import { openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
+import { openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { maker } from '../helpers/cli.js';
 import { ScriptedModel, SUMS, type Script } from '../helpers/scripted-model.js';
 import { useTempDirs } from '../helpers/tmp.js';

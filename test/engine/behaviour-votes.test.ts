@@ -10,7 +10,7 @@ import { renderNode } from '../../src/engine/summary.js';
 import type { Planner } from '../../src/ports/planner.js';
 import type { Worker } from '../../src/ports/worker.js';
 import type { Workspace } from '../../src/ports/workspace.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

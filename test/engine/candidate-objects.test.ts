@@ -8,7 +8,7 @@ import { AbortedError } from '../../src/core/errors.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { Worker, WorkerOutput } from '../../src/ports/worker.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

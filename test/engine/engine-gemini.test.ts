@@ -8,7 +8,7 @@ import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { LlmPlanner } from '../../src/engine/llm-planner.js';
 import { LlmWorker } from '../../src/engine/llm-worker.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
 import { projectModel } from '../helpers/project-model.js';
 import { baseConfig } from '../helpers/engine.js';

@@ -13,7 +13,7 @@ import { tally } from '../../src/engine/votes.js';
 import { renderNode, renderTree } from '../../src/engine/summary.js';
 import { tallyText } from '../../src/core/view/display.js';
 import type { Worker } from '../../src/ports/worker.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { baseConfig } from '../helpers/engine.js';
 

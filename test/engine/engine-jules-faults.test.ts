@@ -9,7 +9,7 @@ import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { Run } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { startFakeJules, type FakeFault, type FakeJules } from '../../src/testing/fake-jules.js';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../../src/testing/fault-proxy.js';
 import { baseConfig } from '../helpers/engine.js';

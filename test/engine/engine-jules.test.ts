@@ -9,7 +9,7 @@ import { SimPlanner } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { MakerEngine, type RunOutcome } from '../../src/engine/maker-engine.js';
 import type { Question } from '../../src/core/tree/schema.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import {
   startFakeJules,
   type FakeAgentContext,

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import {
   SimPlanner,
   SimWorker,

@@ -7,7 +7,7 @@ import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { describeWaits, summarise } from '../../src/engine/summary.js';
 import type { ServiceWait } from '../../src/ports/waits.js';
 import type { Worker } from '../../src/ports/worker.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

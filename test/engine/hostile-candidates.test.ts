@@ -9,7 +9,7 @@ import type { Run, RunConfig } from '../../src/core/tree/schema.js';
 import { codeCandidate } from '../../src/engine/candidate.js';
 import type { RunContext } from '../../src/engine/run-context.js';
 import type { Worker, WorkerOutput } from '../../src/ports/worker.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { conflictModel, INTEGRATED } from '../helpers/conflict-model.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';

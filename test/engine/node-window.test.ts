@@ -8,7 +8,7 @@ import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { NodeWindow, nodeWindowSize } from '../../src/engine/node-window.js';
 import type { NodeContext, Planner } from '../../src/ports/planner.js';
 import { ShapePlanner } from '../../src/surfaces/bench/tree-shape.js';
-import { runConfig } from '../../src/surfaces/wiring.js';
+import { runConfig } from '../../src/app/wiring/wiring.js';
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 

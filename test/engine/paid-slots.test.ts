@@ -6,7 +6,7 @@ import { Semaphore } from '../../src/engine/semaphore.js';
 import type { Planner } from '../../src/ports/planner.js';
 import type { Worker, WorkerTask } from '../../src/ports/worker.js';
 import { ShapePlanner, sleep } from '../../src/surfaces/bench/tree-shape.js';
-import { runConfig } from '../../src/surfaces/wiring.js';
+import { runConfig } from '../../src/app/wiring/wiring.js';
 
 /** Counts what is in flight at once: model calls, worker runs, and both together. */
 class InFlight {

@@ -3,9 +3,9 @@ import type { EngineEvent } from '../../src/engine/events.js';
 import { caseKit } from '../../src/testing/product/ideas/case-kit.js';
 import { RealisticModel } from '../../src/testing/product/realistic-model.js';
 import type { ProductIdea } from '../../src/testing/product/types.js';
-import { engineFor, openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
+import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { listenTo } from '../helpers/engine.js';
-import { WORKERS } from '../../src/surfaces/workers.js';
+import { WORKERS } from '../../src/app/wiring/workers.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -15,8 +15,8 @@ import type { Run } from '../../src/core/tree/schema.js';
 import { codeCandidate } from '../../src/engine/candidate.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { RunContext } from '../../src/engine/run-context.js';
-import { sandboxProblems } from '../../src/surfaces/preflight.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { sandboxProblems } from '../../src/app/start/preflight.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -5,7 +5,7 @@ import type { StateFile, TreeNode } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { StateStore } from '../../src/ports/state-store.js';
 import { ShapePlanner } from '../../src/surfaces/bench/tree-shape.js';
-import { runConfig } from '../../src/surfaces/wiring.js';
+import { runConfig } from '../../src/app/wiring/wiring.js';
 
 /** An in-memory store that keeps, per node, a copy of it as each save that named it saw it. */
 class RecordingStore implements StateStore<StateFile> {

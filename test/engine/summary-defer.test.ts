@@ -3,7 +3,7 @@ import { FLAWLESS, SimPlanner, SimWorker } from '../../src/adapters/sim/project-
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { summarise } from '../../src/engine/summary.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

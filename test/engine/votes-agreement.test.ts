@@ -5,7 +5,7 @@ import type { RunConfig } from '../../src/core/tree/schema.js';
 import { LlmPlanner } from '../../src/engine/llm-planner.js';
 import { LlmWorker } from '../../src/engine/llm-worker.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
+import { openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { ScriptedModel, SUMS, subtask } from '../helpers/scripted-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../../src/engine/events.js';
 import type { LanguageModel } from '../../src/ports/language-model.js';
-import { engineFor, openWorkspace, runConfig } from '../../src/surfaces/wiring.js';
-import { WORKERS } from '../../src/surfaces/workers.js';
+import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
+import { WORKERS } from '../../src/app/wiring/workers.js';
 import { listenTo } from './engine.js';
 
 export interface ModelRunOptions {

@@ -40,7 +40,7 @@ register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})
 const RUN_ONLY = [
   '// src/engine/maker-engine.ts',
   '// src/surfaces/mcp/run-manager.ts',
-  '// src/surfaces/workers.ts',
+  '// src/app/wiring/workers.ts',
   '// src/adapters/git/',
   '// src/adapters/jules/',
   '// node_modules/@google/genai/',

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { CALL_TIMEOUT_MS, text, useMcpClients } from '../helpers/mcp.js';

@@ -10,7 +10,7 @@ import { makeRedactor } from '../../src/core/errors.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { Planner } from '../../src/ports/planner.js';
 import type { Worker } from '../../src/ports/worker.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { plantCanaries, type Canaries } from './canaries.js';
 

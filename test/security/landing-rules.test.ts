@@ -9,7 +9,7 @@ import { newNode } from '../../src/core/tree/nodes.js';
 import type { Run, RunConfig } from '../../src/core/tree/schema.js';
 import { codeCandidate } from '../../src/engine/candidate.js';
 import type { RunContext } from '../../src/engine/run-context.js';
-import { openWorkspace } from '../../src/surfaces/wiring.js';
+import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { scriptedModel } from '../helpers/security-model.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { geminiModel } from '../../src/surfaces/workers.js';
+import { geminiModel } from '../../src/app/wiring/workers.js';
 import { useFakeGemini } from '../helpers/gemini-engine.js';
 
 /**

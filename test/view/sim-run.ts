@@ -1,6 +1,6 @@
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import type { RunConfig } from '../../src/core/tree/schema.js';
-import { engineFor, openWorkspace } from '../../src/surfaces/wiring.js';
+import { engineFor, openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 
 /**

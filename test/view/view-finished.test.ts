@@ -12,7 +12,7 @@ import {
 } from '../../src/testing/chromium.js';
 import { pageAssets } from '../../src/surfaces/view/assets.js';
 import { buildReport, reportHtml } from '../../src/surfaces/view/report.js';
-import { engineFor, openWorkspace } from '../../src/surfaces/wiring.js';
+import { engineFor, openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

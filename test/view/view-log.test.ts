@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { recordAnswer } from '../../src/surfaces/record-answer.js';
+import { answerQuestion } from '../../src/app/answer-question.js';
 import { FileSource } from '../../src/surfaces/view/file-source.js';
 import { Store } from '../../src/surfaces/view/page/store.js';
 import type {
@@ -40,13 +40,10 @@ describe('the page’s activity log', () => {
     const token = new URL(view.url).searchParams.get('token') ?? '';
 
     // Another process answers: its journal line is there before the view looks again.
-    await recordAnswer({
-      dir,
-      questionId: question.id,
-      answer: '1',
-      secrets: [],
-      command: 'answer',
-    });
+    await answerQuestion(
+      { dir, secrets: [], command: 'answer' },
+      { questionId: question.id, answer: '1' },
+    );
     let logs = 0;
     let connected = () => undefined as void;
     const joined = new Promise<void>((r) => (connected = r));

@@ -18,7 +18,7 @@ import { useTempDirs } from '../helpers/tmp.js';
 import { simRun } from './sim-run.js';
 import { CLI } from './cli-process.js';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
-import { engineFor } from '../../src/surfaces/wiring.js';
+import { engineFor } from '../../src/app/wiring/wiring.js';
 
 const exec = promisify(execFile);
 const tempDir = useTempDirs();

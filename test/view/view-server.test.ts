@@ -5,11 +5,11 @@ import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { currentProcess } from '../../src/adapters/os/process-identity.js';
 import { makerStateFile, STATE_FILE_NAME } from '../../src/adapters/state/state-file.js';
 import type { MakerEngine } from '../../src/engine/maker-engine.js';
-import { recordAnswer } from '../../src/surfaces/record-answer.js';
+import { answerQuestion } from '../../src/app/answer-question.js';
 import { FileSource } from '../../src/surfaces/view/file-source.js';
 import type { RunSnapshot } from '../../src/surfaces/view/protocol.js';
 import { startViewServer, type ViewHandle } from '../../src/surfaces/view/server.js';
-import { engineFor, openWorkspace } from '../../src/surfaces/wiring.js';
+import { engineFor, openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { http, readEvents } from './http.js';
@@ -190,13 +190,10 @@ describe('the view server', () => {
     });
     // Once the page has its snapshot, another process answers (as maker answer does).
     await seen;
-    await recordAnswer({
-      dir,
-      questionId: question.id,
-      answer: '2',
-      secrets: [],
-      command: 'answer',
-    });
+    await answerQuestion(
+      { dir, secrets: [], command: 'answer' },
+      { questionId: question.id, answer: '2' },
+    );
     const events = await stream.events;
     expect(events[0]?.event).toBe('snapshot');
     const snapshot = events[0]?.data as RunSnapshot;

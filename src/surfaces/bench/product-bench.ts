@@ -18,8 +18,8 @@ import {
   type RealisticStats,
 } from '../../testing/product/realistic-model.js';
 import type { ProductIdea } from '../../testing/product/types.js';
-import { engineFor, openWorkspace, runConfig } from '../wiring.js';
-import { WORKERS } from '../workers.js';
+import { engineFor, openWorkspace, runConfig } from '../../app/wiring/wiring.js';
+import { WORKERS } from '../../app/wiring/workers.js';
 import { runHiddenTests, type HiddenResult } from './hidden-tests.js';
 import {
   diagnose,

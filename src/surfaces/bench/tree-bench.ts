@@ -9,7 +9,7 @@ import { makeRedactor } from '../../core/errors.js';
 import type { StateFile, TreeNode } from '../../core/tree/schema.js';
 import { MakerEngine } from '../../engine/maker-engine.js';
 import type { Worker, WorkerTask } from '../../ports/worker.js';
-import { openWorkspace, runConfig } from '../wiring.js';
+import { openWorkspace, runConfig } from '../../app/wiring/wiring.js';
 import { CountingStore } from './counting-store.js';
 import { ShapePlanner, sleep } from './tree-shape.js';
 

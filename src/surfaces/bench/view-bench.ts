@@ -9,7 +9,7 @@ import { MakerEngine } from '../../engine/maker-engine.js';
 import { chromiumInstalled, CHROMIUM_PATH, launchChromium } from '../../testing/chromium.js';
 import { FileSource } from '../view/file-source.js';
 import { startViewServer } from '../view/server.js';
-import { runConfig } from '../wiring.js';
+import { runConfig } from '../../app/wiring/wiring.js';
 import { ShapePlanner } from './tree-shape.js';
 
 export interface ViewBenchOptions {

@@ -4,9 +4,9 @@ import { basename, join } from 'node:path';
 import { runGit } from '../../adapters/git/git-process.js';
 import type { StartIntent } from '../../core/tree/schema.js';
 import { startFakeGitHub } from '../../testing/fake-github.js';
-import { envValue, type Env } from '../env.js';
-import { DEMO_OWNER, demoFakeHome, serveDemoFake } from '../github/demo-fake.js';
-import type { GitHubAsk } from '../github/plan.js';
+import { envValue, type Env } from '../../app/env.js';
+import { DEMO_OWNER, demoFakeHome, serveDemoFake } from '../../app/github/demo-fake.js';
+import type { GitHubAsk } from '../../app/github/plan.js';
 import type { ServedGitHub } from './commands/run-start.js';
 
 export { DEMO_OWNER };

@@ -1,5 +1,5 @@
 import { makeRedactor } from '../../core/errors.js';
-import { secretsOf } from '../env.js';
+import { secretsOf } from '../../app/env.js';
 import { asksVersion, lightRequest, mayBeLight, renderHelp } from './help-pages.js';
 import { forTerminal, ignoreClosedReader } from './io.js';
 import { VERSION } from './version.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { JulesConfig } from '../../core/tree/schema.js';
-import { julesOverrides, type JulesPlan } from '../jules-wiring.js';
+import { julesOverrides, type JulesPlan } from '../../app/wiring/jules-wiring.js';
 
 /** The Jules settings the flags ask for: a plan's limits and explicit overrides; none when no flag is given. */
 export function julesChoices(values: {

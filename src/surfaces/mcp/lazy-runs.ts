@@ -1,5 +1,5 @@
 import { ConfigError, makeRedactor, type Redactor } from '../../core/errors.js';
-import { secretsOf, type Env } from '../env.js';
+import { secretsOf, type Env } from '../../app/env.js';
 import type { RunManager } from './run-manager.js';
 import type { Runs } from './server.js';
 

@@ -1,14 +1,15 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AbortedError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
-import { StopError } from '../../core/stops.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../engine/events.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
-import { landingNotice } from '../preflight.js';
-import { crashSeam, openWorkspace, secretsOf } from '../wiring.js';
-import { settledEnv } from '../env.js';
-import { setUpStop } from '../set-up-stop.js';
+import { landingNotice } from '../../app/start/preflight.js';
+import { secretsOf } from '../../app/wiring/wiring.js';
+import { startRun } from '../../app/start-run.js';
+import { answerQuestion } from '../../app/answer-question.js';
+import { readSettings, type Settings } from '../../app/settings.js';
+import { settledEnv } from '../../app/env.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
 import { checkResume, nothingToResume, refuseSecond } from './start-checks.js';
@@ -17,11 +18,9 @@ import { recordStart } from './start-record.js';
 import { tally } from './run-result.js';
 import { RunViews } from './run-view.js';
 import { Workspaces, type Lease, type Workspace } from './workspaces.js';
-import type { z } from 'zod';
-import type { startInput } from './tool-inputs.js';
+import type { StartInput } from './start-input.js';
 
-/** `maker_start`'s arguments as the tool's schema checked them (its `view` flag is the server's). */
-export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
+export type { StartInput };
 
 /**
  * The runs of one MCP server process: one engine per repository (so one writer per state file, with
@@ -31,6 +30,7 @@ export type StartInput = Omit<z.infer<typeof startInput>, 'view'>;
 export class RunManager {
   readonly #defaultDir: string;
   readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #settings: Settings;
   readonly #workspaces: Workspaces;
   readonly #runDirs = new Map<string, string>();
   /** Repositories a maker_start is setting up now. */
@@ -55,6 +55,7 @@ export class RunManager {
     this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
     // Gemini CLI passes an unset setting as its literal `${NAME}`: unset it for every reader.
     this.#env = settledEnv(options.env);
+    this.#settings = readSettings(this.#env);
     this.#workspaces = new Workspaces(this.#env);
     this.#views = new RunViews({
       lease: (dir) => this.#workspaces.lease(dir),
@@ -100,7 +101,7 @@ export class RunManager {
     dir: string,
     signal: AbortSignal | undefined,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
-    const { kind, target, remote, quota, githubNotice, config, intent } = await planStart(
+    const { kind, target, remote, quota, githubNotice, intent } = await planStart(
       input,
       dir,
       this.#env,
@@ -108,49 +109,31 @@ export class RunManager {
     );
     // Cancelled while it checked: nothing was made, and nothing will be.
     if (signal?.aborted === true) throw new AbortedError(signal.reason);
-    const abandon = await recordStart(dir, intent, {
-      opened: () => this.#workspaces.opened(dir)?.catch(() => undefined),
-      locks: this.#workspaces.startLocks,
-      secrets: secretsOf(this.#env),
-    });
-    const seam = crashSeam(this.#env);
-    seam?.('start:intent-saved');
-    let lease: Lease;
-    let setUp: Awaited<ReturnType<typeof remote.setUp>>;
-    const steps: string[] = [];
-    try {
-      setUp = await remote.setUp(
-        dir,
-        () => openWorkspace(dir, true, this.#env),
-        (step) => (steps.push(step), seam?.(step)),
-      );
-      if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
-      lease = await this.#workspaces.lease(dir, true);
-    } catch (error) {
-      const stop = setUpStop(error, steps);
-      await abandon(stop instanceof StopError && stop.nothingMade);
-      throw stop;
-    }
-    this.#workspaces.startLocks.delete(dir);
-    seam?.('start:set-up');
-    let runId: string;
-    try {
-      // The set-up's own handle on the repository: its long-lived git processes end here.
-      const defaultBranch = await setUp.workspace.currentBranch();
-      await setUp.workspace.close();
-      runId = await lease.workspace.engine.create(
-        input.idea,
-        { ...config, defaultBranch },
-        {
-          intent,
-          ...(input.check === undefined ? {} : { check: input.check }),
-          ...(setUp.record === undefined ? {} : { github: setUp.record }),
+    const {
+      runId,
+      held: lease,
+      made: setUp,
+    } = await startRun(
+      { dir, intent, settings: this.#settings },
+      {
+        record: (recorded) =>
+          recordStart(dir, recorded, {
+            opened: () => this.#workspaces.opened(dir)?.catch(() => undefined),
+            locks: this.#workspaces.startLocks,
+            secrets: this.#settings.secrets,
+          }),
+        remote: () => Promise.resolve({ remote, env: this.#env }),
+        hold: async () => {
+          if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
+          const lease = await this.#workspaces.lease(dir, true);
+          this.#workspaces.startLocks.delete(dir);
+          return lease;
         },
-      );
-    } catch (error) {
-      await lease.release();
-      throw error;
-    }
+        // The set-up's own handle on the repository: its long-lived git processes end here.
+        engine: async (made, lease) => (await made.workspace.close(), lease.workspace.engine),
+        failed: (_made, lease) => lease.release(),
+      },
+    );
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, lease);
     const notices = [
@@ -252,7 +235,8 @@ export class RunManager {
     await this.run(runId);
     const lease = await this.#workspaces.lease(await this.#dirOf(runId));
     try {
-      return await lease.workspace.engine.answer(runId, questionId, answer);
+      const { engine } = lease.workspace;
+      return (await answerQuestion({ engine }, { runId, questionId, answer })).question;
     } finally {
       await lease.release();
     }

@@ -3,15 +3,15 @@ import { ConfigError, UsageError } from '../../core/errors.js';
 import type { Run, StartIntent } from '../../core/tree/schema.js';
 import { newRunId } from '../../engine/run-id.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
-import { checksOfRun, sandboxProblems } from '../preflight.js';
-import { remoteOfRun } from '../remotes.js';
-import { cannotStart } from '../wiring.js';
-import { WORKERS } from '../workers.js';
-import type { ModelAccess } from '../model-access.js';
-import { declaredLimit, runQuota, type RunQuota } from '../quota-check.js';
-import type { RemotePlan } from '../remotes.js';
-import { intentLine, pendingStart, pendingStartError } from '../start-intent.js';
-import type { StartInput } from './run-manager.js';
+import { checksOfRun, sandboxProblems } from '../../app/start/preflight.js';
+import { remoteOfRun } from '../../app/start/remotes.js';
+import { cannotStart } from '../../app/wiring/wiring.js';
+import { WORKERS } from '../../app/wiring/workers.js';
+import type { ModelAccess } from '../../app/wiring/model-access.js';
+import { declaredLimit, runQuota, type RunQuota } from '../../app/start/quota-check.js';
+import type { RemotePlan } from '../../app/start/remotes.js';
+import { intentLine, pendingStart, pendingStartError } from '../../app/start/start-intent.js';
+import type { StartInput } from './start-input.js';
 
 /**
  * What `maker_start` checks before it makes anything: one run at a time per repository, a

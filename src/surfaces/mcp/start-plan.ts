@@ -1,14 +1,19 @@
 import { UsageError, ConfigError } from '../../core/errors.js';
 import type { RunConfig } from '../../core/tree/schema.js';
-import { allowanceConfig } from '../candidate-allowances.js';
-import { checkBeforeRun } from '../preflight.js';
-import { runConfig } from '../wiring.js';
-import { DEFAULT_MODEL, chooseWorker, julesSettings, noWorkerMessage } from '../workers.js';
-import { MODEL_ACCESS_SETTING } from '../model-access.js';
-import { settleAccess } from '../access-check.js';
-import { julesOverrides } from '../jules-wiring.js';
-import { parseRepoSpec } from '../github/target.js';
-import type { StartInput } from './run-manager.js';
+import { allowanceConfig } from '../../app/wiring/candidate-allowances.js';
+import { checkBeforeRun } from '../../app/start/preflight.js';
+import { runConfig } from '../../app/wiring/wiring.js';
+import {
+  DEFAULT_MODEL,
+  chooseWorker,
+  julesSettings,
+  noWorkerMessage,
+} from '../../app/wiring/workers.js';
+import { MODEL_ACCESS_SETTING } from '../../app/wiring/model-access.js';
+import { settleAccess } from '../../app/start/access-check.js';
+import { julesOverrides } from '../../app/wiring/jules-wiring.js';
+import { parseRepoSpec } from '../../app/github/target.js';
+import type { StartInput } from './start-input.js';
 import { checkQuota, mcpIntent, pendingStartRefusal } from './start-checks.js';
 import { startSampling } from './tool-inputs.js';
 

@@ -5,7 +5,7 @@ import type { StartIntent } from '../../core/tree/schema.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
-import { dropIntent, recordIntent } from '../start-intent.js';
+import { dropIntent, recordIntent } from '../../app/start/start-intent.js';
 
 /**
  * `maker_start`'s first write, before any side effect (see `core/tree/intent.ts`): takes the

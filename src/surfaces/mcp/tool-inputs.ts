@@ -1,15 +1,15 @@
-import { MODEL_ACCESSES } from '../model-access.js';
+import { MODEL_ACCESSES } from '../../app/wiring/model-access.js';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { samplingProblem, THINKING_LEVELS, type SamplingOverrides } from '../../core/sampling.js';
-import { MAX_FILE_KB } from '../candidate-allowances.js';
+import { MAX_FILE_KB } from '../../app/wiring/candidate-allowances.js';
 import {
   WORKER_NAMES,
   describeWorkers,
   kindsWhere,
   type WorkerFacts,
-} from '../worker-catalogue.js';
+} from '../../app/wiring/worker-catalogue.js';
 
 /** Run ids as the state file spells them; anything else is refused before it reaches a path or a lookup. */
 export const runIdSchema = z

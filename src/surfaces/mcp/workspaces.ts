@@ -5,8 +5,8 @@ import { inspectRepository } from '../../adapters/git/inspect.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../adapters/state/state-file.js';
-import { engineFor, openWorkspace, rolesFor, secretsOf } from '../wiring.js';
-import { engineRemotes } from '../remotes.js';
+import { engineFor, openWorkspace, rolesFor, secretsOf } from '../../app/wiring/wiring.js';
+import { engineRemotes } from '../../app/start/remotes.js';
 
 /** A repository the server works in: its engine, its git processes and the lock it holds. */
 export interface Workspace {

@@ -7,7 +7,7 @@ import {
   STATE_FILE_NAME,
   makerStateFile,
 } from '../../adapters/state/state-file.js';
-import { recordAnswer } from '../record-answer.js';
+import { answerQuestion } from '../../app/answer-question.js';
 import { lockDriver } from './driver.js';
 import { readAppended } from './journal-tail.js';
 import type { DiffOf } from './model.js';
@@ -149,14 +149,10 @@ export class FileSource implements ViewSource {
   }
 
   async answer(runId: string, questionId: string, answer: string) {
-    const { question } = await recordAnswer({
-      dir: this.dir,
-      runId,
-      questionId,
-      answer,
-      secrets: this.#secrets,
-      command: 'view',
-    });
+    const { question } = await answerQuestion(
+      { dir: this.dir, secrets: this.#secrets, command: 'view' },
+      { runId, questionId, answer },
+    );
     await this.tick();
     return {
       question,

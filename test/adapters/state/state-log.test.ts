@@ -11,7 +11,7 @@ import { StateFileError } from '../../../src/adapters/state/versioned-json-file.
 import { makeRedactor } from '../../../src/core/errors.js';
 import { newNode } from '../../../src/core/tree/nodes.js';
 import type { StateFile, TreeNode, VoteRecord } from '../../../src/core/tree/schema.js';
-import { runConfig } from '../../../src/surfaces/wiring.js';
+import { runConfig } from '../../../src/app/wiring/wiring.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();

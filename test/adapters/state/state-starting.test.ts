@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makerStateFile } from '../../../src/adapters/state/state-file.js';
 import type { StartIntent } from '../../../src/core/tree/schema.js';
-import { runConfig } from '../../../src/surfaces/wiring.js';
+import { runConfig } from '../../../src/app/wiring/wiring.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 /** A run's start (`starting`) survives the snapshot and the log alike, and its removal too. */

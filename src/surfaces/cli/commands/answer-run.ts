@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { MakerError, UsageError } from '../../../core/errors.js';
 import { WorkspaceLockedError } from '../../../adapters/state/lock.js';
-import { recordAnswer } from '../../record-answer.js';
-import { secretsOf } from '../../wiring.js';
+import { answerQuestion } from '../../../app/answer-question.js';
+import { secretsOf } from '../../../app/wiring/wiring.js';
 import { sentences } from '../../../core/text.js';
 import { existingDirectory } from './common.js';
 import { NEEDS } from './answer.js';
@@ -23,14 +23,10 @@ export async function run(
     runId,
     question: answered,
     pending,
-  } = await recordAnswer({
-    dir,
-    runId: o.run,
-    questionId,
-    answer: answerText,
-    secrets: secretsOf(io.env),
-    command: 'answer',
-  }).catch((error: unknown) => {
+  } = await answerQuestion(
+    { dir, secrets: secretsOf(io.env), command: 'answer' },
+    { runId: o.run, questionId, answer: answerText },
+  ).catch((error: unknown) => {
     throw error instanceof WorkspaceLockedError ? answerWhereAsked(error, questionId) : error;
   });
   const answer = answered.answer?.optionId ?? answered.answer?.text ?? '';

@@ -1,7 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
-import { openWorkspace } from '../../wiring.js';
+import { openWorkspace } from '../../../app/wiring/wiring.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
 import {
   CALIBRATION_FILE_NAME,
@@ -10,7 +10,7 @@ import {
   noKReason,
   saveCalibration,
   type Calibration,
-} from '../../calibration.js';
+} from '../../../app/calibration.js';
 import { progressLine } from '../io.js';
 import type { calibrateCommand } from './calibrate.js';
 import { withModelAccess } from './run-choices.js';

@@ -3,10 +3,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { demoGitHub } from '../demo-github.js';
-import { WORKERS } from '../../workers.js';
+import { WORKERS } from '../../../app/wiring/workers.js';
 import { defined } from './run-drive.js';
 import { start } from './run-start.js';
-import { pendingStart } from '../../start-intent.js';
+import { pendingStart } from '../../../app/start/start-intent.js';
 import type { demoCommand } from './demo.js';
 import type { CliContext, InputOf } from '../define.js';
 

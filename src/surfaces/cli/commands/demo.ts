@@ -1,4 +1,4 @@
-import { WORKER_FACTS, kindsWhere, type WorkerName } from '../../worker-catalogue.js';
+import { WORKER_FACTS, kindsWhere, type WorkerName } from '../../../app/wiring/worker-catalogue.js';
 import { defineCommand, flag, option } from '../define.js';
 import { oneOf, wholeNumber } from '../values.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption } from './common.js';

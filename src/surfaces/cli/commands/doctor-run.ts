@@ -6,17 +6,17 @@ import {
   sandboxesFor,
 } from '../../../adapters/sandbox/bwrap.js';
 import { CHECK_LIMITS, limitSupport } from '../../../adapters/sandbox/limits.js';
-import { checkGeminiCli } from '../../access-check.js';
+import { checkGeminiCli } from '../../../app/start/access-check.js';
 import {
   ACCESS_HOW,
   MODEL_ACCESSES,
   accessChecks,
   forcedAccess,
   type AccessCheck,
-} from '../../model-access.js';
-import { DEFAULT_MODEL } from '../../worker-catalogue.js';
+} from '../../../app/wiring/model-access.js';
+import { DEFAULT_MODEL } from '../../../app/wiring/worker-catalogue.js';
 import { cleanDependencies } from './doctor-clean.js';
-import type { Env } from '../../env.js';
+import type { Env } from '../../../app/env.js';
 import type { CliContext, InputOf } from '../define.js';
 import type { doctorCommand } from './doctor.js';
 import { withModelAccess } from './run-choices.js';

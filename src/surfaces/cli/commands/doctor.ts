@@ -1,4 +1,4 @@
-import { MODEL_ACCESSES } from '../../model-access.js';
+import { MODEL_ACCESSES } from '../../../app/wiring/model-access.js';
 import { defineCommand, flag, option } from '../define.js';
 import { oneOf } from '../values.js';
 import { dirOption, jsonFlag } from './common.js';

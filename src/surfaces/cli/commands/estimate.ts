@@ -4,7 +4,7 @@ import { defineCommand, flag, option, required, type RunOf } from '../define.js'
 import { formatCount } from '../io.js';
 import { decimal, oneOf, wholeNumber } from '../values.js';
 import { expectedRequests, quotaVerdict } from '../../../core/quota.js';
-import { MODEL_ACCESSES } from '../../model-access.js';
+import { MODEL_ACCESSES } from '../../../app/wiring/model-access.js';
 
 export const estimateCommand = defineCommand({
   name: 'estimate',

@@ -1,4 +1,4 @@
-import { DEMO_OWNER } from '../../github/demo-owner.js';
+import { DEMO_OWNER } from '../../../app/github/demo-owner.js';
 import { SERVE_NOTE, stdinLifetimeFlag } from './serve.js';
 import { defineCommand, option } from '../define.js';
 import { text, wholeNumber } from '../values.js';

@@ -14,7 +14,7 @@ import { pageAssets } from '../../view/assets.js';
 import { lockDriver } from '../../view/driver.js';
 import { journalTail } from '../../view/journal-tail.js';
 import { buildReport, reportHtml } from '../../view/report.js';
-import { secretsOf } from '../../wiring.js';
+import { secretsOf } from '../../../app/wiring/wiring.js';
 import { noRuns } from './common.js';
 import type { reportCommand } from './report.js';
 import type { CliContext, InputOf } from '../define.js';

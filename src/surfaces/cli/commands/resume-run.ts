@@ -4,11 +4,11 @@ import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock, type LockInspection } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
-import { cannotStart, openWorkspace } from '../../wiring.js';
-import { WORKERS, julesSettings } from '../../workers.js';
+import { cannotStart, openWorkspace } from '../../../app/wiring/wiring.js';
+import { WORKERS, julesSettings } from '../../../app/wiring/workers.js';
 import { announce, drive, hitlPolicy, resumedHitl, startLine, wire } from './run-drive.js';
 import { julesChoices } from '../jules-flags.js';
-import { checksOfRun, sandboxProblems } from '../../preflight.js';
+import { checksOfRun, sandboxProblems } from '../../../app/start/preflight.js';
 import { replaying } from './run-choices.js';
 import { resumeStart } from './resume-start.js';
 import type { resumeCommand } from './resume.js';
@@ -72,8 +72,8 @@ export async function run(
     }),
   ];
   // Loaded when resuming: `maker --help` and the light commands never load GitHub's client.
-  const { remoteOfRun } = await import('../../remotes.js');
-  const { resumeDemoFake } = await import('../../github/demo-fake.js');
+  const { remoteOfRun } = await import('../../../app/start/remotes.js');
+  const { resumeDemoFake } = await import('../../../app/github/demo-fake.js');
   const github = await remoteOfRun(run).resumeChecks(run, io.env, dir);
   problems.push(...github.problems, ...(await sandboxProblems(checksOfRun(run), io.env)));
   if (problems.length > 0)

@@ -1,5 +1,5 @@
 import type { RunConfig, StartIntent } from '../../../core/tree/schema.js';
-import { WORKERS } from '../../workers.js';
+import { WORKERS } from '../../../app/wiring/workers.js';
 import type { CliContext } from '../define.js';
 import { demoGitHub } from '../demo-github.js';
 import type { Hitl } from './run-drive.js';

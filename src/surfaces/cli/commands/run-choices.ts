@@ -2,10 +2,10 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { SamplingOverrides, ThinkingLevel } from '../../../core/sampling.js';
 import type { RunConfig } from '../../../core/tree/schema.js';
-import { allowanceConfig } from '../../candidate-allowances.js';
-import { DEFAULT_MODEL, calibratedK } from '../../calibration.js';
-import type { WorkerKind } from '../../workers.js';
-import { MODEL_ACCESS_SETTING } from '../../model-access.js';
+import { allowanceConfig } from '../../../app/wiring/candidate-allowances.js';
+import { DEFAULT_MODEL, calibratedK } from '../../../app/calibration.js';
+import type { WorkerKind } from '../../../app/wiring/workers.js';
+import { MODEL_ACCESS_SETTING } from '../../../app/wiring/model-access.js';
 import type { CliContext } from '../define.js';
 import type { CliIo } from '../io.js';
 

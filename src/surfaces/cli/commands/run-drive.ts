@@ -4,10 +4,10 @@ import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../engine/summary.js';
-import { landingNotice, type Target } from '../../preflight.js';
+import { landingNotice, type Target } from '../../../app/start/preflight.js';
 import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
-import { engineFor, rolesFor, secretsOf } from '../../wiring.js';
-import type { RoleOptions } from '../../workers.js';
+import { engineFor, rolesFor, secretsOf } from '../../../app/wiring/wiring.js';
+import type { RoleOptions } from '../../../app/wiring/workers.js';
 import { type CliContext } from '../define.js';
 import type { CliIo } from '../io.js';
 
@@ -83,7 +83,7 @@ export async function wire(
   options: RoleOptions,
 ): Promise<{ engine: MakerEngine; roles: Record<string, never> }> {
   // Loaded here, when a run starts: `maker --help` and the light commands never load GitHub's client.
-  const { engineRemotes } = await import('../../remotes.js');
+  const { engineRemotes } = await import('../../../app/start/remotes.js');
   const remote = engineRemotes(workspace, token, () => engine.persist());
   // Called only once the engine exists.
   const engine = engineFor(

@@ -1,10 +1,14 @@
-import { MODEL_ACCESSES } from '../../model-access.js';
+import { MODEL_ACCESSES } from '../../../app/wiring/model-access.js';
 import { flag, list, option } from '../define.js';
 import { decimal, installCommand, oneOf, repoGlob, text, wholeNumber } from '../values.js';
 import { THINKING_LEVELS } from '../../../core/sampling.js';
 import { LIMITS } from '../../../core/limits.js';
-import { MAX_FILE_KB } from '../../candidate-allowances.js';
-import { WORKER_FACTS, WORKER_NAMES, describeWorkers } from '../../worker-catalogue.js';
+import { MAX_FILE_KB } from '../../../app/wiring/candidate-allowances.js';
+import {
+  WORKER_FACTS,
+  WORKER_NAMES,
+  describeWorkers,
+} from '../../../app/wiring/worker-catalogue.js';
 import { RATE_LIMITED_EXIT, USAGE_EXIT, jsonFlag } from './common.js';
 
 /** The options of run, resume and demo, each defined once; every command picks its own. */

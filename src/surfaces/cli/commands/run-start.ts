@@ -2,28 +2,28 @@ import { existsSync } from 'node:fs';
 import { mkdir, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
-import { StopError } from '../../../core/stops.js';
 import type { RunConfig, StartIntent, StateFile } from '../../../core/tree/schema.js';
 import type { Confidence } from '../../../core/tree/presets.js';
 import { newRunId } from '../../../engine/run-id.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
-import { setUpStop } from '../../set-up-stop.js';
-import { checkBeforeRun, type Target } from '../../preflight.js';
-import type { GitHubAsk } from '../../github/plan.js';
-import type { RemotePlan } from '../../remotes.js';
-import { crashSeam, openWorkspace, runConfig, secretsOf, type Env } from '../../wiring.js';
-import { DEFAULT_MODEL, type WorkerKind } from '../../workers.js';
-import { settleAccess } from '../../access-check.js';
-import { declaredLimit, runQuota } from '../../quota-check.js';
-import type { ModelAccess } from '../../model-access.js';
+import { checkBeforeRun, type Target } from '../../../app/start/preflight.js';
+import type { GitHubAsk } from '../../../app/github/plan.js';
+import type { RemotePlan } from '../../../app/start/remotes.js';
+import { runConfig, type Env } from '../../../app/wiring/wiring.js';
+import { startRun, type StartSteps } from '../../../app/start-run.js';
+import { readSettings, type Settings } from '../../../app/settings.js';
+import { DEFAULT_MODEL, type WorkerKind } from '../../../app/wiring/workers.js';
+import { settleAccess } from '../../../app/start/access-check.js';
+import { declaredLimit, runQuota } from '../../../app/start/quota-check.js';
+import type { ModelAccess } from '../../../app/wiring/model-access.js';
 import {
   InterruptedStart,
   dropIntent,
   pendingStartError,
   recordIntent,
-} from '../../start-intent.js';
+} from '../../../app/start/start-intent.js';
 import { type CliContext } from '../define.js';
 import { addLocalOrigin } from '../jules-flags.js';
 import { askLine } from '../prompt.js';
@@ -94,7 +94,7 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
   const checks = (env: Env) =>
     checkBeforeRun(dir, kind, env, notADirectory, wanted, plan.github ?? {});
   // A run that serves its own GitHub (the demo) is checked against it once it is served.
-  let checked = plan.serveGitHub === undefined ? await checks(io.env) : undefined;
+  const checked = plan.serveGitHub === undefined ? await checks(io.env) : undefined;
   const early = checked ?? (await look(dir, notADirectory));
   if (early.state?.starting !== undefined && early.state.starting.id !== resuming?.id)
     throw pendingStartError(dir, early.state.starting);
@@ -115,95 +115,19 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
     () => true,
     () => false,
   );
-  await mkdir(dir, { recursive: true });
-  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
-    command: plan.demo === true ? 'demo' : resuming === undefined ? 'run' : 'resume',
-  });
-  await lock.holdUntilExit();
-  if (lock.tookOverFrom !== undefined && !plan.json)
-    io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
-  const seam = crashSeam(io.env);
-  seam?.('start:locked');
-  const madeStateFile = !existsSync(join(dir, STATE_FILE_NAME));
+  const settings = readSettings(io.env);
   const intent =
     resuming ??
     newIntent(plan, target, access?.access, checked?.remote, existed, plan.intentGitHub);
-  await recordIntent(dir, intent, secretsOf(io.env));
-  seam?.('start:intent-saved');
-  /** Ctrl-C: stops here, saying what the start left (`made`, beyond its record) and what to do. */
-  const stopIfInterrupted = (made?: string) => {
-    if (ctx.signal?.aborted === true) throw new InterruptedStart(dir, intent, made);
-  };
-  stopIfInterrupted();
-  /** Refused with nothing made: the folder is left as it was. */
-  const abandon = async () => {
-    if (resuming === undefined) await dropIntent(dir, intent.id, madeStateFile);
-    await lock.release();
-    if (!existed) await rmdir(dir).catch(() => undefined);
-  };
   let served: ServedGitHub | undefined;
   try {
-    if (plan.serveGitHub !== undefined) {
-      served = await plan.serveGitHub();
-      if (!plan.json) io.stderr(`maker: ${served.said}\n`);
-      checked = await checks(served.env).catch(async (error: unknown) => {
-        await abandon();
-        throw error;
-      });
-      if (checked.notice !== undefined && !plan.json) io.stderr(`maker: note: ${checked.notice}\n`);
-      stopIfInterrupted();
-    }
-    const { remote } = checked as { remote: RemotePlan };
-    const env = served?.env ?? io.env;
-    const steps: string[] = [];
-    let made: Awaited<ReturnType<typeof remote.setUp>>;
-    try {
-      made = await remote.setUp(
-        dir,
-        () => openWorkspace(dir, true, env),
-        (step) => (steps.push(step), seam?.(step)),
-      );
-    } catch (error) {
-      const stop = setUpStop(error, steps);
-      if (stop instanceof StopError && stop.nothingMade) await abandon();
-      throw stop;
-    }
-    const { workspace } = made;
+    const started = await startRun(
+      { dir, intent, settings },
+      cliStartSteps(ctx, plan, { existed, settings, checks, checked, target }, (s) => (served = s)),
+    );
+    const { engine, runId, made } = started;
     // Its long-lived git processes end with the command, not with Node.
     try {
-      seam?.('start:set-up');
-      stopIfInterrupted(
-        [
-          ...(intent.creates.gitRepository ? [`the git repository ${dir}/.git`] : []),
-          ...(made.record === undefined
-            ? []
-            : [
-                `the GitHub repository ${made.record.url}${served?.kept === true ? " (on the demo's own fake GitHub, kept in .git/maker-fake-github)" : ''}`,
-              ]),
-        ].join(', ') || undefined,
-      );
-      const record =
-        made.record !== undefined && served?.kept === true
-          ? { ...made.record, demoFake: true as const }
-          : made.record;
-      if (made.said !== undefined && !plan.json) io.stderr(`maker: ${made.said}\n`);
-      if (target.kind !== 'repository' && !plan.json)
-        io.stderr(`maker: ${await createdRepositoryLine(dir, target.kind)}\n`);
-      // A demo's fake Jules without a GitHub: a local origin it reads, as Jules reads GitHub.
-      if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
-        await addLocalOrigin(workspace);
-      const config = { ...intent.config, defaultBranch: await workspace.currentBranch() };
-      const { engine, roles } = await wire(dir, workspace, env, remote.token, {
-        paceMs: plan.paceMs,
-        ...(record === undefined || served?.sourceGitDir === undefined
-          ? {}
-          : { sourceGitDir: served.sourceGitDir(record.owner, record.name) }),
-      });
-      const runId = await engine.create(intent.idea, config, {
-        intent,
-        ...(intent.check === undefined ? {} : { check: intent.check }),
-        ...(record === undefined ? {} : { github: record }),
-      });
       if (!plan.json)
         io.stderr(startLine(await engine.getRun(runId), dir, resuming ? 'resuming' : 'started'));
       return await drive(ctx, {
@@ -212,15 +136,128 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
         dir,
         hitlChoice: plan.hitlChoice,
         json: plan.json,
-        roles,
-        view: plan.view === true ? workspace : undefined,
+        roles: started.held,
+        view: plan.view === true ? made.workspace : undefined,
       });
     } finally {
-      await workspace.close();
+      await made.workspace.close();
     }
   } finally {
     await served?.close();
   }
+}
+
+/**
+ * `maker run`'s steps of the shared start: the lock held until the process exits, the demo's
+ * GitHub served and checked once the intent is saved, Ctrl-C honoured between steps (leaving the
+ * start for `maker resume`), and what was made said on stderr.
+ */
+function cliStartSteps(
+  ctx: CliContext,
+  plan: StartPlan,
+  at: {
+    existed: boolean;
+    settings: Settings;
+    checks: (env: Env) => ReturnType<typeof checkBeforeRun>;
+    checked: Awaited<ReturnType<typeof checkBeforeRun>> | undefined;
+    target: Target;
+  },
+  serving: (served: ServedGitHub) => void,
+): StartSteps<Record<string, never>> {
+  const { io } = ctx;
+  const { dir, kind } = plan;
+  let intent: StartIntent | undefined;
+  let served: ServedGitHub | undefined;
+  /** Ctrl-C: stops here, saying what the start left (`made`, beyond its record) and what to do. */
+  const stopIfInterrupted = (made?: string) => {
+    if (ctx.signal?.aborted === true) throw new InterruptedStart(dir, intent, made);
+  };
+  return {
+    record: async (recorded) => {
+      intent = recorded;
+      const abandon = await lockAndRecord(io, plan, recorded, at.existed, at.settings);
+      return async (nothingMade) => {
+        if (nothingMade) await abandon();
+      };
+    },
+    remote: async (undo) => {
+      stopIfInterrupted();
+      let checked = at.checked;
+      if (plan.serveGitHub !== undefined) {
+        served = await plan.serveGitHub();
+        serving(served);
+        if (!plan.json) io.stderr(`maker: ${served.said}\n`);
+        checked = await at.checks(served.env).catch(async (error: unknown) => {
+          await undo(true);
+          throw error;
+        });
+        if (checked.notice !== undefined && !plan.json)
+          io.stderr(`maker: note: ${checked.notice}\n`);
+        stopIfInterrupted();
+      }
+      const { remote } = checked as { remote: RemotePlan };
+      return { remote, env: served?.env ?? io.env };
+    },
+    hold: () => Promise.resolve({}),
+    github: (record) => (served?.kept === true ? { ...record, demoFake: true as const } : record),
+    failed: (made) => made.workspace.close(),
+    engine: async (made, _held, remote) => {
+      stopIfInterrupted(
+        [
+          ...(intent?.creates.gitRepository === true ? [`the git repository ${dir}/.git`] : []),
+          ...(made.record === undefined
+            ? []
+            : [
+                `the GitHub repository ${made.record.url}${served?.kept === true ? " (on the demo's own fake GitHub, kept in .git/maker-fake-github)" : ''}`,
+              ]),
+        ].join(', ') || undefined,
+      );
+      const { workspace } = made;
+      if (made.said !== undefined && !plan.json) io.stderr(`maker: ${made.said}\n`);
+      if (at.target.kind !== 'repository' && !plan.json)
+        io.stderr(`maker: ${await createdRepositoryLine(dir, at.target.kind)}\n`);
+      // A demo's fake Jules without a GitHub: a local origin it reads, as Jules reads GitHub.
+      if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
+        await addLocalOrigin(workspace);
+      const record = made.record;
+      const { engine } = await wire(dir, workspace, served?.env ?? io.env, remote.token, {
+        paceMs: plan.paceMs,
+        ...(record === undefined || served?.sourceGitDir === undefined
+          ? {}
+          : { sourceGitDir: served.sourceGitDir(record.owner, record.name) }),
+      });
+      return engine;
+    },
+  };
+}
+
+/**
+ * Takes the workspace's lock (held until the process exits) and records the start's intent.
+ * Returns what leaves the folder as it was, for a start refused with nothing made.
+ */
+async function lockAndRecord(
+  io: CliContext['io'],
+  plan: StartPlan,
+  intent: StartIntent,
+  existed: boolean,
+  settings: Settings,
+): Promise<() => Promise<void>> {
+  const { dir } = plan;
+  await mkdir(dir, { recursive: true });
+  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
+    command: plan.demo === true ? 'demo' : plan.resuming === undefined ? 'run' : 'resume',
+  });
+  await lock.holdUntilExit();
+  if (lock.tookOverFrom !== undefined && !plan.json)
+    io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
+  settings.seam?.('start:locked');
+  const madeStateFile = !existsSync(join(dir, STATE_FILE_NAME));
+  await recordIntent(dir, intent, settings.secrets);
+  return async () => {
+    if (plan.resuming === undefined) await dropIntent(dir, intent.id, madeStateFile);
+    await lock.release();
+    if (!existed) await rmdir(dir).catch(() => undefined);
+  };
 }
 
 /** The directory and its state, read before anything is made (the demo's, before its fake starts). */

@@ -1,11 +1,12 @@
 import type { MakerEngine } from '../../../engine/maker-engine.js';
+import { answerQuestion } from '../../../app/answer-question.js';
 import { makeRedactor } from '../../../core/errors.js';
 import type { Workspace } from '../../../ports/workspace.js';
 import { thisProcess } from '../../view/driver.js';
 import { engineSource } from '../../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../../view/server.js';
 import type { CliIo } from '../io.js';
-import { secretsOf } from '../../wiring.js';
+import { secretsOf } from '../../../app/wiring/wiring.js';
 
 /** The live view of a run this process drives (`maker run|demo|resume --view`). */
 export async function startRunView(r: {
@@ -43,7 +44,10 @@ export async function startRunView(r: {
             },
       ),
     answer: async (runId, questionId, answer) => {
-      const question = await r.engine.answer(runId, questionId, answer);
+      const { question } = await answerQuestion(
+        { engine: r.engine },
+        { runId, questionId, answer },
+      );
       return {
         question,
         note:

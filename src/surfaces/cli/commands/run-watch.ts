@@ -1,4 +1,5 @@
 import { checksSentence } from '../../../core/checks.js';
+import { answerQuestion } from '../../../app/answer-question.js';
 import type { Question, Run } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import { githubLines, summarise } from '../../../engine/summary.js';
@@ -154,7 +155,7 @@ async function askAtTty(
       );
     const reply = next.value.trim();
     try {
-      await engine.answer(runId, question.id, reply);
+      await answerQuestion({ engine }, { runId, questionId: question.id, answer: reply });
       return;
     } catch (error) {
       io.stderr(`${(error as Error).message}\n`);

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { CHECK_TIMEOUT_MS } from '../../../core/checks.js';
 import { MakerError, UsageError } from '../../../core/errors.js';
 import { noSandboxReason } from '../../../adapters/sandbox/bwrap.js';
-import { openWorkspace } from '../../wiring.js';
+import { openWorkspace } from '../../../app/wiring/wiring.js';
 import type { CliContext, InputOf } from '../define.js';
 import { existingDirectory } from './common.js';
 import type { sandboxCommand } from './sandbox.js';

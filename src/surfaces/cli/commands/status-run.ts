@@ -18,8 +18,8 @@ import {
   type RunSummary,
 } from '../../../engine/summary.js';
 import { reopenLine } from '../../../engine/reopen.js';
-import { WORKERS } from '../../workers.js';
-import { FINISH_START, intentLine, madeBy } from '../../start-intent.js';
+import { WORKERS } from '../../../app/wiring/workers.js';
+import { FINISH_START, intentLine, madeBy } from '../../../app/start/start-intent.js';
 import { runStanding } from '../../../core/view/standing.js';
 import { lockDriver } from '../../view/driver.js';
 import { hitlWords, questionLines, roleLines, traceLines } from './status-text.js';

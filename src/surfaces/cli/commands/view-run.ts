@@ -3,7 +3,7 @@ import { makeRedactor, UsageError } from '../../../core/errors.js';
 import { GitWorkspace } from '../../../adapters/git/git-workspace.js';
 import { FileSource } from '../../view/file-source.js';
 import { startViewServer } from '../../view/server.js';
-import { secretsOf } from '../../wiring.js';
+import { secretsOf } from '../../../app/wiring/wiring.js';
 import { INTERRUPTED_EXIT } from './common.js';
 import type { viewCommand } from './view.js';
 import type { CliContext, InputOf } from '../define.js';

@@ -6,7 +6,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { MakerError } from '../../../core/errors.js';
-import { isSystemError, systemErrorMessage } from '../../system-errors.js';
+import { isSystemError, systemErrorMessage } from '../../../app/system-errors.js';
 import type { RunManager } from '../run-manager.js';
 
 /**

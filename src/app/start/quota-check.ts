@@ -1,4 +1,4 @@
-import { PRESETS, type Confidence } from '../core/tree/presets.js';
+import { PRESETS, type Confidence } from '../../core/tree/presets.js';
 import {
   describeRequests,
   expectedRequests,
@@ -7,8 +7,8 @@ import {
   type AccessName,
   type QuotaVerdict,
   type RequestEstimate,
-} from '../core/quota.js';
-import { envValue, type Env } from './env.js';
+} from '../../core/quota.js';
+import { envValue, type Env } from '../env.js';
 
 /** The setting that declares the person's own daily request limit (as `--daily-limit`). */
 export const DAILY_LIMIT_SETTING = 'MAKER_DAILY_REQUESTS';

@@ -1,7 +1,7 @@
-import type { GitWorkspace } from '../adapters/git/git-workspace.js';
-import { BatchRefPublisher } from '../adapters/git/ref-publisher.js';
-import { UsageError } from '../core/errors.js';
-import type { RefPublisher } from '../ports/ref-publisher.js';
+import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
+import { BatchRefPublisher } from '../../adapters/git/ref-publisher.js';
+import { UsageError } from '../../core/errors.js';
+import type { RefPublisher } from '../../ports/ref-publisher.js';
 
 /**
  * A run without a GitHub token: branches go to `origin` through the same batched publisher, with

@@ -1,6 +1,6 @@
-import { GitHubError } from '../adapters/github/errors.js';
-import { ApiCallError } from '../core/errors.js';
-import { StopError } from '../core/stops.js';
+import { GitHubError } from '../../adapters/github/errors.js';
+import { ApiCallError } from '../../core/errors.js';
+import { StopError } from '../../core/stops.js';
 
 /** GitHub's answers that say for sure the write was not done. */
 const REFUSALS = new Set([

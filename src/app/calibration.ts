@@ -12,8 +12,8 @@ import { CALIBRATION_SUITE } from '../engine/calibration/suite.js';
 import { LlmPlanner } from '../engine/llm-planner.js';
 import { LlmWorker } from '../engine/llm-worker.js';
 import { secretsOf, type Env } from './env.js';
-import { settleAccess } from './access-check.js';
-import { DEFAULT_MODEL, WORKERS, geminiModel, type RunModel } from './workers.js';
+import { settleAccess } from './start/access-check.js';
+import { DEFAULT_MODEL, WORKERS, geminiModel, type RunModel } from './wiring/workers.js';
 
 /** The calibration a workspace keeps beside its state, for `maker run --confidence auto`. */
 export const CALIBRATION_FILE_NAME = 'maker-calibration.json';

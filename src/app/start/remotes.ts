@@ -1,11 +1,11 @@
-import type { GitWorkspace } from '../adapters/git/git-workspace.js';
-import type { GitHubRun, Run } from '../core/tree/schema.js';
-import type { RunRemote } from '../ports/remote.js';
-import type { Env } from './env.js';
-import { planGitHub, type GitHubAsk } from './github/plan.js';
-import { setUpGitHub } from './github/setup.js';
-import { remotesFor, tokenForRun } from './github/wiring.js';
-import type { Target } from './preflight.js';
+import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
+import type { GitHubRun, Run } from '../../core/tree/schema.js';
+import type { RunRemote } from '../../ports/remote.js';
+import type { Env } from '../env.js';
+import { planGitHub, type GitHubAsk } from '../github/plan.js';
+import { setUpGitHub } from '../github/setup.js';
+import { remotesFor, tokenForRun } from '../github/wiring.js';
+import type { Target } from './target.js';
 
 export type RemoteName = 'local' | 'github';
 

@@ -5,9 +5,9 @@ import {
   STATE_FILE_NAME,
   STATE_LOG_FILE_NAME,
   makerStateFile,
-} from '../adapters/state/state-file.js';
-import { MakerError, makeRedactor, UsageError } from '../core/errors.js';
-import type { StartIntent } from '../core/tree/schema.js';
+} from '../../adapters/state/state-file.js';
+import { MakerError, makeRedactor, UsageError } from '../../core/errors.js';
+import type { StartIntent } from '../../core/tree/schema.js';
 
 /**
  * A run's start, recorded in `maker-state.json` before its first side effect (see

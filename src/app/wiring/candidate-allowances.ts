@@ -1,6 +1,6 @@
-import { UsageError } from '../core/errors.js';
-import { normalizeRepoPath } from '../core/paths.js';
-import type { RunConfig } from '../core/tree/schema.js';
+import { UsageError } from '../../core/errors.js';
+import { normalizeRepoPath } from '../../core/paths.js';
+import type { RunConfig } from '../../core/tree/schema.js';
 
 /** Globs per allowance, as the state schema bounds them. */
 const MAX_GLOBS = 50;

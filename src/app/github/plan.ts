@@ -9,7 +9,7 @@ import { resolveGitHubToken } from '../../adapters/github/token.js';
 import { MakerError } from '../../core/errors.js';
 import type { RepoRef, RepositoryInfo } from '../../ports/repo-host.js';
 import type { Env } from '../env.js';
-import type { Target } from '../preflight.js';
+import type { Target } from '../start/target.js';
 import { repoOfOrigin, sameRepo } from './target.js';
 import { MAKER_FILE } from '../../core/paths.js';
 

@@ -1,4 +1,4 @@
-import type { JulesConfig, RunConfig } from '../core/tree/schema.js';
+import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
 
 /**
  * What each worker kind is, without what builds it: light enough for the MCP server's tool

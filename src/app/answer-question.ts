@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { makeRedactor, UsageError } from '../core/errors.js';
 import type { Question } from '../core/tree/schema.js';
+import type { MakerEngine } from '../engine/maker-engine.js';
 import { Journal } from '../adapters/state/journal.js';
 import { WorkspaceLock } from '../adapters/state/lock.js';
 import {
@@ -8,25 +9,64 @@ import {
   STATE_FILE_NAME,
   makerStateFile,
 } from '../adapters/state/state-file.js';
-import { answerQuestion } from '../engine/questions.js';
+import { answerQuestion as answerInRun } from '../engine/questions.js';
+
+/** A person's answer: an option id, or free text where the question allows it. */
+export interface AnswerRequest {
+  /** Without it (a workspace's state file only), the run is the one asking `questionId`. */
+  readonly runId?: string | undefined;
+  readonly questionId: string;
+  readonly answer: string;
+}
+
+/** An answer recorded: the run, the question as answered, and the run's questions still pending. */
+export interface Answered {
+  readonly runId: string;
+  readonly question: Question;
+  readonly pending: string[];
+}
+
+/**
+ * Where a question is answered: the engine that has the run open (a run it drives waits for the
+ * answer and goes on), or the state file of a workspace no live process drives (`command`: what
+ * holds its lock meanwhile, for other processes' messages).
+ */
+export type AnswerPlace =
+  | { readonly engine: MakerEngine }
+  | { readonly dir: string; readonly secrets: readonly string[]; readonly command: string };
+
+/**
+ * The one way a person's answer is recorded, for `maker answer`, a terminal's prompt, the live view
+ * and `maker_answer`: validated against the question's options (a {@link UsageError} naming them
+ * when it fits none), saved, and journalled as `question-answered`.
+ */
+export async function answerQuestion(
+  place: AnswerPlace,
+  request: AnswerRequest,
+): Promise<Answered> {
+  if ('dir' in place) return recordAnswer({ ...place, ...request });
+  const { engine } = place;
+  if (request.runId === undefined)
+    throw new UsageError(`Say which run question ${request.questionId} belongs to.`);
+  const question = await engine.answer(request.runId, request.questionId, request.answer);
+  const pending = (await engine.pendingQuestions(request.runId)).map((q) => q.id);
+  return { runId: request.runId, question, pending };
+}
 
 /**
  * Records a person's answer in a workspace no live process is driving: under the workspace lock
  * (refused with `workspace-locked`, naming the owner, while another process holds it), validated
- * by the engine's {@link answerQuestion}, saved to the state file and appended to the journal.
- * `maker answer` and `maker view` both answer this way. Without `runId`, the run is the one
- * asking `questionId`. Returns the run's questions still pending after this one.
+ * by the engine's {@link answerInRun}, saved to the state file and appended to the journal.
+ * Without `runId`, the run is the one asking `questionId`.
  */
-export async function recordAnswer(request: {
-  readonly dir: string;
-  readonly runId?: string | undefined;
-  readonly questionId: string;
-  readonly answer: string;
-  readonly secrets: readonly string[];
-  /** What holds the lock meanwhile, for other processes' messages (`answer`, `view`). */
-  readonly command: string;
-  readonly now?: Date;
-}): Promise<{ runId: string; question: Question; pending: string[] }> {
+async function recordAnswer(
+  request: AnswerRequest & {
+    readonly dir: string;
+    readonly secrets: readonly string[];
+    readonly command: string;
+    readonly now?: Date;
+  },
+): Promise<Answered> {
   const { dir, questionId } = request;
   const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: request.command,
@@ -59,7 +99,7 @@ export async function recordAnswer(request: {
       );
     const now = request.now ?? new Date();
     // Answering edits only the state file: no repository, planner or worker is needed.
-    const question = answerQuestion(run, questionId, request.answer, now);
+    const question = answerInRun(run, questionId, request.answer, now);
     run.eventSeq += 1;
     await store.save(state);
     await new Journal(join(dir, JOURNAL_FILE_NAME), request.secrets).append({

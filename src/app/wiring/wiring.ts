@@ -1,22 +1,22 @@
 import { writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { GitWorkspace } from '../adapters/git/git-workspace.js';
-import type { LauncherSeam } from '../adapters/git/git-launcher.js';
-import { Journal } from '../adapters/state/journal.js';
+import { GitWorkspace } from '../../adapters/git/git-workspace.js';
+import type { LauncherSeam } from '../../adapters/git/git-launcher.js';
+import { Journal } from '../../adapters/state/journal.js';
 import {
   JOURNAL_FILE_NAME,
   STATE_FILE_NAME,
   STATE_LOG_FILE_NAME,
   makerStateFile,
-} from '../adapters/state/state-file.js';
-import { environmentSecrets, outputRedactor } from '../core/credential-redaction.js';
-import { ConfigError, UsageError, makeRedactor } from '../core/errors.js';
-import { samplingProblem, samplingTable, type SamplingOverrides } from '../core/sampling.js';
-import { PRESETS, type Confidence } from '../core/tree/presets.js';
-import type { JulesConfig, Run, RunConfig } from '../core/tree/schema.js';
-import { MakerEngine, type MakerEngineDeps, type Roles } from '../engine/maker-engine.js';
-import { envValue, secretsOf, type Env } from './env.js';
-import { CALIBRATION_FILE_NAME } from './calibration.js';
+} from '../../adapters/state/state-file.js';
+import { environmentSecrets, outputRedactor } from '../../core/credential-redaction.js';
+import { ConfigError, UsageError, makeRedactor } from '../../core/errors.js';
+import { samplingProblem, samplingTable, type SamplingOverrides } from '../../core/sampling.js';
+import { PRESETS, type Confidence } from '../../core/tree/presets.js';
+import type { JulesConfig, Run, RunConfig } from '../../core/tree/schema.js';
+import { MakerEngine, type MakerEngineDeps, type Roles } from '../../engine/maker-engine.js';
+import { envValue, secretsOf, type Env } from '../env.js';
+import { CALIBRATION_FILE_NAME } from '../calibration.js';
 import { DEFAULT_MODEL, WORKERS, julesSettings, type RoleOptions } from './workers.js';
 import { MODEL_ACCESS_SETTING } from './model-access.js';
 

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { envValue, type Env } from './env.js';
+import { envValue, type Env } from '../env.js';
 
 /**
  * How MAKER reaches Gemini, chosen once when a run starts and recorded in its state (never a

@@ -1,9 +1,9 @@
-import { probeGeminiCli } from '../adapters/gemini-cli/gemini-cli-model.js';
-import { modelWaitsFrom } from '../core/deadlines.js';
-import { ConfigError, MakerError } from '../core/errors.js';
-import { envValue, replayDir, type Env } from './env.js';
-import { chooseAccess, findOnPath, type AccessCheck } from './model-access.js';
-import type { WorkerKind } from './workers.js';
+import { probeGeminiCli } from '../../adapters/gemini-cli/gemini-cli-model.js';
+import { modelWaitsFrom } from '../../core/deadlines.js';
+import { ConfigError, MakerError } from '../../core/errors.js';
+import { envValue, replayDir, type Env } from '../env.js';
+import { chooseAccess, findOnPath, type AccessCheck } from '../wiring/model-access.js';
+import type { WorkerKind } from '../wiring/workers.js';
 
 /**
  * The model access a new run will record, settled before anything is created: none for simulated

@@ -1,17 +1,17 @@
-import { ConfigError } from '../core/errors.js';
-import { STOPS, StopError } from '../core/stops.js';
-import { inspectRepository, type RepositoryFacts } from '../adapters/git/inspect.js';
-import { findSandbox, NO_SANDBOX } from '../adapters/sandbox/bwrap.js';
-import { makerStateFile } from '../adapters/state/state-file.js';
-import type { Run, StateFile } from '../core/tree/schema.js';
-import type { Env } from './env.js';
-import { cannotStart } from './wiring.js';
-import type { GitHubAsk } from './github/plan.js';
+import { ConfigError } from '../../core/errors.js';
+import { STOPS, StopError } from '../../core/stops.js';
+import { inspectRepository } from '../../adapters/git/inspect.js';
+import { findSandbox, NO_SANDBOX } from '../../adapters/sandbox/bwrap.js';
+import { makerStateFile } from '../../adapters/state/state-file.js';
+import type { Run, StateFile } from '../../core/tree/schema.js';
+import type { Env } from '../env.js';
+import { cannotStart } from '../wiring/wiring.js';
+import type { GitHubAsk } from '../github/plan.js';
 import type { RemotePlan } from './remotes.js';
-import type { WorkerKind } from './workers.js';
+import type { WorkerKind } from '../wiring/workers.js';
+import type { Target } from './target.js';
 
-/** A directory as a run will use it, read before any side effect. */
-export type Target = Exclude<RepositoryFacts, { kind: 'file' }>;
+export type { Target };
 
 /**
  * Checks everything a run of `kind` in `dir` needs, changing nothing: the directory (a file is
