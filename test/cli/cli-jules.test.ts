@@ -19,6 +19,7 @@ import { startFaultProxy, type FaultProxy } from '../../src/testing/fault-proxy.
 import { projectModel } from '../helpers/project-model.js';
 import { expectOneSessionPerSlot } from '../helpers/jules-runs.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { taskTitle } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 const CLI = join(process.cwd(), 'dist', 'maker.js');
@@ -47,7 +48,7 @@ const git = (dir: string, ...args: string[]) =>
  */
 function agent(context: FakeAgentContext): FakeAgentScript {
   const file = /^Files: ([^,\n]+)/m.exec(context.prompt)?.[1] ?? 'NOTES.md';
-  const title = /^Task: (.+)$/m.exec(context.prompt)?.[1] ?? 'task';
+  const title = taskTitle(context.prompt) ?? 'task';
   const slot = Number(/cand-(\d+)$/.exec(context.title)?.[1] ?? '0');
   const patch = `diff --git a/${file} b/${file}\nnew file mode 100644\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1 @@\n+# ${title}\n`;
   if (slot === 1) return { fail: 'The environment could not be set up.' };

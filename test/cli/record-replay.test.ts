@@ -7,6 +7,7 @@ import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.
 import { conflictModel } from '../helpers/conflict-model.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { isIntegration } from '../helpers/prompts.js';
 
 const exec = promisify(execFile);
 const CLI = join(process.cwd(), 'dist', 'maker.js');
@@ -121,7 +122,7 @@ describe('record and replay (MAKER_RECORD, --replay)', () => {
         MAKER_RECORD: recording,
       });
       expect(first.code, first.stderr).toBe(0);
-      expect(fake.requests.some((r) => r.prompt.includes('Task: Integrate'))).toBe(true);
+      expect(fake.requests.some((r) => isIntegration(r.prompt))).toBe(true);
       const recorded = JSON.parse(first.stdout) as { treeHash: string; status: string };
       await fake.close();
       fake = undefined;
