@@ -13,9 +13,9 @@ import {
 } from '../../src/testing/fake-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { isTask, promptRole } from '../helpers/prompts.js';
+import { maker } from '../helpers/cli.js';
 
 const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
 let fake: FakeGemini | undefined;
@@ -24,18 +24,6 @@ afterEach(async () => {
   await fake?.close();
   fake = undefined;
 });
-
-async function maker(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
-      env: { ...process.env, GEMINI_API_KEY: '', MAKER_RECORD: '', MAKER_REPLAY: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 interface Result {
   p: number;

@@ -91,14 +91,8 @@ describe('what prompts that reason about code are shown of a 20-file repository'
     const runId = await engine.create('a calculator library', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
-    const roles = {
-      minimal: 'Is this task minimal',
-      split: 'Split this task',
-      worker: 'Reply as JSON {"files"',
-      review: 'A proposal for this task',
-    };
-    for (const [role, marker] of Object.entries(roles)) {
-      const prompts = fake.requests.filter((r) => r.prompt.includes(marker));
+    for (const role of ['minimal', 'split', 'worker', 'review'] as const) {
+      const prompts = fake.requests.filter((r) => promptRole(r) === role);
       expect(prompts.length, role).toBeGreaterThan(0);
       for (const r of prompts) {
         expect(r.prompt, role).toContain('Repository map (every path');
@@ -108,7 +102,7 @@ describe('what prompts that reason about code are shown of a 20-file repository'
       }
     }
     const testWriter = fake.requests.filter(
-      (r) => r.prompt.includes(roles.worker) && r.prompt.includes('Task: Test the math module'),
+      (r) => promptRole(r) === 'worker' && isTask(r.prompt, 'Test the math module'),
     );
     expect(testWriter.length).toBeGreaterThan(0);
     for (const r of testWriter) {
