@@ -12,9 +12,10 @@ import {
   type FakeGeminiRequest,
 } from '../../src/testing/fake-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { isTask, promptRole } from '../helpers/prompts.js';
+import { maker } from '../helpers/cli.js';
 
 const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
 let fake: FakeGemini | undefined;
@@ -23,18 +24,6 @@ afterEach(async () => {
   await fake?.close();
   fake = undefined;
 });
-
-async function maker(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
-      env: { ...process.env, GEMINI_API_KEY: '', MAKER_RECORD: '', MAKER_REPLAY: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 interface Result {
   p: number;
@@ -61,10 +50,10 @@ function scriptedCoder(): (request: FakeGeminiRequest) => FakeGeminiReply {
   let valid = 0;
   return (request) => {
     const p = request.prompt;
-    if (p.includes('A proposal for this task'))
+    if (promptRole(request) === 'review')
       return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-    const task = CALIBRATION_SUITE.find((t) => p.includes(`Task: ${t.title}\n`));
-    if (task === undefined || !p.includes('Reply as JSON {"files"'))
+    const task = CALIBRATION_SUITE.find((t) => isTask(p, `${t.title}\n`));
+    if (task === undefined || promptRole(request) !== 'worker')
       return { status: 400, message: `unexpected prompt: ${p.slice(0, 80)}` };
     const i = worker++;
     if (i % 20 === 19) return { text: '{"files": [{"path": "src/', finishReason: 'MAX_TOKENS' };

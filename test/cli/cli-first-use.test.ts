@@ -1,34 +1,19 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { bareEnv, maker } from '../helpers/cli.js';
 
-const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 let gemini: FakeGemini | undefined;
 afterEach(async () => {
   await gemini?.close();
   gemini = undefined;
 });
-
-/** The environment of a newcomer's shell: no keys unless a test gives them. */
-const bareEnv = () => ({ PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' });
-
-async function maker(args: readonly string[], env: Record<string, string> = bareEnv()) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'init.defaultBranch=main', ...args], {

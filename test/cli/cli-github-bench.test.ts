@@ -1,24 +1,5 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const CLI = join(process.cwd(), 'dist', 'maker.js');
-
-function maker(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' } },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1,
-          stdout,
-          stderr,
-        }),
-    );
-  });
-}
+import { maker } from '../helpers/cli.js';
 
 describe('maker bench github', () => {
   it('publishes node branches in batched pushes against the fake GitHub in its own process', async () => {

@@ -1,20 +1,5 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
-
-async function maker(args: readonly string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], { env: process.env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { maker } from '../helpers/cli.js';
 
 const COMMANDS = [
   'run',

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -18,10 +18,11 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { startFaultProxy, type FaultProxy } from '../../src/testing/fault-proxy.js';
 import { projectModel } from '../helpers/project-model.js';
 import { expectOneSessionPerSlot } from '../helpers/jules-runs.js';
+import { spawnMaker, type MakerResult } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { taskTitle } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const GEMINI_KEY = ['AIza', 'G'.repeat(35)].join('');
 const JULES_KEY = 'jules-cli-key-0123456789abcdef';
 let gemini: FakeGemini | undefined;
@@ -47,7 +48,7 @@ const git = (dir: string, ...args: string[]) =>
  */
 function agent(context: FakeAgentContext): FakeAgentScript {
   const file = /^Files: ([^,\n]+)/m.exec(context.prompt)?.[1] ?? 'NOTES.md';
-  const title = /^Task: (.+)$/m.exec(context.prompt)?.[1] ?? 'task';
+  const title = taskTitle(context.prompt) ?? 'task';
   const slot = Number(/cand-(\d+)$/.exec(context.title)?.[1] ?? '0');
   const patch = `diff --git a/${file} b/${file}\nnew file mode 100644\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1 @@\n+# ${title}\n`;
   if (slot === 1) return { fail: 'The environment could not be set up.' };
@@ -93,25 +94,12 @@ async function setup(
   return { dir, origin, env, fake: jules };
 }
 
-function maker(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CLI, ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    proc.on('error', reject);
-    proc.on('exit', (code, signal) => {
-      if (child === proc) child = undefined;
-      resolve({ code, signal, stdout, stderr });
-    });
+/** `maker <args>` with `env`; the afterEach kills it if a test leaves it running. */
+function maker(args: string[], env: Record<string, string>): Promise<MakerResult> {
+  const run = spawnMaker(args, { env });
+  child = run.child;
+  return run.ended.finally(() => {
+    if (child === run.child) child = undefined;
   });
 }
 
@@ -378,10 +366,8 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
 
   it('maker fake-jules serves the Jules API from its own process until its input closes (--stdin-lifetime)', async () => {
     const { origin, env } = await setup();
-    const proc = spawn(
-      process.execPath,
+    const proc = spawnMaker(
       [
-        CLI,
         'fake-jules',
         '--source',
         `me/app=${origin}`,
@@ -391,10 +377,10 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
         'touch',
         '--stdin-lifetime',
       ],
-      { env, stdio: ['pipe', 'pipe', 'pipe'] },
+      { env, stdin: true },
     );
-    child = proc;
-    const [line] = (await once(createInterface({ input: proc.stdout }), 'line')) as [string];
+    child = proc.child;
+    const [line] = (await once(createInterface({ input: proc.child.stdout }), 'line')) as [string];
     const { baseUrl } = JSON.parse(line) as { baseUrl: string };
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1alpha$/);
     const source = await fetch(`${baseUrl}/sources/github/me/app`, {
@@ -406,8 +392,8 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     });
     const denied = await fetch(`${baseUrl}/sessions`, { headers: { 'X-Goog-Api-Key': 'nope' } });
     expect(denied.status).toBe(401);
-    const exited = once(proc, 'exit');
-    proc.stdin.end();
+    const exited = once(proc.child, 'exit');
+    proc.stdin?.end();
     expect((await exited)[0]).toBe(0);
   });
 

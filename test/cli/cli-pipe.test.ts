@@ -1,27 +1,18 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const CLI = join(process.cwd(), 'dist', 'maker.js');
+import { spawnMaker } from '../helpers/cli.js';
 
 /**
  * Runs the bundled CLI with its stdout a pipe whose reading end is closed before the CLI starts
  * writing, as `maker help run | head -1` does once `head` has its line.
  */
 async function withClosedStdout(args: readonly string[]) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
-  });
+  const { child, stderr } = spawnMaker(args);
   child.stdout.destroy();
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (status) => resolve(status));
   });
-  return { code, stderr };
+  return { code, stderr: stderr() };
 }
 
 describe('stdout closed by the reader (maker … | head)', () => {

@@ -1,25 +1,12 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/tmp.js';
+import { maker } from '../helpers/cli.js';
 
-const exec = promisify(execFile);
 const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
-
-async function maker(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 const hasScript = (() => {
   try {

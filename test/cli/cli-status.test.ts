@@ -1,26 +1,11 @@
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
+import { maker } from '../helpers/cli.js';
 
-const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 const sharedDir = useSharedTempDirs();
-
-async function maker(args: readonly string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number | null; signal?: string; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 /** For tests of what status and progress say, not of the checks: a demo without a sandbox (unverified). */
 const NO_SANDBOX = { MAKER_SANDBOX: 'none' };

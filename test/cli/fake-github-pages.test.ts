@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, maker } from '../helpers/cli.js';
+import { maker, spawnMaker } from '../helpers/cli.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -19,12 +19,9 @@ describe('maker fake-github', () => {
   });
 
   it('without MAKER_FAKE_GITHUB_TOKEN prints a token of its own that opens it', async () => {
-    const proc = spawn(process.execPath, [CLI, 'fake-github'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '' },
-    });
-    child = proc;
-    const [line] = (await once(createInterface({ input: proc.stdout }), 'line')) as [string];
+    const proc = spawnMaker(['fake-github']);
+    child = proc.child;
+    const [line] = (await once(createInterface({ input: proc.child.stdout }), 'line')) as [string];
     const { baseUrl, token, login } = JSON.parse(line) as Record<string, string>;
     expect(token).not.toMatch(/redacted/);
     const user = await fetch(`${baseUrl}/user`, { headers: { authorization: `Bearer ${token}` } });

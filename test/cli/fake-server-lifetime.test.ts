@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-
-const CLI = join(process.cwd(), 'dist', 'maker.js');
+import { spawnMaker } from '../helpers/cli.js';
 
 /**
  * `maker fake-github &` in a script has its input closed (or from /dev/null): the fake must keep
@@ -18,17 +16,18 @@ describe('maker fake-github started with its input closed', () => {
   });
 
   it('keeps serving after its input ends, and SIGTERM stops it with status 0', async () => {
-    const proc = spawn(process.execPath, [CLI, 'fake-github'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '', MAKER_FAKE_GITHUB_TOKEN: 't-lifetime' },
+    const run = spawnMaker(['fake-github'], {
+      env: { MAKER_FAKE_GITHUB_TOKEN: 't-lifetime' },
+      stdin: true,
     });
+    const proc = run.child;
     child = proc;
     let exitedEarly = false;
     proc.on('exit', () => (exitedEarly = true));
     const [line] = (await once(createInterface({ input: proc.stdout }), 'line')) as [string];
     const { baseUrl } = JSON.parse(line) as { baseUrl: string };
     // Close its input as `&` or `< /dev/null` does, then use it: two requests, each after the other.
-    proc.stdin.end();
+    run.stdin?.end();
     for (let i = 0; i < 2; i++) {
       const answer = await fetch(`${baseUrl}/user`, {
         headers: { authorization: 'Bearer t-lifetime' },

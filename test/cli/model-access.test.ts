@@ -12,6 +12,7 @@ import { maker } from '../helpers/cli.js';
 import { projectModel } from '../helpers/project-model.js';
 import { stubGemini } from '../helpers/stub-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { promptRole } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 let fake: FakeGemini | undefined;
@@ -273,7 +274,7 @@ describe.runIf((await findSandbox()) !== undefined)('maker calibrate and the mod
   it('calibrates through a signed-in Gemini CLI (no key): every sample goes through `gemini`', async () => {
     const task = CALIBRATION_SUITE[0]!;
     fake = await startFakeGemini((request) =>
-      request.prompt.includes('A proposal for this task')
+      promptRole(request) === 'review'
         ? { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) }
         : {
             text: JSON.stringify({

@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
 import { conflictModel } from '../helpers/conflict-model.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { isIntegration } from '../helpers/prompts.js';
+import { maker } from '../helpers/cli.js';
 
-const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 // Shaped like a real key, built at run time.
 const KEY = ['AIza', 'R'.repeat(35)].join('');
@@ -19,19 +17,6 @@ afterEach(async () => {
   await fake?.close();
   fake = undefined;
 });
-
-async function maker(args: string[], env: Record<string, string>) {
-  const base = { ...process.env, GEMINI_API_KEY: '', GOOGLE_GEMINI_BASE_URL: '', MAKER_RECORD: '' };
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args], {
-      env: { ...base, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 const IDEA = 'a CSV to JSON converter';
 const RUN = ['--worker', 'gemini', '--hitl', 'auto', '--max-depth', '1', '--json'];
@@ -121,7 +106,7 @@ describe('record and replay (MAKER_RECORD, --replay)', () => {
         MAKER_RECORD: recording,
       });
       expect(first.code, first.stderr).toBe(0);
-      expect(fake.requests.some((r) => r.prompt.includes('Task: Integrate'))).toBe(true);
+      expect(fake.requests.some((r) => isIntegration(r.prompt))).toBe(true);
       const recorded = JSON.parse(first.stdout) as { treeHash: string; status: string };
       await fake.close();
       fake = undefined;

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { stateFileSchema } from '../../src/core/tree/schema.js';
+import { maker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -12,25 +12,8 @@ import { useTempDirs } from '../helpers/tmp.js';
  * the tree an uninterrupted run gives, and the snapshot is whole again after the clean stop.
  */
 const tempDir = useTempDirs();
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const IDEA = 'a CLI that converts CSV to Parquet';
 const RUN_ARGS = ['--worker', 'sim', '--no-checks', '--hitl', 'auto', '--seed', '11', '--json'];
-
-function maker(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout }));
-  });
-}
 
 interface Summary {
   status: string;

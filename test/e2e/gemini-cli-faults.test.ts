@@ -27,6 +27,7 @@ import {
   stateOf,
   toolsBin,
 } from './signed-in.js';
+import { promptRole } from '../helpers/prompts.js';
 
 /**
  * The failures a person signed in to Gemini CLI meets, with the real `gemini` (npm
@@ -148,7 +149,7 @@ describe.skipIf('skip' in binary)(
       };
       expect(answered).toBeGreaterThan(0);
       expect(
-        fake?.requests.some((r) => r.prompt.includes('Is this task minimal')),
+        fake?.requests.some((r) => promptRole(r) === 'minimal'),
         'MAKER’s own prompts reached the model',
       ).toBe(true);
       // Each answer's 25 thinking tokens are in the run's count; requests, not dollars, are shown.
@@ -160,10 +161,7 @@ describe.skipIf('skip' in binary)(
     it('an answer that stops mid-stream is ended by the silence watchdog, retried, then the run stops naming it and how to resume it', async () => {
       let stalledAt: number | undefined;
       const s = await setUp((request, index) => {
-        if (
-          request.method === 'streamGenerateContent' &&
-          request.prompt.includes('Split this task')
-        ) {
+        if (request.method === 'streamGenerateContent' && promptRole(request) === 'split') {
           stalledAt ??= Date.now();
           return { text: 'a long answer that never ends', stallMidway: true };
         }

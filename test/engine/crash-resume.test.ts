@@ -1,14 +1,14 @@
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { voteRecords } from '../../src/engine/summary.js';
 import { uniform } from '../../src/core/random.js';
+import { spawnMaker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const IDEA = 'a CLI that converts CSV to Parquet';
 // Without the subtasks' checks: the state's survival of kills is what is tested, and a run of some
 // 55 sandboxed checks per trial outran the test's time on a busy machine.
@@ -19,32 +19,26 @@ const RUN_ARGS = ['--worker', 'sim', '--hitl', 'auto', '--seed', '11', '--json',
  * a run (if still running), so a loaded machine's slow start does not turn kills into no-ops.
  * Resolves with its exit and output.
  */
-function maker(
+async function maker(
   args: string[],
   dir: string,
   killAfterMs?: number,
 ): Promise<{ code: number | null; killed: boolean; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let killed = false;
-    let exited = false;
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.resume();
-    const armWhenSaved = async () => {
-      while (!exited && !(await hasRun(dir))) await new Promise((r) => setTimeout(r, 20));
-      if (!exited && killAfterMs !== undefined)
-        timer = setTimeout(() => ((killed = child.kill('SIGKILL')), undefined), killAfterMs);
-    };
-    if (killAfterMs !== undefined) void armWhenSaved();
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      exited = true;
-      if (timer !== undefined) clearTimeout(timer);
-      resolve({ code, killed, stdout });
-    });
-  });
+  const run = spawnMaker(args);
+  let killed = false;
+  let timer: NodeJS.Timeout | undefined;
+  const armWhenSaved = async () => {
+    while (run.running() && !(await hasRun(dir))) await new Promise((r) => setTimeout(r, 20));
+    if (run.running() && killAfterMs !== undefined)
+      timer = setTimeout(() => ((killed = run.child.kill('SIGKILL')), undefined), killAfterMs);
+  };
+  if (killAfterMs !== undefined) void armWhenSaved();
+  try {
+    const { code, stdout } = await run.ended;
+    return { code, killed, stdout };
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
 }
 
 /** Whether the workspace's state file holds a run (a crash before the first save leaves none). */

@@ -13,6 +13,7 @@ import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.
 import { projectModel } from '../helpers/project-model.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { promptRole } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 let fake: FakeGemini | undefined;
@@ -62,7 +63,7 @@ describe('MakerEngine over Gemini (a local fake speaking generateContent)', () =
     // Every request the model received is counted, the worker's own included, by role.
     expect(summary.modelCalls).toBe(fake.requests.length);
     expect(summary.byRole['worker']?.calls).toBe(
-      fake.requests.filter((r) => r.prompt.includes('Reply as JSON {"files"')).length,
+      fake.requests.filter((r) => promptRole(r) === 'worker').length,
     );
     expect(Object.values(summary.byRole).reduce((a, r) => a + r.calls, 0)).toBe(
       fake.requests.length,

@@ -18,6 +18,7 @@ import {
 } from '../../src/testing/fake-jules.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { taskTitle } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 let fake: FakeJules | undefined;
@@ -31,7 +32,7 @@ const git = (dir: string, ...args: string[]) =>
 /** A fake Jules agent that writes the subtask's index.md from its prompt, with faults by candidate slot. */
 function agent(context: FakeAgentContext): FakeAgentScript {
   const dir = /^Files: ([^,\n]+\/)/m.exec(context.prompt)?.[1] ?? 'src/';
-  const title = /^Task: (.+)$/m.exec(context.prompt)?.[1] ?? 'task';
+  const title = taskTitle(context.prompt) ?? 'task';
   const slot = Number(/cand-(\d+)$/.exec(context.title)?.[1] ?? '0');
   if (slot === 1) return { fail: 'The environment could not be set up.' };
   if (slot === 2)

@@ -6,12 +6,13 @@ import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { promptRole } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
 
 const MODEL = 'gemini-2.5-flash';
-const isWorker = (r: FakeGeminiRequest) => r.prompt.includes('Reply as JSON {"files"');
+const isWorker = (r: FakeGeminiRequest) => promptRole(r) === 'worker';
 const budgetOf = (r: FakeGeminiRequest | undefined) =>
   (r?.body as { generationConfig?: { thinkingConfig?: { thinkingBudget?: number } } })
     .generationConfig?.thinkingConfig?.thinkingBudget;

@@ -3,6 +3,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { conflictModel, INTEGRATED } from '../helpers/conflict-model.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { isIntegration, promptRole } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -19,10 +20,10 @@ describe('an integration (two subtasks that conflict) over a Gemini-speaking fak
     // The judges' pick (the later draws' version) landed, not a discarded vote's fallback.
     expect(git(dir, 'show', 'main:app.py') + '\n').toBe(INTEGRATED[1]);
 
-    const integration = fake.requests.filter((r) => /^Task: Integrate /m.test(r.prompt));
-    const workers = integration.filter((r) => r.prompt.includes('Reply as JSON {"files"'));
-    const reviews = integration.filter((r) => r.prompt.includes('A proposal for this task'));
-    const ballots = integration.filter((r) => r.prompt.includes('"choice"'));
+    const integration = fake.requests.filter((r) => isIntegration(r.prompt));
+    const workers = integration.filter((r) => promptRole(r) === 'worker');
+    const reviews = integration.filter((r) => promptRole(r) === 'review');
+    const ballots = integration.filter((r) => ['ballot', 'blame'].includes(promptRole(r) ?? ''));
     expect(workers.length).toBeGreaterThanOrEqual(3);
     expect(reviews.length).toBeGreaterThanOrEqual(3);
     expect(ballots.length).toBeGreaterThanOrEqual(1);

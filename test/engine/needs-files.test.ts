@@ -3,6 +3,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { atRoot, isTask, promptRole, writable } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -13,11 +14,12 @@ const startFake = useFakeGemini();
  */
 function model(request: FakeGeminiRequest) {
   const p = request.prompt;
-  if (p.includes('Is this task minimal'))
+  const role = promptRole(request);
+  if (role === 'minimal')
     return {
-      text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
+      text: JSON.stringify({ minimal: !atRoot(p), reason: 'x' }),
     };
-  if (p.includes('Split this task'))
+  if (role === 'split')
     return {
       text: JSON.stringify({
         subtasks: [
@@ -39,18 +41,18 @@ function model(request: FakeGeminiRequest) {
         ambiguity: null,
       }),
     };
-  if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
-  if (p.includes('A proposal for this task'))
+  if (role === 'ballot' || role === 'blame')
+    return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
+  if (role === 'review')
     return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-  if (p.includes('Task: Write the manifest'))
+  if (isTask(p, 'Write the manifest'))
     return {
       text: JSON.stringify({
         files: [{ path: 'package.json', content: '{\n  "name": "tool"\n}\n' }],
         summary: 'manifest',
       }),
     };
-  const rule = /^- Write only these paths: (.*?)\. Writing any other path/m.exec(p)?.[1] ?? '';
-  if (!rule.split(', ').includes('package.json'))
+  if (!writable(p).includes('package.json'))
     return {
       text: JSON.stringify({ files: [], needsFiles: ['package.json'], summary: 'the bin entry' }),
     };
@@ -89,7 +91,7 @@ describe('a worker that needs a file outside its list', () => {
     expect(cli?.leaf?.draws.every((d) => d.status === 'valid')).toBe(true);
     expect(run.questions.map((q) => q.id)).toEqual(['q-root-veto']);
     // Its first workers were told the rule plainly.
-    const first = fake.requests.find((r) => r.prompt.includes('Task: Write the CLI'));
+    const first = fake.requests.find((r) => isTask(r.prompt, 'Write the CLI'));
     expect(first?.prompt).toContain(
       'Write only these paths: src/cli.js. Writing any other path discards your whole answer.',
     );

@@ -5,6 +5,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { atRoot, isTask, promptRole } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -27,11 +28,12 @@ const FILES: Record<string, string> = {
 
 function model(request: FakeGeminiRequest) {
   const p = request.prompt;
-  if (p.includes('Is this task minimal'))
+  const role = promptRole(request);
+  if (role === 'minimal')
     return {
-      text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
+      text: JSON.stringify({ minimal: !atRoot(p), reason: 'x' }),
     };
-  if (p.includes('Split this task'))
+  if (role === 'split')
     return {
       text: JSON.stringify({
         subtasks: [
@@ -53,10 +55,11 @@ function model(request: FakeGeminiRequest) {
         ambiguity: null,
       }),
     };
-  if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
-  if (p.includes('A proposal for this task'))
+  if (role === 'ballot' || role === 'blame')
+    return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
+  if (role === 'review')
     return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-  const tests = p.includes('Task: Test the math module');
+  const tests = isTask(p, 'Test the math module');
   return {
     text: JSON.stringify({
       files: [
@@ -88,14 +91,8 @@ describe('what prompts that reason about code are shown of a 20-file repository'
     const runId = await engine.create('a calculator library', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();
-    const roles = {
-      minimal: 'Is this task minimal',
-      split: 'Split this task',
-      worker: 'Reply as JSON {"files"',
-      review: 'A proposal for this task',
-    };
-    for (const [role, marker] of Object.entries(roles)) {
-      const prompts = fake.requests.filter((r) => r.prompt.includes(marker));
+    for (const role of ['minimal', 'split', 'worker', 'review'] as const) {
+      const prompts = fake.requests.filter((r) => promptRole(r) === role);
       expect(prompts.length, role).toBeGreaterThan(0);
       for (const r of prompts) {
         expect(r.prompt, role).toContain('Repository map (every path');
@@ -105,7 +102,7 @@ describe('what prompts that reason about code are shown of a 20-file repository'
       }
     }
     const testWriter = fake.requests.filter(
-      (r) => r.prompt.includes(roles.worker) && r.prompt.includes('Task: Test the math module'),
+      (r) => promptRole(r) === 'worker' && isTask(r.prompt, 'Test the math module'),
     );
     expect(testWriter.length).toBeGreaterThan(0);
     for (const r of testWriter) {

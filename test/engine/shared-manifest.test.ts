@@ -6,6 +6,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { atRoot, isIntegration, isTask, promptRole } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -17,11 +18,12 @@ const manifest = (deps: Record<string, string>) =>
 /** Two subtasks, each adding a dependency to package.json and a module of its own. */
 function model(request: FakeGeminiRequest) {
   const p = request.prompt;
-  if (p.includes('Is this task minimal'))
+  const role = promptRole(request);
+  if (role === 'minimal')
     return {
-      text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
+      text: JSON.stringify({ minimal: !atRoot(p), reason: 'x' }),
     };
-  if (p.includes('Split this task'))
+  if (role === 'split')
     return {
       text: JSON.stringify({
         subtasks: [
@@ -43,10 +45,11 @@ function model(request: FakeGeminiRequest) {
         ambiguity: null,
       }),
     };
-  if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
-  if (p.includes('A proposal for this task'))
+  if (role === 'ballot' || role === 'blame')
+    return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
+  if (role === 'review')
     return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-  const colour = p.includes('Task: Colour the output');
+  const colour = isTask(p, 'Colour the output');
   return {
     text: JSON.stringify({
       files: colour
@@ -81,7 +84,7 @@ describe('a shared manifest', () => {
     expect(outcome.error).toBeUndefined();
     expect(outcome.status).toBe('done');
     expect(events.filter((e) => e.type === 'merge-conflict')).toEqual([]);
-    expect(fake.requests.some((r) => r.prompt.includes('Task: Integrate'))).toBe(false);
+    expect(fake.requests.some((r) => isIntegration(r.prompt))).toBe(false);
     expect(JSON.parse(git(dir, 'show', 'main:package.json'))).toEqual({
       ...BASE,
       dependencies: { commander: '^14.0.0', chalk: '^5.3.0', yaml: '^2.5.0' },

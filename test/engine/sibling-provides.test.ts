@@ -3,6 +3,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { isTask, promptRole } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 const fakeGemini = useFakeGemini();
@@ -19,9 +20,10 @@ function scripted() {
   let splits = 0;
   return (request: FakeGeminiRequest) => {
     const p = request.prompt;
-    if (p.includes('Is this task minimal'))
-      return { text: JSON.stringify({ minimal: p.includes('Task: Write the'), reason: 'x' }) };
-    if (p.includes('Split this task')) {
+    const role = promptRole(request);
+    if (role === 'minimal')
+      return { text: JSON.stringify({ minimal: isTask(p, 'Write the'), reason: 'x' }) };
+    if (role === 'split') {
       splits += 1;
       return {
         text: JSON.stringify({
@@ -47,10 +49,11 @@ function scripted() {
         }),
       };
     }
-    if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
-    if (p.includes('A proposal for this task'))
+    if (role === 'ballot' || role === 'blame')
+      return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
+    if (role === 'review')
       return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-    const path = p.includes('Task: Write the parser') ? 'src/parse.js' : 'src/cli.js';
+    const path = isTask(p, 'Write the parser') ? 'src/parse.js' : 'src/cli.js';
     return {
       text: JSON.stringify({ files: [{ path, content: `// ${path}\n` }], summary: path }),
     };
@@ -72,9 +75,7 @@ describe('what subtasks promise each other', () => {
     // settled by agreement, no ballot.
     const split = run.nodes['root']?.split;
     // (The scripted planner alternates the two wordings: two samples or more saw both.)
-    expect(
-      fake.requests.filter((r) => r.prompt.includes('Split this task')).length,
-    ).toBeGreaterThan(1);
+    expect(fake.requests.filter((r) => promptRole(r) === 'split').length).toBeGreaterThan(1);
     expect(split?.ballots).toEqual([]);
     expect(new Set(split?.draws.filter((d) => d.status === 'valid').map((d) => d.key)).size).toBe(
       1,
@@ -85,16 +86,15 @@ describe('what subtasks promise each other', () => {
     expect(PARSER_PROVIDES).toContain(promised);
 
     const workerPrompt = (title: string) =>
-      fake.requests.find(
-        (r) => r.prompt.includes(`Task: ${title}`) && r.prompt.includes('Include only files'),
-      )?.prompt ?? '';
+      fake.requests.find((r) => isTask(r.prompt, title) && promptRole(r) === 'worker')?.prompt ??
+      '';
     const cli = workerPrompt('Write the CLI');
     expect(cli).toContain(
       `Other subtasks of the same plan, done by others (use what they promise, do not do their work):\n- Write the parser: provides ${promised}`,
     );
     expect(workerPrompt('Write the parser')).toContain(`- Write the CLI: provides ${CLI_PROVIDES}`);
     // The planner was asked for it.
-    const asked = fake.requests.find((r) => r.prompt.includes('Split this task'))?.prompt ?? '';
+    const asked = fake.requests.find((r) => promptRole(r) === 'split')?.prompt ?? '';
     expect(asked).toMatch(/"provides" \(what it promises the other subtasks/);
   });
 });

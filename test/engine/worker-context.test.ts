@@ -7,6 +7,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { atRoot, isTask, promptRole } from '../helpers/prompts.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -20,11 +21,12 @@ const FIXTURES = `export const FIXTURES = [\n${'  "a fixture line that takes roo
 /** A model that splits the idea in two (the second subtask depends on the first) and writes both. */
 function scripted(request: FakeGeminiRequest): FakeGeminiReply {
   const p = request.prompt;
-  if (p.includes('Is this task minimal'))
+  const role = promptRole(request);
+  if (role === 'minimal')
     return {
-      text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
+      text: JSON.stringify({ minimal: !atRoot(p), reason: 'x' }),
     };
-  if (p.includes('Split this task'))
+  if (role === 'split')
     return {
       text: JSON.stringify({
         subtasks: [
@@ -47,11 +49,12 @@ function scripted(request: FakeGeminiRequest): FakeGeminiReply {
         ambiguity: null,
       }),
     };
-  if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
-  if (p.includes('A proposal for this task'))
+  if (role === 'ballot' || role === 'blame')
+    return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
+  if (role === 'review')
     return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-  if (p.includes('Reply as JSON {"files"')) {
-    const lib = p.includes('Task: Write the slug library');
+  if (role === 'worker') {
+    const lib = isTask(p, 'Write the slug library');
     return {
       text: JSON.stringify({
         files: [
@@ -103,7 +106,7 @@ describe('the worker sees what a careful engineer would (a scripted Gemini check
     await collecting;
     expect(outcome.status).toBe('done');
 
-    const split = fake.requests.find((r) => r.prompt.includes('Split this task'));
+    const split = fake.requests.find((r) => promptRole(r) === 'split');
     expect(split?.prompt).toContain('The repository as it is now:');
     // The root's scope is the whole repository: its files whole, and the map.
     expect(split?.prompt).toContain('=== docs/notes.py ===\ndef helper(x: int) -> int:\n');
@@ -112,8 +115,7 @@ describe('the worker sees what a careful engineer would (a scripted Gemini check
     );
 
     const cli = fake.requests.filter(
-      (r) =>
-        r.prompt.includes('Task: Write the CLI') && r.prompt.includes('Reply as JSON {"files"'),
+      (r) => isTask(r.prompt, 'Write the CLI') && promptRole(r) === 'worker',
     );
     expect(cli.length).toBeGreaterThan(0);
     for (const r of cli) {
@@ -135,9 +137,7 @@ describe('the worker sees what a careful engineer would (a scripted Gemini check
     }
     // The library's own prompt cannot see the CLI's files, which do not exist yet.
     const lib = fake.requests.find(
-      (r) =>
-        r.prompt.includes('Task: Write the slug library') &&
-        r.prompt.includes('Reply as JSON {"files"'),
+      (r) => isTask(r.prompt, 'Write the slug library') && promptRole(r) === 'worker',
     );
     expect(lib?.prompt).not.toContain('Files changed by the subtasks this one builds on');
 

@@ -3,6 +3,7 @@ import type {
   GenerateResult,
   LanguageModel,
 } from '../../src/ports/language-model.js';
+import { atRoot, ballotOptions, isTask, promptRole } from './prompts.js';
 
 /** The server's check: it reads the configuration, if any, and refuses a port that is not a number. */
 export const SERVER_CHECK = 'node server.js';
@@ -32,17 +33,19 @@ export class ConfigPortModel implements LanguageModel {
   blames = 0;
 
   generate(request: GenerateRequest): Promise<GenerateResult> {
-    return Promise.resolve({ text: this.#answer(request.prompt), finishReason: 'stop' });
+    return Promise.resolve({ text: this.#answer(request), finishReason: 'stop' });
   }
 
-  #answer(p: string): string {
-    const service = p.includes('Task: Set up the service');
-    if (p.includes('Is this task minimal'))
+  #answer(request: GenerateRequest): string {
+    const p = request.prompt;
+    const role = promptRole(request);
+    const service = isTask(p, 'Set up the service');
+    if (role === 'minimal')
       return JSON.stringify({
-        minimal: !p.includes('Decomposition depth: 0') && !service,
+        minimal: !atRoot(p) && !service,
         reason: 'x',
       });
-    if (p.includes('Split this task'))
+    if (role === 'split')
       return JSON.stringify({
         subtasks: service
           ? [
@@ -83,25 +86,21 @@ export class ConfigPortModel implements LanguageModel {
             ],
         ambiguity: null,
       });
-    if (p.includes('most likely cause of these failures')) {
+    if (role === 'blame') {
       this.blames += 1;
-      const options = [
-        ...p.matchAll(/=== Option ([A-Z]) ===\n([\s\S]*?)(?==== Option |\nReply as JSON|$)/g),
-      ];
-      const string = options.find((o) => o[2]?.includes('"port": "8080"'));
-      return JSON.stringify({ choice: string?.[1] ?? 'A', reason: 'the port is a string' });
+      const options = ballotOptions(p);
+      const string = options.find((o) => o.content.includes('"port": "8080"'));
+      return JSON.stringify({ choice: string?.label ?? 'A', reason: 'the port is a string' });
     }
-    if (p.includes('write one acceptance test'))
-      return JSON.stringify({ test: null, reason: 'the planned check decides' });
-    if (p.includes('write one probe'))
-      return JSON.stringify({ probe: null, reason: 'nothing to probe' });
-    if (p.includes('"choice"')) return JSON.stringify({ choice: 'A', reason: 'x' });
-    if (p.includes('A proposal for this task'))
+    if (role === 'test') return JSON.stringify({ test: null, reason: 'the planned check decides' });
+    if (role === 'probe') return JSON.stringify({ probe: null, reason: 'nothing to probe' });
+    if (role === 'ballot') return JSON.stringify({ choice: 'A', reason: 'x' });
+    if (role === 'review')
       return JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
-    if (p.includes('Reply as JSON {"files"')) {
-      const file = p.includes('Task: Write the configuration')
+    if (role === 'worker') {
+      const file = isTask(p, 'Write the configuration')
         ? { path: 'config.json', content: config(this.blames > 0 ? 8080 : '8080') }
-        : p.includes('Task: Write the README')
+        : isTask(p, 'Write the README')
           ? { path: 'README.md', content: '# Service\n\nStart it with `node server.js`.\n' }
           : { path: 'server.js', content: SERVER };
       return JSON.stringify({ files: [file], summary: `Write ${file.path}` });

@@ -1,4 +1,5 @@
 import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { atRoot, ballotOptions, isIntegration, isTask, promptRole } from './prompts.js';
 
 /** The two versions of the integrated file the scripted model writes (first draw, later draws). */
 export const INTEGRATED = [
@@ -18,17 +19,18 @@ let integrations = 0;
  */
 export function conflictModel(request: FakeGeminiRequest): FakeGeminiReply {
   const p = request.prompt;
+  const role = promptRole(request);
   // The acceptance-test role (checks on): no behaviour to test here, the planned checks decide.
   // The probe role (checks on): nothing to probe here, candidates vote by their text.
-  if (p.includes('write one probe'))
+  if (role === 'probe')
     return { text: JSON.stringify({ probe: null, reason: 'nothing to probe' }) };
-  if (p.includes('write one acceptance test'))
+  if (role === 'test')
     return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
-  if (p.includes('Is this task minimal'))
+  if (role === 'minimal')
     return {
-      text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
+      text: JSON.stringify({ minimal: !atRoot(p), reason: 'x' }),
     };
-  if (p.includes('Split this task'))
+  if (role === 'split')
     return {
       text: JSON.stringify({
         subtasks: [
@@ -52,16 +54,14 @@ export function conflictModel(request: FakeGeminiRequest): FakeGeminiReply {
         ambiguity: null,
       }),
     };
-  if (p.includes('"choice"')) {
-    const options = [
-      ...p.matchAll(/=== Option ([A-Z]) ===\n([\s\S]*?)(?==== Option |\nReply as JSON)/g),
-    ];
-    const v2 = options.find((o) => (o[2] ?? '').includes('integration v2'));
-    return { text: JSON.stringify({ choice: v2?.[1] ?? options[0]?.[1] ?? 'A', reason: 'x' }) };
+  if (role === 'ballot' || role === 'blame') {
+    const options = ballotOptions(p);
+    const v2 = options.find((o) => o.content.includes('integration v2'));
+    return { text: JSON.stringify({ choice: v2?.label ?? options[0]?.label ?? 'A', reason: 'x' }) };
   }
-  if (p.includes('A proposal for this task')) {
+  if (role === 'review') {
     const integration = p.includes('integration v');
-    const onTask = /^Task: Integrate /m.test(p);
+    const onTask = isIntegration(p);
     return {
       text: JSON.stringify(
         integration && !onTask
@@ -70,10 +70,10 @@ export function conflictModel(request: FakeGeminiRequest): FakeGeminiReply {
       ),
     };
   }
-  if (p.includes('Reply as JSON {"files"')) {
-    const content = /^Task: Integrate /m.test(p)
+  if (role === 'worker') {
+    const content = isIntegration(p)
       ? INTEGRATED[integrations++ % 2]
-      : p.includes('Task: Add the greeting')
+      : isTask(p, 'Add the greeting')
         ? 'def greet():\n    return "hello"\n'
         : 'def farewell():\n    return "bye"\n';
     return { text: JSON.stringify({ files: [{ path: 'app.py', content }], summary: 'app.py' }) };

@@ -3,6 +3,7 @@ import type {
   GenerateResult,
   LanguageModel,
 } from '../../src/ports/language-model.js';
+import { atRoot, ballotOptions, isTask, promptRole } from './prompts.js';
 
 /** The person's check of the whole product: it imports the module as an ES module. */
 export const ESM_CHECK = `node --input-type=module -e "import { greet } from './src/greet.js'; if (greet('x') !== 'hello x') process.exit(1)"`;
@@ -43,13 +44,14 @@ export class EsmManifestModel implements LanguageModel {
   constructor(readonly options: { readonly stubborn?: boolean } = {}) {}
 
   generate(request: GenerateRequest): Promise<GenerateResult> {
-    return Promise.resolve({ text: this.#answer(request.prompt), finishReason: 'stop' });
+    return Promise.resolve({ text: this.#answer(request), finishReason: 'stop' });
   }
 
-  #answer(p: string): string {
-    if (p.includes('Is this task minimal'))
-      return JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' });
-    if (p.includes('Split this task'))
+  #answer(request: GenerateRequest): string {
+    const p = request.prompt;
+    const role = promptRole(request);
+    if (role === 'minimal') return JSON.stringify({ minimal: !atRoot(p), reason: 'x' });
+    if (role === 'split')
       return JSON.stringify({
         subtasks: [
           {
@@ -71,28 +73,25 @@ export class EsmManifestModel implements LanguageModel {
         ],
         ambiguity: null,
       });
-    if (p.includes('most likely cause of these failures')) {
+    if (role === 'blame') {
       this.blames += 1;
-      const options = [
-        ...p.matchAll(/=== Option ([A-Z]) ===\n([\s\S]*?)(?==== Option |\nReply as JSON|$)/g),
-      ];
-      const manifestOption = options.find((o) => o[2]?.includes('package.json'));
-      return JSON.stringify({ choice: manifestOption?.[1] ?? 'A', reason: 'the manifest' });
+      const options = ballotOptions(p);
+      const manifestOption = options.find((o) => o.content.includes('package.json'));
+      return JSON.stringify({ choice: manifestOption?.label ?? 'A', reason: 'the manifest' });
     }
-    if (p.includes('write one acceptance test'))
+    if (role === 'test')
       return JSON.stringify(
-        p.includes('Task: Write the greeting module')
+        isTask(p, 'Write the greeting module')
           ? { test: GREET_TEST, reason: 'greet is exported' }
           : { test: null, reason: 'a manifest' },
       );
     // The probe role (votes on behaviour): nothing to probe, candidates vote by their text.
-    if (p.includes('write one probe'))
-      return JSON.stringify({ probe: null, reason: 'nothing to probe' });
-    if (p.includes('"choice"')) return JSON.stringify({ choice: 'A', reason: 'x' });
-    if (p.includes('A proposal for this task'))
+    if (role === 'probe') return JSON.stringify({ probe: null, reason: 'nothing to probe' });
+    if (role === 'ballot') return JSON.stringify({ choice: 'A', reason: 'x' });
+    if (role === 'review')
       return JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
-    if (p.includes('Reply as JSON {"files"')) {
-      const file = p.includes('Task: Set up the package')
+    if (role === 'worker') {
+      const file = isTask(p, 'Set up the package')
         ? {
             path: 'package.json',
             content:

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { Run } from '../../src/core/tree/schema.js';
 import { summarise } from '../../src/engine/summary.js';
 import type { FakeAgentContext, FakeAgentScript, FakeJules } from '../../src/testing/fake-jules.js';
+import { taskTitle } from './prompts.js';
 
 /**
  * A fake Jules agent writing the first file the prompt names (`index.md` in a folder); by slot: 1 fails, 2 sends a patch
@@ -10,7 +11,7 @@ import type { FakeAgentContext, FakeAgentScript, FakeJules } from '../../src/tes
 export function slotAgent(context: FakeAgentContext): FakeAgentScript {
   const named = /^Files: ([^,\n]+)/m.exec(context.prompt)?.[1] ?? 'NOTES.md';
   const file = named.endsWith('/') ? `${named}index.md` : named;
-  const title = /^Task: (.+)$/m.exec(context.prompt)?.[1] ?? 'task';
+  const title = taskTitle(context.prompt) ?? 'task';
   const slot = Number(/cand-(\d+)$/.exec(context.title)?.[1] ?? '0');
   if (slot === 1) return { fail: 'The environment could not be set up.' };
   if (slot === 2)

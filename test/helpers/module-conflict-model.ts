@@ -3,6 +3,7 @@ import type {
   GenerateResult,
   LanguageModel,
 } from '../../src/ports/language-model.js';
+import { atRoot, ballotOptions, isIntegration, isTask, promptRole } from './prompts.js';
 
 /** The module both subtasks write: an add/add conflict when the second is merged. */
 export const MODULE = 'src/index.mjs';
@@ -32,13 +33,14 @@ export class ModuleConflictModel implements LanguageModel {
   integrations = 0;
 
   generate(request: GenerateRequest): Promise<GenerateResult> {
-    return Promise.resolve({ text: this.#answer(request.prompt), finishReason: 'stop' });
+    return Promise.resolve({ text: this.#answer(request), finishReason: 'stop' });
   }
 
-  #answer(p: string): string {
-    if (p.includes('Is this task minimal'))
-      return JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' });
-    if (p.includes('Split this task'))
+  #answer(request: GenerateRequest): string {
+    const p = request.prompt;
+    const role = promptRole(request);
+    if (role === 'minimal') return JSON.stringify({ minimal: !atRoot(p), reason: 'x' });
+    if (role === 'split')
       return JSON.stringify({
         subtasks: [
           {
@@ -60,28 +62,24 @@ export class ModuleConflictModel implements LanguageModel {
         ],
         ambiguity: null,
       });
-    if (p.includes('most likely cause of these failures')) {
+    if (role === 'blame') {
       this.blames += 1;
-      const options = [
-        ...p.matchAll(/=== Option ([A-Z]) ===\n([\s\S]*?)(?==== Option |\nReply as JSON|$)/g),
-      ];
-      const cjs = options.find((o) => o[2]?.includes('require('));
-      return JSON.stringify({ choice: cjs?.[1] ?? 'A', reason: 'CommonJS in an ES module' });
+      const options = ballotOptions(p);
+      const cjs = options.find((o) => o.content.includes('require('));
+      return JSON.stringify({ choice: cjs?.label ?? 'A', reason: 'CommonJS in an ES module' });
     }
-    if (p.includes('write one acceptance test'))
-      return JSON.stringify({ test: null, reason: 'the planned check decides' });
-    if (p.includes('write one probe'))
-      return JSON.stringify({ probe: null, reason: 'nothing to probe' });
-    if (p.includes('"choice"')) return JSON.stringify({ choice: 'A', reason: 'x' });
-    if (p.includes('A proposal for this task'))
+    if (role === 'test') return JSON.stringify({ test: null, reason: 'the planned check decides' });
+    if (role === 'probe') return JSON.stringify({ probe: null, reason: 'nothing to probe' });
+    if (role === 'ballot') return JSON.stringify({ choice: 'A', reason: 'x' });
+    if (role === 'review')
       return JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
-    if (p.includes('Reply as JSON {"files"')) {
+    if (role === 'worker') {
       let content: string;
-      if (/^Task: Integrate /m.test(p)) {
+      if (isIntegration(p)) {
         // Both sides kept as written: the CommonJS side's exports stay if it wrote them.
         this.integrations += 1;
         content = `${GREET}\n${p.includes("require('node:util')") ? SHOUT_CJS : SHOUT_ESM}`;
-      } else if (p.includes('Task: Add greet')) content = GREET;
+      } else if (isTask(p, 'Add greet')) content = GREET;
       else content = this.blames > 0 ? SHOUT_ESM : SHOUT_CJS;
       return JSON.stringify({ files: [{ path: MODULE, content }], summary: `Write ${MODULE}` });
     }

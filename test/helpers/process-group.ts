@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -6,7 +6,7 @@ import {
   type FakeGitHub,
   type FakeGitHubOptions,
 } from '../../src/testing/fake-github.js';
-import { CLI, type MakerResult } from './cli.js';
+import { spawnMaker, type MakerResult } from './cli.js';
 import { DEFAULT_FAKE_OPTIONS } from './github.js';
 
 /** A `maker` process leading its own process group (so the whole group can be stopped at once). */
@@ -28,28 +28,18 @@ export function makerGroup(
   env: Record<string, string>,
   onStderr: (line: string) => void = () => undefined,
 ): MakerGroup {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+  const run = spawnMaker(args, { env, detached: true });
+  let partial = '';
+  run.child.stderr.on('data', (c: string) => {
+    const lines = (partial + c).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) onStderr(line);
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => {
-    const lines = (stderr.slice(stderr.lastIndexOf('\n') + 1) + c.toString()).split('\n');
-    stderr += c.toString();
-    for (const line of lines.slice(0, -1)) onStderr(line);
-  });
-  const ended = new Promise<MakerResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-  const pid = child.pid as number;
+  const { pid } = run;
   return {
     pid,
-    ended,
-    running: () => child.exitCode === null && child.signalCode === null,
+    ended: run.ended,
+    running: run.running,
     stopped: () => {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');

@@ -1,13 +1,15 @@
 import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { atRoot, isTask, promptRole } from './prompts.js';
 
 /** A scripted model playing every MAKER role, recognised by the prompt it gets. */
 export function projectModel(request: FakeGeminiRequest, index: number): FakeGeminiReply {
   const p = request.prompt;
-  if (p.includes('Is this task minimal'))
+  const role = promptRole(request);
+  if (role === 'minimal')
     return {
-      text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
+      text: JSON.stringify({ minimal: !atRoot(p), reason: 'x' }),
     };
-  if (p.includes('Split this task'))
+  if (role === 'split')
     return {
       text: JSON.stringify({
         subtasks: [
@@ -33,21 +35,22 @@ export function projectModel(request: FakeGeminiRequest, index: number): FakeGem
     };
   // The acceptance-test role: a README and a converter checked by `test -s` state no behaviour here.
   // The probe role (checks on): nothing to probe here, candidates vote by their text.
-  if (p.includes('write one probe'))
+  if (role === 'probe')
     return { text: JSON.stringify({ probe: null, reason: 'nothing to probe' }) };
-  if (p.includes('write one acceptance test'))
+  if (role === 'test')
     return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
-  if (p.includes('"choice"')) return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
-  if (p.includes('A proposal for this task'))
+  if (role === 'ballot' || role === 'blame')
+    return { text: JSON.stringify({ choice: 'A', reason: 'x' }) };
+  if (role === 'review')
     return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-  if (p.includes('Reply as JSON {"files"')) {
+  if (role === 'worker') {
     // Every fourth worker answer is malformed or cut off: those are red-flagged and replaced.
     if (index % 4 === 3)
       return {
         text: '{"files": [{"path": "src/convert.py", "content": "impo',
         finishReason: 'MAX_TOKENS',
       };
-    const converter = p.includes('Task: Write the converter');
+    const converter = isTask(p, 'Write the converter');
     return {
       text: JSON.stringify({
         files: [

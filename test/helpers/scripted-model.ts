@@ -3,6 +3,7 @@ import type {
   GenerateResult,
   LanguageModel,
 } from '../../src/ports/language-model.js';
+import { ballotOptions, promptRole, touchable } from './prompts.js';
 
 /** What the scripted model answers, by role; `slot` is the draw's slot within its vote. */
 export interface Script {
@@ -38,8 +39,9 @@ export class ScriptedModel implements LanguageModel {
         finishReason: 'stop',
         outputTokens: 50,
       });
-    if (p.includes('Is this task minimal')) return reply({ minimal: node !== 'root', reason: 'x' });
-    if (p.includes('Split this task'))
+    const role = promptRole(request);
+    if (role === 'minimal') return reply({ minimal: node !== 'root', reason: 'x' });
+    if (role === 'split')
       return reply(
         this.#script.split?.(slot) ?? {
           subtasks: [
@@ -49,17 +51,13 @@ export class ScriptedModel implements LanguageModel {
           ambiguity: null,
         },
       );
-    if (p.includes('"choice"')) {
+    if (role === 'ballot' || role === 'blame') {
       this.ballots.push(p);
-      const options = [
-        ...p.matchAll(/=== Option ([A-Z]) ===\n([^]*?)(?=\n\n=== Option|\n\nReply as JSON)/g),
-      ].map((m) => ({ label: m[1] ?? '', content: m[2] ?? '' }));
-      return reply({ choice: this.#script.judge?.(options) ?? 'A', reason: 'judged' });
+      return reply({ choice: this.#script.judge?.(ballotOptions(p)) ?? 'A', reason: 'judged' });
     }
-    if (p.includes('A proposal for this task'))
-      return reply({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
-    if (p.includes('Reply as JSON {"files"')) {
-      const path = /Files it may touch: ([^\s,]+)/.exec(p)?.[1] ?? 'src/out.js';
+    if (role === 'review') return reply({ verdict: 'ok', confidence: 0.9, reason: 'fine' });
+    if (role === 'worker') {
+      const path = touchable(p)[0] ?? 'src/out.js';
       const content = this.#script.code === undefined ? SUMS.loop : this.#script.code(node, slot);
       if (content === null) return reply('I could not finish this.');
       return reply({

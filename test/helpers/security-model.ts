@@ -1,4 +1,5 @@
 import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import { atRoot, ballotOptions, isTask, promptRole } from './prompts.js';
 
 /** One subtask of the scripted plan, and what its worker writes. */
 export interface ScriptedSubtask {
@@ -30,18 +31,19 @@ export function scriptedModel(
   const answers = new Map<string, number>();
   const respond = (request: FakeGeminiRequest): FakeGeminiReply => {
     const p = request.prompt;
+    const role = promptRole(request);
     prompts.push(`${request.system ?? ''}\n${p}`);
     // The acceptance-test role (checks on): no behaviour to test here, the planned checks decide.
     // The probe role (checks on): nothing to probe here, candidates vote by their text.
-    if (p.includes('write one probe'))
+    if (role === 'probe')
       return { text: JSON.stringify({ probe: null, reason: 'nothing to probe' }) };
-    if (p.includes('write one acceptance test'))
+    if (role === 'test')
       return { text: JSON.stringify({ test: null, reason: 'no behaviour to test' }) };
-    if (p.includes('Is this task minimal'))
+    if (role === 'minimal')
       return {
-        text: JSON.stringify({ minimal: !p.includes('Decomposition depth: 0'), reason: 'x' }),
+        text: JSON.stringify({ minimal: !atRoot(p), reason: 'x' }),
       };
-    if (p.includes('Split this task'))
+    if (role === 'split')
       return {
         text: JSON.stringify({
           subtasks: subtasks.map((s) => ({
@@ -55,16 +57,16 @@ export function scriptedModel(
           ambiguity: null,
         }),
       };
-    if (p.includes('"choice"')) {
-      const preferred = [...p.matchAll(/=== Option ([A-Z]) ===\n([\s\S]*?)(?====|$)/g)].find(
-        (m) => options.prefer !== undefined && (m[2] ?? '').includes(options.prefer),
+    if (role === 'ballot' || role === 'blame') {
+      const preferred = ballotOptions(p).find(
+        (o) => options.prefer !== undefined && o.content.includes(options.prefer),
       );
-      return { text: JSON.stringify({ choice: preferred?.[1] ?? 'A', reason: 'x' }) };
+      return { text: JSON.stringify({ choice: preferred?.label ?? 'A', reason: 'x' }) };
     }
-    if (p.includes('A proposal for this task'))
+    if (role === 'review')
       return { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) };
-    if (p.includes('Reply as JSON {"files"')) {
-      const subtask = subtasks.find((s) => p.includes(`Task: ${s.title.split('\n')[0] ?? ''}`));
+    if (role === 'worker') {
+      const subtask = subtasks.find((s) => isTask(p, s.title.split('\n')[0] ?? ''));
       if (subtask === undefined) return { status: 400, message: 'no such subtask' };
       const n = answers.get(subtask.title) ?? 0;
       answers.set(subtask.title, n + 1);

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnMaker } from '../helpers/cli.js';
 
-export const CLI = join(process.cwd(), 'dist', 'maker.js');
+export { CLI } from '../helpers/cli.js';
 
 /** The bundled CLI as a child process, with what it printed so far and a way to stop it. */
 export interface CliProcess {
@@ -17,11 +17,16 @@ export interface CliProcess {
 }
 
 export function startCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
+  const run = spawnMaker(args, { env, stdin: true });
+  const child = run.child as ChildProcessWithoutNullStreams;
+  const out = {
+    get stdout() {
+      return run.stdout();
+    },
+    get stderr() {
+      return run.stderr();
+    },
+  };
   const waiters: { stream: 'stdout' | 'stderr'; pattern: RegExp; resolve: (s: string) => void }[] =
     [];
   const check = () => {
@@ -33,8 +38,8 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
       }
     }
   };
-  child.stdout.setEncoding('utf8').on('data', (c: string) => ((out.stdout += c), check()));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => ((out.stderr += c), check()));
+  child.stdout.on('data', check);
+  child.stderr.on('data', check);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     child,
