@@ -1,7 +1,7 @@
 import type { HeldSlot } from './semaphore.js';
 import { escapeControls } from '../core/text.js';
 import { makeRedactor, MakerError, type Redactor } from '../core/errors.js';
-import type { ModelResponse } from '../core/red-flags.js';
+import type { ModelResponse } from '../core/red-flags/index.js';
 import type { Question, Run, StateFile, TreeNode } from '../core/tree/schema.js';
 import { describeCheckEnvironment, type CheckEnvironment } from '../core/checks.js';
 import { billedTokens, type GenerateResult } from '../ports/language-model.js';
