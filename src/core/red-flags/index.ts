@@ -1,5 +1,4 @@
 import type { CandidatePolicy, TreeChange, WrittenContent } from '../candidate-policy.js';
-import { normalizeRepoPath } from '../paths.js';
 import type { RedFlag } from '../voting/types.js';
 import {
   acceptanceTestFailedRule,
@@ -19,7 +18,7 @@ import {
 import { ballotChoiceRule, formatRule, missingCheckRule, PROGRAM_RULES } from './planner-rules.js';
 import { PARSE_RULES, RESPONSE_RULES, type ResponseInput } from './response-rules.js';
 import { runRules, type AnyFlagRule, type RedFlagScope } from './rule.js';
-import { TREE_RULES } from './tree-rules.js';
+import { TREE_RULES, treeInput } from './tree-rules.js';
 
 export * from './check-rules.js';
 export * from './content-rules.js';
@@ -79,12 +78,7 @@ export function treeRedFlags(
   policy: CandidatePolicy,
   baseSymlinks: ReadonlySet<string> = new Set(),
 ): RedFlag[] {
-  const safe = changes.filter((c) => {
-    const normal = normalizeRepoPath(c.path);
-    return normal.ok && normal.path === c.path;
-  });
-  const written = safe.filter((c) => c.status !== 'deleted');
-  return runRules(TREE_RULES, { changes, safe, written, policy, baseSymlinks });
+  return runRules(TREE_RULES, treeInput(changes, policy, baseSymlinks));
 }
 
 /**

@@ -24,6 +24,20 @@ export interface TreeInput {
   readonly baseSymlinks: ReadonlySet<string>;
 }
 
+/** The tree input of `changes`: which of them are safe, and which of those write. */
+export function treeInput(
+  changes: readonly TreeChange[],
+  policy: CandidatePolicy,
+  baseSymlinks: ReadonlySet<string> = new Set(),
+): TreeInput {
+  const safe = changes.filter((c) => {
+    const normal = normalizeRepoPath(c.path);
+    return normal.ok && normal.path === c.path;
+  });
+  const written = safe.filter((c) => c.status !== 'deleted');
+  return { changes, safe, written, policy, baseSymlinks };
+}
+
 /** A tree rule that names the offending paths in one flag. */
 function pathsRule(
   id: string,
