@@ -1,6 +1,6 @@
 import { patchRedFlags } from '../patch.js';
 import type { Sample } from '../voting/types.js';
-import type { FlagRule } from './rule.js';
+import type { AnyFlagRule, FlagRule } from './rule.js';
 
 /** A review flags a candidate only when it is at least this sure. */
 export const REVIEW_THRESHOLD = 0.8;
@@ -114,3 +114,13 @@ export const reopenEvidenceRule: FlagRule<ReopenInput> = {
           },
         ],
 };
+
+/** The rules of checks run on a candidate, in the order the registry lists them. */
+export const CHECK_RULES: readonly AnyFlagRule[] = [
+  oversizedPatchRule,
+  checkFailedRule,
+  acceptanceTestFailedRule,
+  llmReviewRule,
+  reopenedResultRule,
+  reopenEvidenceRule,
+];

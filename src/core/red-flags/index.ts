@@ -1,21 +1,9 @@
 import type { CandidatePolicy, TreeChange, WrittenContent } from '../candidate-policy.js';
 import type { RedFlag } from '../voting/types.js';
-import {
-  acceptanceTestFailedRule,
-  checkFailedRule,
-  llmReviewRule,
-  oversizedPatchRule,
-  reopenEvidenceRule,
-  reopenedResultRule,
-} from './check-rules.js';
+import { CHECK_RULES } from './check-rules.js';
 import { CONTENT_RULES, contentInput, EDIT_FORMAT_RULES } from './content-rules.js';
-import {
-  doesNotApplyRule,
-  duplicatePathRule,
-  FAILURE_RULES,
-  treeBuildFailedRule,
-} from './output-rules.js';
-import { ballotChoiceRule, formatRule, missingCheckRule, PROGRAM_RULES } from './planner-rules.js';
+import { OUTPUT_RULES } from './output-rules.js';
+import { PLANNER_RULES } from './planner-rules.js';
 import { PARSE_RULES, RESPONSE_RULES, type ResponseInput } from './response-rules.js';
 import { runRules, type AnyFlagRule, type RedFlagScope } from './rule.js';
 import { TREE_RULES, treeInput } from './tree-rules.js';
@@ -31,29 +19,18 @@ export * from './tree-rules.js';
 
 /**
  * Every red-flag rule the product has, by scope. A flag's `rule` is always one of these ids (a
- * worker may name its own failure: only Jules's `session-stuck` exists). Add a rule to its scope's
- * list in its scope's file; this list and `maker doctor --rules` pick it up.
+ * worker may name its own failure: only Jules's `session-stuck` exists). A new rule goes in its
+ * scope's file and that file's list; this registry and `maker doctor --rules` pick it up.
  */
 export const RED_FLAG_RULES: readonly AnyFlagRule[] = [
   ...RESPONSE_RULES,
   ...PARSE_RULES,
-  ballotChoiceRule,
-  formatRule,
-  ...FAILURE_RULES,
-  duplicatePathRule,
-  doesNotApplyRule,
-  treeBuildFailedRule,
-  missingCheckRule,
-  ...PROGRAM_RULES,
+  ...PLANNER_RULES,
+  ...OUTPUT_RULES,
   ...TREE_RULES,
   ...CONTENT_RULES,
   ...EDIT_FORMAT_RULES,
-  oversizedPatchRule,
-  checkFailedRule,
-  acceptanceTestFailedRule,
-  llmReviewRule,
-  reopenedResultRule,
-  reopenEvidenceRule,
+  ...CHECK_RULES,
 ];
 
 /** The rules of one scope, in the order the registry lists them. */

@@ -2,7 +2,7 @@ import { editSizes, oversized, patchSizes } from '../candidate-sizes.js';
 import { LIMITS } from '../limits.js';
 import { normalizeRepoPath, showPath } from '../paths.js';
 import type { RedFlag } from '../voting/types.js';
-import type { FlagRule } from './rule.js';
+import type { AnyFlagRule, FlagRule } from './rule.js';
 import { tooManyFilesFlag, unsafePathFlag } from './tree-rules.js';
 
 /** One whole-file edit a worker returns (`content: null` deletes the file). */
@@ -158,4 +158,12 @@ export const FAILURE_RULES: readonly FlagRule<OutputInput>[] = [
   needsFilesRule,
   sessionStuckRule,
   workerFailedRule,
+];
+
+/** The rules of a worker's output, as the registry lists them. */
+export const OUTPUT_RULES: readonly AnyFlagRule[] = [
+  ...FAILURE_RULES,
+  duplicatePathRule,
+  doesNotApplyRule,
+  treeBuildFailedRule,
 ];

@@ -1,7 +1,7 @@
 import { testAnswerFlags, type AcceptanceTest } from '../acceptance-test.js';
 import { probeAnswerFlags, type Probe } from '../probe.js';
 import type { RedFlag } from '../voting/types.js';
-import type { FlagRule } from './rule.js';
+import type { AnyFlagRule, FlagRule } from './rule.js';
 
 /** The subtasks of a proposed split that name no check, when the run runs checks. */
 export interface SplitInput {
@@ -86,3 +86,11 @@ export const formatRule: FlagRule<{ readonly malformed?: string | undefined }> =
     'A Towers-of-Hanoi answer not in the strict move/next-state format (benchmark only).',
   check: ({ malformed }) => (malformed === undefined ? [] : [formatFlag(malformed)]),
 };
+
+/** The rules of planners' and judges' answers beyond the response ones, as the registry lists them. */
+export const PLANNER_RULES: readonly AnyFlagRule[] = [
+  ballotChoiceRule,
+  formatRule,
+  missingCheckRule,
+  ...PROGRAM_RULES,
+];
