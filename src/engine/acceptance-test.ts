@@ -5,6 +5,7 @@ import {
   testKey,
   winningTest,
 } from '../core/acceptance-test.js';
+import { acceptanceTestFailedRule } from '../core/red-flags/index.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { RedFlag } from '../core/voting/types.js';
 import { failureDigest } from '../core/voting/test-contest.js';
@@ -19,7 +20,7 @@ import { plannerSampling } from './sampling.js';
 import { exactVote, tally, type DrawResult } from './votes.js';
 
 /** The red-flag rule of a candidate that fails its leaf's acceptance test. */
-export const TEST_FAILED = 'acceptance-test-failed';
+export const TEST_FAILED = acceptanceTestFailedRule.id;
 
 /**
  * Issue #36's second part: before a leaf's code is sampled, an acceptance test is sampled from its
@@ -193,13 +194,10 @@ export async function acceptanceFlag(
   const test = keptTest(n);
   if (test === undefined || !checksRun(ctx.run)) return undefined;
   const { result, output } = await testOnWhole(ctx, tree, test);
-  return result.ok
-    ? undefined
-    : {
-        flag: {
-          rule: TEST_FAILED,
-          message: `The acceptance test voted from the criteria, \`${test.command}\`, failed: ${failureExcerpt(result.output)}`,
-        },
-        failure: failureDigest(output),
-      };
+  const [flag] = acceptanceTestFailedRule.check({
+    command: test.command,
+    ok: result.ok,
+    excerpt: result.ok ? '' : failureExcerpt(result.output),
+  });
+  return flag === undefined ? undefined : { flag, failure: failureDigest(output) };
 }

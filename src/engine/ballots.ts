@@ -1,4 +1,5 @@
 import { hashString, shuffle, uniform } from '../core/random.js';
+import { ballotChoiceRule } from '../core/red-flags/index.js';
 import type { VoteClass } from '../core/voting/classes.js';
 import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
 import type { Draw, TreeNode, VoteRecord } from '../core/tree/schema.js';
@@ -62,12 +63,10 @@ export function castBallots(
             return chosen === undefined
               ? {
                   ok: false as const,
-                  flags: [
-                    {
-                      rule: 'ballot-choice',
-                      message: `The judge chose "${r.key}", which is not an option.`,
-                    },
-                  ],
+                  flags: ballotChoiceRule.check({
+                    choice: r.key,
+                    options: labelled.map((o) => o.label),
+                  }),
                 }
               : { ok: true as const, key: chosen.key, value: chosen.label, summary: r.summary };
           });

@@ -1,26 +1,31 @@
-import {
-  ancestors,
-  contentRedFlags,
-  treeRedFlags,
-  type TreeChange,
-} from '../core/candidate-policy.js';
-import { editSizes, oversized, patchSizes } from '../core/candidate-sizes.js';
+import type { TreeChange } from '../core/candidate-policy.js';
+import { ancestors } from '../core/candidate-policy.js';
 import { credentialFlags } from '../core/credential-scan.js';
-import { LIMITS } from '../core/limits.js';
 import { editFormatRedFlags } from '../core/edit-format.js';
 import { MakerError } from '../core/errors.js';
 import { patchRedFlags } from '../core/patch.js';
-import { normalizeRepoPath, showPath } from '../core/paths.js';
+import {
+  canonicalEdits,
+  checkFailedRule,
+  contentRedFlags,
+  doesNotApplyRule,
+  FAILURE_RULES,
+  llmReviewRule,
+  outputFlags,
+  responseFlags,
+  runRules,
+  treeBuildFailedRule,
+  treeRedFlags,
+} from '../core/red-flags/index.js';
 import { codeKeys, type CodeKeys } from '../core/voting/code-equivalence.js';
 import type { RedFlag } from '../core/voting/types.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { WorkerHooks, WorkerOutput, WorkerTask } from '../ports/worker.js';
-import type { FileEdit } from '../ports/workspace.js';
 import { acceptanceFlag } from './acceptance-test.js';
 import { testedBehaviour } from './acceptance-doubt.js';
 import { behaviourOf } from './probe.js';
 import { checksRun, failureExcerpt, runCheck, type CheckResult } from './checks.js';
-import { parseReview, REVIEW_THRESHOLD } from './parse.js';
+import { parseReview } from './parse.js';
 import { addCost, counted } from './cost.js';
 import type { RunContext } from './run-context.js';
 import type { HeldSlot } from './semaphore.js';
@@ -30,8 +35,9 @@ import { plannerSampling, samplingOf } from './sampling.js';
 /**
  * One code candidate, red-flagged. The worker's output becomes a tree at `task.baseCommit` (its
  * vote key), and everything is judged on that tree: any failure to build it, unsafe names, MAKER's
- * own files, modes, symlinks, sizes, scope and contents (`candidate-policy.ts`), then the size of
- * the change, an opt-in check, and a confident "suspect" from the LLM review, which judges it
+ * own files, modes, symlinks, sizes, scope and contents (the `output`, `tree` and `content` rules of
+ * `core/red-flags/`), then the size of the change, an opt-in check, the leaf's acceptance test, and
+ * a confident "suspect" from the LLM review, which judges it
  * against the task the worker was given (an integration's, not its node's). A candidate is data:
  * nothing here throws for what the worker produced.
  *
@@ -49,6 +55,80 @@ export async function codeCandidate(
   hooks: WorkerHooks = {},
   first?: HeldSlot,
 ): Promise<DrawResult> {
+  const out = await runWorker(ctx, n, task, slot, hooks, first);
+  const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
+  const flagged = (flags: readonly RedFlag[]): Extract<DrawResult, { ok: false }> => ({
+    ok: false,
+    flags,
+    ...externalId,
+  });
+  if (!out.ok) {
+    const flags = runRules(FAILURE_RULES, {
+      output: out,
+      maxFileBytes: ctx.run.config.maxFileBytes,
+    });
+    return out.needsFiles !== undefined && out.needsFiles.length > 0
+      ? { ...flagged(flags), needsFiles: out.needsFiles }
+      : flagged(flags);
+  }
+  const flags = responseFlags({
+    response: { text: '', finishReason: out.finishReason },
+    speaker: 'worker',
+  });
+  const built = await buildTree(ctx, task.baseCommit, out);
+  if (!built.ok) return flagged([...flags, ...built.flags]);
+  const { tree } = built;
+  const integration = task.integration;
+  flags.push(
+    ...(await policyFlags(ctx, task.baseCommit, tree, scope, integration?.conflicts ?? [], out)),
+  );
+  if (flags.length > 0) return flagged(flags);
+  const patch = await ctx.workspace.diff(task.baseCommit, tree);
+  flags.push(...patchRedFlags(patch, { maxChangedLines: ctx.run.config.maxChangedLines }));
+  const { check, flags: failed } =
+    flags.length === 0 && checksRun(ctx.run) ? await plannedChecks(ctx, n, task, tree) : NO_CHECK;
+  flags.push(...failed);
+  // The leaf's acceptance test, voted from its criteria, after its planned check passed.
+  const failedTest =
+    flags.length === 0 && integration === undefined
+      ? await acceptanceFlag(ctx, n, tree)
+      : undefined;
+  const checked = checkOf(check);
+  if (failedTest !== undefined)
+    return {
+      ...flagged([failedTest.flag]),
+      ...checked,
+      // Its tree: the test's vote, doubted, runs its rival tests on it (`agreedWithCode`).
+      tree,
+      contests: {
+        failure: failedTest.failure,
+        text: (await candidateKeys(ctx, task.baseCommit, tree)).alias,
+      },
+    };
+  if (flags.length === 0) flags.push(...(await reviewFlags(ctx, n, task, patch, slot)));
+  // A failing check keeps its tree: a later reopening replays the check on it.
+  if (flags.length > 0)
+    return { ...flagged(flags), ...checked, ...(check?.ok === false ? { tree } : {}) };
+  return {
+    ...(await accepted(ctx, n, task, tree)),
+    ...(out.summary === undefined ? {} : { summary: out.summary }),
+    ...externalId,
+    ...checked,
+  };
+}
+
+/**
+ * The worker's run for one candidate, counted on the node: in a paid slot unless the worker limits
+ * itself, in `first` when the caller holds one.
+ */
+async function runWorker(
+  ctx: RunContext,
+  n: TreeNode,
+  task: WorkerTask,
+  slot: number,
+  hooks: WorkerHooks,
+  first: HeldSlot | undefined,
+): Promise<WorkerOutput> {
   n.cost.workerRuns += 1;
   const sampled = { ...task, sampling: samplingOf(ctx.run.config, 'worker') };
   const run = () => ctx.worker.run(sampled, slot, ctx.signal, hooks);
@@ -57,112 +137,82 @@ export async function codeCandidate(
     : first !== undefined
       ? first.run(run)
       : ctx.paid(run));
-  const externalId = out.externalId === undefined ? {} : { externalId: out.externalId };
-  const flagged = (flags: readonly RedFlag[]): DrawResult => ({ ok: false, flags, ...externalId });
   // The worker's own model requests (an LLM worker's; a Jules session's are its service's).
   addCost(n, 'worker', out.modelCalls ?? 0, out.tokens ?? 0);
-  if (!out.ok && out.needsFiles !== undefined && out.needsFiles.length > 0)
-    return {
-      ok: false,
-      flags: [{ rule: 'needs-files', message: out.reason }],
-      ...externalId,
-      needsFiles: out.needsFiles,
-    };
-  if (!out.ok) return flagged([{ rule: out.rule ?? 'worker-failed', message: out.reason }]);
-  const flags: RedFlag[] = [];
-  if (out.finishReason === 'length')
-    flags.push({ rule: 'truncated', message: "The worker's answer reached its output cap." });
-  if (out.finishReason === 'safety' || out.finishReason === 'other')
-    flags.push({
-      rule: 'abnormal-stop',
-      message: `The worker's model stopped with reason "${out.finishReason}".`,
-    });
-  const built = await buildTree(ctx, task.baseCommit, out);
-  if (!built.ok) return flagged([...flags, ...built.flags]);
-  const { tree } = built;
-  flags.push(
-    ...(await policyFlags(
-      ctx,
-      task.baseCommit,
-      tree,
-      scope,
-      task.integration?.conflicts ?? [],
-      out.edits !== undefined,
-    )),
-  );
-  if (flags.length > 0) return flagged(flags);
-  const patch = await ctx.workspace.diff(task.baseCommit, tree);
-  flags.push(...patchRedFlags(patch, { maxChangedLines: ctx.run.config.maxChangedLines }));
-  let check: CheckResult | undefined;
+  return out;
+}
+
+const NO_CHECK: { readonly check?: CheckResult; readonly flags: readonly RedFlag[] } = {
+  flags: [],
+};
+
+/**
+ * The candidate's planned checks (the task's, else its node's), in order until one fails, each in
+ * a paid slot ahead of work not yet started. One result per candidate: the first that failed, else
+ * the only one, else all of them as one.
+ */
+async function plannedChecks(
+  ctx: RunContext,
+  n: TreeNode,
+  task: WorkerTask,
+  tree: string,
+): Promise<{ readonly check?: CheckResult; readonly flags: readonly RedFlag[] }> {
   const commands = task.checks ?? (n.check === undefined ? [] : [n.check]);
-  if (flags.length === 0 && checksRun(ctx.run))
-    for (const command of commands) {
-      const result = await ctx.paid(() => runCheck(ctx, tree, command), AHEAD);
-      // One result per candidate: the first that failed, else the only one, else all of them.
-      check =
-        commands.length === 1 || !result.ok
-          ? result
-          : { command: commands.join(' && '), ok: true, output: '' };
-      if (!result.ok) {
-        flags.push({
-          rule: 'check-failed',
-          message: `\`${command}\` failed: ${failureExcerpt(result.output)}`,
-        });
-        break;
-      }
-    }
-  // The leaf's acceptance test, voted from its criteria, after its planned check passed.
-  const failedTest =
-    flags.length === 0 && task.integration === undefined
-      ? await acceptanceFlag(ctx, n, tree)
-      : undefined;
-  if (failedTest !== undefined)
-    return {
-      ok: false,
-      flags: [failedTest.flag],
-      ...externalId,
-      ...checkOf(check),
-      // Its tree: the test's vote, doubted, runs its rival tests on it (`agreedWithCode`).
-      tree,
-      contests: {
-        failure: failedTest.failure,
-        text: (await candidateKeys(ctx, task.baseCommit, tree)).alias,
-      },
-    };
-  const checked = checkOf(check);
-  if (flags.length === 0) {
-    const review = parseReview(
-      await ctx.paid(
-        () =>
-          counted(
-            n,
-            ctx.planner.reviewCandidate(task.context, patch, {
-              slot,
-              ...plannerSampling(ctx, 'review'),
-              signal: ctx.signal,
-            }),
-            'review',
-          ),
-        AHEAD,
-      ),
-    );
-    // A malformed review is ignored, never trusted.
-    if (
-      review.ok &&
-      review.value.verdict === 'suspect' &&
-      review.value.confidence >= REVIEW_THRESHOLD
-    )
-      flags.push({
-        rule: 'llm-review',
-        message: `Review: ${review.value.reason || 'the change looks off-task or confused.'}`,
-      });
+  let check: CheckResult | undefined;
+  for (const command of commands) {
+    const result = await ctx.paid(() => runCheck(ctx, tree, command), AHEAD);
+    check =
+      commands.length === 1 || !result.ok
+        ? result
+        : { command: commands.join(' && '), ok: true, output: '' };
+    if (!result.ok)
+      return {
+        check,
+        flags: checkFailedRule.check({
+          command,
+          ok: false,
+          excerpt: failureExcerpt(result.output),
+        }),
+      };
   }
-  // A failing check keeps its tree: a later reopening replays the check on it.
-  if (flags.length > 0)
-    return { ...flagged(flags), ...checked, ...(check?.ok === false ? { tree } : {}) };
+  return check === undefined ? NO_CHECK : { check, flags: [] };
+}
+
+/** The LLM review's flag of a change, judged against the task the worker was given. */
+async function reviewFlags(
+  ctx: RunContext,
+  n: TreeNode,
+  task: WorkerTask,
+  patch: string,
+  slot: number,
+): Promise<readonly RedFlag[]> {
+  const answer = await ctx.paid(
+    () =>
+      counted(
+        n,
+        ctx.planner.reviewCandidate(task.context, patch, {
+          slot,
+          ...plannerSampling(ctx, 'review'),
+          signal: ctx.signal,
+        }),
+        'review',
+      ),
+    AHEAD,
+  );
+  return llmReviewRule.check({ review: parseReview(answer), subject: 'change' });
+}
+
+/**
+ * A valid candidate's vote: its class keys, and for a leaf its key by what its probe prints on it
+ * where that shows something (under a contested acceptance test, also by how it fares under it).
+ */
+async function accepted(
+  ctx: RunContext,
+  n: TreeNode,
+  task: WorkerTask,
+  tree: string,
+): Promise<Extract<DrawResult, { ok: true }>> {
   const keys = await candidateKeys(ctx, task.baseCommit, tree);
-  // A leaf's candidates are keyed by what its probe prints on them, where that shows something.
-  // Under a contested acceptance test, also by how it fares under that test.
   const { key, behaviour } =
     task.integration === undefined
       ? await testedBehaviour(ctx, n, tree, await behaviourOf(ctx, n, tree, keys.key), keys.key)
@@ -174,9 +224,6 @@ export async function codeCandidate(
     alias: keys.alias,
     tree,
     value: undefined,
-    ...(out.summary === undefined ? {} : { summary: out.summary }),
-    ...externalId,
-    ...checked,
   };
 }
 
@@ -215,100 +262,39 @@ export async function candidateKeys(
 }
 
 /**
- * The tree a worker's output produces at `base`, or why there is none. Edit paths in the harmless
- * spellings models write (`./a`, `a//b`, `a/./b`) are made canonical; unsafe or repeated ones,
- * a patch that does not apply, and anything git refuses are red flags.
+ * The tree a worker's output produces at `base`, or why there is none: first what the output says
+ * of itself (`outputFlags`: file count, sizes, edit paths, before anything is written), then a
+ * patch that does not apply or anything git refuses. Edit paths in the harmless spellings models
+ * write (`./a`, `a//b`, `a/./b`) are made canonical.
  */
 async function buildTree(
   ctx: RunContext,
   base: string,
   out: Extract<WorkerOutput, { ok: true }>,
-): Promise<{ ok: true; tree: string } | { ok: false; flags: RedFlag[] }> {
-  const files = out.edits?.length ?? (out.patch ?? '').match(/^diff --git /gm)?.length ?? 0;
-  if (files > LIMITS.candidateFiles)
-    return {
-      ok: false,
-      flags: [
-        {
-          rule: 'too-many-files',
-          message: `The candidate touches ${files} files, over the limit of ${LIMITS.candidateFiles} a candidate may write or delete.`,
-        },
-      ],
-    };
-  // Sizes before anything is written: a file over the limit never becomes an object on disk.
-  const { maxFileBytes } = ctx.run.config;
-  const big = oversized(
-    out.edits === undefined ? patchSizes(out.patch ?? '') : editSizes(out.edits),
-    maxFileBytes,
-  );
-  if (big.length > 0)
-    return {
-      ok: false,
-      flags: [
-        {
-          rule: 'oversized-file',
-          message: `The candidate writes files over ${maxFileBytes} bytes: ${big
-            .slice(0, 5)
-            .map((s) => `${showPath(s.path)} (${s.bytes} bytes)`)
-            .join(', ')}${big.length > 5 ? ` and ${big.length - 5} more` : ''}.`,
-        },
-      ],
-    };
+): Promise<{ ok: true; tree: string } | { ok: false; flags: readonly RedFlag[] }> {
+  const early = outputFlags({ output: out, maxFileBytes: ctx.run.config.maxFileBytes });
+  if (early.length > 0) return { ok: false, flags: early };
   try {
     if (out.edits === undefined) {
       const applied = await ctx.workspace.applyPatch(base, out.patch ?? '');
       return applied.ok
         ? applied
-        : {
-            ok: false,
-            flags: [
-              {
-                rule: 'does-not-apply',
-                message: `The patch does not apply at its base: ${applied.reason}`,
-              },
-            ],
-          };
+        : { ok: false, flags: doesNotApplyRule.check({ stage: 'apply', reason: applied.reason }) };
     }
-    const edits: FileEdit[] = [];
-    const problems: RedFlag[] = [];
-    const seen = new Set<string>();
-    for (const edit of out.edits) {
-      const normal = normalizeRepoPath(edit.path);
-      if (!normal.ok)
-        problems.push({
-          rule: 'unsafe-path',
-          message: `The candidate writes ${showPath(edit.path)}: ${normal.reason}.`,
-        });
-      else if (seen.has(normal.path))
-        problems.push({
-          rule: 'duplicate-path',
-          message: `The candidate writes ${showPath(normal.path)} more than once.`,
-        });
-      else {
-        seen.add(normal.path);
-        edits.push({ path: normal.path, content: edit.content });
-      }
-    }
-    if (problems.length > 0) return { ok: false, flags: problems };
-    return { ok: true, tree: await ctx.workspace.treeWithEdits(base, edits) };
+    const read = canonicalEdits(out.edits);
+    if (!read.ok) return read;
+    return { ok: true, tree: await ctx.workspace.treeWithEdits(base, read.edits) };
   } catch (error) {
     // A transport failure (git's process killed under it, twice) is not the candidate's fault.
     if (error instanceof MakerError && error.isRetryable) throw error;
-    return {
-      ok: false,
-      flags: [
-        {
-          rule: 'tree-build-failed',
-          message: `The candidate's files could not be turned into a tree: ${(error as Error).message}`,
-        },
-      ],
-    };
+    const reason = (error as Error).message;
+    return { ok: false, flags: treeBuildFailedRule.check({ stage: 'build', reason }) };
   }
 }
 
 /**
- * The tree and content red flags of `candidate-policy.ts` and the edit-format ones of
- * `edit-format.ts` (omission markers only in whole-file edits), on what git reports between base
+ * The `tree` and `content` red flags (`core/red-flags/`; omission markers only in whole-file
+ * edits), on what git reports between base
  * and tree. An integration's `conflicts` are judged too where the candidate left them as they were:
  * the base holds their conflict markers.
  */
@@ -318,8 +304,9 @@ async function policyFlags(
   tree: string,
   scope: readonly string[],
   conflicts: readonly string[],
-  wholeFiles: boolean,
+  out: Extract<WorkerOutput, { ok: true }>,
 ): Promise<RedFlag[]> {
+  const wholeFiles = out.edits !== undefined;
   const ws = ctx.workspace;
   const { allow, maxFileBytes } = ctx.run.config;
   const changes = await ws.changes(base, tree);

@@ -1,4 +1,4 @@
-import type { ModelResponse } from '../core/red-flags.js';
+import type { ModelResponse } from '../core/red-flags/index.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import { billedTokens, type GenerateResult } from '../ports/language-model.js';
 

@@ -5,15 +5,8 @@ import { newNode } from '../core/tree/nodes.js';
 import { sampleCounts } from './summary.js';
 import { plannerSampling } from './sampling.js';
 import type { TreeNode } from '../core/tree/schema.js';
-import type { ModelResponse } from '../core/red-flags.js';
-import {
-  parseBallot,
-  parseMinimal,
-  parseReview,
-  parseSplit,
-  REVIEW_THRESHOLD,
-  type SplitAnswer,
-} from './parse.js';
+import { llmReviewRule, missingCheckRule, type ModelResponse } from '../core/red-flags/index.js';
+import { parseBallot, parseMinimal, parseReview, parseSplit, type SplitAnswer } from './parse.js';
 import { counted } from './cost.js';
 import { nodeContext } from './node-context.js';
 import { RunStoppedError } from './engine-errors.js';
@@ -143,16 +136,8 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
       );
       if (!sample.ok) return { ok: false, flags: sample.flags };
       const unchecked = ctx.run.config.runChecks ? uncheckedSubtasks(sample.value) : [];
-      if (unchecked.length > 0)
-        return {
-          ok: false,
-          flags: [
-            {
-              rule: 'missing-check',
-              message: `Every subtask needs a check (a command that exits 0 when it is done); ${unchecked.join(', ')} ${unchecked.length === 1 ? 'has' : 'have'} none.`,
-            },
-          ],
-        };
+      const missing = missingCheckRule.check({ unchecked });
+      if (missing.length > 0) return { ok: false, flags: missing };
       const review = parseReview(
         await counted(
           n,
@@ -165,20 +150,8 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
         ),
       );
       // A malformed review is ignored, never trusted.
-      if (
-        review.ok &&
-        review.value.verdict === 'suspect' &&
-        review.value.confidence >= REVIEW_THRESHOLD
-      )
-        return {
-          ok: false,
-          flags: [
-            {
-              rule: 'llm-review',
-              message: `Review: ${review.value.reason || 'the decomposition looks off-task or confused.'}`,
-            },
-          ],
-        };
+      const suspect = llmReviewRule.check({ review, subject: 'decomposition' });
+      if (suspect.length > 0) return { ok: false, flags: suspect };
       return { ok: true, key: splitKey(sample.value.subtasks), value: sample.value };
     },
     ballot: {

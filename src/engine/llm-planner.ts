@@ -1,5 +1,5 @@
 import { clip } from '../core/limits.js';
-import type { ModelResponse } from '../core/red-flags.js';
+import type { ModelResponse } from '../core/red-flags/index.js';
 import type {
   BallotOption,
   NodeContext,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { samplingFor } from '../core/sampling.js';
 import { parseFencedEdits } from '../core/fenced-edits.js';
-import { unfence } from '../core/red-flags.js';
+import { unfence } from '../core/red-flags/index.js';
 import { billedTokens, type LanguageModel } from '../ports/language-model.js';
 import type { RepoContext } from '../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../ports/worker.js';

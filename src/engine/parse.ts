@@ -5,15 +5,14 @@ import {
   redFlagger,
   tokenCapRule,
   type ModelResponse,
-} from '../core/red-flags.js';
+} from '../core/red-flags/index.js';
 import { testAnswerSchema } from '../core/acceptance-test.js';
 import { probeAnswerSchema } from '../core/probe.js';
 import { ANSWER_TOKENS } from '../core/sampling.js';
 import { subtaskSchema, type Subtask } from '../core/tree/schema.js';
 import type { Sample } from '../core/voting/types.js';
 
-/** A review flags a candidate only when it is at least this sure. */
-export const REVIEW_THRESHOLD = 0.8;
+export { REVIEW_THRESHOLD } from '../core/red-flags/index.js';
 
 /** Output cap for planner and judge answers: a longer answer is a confused one. */
 export const PLANNER_MAX_TOKENS = 4096;

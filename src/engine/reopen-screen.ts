@@ -1,3 +1,4 @@
+import { reopenedResultRule, reopenEvidenceRule } from '../core/red-flags/index.js';
 import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
 import { runCheck } from './checks.js';
 import type { RunContext } from './run-context.js';
@@ -24,16 +25,7 @@ export async function screenReopened(
     reopen.excluded.includes(result.key) ||
     (result.alias !== undefined && reopen.excluded.includes(result.alias))
   )
-    return {
-      ok: false,
-      flags: [
-        {
-          rule: 'reopened-result',
-          message: `The same change as the result set aside when this subtask was reopened (${why}).`,
-        },
-      ],
-      ...kept,
-    };
+    return { ok: false, flags: reopenedResultRule.check({ why, excluded: true }), ...kept };
   if (reopen.evidence.length === 0) return result;
   const tree = result.tree;
   const paths = (await ctx.workspace.changes(base, tree)).map((c) => c.path);
@@ -55,12 +47,10 @@ export async function screenReopened(
     if (!passed)
       return {
         ok: false,
-        flags: [
-          {
-            rule: 'reopen-evidence',
-            message: `With this change, \`${evidence.command}\` still fails where it failed before (${why}): ${last.slice(-300)}`,
-          },
-        ],
+        flags: reopenEvidenceRule.check({
+          why,
+          stillFails: { command: evidence.command, output: last },
+        }),
         ...kept,
       };
   }

@@ -1,5 +1,6 @@
 import { clip } from '../core/limits.js';
 import { hashString, shuffle, uniform } from '../core/random.js';
+import { ballotChoiceRule } from '../core/red-flags/index.js';
 import type { Draw, Reopen, TreeNode, VoteRecord } from '../core/tree/schema.js';
 import { isErrorLine, type CheckResult } from './checks.js';
 import { ballotDraw } from './decompose.js';
@@ -220,9 +221,11 @@ export async function traceFailure(
     return chosen === undefined
       ? {
           ok: false,
-          flags: [
-            { rule: 'ballot-choice', message: `The judge chose "${draw.key}", not an option.` },
-          ],
+          flags: ballotChoiceRule.check({
+            choice: draw.key,
+            options: labelled.map((o) => o.label),
+            terse: true,
+          }),
         }
       : { ok: true, key: chosen.key, value: chosen.label, summary: draw.summary };
   });

@@ -1,4 +1,4 @@
-import type { ModelResponse } from '../core/red-flags.js';
+import type { ModelResponse } from '../core/red-flags/index.js';
 import type { DrawRequest } from '../core/voting/types.js';
 import type { HanoiStepInput } from '../core/hanoi/hanoi.js';
 

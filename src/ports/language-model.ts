@@ -1,4 +1,4 @@
-import type { ModelResponse } from '../core/red-flags.js';
+import type { ModelResponse } from '../core/red-flags/index.js';
 import type { ThinkingLevel } from '../core/sampling.js';
 
 /** One text generation request. No SDK type crosses this port. */

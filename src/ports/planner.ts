@@ -1,4 +1,4 @@
-import type { ModelResponse } from '../core/red-flags.js';
+import type { ModelResponse } from '../core/red-flags/index.js';
 import type { Sampling } from '../core/sampling.js';
 import type { Subtask } from '../core/tree/schema.js';
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { contentRedFlags, type WrittenContent } from '../../src/core/candidate-policy.js';
+import type { WrittenContent } from '../../src/core/candidate-policy.js';
+import { contentRedFlags } from '../../src/core/red-flags/index.js';
 import { credentialFlags, credentialHits } from '../../src/core/credential-scan.js';
 
 /** The credential red flags a candidate's written files get, as the engine computes them. */

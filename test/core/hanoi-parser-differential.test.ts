@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerKey, canonicalKey, type HanoiAnswer } from '../../src/core/hanoi/hanoi.js';
 import { hanoiParser } from '../../src/core/hanoi/parser.js';
 import { isRegExpSpace, isWordChar } from '../../src/core/hanoi/scan.js';
-import type { ResponseParser } from '../../src/core/red-flags.js';
+import type { ResponseParser } from '../../src/core/red-flags/index.js';
 import { referenceHanoiParser } from '../fakes/hanoi-parser-reference.js';
 import { hanoiSamples, SAMPLE_DISKS } from '../helpers/hanoi-samples.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import type { ModelResponse } from '../../src/core/red-flags.js';
+import type { ModelResponse } from '../../src/core/red-flags/index.js';
 import type { Question, Subtask } from '../../src/core/tree/schema.js';
 import type { StateFile } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';

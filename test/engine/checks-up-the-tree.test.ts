@@ -3,7 +3,7 @@ import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { runCheckCounts } from '../../src/core/checks.js';
-import type { ModelResponse } from '../../src/core/red-flags.js';
+import type { ModelResponse } from '../../src/core/red-flags/index.js';
 import type { Subtask } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { summarise } from '../../src/engine/summary.js';

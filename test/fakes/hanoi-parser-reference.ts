@@ -1,4 +1,4 @@
-import type { ResponseParser } from '../../src/core/red-flags.js';
+import type { ResponseParser } from '../../src/core/red-flags/index.js';
 import {
   canonicalKey,
   type HanoiAnswer,

@@ -8,7 +8,7 @@ import { DEFAULT_MODEL_WAITS, requestDeadlineMs, type ModelWaits } from '../../c
 import { AbortedError, ApiCallError, ConfigError, redactSecrets } from '../../core/errors.js';
 import { ModelTransportError, quotaError } from '../../core/model-errors.js';
 import { DEFAULT_RETRY_MS, readQuotaAnswer, waitWords } from '../../core/rate-limits.js';
-import type { ModelResponse } from '../../core/red-flags.js';
+import type { ModelResponse } from '../../core/red-flags/index.js';
 import { AUTOMATIC_ROOM, raisedThinking, thinkingRoom } from '../../core/sampling.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
 

@@ -1,5 +1,5 @@
 import { uniform, uniformAt, uniformPrefix } from '../../core/random.js';
-import type { ModelResponse } from '../../core/red-flags.js';
+import type { ModelResponse } from '../../core/red-flags/index.js';
 import { strategyMove, type HanoiMove, type HanoiStepInput } from '../../core/hanoi/hanoi.js';
 import { HANOI_MAX_OUTPUT_TOKENS } from '../../core/hanoi/prompts.js';
 import type { HanoiAgent } from '../../ports/hanoi-agent.js';

@@ -1,5 +1,5 @@
 import { hashString, uniform } from '../../core/random.js';
-import type { ModelResponse } from '../../core/red-flags.js';
+import type { ModelResponse } from '../../core/red-flags/index.js';
 import type { Subtask } from '../../core/tree/schema.js';
 import type { BallotOption, NodeContext, Planner, PlannerCall } from '../../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../../ports/worker.js';

@@ -1,4 +1,4 @@
-import type { ResponseParser } from '../red-flags.js';
+import { formatFlag, type ResponseParser } from '../red-flags/index.js';
 import { canonicalKey, type HanoiAnswer, type HanoiMove, type HanoiState } from './hanoi.js';
 import { CANONICAL_MOVE, CANONICAL_STATE, ListReader } from './literals.js';
 import {
@@ -103,5 +103,5 @@ export function hanoiParser(disks: number): ResponseParser<{ readonly text: stri
 }
 
 function flag(why: string): { ok: false; flag: { rule: string; message: string } } {
-  return { ok: false, flag: { rule: 'format', message: `Malformed answer: ${why}.` } };
+  return { ok: false, flag: formatFlag(why) };
 }

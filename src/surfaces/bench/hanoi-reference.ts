@@ -3,7 +3,7 @@ import {
   tokenCapRule,
   abnormalStopRule,
   type ModelResponse,
-} from '../../core/red-flags.js';
+} from '../../core/red-flags/index.js';
 import {
   answerKey,
   initialState,

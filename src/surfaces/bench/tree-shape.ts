@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.js';
-import type { ModelResponse } from '../../core/red-flags.js';
+import type { ModelResponse } from '../../core/red-flags/index.js';
 import type { BallotOption, NodeContext, Planner, PlannerCall } from '../../ports/planner.js';
 
 /** The most leaves `maker bench tree` builds (eight children a split, five levels: 32,768 fit). */

@@ -6,6 +6,7 @@ import {
   sandboxesFor,
 } from '../../../adapters/sandbox/bwrap.js';
 import { CHECK_LIMITS, limitSupport } from '../../../adapters/sandbox/limits.js';
+import { RED_FLAG_RULES } from '../../../core/red-flags/index.js';
 import { checkGeminiCli } from '../../../app/start/access-check.js';
 import {
   ACCESS_HOW,
@@ -157,12 +158,26 @@ function limitWords(how: string): string {
 /** Every section, in the order the report shows them. */
 export const DOCTOR_SECTIONS: DoctorSection[] = [modelAccessSection, sandboxSection];
 
+/** The red-flag registry as `maker doctor --rules` prints it: a table, or `{rules: [...]}`. */
+export function rulesReport(json: boolean): string {
+  const rules = RED_FLAG_RULES.map(({ id, scope, description }) => ({ id, scope, description }));
+  if (json) return `${JSON.stringify({ rules })}\n`;
+  const width = Math.max(...rules.map((r) => r.id.length));
+  return `Red-flag rules (${rules.length}; a flagged answer or candidate is discarded and drawn again):\n${rules
+    .map((r) => `  ${r.scope.padEnd(8)} ${r.id.padEnd(width)}  ${r.description}`)
+    .join('\n')}\n`;
+}
+
 /** `maker doctor`, loaded when it runs (see doctor.ts for its options and help). */
 export async function run(
   { options: o }: InputOf<typeof doctorCommand>,
   cli: CliContext,
 ): Promise<number> {
   const { io } = withModelAccess(cli, o.modelAccess);
+  if (o.rules === true) {
+    io.stdout(rulesReport(o.json === true));
+    return 0;
+  }
   if (o.cleanDeps === true) {
     const said = await cleanDependencies(o.dir);
     io.stdout(o.json === true ? `${JSON.stringify({ cleanDeps: said })}\n` : `${said}\n`);

@@ -23,7 +23,10 @@ process and memory limits hold here.
 
 --clean-deps removes the dependency cache of the repository at --dir
 (.git/maker-deps/: what installs for checks wrote; the next check that needs
-them installs them again), unless an install is under way there.`,
+them installs them again), unless an install is under way there.
+
+--rules lists every red-flag rule a candidate or an answer is discarded by:
+its id (the \`rule\` of the flags it raises), its scope and what it means.`,
   options: {
     modelAccess: option(
       '--model-access <access>',
@@ -34,11 +37,12 @@ them installs them again), unless an install is under way there.`,
       '--clean-deps',
       "remove the repository's dependency cache for checks, then stop",
     ),
+    rules: flag('--rules', 'list the red-flag rules (id, scope, description), then stop'),
     dir: dirOption,
     json: jsonFlag,
   },
   exits: [
-    [0, 'checked (or the cache cleaned)'],
+    [0, 'checked (or the cache cleaned, or the rules listed)'],
     [1, 'the cache could not be cleaned (an install under way, not a repository)'],
     [2, 'usage error'],
   ],

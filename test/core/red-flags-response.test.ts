@@ -7,7 +7,7 @@ import {
   redFlagger,
   tokenCapRule,
   type ModelResponse,
-} from '../../src/core/red-flags.js';
+} from '../../src/core/red-flags/index.js';
 
 const split = z.object({ subtasks: z.array(z.object({ title: z.string().min(1) })).min(1) });
 
