@@ -10,24 +10,6 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = resolve('src');
 
-/**
- * Circles other parts of #40 remove in parallel: a component may stay while it lies within one of
- * these sets of files. The lead empties this list once every part is merged.
- */
-const BEING_REMOVED: readonly (readonly string[])[] = [
-  // removed by #40 part 2 (helper "engine")
-  ['engine/trace.ts', 'engine/leaf.ts', 'engine/integrate.ts'],
-  // removed by #40 part 1 (helper "app")
-  [
-    'surfaces/github/setup.ts',
-    'surfaces/remotes.ts',
-    'surfaces/preflight.ts',
-    'surfaces/github/plan.ts',
-  ],
-  // removed by #40 part 1 (helper "app")
-  ['surfaces/mcp/start-plan.ts', 'surfaces/mcp/start-checks.ts', 'surfaces/mcp/run-manager.ts'],
-];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -98,13 +80,10 @@ function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 }
 
 describe('import circles', () => {
-  it('src/ has none, beyond those parts of #40 are removing', () => {
+  it('src/ has none', () => {
     const graph = importGraph(sourceFiles(SRC));
     expect(graph.size).toBeGreaterThan(100);
-    const unexpected = circles(graph).filter(
-      (component) => !BEING_REMOVED.some((known) => component.every((f) => known.includes(f))),
-    );
-    expect(unexpected).toEqual([]);
+    expect(circles(graph)).toEqual([]);
   });
 
   it('finds a circle through a dynamic import and a type-only import', () => {
