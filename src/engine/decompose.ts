@@ -3,7 +3,7 @@ import { ballotQuestion } from '../core/voting/criteria.js';
 import { splitKey } from '../core/voting/equivalence.js';
 import { newNode } from '../core/tree/nodes.js';
 import { sampleCounts } from './summary.js';
-import { plannerSampling } from './sampling.js';
+import { plannerFor } from './node-planner.js';
 import type { TreeNode } from '../core/tree/schema.js';
 import type { ModelResponse } from '../core/red-flags.js';
 import {
@@ -14,7 +14,7 @@ import {
   REVIEW_THRESHOLD,
   type SplitAnswer,
 } from './parse.js';
-import { counted, nodeContext, RunStoppedError, saveSoon, type RunContext } from './run-context.js';
+import { nodeContext, RunStoppedError, saveSoon, type RunContext } from './run-context.js';
 import {
   AUTO_RESAMPLES,
   candidateVote,
@@ -82,19 +82,9 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
     minimal = false;
   } else {
     const record = (n.minimal ??= { attempt: 0, draws: [], ballots: [] });
-    const context = nodeContext(ctx, n);
+    const planner = plannerFor(ctx, n, nodeContext(ctx, n));
     const outcome = await exactVote(ctx, n, 'minimal', record, async (slot) => {
-      const sample = parseMinimal(
-        await counted(
-          n,
-          ctx.planner.isMinimal(context, {
-            slot,
-            ...plannerSampling(ctx, 'minimal'),
-            signal: ctx.signal,
-          }),
-          'minimal',
-        ),
-      );
+      const sample = parseMinimal(await planner.isMinimal(slot));
       return sample.ok
         ? {
             ok: true,
@@ -122,21 +112,11 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
 export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split' | 'leaf'> {
   if (n.children.length > 0) return 'split';
   const record = (n.split ??= { attempt: 0, draws: [], ballots: [] });
-  const context = nodeContext(ctx, n);
   const attempt = record.attempt;
+  const planner = plannerFor(ctx, n, nodeContext(ctx, n), attempt * 1000);
   const outcome = await candidateVote(ctx, n, 'split', record, {
     produce: async (slot) => {
-      const sample = parseSplit(
-        await counted(
-          n,
-          ctx.planner.proposeSplit(context, {
-            slot: attempt * 1000 + slot,
-            ...plannerSampling(ctx, 'split'),
-            signal: ctx.signal,
-          }),
-          'split',
-        ),
-      );
+      const sample = parseSplit(await planner.proposeSplit(slot));
       if (!sample.ok) return { ok: false, flags: sample.flags };
       const unchecked = ctx.run.config.runChecks ? uncheckedSubtasks(sample.value) : [];
       if (unchecked.length > 0)
@@ -150,14 +130,9 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
           ],
         };
       const review = parseReview(
-        await counted(
-          n,
-          ctx.planner.reviewCandidate(
-            context,
-            `Proposed decomposition:\n${renderSplit(sample.value)}`,
-            { slot: attempt * 1000 + slot, ...plannerSampling(ctx, 'review'), signal: ctx.signal },
-          ),
-          'review',
+        await planner.reviewCandidate(
+          `Proposed decomposition:\n${renderSplit(sample.value)}`,
+          slot,
         ),
       );
       // A malformed review is ignored, never trusted.
@@ -181,17 +156,7 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
       question: ballotQuestion('split', n.title),
       render: (draw) => renderSplit(draw.value as SplitAnswer),
       cast: async (question, options, slot) =>
-        ballotDraw(
-          await counted(
-            n,
-            ctx.planner.castBallot(context, question, options, {
-              slot: attempt * 1000 + slot,
-              ...plannerSampling(ctx, 'ballot'),
-              signal: ctx.signal,
-            }),
-            'ballot',
-          ),
-        ),
+        ballotDraw(await planner.castBallot(question, options, slot)),
     },
   });
   const classes = tally(record.draws);

@@ -10,7 +10,6 @@ import { workerHooks } from './worker-hooks.js';
 import { atNodeBound, ballotDraw } from './decompose.js';
 import {
   branchName,
-  counted,
   nodeContext,
   outward,
   runDate,
@@ -27,7 +26,7 @@ import {
 } from './votes.js';
 import { landedMember } from './text-vote.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
-import { plannerSampling } from './sampling.js';
+import { plannerFor } from './node-planner.js';
 import { commitMessage } from '../core/commit-message.js';
 import { chooser, judgesChoice } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
@@ -83,23 +82,13 @@ export async function voteOnCode(
     // The task the candidates answer: an integration's own, not the node's it composes.
     const context = task.context;
     const title = context.task.title;
+    const planner = plannerFor(ctx, n, context, attempt * 1000);
     const ballot: CandidateVoteOptions['ballot'] = {
       question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', title),
       render: async (draw) =>
         `${clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000)}\n\n${checkText(draw)}`,
-      cast: async (question, options, slot) => {
-        return ballotDraw(
-          await counted(
-            n,
-            ctx.planner.castBallot(context, question, options, {
-              slot: attempt * 1000 + slot,
-              ...plannerSampling(ctx, 'ballot'),
-              signal: ctx.signal,
-            }),
-            'ballot',
-          ),
-        );
-      },
+      cast: async (question, options, slot) =>
+        ballotDraw(await planner.castBallot(question, options, slot)),
     };
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
       produce: async (slot, started, resumed, first) => {
