@@ -21,10 +21,11 @@ import { testedBehaviour } from './acceptance-doubt.js';
 import { behaviourOf } from './probe.js';
 import { checksRun, failureExcerpt, runCheck, type CheckResult } from './checks.js';
 import { parseReview, REVIEW_THRESHOLD } from './parse.js';
-import { addCost, counted, type RunContext } from './run-context.js';
+import { addCost, type RunContext } from './run-context.js';
+import { plannerFor } from './node-planner.js';
 import type { HeldSlot } from './semaphore.js';
 import type { DrawResult } from './votes.js';
-import { plannerSampling, samplingOf } from './sampling.js';
+import { samplingOf } from './sampling.js';
 
 /**
  * One code candidate, red-flagged. The worker's output becomes a tree at `task.baseCommit` (its
@@ -131,19 +132,7 @@ export async function codeCandidate(
   const checked = checkOf(check);
   if (flags.length === 0) {
     const review = parseReview(
-      await ctx.paid(
-        () =>
-          counted(
-            n,
-            ctx.planner.reviewCandidate(task.context, patch, {
-              slot,
-              ...plannerSampling(ctx, 'review'),
-              signal: ctx.signal,
-            }),
-            'review',
-          ),
-        AHEAD,
-      ),
+      await ctx.paid(() => plannerFor(ctx, n, task.context).reviewCandidate(patch, slot), AHEAD),
     );
     // A malformed review is ignored, never trusted.
     if (
