@@ -2,6 +2,7 @@ import { estimate } from './math.js';
 import { candidateCap } from './tree/presets.js';
 import type { Draw } from './tree/schema.js';
 import { voteClasses } from './voting/classes.js';
+import { candidateSchedule, nextVoteStep, topTwo, type VoteSchedule } from './voting/schedule.js';
 import { uniform } from './random.js';
 
 /**
@@ -70,9 +71,9 @@ export function classCount(samples: readonly CalibrationSample[]): number {
 
 /**
  * A run's candidate vote on each subtask's recorded samples, drawn with replacement (`repeats`
- * votes per subtask, seeded: the same inputs give the same figures). As `candidateVote` does: 2k − 1
- * valid draws first (flagged ones redrawn), then k − lead more at a time while no class leads by k
- * and one still can within the cap (`maxDraws`, flagged draws counted; default the run's
+ * votes per subtask, seeded: the same inputs give the same figures), by the run's schedule
+ * ({@link candidateSchedule}: 2k − 1 valid first, then k − lead more while a class can still get
+ * ahead by k within the cap, `maxDraws`, flagged draws counted; default the run's
  * {@link candidateCap}). Samples vote by the run's classes; the winner is its class's first drawn
  * member, correct when that sample passed its hidden test.
  */
@@ -83,7 +84,7 @@ export function votedAccuracy(
 ): VotedAccuracy {
   const repeats = options.repeats ?? 200;
   const seed = options.seed ?? 1;
-  const cap = options.maxDraws ?? candidateCap(k);
+  const schedule = candidateSchedule(k, options.maxDraws ?? candidateCap(k));
   let correct = 0;
   let undecided = 0;
   let draws = 0;
@@ -93,36 +94,11 @@ export function votedAccuracy(
     const classOf = classIndices(samples);
     for (let r = 0; r < repeats; r++) {
       votes += 1;
-      const tally = new Map<number, { votes: number; first: CalibrationSample }>();
-      let d = 0;
-      let valid = 0;
-      const drawOne = () => {
-        const index = Math.floor(uniform(seed, t, r, d) * samples.length);
-        const pick = samples[index];
-        d += 1;
-        if (pick === undefined || !pick.valid) return;
-        valid += 1;
-        const c = classOf[index] ?? -1;
-        const entry = tally.get(c);
-        if (entry === undefined) tally.set(c, { votes: 1, first: pick });
-        else entry.votes += 1;
-      };
-      while (valid < 2 * k - 1 && d < cap) drawOne();
-      let winner: CalibrationSample | undefined;
-      for (;;) {
-        const ranked = [...tally.values()].sort((a, b) => b.votes - a.votes);
-        const lead = (ranked[0]?.votes ?? 0) - (ranked[1]?.votes ?? 0);
-        if (ranked[0] !== undefined && lead >= k) {
-          winner = ranked[0].first;
-          break;
-        }
-        const left = cap - d;
-        if (left <= 0 || (ranked.length > 0 && lead + left < k)) break;
-        for (let i = 0; i < Math.min(ranked.length === 0 ? 1 : k - lead, left); i++) drawOne();
-      }
-      draws += d;
-      if (winner === undefined) undecided += 1;
-      else if (winner.correct) correct += 1;
+      const pick = (d: number) => Math.floor(uniform(seed, t, r, d) * samples.length);
+      const vote = replayVote(schedule, samples, classOf, pick);
+      draws += vote.draws;
+      if (vote.winner === undefined) undecided += 1;
+      else if (vote.winner.correct) correct += 1;
     }
   });
   return {
@@ -131,6 +107,40 @@ export function votedAccuracy(
     undecided: votes === 0 ? 0 : undecided / votes,
     drawsPerSubtask: votes === 0 ? 0 : draws / votes,
   };
+}
+
+/**
+ * One vote by `schedule` over recorded `samples`, the `d`th draw being `samples[pick(d)]`: its draws
+ * and, when decided, the first drawn member of the winning class.
+ */
+function replayVote(
+  schedule: VoteSchedule,
+  samples: readonly CalibrationSample[],
+  classOf: readonly number[],
+  pick: (draw: number) => number,
+): { draws: number; winner?: CalibrationSample } {
+  const tally = new Map<number, { votes: number; first: CalibrationSample }>();
+  let d = 0;
+  let valid = 0;
+  for (;;) {
+    const top = topTwo([...tally.values()].map((c) => c.votes));
+    const step = nextVoteStep(schedule, { draws: d, valid, ...top });
+    if (step.action === 'decided') {
+      const leader = [...tally.values()].find((c) => c.votes === top.leaderVotes);
+      return { draws: d, ...(leader === undefined ? {} : { winner: leader.first }) };
+    }
+    if (step.action === 'stop') return { draws: d };
+    for (let i = 0; i < step.count; i++, d++) {
+      const index = pick(d);
+      const sample = samples[index];
+      if (sample === undefined || !sample.valid) continue;
+      valid += 1;
+      const c = classOf[index] ?? -1;
+      const entry = tally.get(c);
+      if (entry === undefined) tally.set(c, { votes: 1, first: sample });
+      else entry.votes += 1;
+    }
+  }
 }
 
 export interface Recommendation {

@@ -13,10 +13,9 @@ import { inScope } from '../core/paths.js';
 import { checksRun, failureExcerpt } from './checks.js';
 import { agreedWithCode, chosenBy, noneChosen, testOn, testOnWhole } from './test-agreement.js';
 import { parseTestAnswer } from './parse.js';
-import { counted } from './cost.js';
 import { nodeContext, scopeOf } from './node-context.js';
 import type { RunContext } from './run-context.js';
-import { plannerSampling } from './sampling.js';
+import { plannerFor } from './node-planner.js';
 import { exactVote, tally, type DrawResult } from './votes.js';
 
 /** The red-flag rule of a candidate that fails its leaf's acceptance test. */
@@ -38,20 +37,13 @@ export async function voteAcceptanceTest(
   n: TreeNode,
   base: string,
 ): Promise<void> {
-  const propose = ctx.planner.proposeTest?.bind(ctx.planner);
+  const propose = plannerFor(ctx, n, nodeContext(ctx, n)).proposeTest;
   if (propose === undefined || !checksRun(ctx.run)) return;
   const state = (n.acceptanceTest ??= { vote: { attempt: 0, draws: [], ballots: [] } });
   if (state.status !== undefined) return;
-  const context = nodeContext(ctx, n);
   const scope = scopeOf(ctx, n);
   const outcome = await exactVote(ctx, n, 'acceptance-test', state.vote, async (slot) => {
-    const sample = parseTestAnswer(
-      await counted(
-        n,
-        propose(context, { slot, ...plannerSampling(ctx, 'worker'), signal: ctx.signal }),
-        'test',
-      ),
-    );
+    const sample = parseTestAnswer(await propose(slot));
     if (!sample.ok) return { ok: false, flags: sample.flags };
     const test = sample.value.test;
     if (test === null) return { ok: true, key: NO_TEST, value: null, summary: sample.value.reason };

@@ -26,11 +26,12 @@ import { testedBehaviour } from './acceptance-doubt.js';
 import { behaviourOf } from './probe.js';
 import { checksRun, failureExcerpt, runCheck, type CheckResult } from './checks.js';
 import { parseReview } from './parse.js';
-import { addCost, counted } from './cost.js';
+import { addCost } from './cost.js';
 import type { RunContext } from './run-context.js';
+import { plannerFor } from './node-planner.js';
 import type { HeldSlot } from './semaphore.js';
 import type { DrawResult } from './votes.js';
-import { plannerSampling, samplingOf } from './sampling.js';
+import { samplingOf } from './sampling.js';
 
 /**
  * One code candidate, red-flagged. The worker's output becomes a tree at `task.baseCommit` (its
@@ -187,16 +188,7 @@ async function reviewFlags(
   slot: number,
 ): Promise<readonly RedFlag[]> {
   const answer = await ctx.paid(
-    () =>
-      counted(
-        n,
-        ctx.planner.reviewCandidate(task.context, patch, {
-          slot,
-          ...plannerSampling(ctx, 'review'),
-          signal: ctx.signal,
-        }),
-        'review',
-      ),
+    () => plannerFor(ctx, n, task.context).reviewCandidate(patch, slot),
     AHEAD,
   );
   return llmReviewRule.check({ review: parseReview(answer), subject: 'change' });

@@ -3,11 +3,11 @@ import { ballotQuestion } from '../core/voting/criteria.js';
 import { splitKey } from '../core/voting/equivalence.js';
 import { newNode } from '../core/tree/nodes.js';
 import { sampleCounts } from './summary.js';
-import { plannerSampling } from './sampling.js';
-import type { TreeNode } from '../core/tree/schema.js';
+import { plannerFor } from './node-planner.js';
+import type { TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
+import type { NodePlanner } from '../ports/planner.js';
 import { llmReviewRule, missingCheckRule, type ModelResponse } from '../core/red-flags/index.js';
 import { parseBallot, parseMinimal, parseReview, parseSplit, type SplitAnswer } from './parse.js';
-import { counted } from './cost.js';
 import { nodeContext } from './node-context.js';
 import { RunStoppedError } from './engine-errors.js';
 import { saveSoon } from './state-saver.js';
@@ -19,6 +19,7 @@ import {
   flagsSaid,
   tally,
   votesSaid,
+  type ClassTally,
   type DrawResult,
 } from './votes.js';
 import { judgesChoice } from '../core/view/display.js';
@@ -79,19 +80,9 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
     minimal = false;
   } else {
     const record = (n.minimal ??= { attempt: 0, draws: [], ballots: [] });
-    const context = nodeContext(ctx, n);
+    const planner = plannerFor(ctx, n, nodeContext(ctx, n));
     const outcome = await exactVote(ctx, n, 'minimal', record, async (slot) => {
-      const sample = parseMinimal(
-        await counted(
-          n,
-          ctx.planner.isMinimal(context, {
-            slot,
-            ...plannerSampling(ctx, 'minimal'),
-            signal: ctx.signal,
-          }),
-          'minimal',
-        ),
-      );
+      const sample = parseMinimal(await planner.isMinimal(slot));
       return sample.ok
         ? {
             ok: true,
@@ -119,113 +110,25 @@ export async function decideMinimal(ctx: RunContext, n: TreeNode): Promise<boole
 export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split' | 'leaf'> {
   if (n.children.length > 0) return 'split';
   const record = (n.split ??= { attempt: 0, draws: [], ballots: [] });
-  const context = nodeContext(ctx, n);
   const attempt = record.attempt;
+  const planner = plannerFor(ctx, n, nodeContext(ctx, n), attempt * 1000);
   const outcome = await candidateVote(ctx, n, 'split', record, {
-    produce: async (slot) => {
-      const sample = parseSplit(
-        await counted(
-          n,
-          ctx.planner.proposeSplit(context, {
-            slot: attempt * 1000 + slot,
-            ...plannerSampling(ctx, 'split'),
-            signal: ctx.signal,
-          }),
-          'split',
-        ),
-      );
-      if (!sample.ok) return { ok: false, flags: sample.flags };
-      const unchecked = ctx.run.config.runChecks ? uncheckedSubtasks(sample.value) : [];
-      const missing = missingCheckRule.check({ unchecked });
-      if (missing.length > 0) return { ok: false, flags: missing };
-      const review = parseReview(
-        await counted(
-          n,
-          ctx.planner.reviewCandidate(
-            context,
-            `Proposed decomposition:\n${renderSplit(sample.value)}`,
-            { slot: attempt * 1000 + slot, ...plannerSampling(ctx, 'review'), signal: ctx.signal },
-          ),
-          'review',
-        ),
-      );
-      // A malformed review is ignored, never trusted.
-      const suspect = llmReviewRule.check({ review, subject: 'decomposition' });
-      if (suspect.length > 0) return { ok: false, flags: suspect };
-      return { ok: true, key: splitKey(sample.value.subtasks), value: sample.value };
-    },
+    produce: (slot) => proposedSplit(ctx, planner, slot),
     ballot: {
       question: ballotQuestion('split', n.title),
       render: (draw) => renderSplit(draw.value as SplitAnswer),
       cast: async (question, options, slot) =>
-        ballotDraw(
-          await counted(
-            n,
-            ctx.planner.castBallot(context, question, options, {
-              slot: attempt * 1000 + slot,
-              ...plannerSampling(ctx, 'ballot'),
-              signal: ctx.signal,
-            }),
-            'ballot',
-          ),
-        ),
+        ballotDraw(await planner.castBallot(question, options, slot)),
     },
   });
   const classes = tally(record.draws);
   let winnerKey = outcome.key;
   if (outcome.status !== 'decided' || winnerKey === undefined) {
     if (classes.length === 0) {
-      // Every plan red-flagged: new ones are drawn (by `--hitl auto` once), or the node is solved
-      // whole where it can be; a person decides past that.
-      const whole = canBeLeaf(ctx, n);
-      const answer = await ctx.ask(
-        {
-          id: `q-${n.id}-split-${attempt}-flagged`,
-          nodeId: n.id,
-          kind: 'select',
-          prompt: `Every decomposition proposed for "${n.title}" was red-flagged (${record.draws.length} tries). What should MAKER do?`,
-          options: [
-            { id: 'resample', label: 'Resample: propose new decompositions' },
-            ...(whole ? [{ id: 'whole', label: 'Solve it whole, as one subtask' }] : []),
-          ],
-          context: `Flags: ${flagsSaid(record.draws)}`,
-        },
-        attempt < AUTO_RESAMPLES ? { optionId: 'resample' } : undefined,
-      );
-      if (answer.optionId === 'whole' && whole) {
-        n.kind = 'leaf';
-        await ctx.save(n);
-        return 'leaf';
-      }
-      n.split = { attempt: attempt + 1, draws: [], ballots: [], retired: sampleCounts(record) };
-      await ctx.save(n);
+      if ((await askAllFlagged(ctx, n, record)) === 'whole') return 'leaf';
       return decideSplit(ctx, n);
     }
-    // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
-    const favourite = classes.findIndex((c) => c.key === outcome.key);
-    if (favourite > 0) classes.unshift(...classes.splice(favourite, 1));
-    const answer = await ctx.ask(
-      {
-        id: `q-${n.id}-split-${attempt}`,
-        nodeId: n.id,
-        kind: 'select',
-        prompt: `The votes did not settle how to split "${n.title}" (${votesSaid(record).replaceAll('candidate', 'split')}). Which decomposition should MAKER use?`,
-        options: classes.map((c, i) => ({
-          id: `split-${i + 1}`,
-          label: `Split ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === judgesChoice(record) ? ", the judges' choice" : ''})`,
-          detail: renderSplit(c.representative.value as SplitAnswer),
-        })),
-      },
-      { optionId: 'split-1' },
-    );
-    const index = Number(/^split-(\d+)$/.exec(answer.optionId ?? '')?.[1] ?? '1') - 1;
-    winnerKey = (classes[index] ?? classes[0])?.key;
-    record.outcome = {
-      ...outcome,
-      status: 'human',
-      ...(answer.auto === true ? { auto: true as const } : {}),
-      ...(winnerKey === undefined ? {} : { key: winnerKey }),
-    };
+    winnerKey = await askWhichSplit(ctx, n, record, outcome, classes);
   }
   const winner = classes.find((c) => c.key === winnerKey)?.representative.value as
     SplitAnswer | undefined;
@@ -233,30 +136,146 @@ export async function decideSplit(ctx: RunContext, n: TreeNode): Promise<'split'
     throw new RunStoppedError(
       `The chosen decomposition of node ${n.id} is missing from the state file.`,
     );
-
   if (winner.ambiguity && n.clarifications.length === 0) {
-    const options = winner.ambiguity.options.map((label, i) => ({ id: `opt-${i + 1}`, label }));
-    const answer = await ctx.ask(
-      {
-        id: `q-${n.id}-clarify-${attempt}`,
-        nodeId: n.id,
-        kind: 'clarify',
-        prompt: winner.ambiguity.question,
-        options,
-        allowText: true,
-        context: `While splitting "${n.title}".`,
-      },
-      options[0] === undefined
-        ? { text: 'No preference: use your best judgement.' }
-        : { optionId: options[0].id },
-    );
-    const text = answer.text ?? options.find((o) => o.id === answer.optionId)?.label ?? '';
-    n.clarifications.push({ question: winner.ambiguity.question, answer: text });
-    n.split = { attempt: attempt + 1, draws: [], ballots: [], retired: sampleCounts(record) };
-    await ctx.save(n);
+    await clarify(ctx, n, record, winner.ambiguity);
     return decideSplit(ctx, n);
   }
+  return applySplit(ctx, n, winner);
+}
 
+/** One candidate split for `slot`: parsed, red-flagged without checks where they run, and reviewed. */
+async function proposedSplit(
+  ctx: RunContext,
+  planner: NodePlanner,
+  slot: number,
+): Promise<DrawResult> {
+  const sample = parseSplit(await planner.proposeSplit(slot));
+  if (!sample.ok) return { ok: false, flags: sample.flags };
+  const unchecked = ctx.run.config.runChecks ? uncheckedSubtasks(sample.value) : [];
+  const missing = missingCheckRule.check({ unchecked });
+  if (missing.length > 0) return { ok: false, flags: missing };
+  const review = parseReview(
+    await planner.reviewCandidate(`Proposed decomposition:\n${renderSplit(sample.value)}`, slot),
+  );
+  // A malformed review is ignored, never trusted.
+  const suspect = llmReviewRule.check({ review, subject: 'decomposition' });
+  if (suspect.length > 0) return { ok: false, flags: suspect };
+  return { ok: true, key: splitKey(sample.value.subtasks), value: sample.value };
+}
+
+/**
+ * Every plan red-flagged: new ones are drawn (by `--hitl auto` once), or the node is solved whole
+ * where it can be; a person decides past that. `whole`: the node was made a leaf (and saved);
+ * `resample`: its split record started over (and saved), to be voted again.
+ */
+async function askAllFlagged(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+): Promise<'whole' | 'resample'> {
+  const { attempt } = record;
+  const whole = canBeLeaf(ctx, n);
+  const answer = await ctx.ask(
+    {
+      id: `q-${n.id}-split-${attempt}-flagged`,
+      nodeId: n.id,
+      kind: 'select',
+      prompt: `Every decomposition proposed for "${n.title}" was red-flagged (${record.draws.length} tries). What should MAKER do?`,
+      options: [
+        { id: 'resample', label: 'Resample: propose new decompositions' },
+        ...(whole ? [{ id: 'whole', label: 'Solve it whole, as one subtask' }] : []),
+      ],
+      context: `Flags: ${flagsSaid(record.draws)}`,
+    },
+    attempt < AUTO_RESAMPLES ? { optionId: 'resample' } : undefined,
+  );
+  if (answer.optionId === 'whole' && whole) {
+    n.kind = 'leaf';
+    await ctx.save(n);
+    return 'whole';
+  }
+  n.split = { attempt: attempt + 1, draws: [], ballots: [], retired: sampleCounts(record) };
+  await ctx.save(n);
+  return 'resample';
+}
+
+/**
+ * A split vote that did not settle: a person (or `--hitl auto`, the judges' favourite) picks a
+ * class. Returns its key, recorded on the vote's outcome as a human choice (saved with the split).
+ */
+async function askWhichSplit(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  outcome: VoteOutcome,
+  classes: ClassTally[],
+): Promise<string | undefined> {
+  // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
+  const favourite = classes.findIndex((c) => c.key === outcome.key);
+  if (favourite > 0) classes.unshift(...classes.splice(favourite, 1));
+  const answer = await ctx.ask(
+    {
+      id: `q-${n.id}-split-${record.attempt}`,
+      nodeId: n.id,
+      kind: 'select',
+      prompt: `The votes did not settle how to split "${n.title}" (${votesSaid(record).replaceAll('candidate', 'split')}). Which decomposition should MAKER use?`,
+      options: classes.map((c, i) => ({
+        id: `split-${i + 1}`,
+        label: `Split ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === judgesChoice(record) ? ", the judges' choice" : ''})`,
+        detail: renderSplit(c.representative.value as SplitAnswer),
+      })),
+    },
+    { optionId: 'split-1' },
+  );
+  const index = Number(/^split-(\d+)$/.exec(answer.optionId ?? '')?.[1] ?? '1') - 1;
+  const winnerKey = (classes[index] ?? classes[0])?.key;
+  record.outcome = {
+    ...outcome,
+    status: 'human',
+    ...(answer.auto === true ? { auto: true as const } : {}),
+    ...(winnerKey === undefined ? {} : { key: winnerKey }),
+  };
+  return winnerKey;
+}
+
+/**
+ * The winning split's ambiguity, asked as a clarify question: the answer joins the node's
+ * clarifications and its split record starts over (saved), to be voted again with it.
+ */
+async function clarify(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  ambiguity: NonNullable<SplitAnswer['ambiguity']>,
+): Promise<void> {
+  const { attempt } = record;
+  const options = ambiguity.options.map((label, i) => ({ id: `opt-${i + 1}`, label }));
+  const answer = await ctx.ask(
+    {
+      id: `q-${n.id}-clarify-${attempt}`,
+      nodeId: n.id,
+      kind: 'clarify',
+      prompt: ambiguity.question,
+      options,
+      allowText: true,
+      context: `While splitting "${n.title}".`,
+    },
+    options[0] === undefined
+      ? { text: 'No preference: use your best judgement.' }
+      : { optionId: options[0].id },
+  );
+  const text = answer.text ?? options.find((o) => o.id === answer.optionId)?.label ?? '';
+  n.clarifications.push({ question: ambiguity.question, answer: text });
+  n.split = { attempt: attempt + 1, draws: [], ballots: [], retired: sampleCounts(record) };
+  await ctx.save(n);
+}
+
+/** Makes `winner`'s subtasks the node's children, or the node a leaf when they would pass the node bound. */
+async function applySplit(
+  ctx: RunContext,
+  n: TreeNode,
+  winner: SplitAnswer,
+): Promise<'split' | 'leaf'> {
   if (nodeCount(ctx) + winner.subtasks.length > ctx.run.config.maxNodes) {
     // The tree is at its node bound: this node is solved whole instead.
     n.kind = 'leaf';

@@ -1,31 +1,24 @@
-import { publishCandidates, removeCandidates } from './candidate-branches.js';
 import { isMakerFile } from '../core/candidate-policy.js';
 import { MakerError } from '../core/errors.js';
 import { clip } from '../core/limits.js';
 import { inScope, normalizeRepoPath } from '../core/paths.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
+import type { BallotSpec } from './ballots.js';
 import type { WorkerTask } from '../ports/worker.js';
 import { codeCandidate } from './candidate.js';
+import { askPerson, candidateTree } from './code-question.js';
 import { workerHooks } from './worker-hooks.js';
-import { atNodeBound, ballotDraw } from './decompose.js';
+import { ballotDraw } from './decompose.js';
 import { branchName, runDate } from './naming.js';
-import { counted } from './cost.js';
 import { nodeContext, scopeOf } from './node-context.js';
 import { outward } from './redaction.js';
 import type { RunContext } from './run-context.js';
-import {
-  AUTO_RESAMPLES,
-  candidateVote,
-  flagsSaid,
-  tally,
-  votesSaid,
-  type CandidateVoteOptions,
-} from './votes.js';
+import { candidateVote, tally, type CandidateVoteOptions } from './votes.js';
 import { landedMember } from './text-vote.js';
 import { ballotQuestion } from '../core/voting/criteria.js';
-import { plannerSampling } from './sampling.js';
+import { plannerFor } from './node-planner.js';
 import { commitMessage } from '../core/commit-message.js';
-import { chooser, judgesChoice } from '../core/view/display.js';
+import { chooser } from '../core/view/display.js';
 import { sampleCounts } from './summary.js';
 import { dropBadEvidence, screenReopened } from './reopen-screen.js';
 import { candidatesFailure, integrationFailure, traceFailure, untraced } from './trace.js';
@@ -41,14 +34,7 @@ import {
 import { testContest } from '../core/voting/test-contest.js';
 import { sayPooling, voteProbe } from './probe.js';
 
-/**
- * The tree a valid code candidate produces at its base: all the state keeps of it (files written
- * before classes were normalised keep it as the vote key). git holds the tree, so the diff is
- * derived whenever a judge or a person needs to see it.
- */
-export function candidateTree(draw: Draw): string {
-  return draw.tree ?? draw.key ?? '';
-}
+export { candidateTree } from './code-question.js';
 
 /**
  * Votes among code candidates for `record`, and settles an undecided vote with a person: pick a
@@ -76,62 +62,12 @@ export async function voteOnCode(
     // A kill during a doubted test's vote: the code's vote acts on its outcome now.
     if (vote === 'patch') await afterDoubt(ctx, n, record);
     const attempt = record.attempt;
-    // The task the candidates answer: an integration's own, not the node's it composes.
-    const context = task.context;
-    const title = context.task.title;
-    const ballot: CandidateVoteOptions['ballot'] = {
-      question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', title),
-      render: async (draw) =>
-        `${clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000)}\n\n${checkText(draw)}`,
-      cast: async (question, options, slot) => {
-        return ballotDraw(
-          await counted(
-            n,
-            ctx.planner.castBallot(context, question, options, {
-              slot: attempt * 1000 + slot,
-              ...plannerSampling(ctx, 'ballot'),
-              signal: ctx.signal,
-            }),
-            'ballot',
-          ),
-        );
-      },
-    };
+    const ballot = codeBallot(ctx, n, vote, task, attempt);
     const outcome: VoteOutcome = await candidateVote(ctx, n, vote, record, {
-      produce: async (slot, started, resumed, first) => {
-        const hooks = workerHooks(ctx, n, `${vote}-${attempt}`, slot, started, resumed);
-        const result = await codeCandidate(
-          ctx,
-          n,
-          task,
-          attempt * 1000 + slot,
-          scope,
-          hooks,
-          first,
-        );
-        if (vote === 'patch' && !result.ok) {
-          const more = wanted(result.needsFiles ?? [], scope);
-          // Planned again with them, not discarded (see solveLeaf).
-          if (more.length > 0 && record.attempt < MAX_REPLANS) throw new NeedsFilesError(more);
-        }
-        return vote === 'patch' ? screenReopened(ctx, n, task.baseCommit, result) : result;
-      },
-      paysItself: true,
-      // A worker that limits itself takes no paid slot for its run.
-      claimsFirst: ctx.worker.limitsItself !== true,
+      ...codeDraws(ctx, n, record, vote, task, scope),
       ballot,
-      // Candidates that fail the acceptance test alike, k more texts than pass it: no more are drawn.
-      ...(vote === 'patch' && keptTest(n) !== undefined
-        ? { stop: (draws) => testContest(draws, record.k ?? ctx.run.config.k) !== undefined }
-        : {}),
     });
-    // A candidate failed the test alone: the test's vote widens, and a changed test starts this one again.
-    if (vote === 'patch' && (await doubtTest(ctx, n, record, task.baseCommit))) continue;
-    // A test vote that did not settle: the candidates drawn choose its test, and are drawn again.
-    if (vote === 'patch' && (await chooseDeferredTest(ctx, n, record, task.baseCommit))) continue;
-    // A test `--hitl auto` took on a coin: the candidates drawn under it choose again, once.
-    if (vote === 'patch' && (await revisitTest(ctx, n, record, task.baseCommit))) continue;
-    if (vote === 'patch' && (await contestTest(ctx, n, record))) continue;
+    if (vote === 'patch' && (await testChanged(ctx, n, record, task.baseCommit))) continue;
     const classes = tally(record.draws);
     // The judges' favourite first: `--hitl auto` takes it, never the order samples arrived in.
     const favourite = classes.findIndex((c) => c.key === outcome.key);
@@ -141,100 +77,109 @@ export async function voteOnCode(
       const winner = await landedMember(ctx, n, vote, record, ballot, outcome.key);
       if (winner !== undefined) return winner;
     }
-    // Why no earlier subtask was reopened for a failure here, when the bounds stopped it.
-    let bound: string | undefined;
-    if (classes.length === 0 && vote === 'patch') {
-      // Every candidate failed: a cause found upstream is reopened there, not split here.
-      if ((await dropFailingTest(ctx, n, record)) || (await dropBadEvidence(ctx, n, record)))
-        continue;
-      const failure = candidatesFailure(ctx, n, record);
-      const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
-      if (reopen !== undefined) throw reopen;
-      bound = failure === undefined ? undefined : untraced(ctx, failure);
-    }
-    if (classes.length === 0 && mergeKey !== undefined) {
-      // Every reconciliation failed the checks that passed below: a merged result may be the cause.
-      const failure = integrationFailure(ctx, n, record, mergeKey);
-      const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
-      if (reopen !== undefined) throw reopen;
-      bound = failure === undefined ? undefined : untraced(ctx, failure);
-    }
-    const canSplit = n.depth < ctx.run.config.maxDepth && vote === 'patch' && !atNodeBound(ctx);
-    const diffs = await Promise.all(
-      classes.map((c) => ctx.workspace.diff(task.baseCommit, candidateTree(c.representative))),
-    );
-    const questionId = `q-${n.id}-${vote}-${attempt}`;
-    const tag = `${vote}-${attempt}`;
-    // With GitHub, each candidate is pushed for a person to inspect, with a compare link.
-    const links =
-      ctx.remote === undefined || ctx.run.questions.some((q) => q.id === questionId)
-        ? []
-        : await publishCandidates(
-            ctx,
-            ctx.remote,
-            n.id,
-            tag,
-            parent,
-            classes.map((c) => candidateTree(c.representative)),
-          );
-    const answer = await ctx.ask(
-      {
-        id: questionId,
-        nodeId: n.id,
-        kind: 'select',
-        prompt:
-          classes.length === 0
-            ? `Every candidate for "${n.title}" was red-flagged (${record.draws.length} tries).${bound === undefined ? '' : ` ${bound}`} What should MAKER do?`
-            : `The votes did not settle "${n.title}" (${votesSaid(record)}; ${outcome.flagged} of ${outcome.draws} candidates red-flagged). Which change should be committed?`,
-        options: [
-          ...classes.map((c, i) => ({
-            id: `candidate-${i + 1}`,
-            label: `Candidate ${i + 1} (${c.votes} vote${c.votes === 1 ? '' : 's'}${c.key === judgesChoice(record) ? ", the judges' choice" : ''})`,
-            detail: `${links[i] === undefined ? '' : `Compare on GitHub: ${links[i]}\n`}${clip(diffs[i] ?? '', 3000)}`,
-          })),
-          { id: 'veto-resample', label: 'Veto: resample this subtask' },
-          ...(canSplit ? [{ id: 'veto-split', label: 'Veto: split this subtask further' }] : []),
-        ],
-        context: `Flags: ${flagsSaid(record.draws)}`,
-      },
-      classes.length > 0
-        ? { optionId: 'candidate-1' }
-        : canSplit
-          ? { optionId: 'veto-split' }
-          : // Resampled automatically once: a subtask whose every candidate keeps failing needs a person.
-            attempt < AUTO_RESAMPLES
-            ? { optionId: 'veto-resample' }
-            : undefined,
-    );
-    if (ctx.remote !== undefined)
-      await removeCandidates(ctx, ctx.remote, n.id, tag, classes.length);
-    const picked = /^candidate-(\d+)$/.exec(answer.optionId ?? '');
-    if (picked !== null) {
-      const chosen = classes[Number(picked[1]) - 1];
-      if (chosen !== undefined) {
-        record.outcome = {
-          ...outcome,
-          status: 'human',
-          ...(answer.auto === true ? { auto: true as const } : {}),
-          key: chosen.key,
-        };
-        await ctx.save(n);
-        return (
-          (await landedMember(ctx, n, vote, record, ballot, chosen.key)) ?? chosen.representative
-        );
-      }
-    }
-    if (answer.optionId === 'veto-split' && canSplit) return 'split';
-    // Resample: a fresh vote with new candidate slots; the paid draws stay counted in the node's cost.
-    Object.assign(record, {
-      attempt: attempt + 1,
-      draws: [],
-      ballots: [],
-      outcome: undefined,
-      retired: sampleCounts(record),
-    });
-    await ctx.save(n);
+    const failed = classes.length === 0 ? await whyAllFailed(ctx, n, record, vote, mergeKey) : {};
+    if (failed === 'again') continue;
+    const question = { vote, attempt, task, parent, outcome, classes, ballot, bound: failed.bound };
+    const answer = await askPerson(ctx, n, record, question);
+    if (answer !== 'resample') return answer;
   }
+}
+
+/** How the judges of a code vote see a candidate (its diff and its check) and cast a ballot. */
+function codeBallot(
+  ctx: RunContext,
+  n: TreeNode,
+  vote: string,
+  task: WorkerTask,
+  attempt: number,
+): BallotSpec {
+  // The task the candidates answer: an integration's own, not the node's it composes.
+  const planner = plannerFor(ctx, n, task.context, attempt * 1000);
+  return {
+    question: ballotQuestion(vote === 'patch' ? 'code' : 'integration', task.context.task.title),
+    render: async (draw) =>
+      `${clip(await ctx.workspace.diff(task.baseCommit, candidateTree(draw)), 6000)}\n\n${checkText(draw)}`,
+    cast: async (question, options, slot) =>
+      ballotDraw(await planner.castBallot(question, options, slot)),
+  };
+}
+
+/** How a code vote draws: the worker's candidates, paying for themselves, stopped by a contested test. */
+function codeDraws(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  vote: string,
+  task: WorkerTask,
+  scope: readonly string[],
+): Omit<CandidateVoteOptions, 'ballot'> {
+  const attempt = record.attempt;
+  return {
+    produce: async (slot, started, resumed, first) => {
+      const hooks = workerHooks(ctx, n, `${vote}-${attempt}`, slot, started, resumed);
+      const result = await codeCandidate(ctx, n, task, attempt * 1000 + slot, scope, hooks, first);
+      if (vote === 'patch' && !result.ok) {
+        const more = wanted(result.needsFiles ?? [], scope);
+        // Planned again with them, not discarded (see solveLeaf).
+        if (more.length > 0 && record.attempt < MAX_REPLANS) throw new NeedsFilesError(more);
+      }
+      return vote === 'patch' ? screenReopened(ctx, n, task.baseCommit, result) : result;
+    },
+    paysItself: true,
+    // A worker that limits itself takes no paid slot for its run.
+    claimsFirst: ctx.worker.limitsItself !== true,
+    // Candidates that fail the acceptance test alike, k more texts than pass it: no more are drawn.
+    ...(vote === 'patch' && keptTest(n) !== undefined
+      ? { stop: (draws) => testContest(draws, record.k ?? ctx.run.config.k) !== undefined }
+      : {}),
+  };
+}
+
+/** Whether the leaf's acceptance test changed after its code's vote, so that the vote starts again. */
+async function testChanged(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  base: string,
+): Promise<boolean> {
+  // A candidate failed the test alone: the test's vote widens, and a changed test starts this one again.
+  if (await doubtTest(ctx, n, record, base)) return true;
+  // A test vote that did not settle: the candidates drawn choose its test, and are drawn again.
+  if (await chooseDeferredTest(ctx, n, record, base)) return true;
+  // A test `--hitl auto` took on a coin: the candidates drawn under it choose again, once.
+  if (await revisitTest(ctx, n, record, base)) return true;
+  return contestTest(ctx, n, record);
+}
+
+/**
+ * Every candidate failed: a cause found upstream is reopened there (thrown), not split here.
+ * `again` when a dropped test or bad evidence starts the vote over; else why no earlier subtask
+ * was reopened, when the bounds stopped it.
+ */
+async function whyAllFailed(
+  ctx: RunContext,
+  n: TreeNode,
+  record: VoteRecord,
+  vote: string,
+  mergeKey: string | undefined,
+): Promise<'again' | { bound?: string | undefined }> {
+  let bound: string | undefined;
+  if (vote === 'patch') {
+    if ((await dropFailingTest(ctx, n, record)) || (await dropBadEvidence(ctx, n, record)))
+      return 'again';
+    const failure = candidatesFailure(ctx, n, record);
+    const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
+    if (reopen !== undefined) throw reopen;
+    bound = failure === undefined ? undefined : untraced(ctx, failure);
+  }
+  if (mergeKey !== undefined) {
+    // Every reconciliation failed the checks that passed below: a merged result may be the cause.
+    const failure = integrationFailure(ctx, n, record, mergeKey);
+    const reopen = failure === undefined ? undefined : await traceFailure(ctx, failure);
+    if (reopen !== undefined) throw reopen;
+    bound = failure === undefined ? undefined : untraced(ctx, failure);
+  }
+  return { bound };
 }
 
 /**

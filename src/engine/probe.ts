@@ -4,10 +4,9 @@ import type { TreeNode, VoteRecord } from '../core/tree/schema.js';
 import { behaviourKey, pooling, probeDigest } from '../core/voting/behaviour.js';
 import { checksRun, keptOutput, redactedRun } from './checks.js';
 import { parseProbeAnswer } from './parse.js';
-import { counted } from './cost.js';
 import { nodeContext, scopeOf } from './node-context.js';
 import type { RunContext } from './run-context.js';
-import { plannerSampling } from './sampling.js';
+import { plannerFor } from './node-planner.js';
 import { exactVote } from './votes.js';
 
 /** How long a probe may run on one tree: it exercises an interface, it does not test a project. */
@@ -24,20 +23,13 @@ export const PROBE_TIMEOUT_MS = 30_000;
  * resume neither asks again nor reruns what is known.
  */
 export async function voteProbe(ctx: RunContext, n: TreeNode, base: string): Promise<void> {
-  const propose = ctx.planner.proposeProbe?.bind(ctx.planner);
+  const propose = plannerFor(ctx, n, nodeContext(ctx, n)).proposeProbe;
   if (propose === undefined || !checksRun(ctx.run)) return;
   const state = (n.probe ??= { vote: { attempt: 0, draws: [], ballots: [] } });
   if (state.status !== undefined) return;
-  const context = nodeContext(ctx, n);
   const scope = scopeOf(ctx, n);
   const outcome = await exactVote(ctx, n, 'probe', state.vote, async (slot) => {
-    const sample = parseProbeAnswer(
-      await counted(
-        n,
-        propose(context, { slot, ...plannerSampling(ctx, 'worker'), signal: ctx.signal }),
-        'probe',
-      ),
-    );
+    const sample = parseProbeAnswer(await propose(slot));
     if (!sample.ok) return { ok: false, flags: sample.flags };
     const probe = sample.value.probe;
     if (probe === null)

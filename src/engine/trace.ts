@@ -5,10 +5,9 @@ import type { Draw, Reopen, TreeNode, VoteRecord } from '../core/tree/schema.js'
 import { isErrorLine, type CheckResult } from './checks.js';
 import { ballotDraw } from './decompose.js';
 import { mayReopen, reopenBound, requestReopen, type ReopenRequested } from './reopen.js';
-import { counted } from './cost.js';
 import { intentLine, nodeContext } from './node-context.js';
 import type { RunContext } from './run-context.js';
-import { plannerSampling } from './sampling.js';
+import { plannerFor } from './node-planner.js';
 import { exactVote } from './votes.js';
 
 /** The key of the answer "none of them: the failing node's own doing". */
@@ -198,24 +197,19 @@ export async function traceFailure(
     failure.key === undefined
       ? (n.blame ??= fresh())
       : ((n.blames ??= {})[failure.key] ??= fresh());
-  const context = nodeContext(ctx, n);
   const salt = hashString(`${n.id}/blame/${failure.key ?? ''}/${ctx.run.reopens?.length ?? 0}`);
-  const base = 900_000 + (ctx.run.reopens?.length ?? 0) * 100;
+  // Blame ballots number their slots apart from the node's votes, per reopening.
+  const planner = plannerFor(
+    ctx,
+    n,
+    nodeContext(ctx, n),
+    900_000 + (ctx.run.reopens?.length ?? 0) * 100,
+  );
   const outcome = await exactVote(ctx, n, 'blame', record, async (slot) => {
     const order = shuffle(options, (i) => uniform(ctx.run.config.seed, salt, slot, i));
     const labelled = order.map((o, i) => ({ ...o, label: String.fromCharCode(65 + i) }));
-    const draw = ballotDraw(
-      await counted(
-        n,
-        ctx.planner.castBallot(
-          context,
-          question,
-          labelled.map(({ label, content }) => ({ label, content })),
-          { slot: base + slot, ...plannerSampling(ctx, 'ballot'), signal: ctx.signal },
-        ),
-        'ballot',
-      ),
-    );
+    const shown = labelled.map(({ label, content }) => ({ label, content }));
+    const draw = ballotDraw(await planner.castBallot(question, shown, slot));
     if (!draw.ok) return draw;
     const chosen = labelled.find((o) => o.label === draw.key);
     return chosen === undefined

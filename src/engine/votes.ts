@@ -1,7 +1,13 @@
 import { voteClasses, type VoteClass } from '../core/voting/classes.js';
 import { firstToAheadByK } from '../core/voting/first-to-ahead-by-k.js';
+import {
+  candidateSchedule,
+  nextVoteStep,
+  type VoteSchedule,
+  type VoteStep,
+} from '../core/voting/schedule.js';
+import type { VoteResult } from '../core/voting/types.js';
 import type { Draw, TreeNode, VoteOutcome, VoteRecord } from '../core/tree/schema.js';
-import { initialCandidates } from '../core/tree/presets.js';
 import { adaptK, kCeiling, type SettledVote } from '../core/voting/adaptive-k.js';
 import { ballotText, voteCounts } from '../core/view/display.js';
 import { saveSoon } from './state-saver.js';
@@ -136,13 +142,6 @@ export async function candidateVote(
     );
   // Slots a crash left started: finished first, with what they recorded.
   await draw(record.draws.filter((d) => d.status === 'started').map((d) => d.slot));
-  const target = initialCandidates(floor);
-  for (;;) {
-    const valid = record.draws.filter((d) => d.status === 'valid').length;
-    if (valid >= target || record.draws.length >= maxCandidates) break;
-    if (options.stop?.(record.draws) === true) break;
-    await draw(fresh(record, maxCandidates, target - valid));
-  }
   for (;;) {
     const k = record.k ?? floor;
     const { outcome, settled } = await settle(ctx, n, vote, record, options, k, draw);
@@ -202,65 +201,108 @@ async function settle(
   k: number,
   draw: (slots: readonly number[]) => Promise<unknown>,
 ): Promise<{ outcome: VoteOutcome; settled?: SettledVote }> {
-  const { maxCandidates, maxFlagRate } = ctx.run.config;
-  // Agreement before judgement: draw more while a class can still get ahead by k within the cap.
-  for (;;) {
-    if (options.stop?.(record.draws) === true) return { outcome: stopped(record) };
-    const classes = tally(record.draws);
-    const leader = classes[0]?.votes ?? 0;
-    const lead = leader - (classes[1]?.votes ?? 0);
-    const left = maxCandidates - record.draws.length;
-    if (lead >= k || left <= 0 || classes.length === 0) break;
-    // The runner-up's votes stay; the most the leader can gain is every draw left.
-    if (lead + left < k) break;
-    await draw(fresh(record, maxCandidates, k - lead));
-  }
+  const { k: floor, maxCandidates } = ctx.run.config;
+  // Agreement before judgement: drawn by the candidates' schedule, opened at the run's own k.
+  const step = await agree(record, options, candidateSchedule(k, maxCandidates, floor), draw);
+  if (step === 'stopped') return { outcome: stopped(record) };
+  const standing = standingOf(ctx, record, k);
+  const { classes, leader, base } = standing;
+  if (leader === undefined)
+    return { outcome: { status: 'undecided', votes: 0, runnerUpVotes: 0, ...base } };
+  if (step.action === 'decided' || classes.length < 2)
+    return agreement(standing, leader, step.action === 'decided');
+  // Judges break the tie, among the classes the leader is not ahead of by k.
+  const contenders = classes.filter((c) => leader.votes - c.votes < k);
+  const ballots = await castBallots(ctx, n, vote, record, options.ballot, contenders, k);
+  return judged(standing, leader, ballots);
+}
 
+/**
+ * Draws by `schedule` (fresh slots) until it stops; `stopped` when the caller's `stop`, read
+ * before each step, ended the vote first.
+ */
+async function agree(
+  record: VoteRecord,
+  options: CandidateVoteOptions,
+  schedule: VoteSchedule,
+  draw: (slots: readonly number[]) => Promise<unknown>,
+): Promise<VoteStep | 'stopped'> {
+  for (;;) {
+    if (options.stop?.(record.draws) === true) return 'stopped';
+    const classes = tally(record.draws);
+    const step = nextVoteStep(schedule, {
+      draws: record.draws.length,
+      valid: record.draws.filter((d) => d.status === 'valid').length,
+      leaderVotes: classes[0]?.votes ?? 0,
+      runnerUpVotes: classes[1]?.votes ?? 0,
+    });
+    if (step.action !== 'draw') return step;
+    await draw(fresh(record, schedule.maxDraws, step.count));
+  }
+}
+
+/** A candidate vote's classes once drawing stopped, and what every outcome of it says. */
+interface Standing {
+  readonly classes: readonly ClassTally[];
+  readonly leader: ClassTally | undefined;
+  readonly runnerUp: number;
+  /** Red-flagged over the preset's limit: a person is asked even when the vote decided. */
+  readonly confused: boolean;
+  readonly base: Pick<VoteOutcome, 'draws' | 'flagged' | 'classes'>;
+  readonly counts: Omit<SettledVote, 'settledBy'>;
+}
+
+function standingOf(ctx: RunContext, record: VoteRecord, k: number): Standing {
   const classes = tally(record.draws);
   const flagged = record.draws.filter((d) => d.status === 'flagged').length;
   const flagRate = record.draws.length === 0 ? 0 : flagged / record.draws.length;
   const leader = classes[0];
   const runnerUp = classes[1]?.votes ?? 0;
-  const base = {
-    draws: record.draws.length,
-    flagged,
-    classes: classes.map((c) => ({ key: c.key, slots: c.members.map((m) => m.slot) })),
+  return {
+    classes,
+    leader,
+    runnerUp,
+    confused: flagRate > ctx.run.config.maxFlagRate,
+    base: {
+      draws: record.draws.length,
+      flagged,
+      classes: classes.map((c) => ({ key: c.key, slots: c.members.map((m) => m.slot) })),
+    },
+    counts: {
+      k,
+      leaderVotes: leader?.votes ?? 0,
+      runnerUpVotes: runnerUp,
+      validDraws: record.draws.length - flagged,
+      flaggedDraws: flagged,
+    },
   };
-  if (leader === undefined)
-    return { outcome: { status: 'undecided', votes: 0, runnerUpVotes: 0, ...base } };
-  const confused = flagRate > maxFlagRate;
-  const counts = {
-    k,
-    leaderVotes: leader.votes,
-    runnerUpVotes: runnerUp,
-    validDraws: record.draws.length - flagged,
-    flaggedDraws: flagged,
-  };
-  if (leader.votes - runnerUp >= k || classes.length < 2) {
-    const agreed = leader.votes - runnerUp >= k;
-    return {
-      outcome: {
-        status: agreed && !confused ? 'decided' : 'undecided',
-        key: leader.key,
-        votes: leader.votes,
-        runnerUpVotes: runnerUp,
-        ...(agreed ? { settledBy: 'agreement' as const } : {}),
-        ...base,
-      },
-      ...(agreed && !confused ? { settled: { ...counts, settledBy: 'agreement' as const } } : {}),
-    };
-  }
+}
 
-  // Judges break the tie, among the classes the leader is not ahead of by k.
-  const ballots = await castBallots(
-    ctx,
-    n,
-    vote,
-    record,
-    options.ballot,
-    classes.filter((c) => leader.votes - c.votes < k),
-    k,
-  );
+/** The outcome without judges: one class only, or one ahead by k (`agreed`). */
+function agreement(
+  { runnerUp, confused, base, counts }: Standing,
+  leader: ClassTally,
+  agreed: boolean,
+): { outcome: VoteOutcome; settled?: SettledVote } {
+  return {
+    outcome: {
+      status: agreed && !confused ? 'decided' : 'undecided',
+      key: leader.key,
+      votes: leader.votes,
+      runnerUpVotes: runnerUp,
+      ...(agreed ? { settledBy: 'agreement' as const } : {}),
+      ...base,
+    },
+    ...(agreed && !confused ? { settled: { ...counts, settledBy: 'agreement' as const } } : {}),
+  };
+}
+
+/** The outcome the judges' `ballots` give; undecided, their favourite still leads the question. */
+function judged(
+  { classes, confused, base, counts }: Standing,
+  leader: ClassTally,
+  ballots: VoteResult<string>,
+): { outcome: VoteOutcome; settled?: SettledVote } {
   const decided = ballots.status === 'decided';
   // Undecided, the judges' favourite still leads the question a person (or `--hitl auto`) answers.
   const favourite = decided ? ballots.key : (ballots.leader?.key ?? leader.key);

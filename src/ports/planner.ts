@@ -106,3 +106,23 @@ export interface Planner {
    */
   proposeProbe?(context: NodeContext, call: PlannerCall): Promise<ModelResponse>;
 }
+
+/**
+ * A {@link Planner} bound to one node (the engine's `plannerFor`): each call is sent the node's
+ * context, the run's sampling for its role and the signal, its slot offset by the binding's base,
+ * and its requests and tokens are counted against the node's cost. Same calls, one line each.
+ */
+export interface NodePlanner {
+  isMinimal(slot: number): Promise<ModelResponse>;
+  proposeSplit(slot: number): Promise<ModelResponse>;
+  castBallot(
+    question: string,
+    options: readonly BallotOption[],
+    slot: number,
+  ): Promise<ModelResponse>;
+  reviewCandidate(candidate: string, slot: number): Promise<ModelResponse>;
+  /** Absent when the planner writes no acceptance tests. */
+  readonly proposeTest?: ((slot: number) => Promise<ModelResponse>) | undefined;
+  /** Absent when the planner writes no probes. */
+  readonly proposeProbe?: ((slot: number) => Promise<ModelResponse>) | undefined;
+}

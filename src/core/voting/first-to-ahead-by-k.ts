@@ -1,4 +1,5 @@
 import { AbortedError, UsageError } from '../errors.js';
+import { nextVoteStep, type VoteSchedule } from './schedule.js';
 import type { KeyOf, Sample, Sampler, TallyEntry, VoteEvent, VoteResult } from './types.js';
 
 /** The paper's temperature schedule: the first draw at 0 (the best guess votes), the rest at 0.1. */
@@ -35,6 +36,8 @@ interface MutableEntry<T> {
   readonly value: T;
   votes: number;
 }
+
+const NOTHING_COUNTED = { draws: 0, valid: 0, leaderVotes: 0, runnerUpVotes: 0 } as const;
 
 /** Above this many classes the tally is indexed by a map; below it, a linear scan is cheaper. */
 const SCAN_LIMIT = 8;
@@ -75,10 +78,9 @@ export function voteFirstToAheadByK<T>(
 
 /** One vote's state between batches. */
 class Vote<T> {
-  readonly #k: number;
+  readonly #schedule: VoteSchedule;
   readonly #sample: Sampler<T>;
   readonly #keyOf: KeyOf<T>;
-  readonly #maxDraws: number;
   readonly #first: number;
   readonly #rest: number;
   readonly #signal: AbortSignal | undefined;
@@ -97,16 +99,17 @@ class Vote<T> {
     const maxDraws = options.maxDraws ?? defaultMaxDraws(k);
     validate(k, initialBatch, maxDraws);
     const temperatures = options.temperatures ?? PAPER_TEMPERATURES;
-    this.#k = k;
+    this.#schedule = { k, maxDraws, opening: { draws: initialBatch }, stopsOutOfReach: false };
     this.#sample = options.sample;
     this.#keyOf = options.keyOf;
-    this.#maxDraws = maxDraws;
     this.#first = temperatures.first;
     this.#rest = temperatures.rest;
     this.#signal = options.signal;
     this.#emit = onEvent === undefined ? undefined : safeNotify(onEvent);
     this.#emit?.({ type: 'vote-start', k, initialBatch, maxDraws });
-    this.#batch = Math.min(initialBatch, maxDraws);
+    // A vote always opens with a draw: the first batch and the cap are at least 1.
+    const opening = nextVoteStep(this.#schedule, NOTHING_COUNTED);
+    this.#batch = opening.action === 'draw' ? opening.count : 0;
   }
 
   /** Starts the next batch's draws; `batchIsAsync` tells whether any returned a promise. */
@@ -176,41 +179,38 @@ class Vote<T> {
         leader = entry;
       } else if (entry.votes > runnerUpVotes) runnerUpVotes = entry.votes;
     }
-    const lead = leader === undefined ? 0 : leader.votes - runnerUpVotes;
     const draws = this.#draws;
-    let result: VoteResult<T> | undefined;
-    if (leader !== undefined && lead >= this.#k) {
-      result = {
-        status: 'decided',
-        winner: leader.value,
-        key: leader.key,
-        votes: leader.votes,
-        runnerUpVotes,
-        draws,
-        validDraws: this.#validDraws,
-        flaggedDraws: draws - this.#validDraws,
-        rounds: round,
-        tally: this.#sortedTally(),
-      };
-    } else if (draws >= this.#maxDraws) {
-      result = {
-        status: 'undecided',
-        reason: 'max-draws',
-        leader,
-        runnerUpVotes,
-        draws,
-        validDraws: this.#validDraws,
-        flaggedDraws: draws - this.#validDraws,
-        rounds: round,
-        tally: this.#sortedTally(),
-      };
+    const leaderVotes = leader === undefined ? 0 : leader.votes;
+    const step = nextVoteStep(this.#schedule, {
+      draws,
+      valid: this.#validDraws,
+      leaderVotes,
+      runnerUpVotes,
+    });
+    if (step.action === 'draw') {
+      this.#batch = step.count;
+      return undefined;
     }
-    if (result !== undefined) {
-      emit?.({ type: 'vote-end', result });
-      return result;
-    }
-    this.#batch = Math.min(this.#k - lead, this.#maxDraws - draws);
-    return undefined;
+    const counts = {
+      runnerUpVotes,
+      draws,
+      validDraws: this.#validDraws,
+      flaggedDraws: draws - this.#validDraws,
+      rounds: round,
+      tally: this.#sortedTally(),
+    };
+    const result: VoteResult<T> =
+      step.action === 'decided' && leader !== undefined
+        ? {
+            status: 'decided',
+            winner: leader.value,
+            key: leader.key,
+            votes: leader.votes,
+            ...counts,
+          }
+        : { status: 'undecided', reason: 'max-draws', leader, ...counts };
+    emit?.({ type: 'vote-end', result });
+    return result;
   }
 
   #find(key: string): MutableEntry<T> | undefined {
