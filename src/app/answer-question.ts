@@ -9,7 +9,7 @@ import {
   STATE_FILE_NAME,
   makerStateFile,
 } from '../adapters/state/state-file.js';
-import { answerQuestion as answerInRun } from '../engine/questions.js';
+import { answerQuestion as answerInRun } from '../engine/hitl/questions.js';
 
 /** A person's answer: an option id, or free text where the question allows it. */
 export interface AnswerRequest {

@@ -9,8 +9,8 @@ import { classCount, recommend, votedAccuracy, wilson } from '../core/calibratio
 import { ConfigError, UsageError } from '../core/errors.js';
 import { sampleSuite, type RecordedSample } from '../engine/calibration/calibrate.js';
 import { CALIBRATION_SUITE } from '../engine/calibration/suite.js';
-import { LlmPlanner } from '../engine/llm-planner.js';
-import { LlmWorker } from '../engine/llm-worker.js';
+import { LlmPlanner } from '../engine/models/llm-planner.js';
+import { LlmWorker } from '../engine/models/llm-worker.js';
 import { secretsOf, type Env } from './env.js';
 import { settleAccess } from './start/access-check.js';
 import { DEFAULT_MODEL, WORKERS, geminiModel, type RunModel } from './wiring/workers.js';

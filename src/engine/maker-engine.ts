@@ -1,4 +1,4 @@
-import { checkStart, newRunId } from './run-id.js';
+import { checkStart, newRunId } from './run/run-id.js';
 import { setMaxListeners } from 'node:events';
 import { AbortedError, MakerError, UsageError } from '../core/errors.js';
 import {
@@ -8,18 +8,18 @@ import {
   type StateFile,
   type TreeNode,
 } from '../core/tree/schema.js';
-import { StateSaver } from './state-saver.js';
+import { StateSaver } from './run/state-saver.js';
 import type { Workspace } from '../ports/workspace.js';
 import { newNode } from '../core/tree/nodes.js';
-import { processNode } from './compose.js';
-import { RunTasks } from './run-tasks.js';
-import { HitlDesk } from './hitl.js';
+import { processNode } from './compose/compose.js';
+import { RunTasks } from './run/run-tasks.js';
+import { HitlDesk } from './hitl/hitl.js';
 import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
-import { ChecksFailedError, QuestionPendingError } from './engine-errors.js';
-import { redacted } from './redaction.js';
-import type { RunContext } from './run-context.js';
-import { Semaphore } from './semaphore.js';
-import { NodeWindow, nodeOrder, nodeWindowSize } from './node-window.js';
+import { ChecksFailedError, QuestionPendingError } from './run/engine-errors.js';
+import { redacted } from './run/redaction.js';
+import type { RunContext } from './run/run-context.js';
+import { Semaphore } from './run/semaphore.js';
+import { NodeWindow, nodeOrder, nodeWindowSize } from './run/node-window.js';
 import {
   ended,
   outcome,
@@ -29,15 +29,15 @@ import {
 } from './engine-deps.js';
 
 export type { MakerEngineDeps, Roles, RunOutcome } from './engine-deps.js';
-import { showWait } from './waits.js';
-import { reserveSession } from './session-ledger.js';
+import { showWait } from './hitl/waits.js';
+import { reserveSession } from './run/session-ledger.js';
 import type { RunRemote } from '../ports/remote.js';
-import { finish } from './finish.js';
-import { PullRequestKeeper } from './pull-request-keeper.js';
-import { releaseStores } from './scratch-release.js';
+import { finish } from './land/finish.js';
+import { PullRequestKeeper } from './land/pull-request-keeper.js';
+import { releaseStores } from './run/scratch-release.js';
 import type { CheckEnvironment } from '../core/checks.js';
-import { probeChecks } from './probe-checks.js';
-import { applyReopen, ReopenRequested } from './reopen.js';
+import { probeChecks } from './checks/probe-checks.js';
+import { applyReopen, ReopenRequested } from './compose/reopen.js';
 
 /**
  * The MAKER run loop over ports: decompose, sample, red-flag, vote, ask, compose, land. All

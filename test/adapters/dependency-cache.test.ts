@@ -7,7 +7,7 @@ import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { hostView } from '../../src/adapters/sandbox/host-view.js';
 import { AbortedError } from '../../src/core/errors.js';
 import { DEPENDENCY_FILES } from '../../src/core/dependencies.js';
-import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/testing/fake-npm-registry.js';
+import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/offline/fake-npm-registry.js';
 import { proxiedGet } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

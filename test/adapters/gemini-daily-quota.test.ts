@@ -12,12 +12,12 @@ import {
   startFakeGemini,
   type FakeGemini,
   type FakeGeminiResponder,
-} from '../../src/testing/fake-gemini.js';
+} from '../../src/offline/fake-gemini.js';
 import {
   apiDailyQuota,
   apiMinuteQuota,
   vertexMinuteQuota,
-} from '../../src/testing/quota-replies.js';
+} from '../../src/offline/quota-replies.js';
 import { virtualTime } from '../helpers/virtual-time.js';
 
 const KEY = ['AIza', 'Q'.repeat(35)].join('');

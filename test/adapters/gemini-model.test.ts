@@ -6,7 +6,7 @@ import {
   startFakeGemini,
   type FakeGemini,
   type FakeGeminiResponder,
-} from '../../src/testing/fake-gemini.js';
+} from '../../src/offline/fake-gemini.js';
 
 /** Shaped like a real key, so the redaction under test has something to catch; built at run time. */
 const KEY = ['AIza', 'F'.repeat(35)].join('');

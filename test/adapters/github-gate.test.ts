@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGitHubHost } from '../../src/adapters/github/github-host.js';
-import type { FakeGitHubFault } from '../../src/testing/fake-github.js';
+import type { FakeGitHubFault } from '../../src/offline/fake-github.js';
 import { TOKENS, testOctokit, useFakeGitHub } from '../helpers/github.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createGitHubHost } from '../../src/adapters/github/github-host.js';
 import { whyClosed } from '../../src/adapters/github/head-deleted.js';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { git, testOctokit, TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GitHubError } from '../../src/adapters/github/errors.js';
 import { createGitHubHost } from '../../src/adapters/github/github-host.js';
 import type { RateLimitWait } from '../../src/adapters/github/octokit.js';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 
 /** GitHubHost through 5xx answers and GitHub's rate limits (octokit's retry and throttling plugins). */

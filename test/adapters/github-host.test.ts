@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { GitHubError } from '../../src/adapters/github/errors.js';
 import { createGitHubHost, type GitHubHost } from '../../src/adapters/github/github-host.js';
-import type { FakeGitHub, FakeGitHubFault } from '../../src/testing/fake-github.js';
+import type { FakeGitHub, FakeGitHubFault } from '../../src/offline/fake-github.js';
 import { compareUrl } from '../../src/ports/repo-host.js';
 import { git, testOctokit, TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -13,7 +13,7 @@ import {
   type FakeAgentScript,
   type FakeFault,
   type FakeJules,
-} from '../../src/testing/fake-jules.js';
+} from '../../src/offline/fake-jules.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

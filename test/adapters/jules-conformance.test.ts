@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { connect, MemorySessionStorage, MemoryStorage } from '@google/jules-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
-import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
+import { startFakeJules, type FakeJules } from '../../src/offline/fake-jules.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -3,7 +3,7 @@ import { JulesClient } from '../../src/adapters/jules/client.js';
 import type { JulesTransport } from '../../src/adapters/jules/http.js';
 import { nodeTransport } from '../../src/adapters/jules/node-transport.js';
 import { AbortedError } from '../../src/core/errors.js';
-import { errorEnvelope } from '../../src/testing/google-http.js';
+import { errorEnvelope } from '../../src/offline/google-http.js';
 import { PATCH, useJulesWorkers, workerOn } from '../helpers/jules-worker.js';
 
 const { setup } = useJulesWorkers();

@@ -7,7 +7,7 @@ import { nodeTransport } from '../../src/adapters/jules/node-transport.js';
 import { PollSchedule } from '../../src/adapters/jules/poll-schedule.js';
 import { JulesWorker } from '../../src/adapters/jules/worker.js';
 import type { WorkerTask } from '../../src/ports/worker.js';
-import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
+import { startFakeJules, type FakeJules } from '../../src/offline/fake-jules.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { virtualTime } from '../helpers/virtual-time.js';
 

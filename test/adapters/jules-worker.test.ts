@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { JulesClient } from '../../src/adapters/jules/client.js';
 import { JulesWorker, SessionBudgetError } from '../../src/adapters/jules/worker.js';
 import { abortableSleep } from '../../src/core/sleep.js';
-import { julesQuotaFault, startFakeJules } from '../../src/testing/fake-jules.js';
+import { julesQuotaFault, startFakeJules } from '../../src/offline/fake-jules.js';
 import { PATCH, useJulesWorkers, workerOn } from '../helpers/jules-worker.js';
 import { virtualTime } from '../helpers/virtual-time.js';
 

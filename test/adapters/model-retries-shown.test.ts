@@ -4,7 +4,7 @@ import { DEFAULT_MODEL_WAITS } from '../../src/core/deadlines.js';
 import { ApiCallError } from '../../src/core/errors.js';
 import { ModelTransportError } from '../../src/core/model-errors.js';
 import type { EngineEventInput } from '../../src/engine/events.js';
-import { showWait } from '../../src/engine/waits.js';
+import { showWait } from '../../src/engine/hitl/waits.js';
 import type { GenerateResult, LanguageModel } from '../../src/ports/language-model.js';
 import { node, runOf } from '../helpers/runs.js';
 import { virtualTime } from '../helpers/virtual-time.js';

@@ -6,7 +6,7 @@ import { gitAuthEnv } from '../../src/adapters/git/git-auth.js';
 import { runGit, type GitRunner } from '../../src/adapters/git/git-process.js';
 import { BatchRefPublisher } from '../../src/adapters/git/ref-publisher.js';
 import { ApiCallError, RefMovedError } from '../../src/core/errors.js';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { git, testOctokit, TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { runViewBench } from '../../src/surfaces/bench/view-bench.js';
-import { chromiumInstalled } from '../../src/testing/chromium.js';
+import { chromiumInstalled } from '../../src/offline/chromium.js';
 
 const benchDirs = async () =>
   (await readdir(tmpdir())).filter((name) => name.startsWith('maker-bench-view-'));

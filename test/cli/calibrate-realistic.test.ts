@@ -4,9 +4,9 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
-import { RealisticModel } from '../../src/testing/product/realistic-model.js';
-import { realisticResponder } from '../../src/testing/product/responder.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
+import { RealisticModel } from '../../src/offline/product/realistic-model.js';
+import { realisticResponder } from '../../src/offline/product/responder.js';
 import { calibrationIdeas } from '../helpers/calibration-ideas.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

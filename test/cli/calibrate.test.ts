@@ -10,7 +10,7 @@ import {
   type FakeGemini,
   type FakeGeminiReply,
   type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
+} from '../../src/offline/fake-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { isTask, promptRole } from '../helpers/prompts.js';
 import { maker } from '../helpers/cli.js';

@@ -7,15 +7,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stateFileSchema, type Run } from '../../src/core/tree/schema.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import {
   startFakeJules,
   type FakeAgentContext,
   type FakeAgentScript,
   type FakeJules,
-} from '../../src/testing/fake-jules.js';
+} from '../../src/offline/fake-jules.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
-import { startFaultProxy, type FaultProxy } from '../../src/testing/fault-proxy.js';
+import { startFaultProxy, type FaultProxy } from '../../src/offline/fault-proxy.js';
 import { projectModel } from '../helpers/project-model.js';
 import { expectOneSessionPerSlot } from '../helpers/jules-runs.js';
 import { spawnMaker, type MakerResult } from '../helpers/cli.js';

@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFakeGitHub } from '../../src/testing/fake-github.js';
+import { startFakeGitHub } from '../../src/offline/fake-github.js';
 import { maker } from '../helpers/cli.js';
 import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 

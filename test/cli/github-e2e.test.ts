@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { maker, type MakerResult } from '../helpers/cli.js';
 import { pushSomeoneElses, TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { copyKilled, makerGroup, storedFake, type MakerGroup } from '../helpers/process-group.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { TOKENS, testOctokit, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { maker } from '../helpers/cli.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { maker } from '../helpers/cli.js';
 import {
   DEFAULT_FAKE_OPTIONS,

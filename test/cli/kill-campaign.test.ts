@@ -4,7 +4,7 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { maker } from '../helpers/cli.js';
 import { TOKENS } from '../helpers/github.js';
 import { copyKilled, makerGroup, storedFake, type MakerGroup } from '../helpers/process-group.js';

@@ -7,7 +7,7 @@ import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { DEFAULT_MODEL_WAITS } from '../../src/core/deadlines.js';
 import { stateFileSchema } from '../../src/core/tree/schema.js';
 import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import { maker } from '../helpers/cli.js';
 import { projectModel } from '../helpers/project-model.js';
 import { stubGemini } from '../helpers/stub-gemini.js';

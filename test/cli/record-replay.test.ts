@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import { conflictModel } from '../helpers/conflict-model.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';

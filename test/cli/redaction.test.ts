@@ -3,7 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import { maker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

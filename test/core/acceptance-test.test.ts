@@ -8,7 +8,7 @@ import {
   testKey,
   TEST_MAX_CHARS,
 } from '../../src/core/acceptance-test.js';
-import { parseTestAnswer } from '../../src/engine/parse.js';
+import { parseTestAnswer } from '../../src/engine/vote/parse.js';
 
 const test = {
   path: 'test/words.test.js',

@@ -6,7 +6,7 @@ import {
   outputRedactor,
   secretForms,
 } from '../../src/core/credential-redaction.js';
-import { runCheck } from '../../src/engine/checks.js';
+import { runCheck } from '../../src/engine/checks/checks.js';
 import type { Workspace } from '../../src/ports/workspace.js';
 
 /**

@@ -10,15 +10,15 @@ import {
   resetWords,
   waitWords,
 } from '../../src/core/rate-limits.js';
-import { errorEnvelope } from '../../src/testing/google-http.js';
+import { errorEnvelope } from '../../src/offline/google-http.js';
 import {
   apiDailyQuota,
   apiMinuteQuota,
   codeAssistDailyQuota,
   codeAssistMinuteQuota,
   vertexMinuteQuota,
-} from '../../src/testing/quota-replies.js';
-import type { FakeGeminiReply } from '../../src/testing/fake-gemini-shapes.js';
+} from '../../src/offline/quota-replies.js';
+import type { FakeGeminiReply } from '../../src/offline/fake-gemini-shapes.js';
 
 /** The body a fake's error reply is sent with. */
 function body(reply: FakeGeminiReply): string {

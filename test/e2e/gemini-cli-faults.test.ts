@@ -6,14 +6,14 @@ import { GeminiCliModel } from '../../src/adapters/gemini-cli/gemini-cli-model.j
 import { RetryingModel } from '../../src/adapters/gemini/retrying-model.js';
 import { DEFAULT_MODEL_WAITS, type ModelWaits } from '../../src/core/deadlines.js';
 import { QuotaSpentError, RateLimitedError } from '../../src/core/model-errors.js';
-import { startFakeCodeAssist, type FakeCodeAssist } from '../../src/testing/fake-code-assist.js';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeCodeAssist, type FakeCodeAssist } from '../../src/offline/fake-code-assist.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import {
   apiDailyQuota,
   apiMinuteQuota,
   codeAssistDailyQuota,
   codeAssistMinuteQuota,
-} from '../../src/testing/quota-replies.js';
+} from '../../src/offline/quota-replies.js';
 import { maker } from '../helpers/cli.js';
 import { processesNaming, until } from '../helpers/processes.js';
 import { useTempDirs } from '../helpers/tmp.js';

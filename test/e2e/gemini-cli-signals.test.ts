@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeCodeAssist, type FakeCodeAssist } from '../../src/testing/fake-code-assist.js';
+import { startFakeCodeAssist, type FakeCodeAssist } from '../../src/offline/fake-code-assist.js';
 import { CLI } from '../helpers/cli.js';
 import { processesNaming, until } from '../helpers/processes.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -10,11 +10,11 @@ import {
   type FakeGemini,
   type FakeGeminiReply,
   type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
+} from '../../src/offline/fake-gemini.js';
 import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 import { geminiBinary } from './gemini-binary.js';
-import { candidateTree } from '../../src/engine/leaf.js';
-import { tally } from '../../src/engine/votes.js';
+import { candidateTree } from '../../src/engine/leaf/leaf.js';
+import { tally } from '../../src/engine/vote/votes.js';
 import { clip } from '../../src/core/limits.js';
 
 /**

@@ -3,8 +3,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { stateFileSchema } from '../../src/core/tree/schema.js';
-import type { FakeCodeAssist } from '../../src/testing/fake-code-assist.js';
-import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini-shapes.js';
+import type { FakeCodeAssist } from '../../src/offline/fake-code-assist.js';
+import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/offline/fake-gemini-shapes.js';
 import { projectModel } from '../helpers/project-model.js';
 
 /**

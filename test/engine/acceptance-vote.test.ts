@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { newNode } from '../../src/core/tree/nodes.js';
 import type { Run, TreeNode } from '../../src/core/tree/schema.js';
-import { acceptanceFlag, voteAcceptanceTest } from '../../src/engine/acceptance-test.js';
-import { dropFailingTest } from '../../src/engine/acceptance-doubt.js';
+import { acceptanceFlag, voteAcceptanceTest } from '../../src/engine/checks/acceptance-test.js';
+import { dropFailingTest } from '../../src/engine/checks/acceptance-doubt.js';
 import type { EngineEventInput } from '../../src/engine/events.js';
-import type { RunContext } from '../../src/engine/run-context.js';
+import type { RunContext } from '../../src/engine/run/run-context.js';
 import type { Planner } from '../../src/ports/planner.js';
 import type { Workspace } from '../../src/ports/workspace.js';
 import { baseConfig } from '../helpers/engine.js';

@@ -5,9 +5,9 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { defaultInstall } from '../../src/core/dependencies.js';
-import { runCheck } from '../../src/engine/checks.js';
+import { runCheck } from '../../src/engine/checks/checks.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
-import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/testing/fake-npm-registry.js';
+import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/offline/fake-npm-registry.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

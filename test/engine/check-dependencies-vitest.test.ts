@@ -3,10 +3,10 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
-import { runCheck } from '../../src/engine/checks.js';
+import { runCheck } from '../../src/engine/checks/checks.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
-import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/testing/fake-npm-registry.js';
-import { publishInstalled } from '../../src/testing/npm-pack.js';
+import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/offline/fake-npm-registry.js';
+import { publishInstalled } from '../../src/offline/npm-pack.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -6,14 +6,14 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
-import { runCheck } from '../../src/engine/checks.js';
+import { runCheck } from '../../src/engine/checks/checks.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import {
   packageLock,
   startFakeNpmRegistry,
   type FakeNpmRegistry,
-} from '../../src/testing/fake-npm-registry.js';
-import { startFakePypi } from '../../src/testing/fake-pypi.js';
+} from '../../src/offline/fake-npm-registry.js';
+import { startFakePypi } from '../../src/offline/fake-pypi.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

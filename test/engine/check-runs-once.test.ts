@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortedError } from '../../src/core/errors.js';
-import { runCheck, runCheckWhole, type CheckContext } from '../../src/engine/checks.js';
+import { runCheck, runCheckWhole, type CheckContext } from '../../src/engine/checks/checks.js';
 
 /**
  * A check is run once per tree and command in a run: identical candidates checked at the same

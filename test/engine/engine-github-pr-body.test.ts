@@ -13,7 +13,7 @@ import { setUpGitHub } from '../../src/app/github/setup.js';
 import { remotesFor } from '../../src/app/github/wiring.js';
 import type { Target } from '../../src/app/start/preflight.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
-import { startFaultProxy, type FaultProxy } from '../../src/testing/fault-proxy.js';
+import { startFaultProxy, type FaultProxy } from '../../src/offline/fault-proxy.js';
 import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -12,7 +12,7 @@ import { setUpGitHub } from '../../src/app/github/setup.js';
 import { remotesFor } from '../../src/app/github/wiring.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import type { Target } from '../../src/app/start/preflight.js';
-import type { FakeGitHub } from '../../src/testing/fake-github.js';
+import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, git, pushSomeoneElses, testOctokit, useFakeGitHub } from '../helpers/github.js';
 import { copyKilled, storedFake } from '../helpers/process-group.js';

@@ -8,9 +8,9 @@ import {
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { RunConfig } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { candidateTree } from '../../src/engine/leaf.js';
-import { tally } from '../../src/engine/votes.js';
-import { renderNode, renderTree } from '../../src/engine/summary.js';
+import { candidateTree } from '../../src/engine/leaf/leaf.js';
+import { tally } from '../../src/engine/vote/votes.js';
+import { renderNode, renderTree } from '../../src/engine/vote/summary.js';
 import { tallyText } from '../../src/core/view/display.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';

@@ -15,7 +15,7 @@ import {
   type FakeAgentContext,
   type FakeAgentScript,
   type FakeJules,
-} from '../../src/testing/fake-jules.js';
+} from '../../src/offline/fake-jules.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { taskTitle } from '../helpers/prompts.js';

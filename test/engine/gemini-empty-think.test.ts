@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { samplingFor } from '../../src/core/sampling.js';
-import { summarise } from '../../src/engine/summary.js';
+import { summarise } from '../../src/engine/vote/summary.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
-import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
+import { LlmPlanner } from '../../src/engine/models/llm-planner.js';
+import { LlmWorker } from '../../src/engine/models/llm-worker.js';
 import type { NodeContext } from '../../src/ports/planner.js';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 
 let fake: FakeGemini | undefined;
 afterEach(async () => {

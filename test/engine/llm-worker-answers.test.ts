@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
+import { LlmWorker } from '../../src/engine/models/llm-worker.js';
 import {
   startFakeGemini,
   type FakeGemini,
   type FakeGeminiResponder,
-} from '../../src/testing/fake-gemini.js';
+} from '../../src/offline/fake-gemini.js';
 import { baseConfig, memoryEngine } from '../helpers/engine.js';
 
 let fake: FakeGemini | undefined;

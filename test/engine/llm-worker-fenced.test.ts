@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
+import { LlmWorker } from '../../src/engine/models/llm-worker.js';
 import type { GenerateRequest, LanguageModel } from '../../src/ports/language-model.js';
 import type { NodeContext } from '../../src/ports/planner.js';
 import { baseConfig, memoryEngine } from '../helpers/engine.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
-import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import type { FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { atRoot, isTask, promptRole, writable } from '../helpers/prompts.js';

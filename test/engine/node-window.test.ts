@@ -5,7 +5,7 @@ import { AbortedError } from '../../src/core/errors.js';
 import type { RunConfig } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { NodeWindow, nodeWindowSize } from '../../src/engine/node-window.js';
+import { NodeWindow, nodeWindowSize } from '../../src/engine/run/node-window.js';
 import type { NodeContext, Planner } from '../../src/ports/planner.js';
 import { ShapePlanner } from '../../src/surfaces/bench/tree-shape.js';
 import { runConfig } from '../../src/app/wiring/wiring.js';

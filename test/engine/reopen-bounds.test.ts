@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { runSchema, type Reopen } from '../../src/core/tree/schema.js';
-import { keptOutput } from '../../src/engine/checks.js';
+import { keptOutput } from '../../src/engine/checks/checks.js';
 import {
   MAX_REOPENS_PER_NODE,
   MAX_REOPENS_PER_RUN,
   mayReopen,
   reopenBound,
-} from '../../src/engine/reopen.js';
-import { firstErrorLine, upstreamLeaves } from '../../src/engine/trace.js';
+} from '../../src/engine/compose/reopen.js';
+import { firstErrorLine, upstreamLeaves } from '../../src/engine/compose/trace.js';
 import { node, runOf } from '../helpers/runs.js';
 
 const reopen = (n: string): Reopen => ({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine/events.js';
-import { caseKit } from '../../src/testing/product/ideas/case-kit.js';
-import { RealisticModel } from '../../src/testing/product/realistic-model.js';
-import type { ProductIdea } from '../../src/testing/product/types.js';
+import { caseKit } from '../../src/offline/product/ideas/case-kit.js';
+import { RealisticModel } from '../../src/offline/product/realistic-model.js';
+import type { ProductIdea } from '../../src/offline/product/types.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { listenTo } from '../helpers/engine.js';
 import { WORKERS } from '../../src/app/wiring/workers.js';

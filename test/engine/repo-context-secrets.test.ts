@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { RepoContextBuilder } from '../../src/engine/repo-context.js';
-import { repositoryView } from '../../src/engine/node-context.js';
+import { RepoContextBuilder } from '../../src/engine/context/repo-context.js';
+import { repositoryView } from '../../src/engine/context/node-context.js';
 
 /** A configured key of the run (say JULES_API_KEY), in no published format. */
 const RUN_KEY = 'jk-run-key-5f1e2d3c4b5a69788796a5b4';

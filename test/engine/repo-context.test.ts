@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { RepoContextBuilder } from '../../src/engine/repo-context.js';
+import { RepoContextBuilder } from '../../src/engine/context/repo-context.js';
 import type { Workspace } from '../../src/ports/workspace.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { useTempDirs } from '../helpers/tmp.js';

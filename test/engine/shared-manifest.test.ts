@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
-import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import type { FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { atRoot, isIntegration, isTask, promptRole } from '../helpers/prompts.js';

@@ -6,7 +6,7 @@ import { languageModelAgent, type HanoiAgent } from '../../src/engine/hanoi/agen
 import { solveHanoi } from '../../src/engine/hanoi/solve.js';
 import { referenceHanoiLoop } from '../../src/surfaces/bench/hanoi-reference.js';
 import { HANOI_MAX_OUTPUT_TOKENS } from '../../src/core/hanoi/prompts.js';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import { hanoiSolvingResponder } from '../fakes/hanoi-responder.js';
 
 let fake: FakeGemini | undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderSplit } from '../../src/engine/decompose.js';
-import type { SplitAnswer } from '../../src/engine/parse.js';
+import { renderSplit } from '../../src/engine/split/decompose.js';
+import type { SplitAnswer } from '../../src/engine/vote/parse.js';
 
 const subtask = (acceptance: string[], check?: string) => ({
   title: 'Write the parser',

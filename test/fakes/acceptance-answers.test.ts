@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { uniform } from '../../src/core/random.js';
 import { writeTree } from '../../src/surfaces/bench/hidden-tests.js';
-import { rightTest, testAnswer } from '../../src/testing/product/acceptance-answers.js';
-import { caseKit } from '../../src/testing/product/ideas/case-kit.js';
-import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
-import { inventory } from '../../src/testing/product/ideas/inventory.js';
-import { writeLeaf, type Flaw, type Rand } from '../../src/testing/product/render.js';
-import type { ProductIdea } from '../../src/testing/product/types.js';
+import { rightTest, testAnswer } from '../../src/offline/product/acceptance-answers.js';
+import { caseKit } from '../../src/offline/product/ideas/case-kit.js';
+import { PRODUCT_IDEAS } from '../../src/offline/product/ideas/index.js';
+import { inventory } from '../../src/offline/product/ideas/inventory.js';
+import { writeLeaf, type Flaw, type Rand } from '../../src/offline/product/render.js';
+import type { ProductIdea } from '../../src/offline/product/types.js';
 import { runCheck, type Ended } from '../helpers/product-check.js';
 import { usePythonDirectly } from '../helpers/python.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -7,7 +7,7 @@ import {
   startFakeGitHub,
   type FakeGitHub,
   type FakeGitHubOptions,
-} from '../../src/testing/fake-github.js';
+} from '../../src/offline/fake-github.js';
 import { DEFAULT_FAKE_OPTIONS, git, testOctokit, TOKENS } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { JulesClient } from '../../src/adapters/jules/client.js';
-import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
+import { startFakeJules, type FakeJules } from '../../src/offline/fake-jules.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -5,7 +5,7 @@ import {
   type HanoiMove,
   type HanoiState,
 } from '../../src/core/hanoi/hanoi.js';
-import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 
 /**
  * A fake model that reads the paper's user prompt the way a model would (the previous move and the

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { uniform } from '../../src/core/random.js';
 import { writeTree } from '../../src/surfaces/bench/hidden-tests.js';
-import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
-import { csvToJson } from '../../src/testing/product/ideas/csv-to-json.js';
-import { rightTest } from '../../src/testing/product/acceptance-answers.js';
-import { probeAnswer } from '../../src/testing/product/probe-answers.js';
-import { writeLeaf, type Flaw } from '../../src/testing/product/render.js';
+import { PRODUCT_IDEAS } from '../../src/offline/product/ideas/index.js';
+import { csvToJson } from '../../src/offline/product/ideas/csv-to-json.js';
+import { rightTest } from '../../src/offline/product/acceptance-answers.js';
+import { probeAnswer } from '../../src/offline/product/probe-answers.js';
+import { writeLeaf, type Flaw } from '../../src/offline/product/render.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

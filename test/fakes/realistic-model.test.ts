@@ -1,19 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { summarise } from '../../src/engine/summary.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker, type EditFormat } from '../../src/engine/llm-worker.js';
-import { JSON_SCHEMAS } from '../../src/engine/parse.js';
+import { summarise } from '../../src/engine/vote/summary.js';
+import { LlmPlanner } from '../../src/engine/models/llm-planner.js';
+import { LlmWorker, type EditFormat } from '../../src/engine/models/llm-worker.js';
+import { JSON_SCHEMAS } from '../../src/engine/vote/parse.js';
 import type { GenerateRequest } from '../../src/ports/language-model.js';
 import type { NodeContext } from '../../src/ports/planner.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { WORKERS } from '../../src/app/wiring/workers.js';
-import { startFakeGemini, type FakeGemini } from '../../src/testing/fake-gemini.js';
-import { textStats } from '../../src/testing/product/ideas/text-stats.js';
-import { promptKind, UnrecognisedPromptError } from '../../src/testing/product/prompt-kinds.js';
-import { RealisticModel, type RealisticKnobs } from '../../src/testing/product/realistic-model.js';
-import { realisticResponder } from '../../src/testing/product/responder.js';
+import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
+import { textStats } from '../../src/offline/product/ideas/text-stats.js';
+import { promptKind, UnrecognisedPromptError } from '../../src/offline/product/prompt-kinds.js';
+import { RealisticModel, type RealisticKnobs } from '../../src/offline/product/realistic-model.js';
+import { realisticResponder } from '../../src/offline/product/responder.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,6 +1,6 @@
 import type { CalibrationTask } from '../../src/engine/calibration/suite.js';
 import { HIDDEN_TEST_PATH } from '../../src/engine/calibration/suite.js';
-import type { ProductIdea } from '../../src/testing/product/types.js';
+import type { ProductIdea } from '../../src/offline/product/types.js';
 
 /**
  * The calibration suite's tasks as ideas the realistic fake model knows, so that `maker

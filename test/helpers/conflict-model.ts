@@ -1,4 +1,4 @@
-import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { atRoot, ballotOptions, isIntegration, isTask, promptRole } from './prompts.js';
 
 /** The two versions of the integrated file the scripted model writes (first draw, later draws). */

@@ -5,14 +5,14 @@ import type { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { RunConfig } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
-import { LlmPlanner } from '../../src/engine/llm-planner.js';
-import { LlmWorker } from '../../src/engine/llm-worker.js';
+import { LlmPlanner } from '../../src/engine/models/llm-planner.js';
+import { LlmWorker } from '../../src/engine/models/llm-worker.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import {
   startFakeGemini,
   type FakeGemini,
   type FakeGeminiResponder,
-} from '../../src/testing/fake-gemini.js';
+} from '../../src/offline/fake-gemini.js';
 import { baseConfig } from './engine.js';
 
 /** A run whose planner and worker are Gemini (gemini-2.5-flash), minimal at depth 1. */

@@ -8,7 +8,7 @@ import {
   startFakeGitHub,
   type FakeGitHub,
   type FakeGitHubOptions,
-} from '../../src/testing/fake-github.js';
+} from '../../src/offline/fake-github.js';
 
 /** Tokens of the shape GitHub issues (so redaction patterns apply), one per capability. */
 export const TOKENS = {

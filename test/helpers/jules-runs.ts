@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Run } from '../../src/core/tree/schema.js';
-import { summarise } from '../../src/engine/summary.js';
-import type { FakeAgentContext, FakeAgentScript, FakeJules } from '../../src/testing/fake-jules.js';
+import { summarise } from '../../src/engine/vote/summary.js';
+import type { FakeAgentContext, FakeAgentScript, FakeJules } from '../../src/offline/fake-jules.js';
 import { taskTitle } from './prompts.js';
 
 /**

@@ -4,7 +4,7 @@ import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { JulesClient } from '../../src/adapters/jules/client.js';
 import { JulesWorker } from '../../src/adapters/jules/worker.js';
 import type { WorkerTask } from '../../src/ports/worker.js';
-import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
+import { startFakeJules, type FakeJules } from '../../src/offline/fake-jules.js';
 import { useTempDirs } from './tmp.js';
 
 export const PATCH =

@@ -6,7 +6,7 @@ import type { JulesTransport } from '../../src/adapters/jules/http.js';
 import { nodeTransport } from '../../src/adapters/jules/node-transport.js';
 import { JulesWorker, type JulesWorkerOptions } from '../../src/adapters/jules/worker.js';
 import type { WorkerHooks } from '../../src/ports/worker.js';
-import { startFakeJules, type FakeJules } from '../../src/testing/fake-jules.js';
+import { startFakeJules, type FakeJules } from '../../src/offline/fake-jules.js';
 import { PATCH, addATask } from './jules-worker.js';
 import { useTempDirs } from './tmp.js';
 

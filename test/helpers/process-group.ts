@@ -5,7 +5,7 @@ import {
   startFakeGitHub,
   type FakeGitHub,
   type FakeGitHubOptions,
-} from '../../src/testing/fake-github.js';
+} from '../../src/offline/fake-github.js';
 import { spawnMaker, type MakerResult } from './cli.js';
 import { DEFAULT_FAKE_OPTIONS } from './github.js';
 

@@ -1,4 +1,4 @@
-import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { atRoot, isTask, promptRole } from './prompts.js';
 
 /** A scripted model playing every MAKER role, recognised by the prompt it gets. */

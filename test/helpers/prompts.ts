@@ -1,5 +1,5 @@
 import type { GenerateRequest } from '../../src/ports/language-model.js';
-import type { FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import type { FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 
 /**
  * The one place in the tests that knows how MAKER's prompts are worded. Scripted models ask it

@@ -1,4 +1,4 @@
-import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/testing/fake-gemini.js';
+import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { atRoot, ballotOptions, isTask, promptRole } from './prompts.js';
 
 /** One subtask of the scripted plan, and what its worker writes. */

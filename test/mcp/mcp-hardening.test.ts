@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini } from '../../src/offline/fake-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { text, useMcpClients } from '../helpers/mcp.js';
 

@@ -7,7 +7,7 @@ import {
   startFakeGemini,
   type FakeGemini,
   type FakeGeminiRequest,
-} from '../../src/testing/fake-gemini.js';
+} from '../../src/offline/fake-gemini.js';
 import { text, useMcpClients } from '../helpers/mcp.js';
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -4,7 +4,7 @@ import { readFile, readdir, readlink, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stateFileSchema } from '../../src/core/tree/schema.js';
-import { startFakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini } from '../../src/offline/fake-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
-import { startFakeGemini } from '../../src/testing/fake-gemini.js';
+import { startFakeGemini } from '../../src/offline/fake-gemini.js';
 import { text, useMcpClients } from '../helpers/mcp.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -12,8 +12,8 @@ import {
   packageLock,
   startFakeNpmRegistry,
   type FakeNpmRegistry,
-} from '../../src/testing/fake-npm-registry.js';
-import { startFakePypi, type FakePypi } from '../../src/testing/fake-pypi.js';
+} from '../../src/offline/fake-npm-registry.js';
+import { startFakePypi, type FakePypi } from '../../src/offline/fake-pypi.js';
 import { proxiedGet } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

@@ -9,8 +9,8 @@ import type {
   LanguageModel,
 } from '../../src/ports/language-model.js';
 import { singleShot } from '../../src/surfaces/bench/product-single-shot.js';
-import { PRODUCT_IDEAS } from '../../src/testing/product/ideas/index.js';
-import { RealisticModel } from '../../src/testing/product/realistic-model.js';
+import { PRODUCT_IDEAS } from '../../src/offline/product/ideas/index.js';
+import { RealisticModel } from '../../src/offline/product/realistic-model.js';
 
 /** Passes every request on to the realistic fake, keeping what was asked. */
 class Recording implements LanguageModel {

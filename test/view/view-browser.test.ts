@@ -10,7 +10,7 @@ import {
   CHROMIUM_PATH,
   launchChromium,
   type Chromium,
-} from '../../src/testing/chromium.js';
+} from '../../src/offline/chromium.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { CLI, startCli, type CliProcess } from './cli-process.js';
 

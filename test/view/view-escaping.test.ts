@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StateFile } from '../../src/core/tree/schema.js';
-import { chromiumInstalled, launchChromium, type Chromium } from '../../src/testing/chromium.js';
+import { chromiumInstalled, launchChromium, type Chromium } from '../../src/offline/chromium.js';
 import { pageAssets } from '../../src/surfaces/view/assets.js';
 import type { RunSnapshot } from '../../src/surfaces/view/protocol.js';
 import { buildReport, reportHtml } from '../../src/surfaces/view/report.js';

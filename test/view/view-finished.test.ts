@@ -9,7 +9,7 @@ import {
   CHROMIUM_PATH,
   launchChromium,
   type Chromium,
-} from '../../src/testing/chromium.js';
+} from '../../src/offline/chromium.js';
 import { pageAssets } from '../../src/surfaces/view/assets.js';
 import { buildReport, reportHtml } from '../../src/surfaces/view/report.js';
 import { engineFor, openWorkspace } from '../../src/app/wiring/wiring.js';

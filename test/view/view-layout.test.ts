@@ -6,7 +6,7 @@ import {
   CHROMIUM_PATH,
   launchChromium,
   type Chromium,
-} from '../../src/testing/chromium.js';
+} from '../../src/offline/chromium.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { FileSource } from '../../src/surfaces/view/file-source.js';
 import { startViewServer, type ViewHandle } from '../../src/surfaces/view/server.js';

@@ -5,7 +5,7 @@ import {
   CHROMIUM_PATH,
   launchChromium,
   type Chromium,
-} from '../../src/testing/chromium.js';
+} from '../../src/offline/chromium.js';
 import { FileSource } from '../../src/surfaces/view/file-source.js';
 import { startViewServer, type ViewHandle } from '../../src/surfaces/view/server.js';
 import { maker } from '../helpers/cli.js';

@@ -5,7 +5,7 @@ import { runGit } from '../../adapters/git/git-process.js';
 import { ApiCallError, ConfigError } from '../../core/errors.js';
 import { isLoopbackUrl } from '../../core/loopback.js';
 import type { GitHubRun, Run } from '../../core/tree/schema.js';
-import { startFakeGitHub, type FakeGitHub } from '../../testing/fake-github.js';
+import { startFakeGitHub, type FakeGitHub } from '../../offline/fake-github.js';
 
 /** The login the demo's repositories belong to (also `maker fake-github`'s default user). */
 import { DEMO_OWNER } from './demo-owner.js';

@@ -13,6 +13,7 @@ import type { WaitReporter } from '../../ports/waits.js';
  * engine's wait port), one batched publisher whose leases are saved with the run before its pushes
  * resolve, and authenticated fetches. The token lives in this process only.
  */
+// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export function gitHubRemote(
   github: GitHubRun,
   workspace: GitWorkspace,

@@ -10,8 +10,8 @@ import { ConfigError } from '../../core/errors.js';
 import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
 import type { Worker } from '../../ports/worker.js';
-import { startFakeJules, type FakeJules } from '../../testing/fake-jules.js';
-import { simJulesAgent } from '../../testing/sim-jules-agent.js';
+import { startFakeJules, type FakeJules } from '../../offline/fake-jules.js';
+import { simJulesAgent } from '../../offline/sim-jules-agent.js';
 import { originPublisher } from './origin-publisher.js';
 import { JULES_PLANS } from './worker-catalogue.js';
 

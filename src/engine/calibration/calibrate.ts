@@ -9,12 +9,12 @@ import {
 import type { Planner } from '../../ports/planner.js';
 import type { Worker } from '../../ports/worker.js';
 import { EMPTY_TREE, type Workspace } from '../../ports/workspace.js';
-import { codeCandidate } from '../candidate.js';
-import { runCheck } from '../checks.js';
-import { nodeContext } from '../node-context.js';
-import type { RunContext } from '../run-context.js';
-import { reserveSession, type LedgerDeps } from '../session-ledger.js';
-import { Semaphore } from '../semaphore.js';
+import { codeCandidate } from '../leaf/candidate.js';
+import { runCheck } from '../checks/checks.js';
+import { nodeContext } from '../context/node-context.js';
+import type { RunContext } from '../run/run-context.js';
+import { reserveSession, type LedgerDeps } from '../run/session-ledger.js';
+import { Semaphore } from '../run/semaphore.js';
 import { HIDDEN_TEST_COMMAND, HIDDEN_TEST_PATH, type CalibrationTask } from './suite.js';
 
 /** One recorded sample: what voting needs, plus why it was flagged and what it cost. */

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ProductIdea } from '../../testing/product/types.js';
+import type { ProductIdea } from '../../offline/product/types.js';
 
 /** Where hidden tests are put in a product's tree (a name no built-in leaf writes). */
 export const HIDDEN_DIR = '.hidden-acceptance';

@@ -3,21 +3,21 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../engine/llm-worker.js';
-import { summarise } from '../../engine/summary.js';
+import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../engine/models/llm-worker.js';
+import { summarise } from '../../engine/vote/summary.js';
 import {
   billedTokens,
   type GenerateRequest,
   type GenerateResult,
   type LanguageModel,
 } from '../../ports/language-model.js';
-import { PRODUCT_IDEAS, QUICK_IDEAS } from '../../testing/product/ideas/index.js';
+import { PRODUCT_IDEAS, QUICK_IDEAS } from '../../offline/product/ideas/index.js';
 import {
   RealisticModel,
   type RealisticKnobs,
   type RealisticStats,
-} from '../../testing/product/realistic-model.js';
-import type { ProductIdea } from '../../testing/product/types.js';
+} from '../../offline/product/realistic-model.js';
+import type { ProductIdea } from '../../offline/product/types.js';
 import { engineFor, openWorkspace, runConfig } from '../../app/wiring/wiring.js';
 import { WORKERS } from '../../app/wiring/workers.js';
 import { runHiddenTests, type HiddenResult } from './hidden-tests.js';
@@ -184,6 +184,7 @@ export async function runProductBench(options: ProductBenchOptions): Promise<Pro
   };
 }
 
+// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 async function runArm(
   arm: 'maker' | 'single',
   idea: ProductIdea,

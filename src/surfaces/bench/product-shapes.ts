@@ -2,8 +2,8 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Run, TreeNode } from '../../core/tree/schema.js';
 import type { Workspace } from '../../ports/workspace.js';
-import type { RealisticModel } from '../../testing/product/realistic-model.js';
-import type { ProductIdea } from '../../testing/product/types.js';
+import type { RealisticModel } from '../../offline/product/realistic-model.js';
+import type { ProductIdea } from '../../offline/product/types.js';
 
 /**
  * Why a MAKER product failed its hidden tests, read from the run's state and what the fake wrote:

@@ -1,6 +1,6 @@
 import { pooling } from '../../core/voting/behaviour.js';
 import type { Run, VoteRecord } from '../../core/tree/schema.js';
-import type { RealisticStats } from '../../testing/product/realistic-model.js';
+import type { RealisticStats } from '../../offline/product/realistic-model.js';
 import type { HiddenResult } from './hidden-tests.js';
 
 /** How a run's votes of one kind were settled. */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { runGit } from '../../adapters/git/git-process.js';
 import type { StartIntent } from '../../core/tree/schema.js';
-import { startFakeGitHub } from '../../testing/fake-github.js';
+import { startFakeGitHub } from '../../offline/fake-github.js';
 import { envValue, type Env } from '../../app/env.js';
 import { DEMO_OWNER, demoFakeHome, serveDemoFake } from '../../app/github/demo-fake.js';
 import type { GitHubAsk } from '../../app/github/plan.js';

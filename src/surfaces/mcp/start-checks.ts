@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, UsageError } from '../../core/errors.js';
 import type { Run, StartIntent } from '../../core/tree/schema.js';
-import { newRunId } from '../../engine/run-id.js';
+import { newRunId } from '../../engine/run/run-id.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
 import { checksOfRun, sandboxProblems } from '../../app/start/preflight.js';
 import { remoteOfRun } from '../../app/start/remotes.js';

@@ -12,7 +12,7 @@ import { findSandbox } from '../../../src/adapters/sandbox/bwrap.js';
 import {
   startFakeNpmRegistry,
   type FakeNpmRegistry,
-} from '../../../src/testing/fake-npm-registry.js';
+} from '../../../src/offline/fake-npm-registry.js';
 import { proxiedGet } from '../../helpers/sandbox.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 

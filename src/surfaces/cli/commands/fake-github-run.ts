@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { startFakeGitHub } from '../../../testing/fake-github.js';
+import { startFakeGitHub } from '../../../offline/fake-github.js';
 import { DEMO_OWNER } from '../demo-github.js';
 import { untilStopped } from './serve.js';
 import type { fakeGitHubCommand } from './fake-github.js';

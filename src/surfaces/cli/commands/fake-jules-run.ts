@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
-import { startFakeJules, type FakeAgentScript } from '../../../testing/fake-jules.js';
-import { simJulesAgent } from '../../../testing/sim-jules-agent.js';
+import { startFakeJules, type FakeAgentScript } from '../../../offline/fake-jules.js';
+import { simJulesAgent } from '../../../offline/sim-jules-agent.js';
 import { untilStopped } from './serve.js';
 import type { fakeJulesCommand } from './fake-jules.js';
 import type { CliContext, InputOf } from '../define.js';
