@@ -7,7 +7,13 @@ import { plannerFor } from '../vote/node-planner.js';
 import type { TreeNode, VoteOutcome, VoteRecord } from '../../core/tree/schema.js';
 import type { NodePlanner } from '../../ports/planner.js';
 import { llmReviewRule, missingCheckRule, type ModelResponse } from '../../core/red-flags/index.js';
-import { parseBallot, parseMinimal, parseReview, parseSplit, type SplitAnswer } from '../vote/parse.js';
+import {
+  parseBallot,
+  parseMinimal,
+  parseReview,
+  parseSplit,
+  type SplitAnswer,
+} from '../vote/parse.js';
 import { nodeContext } from '../context/node-context.js';
 import { RunStoppedError } from '../run/engine-errors.js';
 import { saveSoon } from '../run/state-saver.js';

@@ -1,5 +1,10 @@
 import { checksSaid } from '../../core/acceptance-test.js';
-import { checkBadge, nodeCheckCounts, runCheckCounts, type CheckCounts } from '../../core/checks.js';
+import {
+  checkBadge,
+  nodeCheckCounts,
+  runCheckCounts,
+  type CheckCounts,
+} from '../../core/checks.js';
 import { DAILY_REQUESTS } from '../../core/quota.js';
 import { estimateCostUsd } from '../../core/tree/pricing.js';
 import { voteRecords } from '../../core/tree/nodes.js';
