@@ -109,7 +109,7 @@ describe('agrees with git', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'core.quotePath=true', ...args], { cwd: dir, encoding: 'utf8' });
-  git('init', '-q');
+  git('init', '-q', '--initial-branch=main');
   git('config', 'user.email', 't@example.com');
   git('config', 'user.name', 't');
 
