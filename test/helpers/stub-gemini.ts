@@ -98,7 +98,7 @@ if (args.includes('--acp')) {
   if (opts.noAcp) { process.stderr.write('Unknown argument: acp\n'); process.exit(1); }
   const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
   const cancelled = new Set();
-  let sessions = 0, inFlight = 0;
+  let inFlight = 0;
   let buffer = '';
   process.stdin.on('data', (chunk) => {
     buffer += chunk;
@@ -111,7 +111,7 @@ if (args.includes('--acp')) {
       if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, authMethods: [] } });
       else if (m.method === 'session/new') {
         if (opts.authError) send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: 'Authentication required.' } });
-        else send({ jsonrpc: '2.0', id: m.id, result: { sessionId: 'session-' + (++sessions) + '-' + process.pid } });
+        else send({ jsonrpc: '2.0', id: m.id, result: { sessionId: require('node:crypto').randomUUID() } }); // a UUID, as Gemini CLI's: its recording is named by the first 8 characters
       } else if (m.method === 'session/cancel') cancelled.add(m.params.sessionId);
       else if (m.method === 'session/prompt') {
         inFlight += 1; log({ inFlight });
