@@ -12,7 +12,8 @@ import { readSettings, type Settings } from '../../app/settings.js';
 import { settledEnv } from '../../app/env.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
-import { checkResume, nothingToResume, refuseSecond } from './start-checks.js';
+import { nothingToResume, refuseSecond } from './start-checks.js';
+import { checkResume } from '../../app/resume-run.js';
 import { planStart } from './start-plan.js';
 import { recordStart } from './start-record.js';
 import { tally } from './run-result.js';
@@ -178,7 +179,7 @@ export class RunManager {
       if (run === undefined) throw new UsageError(`No run "${found.run.id}" in ${dir}.`);
       if (!this.#active.has(run.id)) {
         // Everything the run's worker needs, checked before it is touched.
-        const token = await checkResume(run, dir, this.#env);
+        const token = await checkResume(run, dir, this.#env, 'mcp');
         if (token !== undefined) this.#workspaces.tokens.set(dir, token);
         run.config.hitl = 'wait';
       }

@@ -1,12 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, UsageError } from '../../core/errors.js';
-import type { Run, StartIntent } from '../../core/tree/schema.js';
+import type { StartIntent } from '../../core/tree/schema.js';
 import { newRunId } from '../../engine/run/run-id.js';
-import { inspectRepository } from '../../adapters/git/inspect.js';
-import { checksOfRun, sandboxProblems } from '../../app/start/preflight.js';
-import { remoteOfRun } from '../../app/start/remotes.js';
-import { cannotStart } from '../../app/wiring/wiring.js';
-import { WORKERS } from '../../app/wiring/workers.js';
 import type { ModelAccess } from '../../app/wiring/model-access.js';
 import { declaredLimit, runQuota, type RunQuota } from '../../app/start/quota-check.js';
 import type { RemotePlan } from '../../app/start/remotes.js';
@@ -16,7 +11,8 @@ import type { StartInput } from './start-input.js';
 /**
  * What `maker_start` checks before it makes anything: one run at a time per repository, a
  * start a kill interrupted, the day's requests; and the intent it records before its first side
- * effect (see `core/tree/intent.ts`). What `maker_resume` checks before it drives a run again.
+ * effect (see `core/tree/intent.ts`). What `maker_resume` checks before it drives a run again is
+ * `app/resume-run.ts`, shared with `maker resume`.
  */
 
 /**
@@ -72,34 +68,6 @@ export async function nothingToResume(
       ? `No unfinished run in ${dirs[0]}. Start one with maker_start.`
       : `No run "${runId}" in ${dirs[0]}.`,
   );
-}
-
-/**
- * Everything a run's worker needs to go on (its keys, the repository's origin, GitHub, the checks'
- * sandbox), checked before the run is touched: refused with what is missing, the run unchanged.
- * Returns the GitHub token the run publishes with, if it has one.
- */
-export async function checkResume(
-  run: Run,
-  dir: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<string | undefined> {
-  const kind = WORKERS[run.config.worker];
-  const target = await inspectRepository(dir);
-  const github = await remoteOfRun(run).resumeChecks(run, env, dir);
-  const problems = [
-    ...kind.problems(env, { origin: target.kind === 'repository' ? target.origin : undefined }),
-    ...github.problems,
-    ...(await sandboxProblems(checksOfRun(run), env)),
-    ...(run.github?.demoFake === true
-      ? [
-          `Run ${run.id} is a \`maker demo\` on the fake GitHub it served itself: continue it in a terminal with \`maker resume --dir ${dir}\`, which serves that fake again.`,
-        ]
-      : []),
-  ];
-  if (problems.length > 0)
-    throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
-  return github.token;
 }
 
 /**

@@ -1,14 +1,14 @@
 import { join, resolve } from 'node:path';
-import { ConfigError, UsageError } from '../../../core/errors.js';
+import { UsageError } from '../../../core/errors.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock, type LockInspection } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
-import { cannotStart, openWorkspace } from '../../../app/wiring/wiring.js';
+import { checkResume } from '../../../app/resume-run.js';
+import { openWorkspace } from '../../../app/wiring/wiring.js';
 import { WORKERS, julesSettings } from '../../../app/wiring/workers.js';
 import { announce, drive, hitlPolicy, resumedHitl, startLine, wire } from './run-drive.js';
 import { julesChoices } from '../jules-flags.js';
-import { checksOfRun, sandboxProblems } from '../../../app/start/preflight.js';
 import { replaying } from './run-choices.js';
 import { resumeStart } from './resume-start.js';
 import type { resumeCommand } from './resume.js';
@@ -64,25 +64,13 @@ export async function run(
     hitl: hitlPolicy(hitlChoice, io, view),
     ...(jules === undefined ? {} : { jules }),
   };
-  const problems: string[] = [
-    ...(target.kind === 'repository' && target.branch === null
-      ? [`${dir} has a detached HEAD: check out ${run.config.defaultBranch}.`]
-      : []),
-    ...kind.problems(io.env, {
-      origin: target.kind === 'repository' ? target.origin : undefined,
-    }),
-  ];
-  // Loaded when resuming: `maker --help` and the light commands never load GitHub's client.
-  const { remoteOfRun } = await import('../../../app/start/remotes.js');
-  const { resumeDemoFake } = await import('../../../app/github/demo-fake.js');
-  const github = await remoteOfRun(run).resumeChecks(run, io.env, dir);
-  problems.push(...github.problems, ...(await sandboxProblems(checksOfRun(run), io.env)));
-  if (problems.length > 0)
-    throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
+  const token = await checkResume(run, dir, io.env, 'cli');
   announce(io, target, o.json === true);
   await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: 'resume',
   }).holdUntilExit();
+  // Loaded when resuming: `maker --help` and the light commands never load GitHub's client.
+  const { resumeDemoFake } = await import('../../../app/github/demo-fake.js');
   const served =
     run.github?.demoFake === true
       ? await resumeDemoFake({ ...run, github: run.github }, dir)
@@ -90,7 +78,7 @@ export async function run(
   try {
     const workspace = await openWorkspace(dir, false, io.env);
     try {
-      const { engine, roles } = await wire(dir, workspace, io.env, served?.token ?? github.token, {
+      const { engine, roles } = await wire(dir, workspace, io.env, served?.token ?? token, {
         ...(served === undefined || run.github === undefined
           ? {}
           : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
