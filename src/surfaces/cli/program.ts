@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { MakerError } from '../../core/errors.js';
 import { answerCommand } from './commands/answer.js';
+import { cancelCommand } from './commands/cancel.js';
 import {
   benchGroup,
   benchJulesCommand,
@@ -64,6 +65,7 @@ export const COMMANDS: readonly (AnyCommandEntry | GroupEntry)[] = [
   command(resumeCommand, () => import('./commands/resume-run.js')),
   command(statusCommand, () => import('./commands/status-run.js')),
   command(answerCommand, () => import('./commands/answer-run.js')),
+  command(cancelCommand, () => import('./commands/cancel-run.js')),
   command(viewCommand, () => import('./commands/view-run.js')),
   command(reportCommand, () => import('./commands/report-run.js')),
   command(demoCommand, () => import('./commands/demo-run.js')),

@@ -14,6 +14,7 @@ import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
 import { nothingToResume, refuseSecond } from './start-checks.js';
 import { checkResume } from '../../app/resume-run.js';
+import { cancelRun, type Cancelled } from '../../app/cancel-run.js';
 import { planStart } from './start-plan.js';
 import { recordStart } from './start-record.js';
 import { tally } from './run-result.js';
@@ -243,11 +244,22 @@ export class RunManager {
     }
   }
 
-  async cancel(runId: string): Promise<Run> {
-    const active = this.#active.get(runId);
-    active?.controller.abort(new Error('Cancelled with maker_cancel.'));
-    await active?.done;
-    return (await this.run(runId)).run;
+  /**
+   * Stops a run where it is driven: here (this server's own), or a terminal's `maker run` on this
+   * machine (see `app/cancel-run.ts`); a run nothing drives is left as it is.
+   */
+  async cancel(runId: string): Promise<Cancelled> {
+    await this.run(runId);
+    return cancelRun(await this.#dirOf(runId), {
+      runId,
+      here: async (id) => {
+        const active = this.#active.get(id);
+        if (active === undefined) return false;
+        active.controller.abort(new Error('Cancelled with maker_cancel.'));
+        await active.done;
+        return true;
+      },
+    });
   }
 
   /**
