@@ -217,6 +217,19 @@ const CASES: [string, () => WorkerOutput, string][] = [
     () => patch(Array.from({ length: 5000 }, (_, i) => added(`src/p${i}.ts`, 'x')).join('')),
     'too-many-files',
   ],
+  // Failed at main: files were counted by their `diff --git` lines, which a plain diff (as
+  // `diff -u` writes it, and `git apply` takes) has none of.
+  [
+    'more files than the documented limit (a plain diff, no `diff --git` lines)',
+    () =>
+      patch(
+        Array.from(
+          { length: 5000 },
+          (_, i) => `--- /dev/null\n+++ b/src/q${i}.ts\n@@ -0,0 +1 @@\n+x\n`,
+        ).join(''),
+      ),
+    'too-many-files',
+  ],
   [
     'a package.json that does not parse',
     () => edits(['src/package.json', '{\n  "name": "a",\n  # ... rest unchanged\n}\n']),

@@ -101,12 +101,12 @@ export const duplicatePathRule: FlagRule<OutputInput> = {
  */
 export function outputFlags({ output, maxFileBytes }: OutputInput): RedFlag[] {
   if (!output.ok) return [];
-  const files = output.edits?.length ?? (output.patch ?? '').match(/^diff --git /gm)?.length ?? 0;
+  // A patch's files are its sections as git reads them, `diff --git` headers or not.
+  const sizes =
+    output.edits === undefined ? patchSizes(output.patch ?? '') : editSizes(output.edits);
+  const files = output.edits?.length ?? sizes.length;
   if (files > LIMITS.candidateFiles) return [tooManyFilesFlag(files)];
-  const big = oversized(
-    output.edits === undefined ? patchSizes(output.patch ?? '') : editSizes(output.edits),
-    maxFileBytes,
-  );
+  const big = oversized(sizes, maxFileBytes);
   if (big.length > 0)
     return [
       {
