@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { Run } from '../../src/core/tree/schema.js';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
+import { runResult } from '../../src/surfaces/mcp/run-result.js';
+import { textOf } from '../../src/surfaces/mcp/tools/tool.js';
 import { maker, spawnMaker, type MakerProcess } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -83,10 +85,19 @@ describe('maker cancel', () => {
     expect(again.stdout).toMatch(new RegExp(`Run ${run.id} is not running \\(cancelled\\)`));
   });
 
-  it('maker_cancel stops a run a terminal drives, too (it used to report it as running)', async () => {
+  it('maker_status names the terminal that drives a run, and maker_cancel stops it there', async () => {
+    // Proves: the MCP server reads where a run stands as the CLI does (the lock's live holder), so
+    // it no longer tells the model to resume a run a terminal is running; and its cancel reaches it.
     const { dir, process, run } = await runningRun();
     const runs = new RunManager({ workspaceDir: dir, env: {} });
     try {
+      const found = await runs.run(run.id);
+      expect(found.driver?.who).toBe(`maker run, pid ${process.pid}`);
+      const text = textOf(runResult(found.run, found));
+      expect(text).toContain(
+        `running (driven by maker run, pid ${process.pid} outside this server`,
+      );
+      expect(text).not.toMatch(/maker_resume/);
       const done = await runs.cancel(run.id);
       expect(done).toMatchObject({
         stopped: 'signalled',

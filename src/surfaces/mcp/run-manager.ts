@@ -15,6 +15,8 @@ import { latestRun } from './latest-run.js';
 import { nothingToResume, refuseSecond } from './start-checks.js';
 import { checkResume } from '../../app/resume-run.js';
 import { cancelRun, type Cancelled } from '../../app/cancel-run.js';
+import { workspaceDriver } from '../../app/run-status.js';
+import type { Driver } from '../../core/view/standing.js';
 import { planStart } from './start-plan.js';
 import { recordStart } from './start-record.js';
 import { tally } from './run-result.js';
@@ -196,9 +198,13 @@ export class RunManager {
    * A run by id, or the latest one in the workspace and the repositories under it, read without
    * taking any lock; `engine` is the one driving it when this server runs it (`active`).
    */
-  async run(
-    runId?: string,
-  ): Promise<{ run: Run; engine: MakerEngine | undefined; active: boolean }> {
+  async run(runId?: string): Promise<{
+    run: Run;
+    engine: MakerEngine | undefined;
+    active: boolean;
+    /** The process driving it when another one does (a terminal's `maker run`). */
+    driver?: Driver | undefined;
+  }> {
     const found = runId === undefined ? await this.#latest(() => true) : await this.#find(runId);
     if (found === undefined)
       throw new UsageError(
@@ -207,7 +213,16 @@ export class RunManager {
           : `No run "${runId}" in ${await this.#dirOf(runId)}.`,
       );
     const active = this.#active.get(found.run.id);
-    return { run: found.run, engine: active?.workspace.engine, active: active !== undefined };
+    const driver =
+      active === undefined && found.run.status === 'running'
+        ? await workspaceDriver(found.dir, process.pid)
+        : undefined;
+    return {
+      run: found.run,
+      engine: active?.workspace.engine,
+      active: active !== undefined,
+      driver,
+    };
   }
 
   /** Run `runId` and its repository; undefined when there is no such run. */

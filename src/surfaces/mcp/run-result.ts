@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { checksSentence } from '../../core/checks.js';
 import type { Run } from '../../core/tree/schema.js';
+import type { Driver } from '../../core/view/standing.js';
 import { describeWaits, githubLines, renderTree, summarise } from '../../engine/vote/summary.js';
 
 /**
@@ -9,14 +10,21 @@ import { describeWaits, githubLines, renderTree, summarise } from '../../engine/
  */
 export function runResult(
   run: Run,
-  active: boolean,
+  where: { readonly active: boolean; readonly driver?: Driver | undefined },
   withTree = false,
   cursor = run.eventSeq,
 ): CallToolResult {
+  const { active, driver } = where;
   const s = summarise(run);
   const id = `runId="${run.id}"`;
+  const elsewhere =
+    active || run.status !== 'running'
+      ? ''
+      : driver !== undefined
+        ? ` (driven by ${driver.who} outside this server${driver.sure ? '' : ', on another host'}: maker_status follows it; maker_cancel stops it${driver.sure ? '' : ' only where it runs'})`
+        : ` (not running in this server: call maker_resume with ${id})`;
   const lines = [
-    `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id} ("${run.idea}"): ${run.status}${active ? '' : run.status === 'running' ? ` (not running in this server: call maker_resume with ${id})` : ''}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
+    `${s.simulated ? 'SIMULATED run' : 'Run'} ${run.id} ("${run.idea}"): ${run.status}${elsewhere}. ${s.done}/${s.nodes} nodes done, ${s.samples} samples (${s.flagged} red-flagged)${s.sessions > 0 ? `, ${s.sessions} ${run.config.worker} sessions` : ''}, ${s.questions} question(s).`,
   ];
   lines.push(...githubLines(run));
   if (run.status !== 'running' || run.result !== undefined)

@@ -8,7 +8,7 @@ import {
   makerStateFile,
 } from '../../adapters/state/state-file.js';
 import { answerQuestion } from '../../app/answer-question.js';
-import { lockDriver } from './driver.js';
+import { lockDriver } from '../../app/run-status.js';
 import { readAppended } from './journal-tail.js';
 import type { DiffOf } from './model.js';
 import { logEntry } from './model.js';

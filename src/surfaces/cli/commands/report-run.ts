@@ -11,7 +11,7 @@ import {
 } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { pageAssets } from '../../view/assets.js';
-import { lockDriver } from '../../view/driver.js';
+import { lockDriver } from '../../../app/run-status.js';
 import { journalTail } from '../../view/journal-tail.js';
 import { buildReport, reportHtml } from '../../view/report.js';
 import { secretsOf } from '../../../app/wiring/wiring.js';

@@ -20,15 +20,13 @@ import {
 import { reopenLine } from '../../../engine/compose/reopen.js';
 import { WORKERS } from '../../../app/wiring/workers.js';
 import { FINISH_START, intentLine, madeBy } from '../../../app/start/start-intent.js';
-import { runStanding } from '../../../core/view/standing.js';
-import { lockDriver } from '../../view/driver.js';
+import { standingOf } from '../../../app/run-status.js';
 import { hitlWords, questionLines, roleLines, traceLines } from './status-text.js';
 import { existingDirectory, noRuns } from './common.js';
 import type { statusCommand } from './status.js';
 import type { CliContext, InputOf } from '../define.js';
 
 /** `maker status`, loaded when it runs (see status.ts for its options and help). */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function run(
   { options: o }: InputOf<typeof statusCommand>,
   { io }: CliContext,
@@ -77,11 +75,7 @@ export async function run(
           (e) => e['runId'] === run.id,
         )
       : undefined;
-  const standing = runStanding(
-    run,
-    dir,
-    lockDriver(await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`))),
-  );
+  const standing = await standingOf(run, dir);
   if (o.json === true) {
     io.stdout(
       `${JSON.stringify({ ...summarise(run), standing: standing.label, interrupted: standing.interrupted, next: standing.next ?? null, runs: runs.map((r) => ({ id: r.id, status: r.status, idea: r.idea })), nodes: Object.values(run.nodes).map((n) => ({ id: n.id, parentId: n.parentId, title: n.title, status: n.status, kind: n.kind, commit: n.commit ?? null, outcome: n.leaf?.outcome ?? null, k: votesK(run, n), checks: nodeCheckCounts(run, n) })), ...(trace === undefined ? {} : { trace }) })}\n`,

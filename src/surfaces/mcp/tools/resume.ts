@@ -11,8 +11,8 @@ export const resumeTool = defineTool({
   handler: async ({ runId }, runs) => {
     const resumed = await runs.resume(runId);
     // The status now that it is running again (or what stopped it at once).
-    const { run, active } = await runs.run(resumed.id);
-    const shown = runResult(run, active);
+    const { run, active, driver } = await runs.run(resumed.id);
+    const shown = runResult(run, { active, driver });
     const first = shown.content[0];
     return {
       ...shown,

@@ -9,9 +9,9 @@ export const statusTool = defineTool({
     'The run’s decomposition tree, progress, cost and pending questions (the latest run by default).',
   inputSchema: z.strictObject({ runId: runIdSchema.optional(), view: viewInput }),
   handler: async ({ runId, view }, runs) => {
-    const { run, active } = await runs.run(runId);
+    const { run, active, driver } = await runs.run(runId);
     const viewUrl = view === true ? await runs.viewUrl(run.id) : undefined;
-    const shown = runResult(run, active, true);
+    const shown = runResult(run, { active, driver }, true);
     if (viewUrl === undefined) return shown;
     return {
       content: [{ type: 'text', text: `${viewText(viewUrl).trim()}\n\n${textOf(shown)}` }],

@@ -45,6 +45,6 @@ export const waitTool = defineTool({
     // Always past the cursor given, even when nothing happened: Gemini CLI ends a session
     // that makes the same call five times in a row, and a Jules session can be quiet that long.
     const next = Math.max(run.eventSeq, (cursor ?? 0) + 1);
-    return runResult(run, await runs.run(run.id).then((r) => r.active), false, next);
+    return runResult(run, await runs.run(run.id), false, next);
   },
 });
