@@ -3,54 +3,7 @@ import { clause, sentences } from '../../core/text.js';
 import type { CallOptions, CreateSessionRequest, JulesClient } from './client.js';
 import { JulesError, SessionBudgetError, duration } from './errors.js';
 import { findSession, sessionMatch, type SessionMatch } from './match.js';
-
-/** The sessions a worker is polling now, and a way to wait until one of them ends. */
-export class RunningSessions {
-  readonly #ids = new Set<string>();
-  #waiters: (() => void)[] = [];
-
-  get size(): number {
-    return this.#ids.size;
-  }
-
-  add(id: string): void {
-    this.#ids.add(id);
-  }
-
-  /** The session reached its end (or its slot stopped polling it): wakes every waiter. */
-  end(id: string): void {
-    if (!this.#ids.delete(id)) return;
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const wake of waiters) wake();
-  }
-
-  /** Resolves when one of the sessions ends, or after `ms`, whichever is first. */
-  async oneEnds(
-    ms: number,
-    sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const timer = new AbortController();
-    const onAbort = () => timer.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let wake: () => void = () => undefined;
-    const ended = new Promise<void>((resolve) => {
-      wake = resolve;
-      this.#waiters.push(resolve);
-    });
-    try {
-      await Promise.race([ended, sleep(ms, timer.signal)]);
-    } catch (error) {
-      if (!(error instanceof AbortedError) || signal?.aborted === true) throw error;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      this.#waiters = this.#waiters.filter((w) => w !== wake);
-      if (!timer.signal.aborted) timer.abort();
-    }
-    if (signal?.aborted === true) throw new AbortedError(signal.reason);
-  }
-}
+import type { LeftSessions, RunningSessions } from './running.js';
 
 export interface CreateDeps {
   readonly client: JulesClient;
@@ -83,13 +36,14 @@ const LOOKUP_MARGIN_MS = 60_000;
  * late and its list may lag, before anything is created again; the window ends early where the
  * outage tolerance ends, counted from the first create of unknown outcome, and the run stops then
  * (a resume finds a session that turns up late by the same lookup). A concurrent-task limit
- * waits until one of this worker's sessions ends (or, when none runs, up to the outage tolerance);
+ * waits until one of this worker's sessions ends: one it follows, else one it stopped following
+ * that Jules still runs (looked at again each time, and counted for a bounded time: see
+ * {@link RunningSessions}); when there is none, up to the outage tolerance, then the run stops;
  * a daily task limit stops the run at once, saying when it frees up. A create Jules refuses (400)
  * says nothing about the candidate, and asking again would be refused the same: it stops the run
  * (`refused`), but for a starting branch Jules does not see yet (pushed a moment ago), asked about
  * again for a while first.
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function createSessionOnce(
   deps: CreateDeps,
   request: CreateSessionRequest,
@@ -147,26 +101,21 @@ export async function createSessionOnce(
       if (error.kind === 'daily-limit') throw dailyLimit(error, now());
       if (error.kind !== 'concurrent-limit') throw error;
       const mine = deps.running.size;
-      if (mine === 0) {
+      // None followed: the sessions this run stopped following may hold the limit still.
+      const left: LeftSessions =
+        mine > 0
+          ? { counted: [], expired: [], ended: 0 }
+          : await deps.running.left(client, waitsOnly(call));
+      // One of them was seen ended just now: its slot is free.
+      if (left.ended > 0) continue;
+      if (mine > 0 || left.counted.length > 0) limitedSince = undefined;
+      else {
         limitedSince ??= now();
         if (now() - limitedSince >= client.outageMs)
-          throw new JulesError(
-            'unavailable',
-            sentences(
-              `Jules' concurrent task limit has been reached for ${duration(client.outageMs)} while none of this run's sessions is running: sessions started elsewhere hold it (${clause(error.message)})`,
-              'The state is saved; run maker resume once they have finished',
-            ),
-          );
-      } else limitedSince = undefined;
+          throw limitedElsewhere(error, client.outageMs, left.expired);
+      }
       const until = new Date(now() + deps.recheckMs);
-      const end = call.onWait?.({
-        service: 'jules',
-        reason:
-          mine > 0
-            ? `Jules' concurrent task limit is reached: waiting for one of this run's ${mine} running session${mine === 1 ? '' : 's'} to finish, then starting the next`
-            : "Jules' concurrent task limit is reached by sessions started elsewhere: looking again",
-        until,
-      });
+      const end = call.onWait?.({ service: 'jules', reason: limitWait(mine, left), until });
       try {
         await deps.running.oneEnds(deps.recheckMs, deps.sleep, call.signal);
       } finally {
@@ -174,6 +123,39 @@ export async function createSessionOnce(
       }
     }
   }
+}
+
+/** Why a create waits at the concurrent-task limit: whose sessions hold it, as far as this run knows. */
+function limitWait(mine: number, left: LeftSessions): string {
+  if (mine > 0)
+    return `Jules' concurrent task limit is reached: waiting for one of this run's ${mine} running session${mine === 1 ? '' : 's'} to finish, then starting the next`;
+  const [one, ...more] = left.counted;
+  if (one !== undefined)
+    return more.length === 0
+      ? `Jules' concurrent task limit is reached: this run's earlier session ${one} still runs at Jules, though the run no longer follows it; looking at it again, then starting the next`
+      : `Jules' concurrent task limit is reached: this run's earlier sessions ${left.counted.join(', ')} still run at Jules, though the run no longer follows them; looking at them again, then starting the next`;
+  if (left.expired.length > 0)
+    return `Jules' concurrent task limit is reached by this run's earlier session${left.expired.length === 1 ? '' : 's'} ${left.expired.join(', ')}, which it stopped following and Jules still runs, or by sessions started elsewhere: looking again`;
+  return "Jules' concurrent task limit is reached by sessions started elsewhere: looking again";
+}
+
+/**
+ * The run stops: the limit held for `ms` with none of this run's sessions followed. Sessions it
+ * stopped following that Jules still runs past their bound (`expired`) are named: they may be what
+ * holds it.
+ */
+function limitedElsewhere(error: JulesError, ms: number, expired: readonly string[]): JulesError {
+  const holders =
+    expired.length === 0
+      ? 'sessions started elsewhere hold it'
+      : `this run's earlier session${expired.length === 1 ? '' : 's'} ${expired.join(', ')}, which it stopped following and Jules still runs, or sessions started elsewhere hold it`;
+  return new JulesError(
+    'unavailable',
+    sentences(
+      `Jules' concurrent task limit has been reached for ${duration(ms)} while none of this run's sessions is running: ${holders} (${clause(error.message)})`,
+      'The state is saved; run maker resume once they have finished',
+    ),
+  );
 }
 
 /**

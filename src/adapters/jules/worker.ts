@@ -10,7 +10,8 @@ import {
   stuckSession,
 } from './outputs.js';
 import { allActivities, readSession } from './reads.js';
-import { RunningSessions, createSessionOnce } from './create.js';
+import { createSessionOnce } from './create.js';
+import { RunningSessions } from './running.js';
 import { matchingSessions, sessionMatch, type SessionMatch } from './match.js';
 import { SessionBudgetError } from './errors.js';
 import { Slots } from './slots.js';
@@ -24,6 +25,8 @@ export { SessionBudgetError } from './errors.js';
 export type { JulesWorkerOptions } from './worker-options.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long a session is given to finish, by default. */
+const SESSION_TIMEOUT_MS = 45 * 60_000;
 
 /**
  * Errors that stop the run rather than flag the candidate: they say nothing about its content. A
@@ -52,7 +55,7 @@ export class JulesWorker implements Worker {
   readonly capacity: number;
   readonly #o: JulesWorkerOptions;
   readonly #slots: Slots;
-  readonly #running = new RunningSessions();
+  readonly #running: RunningSessions;
   readonly #publisher: Pick<RefPublisher, 'publish'>;
   readonly #source: SourceGate;
   readonly #polls: PollSchedule;
@@ -65,6 +68,11 @@ export class JulesWorker implements Worker {
       max: options.pollMs?.max ?? 60_000,
     });
     this.capacity = options.concurrency ?? 3;
+    // A session given up on is counted as long again as a session is given to finish.
+    this.#running = new RunningSessions({
+      now: () => this.#now(),
+      leftForMs: options.timeoutMs ?? SESSION_TIMEOUT_MS,
+    });
     this.#slots = new Slots(this.capacity);
     this.#publisher = options.publisher;
     this.#source = new SourceGate(options.client, options.source, {
@@ -188,12 +196,16 @@ export class JulesWorker implements Worker {
       }
     }
     known.id = id;
-    if (id !== hooks.externalId) await hooks.recordExternalId?.(id);
+    // Counted from now: recording it may take a while, and Jules counts it already.
     this.#running.add(id);
+    /** The last state a look saw. */
+    const seen: { state?: string | undefined } = {};
     try {
-      return await this.#follow(task, slot, id, created, call, hooks);
+      if (id !== hooks.externalId) await hooks.recordExternalId?.(id);
+      return await this.#follow(task, slot, id, created, call, hooks, seen);
     } finally {
-      this.#running.end(id);
+      // Not seen ended (a deadline, a discarded question, a cancel): Jules may still run it.
+      this.#running.end(id, seen.state !== 'COMPLETED' && seen.state !== 'FAILED');
       if (extras !== undefined) await this.#orphans(extras, id, call, hooks);
     }
   }
@@ -217,7 +229,10 @@ export class JulesWorker implements Worker {
     }
   }
 
-  /** Polls the session to a terminal state, approving plans and relaying questions on the way. */
+  /**
+   * Polls the session to a terminal state, approving plans and relaying questions on the way;
+   * `seen` keeps the last state a look saw.
+   */
   // eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
   async #follow(
     task: WorkerTask,
@@ -226,6 +241,7 @@ export class JulesWorker implements Worker {
     created: boolean,
     call: CallOptions,
     hooks: WorkerHooks,
+    seen: { state?: string | undefined },
   ): Promise<WorkerOutput> {
     const { client } = this.#o;
     const signal = call.signal;
@@ -234,7 +250,7 @@ export class JulesWorker implements Worker {
     const now = this.#now;
     const since = now();
     // Moved on by the time a person takes to answer: that time is not the session's.
-    let deadline = since + (this.#o.timeoutMs ?? 45 * 60_000);
+    let deadline = since + (this.#o.timeoutMs ?? SESSION_TIMEOUT_MS);
     const person = async <T>(answer: () => Promise<T>): Promise<T> => {
       const asked = now();
       const value = await answer();
@@ -267,6 +283,7 @@ export class JulesWorker implements Worker {
       wait = true;
       lookedAt = now();
       const session = await readSession(client, id, call, (signal) => this.#sleep(delay, signal));
+      seen.state = session.state ?? undefined;
       if (WAITING_ON_SOMEONE.has(session.state ?? '')) waitedOnSomeone = true;
       if (session.state !== 'AWAITING_USER_FEEDBACK') refusedMessage = undefined;
       if (
