@@ -1,4 +1,4 @@
-import { checkStart, newRunId } from './run/run-id.js';
+import { checkStart, newRunId } from '../core/tree/run-id.js';
 import { setMaxListeners } from 'node:events';
 import { AbortedError, MakerError, UsageError } from '../core/errors.js';
 import {

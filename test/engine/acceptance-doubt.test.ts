@@ -6,7 +6,7 @@ import type { Question, Subtask } from '../../src/core/tree/schema.js';
 import type { StateFile } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { renderNode } from '../../src/engine/vote/summary.js';
+import { renderNode } from '../../src/core/view/summary.js';
 import type { NodeContext, Planner } from '../../src/ports/planner.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';

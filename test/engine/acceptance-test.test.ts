@@ -3,7 +3,7 @@ import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { renderNode } from '../../src/engine/vote/summary.js';
+import { renderNode } from '../../src/core/view/summary.js';
 import type { Planner } from '../../src/ports/planner.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';

@@ -7,7 +7,7 @@ import type { EngineEvent } from '../../src/engine/events.js';
 import { LlmPlanner } from '../../src/engine/models/llm-planner.js';
 import { LlmWorker } from '../../src/engine/models/llm-worker.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { renderNode, renderTree } from '../../src/engine/vote/summary.js';
+import { renderNode, renderTree } from '../../src/core/view/summary.js';
 import { openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { maker } from '../helpers/cli.js';
 import { ScriptedModel, SUMS, type Script } from '../helpers/scripted-model.js';

@@ -6,7 +6,7 @@ import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { isBehaviourKey } from '../../src/core/voting/behaviour.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { renderNode } from '../../src/engine/vote/summary.js';
+import { renderNode } from '../../src/core/view/summary.js';
 import type { Planner } from '../../src/ports/planner.js';
 import type { Worker } from '../../src/ports/worker.js';
 import type { Workspace } from '../../src/ports/workspace.js';

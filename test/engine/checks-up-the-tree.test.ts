@@ -6,7 +6,7 @@ import { runCheckCounts } from '../../src/core/checks.js';
 import type { ModelResponse } from '../../src/core/red-flags/index.js';
 import type { Subtask } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { summarise } from '../../src/engine/vote/summary.js';
+import { summarise } from '../../src/core/view/summary.js';
 import type { NodeContext, Planner } from '../../src/ports/planner.js';
 import type { Worker, WorkerTask } from '../../src/ports/worker.js';
 import type { FileEdit, Workspace } from '../../src/ports/workspace.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
-import { voteRecords } from '../../src/engine/vote/summary.js';
+import { voteRecords } from '../../src/core/view/summary.js';
 import { uniform } from '../../src/core/random.js';
 import { spawnMaker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { summarise } from '../../src/engine/vote/summary.js';
+import { summarise } from '../../src/core/view/summary.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GeminiModel } from '../../src/adapters/gemini/gemini-model.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';

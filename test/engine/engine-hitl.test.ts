@@ -10,7 +10,7 @@ import type { RunConfig } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { candidateTree } from '../../src/engine/leaf/leaf.js';
 import { tally } from '../../src/engine/vote/votes.js';
-import { renderNode, renderTree } from '../../src/engine/vote/summary.js';
+import { renderNode, renderTree } from '../../src/core/view/summary.js';
 import { tallyText } from '../../src/core/view/display.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';

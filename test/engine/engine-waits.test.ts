@@ -4,7 +4,7 @@ import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { Run } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { describeWaits, summarise } from '../../src/engine/vote/summary.js';
+import { describeWaits, summarise } from '../../src/core/view/summary.js';
 import type { ServiceWait } from '../../src/ports/waits.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { samplingFor } from '../../src/core/sampling.js';
-import { summarise } from '../../src/engine/vote/summary.js';
+import { summarise } from '../../src/core/view/summary.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitKey } from '../../src/core/voting/equivalence.js';
-import { KeyNames, describePlan } from '../../src/engine/vote/keys.js';
+import { KeyNames, describePlan } from '../../src/core/view/key-names.js';
 
 describe('vote keys in words', () => {
   it('names a split by its subtasks, an acceptance test by its path and command, never as JSON', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FLAWLESS, SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { summarise } from '../../src/engine/vote/summary.js';
+import { summarise } from '../../src/core/view/summary.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';

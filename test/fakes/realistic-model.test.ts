@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
-import { summarise } from '../../src/engine/vote/summary.js';
+import { summarise } from '../../src/core/view/summary.js';
 import { LlmPlanner } from '../../src/engine/models/llm-planner.js';
 import { LlmWorker, type EditFormat } from '../../src/engine/models/llm-worker.js';
 import { JSON_SCHEMAS } from '../../src/engine/vote/parse.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { Run } from '../../src/core/tree/schema.js';
-import { summarise } from '../../src/engine/vote/summary.js';
+import { summarise } from '../../src/core/view/summary.js';
 import type { FakeAgentContext, FakeAgentScript, FakeJules } from '../../src/offline/fake-jules.js';
 import { taskTitle } from './prompts.js';
 

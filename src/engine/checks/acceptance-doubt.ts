@@ -16,7 +16,7 @@ import {
   testOnWhole,
 } from './test-agreement.js';
 import type { RunContext } from '../run/run-context.js';
-import { restartVote } from '../vote/summary.js';
+import { restartVote } from '../../core/view/summary.js';
 
 /*
  * A leaf's acceptance test against its code (issue #36): after the code's vote, the candidates

@@ -2,7 +2,7 @@ import { reopenedResultRule, reopenEvidenceRule } from '../../core/red-flags/ind
 import type { TreeNode, VoteRecord } from '../../core/tree/schema.js';
 import { runCheck } from '../checks/checks.js';
 import type { RunContext } from '../run/run-context.js';
-import { restartVote } from '../vote/summary.js';
+import { restartVote } from '../../core/view/summary.js';
 import type { DrawResult } from '../vote/votes.js';
 
 /**

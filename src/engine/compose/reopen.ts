@@ -3,7 +3,7 @@ import type { Reopen, Run, TreeNode } from '../../core/tree/schema.js';
 import type { Workspace } from '../../ports/workspace.js';
 import type { EngineEventInput } from '../events.js';
 import { reopenLine } from '../../core/view/reopens.js';
-import { sampleCounts } from '../vote/summary.js';
+import { sampleCounts } from '../../core/view/summary.js';
 
 export { reopenLine };
 

@@ -5,7 +5,7 @@ import { resetBranch } from './reopen.js';
 import { branchName, runDate } from '../run/naming.js';
 import { outward } from '../run/redaction.js';
 import type { RunContext } from '../run/run-context.js';
-import { sampleCounts } from '../vote/summary.js';
+import { sampleCounts } from '../../core/view/summary.js';
 
 /**
  * Brings `child` onto `head`, the head of its parent's branch it builds on, when it was started

@@ -5,7 +5,7 @@ import type { WorkerTask } from '../../ports/worker.js';
 import type { BallotSpec } from '../vote/ballots.js';
 import { atNodeBound } from '../split/decompose.js';
 import type { RunContext } from '../run/run-context.js';
-import { sampleCounts } from '../vote/summary.js';
+import { sampleCounts } from '../../core/view/summary.js';
 import { landedMember } from '../vote/text-vote.js';
 import { AUTO_RESAMPLES, flagsSaid, votesSaid, type ClassTally } from '../vote/votes.js';
 import { judgesChoice } from '../../core/view/display.js';

@@ -19,7 +19,7 @@ import { ballotQuestion } from '../../core/voting/criteria.js';
 import { plannerFor } from '../vote/node-planner.js';
 import { commitMessage } from '../../core/commit-message.js';
 import { chooser } from '../../core/view/display.js';
-import { sampleCounts } from '../vote/summary.js';
+import { sampleCounts } from '../../core/view/summary.js';
 import { dropBadEvidence, screenReopened } from '../compose/reopen-screen.js';
 import { candidatesFailure, integrationFailure, traceFailure, untraced } from '../compose/trace.js';
 import { keptTest, voteAcceptanceTest, withKeptTest } from '../checks/acceptance-test.js';

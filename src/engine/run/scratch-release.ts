@@ -1,6 +1,6 @@
 import type { Run, StateFile, VoteRecord } from '../../core/tree/schema.js';
 import { ended } from '../engine-deps.js';
-import { sampleCounts } from '../vote/summary.js';
+import { sampleCounts } from '../../core/view/summary.js';
 
 /** A run whose scratch store goes when another starts: it ended, or it failed. */
 function released(run: Run): boolean {

@@ -2,7 +2,7 @@ import { checkMode } from '../../core/checks.js';
 import { ballotQuestion } from '../../core/voting/criteria.js';
 import { splitKey } from '../../core/voting/equivalence.js';
 import { newNode } from '../../core/tree/nodes.js';
-import { sampleCounts } from '../vote/summary.js';
+import { sampleCounts } from '../../core/view/summary.js';
 import { plannerFor } from '../vote/node-planner.js';
 import type { TreeNode, VoteOutcome, VoteRecord } from '../../core/tree/schema.js';
 import type { NodePlanner } from '../../ports/planner.js';

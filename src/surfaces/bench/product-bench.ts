@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../engine/models/llm-worker.js';
-import { summarise } from '../../engine/vote/summary.js';
+import { summarise } from '../../core/view/summary.js';
 import {
   billedTokens,
   type GenerateRequest,

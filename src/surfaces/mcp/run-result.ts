@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { checksSentence } from '../../core/checks.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { Driver } from '../../core/view/standing.js';
-import { describeWaits, githubLines, renderTree, summarise } from '../../engine/vote/summary.js';
+import { describeWaits, githubLines, renderTree, summarise } from '../../core/view/summary.js';
 
 /**
  * The text the model sees (it never sees structuredContent): status, ids, options and the next step.

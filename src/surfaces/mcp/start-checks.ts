@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, UsageError } from '../../core/errors.js';
 import type { StartIntent } from '../../core/tree/schema.js';
-import { newRunId } from '../../engine/run/run-id.js';
+import { newRunId } from '../../core/tree/run-id.js';
 import type { ModelAccess } from '../../app/wiring/model-access.js';
 import { declaredLimit, runQuota, type RunQuota } from '../../app/start/quota-check.js';
 import type { RemotePlan } from '../../app/start/remotes.js';

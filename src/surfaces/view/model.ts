@@ -23,7 +23,7 @@ import {
 } from '../../core/view/display.js';
 import { runStanding, type Driver } from '../../core/view/standing.js';
 import { renderSplit } from '../../engine/split/decompose.js';
-import { summarise } from '../../engine/vote/summary.js';
+import { summarise } from '../../core/view/summary.js';
 import { logText } from './log-text.js';
 import type {
   Answering,

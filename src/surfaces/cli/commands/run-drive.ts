@@ -3,7 +3,7 @@ import { isSimulatedRun } from '../../../core/tree/simulated.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
 import type { Workspace } from '../../../ports/workspace.js';
-import { summarise } from '../../../engine/vote/summary.js';
+import { summarise } from '../../../core/view/summary.js';
 import { landingNotice, type Target } from '../../../app/start/preflight.js';
 import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
 import { engineFor, rolesFor, secretsOf } from '../../../app/wiring/wiring.js';

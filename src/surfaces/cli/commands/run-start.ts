@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { RunConfig, StartIntent, StateFile } from '../../../core/tree/schema.js';
 import type { Confidence } from '../../../core/tree/presets.js';
-import { newRunId } from '../../../engine/run/run-id.js';
+import { newRunId } from '../../../core/tree/run-id.js';
 import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';

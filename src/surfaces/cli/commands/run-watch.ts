@@ -2,7 +2,7 @@ import { checksSentence } from '../../../core/checks.js';
 import { answerQuestion } from '../../../app/answer-question.js';
 import type { Question, Run } from '../../../core/tree/schema.js';
 import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
-import { githubLines, summarise } from '../../../engine/vote/summary.js';
+import { githubLines, summarise } from '../../../core/view/summary.js';
 import { sentences } from '../../../core/text.js';
 import type { CliIo } from '../io.js';
 import { terminalReader } from '../prompt.js';

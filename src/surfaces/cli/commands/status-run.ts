@@ -16,8 +16,8 @@ import {
   renderTree,
   summarise,
   type RunSummary,
-} from '../../../engine/vote/summary.js';
-import { reopenLine } from '../../../engine/compose/reopen.js';
+} from '../../../core/view/summary.js';
+import { reopenLine } from '../../../core/view/reopens.js';
 import { WORKERS } from '../../../app/wiring/workers.js';
 import { FINISH_START, intentLine, madeBy } from '../../../app/start/start-intent.js';
 import { standingOf } from '../../../app/run-status.js';

@@ -1,7 +1,7 @@
 import type { Question, RunConfig } from '../../../core/tree/schema.js';
-import type { RunSummary } from '../../../engine/vote/summary.js';
+import type { RunSummary } from '../../../core/view/summary.js';
 import { eventWords } from '../../view/log-text.js';
-import { KeyNames } from '../../../engine/vote/keys.js';
+import { KeyNames } from '../../../core/view/key-names.js';
 
 /** How the run's questions are answered (its --hitl), in words. */
 export function hitlWords(hitl: RunConfig['hitl']): string {

@@ -1,5 +1,5 @@
-import { UsageError } from '../../core/errors.js';
-import { LIMITS } from '../../core/limits.js';
+import { UsageError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 
 /** A new run's id: the day and a random suffix (`r20250101-ab1c2`). */
 export function newRunId(now: Date): string {

@@ -1,19 +1,14 @@
-import { checksSaid } from '../../core/acceptance-test.js';
-import {
-  checkBadge,
-  nodeCheckCounts,
-  runCheckCounts,
-  type CheckCounts,
-} from '../../core/checks.js';
-import { DAILY_REQUESTS } from '../../core/quota.js';
-import { estimateCostUsd } from '../../core/tree/pricing.js';
-import { voteRecords } from '../../core/tree/nodes.js';
-import type { RoleCost, Run, VoteRecord, Wait } from '../../core/tree/schema.js';
-import { isSimulatedRun } from '../../core/tree/simulated.js';
-import { chooser, countsText, raisedKText, voteCounts } from '../../core/view/display.js';
-import { raisedBecause } from '../../core/voting/adaptive-k.js';
-import { voteClasses } from '../../core/voting/classes.js';
-import { KeyNames } from './keys.js';
+import { checksSaid } from '../acceptance-test.js';
+import { checkBadge, nodeCheckCounts, runCheckCounts, type CheckCounts } from '../checks.js';
+import { DAILY_REQUESTS } from '../quota.js';
+import { estimateCostUsd } from '../tree/pricing.js';
+import { voteRecords } from '../tree/nodes.js';
+import type { RoleCost, Run, VoteRecord, Wait } from '../tree/schema.js';
+import { isSimulatedRun } from '../tree/simulated.js';
+import { chooser, countsText, raisedKText, voteCounts } from './display.js';
+import { raisedBecause } from '../voting/adaptive-k.js';
+import { voteClasses } from '../voting/classes.js';
+import { KeyNames } from './key-names.js';
 
 export interface RunSummary {
   readonly runId: string;

@@ -1,4 +1,4 @@
-import { isTestPath } from '../../core/acceptance-test.js';
+import { isTestPath } from '../acceptance-test.js';
 
 /**
  * Names for vote keys, for people reading a run: short keys (`yes`, a ballot letter) as they are,
