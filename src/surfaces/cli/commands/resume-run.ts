@@ -7,7 +7,16 @@ import { inspectRepository } from '../../../adapters/git/inspect.js';
 import { checkResume } from '../../../app/resume-run.js';
 import { openWorkspace } from '../../../app/wiring/wiring.js';
 import { WORKERS, julesSettings } from '../../../app/wiring/workers.js';
-import { announce, drive, hitlPolicy, resumedHitl, startLine, wire } from './run-drive.js';
+import {
+  announce,
+  drive,
+  hitlPolicy,
+  resumedHitl,
+  startLine,
+  wire,
+  type Hitl,
+} from './run-drive.js';
+import type { CliIo } from '../io.js';
 import { julesChoices } from '../jules-flags.js';
 import { replaying } from './run-choices.js';
 import { resumeStart } from './resume-start.js';
@@ -15,7 +24,6 @@ import type { resumeCommand } from './resume.js';
 import type { CliContext, InputOf } from '../define.js';
 
 /** `maker resume`, loaded when it runs (see resume.ts for its options and help). */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function run(
   { options: o }: InputOf<typeof resumeCommand>,
   cli: CliContext,
@@ -45,12 +53,22 @@ export async function run(
       hitl: hitlPolicy(hitlChoice, io, view),
     });
   }
-  const run = pickRun(
-    state.runs,
-    o.run,
-    dir,
-    await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)),
-  );
+  const lockPath = join(dir, `${STATE_FILE_NAME}.lock`);
+  const run = pickRun(state.runs, o.run, dir, await WorkspaceLock.inspect(lockPath));
+  const { config, hitlChoice } = resumedConfig(run, o, io, view);
+  const token = await checkResume(run, dir, io.env, 'cli');
+  announce(io, target, o.json === true);
+  await new WorkspaceLock(lockPath, { command: 'resume' }).holdUntilExit();
+  return driveResumed(ctx, run, config, { dir, token, hitlChoice, json: o.json === true, view });
+}
+
+/** The run's settings as resumed: its own, with the --hitl and --jules-… given now. */
+function resumedConfig(
+  run: Run,
+  o: InputOf<typeof resumeCommand>['options'],
+  io: CliIo,
+  view: boolean,
+): { config: RunConfig; hitlChoice: Hitl } {
   const hitlChoice = resumedHitl(o.hitl, run.config.hitl, io, view);
   const kind = WORKERS[run.config.worker];
   const julesFlags = julesChoices(o);
@@ -64,21 +82,30 @@ export async function run(
     hitl: hitlPolicy(hitlChoice, io, view),
     ...(jules === undefined ? {} : { jules }),
   };
-  const token = await checkResume(run, dir, io.env, 'cli');
-  announce(io, target, o.json === true);
-  await new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
-    command: 'resume',
-  }).holdUntilExit();
+  return { config, hitlChoice };
+}
+
+/**
+ * Drives the checked run again with `config`, in the foreground: a demo's fake GitHub is served
+ * again first (on a new port when its recorded one is taken, which the run then records).
+ */
+async function driveResumed(
+  ctx: CliContext,
+  run: Run,
+  config: RunConfig,
+  r: { dir: string; token: string | undefined; hitlChoice: Hitl; json: boolean; view: boolean },
+): Promise<number> {
+  const { io } = ctx;
   // Loaded when resuming: `maker --help` and the light commands never load GitHub's client.
   const { resumeDemoFake } = await import('../../../app/github/demo-fake.js');
   const served =
     run.github?.demoFake === true
-      ? await resumeDemoFake({ ...run, github: run.github }, dir)
+      ? await resumeDemoFake({ ...run, github: run.github }, r.dir)
       : undefined;
   try {
-    const workspace = await openWorkspace(dir, false, io.env);
+    const workspace = await openWorkspace(r.dir, false, io.env);
     try {
-      const { engine, roles } = await wire(dir, workspace, io.env, served?.token ?? token, {
+      const { engine, roles } = await wire(r.dir, workspace, io.env, served?.token ?? r.token, {
         ...(served === undefined || run.github === undefined
           ? {}
           : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
@@ -89,21 +116,21 @@ export async function run(
         loaded.github = served.github;
         await engine.persist();
       }
-      if (o.json !== true) {
+      if (!r.json) {
         if (served !== undefined)
           io.stderr(
             `maker: SIMULATED GitHub: the demo's local fake GitHub served again at ${served.fake.baseUrl}${served.github === undefined ? '' : ` (its recorded port was taken: the run's URLs and origin now use this one)`}\n`,
           );
-        io.stderr(startLine(loaded, dir, 'resuming'));
+        io.stderr(startLine(loaded, r.dir, 'resuming'));
       }
       return await drive(ctx, {
         engine,
         runId: run.id,
-        dir,
-        hitlChoice,
-        json: o.json === true,
+        dir: r.dir,
+        hitlChoice: r.hitlChoice,
+        json: r.json,
         roles,
-        view: view ? workspace : undefined,
+        view: r.view ? workspace : undefined,
       });
     } finally {
       await workspace.close();
