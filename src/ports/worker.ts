@@ -144,6 +144,8 @@ export interface Worker {
    * `signal` is the run's: its requests and waits end with it.
    */
   prepare?(task: Pick<WorkerTask, 'branch' | 'baseCommit'>, signal?: AbortSignal): Promise<void>;
+  /** Where a person follows one of its sessions (a service's page); absent when they have none. */
+  sessionUrl?(id: string): string | undefined;
   run(
     task: WorkerTask,
     slot: number,

@@ -14,6 +14,11 @@ export interface JulesWorkerOptions {
   /** Sessions at once (the plan's concurrent-task limit: 3 free, 15 Pro, 60 Ultra). */
   readonly concurrency?: number;
   /**
+   * The page where a person follows a session (`julesSessionUrl` for Jules itself); absent for a
+   * server whose sessions have none (a local fake), so no dead link is shown.
+   */
+  readonly sessionUrl?: (id: string) => string;
+  /**
    * Sessions created in any 24 hours (the plan's task limit: 15 free, 100 Pro, 300 Ultra), counted
    * through the engine's persisted ledger across runs. Unlimited when absent.
    */

@@ -85,6 +85,10 @@ export class JulesWorker implements Worker {
    * Ahead of sampling: publishes the branch a leaf's sessions would start from, and checks the
    * source once (a source Jules cannot see is left for `run`, which can ask about it).
    */
+  sessionUrl(id: string): string | undefined {
+    return this.#o.sessionUrl?.(id);
+  }
+
   async prepare(
     task: Pick<WorkerTask, 'branch' | 'baseCommit'>,
     signal?: AbortSignal,

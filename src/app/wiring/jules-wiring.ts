@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { julesSessionUrl } from '../../adapters/jules/session-page.js';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +98,7 @@ export function julesWorker(
     publisher,
     ...limitsOf(config),
     integrations,
+    sessionUrl: julesSessionUrl,
     ...(settings.pollMs === undefined ? {} : { pollMs: settings.pollMs }),
   });
 }

@@ -1,4 +1,5 @@
 import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
+import { julesSessionUrl } from '../../adapters/jules/session-page.js';
 
 /**
  * What each worker kind is, without what builds it: light enough for the MCP server's tool
@@ -29,6 +30,8 @@ export interface WorkerFacts {
   readonly julesDefaults?: JulesConfig;
   /** The settings it reads from the environment, each with what it is for. */
   readonly settings: readonly { readonly env: string; readonly purpose: string }[];
+  /** The page where a person follows one of its sessions, for kinds whose sessions have one. */
+  readonly sessionUrl?: (id: string) => string;
 }
 
 const OUTAGE_SETTING = {
@@ -66,6 +69,7 @@ export const WORKER_FACTS: Readonly<Record<WorkerName, WorkerFacts>> = {
       'Jules sessions write each candidate (needs JULES_API_KEY, a model access for Gemini and the repository on GitHub, connected to Jules)',
     simulated: false,
     julesDefaults: { ...JULES_PLANS.free, planReview: false },
+    sessionUrl: julesSessionUrl,
     settings: [
       { env: 'JULES_API_KEY', purpose: 'Jules sessions write the candidates' },
       { env: 'GEMINI_API_KEY', purpose: 'Gemini plans, judges and resolves merge conflicts' },

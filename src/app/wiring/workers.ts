@@ -95,8 +95,6 @@ export interface WorkerKind extends WorkerFacts {
   problems(env: Env, repo?: RepoFacts): string[];
   /** The planner and worker for a run's configuration (call after {@link problems} is empty). */
   roles(config: RunConfig, workspace: GitWorkspace, env: Env, options?: RoleOptions): Roles;
-  /** A link to an external session (Jules), for status pages. */
-  readonly sessionUrl?: (id: string) => string;
 }
 
 const JULES_SETTING = {
@@ -286,7 +284,6 @@ const jules: WorkerKind = {
     );
     return { planner: new LlmPlanner(model), worker, ...modelHooks(model) };
   },
-  sessionUrl: (id) => `https://jules.google.com/session/${id}`,
 };
 
 const julesFake: WorkerKind = {

@@ -7,7 +7,7 @@ import {
   runCheckCounts,
   type CheckCounts,
 } from '../checks.js';
-import { flagCounts, sessionUrl, tallyText, mainRecord } from '../view/display.js';
+import { flagCounts, tallyText, mainRecord } from '../view/display.js';
 import { mermaidMarkdown } from '../view/mermaid.js';
 import { reopenLine } from '../view/reopens.js';
 import { acceptanceTestLine } from '../acceptance-test.js';
@@ -55,7 +55,10 @@ function checksTable(run: Run): string[] {
  * node with its title, status, votes and red flags) and the external sessions. Text from the run
  * (model output, the idea) is quoted, never interpreted as markup that could hide the rest.
  */
-export function pullRequestBody(run: Run): string {
+export function pullRequestBody(
+  run: Run,
+  sessionUrl: (id: string) => string | undefined = () => undefined,
+): string {
   const simulated = isSimulatedRun(run.config);
   const lines: string[] = [];
   if (simulated)
@@ -84,7 +87,7 @@ export function pullRequestBody(run: Run): string {
   lines.push('', '## Tree', '', mermaidMarkdown(run, { maxChars: 20_000 }), '');
   const root = run.nodes[run.rootId];
   if (root !== undefined) walk(run, root, 0, lines);
-  const sessions = sessionLinks(run);
+  const sessions = sessionLinks(run, sessionUrl);
   if (sessions.length > 0) lines.push('', '## Sessions', '', ...sessions);
   const body = lines.join('\n');
   return body.length <= MAX_BODY ? body : `${body.slice(0, MAX_BODY)}\n\n… (cut)`;
@@ -106,11 +109,11 @@ function walk(run: Run, n: TreeNode, depth: number, lines: string[]): void {
   }
 }
 
-function sessionLinks(run: Run): string[] {
+function sessionLinks(run: Run, sessionUrl: (id: string) => string | undefined): string[] {
   const links: string[] = [];
   for (const n of Object.values(run.nodes))
     for (const id of n.externalIds ?? []) {
-      const url = sessionUrl(run.config.worker, id);
+      const url = sessionUrl(id);
       links.push(`- \`${n.id}\`: ${url === undefined ? `session \`${inline(id)}\`` : url}`);
     }
   return links.slice(0, 500);

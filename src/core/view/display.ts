@@ -273,10 +273,3 @@ export function flagCounts(n: TreeNode): Record<string, number> {
       for (const f of d.flags) counts[f.rule] = (counts[f.rule] ?? 0) + 1;
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }
-
-/** Where a person can open an external worker session, when the worker has a web page for it. */
-export function sessionUrl(worker: Run['config']['worker'], id: string): string | undefined {
-  return worker === 'jules'
-    ? `https://jules.google.com/session/${encodeURIComponent(id)}`
-    : undefined;
-}

@@ -87,7 +87,10 @@ export async function ensurePullRequest(
 ): Promise<NonNullable<GitHubRun['pullRequest']>> {
   const gh = githubOf(ctx.run);
   const title = outward(ctx, pullRequestTitle(ctx.run));
-  const body = outward(ctx, pullRequestBody(ctx.run));
+  const body = outward(
+    ctx,
+    pullRequestBody(ctx.run, (id) => ctx.worker.sessionUrl?.(id)),
+  );
   if (gh.pullRequest === undefined) {
     const rootBranch = branchName(ctx.run.id, ctx.run.rootId);
     const pr = await remote.host.openPullRequest(remote.repo, {

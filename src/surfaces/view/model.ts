@@ -16,12 +16,12 @@ import {
   flagCounts,
   mainRecord,
   outcomeText,
-  sessionUrl,
   raisedKText,
   tallyText,
   waitingNodes,
 } from '../../core/view/display.js';
 import { runStanding, type Driver } from '../../core/view/standing.js';
+import { WORKER_FACTS } from '../../app/wiring/worker-catalogue.js';
 import { renderSplit } from '../../engine/split/decompose.js';
 import { summarise } from '../../core/view/summary.js';
 import { logText } from './log-text.js';
@@ -89,7 +89,10 @@ export function viewNode(
     samples: draws.filter((d) => d.status !== 'started').length,
     branch: n.branch ?? null,
     commit: n.commit ?? null,
-    sessions: sessions.map((id) => ({ id, url: sessionUrl(run.config.worker, id) ?? null })),
+    sessions: sessions.map((id) => ({
+      id,
+      url: WORKER_FACTS[run.config.worker].sessionUrl?.(id) ?? null,
+    })),
     children: [...n.children],
     checks: checkBadge(run, n) ?? null,
   };
@@ -310,7 +313,10 @@ async function voteDetail(
         session:
           d.externalId === undefined
             ? null
-            : { id: d.externalId, url: sessionUrl(run.config.worker, d.externalId) ?? null },
+            : {
+                id: d.externalId,
+                url: WORKER_FACTS[run.config.worker].sessionUrl?.(d.externalId) ?? null,
+              },
         value: valueText(vote, d),
         diff:
           d.status === 'valid' && d.key !== undefined
