@@ -41,7 +41,10 @@ export interface CheckOptions {
  * working tree or the user's index, so runs can work while the person edits, and every operation
  * is safe to repeat after a crash.
  */
-export interface Workspace {
+export interface Workspace extends Repository, Landing, CheckRunner, ScratchStores {}
+
+/** The repository's objects and refs: read, build trees and commits, merge, point branches. */
+export interface Repository {
   /** The commit a ref (branch name or `HEAD`) points at, or undefined when it does not exist. */
   resolve(ref: string): Promise<string | undefined>;
   /** Every file path in a commit or tree. */
@@ -73,6 +76,10 @@ export interface Workspace {
   modes(treeish: string, paths: readonly string[]): Promise<Map<string, string>>;
   /** Contents of `paths` at a commit or tree (`null` where a path does not exist). */
   readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]>;
+}
+
+/** Landing a result on a branch the person may have checked out, restartable at every step. */
+export interface Landing {
   /**
    * The commit that lands `commit` on branch `target`: `commit` itself when `target` is still at
    * `expectedHead` or behind `commit` (a fast-forward), or a merge of the two (fixed `date`, so computing it again
@@ -93,6 +100,10 @@ export interface Workspace {
    * at neither `from` nor `to`, throws `git-land-moved` (plan again).
    */
   completeLanding(target: string, from: string, to: string): Promise<void>;
+}
+
+/** Running a command on a tree in a sandboxed scratch checkout (a node's or the run's check). */
+export interface CheckRunner {
   /**
    * Runs `command` in a scratch checkout of `treeish`; resolves with its exit code and output tail.
    * When `signal` aborts, the check is killed and the call rejects with `AbortedError`: a check a
@@ -113,6 +124,10 @@ export interface Workspace {
   checkEnvironment?(): Promise<CheckEnvironment | undefined>;
   /** Why checks cannot run here, in a sentence (when {@link checkEnvironment} is undefined). */
   checksUnavailable?(): Promise<string>;
+}
+
+/** Each run's own store for the objects its candidates write (see {@link Workspace}). */
+export interface ScratchStores {
   /**
    * The workspace run `runId` works in: every object it writes (candidates' blobs and trees,
    * merges) goes to a scratch store of the run's own, and only a commit's tree is moved into the

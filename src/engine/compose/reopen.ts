@@ -1,6 +1,6 @@
 import { MakerError } from '../../core/errors.js';
 import type { Reopen, Run, TreeNode } from '../../core/tree/schema.js';
-import type { Workspace } from '../../ports/workspace.js';
+import type { Repository } from '../../ports/workspace.js';
 import type { EngineEventInput } from '../events.js';
 import { reopenLine } from '../../core/view/reopens.js';
 import { sampleCounts } from '../../core/view/summary.js';
@@ -63,7 +63,7 @@ export async function requestReopen(
 /** What applying a reopening needs: the run, its workspace, saving and events. */
 export interface ReopenContext {
   readonly run: Run;
-  readonly workspace: Workspace;
+  readonly workspace: Repository;
   save(): Promise<void>;
   emit(event: EngineEventInput): void;
   publish?(branch: string, sha: string): void;

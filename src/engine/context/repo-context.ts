@@ -2,7 +2,7 @@ import { languageOf, outline } from '../../core/outline.js';
 import { hashString } from '../../core/random.js';
 import { modelTextRedactor } from '../../core/secret-files.js';
 import type { RepoContext } from '../../ports/planner.js';
-import type { Workspace } from '../../ports/workspace.js';
+import type { Repository } from '../../ports/workspace.js';
 import {
   isFile,
   selectFiles,
@@ -35,11 +35,11 @@ const mapPath = (e: Entry) => (e.withheld ? `${e.path}${WITHHELD}` : e.path);
  * contexts by request, so the candidates of one vote share one build.
  */
 export class RepoContextBuilder {
-  readonly #workspace: Workspace;
+  readonly #workspace: Repository;
   readonly #outlines = new Map<string, readonly string[]>();
   readonly #built = new Map<string, Promise<RepoContext>>();
 
-  constructor(workspace: Workspace) {
+  constructor(workspace: Repository) {
     this.#workspace = workspace;
   }
 
@@ -156,10 +156,10 @@ export class RepoContextBuilder {
   }
 }
 
-const builders = new WeakMap<Workspace, RepoContextBuilder>();
+const builders = new WeakMap<Repository, RepoContextBuilder>();
 
 /** The one builder of a workspace (its caches are shared by every node and role). */
-export function repoContextBuilder(workspace: Workspace): RepoContextBuilder {
+export function repoContextBuilder(workspace: Repository): RepoContextBuilder {
   let builder = builders.get(workspace);
   if (builder === undefined) {
     builder = new RepoContextBuilder(workspace);

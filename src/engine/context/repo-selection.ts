@@ -1,7 +1,7 @@
 import type { TreeChange } from '../../core/candidate-policy.js';
 import { inScope } from '../../core/paths.js';
 import { withheldFromModels } from '../../core/secret-files.js';
-import { EMPTY_TREE, type Workspace } from '../../ports/workspace.js';
+import { EMPTY_TREE, type Repository } from '../../ports/workspace.js';
 
 /** What one node sees of the repository. */
 export interface RepoContextRequest {
@@ -56,7 +56,7 @@ export interface Selection {
 }
 
 /** Chooses from `request.base` the files a node's view shows whole, by kind, most relevant first. */
-export async function selectFiles(ws: Workspace, request: RepoContextRequest): Promise<Selection> {
+export async function selectFiles(ws: Repository, request: RepoContextRequest): Promise<Selection> {
   const entries = (await ws.changes(EMPTY_TREE, request.base))
     .filter((c): c is TreeChange & { newBlob: string } => c.newBlob !== undefined)
     .map((c) => ({

@@ -5,7 +5,7 @@ import { unfence } from '../../core/red-flags/index.js';
 import { billedTokens, type LanguageModel } from '../../ports/language-model.js';
 import type { RepoContext } from '../../ports/planner.js';
 import type { Worker, WorkerOutput, WorkerTask } from '../../ports/worker.js';
-import type { FileEdit, Workspace } from '../../ports/workspace.js';
+import type { FileEdit, Repository } from '../../ports/workspace.js';
 import { describeNode, repositoryText } from './llm-planner.js';
 import { repoContextBuilder } from '../context/repo-context.js';
 
@@ -42,7 +42,7 @@ interface ParsedEdits {
 export class LlmWorker implements Worker {
   readonly id: string;
   readonly #model: LanguageModel;
-  readonly #workspace: Workspace;
+  readonly #workspace: Repository;
   readonly #contextChars: number;
   readonly #format: EditFormat;
 
@@ -52,7 +52,7 @@ export class LlmWorker implements Worker {
    */
   constructor(
     model: LanguageModel,
-    workspace: Workspace,
+    workspace: Repository,
     options: { contextChars?: number; editFormat?: EditFormat } = {},
   ) {
     this.#model = model;

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Run, TreeNode } from '../../core/tree/schema.js';
-import type { Workspace } from '../../ports/workspace.js';
+import type { Repository } from '../../ports/workspace.js';
 import type { RealisticModel } from '../../offline/product/realistic-model.js';
 import type { ProductIdea } from '../../offline/product/types.js';
 
@@ -47,7 +47,7 @@ export interface RunDiagnosis {
 /** The leaf winners a run landed that the fake wrote wrong (read before its repository goes). */
 export async function wrongWinners(
   run: Run,
-  workspace: Workspace,
+  workspace: Repository,
   fake: RealisticModel,
 ): Promise<WrongWinner[]> {
   const found: WrongWinner[] = [];
@@ -104,7 +104,7 @@ export function shapeCounts(runs: readonly { readonly diagnosis?: RunDiagnosis }
 
 async function wrongWinner(
   n: TreeNode,
-  workspace: Workspace,
+  workspace: Repository,
   fake: RealisticModel,
 ): Promise<WrongWinner | undefined> {
   if (n.kind !== 'leaf' || n.status !== 'done' || n.commit === undefined) return undefined;
