@@ -7,6 +7,10 @@ import { STATE_MIGRATIONS } from './migrations.js';
 import { logHeader, readStateLog, replay, saveText } from './state-log.js';
 import { StateText } from './state-text.js';
 import { StateFileError, VersionedJsonFile } from './versioned-json-file.js';
+import { abortableSleep } from '../../core/sleep.js';
+
+/** Reads of a log found ahead of its snapshot before it counts as a restored backup. */
+const LOAD_ATTEMPTS = 3;
 
 export { stateSerializer } from './state-text.js';
 
@@ -41,6 +45,8 @@ export interface MakerStateFileOptions {
   readonly policy?: CompactionPolicy;
   /** Crash tests only: called between the steps of a save (`state:log-appended`, `state:snapshot-written`). */
   readonly checkpoint?: (step: string) => void;
+  /** Tests only: awaited between reading the snapshot and reading its log (a reader's race). */
+  readonly betweenReads?: () => Promise<void>;
 }
 
 /**
@@ -73,6 +79,9 @@ export class MakerStateFile implements StateStore<StateFile> {
   #written = 0;
   /** Whether the last load found a snapshot (and so looked at the log through it). */
   #snapshotRead = false;
+  /** The last read found the log ahead of the snapshot (see {@link load}). */
+  #logAhead = false;
+  readonly #betweenReads: (() => Promise<void>) | undefined;
 
   constructor(dir: string, redact: Redactor = (text) => text, options: MakerStateFileOptions = {}) {
     const logPath = join(dir, STATE_LOG_FILE_NAME);
@@ -80,6 +89,7 @@ export class MakerStateFile implements StateStore<StateFile> {
     this.#text = new StateText(redact);
     this.#policy = options.policy ?? DEFAULT_POLICY;
     this.#checkpoint = options.checkpoint ?? (() => undefined);
+    this.#betweenReads = options.betweenReads;
     this.#snapshot = new VersionedJsonFile<StateFile>({
       path: join(dir, STATE_FILE_NAME),
       schema: stateFileSchema,
@@ -104,10 +114,29 @@ export class MakerStateFile implements StateStore<StateFile> {
     return this.#written;
   }
 
+  /**
+   * The state, from the snapshot and its log. A log ahead of the snapshot is read again, twice, a
+   * moment apart: another process saving the run (a `maker run` beside `maker status`) may have
+   * compacted between the two reads, writing the new snapshot, then the new log. Still ahead, it is
+   * a restored backup, refused.
+   */
   async load(): Promise<StateFile> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#loadOnce();
+      } catch (error) {
+        if (!(error instanceof StateFileError) || !this.#logAhead || attempt === LOAD_ATTEMPTS)
+          throw error;
+        await abortableSleep(25 * attempt);
+      }
+    }
+  }
+
+  async #loadOnce(): Promise<StateFile> {
     this.#generation = 0;
     this.#mustCompact = true;
     this.#snapshotRead = false;
+    this.#logAhead = false;
     const state = await this.#snapshot.load();
     if (!this.#snapshotRead) await this.#refuseOrphanLog();
     return state;
@@ -133,9 +162,11 @@ export class MakerStateFile implements StateStore<StateFile> {
     delete document['$generation'];
     const snapshotGeneration = typeof generation === 'number' ? generation : 0;
     this.#generation = snapshotGeneration;
+    await this.#betweenReads?.();
     const log = await readStateLog(logPath);
     if (log === undefined || log.generation < snapshotGeneration) return document;
     if (log.generation > snapshotGeneration) {
+      this.#logAhead = true;
       throw new StateFileError(
         logPath,
         'newer',

@@ -325,6 +325,27 @@ describe('the state log', () => {
     expect((error as Error).message).toMatch(/Move the log aside/);
   });
 
+  it('reads a state another process compacts between its two reads, not taking it for a backup', async () => {
+    // Proves: a reader beside a running run (`maker status`, the live view) that reads the
+    // snapshot just before the run compacts, and its new log just after, reads again instead of
+    // refusing the state as an older snapshot. Failed at main (seen once in a full suite run).
+    const dir = await tempDir();
+    const writer = makerStateFile(dir, undefined, { policy: NEVER });
+    const state = stateWith(await writer.load(), 3);
+    await writer.save(state);
+    let compactions = 0;
+    const reader = makerStateFile(dir, undefined, {
+      betweenReads: async () => {
+        if (compactions > 0) return;
+        compactions++;
+        node(state, '1').title = 'compacted meanwhile';
+        await writer.compact(state);
+      },
+    });
+    expect(node(await reader.load(), '1').title).toBe('compacted meanwhile');
+    expect(compactions).toBe(1);
+  });
+
   it('refuses a log with no snapshot beside it, and leaves it untouched', async () => {
     // A garbage log, and a real one whose snapshot was moved aside: neither is silently replaced.
     const garbage = await tempDir();
