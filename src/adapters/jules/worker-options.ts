@@ -14,7 +14,7 @@ export interface JulesWorkerOptions {
   /** Sessions at once (the plan's concurrent-task limit: 3 free, 15 Pro, 60 Ultra). */
   readonly concurrency?: number;
   /**
-   * The page where a person follows a session (`julesSessionUrl` for Jules itself); absent for a
+   * The page where a person follows a session (Jules' own, for Jules itself); absent for a
    * server whose sessions have none (a local fake), so no dead link is shown.
    */
   readonly sessionUrl?: (id: string) => string;

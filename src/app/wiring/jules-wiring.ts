@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { julesSessionUrl } from '../../adapters/jules/session-page.js';
+import { julesSessionUrl } from './worker-catalogue.js';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,4 @@
 import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
-import { julesSessionUrl } from '../../adapters/jules/session-page.js';
 
 /**
  * What each worker kind is, without what builds it: light enough for the MCP server's tool
@@ -8,6 +7,14 @@ import { julesSessionUrl } from '../../adapters/jules/session-page.js';
  */
 
 export type WorkerName = RunConfig['worker'];
+
+/**
+ * The page where a person follows Jules session `id` (the `url` Jules gives each session). Here,
+ * not in the Jules adapter: this catalogue is loaded before any run, without Jules's code.
+ */
+export function julesSessionUrl(id: string): string {
+  return `https://jules.google.com/session/${encodeURIComponent(id)}`;
+}
 
 /** The Gemini model a run plans, writes and judges with unless told otherwise. */
 export const DEFAULT_MODEL = 'gemini-2.5-flash';
