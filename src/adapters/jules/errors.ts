@@ -169,3 +169,13 @@ export class SessionBudgetError extends MakerError {
     this.nextAt = nextAt;
   }
 }
+
+/**
+ * Errors that stop the run rather than flag the candidate: they say nothing about its content. A
+ * refused key, a spent budget or daily limit, and every transport failure the client gave up on.
+ */
+export function stopsRun(error: unknown): boolean {
+  if (error instanceof SessionBudgetError) return true;
+  if (!(error instanceof JulesError)) return false;
+  return !['bad-request', 'protocol', 'not-found'].includes(error.kind);
+}

@@ -13,7 +13,7 @@ import { allActivities, readSession } from './reads.js';
 import { createSessionOnce } from './create.js';
 import { RunningSessions } from './running.js';
 import { matchingSessions, sessionMatch, type SessionMatch } from './match.js';
-import { SessionBudgetError } from './errors.js';
+import { SessionBudgetError, stopsRun } from './errors.js';
 import { Slots } from './slots.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
 import type { JulesWorkerOptions } from './worker-options.js';
@@ -27,16 +27,6 @@ export type { JulesWorkerOptions } from './worker-options.js';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a session is given to finish, by default. */
 const SESSION_TIMEOUT_MS = 45 * 60_000;
-
-/**
- * Errors that stop the run rather than flag the candidate: they say nothing about its content. A
- * refused key, a spent budget or daily limit, and every transport failure the client gave up on.
- */
-function stopsRun(error: unknown): boolean {
-  if (error instanceof SessionBudgetError) return true;
-  if (!(error instanceof JulesError)) return false;
-  return !['bad-request', 'protocol', 'not-found'].includes(error.kind);
-}
 
 /**
  * Jules as a MAKER worker: each candidate slot is one Jules session started on the leaf's branch
