@@ -8,7 +8,7 @@ import type { Run } from '../../src/core/tree/schema.js';
 import { RunManager } from '../../src/surfaces/mcp/run-manager.js';
 import { runResult } from '../../src/surfaces/mcp/run-result.js';
 import { textOf } from '../../src/surfaces/mcp/tools/tool.js';
-import { maker, spawnMaker, type MakerProcess } from '../helpers/cli.js';
+import { maker, simRun, spawnMaker, type MakerProcess } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -55,10 +55,7 @@ async function runningRun(): Promise<{ dir: string; process: MakerProcess; run: 
 /** A run saved as running whose process was killed (SIGKILL) at its landing: nothing drives it. */
 async function killedRun(): Promise<{ dir: string; run: Run }> {
   const dir = await tempDir();
-  const killed = await maker(
-    ['run', 'a note', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', '--no-checks'],
-    { MAKER_CRASH_AT: 'land:intent-saved' },
-  );
+  const killed = await simRun(dir, ['--no-checks'], { MAKER_CRASH_AT: 'land:intent-saved' });
   expect(killed.signal).toBe('SIGKILL');
   return { dir, run: await savedRun(dir, 'running') };
 }
