@@ -1,4 +1,5 @@
 import { Octokit } from 'octokit';
+import { isLoopbackUrl } from '../../core/loopback.js';
 import { gateFor } from './gate.js';
 
 import { GITHUB_API_URL } from './api-url.js';
@@ -45,9 +46,23 @@ export const DO_NOT_RETRY = [400, 401, 403, 404, 405, 409, 410, 422, 429, 451];
 const MAX_RATE_LIMIT_RETRIES = 3;
 
 /**
+ * A stand-in for the throttling plugin's pacing groups that lets each request through at once: the
+ * plugin spaces GitHub's writes (1 s apart, 3 s for those that notify someone), as GitHub asks of
+ * clients of its servers. A GitHub on this machine (the fake `maker demo` and the tests serve) is
+ * not GitHub's servers, and the pacing would only make a person (or a test) wait.
+ */
+const UNPACED = {
+  key: () => ({
+    schedule: (_job: unknown, task: (...args: unknown[]) => unknown, ...args: unknown[]) =>
+      Promise.resolve().then(() => task(...args)),
+  }),
+};
+
+/**
  * The `octokit` client (with its retry and throttling plugins) as MAKER configures it: 405/409
- * never retried; rate limits waited out up to a cap, each wait reported through `onWait`; its log
- * silenced (stdout belongs to the MCP protocol).
+ * never retried; rate limits waited out up to a cap, each wait reported through `onWait`; writes
+ * paced as GitHub asks, except on a loopback API (see {@link UNPACED}); its log silenced (stdout
+ * belongs to the MCP protocol).
  */
 export function createOctokit(options: OctokitOptions): Octokit {
   const maxWaitMs = options.maxWaitMs ?? 60_000;
@@ -97,6 +112,10 @@ export function createOctokit(options: OctokitOptions): Octokit {
         : {
             onRateLimit: decide('rate-limit'),
             onSecondaryRateLimit: decide('secondary-rate-limit'),
+            // The plugin types these as Bottleneck groups; it calls only key(id).schedule(job, task).
+            ...(isLoopbackUrl(baseUrl)
+              ? ({ write: UNPACED, notifications: UNPACED } as object)
+              : {}),
             ...options.throttle,
           },
     request: { fetch: timedFetch },
