@@ -16,7 +16,6 @@ const SURFACES_NOT_YET_THROUGH_APP = [
   'src/surfaces/bench/product-single-shot.ts',
   'src/surfaces/bench/tree-bench.ts',
   'src/surfaces/bench/view-bench.ts',
-  'src/surfaces/cli/commands/answer-run.ts',
   'src/surfaces/cli/commands/bench-hanoi-run.ts',
   'src/surfaces/cli/commands/bench-product.ts',
   'src/surfaces/cli/commands/calibrate-run.ts',

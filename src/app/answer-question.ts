@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { makeRedactor, UsageError } from '../core/errors.js';
+import { makeRedactor, MakerError, UsageError } from '../core/errors.js';
 import type { Question } from '../core/tree/schema.js';
 import type { MakerEngine } from '../engine/maker-engine.js';
 import { Journal } from '../adapters/state/journal.js';
-import { WorkspaceLock } from '../adapters/state/lock.js';
+import { WorkspaceLock, WorkspaceLockedError } from '../adapters/state/lock.js';
 import {
   JOURNAL_FILE_NAME,
   STATE_FILE_NAME,
@@ -71,7 +71,9 @@ async function recordAnswer(
   const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
     command: request.command,
   });
-  await lock.acquire();
+  await lock.acquire().catch((error: unknown) => {
+    throw answerWhereAsked(error, questionId);
+  });
   try {
     const store = makerStateFile(dir, makeRedactor(request.secrets));
     const state = await store.load();
@@ -115,4 +117,28 @@ async function recordAnswer(
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * A refused workspace (`error`, the lock's) whose live run waits for this very answer: the way
+ * forward is to give it where that run asks, not to stop the run. Other errors are returned as
+ * they are. For `maker answer` and for `maker_answer` of a run a terminal drives.
+ */
+export function answerWhereAsked(error: unknown, questionId: string): unknown {
+  if (!(error instanceof WorkspaceLockedError)) return error;
+  const { pid, command } = error.owner;
+  const terminal =
+    'at its terminal, or on its live view page if it was started with --view (the address it printed)';
+  const where: Record<string, string> = {
+    run: terminal,
+    resume: terminal,
+    demo: terminal,
+    mcp: 'in Gemini CLI, where it was started: /maker answer <questionId> <choice>',
+  };
+  const place = command === undefined ? undefined : where[command];
+  if (place === undefined) return error;
+  return new MakerError(
+    'workspace-locked',
+    `maker ${command} (pid ${pid}) is running this workspace's run and waits for answers there: answer ${questionId} ${place}. \`maker answer\` (and maker_answer, for a run this server does not drive) is for a run no process is driving (after --hitl defer, or once the run stopped).`,
+  );
 }

@@ -7,7 +7,7 @@ import type { MakerEngine } from '../../engine/maker-engine.js';
 import { landingNotice } from '../../app/start/preflight.js';
 import { secretsOf } from '../../app/wiring/wiring.js';
 import { startRun } from '../../app/start-run.js';
-import { answerQuestion } from '../../app/answer-question.js';
+import { answerQuestion, answerWhereAsked } from '../../app/answer-question.js';
 import { readSettings, type Settings } from '../../app/settings.js';
 import { settledEnv } from '../../app/env.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
@@ -250,7 +250,9 @@ export class RunManager {
   /** Records an answer: through the engine driving the run, or with the workspace opened for it. */
   async answer(runId: string, questionId: string, answer: string) {
     await this.run(runId);
-    const lease = await this.#workspaces.lease(await this.#dirOf(runId));
+    const lease = await this.#workspaces.lease(await this.#dirOf(runId)).catch((error: unknown) => {
+      throw answerWhereAsked(error, questionId);
+    });
     try {
       const { engine } = lease.workspace;
       return (await answerQuestion({ engine }, { runId, questionId, answer })).question;

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { MakerError, UsageError } from '../../../core/errors.js';
-import { WorkspaceLockedError } from '../../../adapters/state/lock.js';
+import { UsageError } from '../../../core/errors.js';
 import { answerQuestion } from '../../../app/answer-question.js';
 import { secretsOf } from '../../../app/wiring/wiring.js';
 import { sentences } from '../../../core/text.js';
@@ -26,9 +25,7 @@ export async function run(
   } = await answerQuestion(
     { dir, secrets: secretsOf(io.env), command: 'answer' },
     { runId: o.run, questionId, answer: answerText },
-  ).catch((error: unknown) => {
-    throw error instanceof WorkspaceLockedError ? answerWhereAsked(error, questionId) : error;
-  });
+  );
   const answer = answered.answer?.optionId ?? answered.answer?.text ?? '';
   const resume = `maker resume --dir ${dir} --run ${runId}`;
   const next =
@@ -39,26 +36,4 @@ export async function run(
     io.stdout(`${JSON.stringify({ runId, question: answered, pending, next })}\n`);
   else io.stdout(`${sentences(`Answered ${questionId}: ${answer}`)}\n${next}\n`);
   return 0;
-}
-
-/**
- * The workspace is a live run's: that run is waiting for this very answer, so the way forward is
- * to give it where the run asks, not to stop the run.
- */
-function answerWhereAsked(error: WorkspaceLockedError, questionId: string): MakerError {
-  const { pid, command } = error.owner;
-  const terminal =
-    'at its terminal, or on its live view page if it was started with --view (the address it printed)';
-  const where: Record<string, string> = {
-    run: terminal,
-    resume: terminal,
-    demo: terminal,
-    mcp: 'in Gemini CLI, where it was started: /maker answer <questionId> <choice>',
-  };
-  const place = command === undefined ? undefined : where[command];
-  if (place === undefined) return error;
-  return new MakerError(
-    'workspace-locked',
-    `maker ${command} (pid ${pid}) is running this workspace's run and waits for answers there: answer ${questionId} ${place}. \`maker answer\` is for a run no process is driving (after --hitl defer, or once the run stopped).`,
-  );
 }
