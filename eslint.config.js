@@ -36,7 +36,6 @@ const SURFACES_NOT_YET_THROUGH_APP = [
   'src/surfaces/cli/demo-github.ts',
   'src/surfaces/cli/jules-flags.ts',
   'src/surfaces/cli/main.ts',
-  'src/surfaces/mcp/confine.ts',
   'src/surfaces/mcp/run-manager.ts',
   'src/surfaces/mcp/run-view.ts',
   'src/surfaces/mcp/start-record.ts',

@@ -4,11 +4,8 @@ import type { Question } from '../core/tree/schema.js';
 import type { MakerEngine } from '../engine/maker-engine.js';
 import { Journal } from '../adapters/state/journal.js';
 import { WorkspaceLock, WorkspaceLockedError } from '../adapters/state/lock.js';
-import {
-  JOURNAL_FILE_NAME,
-  STATE_FILE_NAME,
-  makerStateFile,
-} from '../adapters/state/state-file.js';
+import { makerStateFile } from '../adapters/state/state-file.js';
+import { JOURNAL_FILE_NAME, STATE_FILE_NAME } from '../core/workspace-files.js';
 import { answerQuestion as answerInRun } from '../engine/hitl/questions.js';
 
 /** A person's answer: an option id, or free text where the question allows it. */

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { MakerError, UsageError } from '../core/errors.js';
 import type { Run } from '../core/tree/schema.js';
 import { abortableSleep } from '../core/sleep.js';
-import { STATE_FILE_NAME, makerStateFile } from '../adapters/state/state-file.js';
+import { makerStateFile } from '../adapters/state/state-file.js';
+import { STATE_FILE_NAME } from '../core/workspace-files.js';
 import { WorkspaceLock, type LockInspection } from '../adapters/state/lock.js';
 
 /** The processes that drive a run in the foreground, and stop it, state saved, on SIGINT. */

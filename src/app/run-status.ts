@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { runStanding, type Driver, type Standing } from '../core/view/standing.js';
 import type { Run } from '../core/tree/schema.js';
-import { STATE_FILE_NAME } from '../adapters/state/state-file.js';
+import { STATE_FILE_NAME } from '../core/workspace-files.js';
 import { WorkspaceLock, type LockInspection } from '../adapters/state/lock.js';
 
 /** The live holder of a workspace's lock, as the process driving its run; none when it is gone. */

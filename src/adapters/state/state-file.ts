@@ -8,15 +8,18 @@ import { logHeader, readStateLog, replay, saveText } from './state-log.js';
 import { StateText } from './state-text.js';
 import { StateFileError, VersionedJsonFile } from './versioned-json-file.js';
 import { abortableSleep } from '../../core/sleep.js';
+import {
+  JOURNAL_FILE_NAME,
+  STATE_FILE_NAME,
+  STATE_LOG_FILE_NAME,
+} from '../../core/workspace-files.js';
 
 /** Reads of a log found ahead of its snapshot before it counts as a restored backup. */
 const LOAD_ATTEMPTS = 3;
 
 export { stateSerializer } from './state-text.js';
 
-export const STATE_FILE_NAME = 'maker-state.json';
-export const STATE_LOG_FILE_NAME = 'maker-state.json.log';
-export const JOURNAL_FILE_NAME = 'maker-journal.jsonl';
+export { JOURNAL_FILE_NAME, STATE_FILE_NAME, STATE_LOG_FILE_NAME };
 
 /**
  * When the log is folded into a new snapshot: when it has grown past `minLogBytes` and past

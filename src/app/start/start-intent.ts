@@ -1,11 +1,8 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  STATE_FILE_NAME,
-  STATE_LOG_FILE_NAME,
-  makerStateFile,
-} from '../../adapters/state/state-file.js';
+import { makerStateFile } from '../../adapters/state/state-file.js';
+import { STATE_FILE_NAME, STATE_LOG_FILE_NAME } from '../../core/workspace-files.js';
 import { MakerError, makeRedactor, UsageError } from '../../core/errors.js';
 import type { StartIntent } from '../../core/tree/schema.js';
 

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { LauncherSeam } from '../../adapters/git/git-launcher.js';
 import { Journal } from '../../adapters/state/journal.js';
+import { makerStateFile } from '../../adapters/state/state-file.js';
 import {
   JOURNAL_FILE_NAME,
   STATE_FILE_NAME,
   STATE_LOG_FILE_NAME,
-  makerStateFile,
-} from '../../adapters/state/state-file.js';
+} from '../../core/workspace-files.js';
 import { environmentSecrets, outputRedactor } from '../../core/credential-redaction.js';
 import { ConfigError, UsageError, makeRedactor } from '../../core/errors.js';
 import { samplingProblem, samplingTable, type SamplingOverrides } from '../../core/sampling.js';

@@ -3,7 +3,7 @@ import { lstat, readFile, readdir, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { UsageError } from '../../core/errors.js';
 import { isGitDirName, normalizeRepoPath } from '../../core/paths.js';
-import { STATE_FILE_NAME, STATE_LOG_FILE_NAME } from '../../adapters/state/state-file.js';
+import { STATE_FILE_NAME, STATE_LOG_FILE_NAME } from '../../core/workspace-files.js';
 
 /**
  * The repository directory a tool argument names, confined to the workspace: a relative path, no

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { StartIntent } from '../../core/tree/schema.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
-import { STATE_FILE_NAME } from '../../adapters/state/state-file.js';
+import { STATE_FILE_NAME } from '../../core/workspace-files.js';
 import { dropIntent, recordIntent } from '../../app/start/start-intent.js';
 
 /**

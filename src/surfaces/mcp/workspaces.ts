@@ -4,7 +4,8 @@ import type { MakerEngine } from '../../engine/maker-engine.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
-import { STATE_FILE_NAME, makerStateFile } from '../../adapters/state/state-file.js';
+import { makerStateFile } from '../../adapters/state/state-file.js';
+import { STATE_FILE_NAME } from '../../core/workspace-files.js';
 import { engineFor, openWorkspace, rolesFor, secretsOf } from '../../app/wiring/wiring.js';
 import { engineRemotes } from '../../app/start/remotes.js';
 

@@ -2,11 +2,8 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateFile } from '../../core/tree/schema.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
-import {
-  JOURNAL_FILE_NAME,
-  STATE_FILE_NAME,
-  makerStateFile,
-} from '../../adapters/state/state-file.js';
+import { makerStateFile } from '../../adapters/state/state-file.js';
+import { JOURNAL_FILE_NAME, STATE_FILE_NAME } from '../../core/workspace-files.js';
 import { answerQuestion } from '../../app/answer-question.js';
 import { lockDriver } from '../../app/run-status.js';
 import { readAppended } from './journal-tail.js';

@@ -4,11 +4,8 @@ import { makeRedactor, UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
 import { mermaidTree } from '../../../core/view/mermaid.js';
 import { GitWorkspace } from '../../../adapters/git/git-workspace.js';
-import {
-  JOURNAL_FILE_NAME,
-  STATE_FILE_NAME,
-  makerStateFile,
-} from '../../../adapters/state/state-file.js';
+import { makerStateFile } from '../../../adapters/state/state-file.js';
+import { JOURNAL_FILE_NAME, STATE_FILE_NAME } from '../../../core/workspace-files.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import { pageAssets } from '../../view/assets.js';
 import { lockDriver } from '../../../app/run-status.js';

@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
-import { STATE_FILE_NAME, makerStateFile } from '../../../adapters/state/state-file.js';
+import { makerStateFile } from '../../../adapters/state/state-file.js';
+import { STATE_FILE_NAME } from '../../../core/workspace-files.js';
 import { WorkspaceLock, type LockInspection } from '../../../adapters/state/lock.js';
 import { inspectRepository } from '../../../adapters/git/inspect.js';
 import { checkResume } from '../../../app/resume-run.js';

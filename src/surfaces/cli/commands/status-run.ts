@@ -3,11 +3,8 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
 import { Journal } from '../../../adapters/state/journal.js';
-import {
-  JOURNAL_FILE_NAME,
-  STATE_FILE_NAME,
-  makerStateFile,
-} from '../../../adapters/state/state-file.js';
+import { makerStateFile } from '../../../adapters/state/state-file.js';
+import { JOURNAL_FILE_NAME, STATE_FILE_NAME } from '../../../core/workspace-files.js';
 import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import {
   describeWaits,
