@@ -24,9 +24,9 @@ const editsSchema = z
   });
 const EDITS_JSON_SCHEMA = z.toJSONSchema(editsSchema, { io: 'input' });
 
-import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../leaf/edit-formats.js';
+import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../core/edit-formats.js';
 
-export { DEFAULT_EDIT_FORMAT, EDIT_FORMATS, type EditFormat } from '../leaf/edit-formats.js';
+export { DEFAULT_EDIT_FORMAT, EDIT_FORMATS, type EditFormat } from '../../core/edit-formats.js';
 
 interface ParsedEdits {
   readonly files: { path: string; content: string | null }[];

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../engine/models/llm-worker.js';
+import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../core/edit-formats.js';
 import { summarise } from '../../core/view/summary.js';
 import {
   billedTokens,

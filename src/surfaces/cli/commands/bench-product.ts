@@ -1,5 +1,5 @@
 import { PRODUCT_IDEA_NAMES, QUICK_IDEAS } from '../../../offline/product/ideas/names.js';
-import { DEFAULT_EDIT_FORMAT } from '../../../engine/leaf/edit-formats.js';
+import { DEFAULT_EDIT_FORMAT } from '../../../core/edit-formats.js';
 import { defineCommand, flag, option } from '../define.js';
 import { decimal, oneOf, text, wholeNumber } from '../values.js';
 
