@@ -67,4 +67,18 @@ describe('finding a sandbox', () => {
       },
     });
   });
+
+  it('maker sandbox says why no sandbox is used, and runs nothing', async () => {
+    // Proves: the command that runs a check refuses (exit 3, nothing ran) with the reason (the demo
+    // says the same reason: demo-output.test.ts).
+    const dir = await tempDir();
+    execFileSync('git', ['init', '-q', dir]);
+    const off = { MAKER_SANDBOX: 'none' };
+    const refused = await maker(['sandbox', 'echo ran', '--dir', dir], off);
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stdout).not.toContain('ran');
+    expect(refused.stderr).toContain(
+      'maker: Checks are off: MAKER_SANDBOX is "none" (unset it to use bubblewrap or unshare): nothing ran.',
+    );
+  });
 });

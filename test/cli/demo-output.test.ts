@@ -12,6 +12,10 @@ describe('maker demo output', () => {
     // What it prints is the subject, not its checks: run without a sandbox (so none run).
     const { code, stderr, stdout } = await maker(['demo', '--dir', dir], { MAKER_SANDBOX: 'none' });
     expect(code, stderr).toBe(0);
+    // And it says so first: no sandbox, so no checks, so an unverified result.
+    expect(stderr).toContain(
+      'maker: Checks are off: MAKER_SANDBOX is "none" (unset it to use bubblewrap or unshare), so the demo runs no checks: its result is UNVERIFIED.',
+    );
     expect(stdout).toContain(`Directory: ${dir}\n`);
     expect(stdout).toMatch(
       /^SIMULATED GitHub \(the demo's own fake, its world kept in \.git\/maker-fake-github\/; these addresses lived while the demo ran\): http:\/\/127\.0\.0\.1:\d+\/maker-demo\//m,

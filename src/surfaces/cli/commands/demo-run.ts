@@ -1,9 +1,9 @@
-import { findSandbox, noSandboxReason } from '../../../adapters/sandbox/bwrap.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { demoGitHub } from '../demo-github.js';
 import { WORKERS } from '../../../app/wiring/workers.js';
+import { sandboxOrWhyNot } from '../../../app/sandbox-report.js';
 import { defined } from './run-drive.js';
 import { start } from './run-start.js';
 import { pendingStart } from '../../../app/start/start-intent.js';
@@ -19,11 +19,11 @@ export async function run(
   const dir = resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-'))));
   // Its checks run where a sandbox works; elsewhere the demo goes on without them, unverified
   // (a run would stop before landing: --hitl auto lands only a checked result).
-  const sandboxed =
-    (await findSandbox(ctx.io.env['PATH'] ?? '', ctx.io.env['MAKER_SANDBOX'])) !== undefined;
-  if (!sandboxed && !o.json)
+  const sandbox = await sandboxOrWhyNot(ctx.io.env);
+  const sandboxed = sandbox.name !== undefined;
+  if (sandbox.name === undefined && !o.json)
     ctx.io.stderr(
-      `maker: ${await noSandboxReason(ctx.io.env['PATH'] ?? '', ctx.io.env['MAKER_SANDBOX'])}, so the demo runs no checks: its result is UNVERIFIED.\n`,
+      `maker: ${sandbox.reason}, so the demo runs no checks: its result is UNVERIFIED.\n`,
     );
   const github = o.localOnly === true ? undefined : demoGitHub(ctx.io.env, dir);
   // A demo a kill interrupted while it started is finished by the same command (as by `maker resume`).

@@ -1,11 +1,4 @@
-import {
-  findSandbox,
-  noSandboxReason,
-  probeSandbox,
-  SANDBOXES,
-  sandboxesFor,
-} from '../../../adapters/sandbox/bwrap.js';
-import { CHECK_LIMITS, limitSupport } from '../../../adapters/sandbox/limits.js';
+import { sandboxReport } from '../../../app/sandbox-report.js';
 import { RED_FLAG_RULES } from '../../../core/red-flags/index.js';
 import { checkGeminiCli } from '../../../app/start/access-check.js';
 import {
@@ -86,57 +79,35 @@ export const modelAccessSection: DoctorSection = {
   },
 };
 
-/**
- * Which sandbox checks would run in (bubblewrap, else util-linux unshare; `MAKER_SANDBOX` narrows
- * the choice), each one probed as a run probes it, why one does not work, and how the sandbox's
- * limits hold here (a control group, per-process limits, or not at all).
- */
+/** The sandbox report ({@link sandboxReport}) as lines and facts. */
 export const sandboxSection: DoctorSection = {
   key: 'sandbox',
   title: 'Checks',
   check: async (env) => {
-    const path = env['PATH'] ?? '';
-    const choice = env['MAKER_SANDBOX'];
-    const chosen = await findSandbox(path, choice);
-    const allowed = sandboxesFor(choice);
-    const each = await Promise.all(
-      SANDBOXES.map(async (s) => {
-        const probe = await probeSandbox(s, path);
-        return {
-          name: s.name,
-          allowed: allowed.includes(s),
-          works: probe.sandbox !== undefined,
-          why: probe.why,
-        };
-      }),
-    );
-    const limits = await limitSupport();
+    const report = await sandboxReport(env);
+    const { chosen, choice, limits } = report;
     const head =
       chosen !== undefined
-        ? `Checks would run in: ${chosen.name}`
+        ? `Checks would run in: ${chosen}`
         : choice === 'none'
-          ? `${await noSandboxReason(path, choice)}: checks would not run, and results would be UNVERIFIED`
+          ? `${report.reason}: checks would not run, and results would be UNVERIFIED`
           : 'No sandbox works here: checks would not run, and results would be UNVERIFIED';
-    const mib = Math.round(CHECK_LIMITS.memoryBytes / (1024 * 1024));
+    const mib = Math.round(limits.memoryBytes / (1024 * 1024));
     return {
       lines: [
         head,
-        ...each.map(
+        ...report.sandboxes.map(
           (s) =>
             `  ${s.works ? 'yes' : 'no '}  ${s.name.padEnd(10)} ${s.works ? 'works' : `does not work here: ${s.why}`}${s.allowed ? '' : ' (not used: MAKER_SANDBOX)'}`,
         ),
         ...(choice === undefined ? [] : [`MAKER_SANDBOX is ${JSON.stringify(choice)}`]),
-        `Limits of a check: ${CHECK_LIMITS.processes} processes (${limitWords(limits.processes)}), ${mib} MiB of memory (${limitWords(limits.memory)})`,
+        `Limits of a check: ${limits.processesMax} processes (${limitWords(limits.processes)}), ${mib} MiB of memory (${limitWords(limits.memory)})`,
       ],
       facts: {
-        chosen: chosen?.name ?? null,
+        chosen: chosen ?? null,
         choice: choice ?? null,
-        sandboxes: each,
-        limits: {
-          ...limits,
-          processesMax: CHECK_LIMITS.processes,
-          memoryBytes: CHECK_LIMITS.memoryBytes,
-        },
+        sandboxes: report.sandboxes,
+        limits,
       },
     };
   },

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { CHECK_TIMEOUT_MS } from '../../../core/checks.js';
 import { MakerError, UsageError } from '../../../core/errors.js';
-import { noSandboxReason } from '../../../adapters/sandbox/bwrap.js';
+import { sandboxOrWhyNot } from '../../../app/sandbox-report.js';
 import { openWorkspace } from '../../../app/wiring/wiring.js';
 import type { CliContext, InputOf } from '../define.js';
 import { existingDirectory } from './common.js';
@@ -28,8 +28,9 @@ export async function run(
       result = await workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, signal, { install });
     } catch (error) {
       if (error instanceof MakerError && error.code === 'no-sandbox') {
+        const found = await sandboxOrWhyNot(io.env);
         io.stderr(
-          `maker: ${await noSandboxReason(io.env['PATH'] ?? '', io.env['MAKER_SANDBOX'])}: nothing ran.\n`,
+          `maker: ${found.name === undefined ? found.reason : error.message}: nothing ran.\n`,
         );
         return 3;
       }

@@ -1,0 +1,81 @@
+import {
+  findSandbox,
+  noSandboxReason,
+  probeSandbox,
+  SANDBOXES,
+  sandboxesFor,
+} from '../adapters/sandbox/bwrap.js';
+import { CHECK_LIMITS, limitSupport, type LimitSupport } from '../adapters/sandbox/limits.js';
+import type { Env } from './env.js';
+
+/** Where this machine's checks would run, as `maker doctor` reports it. */
+export interface SandboxReport {
+  /** The sandbox checks run in, or undefined when none works (then `reason` says why). */
+  readonly chosen: string | undefined;
+  /** `MAKER_SANDBOX`, when set. */
+  readonly choice: string | undefined;
+  /** Why no sandbox is used; '' when one is. */
+  readonly reason: string;
+  /** Every sandbox MAKER knows, probed as a run probes it. */
+  readonly sandboxes: readonly {
+    readonly name: string;
+    /** Whether `MAKER_SANDBOX` lets it be used. */
+    readonly allowed: boolean;
+    readonly works: boolean;
+    readonly why: string;
+  }[];
+  /** How a check's limits hold here, and what they are. */
+  readonly limits: LimitSupport & { readonly processesMax: number; readonly memoryBytes: number };
+}
+
+/** The sandbox checks would run in here, or why none: what a demo or `maker sandbox` says first. */
+export async function sandboxOrWhyNot(
+  env: Env,
+): Promise<{ readonly name: string } | { readonly name: undefined; readonly reason: string }> {
+  const { path, choice } = sandboxSettings(env);
+  const sandbox = await findSandbox(path, choice);
+  return sandbox !== undefined
+    ? { name: sandbox.name }
+    : { name: undefined, reason: await noSandboxReason(path, choice) };
+}
+
+/**
+ * Which sandbox checks would run in (bubblewrap, else util-linux unshare; `MAKER_SANDBOX` narrows
+ * the choice), each one probed as a run probes it, why one does not work, and how the sandbox's
+ * limits hold here (a control group, per-process limits, or not at all).
+ */
+export async function sandboxReport(env: Env): Promise<SandboxReport> {
+  const { path, choice } = sandboxSettings(env);
+  const allowed = sandboxesFor(choice);
+  const [found, sandboxes, limits] = await Promise.all([
+    sandboxOrWhyNot(env),
+    Promise.all(
+      SANDBOXES.map(async (s) => {
+        const probe = await probeSandbox(s, path);
+        return {
+          name: s.name,
+          allowed: allowed.includes(s),
+          works: probe.sandbox !== undefined,
+          why: probe.why,
+        };
+      }),
+    ),
+    limitSupport(),
+  ]);
+  return {
+    chosen: found.name,
+    choice,
+    reason: found.name === undefined ? found.reason : '',
+    sandboxes,
+    limits: {
+      ...limits,
+      processesMax: CHECK_LIMITS.processes,
+      memoryBytes: CHECK_LIMITS.memoryBytes,
+    },
+  };
+}
+
+/** What the sandbox's choice reads of the environment: the PATH its programs are found on, and `MAKER_SANDBOX`. */
+function sandboxSettings(env: Env): { path: string; choice: string | undefined } {
+  return { path: env['PATH'] ?? '', choice: env['MAKER_SANDBOX'] };
+}
