@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { MakerError, UsageError } from '../../../core/errors.js';
+import { UsageError } from '../../../core/errors.js';
 import { flag, option } from '../define.js';
 import { text } from '../values.js';
 
@@ -36,15 +36,4 @@ export async function existingDirectory(dir: string, given: boolean): Promise<vo
     throw new UsageError(`${what} does not exist: there is no MAKER run there.`);
   if (!info.isDirectory())
     throw new UsageError(`${what} is a file, not a directory: give the repository's directory.`);
-}
-
-/**
- * There is no run to show: a failure (exit 1), not a usage error — the command was given right,
- * the folder holds nothing yet.
- */
-export function noRuns(dir: string): MakerError {
-  return new MakerError(
-    'no-runs',
-    `No MAKER runs in ${dir}. Start one with: maker run "<idea>" --dir ${dir}`,
-  );
 }

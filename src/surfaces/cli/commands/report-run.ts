@@ -3,16 +3,13 @@ import { join, resolve } from 'node:path';
 import { makeRedactor, UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
 import { mermaidTree } from '../../../core/view/mermaid.js';
-import { GitWorkspace } from '../../../adapters/git/git-workspace.js';
-import { makerStateFile } from '../../../adapters/state/state-file.js';
-import { JOURNAL_FILE_NAME, STATE_FILE_NAME } from '../../../core/workspace-files.js';
-import { WorkspaceLock } from '../../../adapters/state/lock.js';
+import { JOURNAL_FILE_NAME } from '../../../core/workspace-files.js';
 import { pageAssets } from '../../view/assets.js';
-import { lockDriver } from '../../../app/run-status.js';
+import { workspaceDriver } from '../../../app/run-status.js';
+import { chosenRun, withDiffs, workspaceRuns } from '../../../app/read-runs.js';
 import { journalTail } from '../../view/journal-tail.js';
 import { buildReport, reportHtml } from '../../view/report.js';
 import { secretsOf } from '../../../app/wiring/wiring.js';
-import { noRuns } from './common.js';
 import type { reportCommand } from './report.js';
 import type { CliContext, InputOf } from '../define.js';
 
@@ -26,18 +23,14 @@ export async function run(
       'maker report needs --html <file> or --mermaid (or both). See `maker report --help`.',
     );
   const dir = resolve(o.dir ?? io.cwd);
-  const state = await makerStateFile(dir).load();
-  const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  const run = o.run === undefined ? runs.at(-1) : state.runs[o.run];
-  if (runs.length === 0) throw noRuns(dir);
-  if (run === undefined)
-    throw new UsageError(`No run "${o.run}" in ${dir}. Runs: ${runs.map((r) => r.id).join(', ')}.`);
+  const found = await workspaceRuns(dir);
+  const run = chosenRun(found, o.run);
   const redact = makeRedactor(secretsOf(io.env));
   if (o.mermaid === true)
     io.stdout(`${mermaidTree(run, o.maxNodes === undefined ? {} : { maxNodes: o.maxNodes })}\n`);
   if (o.html !== undefined) {
     const file = resolve(io.cwd, o.html);
-    const html = await htmlReport(dir, run, state.runs);
+    const html = await htmlReport(dir, run, found.state.runs);
     await writeFile(file, redact(html));
     io.stderr(
       `maker: wrote ${file} (run ${run.id}, ${Object.keys(run.nodes).length} nodes, ${Math.ceil(Buffer.byteLength(html) / 1024)} KiB)\n`,
@@ -51,18 +44,15 @@ async function htmlReport(
   run: Run,
   runs: Readonly<Record<string, Run>>,
 ): Promise<string> {
-  const git = await GitWorkspace.open(dir).catch(() => undefined);
-  try {
+  return withDiffs(dir, async (diff) => {
     const log = await journalTail(join(dir, JOURNAL_FILE_NAME), run.id, 1000);
     const report = await buildReport(run, runs, {
-      diff: git === undefined ? undefined : (from, to) => git.diff(from, to),
+      diff,
       log,
       now: new Date(),
       dir,
-      driver: lockDriver(await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`))) ?? null,
+      driver: (await workspaceDriver(dir)) ?? null,
     });
     return reportHtml(report, await pageAssets());
-  } finally {
-    await git?.close();
-  }
+  });
 }

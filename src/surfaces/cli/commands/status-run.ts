@@ -1,11 +1,7 @@
 import { checksSentence, nodeCheckCounts } from '../../../core/checks.js';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { Run } from '../../../core/tree/schema.js';
-import { Journal } from '../../../adapters/state/journal.js';
-import { makerStateFile } from '../../../adapters/state/state-file.js';
-import { JOURNAL_FILE_NAME, STATE_FILE_NAME } from '../../../core/workspace-files.js';
-import { WorkspaceLock } from '../../../adapters/state/lock.js';
 import {
   describeWaits,
   githubLines,
@@ -17,9 +13,10 @@ import {
 import { reopenLine } from '../../../core/view/reopens.js';
 import { WORKERS } from '../../../app/wiring/workers.js';
 import { FINISH_START, intentLine, madeBy } from '../../../app/start/start-intent.js';
-import { standingOf } from '../../../app/run-status.js';
+import { standingOf, workspaceDriver } from '../../../app/run-status.js';
+import { chosenRun, runJournal, workspaceRuns } from '../../../app/read-runs.js';
 import { hitlWords, questionLines, roleLines, traceLines } from './status-text.js';
-import { existingDirectory, noRuns } from './common.js';
+import { existingDirectory } from './common.js';
 import type { statusCommand } from './status.js';
 import type { CliContext, InputOf } from '../define.js';
 
@@ -30,15 +27,15 @@ export async function run(
 ): Promise<number> {
   const dir = resolve(o.dir ?? io.cwd);
   await existingDirectory(dir, o.dir !== undefined);
-  const state = await makerStateFile(dir).load();
-  const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  const starting = state.starting;
+  const found = await workspaceRuns(dir);
+  const { runs } = found;
+  const starting = found.state.starting;
   if (starting !== undefined && (o.run === undefined || o.run === starting.id)) {
     // A start before its run was saved: under way (its process holds the lock), or interrupted.
-    const lock = await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`));
-    const live = lock !== undefined && lock.state !== 'stale';
+    const driver = await workspaceDriver(dir);
+    const live = driver !== undefined;
     const label = live
-      ? `starting (maker ${lock.owner.command ?? ''}, pid ${lock.owner.pid})`
+      ? `starting (${driver.who})`
       : 'interrupted while starting (its maker process is gone)';
     const next = live
       ? undefined
@@ -53,10 +50,7 @@ export async function run(
       );
     return 0;
   }
-  if (runs.length === 0) throw noRuns(dir);
-  const run = o.run === undefined ? (runs.at(-1) as Run) : state.runs[o.run];
-  if (run === undefined)
-    throw new UsageError(`No run "${o.run}" in ${dir}. Runs: ${runs.map((r) => r.id).join(', ')}.`);
+  const run = chosenRun(found, o.run);
   if (o.node !== undefined) {
     const detail = renderNode(run, o.node, WORKERS[run.config.worker].sessionUrl);
     if (detail === undefined)
@@ -66,12 +60,7 @@ export async function run(
     io.stdout(`${detail}\n`);
     return 0;
   }
-  const trace =
-    o.trace === true
-      ? (await new Journal(join(dir, JOURNAL_FILE_NAME)).read()).filter(
-          (e) => e['runId'] === run.id,
-        )
-      : undefined;
+  const trace = o.trace === true ? await runJournal(dir, run.id) : undefined;
   const standing = await standingOf(run, dir);
   if (o.json === true) {
     io.stdout(
