@@ -1,6 +1,9 @@
-import { ConfigError } from '../core/errors.js';
+import { join } from 'node:path';
+import { ConfigError, UsageError } from '../core/errors.js';
 import type { Run } from '../core/tree/schema.js';
+import { STATE_FILE_NAME } from '../core/workspace-files.js';
 import { inspectRepository } from '../adapters/git/inspect.js';
+import { WorkspaceLock } from '../adapters/state/lock.js';
 import type { Env } from './env.js';
 import { checksOfRun, sandboxProblems } from './start/preflight.js';
 import { cannotStart } from './wiring/wiring.js';
@@ -42,4 +45,39 @@ export async function checkResume(
   if (problems.length > 0)
     throw new ConfigError(`${cannotStart(kind.name, problems)}\nThe run was not changed.`);
   return github.token;
+}
+
+/**
+ * Where no run was ever recorded: a `maker run` stopped (or killed) during its checks, which only
+ * read, left nothing, and is run again as it was.
+ */
+export const NOTHING_STARTED =
+  'If a `maker run` was stopped here before it started (during its checks, which change nothing), nothing was created: run the same `maker run` command again.';
+
+/**
+ * The run `maker resume` resumes in `dir`: the one `id` names, else the latest unfinished one;
+ * refused with what is there (and what a process that stopped before recording anything left).
+ */
+export async function resumableRun(
+  runs: Readonly<Record<string, Run>>,
+  id: string | undefined,
+  dir: string,
+): Promise<Run> {
+  if (id !== undefined) {
+    const run = runs[id];
+    if (run === undefined)
+      throw new UsageError(
+        `No run "${id}" in ${dir}. Runs: ${Object.keys(runs).join(', ') || 'none'}.`,
+      );
+    return run;
+  }
+  const open = Object.values(runs).filter((r) => r.status !== 'done' && r.status !== 'vetoed');
+  const latest = open.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
+  if (latest === undefined) {
+    const lock = await WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`));
+    throw new UsageError(
+      `Nothing to resume in ${dir}: no unfinished run.${lock?.state === 'stale' ? ` A maker ${lock.owner.command ?? 'process'} (pid ${lock.owner.pid}) stopped there right after taking the workspace's lock, before recording anything: nothing was made. Run the same command again (it takes the lock over).` : Object.keys(runs).length === 0 ? ` ${NOTHING_STARTED}` : ''}`,
+    );
+  }
+  return latest;
 }

@@ -1,11 +1,8 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
-import { makerStateFile } from '../../../adapters/state/state-file.js';
-import { STATE_FILE_NAME } from '../../../core/workspace-files.js';
-import { WorkspaceLock, type LockInspection } from '../../../adapters/state/lock.js';
-import { inspectRepository } from '../../../adapters/git/inspect.js';
-import { checkResume } from '../../../app/resume-run.js';
+import { checkResume, NOTHING_STARTED, resumableRun } from '../../../app/resume-run.js';
+import { holdWorkspace, lookAt } from '../../../app/workspace-hold.js';
 import { openWorkspace } from '../../../app/wiring/wiring.js';
 import { WORKERS, julesSettings } from '../../../app/wiring/workers.js';
 import {
@@ -33,12 +30,11 @@ export async function run(
   const { io } = ctx;
   const view = o.view === true;
   const dir = resolve(o.dir ?? io.cwd);
-  const target = await inspectRepository(dir);
-  if (target.kind === 'missing' || target.kind === 'file')
+  const { target, state } = await lookAt(dir);
+  if (target.kind === 'missing' || target.kind === 'file' || state === undefined)
     throw new UsageError(
       `${o.dir === undefined ? 'This directory' : `--dir ${dir}`} ${target.kind === 'missing' ? 'does not exist' : 'is a file, not a directory'}: there is no run to resume there.${target.kind === 'missing' ? ` ${NOTHING_STARTED}` : ''}`,
     );
-  const state = await makerStateFile(dir).load();
   // A start a kill interrupted before its run was saved is the newest: finished first.
   if (state.starting !== undefined && (o.run === undefined || o.run === state.starting.id)) {
     const hitlChoice = resumedHitl(o.hitl, state.starting.config.hitl, io, view);
@@ -54,12 +50,11 @@ export async function run(
       hitl: hitlPolicy(hitlChoice, io, view),
     });
   }
-  const lockPath = join(dir, `${STATE_FILE_NAME}.lock`);
-  const run = pickRun(state.runs, o.run, dir, await WorkspaceLock.inspect(lockPath));
+  const run = await resumableRun(state.runs, o.run, dir);
   const { config, hitlChoice } = resumedConfig(run, o, io, view);
   const token = await checkResume(run, dir, io.env, 'cli');
   announce(io, target, o.json === true);
-  await new WorkspaceLock(lockPath, { command: 'resume' }).holdUntilExit();
+  await holdWorkspace(dir, 'resume');
   return driveResumed(ctx, run, config, { dir, token, hitlChoice, json: o.json === true, view });
 }
 
@@ -139,34 +134,4 @@ async function driveResumed(
   } finally {
     await served?.fake.close();
   }
-}
-
-/**
- * Where no run was ever recorded: a `maker run` stopped (or killed) during its checks, which only
- * read, left nothing, and is run again as it was.
- */
-const NOTHING_STARTED =
-  'If a `maker run` was stopped here before it started (during its checks, which change nothing), nothing was created: run the same `maker run` command again.';
-
-function pickRun(
-  runs: Readonly<Record<string, Run>>,
-  id: string | undefined,
-  dir: string,
-  lock: LockInspection | undefined,
-): Run {
-  if (id !== undefined) {
-    const run = runs[id];
-    if (run === undefined)
-      throw new UsageError(
-        `No run "${id}" in ${dir}. Runs: ${Object.keys(runs).join(', ') || 'none'}.`,
-      );
-    return run;
-  }
-  const open = Object.values(runs).filter((r) => r.status !== 'done' && r.status !== 'vetoed');
-  const latest = open.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1);
-  if (latest === undefined)
-    throw new UsageError(
-      `Nothing to resume in ${dir}: no unfinished run.${lock?.state === 'stale' ? ` A maker ${lock.owner.command ?? 'process'} (pid ${lock.owner.pid}) stopped there right after taking the workspace's lock, before recording anything: nothing was made. Run the same command again (it takes the lock over).` : Object.keys(runs).length === 0 ? ` ${NOTHING_STARTED}` : ''}`,
-    );
-  return latest;
 }

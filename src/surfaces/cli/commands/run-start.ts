@@ -5,10 +5,8 @@ import { UsageError } from '../../../core/errors.js';
 import type { RunConfig, StartIntent, StateFile } from '../../../core/tree/schema.js';
 import type { Confidence } from '../../../core/tree/presets.js';
 import { newRunId } from '../../../core/tree/run-id.js';
-import { makerStateFile } from '../../../adapters/state/state-file.js';
 import { STATE_FILE_NAME } from '../../../core/workspace-files.js';
-import { WorkspaceLock } from '../../../adapters/state/lock.js';
-import { inspectRepository } from '../../../adapters/git/inspect.js';
+import { holdWorkspace, lookAt } from '../../../app/workspace-hold.js';
 import { checkBeforeRun, type Target } from '../../../app/start/preflight.js';
 import type { GitHubAsk } from '../../../app/github/plan.js';
 import type { RemotePlan } from '../../../app/start/remotes.js';
@@ -245,10 +243,10 @@ async function lockAndRecord(
 ): Promise<() => Promise<void>> {
   const { dir } = plan;
   await mkdir(dir, { recursive: true });
-  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), {
-    command: plan.demo === true ? 'demo' : plan.resuming === undefined ? 'run' : 'resume',
-  });
-  await lock.holdUntilExit();
+  const lock = await holdWorkspace(
+    dir,
+    plan.demo === true ? 'demo' : plan.resuming === undefined ? 'run' : 'resume',
+  );
   if (lock.tookOverFrom !== undefined && !plan.json)
     io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
   settings.seam?.('start:locked');
@@ -266,9 +264,8 @@ async function look(
   dir: string,
   notADirectory: (dir: string) => Error,
 ): Promise<{ target: Target; state: StateFile | undefined }> {
-  const target = await inspectRepository(dir);
+  const { target, state } = await lookAt(dir);
   if (target.kind === 'file') throw notADirectory(dir);
-  const state = target.kind === 'missing' ? undefined : await makerStateFile(dir).load();
   return { target, state };
 }
 

@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import type { StateFile } from '../core/tree/schema.js';
+import { STATE_FILE_NAME } from '../core/workspace-files.js';
+import { inspectRepository, type RepositoryFacts } from '../adapters/git/inspect.js';
+import { WorkspaceLock, type LockOwner } from '../adapters/state/lock.js';
+import { makerStateFile } from '../adapters/state/state-file.js';
+
+export type { LockOwner };
+
+/** A workspace this process holds, for its whole life unless released first. */
+export interface HeldWorkspace {
+  /** The holder whose stale lock was taken over (a process gone without letting go), if any. */
+  readonly tookOverFrom: LockOwner | undefined;
+  release(): Promise<void>;
+}
+
+/**
+ * Takes `dir`'s workspace for `command` (`run`, `resume`, `demo`…) until this process exits:
+ * refused (`workspace-locked`, naming the holder and the way out) while a live process has it.
+ */
+export async function holdWorkspace(dir: string, command: string): Promise<HeldWorkspace> {
+  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command });
+  await lock.holdUntilExit();
+  return { tookOverFrom: lock.tookOverFrom, release: () => lock.release() };
+}
+
+/**
+ * What `dir` is before anything is made there (a repository, a plain folder, a file, nothing), and
+ * its state file's content where it can have one.
+ */
+export async function lookAt(
+  dir: string,
+): Promise<{ target: RepositoryFacts; state: StateFile | undefined }> {
+  const target = await inspectRepository(dir);
+  const state =
+    target.kind === 'missing' || target.kind === 'file'
+      ? undefined
+      : await makerStateFile(dir).load();
+  return { target, state };
+}
