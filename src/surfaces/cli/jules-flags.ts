@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { JulesConfig } from '../../core/tree/schema.js';
 import { julesOverrides, type JulesPlan } from '../../app/wiring/jules-wiring.js';
 
@@ -19,11 +17,4 @@ export function julesChoices(values: {
     outageSeconds: values.julesOutageSeconds,
   });
   return Object.keys(choices).length === 0 ? undefined : choices;
-}
-
-/** A local bare repository as `origin` (the demo's stand-in for GitHub), with the default branch pushed. */
-export async function addLocalOrigin(workspace: GitWorkspace): Promise<void> {
-  if ((await workspace.remoteUrl('origin')) !== undefined) return;
-  const origin = join(await workspace.gitDir(), 'maker-demo-origin.git');
-  await workspace.addBareOrigin(origin);
 }

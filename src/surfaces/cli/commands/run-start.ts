@@ -24,7 +24,7 @@ import {
   recordIntent,
 } from '../../../app/start/start-intent.js';
 import { type CliContext } from '../define.js';
-import { addLocalOrigin } from '../jules-flags.js';
+import { addLocalOrigin } from '../../../app/start/local-origin.js';
 import { askLine } from '../prompt.js';
 import { agreeToInit, createdRepositoryLine, staleLockNote } from './run-init.js';
 import { announce, drive, startLine, wire, type Hitl } from './run-drive.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { makeRedactor, UsageError } from '../../../core/errors.js';
-import { GitWorkspace } from '../../../adapters/git/git-workspace.js';
+import { withDiffs } from '../../../app/read-runs.js';
 import { FileSource } from '../../view/file-source.js';
 import { startViewServer } from '../../view/server.js';
 import { secretsOf } from '../../../app/wiring/wiring.js';
@@ -15,35 +15,32 @@ export async function run(
 ): Promise<number> {
   const dir = resolve(o.dir ?? io.cwd);
   const secrets = secretsOf(io.env);
-  const git = await GitWorkspace.open(dir).catch(() => undefined);
-  const source = await FileSource.open({
-    dir,
-    secrets,
-    diff: git === undefined ? undefined : (from, to) => git.diff(from, to),
-  });
-  const runs = (await source.state()).runs;
-  if (o.run !== undefined && runs[o.run] === undefined) {
-    await source.close();
-    throw new UsageError(
-      `No run "${o.run}" in ${dir}. Runs: ${Object.keys(runs).join(', ') || 'none'}.`,
+  return withDiffs(dir, async (diff) => {
+    const source = await FileSource.open({ dir, secrets, diff });
+    const runs = (await source.state()).runs;
+    if (o.run !== undefined && runs[o.run] === undefined) {
+      await source.close();
+      throw new UsageError(
+        `No run "${o.run}" in ${dir}. Runs: ${Object.keys(runs).join(', ') || 'none'}.`,
+      );
+    }
+    const view = await startViewServer({
+      source,
+      runId: o.run,
+      ...(o.port === undefined ? {} : { port: o.port }),
+      redact: makeRedactor(secrets),
+    });
+    io.stdout(`${view.url}\n`);
+    io.stderr(
+      Object.keys(runs).length === 0
+        ? `maker: no run in ${dir} yet: the page waits for one. Ctrl-C to stop.\n`
+        : `maker: serving the view of ${dir}. Ctrl-C to stop.\n`,
     );
-  }
-  const view = await startViewServer({
-    source,
-    runId: o.run,
-    ...(o.port === undefined ? {} : { port: o.port }),
-    redact: makeRedactor(secrets),
+    await new Promise<void>((done) => {
+      if (signal === undefined || signal.aborted) done();
+      else signal.addEventListener('abort', () => done(), { once: true });
+    });
+    await view.close();
+    return INTERRUPTED_EXIT[0];
   });
-  io.stdout(`${view.url}\n`);
-  io.stderr(
-    Object.keys(runs).length === 0
-      ? `maker: no run in ${dir} yet: the page waits for one. Ctrl-C to stop.\n`
-      : `maker: serving the view of ${dir}. Ctrl-C to stop.\n`,
-  );
-  await new Promise<void>((done) => {
-    if (signal === undefined || signal.aborted) done();
-    else signal.addEventListener('abort', () => done(), { once: true });
-  });
-  await view.close();
-  return INTERRUPTED_EXIT[0];
 }
