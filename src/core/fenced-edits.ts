@@ -27,20 +27,24 @@ export interface FencedEdits {
   readonly needsFiles: string[];
 }
 
-export type FencedParse =
-  | { readonly ok: true; readonly value: FencedEdits }
-  | { readonly ok: false; readonly reason: string };
+/** What reading an answer, or one part of it, gives: its value, or why the answer is unusable. */
+type Read<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+
+export type FencedParse = Read<FencedEdits>;
 
 const HEADER = /^File:\s*`?([^`\s][^`]*?)`?\s*$/;
 const OPENING = /^(`{3,})([^`]*)$/;
 
+type Meta = z.infer<typeof metaSchema>;
+
+const fail = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
+
 /** Reads a fenced answer (see the module's comment); never throws. */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export function parseFencedEdits(text: string): FencedParse {
   const lines = text.replace(/\r\n/g, '\n').split('\n');
   const files: { path: string; content: string | null }[] = [];
-  let meta: z.infer<typeof metaSchema> | undefined;
-  const fail = (reason: string): FencedParse => ({ ok: false, reason });
+  let meta: Meta | undefined;
   let i = 0;
   while (i < lines.length) {
     const line = lines[i] as string;
@@ -65,73 +69,122 @@ export function parseFencedEdits(text: string): FencedParse {
       return fail(
         `a block after the closing \`\`\`json summary block (line ${i + 1}): the summary comes last`,
       );
-    let path: string | undefined;
-    let fence: string;
-    let info: string;
-    if (header !== null) {
-      path = (header[1] as string).trim();
-      const next = lines[i + 1]?.trimEnd() ?? '';
-      const open = OPENING.exec(next);
-      if (open === null)
-        return fail(
-          `the line after "File: ${path}" (line ${i + 2}) is not an opening fence: each file's content goes in a fenced block right under its File: line`,
-        );
-      fence = open[1] as string;
-      info = (open[2] as string).trim();
-      i += 2;
-    } else {
-      fence = opening?.[1] as string;
-      info = (opening?.[2] as string).trim();
-      i += 1;
-    }
-    const body: string[] = [];
-    let closed = false;
-    for (; i < lines.length; i++) {
-      const l = lines[i] as string;
-      const close = /^(`{3,})\s*$/.exec(l.trimEnd());
-      if (close !== null && (close[1] as string).length >= fence.length) {
-        closed = true;
-        i++;
-        break;
-      }
-      const inner = OPENING.exec(l.trimEnd());
-      if (inner !== null && (inner[1] as string).length >= fence.length) {
-        const before = HEADER.exec((lines[i - 1] ?? '').trim());
-        const where = path === undefined ? 'a block' : `the block for ${path}`;
-        return fail(
-          before !== null
-            ? `${where} holds "File: ${(before[1] as string).trim()}" and an opening fence (line ${i + 1}): a closing fence is missing before it`
-            : `${where} holds a line opening another fenced block (line ${i + 1}: ${JSON.stringify(l.slice(0, 40))}): a closing fence is missing, or the file holds lines of backticks and needed a longer fence`,
-        );
-      }
-      body.push(l);
-    }
-    if (!closed)
-      return fail(
-        `the block ${path === undefined ? 'opened on the last lines' : `for ${path}`} is never closed: a closing fence is missing (or the answer was cut off)`,
-      );
+    const start = readBlockStart(lines, i, header, opening);
+    if (!start.ok) return start;
+    const block = readBlockBody(lines, start.value);
+    if (!block.ok) return block;
+    i = block.value.next;
+    const { path, info } = start.value;
+    const body = block.value.lines;
     if (path === undefined) {
-      if (info.toLowerCase() !== 'json')
-        return fail(
-          `a fenced block with no "File: <path>" line before it (after ${files.at(-1)?.path ?? 'the start'}): every file's block is headed by its path`,
-        );
-      let json: unknown;
-      try {
-        json = JSON.parse(body.join('\n'));
-      } catch (error) {
-        return fail(`the \`\`\`json summary block is not JSON: ${(error as Error).message}`);
-      }
-      const parsed = metaSchema.safeParse(json);
-      if (!parsed.success)
-        return fail(
-          `the \`\`\`json block with no File: line is not the summary {"summary", "delete", "needsFiles"} (a file's path line may be missing): ${parsed.error.issues[0]?.message ?? ''}`,
-        );
-      meta = parsed.data;
+      const summary = readSummary(body, info, files.at(-1)?.path ?? 'the start');
+      if (!summary.ok) return summary;
+      meta = summary.value;
       continue;
     }
     if (files.some((f) => f.path === path)) return fail(`${path} is written twice`);
     files.push({ path, content: body.length === 0 ? '' : `${body.join('\n')}\n` });
   }
+  return editsOf(files, meta);
+}
+
+/** Where a block opens: its file's path (none for the summary), its fence and info string, and its first content line. */
+interface BlockStart {
+  readonly path: string | undefined;
+  readonly fence: string;
+  readonly info: string;
+  readonly bodyAt: number;
+}
+
+/**
+ * The block that line `i` begins: a `File:` line with its opening fence right under it, or an
+ * opening fence alone (the summary's). `header` and `opening` are the two patterns' matches on
+ * line `i`, one of them not null.
+ */
+function readBlockStart(
+  lines: readonly string[],
+  i: number,
+  header: RegExpExecArray | null,
+  opening: RegExpExecArray | null,
+): Read<BlockStart> {
+  if (header === null)
+    return {
+      ok: true,
+      value: {
+        path: undefined,
+        fence: opening?.[1] as string,
+        info: (opening?.[2] as string).trim(),
+        bodyAt: i + 1,
+      },
+    };
+  const path = (header[1] as string).trim();
+  const next = lines[i + 1]?.trimEnd() ?? '';
+  const open = OPENING.exec(next);
+  if (open === null)
+    return fail(
+      `the line after "File: ${path}" (line ${i + 2}) is not an opening fence: each file's content goes in a fenced block right under its File: line`,
+    );
+  const value = { path, fence: open[1] as string, info: (open[2] as string).trim(), bodyAt: i + 2 };
+  return { ok: true, value };
+}
+
+/**
+ * A block's content lines, up to its closing fence (one at least as long as its opening fence),
+ * and the line after that fence. A line that opens another block with such a fence is a failure.
+ */
+function readBlockBody(
+  lines: readonly string[],
+  start: BlockStart,
+): Read<{ lines: string[]; next: number }> {
+  const { path, fence } = start;
+  const body: string[] = [];
+  for (let i = start.bodyAt; i < lines.length; i++) {
+    const l = lines[i] as string;
+    const close = /^(`{3,})\s*$/.exec(l.trimEnd());
+    if (close !== null && (close[1] as string).length >= fence.length)
+      return { ok: true, value: { lines: body, next: i + 1 } };
+    const inner = OPENING.exec(l.trimEnd());
+    if (inner !== null && (inner[1] as string).length >= fence.length) {
+      const before = HEADER.exec((lines[i - 1] ?? '').trim());
+      const where = path === undefined ? 'a block' : `the block for ${path}`;
+      return fail(
+        before !== null
+          ? `${where} holds "File: ${(before[1] as string).trim()}" and an opening fence (line ${i + 1}): a closing fence is missing before it`
+          : `${where} holds a line opening another fenced block (line ${i + 1}: ${JSON.stringify(l.slice(0, 40))}): a closing fence is missing, or the file holds lines of backticks and needed a longer fence`,
+      );
+    }
+    body.push(l);
+  }
+  return fail(
+    `the block ${path === undefined ? 'opened on the last lines' : `for ${path}`} is never closed: a closing fence is missing (or the answer was cut off)`,
+  );
+}
+
+/** The summary from a block with no `File:` line (`after` names what it follows): it must be ```json. */
+function readSummary(body: readonly string[], info: string, after: string): Read<Meta> {
+  if (info.toLowerCase() !== 'json')
+    return fail(
+      `a fenced block with no "File: <path>" line before it (after ${after}): every file's block is headed by its path`,
+    );
+  let json: unknown;
+  try {
+    json = JSON.parse(body.join('\n'));
+  } catch (error) {
+    return fail(`the \`\`\`json summary block is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = metaSchema.safeParse(json);
+  if (!parsed.success)
+    return fail(
+      `the \`\`\`json block with no File: line is not the summary {"summary", "delete", "needsFiles"} (a file's path line may be missing): ${parsed.error.issues[0]?.message ?? ''}`,
+    );
+  return { ok: true, value: parsed.data };
+}
+
+/** The edits: the files written, then the summary's deletions; an answer that changes and asks for nothing is unusable. */
+function editsOf(
+  files: { path: string; content: string | null }[],
+  meta: Meta | undefined,
+): FencedParse {
   for (const path of meta?.delete ?? []) {
     if (files.some((f) => f.path === path)) return fail(`${path} is both written and deleted`);
     files.push({ path, content: null });

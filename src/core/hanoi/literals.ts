@@ -58,6 +58,14 @@ export class ListReader {
   /** `seenAt[d] === generation`: disk d was seen in the current read. */
   readonly #seenAt: Uint32Array;
   #generation = 0;
+  // readState's scan: the text, the index, the code there (−1 past the end), whether all read so
+  // far is canonical, the first disk problem met and how many disks were kept.
+  #text = '';
+  #i = 0;
+  #c = 0;
+  #canonical = true;
+  #problem: string | undefined;
+  #stored = 0;
 
   constructor(disks: number) {
     this.#disks = disks;
@@ -248,105 +256,121 @@ export class ListReader {
    * Checks the disks on the way: `problem` is the first disk out of 1..n, or repeated, or that
    * some are missing, in reading order, as if checked after a successful read.
    */
-  // eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
   readState(text: string, at: number): number[][] | undefined {
     if (codeAt(text, at) !== OPEN) return undefined;
-    const disks = this.#disks;
-    const seenAt = this.#seenAt;
-    const generation = this.#nextGeneration();
+    this.#nextGeneration();
+    this.#startScan(text, at + 1);
     const pegs: number[][] = [];
-    let stored = 0;
-    let problem: string | undefined;
-    let i = at + 1;
-    let canonical = true;
-    let c = codeAt(text, i);
     for (let index = 0; ; index++) {
-      while (isSpace(c)) {
-        canonical = false;
-        c = codeAt(text, ++i);
-      }
-      if (c !== OPEN) return undefined;
-      const peg: number[] = [];
-      c = codeAt(text, ++i);
-      while (isSpace(c)) {
-        canonical = false;
-        c = codeAt(text, ++i);
-      }
-      if (c !== CLOSE) {
-        for (;;) {
-          let negative = false;
-          if (c === MINUS) {
-            negative = true;
-            c = codeAt(text, ++i);
-          }
-          const start = i;
-          let value = 0;
-          while (c >= ZERO && c <= NINE) {
-            value = value * 10 + (c - ZERO);
-            c = codeAt(text, ++i);
-          }
-          const digits = i - start;
-          if (digits === 0 || digits > 15 || (digits > 1 && codeAt(text, start) === ZERO))
-            return undefined;
-          if (negative) value = -value;
-          if (problem === undefined) {
-            if (value < 1 || value > disks) problem = `disk ${value} is not between 1 and ${disks}`;
-            else if (seenAt[value] === generation) problem = `disk ${value} appears more than once`;
-            else {
-              seenAt[value] = generation;
-              peg.push(value);
-              stored += 1;
-            }
-          }
-          // The canonical separator, `, `, then the next number; anything else the slow way.
-          if (c !== COMMA) {
-            while (isSpace(c)) {
-              canonical = false;
-              c = codeAt(text, ++i);
-            }
-            if (c === CLOSE) break;
-            if (c !== COMMA) return undefined;
-          }
-          c = codeAt(text, ++i);
-          if (c === SPACE) c = codeAt(text, ++i);
-          else canonical = false;
-          if (c < ZERO || c > NINE) {
-            while (isSpace(c)) {
-              canonical = false;
-              c = codeAt(text, ++i);
-            }
-            if (c === CLOSE) {
-              canonical = false; // a trailing comma
-              break;
-            }
-          }
-        }
-      }
+      if (this.#skipSpace() !== OPEN) return undefined;
+      const peg = this.#readPeg();
+      if (peg === undefined) return undefined;
       pegs.push(peg);
-      c = codeAt(text, ++i);
+      const next = this.#advance();
       if (index === 2) break;
-      if (c !== COMMA) {
-        while (isSpace(c)) {
-          canonical = false;
-          c = codeAt(text, ++i);
-        }
-        if (c !== COMMA) return undefined;
-      }
-      c = codeAt(text, ++i);
-      if (c === SPACE) c = codeAt(text, ++i);
-      else canonical = false;
+      if (next !== COMMA && this.#skipSpace() !== COMMA) return undefined;
+      this.#passComma();
     }
-    while (isSpace(c)) {
-      canonical = false;
-      c = codeAt(text, ++i);
-    }
-    if (c !== CLOSE) return undefined;
-    this.end = i + 1;
-    this.canonical = canonical;
-    if (problem === undefined && stored !== disks)
-      problem = `${disks - stored} of the ${disks} disks are missing`;
+    if (this.#skipSpace() !== CLOSE) return undefined;
+    this.end = this.#i + 1;
+    this.canonical = this.#canonical;
+    const disks = this.#disks;
+    let problem = this.#problem;
+    if (problem === undefined && this.#stored !== disks)
+      problem = `${disks - this.#stored} of the ${disks} disks are missing`;
     this.problem = problem;
     return pegs;
+  }
+
+  /** Starts {@link readState}'s scan at `i` in `text`, with nothing read yet. */
+  #startScan(text: string, i: number): void {
+    this.#text = text;
+    this.#i = i;
+    this.#c = codeAt(text, i);
+    this.#canonical = true;
+    this.#problem = undefined;
+    this.#stored = 0;
+  }
+
+  /** One code on: the code there. */
+  #advance(): number {
+    return (this.#c = codeAt(this.#text, ++this.#i));
+  }
+
+  /** Past any white space, which the canonical rendering has none of here: the code after it. */
+  #skipSpace(): number {
+    while (isSpace(this.#c)) {
+      this.#canonical = false;
+      this.#advance();
+    }
+    return this.#c;
+  }
+
+  /** Past the comma at the scan and the one space the canonical rendering puts after it: the code after them. */
+  #passComma(): number {
+    if (this.#advance() === SPACE) return this.#advance();
+    this.#canonical = false;
+    return this.#c;
+  }
+
+  /** The peg whose `[` is at the scan, its disks checked, the scan left on its `]`; undefined if it is not a flat int list. */
+  #readPeg(): number[] | undefined {
+    const peg: number[] = [];
+    this.#advance();
+    if (this.#skipSpace() === CLOSE) return peg;
+    for (;;) {
+      if (!this.#readInt()) return undefined;
+      this.#addDisk(peg, this.#value);
+      // The canonical separator, `, `, then the next number; anything else the slow way.
+      const after = this.#c;
+      if (after !== COMMA) {
+        const c = this.#skipSpace();
+        if (c === CLOSE) return peg;
+        if (c !== COMMA) return undefined;
+      }
+      const c = this.#passComma();
+      if ((c < ZERO || c > NINE) && this.#skipSpace() === CLOSE) {
+        this.#canonical = false; // a trailing comma
+        return peg;
+      }
+    }
+  }
+
+  /**
+   * An integer at the scan, as {@link readIntList} reads it: false when there is none. The value
+   * goes to `#value`.
+   */
+  #readInt(): boolean {
+    let negative = false;
+    if (this.#c === MINUS) {
+      negative = true;
+      this.#advance();
+    }
+    const start = this.#i;
+    let value = 0;
+    while (this.#c >= ZERO && this.#c <= NINE) {
+      value = value * 10 + (this.#c - ZERO);
+      this.#advance();
+    }
+    const digits = this.#i - start;
+    if (digits === 0 || digits > 15 || (digits > 1 && codeAt(this.#text, start) === ZERO))
+      return false;
+    this.#value = negative ? -value : value;
+    return true;
+  }
+
+  /** A disk read: onto `peg` and marked seen, unless it is the first disk problem (or one came before). */
+  #addDisk(peg: number[], value: number): void {
+    if (this.#problem !== undefined) return;
+    const disks = this.#disks;
+    if (value < 1 || value > disks) this.#problem = `disk ${value} is not between 1 and ${disks}`;
+    else if (this.#seenAt[value] === this.#generation)
+      this.#problem = `disk ${value} appears more than once`;
+    else {
+      this.#seenAt[value] = this.#generation;
+      peg.push(value);
+      this.#stored += 1;
+    }
   }
 
   /** A fresh mark for `seenAt`; the marks are cleared once the counter reaches 2^30. */

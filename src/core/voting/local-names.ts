@@ -158,91 +158,166 @@ function lookup(table: TS.SymbolTable | undefined, name: TS.__String, meaning: n
  * The checker's name lookup from `id` outwards, scope by scope, as far as a module's or a
  * namespace's top level: what is found there or beyond is never a local, so the walk stops.
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 function resolve(ts: Ts, id: TS.Identifier, meaning: number): TS.Symbol | undefined {
-  const x = internals(ts);
-  const K = ts.SyntaxKind;
-  const F = ts.SymbolFlags;
-  const name = id.escapedText;
   let last: TS.Node | undefined;
   let location: TS.Node | undefined = id;
   while (location !== undefined) {
     if (ts.isSourceFile(location) || ts.isModuleDeclaration(location)) return undefined;
     const here = location as Bound;
-    const found = lookup(here.locals, name, meaning);
+    const found = lookup(here.locals, id.escapedText, meaning);
     if (found !== undefined && visibleFrom(ts, here, last, found, meaning)) return found;
-    switch (location.kind) {
-      case K.EnumDeclaration:
-        if (lookup(here.symbol?.exports, name, meaning & F.EnumMember) !== undefined)
-          return undefined;
-        break;
-      case K.ClassDeclaration:
-      case K.ClassExpression:
-      case K.InterfaceDeclaration: {
-        const parameter = lookup(here.symbol?.members, name, meaning & F.Type);
-        if (
-          parameter !== undefined &&
-          (parameter.declarations ?? []).some(
-            (d) => ts.isTypeParameterDeclaration(d) && d.parent === location,
-          )
-        )
-          return last !== undefined && x.isStatic(last) ? undefined : parameter;
-        const className = ts.isClassExpression(location) ? location.name : undefined;
-        if ((meaning & F.Class) !== 0 && className !== undefined && className.escapedText === name)
-          return here.symbol;
-        break;
-      }
-      case K.ExpressionWithTypeArguments: {
-        const heritage = location.parent;
-        if (
-          ts.isHeritageClause(heritage) &&
-          last === (location as TS.ExpressionWithTypeArguments).expression &&
-          heritage.token === K.ExtendsKeyword &&
-          ts.isClassLike(heritage.parent) &&
-          lookup((heritage.parent as Bound).symbol?.members, name, meaning & F.Type) !== undefined
-        )
-          return undefined;
-        break;
-      }
-      case K.ComputedPropertyName: {
-        const owner = location.parent.parent;
-        if (
-          (ts.isClassLike(owner) || ts.isInterfaceDeclaration(owner)) &&
-          lookup((owner as Bound).symbol?.members, name, meaning & F.Type) !== undefined
-        )
-          return undefined;
-        break;
-      }
-      case K.MethodDeclaration:
-      case K.Constructor:
-      case K.GetAccessor:
-      case K.SetAccessor:
-      case K.FunctionDeclaration:
-        if ((meaning & F.Variable) !== 0 && id.text === 'arguments') return undefined;
-        break;
-      case K.FunctionExpression: {
-        if ((meaning & F.Variable) !== 0 && id.text === 'arguments') return undefined;
-        const own = (location as TS.FunctionExpression).name;
-        if ((meaning & F.Function) !== 0 && own !== undefined && own.escapedText === name)
-          return here.symbol;
-        break;
-      }
-      case K.Decorator:
-        if (ts.isParameter(location.parent)) location = location.parent;
-        if (ts.isClassElement(location.parent) || ts.isClassDeclaration(location.parent))
-          location = location.parent;
-        break;
-      case K.InferType: {
-        const parameter = (location as TS.InferTypeNode).typeParameter;
-        if ((meaning & F.TypeParameter) !== 0 && parameter.name.escapedText === name)
-          return (parameter as Bound).symbol;
-        break;
-      }
-    }
+    const answer = scopeAnswer(ts, location, last, id, meaning);
+    if (answer !== undefined) return answer.symbol;
+    if (ts.isDecorator(location)) location = decoratedDeclaration(ts, location);
     last = location;
     location = location.parent;
   }
   return undefined;
+}
+
+/**
+ * A scope's answer for a name beyond its table of locals: the symbol it names (undefined: it names
+ * nothing local, and the lookup stops). No answer (undefined): look further out.
+ */
+type Answer = { readonly symbol: TS.Symbol | undefined } | undefined;
+
+const NOT_LOCAL: Answer = { symbol: undefined };
+
+/**
+ * What a scope says of the name besides its locals: an enum's members, a class's or interface's
+ * type parameters and a class expression's own name, type parameters out of scope (in an
+ * `extends` expression, a computed property name), a function's `arguments`, a function
+ * expression's own name, an `infer` type's parameter.
+ */
+function scopeAnswer(
+  ts: Ts,
+  location: TS.Node,
+  last: TS.Node | undefined,
+  id: TS.Identifier,
+  meaning: number,
+): Answer {
+  const K = ts.SyntaxKind;
+  const F = ts.SymbolFlags;
+  const name = id.escapedText;
+  const here = location as Bound;
+  switch (location.kind) {
+    case K.EnumDeclaration:
+      if (lookup(here.symbol?.exports, name, meaning & F.EnumMember) !== undefined)
+        return NOT_LOCAL;
+      break;
+    case K.ClassDeclaration:
+    case K.ClassExpression:
+    case K.InterfaceDeclaration:
+      return classLikeAnswer(ts, here, last, id, meaning);
+    case K.ExpressionWithTypeArguments:
+      if (
+        typeParameterInExtends(ts, location as TS.ExpressionWithTypeArguments, last, name, meaning)
+      )
+        return NOT_LOCAL;
+      break;
+    case K.ComputedPropertyName:
+      if (typeParameterInComputedName(ts, location as TS.ComputedPropertyName, name, meaning))
+        return NOT_LOCAL;
+      break;
+    case K.MethodDeclaration:
+    case K.Constructor:
+    case K.GetAccessor:
+    case K.SetAccessor:
+    case K.FunctionDeclaration:
+      if (isArgumentsObject(ts, id, meaning)) return NOT_LOCAL;
+      break;
+    case K.FunctionExpression: {
+      if (isArgumentsObject(ts, id, meaning)) return NOT_LOCAL;
+      const own = (location as TS.FunctionExpression).name;
+      if ((meaning & F.Function) !== 0 && own !== undefined && own.escapedText === name)
+        return { symbol: here.symbol };
+      break;
+    }
+    case K.InferType: {
+      const parameter = (location as TS.InferTypeNode).typeParameter;
+      if ((meaning & F.TypeParameter) !== 0 && parameter.name.escapedText === name)
+        return { symbol: (parameter as Bound).symbol };
+      break;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * In a class or interface: its type parameter (out of scope in a static member: not a local), or
+ * a class expression's own name.
+ */
+function classLikeAnswer(
+  ts: Ts,
+  location: Bound,
+  last: TS.Node | undefined,
+  id: TS.Identifier,
+  meaning: number,
+): Answer {
+  const F = ts.SymbolFlags;
+  const name = id.escapedText;
+  const parameter = lookup(location.symbol?.members, name, meaning & F.Type);
+  if (
+    parameter !== undefined &&
+    (parameter.declarations ?? []).some(
+      (d) => ts.isTypeParameterDeclaration(d) && d.parent === location,
+    )
+  )
+    return last !== undefined && internals(ts).isStatic(last) ? NOT_LOCAL : { symbol: parameter };
+  const className = ts.isClassExpression(location) ? location.name : undefined;
+  if ((meaning & F.Class) !== 0 && className !== undefined && className.escapedText === name)
+    return { symbol: location.symbol };
+  return undefined;
+}
+
+/** Whether the name is a type of the class's own (a type parameter) in its `extends` expression, where it is out of scope. */
+function typeParameterInExtends(
+  ts: Ts,
+  location: TS.ExpressionWithTypeArguments,
+  last: TS.Node | undefined,
+  name: TS.__String,
+  meaning: number,
+): boolean {
+  const heritage = location.parent;
+  return (
+    ts.isHeritageClause(heritage) &&
+    last === location.expression &&
+    heritage.token === ts.SyntaxKind.ExtendsKeyword &&
+    ts.isClassLike(heritage.parent) &&
+    lookup((heritage.parent as Bound).symbol?.members, name, meaning & ts.SymbolFlags.Type) !==
+      undefined
+  );
+}
+
+/** Whether the name is a type of the class's or interface's own (a type parameter) in a computed property name, where it is out of scope. */
+function typeParameterInComputedName(
+  ts: Ts,
+  location: TS.ComputedPropertyName,
+  name: TS.__String,
+  meaning: number,
+): boolean {
+  const owner = location.parent.parent;
+  return (
+    (ts.isClassLike(owner) || ts.isInterfaceDeclaration(owner)) &&
+    lookup((owner as Bound).symbol?.members, name, meaning & ts.SymbolFlags.Type) !== undefined
+  );
+}
+
+/** Whether the name is `arguments` as a value: in a function (not an arrow function), its arguments object. */
+function isArgumentsObject(ts: Ts, id: TS.Identifier, meaning: number): boolean {
+  return (meaning & ts.SymbolFlags.Variable) !== 0 && id.text === 'arguments';
+}
+
+/**
+ * Where the lookup goes on from a decorator, as the checker's does: from the parameter or class
+ * member it decorates (so not through a method's locals), or the class.
+ */
+function decoratedDeclaration(ts: Ts, decorator: TS.Decorator): TS.Node {
+  let location: TS.Node = decorator;
+  if (ts.isParameter(location.parent)) location = location.parent;
+  if (ts.isClassElement(location.parent) || ts.isClassDeclaration(location.parent))
+    location = location.parent;
+  return location;
 }
 
 /**

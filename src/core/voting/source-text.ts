@@ -94,87 +94,134 @@ const PUNCTUATION = /[()[\]{},;:=+\-*/%<>!&|^~?.@]/;
  * `text` with comments removed and whitespace normalised outside string literals, for the language
  * its `path` names. Text in an unknown language has its whitespace runs collapsed.
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export function normalizeSourceText(path: string, text: string): string {
   const syntax = BY_EXTENSION[extensionOf(path)];
   if (syntax === undefined) return text.replace(/\s+/g, ' ').trim();
-  const lines: string[] = [];
-  const depths: number[] = [];
-  let line = '';
-  let space = false;
-  let atLineStart = true;
-  let indent = 0;
-  const endLine = () => {
-    if (line !== '') {
-      lines.push(line);
-      depths.push(indent);
-    }
-    line = '';
-    space = false;
-    atLineStart = true;
-    indent = 0;
-  };
-  const emit = (s: string) => {
-    if (
-      space &&
-      line !== '' &&
-      !PUNCTUATION.test(line.at(-1) ?? '') &&
-      !PUNCTUATION.test(s[0] ?? '')
-    )
-      line += ' ';
-    space = false;
-    atLineStart = false;
-    line += s;
-  };
+  const out = new NormalizedLines();
   let i = 0;
-  outer: while (i < text.length) {
+  while (i < text.length) {
     const ch = text[i] as string;
     if (ch === '\n') {
-      endLine();
+      out.endLine();
       i += 1;
       continue;
     }
     if (/\s/.test(ch)) {
-      if (atLineStart && line === '') indent += ch === '\t' ? 4 : 1;
-      else space = true;
+      out.whiteSpace(ch);
       i += 1;
       continue;
     }
-    for (const marker of syntax.line)
-      if (text.startsWith(marker, i)) {
-        const end = text.indexOf('\n', i);
-        i = end === -1 ? text.length : end;
-        continue outer;
-      }
-    for (const [open, close] of syntax.block)
-      if (text.startsWith(open, i)) {
-        const end = text.indexOf(close, i + open.length);
-        const skipped = text.slice(i, end === -1 ? text.length : end + close.length);
-        i += skipped.length;
-        // A block comment across lines still ends the line it started on.
-        if (skipped.includes('\n') && syntax.indented) endLine();
-        else space = true;
-        continue outer;
-      }
-    for (const quote of syntax.quotes)
-      if (text.startsWith(quote, i)) {
-        let j = i + quote.length;
-        while (j < text.length && !text.startsWith(quote, j)) {
-          if (text[j] === '\\') j += 1;
-          else if (text[j] === '\n' && quote.length === 1 && quote !== '`') break;
-          j += 1;
-        }
-        const end = Math.min(text.length, j + quote.length);
-        emit(text.slice(i, end));
-        i = end;
-        continue outer;
-      }
-    emit(ch);
-    i += 1;
+    const lineCommentEnd = lineCommentEndAt(syntax, text, i);
+    if (lineCommentEnd !== undefined) {
+      i = lineCommentEnd;
+      continue;
+    }
+    const blockComment = blockCommentAt(syntax, text, i);
+    if (blockComment !== undefined) {
+      i += blockComment.length;
+      // A block comment across lines still ends the line it started on.
+      if (blockComment.includes('\n') && syntax.indented) out.endLine();
+      else out.gap();
+      continue;
+    }
+    // A string literal is kept whole; any other character is a token of its own.
+    const end = stringLiteralEndAt(syntax, text, i) ?? i + 1;
+    out.emit(text.slice(i, end));
+    i = end;
   }
-  endLine();
-  if (!syntax.indented) return lines.join(' ');
-  // Indentation as depth: each distinct width on the stack of open blocks is one level.
+  out.endLine();
+  return syntax.indented ? indentByDepth(out.lines, out.depths) : out.lines.join(' ');
+}
+
+/**
+ * The normalised text as it is written, line by line: tokens joined by one space where a space
+ * separated them and it can matter, blank lines dropped, each line's indentation width kept apart.
+ */
+class NormalizedLines {
+  readonly lines: string[] = [];
+  /** The indentation width of each of `lines` (a tab counts 4). */
+  readonly depths: number[] = [];
+  #line = '';
+  #space = false;
+  #atLineStart = true;
+  #indent = 0;
+
+  /** A white-space character other than a line feed: indentation at a line's start, else a gap. */
+  whiteSpace(ch: string): void {
+    if (this.#atLineStart && this.#line === '') this.#indent += ch === '\t' ? 4 : 1;
+    else this.#space = true;
+  }
+
+  /** What separates two tokens (white space, a comment): a space before the next, where it matters. */
+  gap(): void {
+    this.#space = true;
+  }
+
+  emit(s: string): void {
+    if (
+      this.#space &&
+      this.#line !== '' &&
+      !PUNCTUATION.test(this.#line.at(-1) ?? '') &&
+      !PUNCTUATION.test(s[0] ?? '')
+    )
+      this.#line += ' ';
+    this.#space = false;
+    this.#atLineStart = false;
+    this.#line += s;
+  }
+
+  endLine(): void {
+    if (this.#line !== '') {
+      this.lines.push(this.#line);
+      this.depths.push(this.#indent);
+    }
+    this.#line = '';
+    this.#space = false;
+    this.#atLineStart = true;
+    this.#indent = 0;
+  }
+}
+
+/** Where a line comment starting at `i` ends (its line feed, or the text's end); undefined if none starts there. */
+function lineCommentEndAt(syntax: Syntax, text: string, i: number): number | undefined {
+  for (const marker of syntax.line)
+    if (text.startsWith(marker, i)) {
+      const end = text.indexOf('\n', i);
+      return end === -1 ? text.length : end;
+    }
+  return undefined;
+}
+
+/** The block comment starting at `i`, through its closing marker (or the text's end); undefined if none starts there. */
+function blockCommentAt(syntax: Syntax, text: string, i: number): string | undefined {
+  for (const [open, close] of syntax.block)
+    if (text.startsWith(open, i)) {
+      const end = text.indexOf(close, i + open.length);
+      return text.slice(i, end === -1 ? text.length : end + close.length);
+    }
+  return undefined;
+}
+
+/**
+ * The index after the string literal starting at `i` (its closing quote, or where a line feed
+ * ends a one-line literal, or the text's end); undefined if none starts there.
+ */
+function stringLiteralEndAt(syntax: Syntax, text: string, i: number): number | undefined {
+  for (const quote of syntax.quotes)
+    if (text.startsWith(quote, i)) {
+      let j = i + quote.length;
+      while (j < text.length && !text.startsWith(quote, j)) {
+        if (text[j] === '\\') j += 1;
+        else if (text[j] === '\n' && quote.length === 1 && quote !== '`') break;
+        j += 1;
+      }
+      return Math.min(text.length, j + quote.length);
+    }
+  return undefined;
+}
+
+/** Lines indented by depth, one tab a level: each distinct width on the stack of open blocks is one level. */
+function indentByDepth(lines: readonly string[], depths: readonly number[]): string {
   const stack: number[] = [0];
   return lines
     .map((text, n) => {

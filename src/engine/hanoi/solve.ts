@@ -1,5 +1,5 @@
 import { voteFirstToAheadByK, type VoteOptions } from '../../core/voting/first-to-ahead-by-k.js';
-import type { Sample, Sampler, VoteResult } from '../../core/voting/types.js';
+import type { RedFlag, Sample, Sampler, VoteResult } from '../../core/voting/types.js';
 import {
   redFlagger,
   tokenCapRule,
@@ -15,6 +15,7 @@ import {
   strategyMove,
   type HanoiAnswer,
   type HanoiMove,
+  type HanoiState,
   type HanoiStepInput,
 } from '../../core/hanoi/hanoi.js';
 import { hanoiParser } from '../../core/hanoi/parser.js';
@@ -73,7 +74,6 @@ export interface SolveHanoiReport {
  * (move, next_state) pairs, red-flagged by the paper's token cap and strict parser, and the winning
  * next_state is the next step's input (no simulator recomputes it). The oracle only scores.
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoiReport> {
   const { disks, k, agent, signal, onProgress } = options;
   const initialBatch = options.initialBatch ?? k;
@@ -83,59 +83,23 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
     tokenCapRule(HANOI_MAX_OUTPUT_TOKENS),
     abnormalStopRule,
   ]);
-
+  const scorer = new StepScorer();
+  const tally = new RunTally();
   let input: HanoiStepInput = { previousMove: null, state: initialState(disks) };
-  let samples = 0;
-  let validSamples = 0;
-  let maxDrawsPerStep = 0;
-  let maxRounds = 0;
-  let errors = 0;
-  let collisions = 0;
-  const errorSteps: number[] = [];
-  const flaggedByRule: Record<string, number> = {};
-  const undecidedAfterRound: number[] = [];
   let stoppedEarly: SolveHanoiReport['stoppedEarly'];
 
-  // Per-step scratch shared with the sampler closure (one closure for the whole run).
+  // The step being voted on, shared with the sampler closure (one closure for the whole run).
   let step = 0;
-  // The strategy's move from `input` (undefined: it has none); answers are scored against
-  // `apply(input.state, truth)` by value, and the verdict on the first valid answer is kept for
-  // answers equal to it.
-  let truth: HanoiMove | undefined;
-  let firstValid: HanoiAnswer | undefined;
-  let firstRight = false;
-  let validSeen = 0;
-  let wrongFirstTwo = 0;
-  const isRight = (answer: HanoiAnswer): boolean => {
-    if (
-      firstValid !== undefined &&
-      (answer === firstValid || (answer.key !== undefined && answer.key === firstValid.key))
-    )
-      return firstRight;
-    return truth !== undefined && isApplied(answer, input.state, truth);
-  };
-  const score = (sample: Sample<HanoiAnswer>): Sample<HanoiAnswer> => {
-    if (sample.ok) {
-      if (validSeen < 2) {
-        validSeen += 1;
-        const right = isRight(sample.value);
-        if (validSeen === 1) {
-          firstValid = sample.value;
-          firstRight = right;
-        }
-        if (!right) wrongFirstTwo += 1;
-      }
-    } else {
-      for (const flag of sample.flags)
-        flaggedByRule[flag.rule] = (flaggedByRule[flag.rule] ?? 0) + 1;
-    }
-    return sample;
+  const record = (drawn: Sample<HanoiAnswer>): Sample<HanoiAnswer> => {
+    if (drawn.ok) scorer.see(drawn.value);
+    else tally.addFlags(drawn.flags);
+    return drawn;
   };
   const sample: Sampler<HanoiAnswer> = (request) => {
     const response = agent(input, step, request);
     return response instanceof Promise
-      ? response.then((r) => score(check(r)))
-      : score(check(response));
+      ? response.then((r) => record(check(r)))
+      : record(check(response));
   };
   // One options object for every step's vote: only the sampler's scratch changes between steps.
   const vote: VoteOptions<HanoiAnswer> = {
@@ -148,35 +112,15 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
   };
 
   for (; step < total; step++) {
-    truth = strategyMove(input);
-    firstValid = undefined;
-    validSeen = 0;
-    wrongFirstTwo = 0;
+    scorer.startStep(input);
     const pending = voteFirstToAheadByK(vote);
     const result: VoteResult<HanoiAnswer> = pending instanceof Promise ? await pending : pending;
-    samples += result.draws;
-    validSamples += result.validDraws;
-    if (result.draws > maxDrawsPerStep) maxDrawsPerStep = result.draws;
-    if (result.rounds > maxRounds) maxRounds = result.rounds;
-    for (let r = 0; r < result.rounds - 1; r++)
-      undecidedAfterRound[r] = (undecidedAfterRound[r] ?? 0) + 1;
-    if (wrongFirstTwo === 2) collisions += 1;
+    tally.addVote(result, scorer.collided);
     if (result.status === 'undecided') {
-      const votes = k === 1 ? 'vote' : 'votes';
-      const stuck =
-        truth === undefined
-          ? ' (an earlier wrong step left a state the strategy has no move from)'
-          : '';
-      stoppedEarly = {
-        step,
-        reason: `no answer was ${k} ${votes} ahead after ${result.draws} draws${stuck}`,
-      };
+      stoppedEarly = { step, reason: undecidedReason(k, result.draws, scorer.truth === undefined) };
       break;
     }
-    if (!isRight(result.winner)) {
-      errors += 1;
-      if (errorSteps.length < 10) errorSteps.push(step);
-    }
+    if (!scorer.isRight(result.winner)) tally.addError(step);
     input = { previousMove: result.winner.move, state: result.winner.nextState };
     if ((step + 1) % progressEvery === 0) {
       onProgress?.(step + 1, total);
@@ -185,7 +129,7 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
   }
   const stepsDone = stoppedEarly === undefined ? total : stoppedEarly.step;
   onProgress?.(stepsDone, total);
-
+  const counts = tally.counts();
   return {
     disks,
     steps: total,
@@ -194,19 +138,119 @@ export async function solveHanoi(options: SolveHanoiOptions): Promise<SolveHanoi
     initialBatch,
     solved:
       stoppedEarly === undefined &&
-      errors === 0 &&
+      counts.errors === 0 &&
       total === stepCount(disks) &&
       isGoal(input.state, disks),
-    errors,
-    errorSteps,
-    collisions,
-    samples,
-    validSamples,
-    flagged: samples - validSamples,
-    flaggedByRule,
-    maxDrawsPerStep,
-    maxRoundsPerStep: maxRounds,
-    undecidedAfterRound,
+    ...counts,
     ...(stoppedEarly === undefined ? {} : { stoppedEarly }),
   };
+}
+
+/**
+ * One step's valid answers scored against the oracle as they are drawn. `truth` is the strategy's
+ * move from the step's input (undefined: it has none); answers are scored against
+ * `apply(input.state, truth)` by value, and the verdict on the first valid answer is kept for
+ * answers equal to it.
+ */
+class StepScorer {
+  truth: HanoiMove | undefined;
+  #state: HanoiState | undefined;
+  #firstValid: HanoiAnswer | undefined;
+  #firstRight = false;
+  #validSeen = 0;
+  #wrongFirstTwo = 0;
+
+  startStep(input: HanoiStepInput): void {
+    this.#state = input.state;
+    this.truth = strategyMove(input);
+    this.#firstValid = undefined;
+    this.#validSeen = 0;
+    this.#wrongFirstTwo = 0;
+  }
+
+  isRight(answer: HanoiAnswer): boolean {
+    const first = this.#firstValid;
+    if (
+      first !== undefined &&
+      (answer === first || (answer.key !== undefined && answer.key === first.key))
+    )
+      return this.#firstRight;
+    const { truth } = this;
+    const state = this.#state;
+    return truth !== undefined && state !== undefined && isApplied(answer, state, truth);
+  }
+
+  /** A valid answer drawn: only the step's first two count (for the collision count). */
+  see(answer: HanoiAnswer): void {
+    if (this.#validSeen >= 2) return;
+    this.#validSeen += 1;
+    const right = this.isRight(answer);
+    if (this.#validSeen === 1) {
+      this.#firstValid = answer;
+      this.#firstRight = right;
+    }
+    if (!right) this.#wrongFirstTwo += 1;
+  }
+
+  /** The step's first two valid answers were both wrong (the paper's collision). */
+  get collided(): boolean {
+    return this.#wrongFirstTwo === 2;
+  }
+}
+
+/** The run's counts, vote by vote: draws, flags by rule, rounds, collisions and wrong steps. */
+class RunTally {
+  #errors = 0;
+  readonly #errorSteps: number[] = [];
+  #collisions = 0;
+  #samples = 0;
+  #validSamples = 0;
+  readonly #flaggedByRule: Record<string, number> = {};
+  #maxDrawsPerStep = 0;
+  #maxRounds = 0;
+  readonly #undecidedAfterRound: number[] = [];
+
+  addFlags(flags: readonly RedFlag[]): void {
+    for (const flag of flags)
+      this.#flaggedByRule[flag.rule] = (this.#flaggedByRule[flag.rule] ?? 0) + 1;
+  }
+
+  addVote(result: VoteResult<HanoiAnswer>, collided: boolean): void {
+    this.#samples += result.draws;
+    this.#validSamples += result.validDraws;
+    if (result.draws > this.#maxDrawsPerStep) this.#maxDrawsPerStep = result.draws;
+    if (result.rounds > this.#maxRounds) this.#maxRounds = result.rounds;
+    for (let r = 0; r < result.rounds - 1; r++)
+      this.#undecidedAfterRound[r] = (this.#undecidedAfterRound[r] ?? 0) + 1;
+    if (collided) this.#collisions += 1;
+  }
+
+  /** A step whose winner differs from the oracle's answer; the first ten are kept. */
+  addError(step: number): void {
+    this.#errors += 1;
+    if (this.#errorSteps.length < 10) this.#errorSteps.push(step);
+  }
+
+  /** The report's counts, in the report's order. */
+  counts() {
+    return {
+      errors: this.#errors,
+      errorSteps: this.#errorSteps,
+      collisions: this.#collisions,
+      samples: this.#samples,
+      validSamples: this.#validSamples,
+      flagged: this.#samples - this.#validSamples,
+      flaggedByRule: this.#flaggedByRule,
+      maxDrawsPerStep: this.#maxDrawsPerStep,
+      maxRoundsPerStep: this.#maxRounds,
+      undecidedAfterRound: this.#undecidedAfterRound,
+    };
+  }
+}
+
+/** Why a step that no answer won stops the run; `stuck`: the strategy has no move from its input. */
+function undecidedReason(k: number, draws: number, stuck: boolean): string {
+  const votes = k === 1 ? 'vote' : 'votes';
+  const why = stuck ? ' (an earlier wrong step left a state the strategy has no move from)' : '';
+  return `no answer was ${k} ${votes} ahead after ${draws} draws${why}`;
 }
