@@ -1,6 +1,7 @@
 import type { Question } from '../../core/tree/schema.js';
 import type { MakerEngine } from '../../engine/maker-engine.js';
-import { logEntry, type DiffOf } from './model.js';
+import type { DiffOf } from './diffs.js';
+import { logEntry } from './model.js';
 import type { Answering } from './protocol.js';
 import type { ViewListener, ViewSource } from './source.js';
 

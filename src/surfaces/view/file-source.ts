@@ -7,7 +7,7 @@ import { JOURNAL_FILE_NAME, STATE_FILE_NAME } from '../../core/workspace-files.j
 import { answerQuestion } from '../../app/answer-question.js';
 import { lockDriver } from '../../app/run-status.js';
 import { readAppended } from './journal-tail.js';
-import type { DiffOf } from './model.js';
+import type { DiffOf } from './diffs.js';
 import { logEntry } from './model.js';
 import type { Answering } from './protocol.js';
 import type { ViewListener, ViewSource } from './source.js';

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { checkBadge, checksSentence, resultChecksKnown } from '../../core/checks.js';
 import { acceptanceTestLine } from '../../core/acceptance-test.js';
-import { clip } from '../../core/limits.js';
 import { voteRecords } from '../../core/tree/nodes.js';
-import { voteClasses } from '../../core/voting/classes.js';
+import { voteClasses, type VoteClass } from '../../core/voting/classes.js';
 import {
   subtaskSchema,
   type Draw,
@@ -27,6 +26,7 @@ import { summarise } from '../../core/view/summary.js';
 import { logText } from './log-text.js';
 import type {
   Answering,
+  BallotDetail,
   CandidateDetail,
   LogEntry,
   NodeDetail,
@@ -37,30 +37,7 @@ import type {
   ViewRun,
   VoteDetail,
 } from './protocol.js';
-
-/** A diff between two commits or trees, from git. */
-export type DiffOf = (from: string, to: string) => Promise<string>;
-
-/**
- * `diffOf` remembering its last `max` answers (a diff between two commits never changes; a failed
- * one is asked again next time).
- */
-export function memoDiff(diffOf: DiffOf, max = 512): DiffOf {
-  const held = new Map<string, Promise<string>>();
-  return (from, to) => {
-    const key = `${from}..${to}`;
-    const hit = held.get(key);
-    if (hit !== undefined) return hit;
-    const diff = diffOf(from, to);
-    held.set(key, diff);
-    diff.catch(() => held.delete(key));
-    if (held.size > max) held.delete(held.keys().next().value as string);
-    return diff;
-  };
-}
-
-/** Longest diff shown for one candidate. */
-export const DIFF_CHARS = 20_000;
+import { candidateDiffs, type CandidateDiff, type DiffOf } from './diffs.js';
 
 /** `live`: whether a process drives the run now (see {@link displayStatus}). */
 export function viewNodes(run: Run, live: boolean): ViewNode[] {
@@ -253,7 +230,6 @@ export async function nodeDetail(
   };
 }
 
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 async function voteDetail(
   run: Run,
   name: string,
@@ -264,82 +240,101 @@ async function voteDetail(
   landed?: string,
 ): Promise<VoteDetail> {
   const classes = voteClasses(record.draws);
-  const classOfSlot = new Map(classes.flatMap((c) => c.members.map((m) => [m.slot, c] as const)));
-  const firstSlot = new Map(classes.map((c) => [c.key, c.representative.slot]));
   const code = vote === 'patch' || vote === 'integration';
-  const diffs = new Map<string, Promise<string | null>>();
-  // A run that ended keeps only what it committed: its losing candidates' trees are gone.
-  const ended = run.status === 'done' || run.status === 'vetoed';
-  const diffFor = (key: string, winner: boolean): Promise<string | null> => {
-    if (!code || base === undefined || diffOf === undefined) return Promise.resolve(null);
-    let diff = diffs.get(key);
-    if (diff === undefined) {
-      diff = diffOf(base, key).then(
-        (text) => clip(text, DIFF_CHARS),
-        (error: unknown) =>
-          ended && !winner
-            ? '(not kept: a finished run keeps only the changes it committed, so this candidate’s change is gone; its summary and votes remain)'
-            : `(the diff is not available: ${error instanceof Error ? error.message : String(error)})`,
-      );
-      diffs.set(key, diff);
-    }
-    return diff;
+  const cards: Cards = {
+    run,
+    vote,
+    classOfSlot: new Map(classes.flatMap((c) => c.members.map((m) => [m.slot, c] as const))),
+    winnerKey: record.outcome?.key,
+    landed,
+    diffFor: candidateDiffs(run, code ? base : undefined, diffOf),
   };
-  const winnerKey = record.outcome?.key;
-  // One card per class: its members are shown once, with their slots and count.
+  return {
+    name,
+    attempt: record.attempt,
+    outcome: record.outcome?.status ?? null,
+    why: outcomeText(record, run.config.k),
+    candidates: await Promise.all(
+      oneCardPerClass(record.draws, cards.classOfSlot).map((d) => candidateDetail(d, cards)),
+    ),
+    ballots: ballotDetails(record, classes),
+    base: code ? (base ?? null) : null,
+  };
+}
+
+/** What a vote's candidate cards are drawn from. */
+interface Cards {
+  readonly run: Run;
+  readonly vote: string;
+  /** A valid draw's class, by its slot. */
+  readonly classOfSlot: ReadonlyMap<number, VoteClass>;
+  readonly winnerKey: string | undefined;
+  /** The commit the winner landed as (a leaf's), shown instead of its tree. */
+  readonly landed: string | undefined;
+  readonly diffFor: CandidateDiff;
+}
+
+/**
+ * The draws that get a card: one per class (its members are shown once, with their slots and
+ * count), every other draw its own.
+ */
+function oneCardPerClass(
+  draws: readonly Draw[],
+  classOfSlot: ReadonlyMap<number, VoteClass>,
+): Draw[] {
   const shown = new Set<string>();
-  const cards = record.draws.filter((d) => {
+  return draws.filter((d) => {
     const own = d.status === 'valid' ? classOfSlot.get(d.slot) : undefined;
     if (own === undefined) return true;
     if (shown.has(own.key)) return false;
     shown.add(own.key);
     return true;
   });
-  const candidates = await Promise.all(
-    cards.map(async (d): Promise<CandidateDetail> => {
-      const own = d.status === 'valid' ? classOfSlot.get(d.slot) : undefined;
-      const slots = own?.members.map((m) => m.slot) ?? [d.slot];
-      const winner = own !== undefined && winnerKey !== undefined && own.key === winnerKey;
-      return {
-        slot: d.slot,
-        slots,
-        status: d.status,
-        key: d.key ?? null,
-        winner,
-        votes: own?.votes ?? 0,
-        members: own === undefined ? [] : slots,
-        flags: d.flags,
-        summary: d.summary ?? null,
-        session:
-          d.externalId === undefined
-            ? null
-            : {
-                id: d.externalId,
-                url: WORKER_FACTS[run.config.worker].sessionUrl?.(d.externalId) ?? null,
-              },
-        value: valueText(vote, d),
-        diff:
-          d.status === 'valid' && d.key !== undefined
-            ? await diffFor(winner && landed !== undefined ? landed : (d.tree ?? d.key), winner)
-            : null,
-      };
-    }),
-  );
+}
+
+/** A candidate's card: its class's slots and votes, whether it won, its session, value and diff. */
+async function candidateDetail(d: Draw, cards: Cards): Promise<CandidateDetail> {
+  const own = d.status === 'valid' ? cards.classOfSlot.get(d.slot) : undefined;
+  const slots = own?.members.map((m) => m.slot) ?? [d.slot];
+  const winner = own !== undefined && cards.winnerKey !== undefined && own.key === cards.winnerKey;
   return {
-    name,
-    attempt: record.attempt,
-    outcome: record.outcome?.status ?? null,
-    why: outcomeText(record, run.config.k),
-    candidates,
-    ballots: record.ballots.map((b) => ({
-      slot: b.slot,
-      status: b.status,
-      forSlot: b.key === undefined ? null : (firstSlot.get(b.key) ?? null),
-      reason: b.summary ?? null,
-      flags: b.flags,
-    })),
-    base: code ? (base ?? null) : null,
+    slot: d.slot,
+    slots,
+    status: d.status,
+    key: d.key ?? null,
+    winner,
+    votes: own?.votes ?? 0,
+    members: own === undefined ? [] : slots,
+    flags: d.flags,
+    summary: d.summary ?? null,
+    session:
+      d.externalId === undefined
+        ? null
+        : {
+            id: d.externalId,
+            url: WORKER_FACTS[cards.run.config.worker].sessionUrl?.(d.externalId) ?? null,
+          },
+    value: valueText(cards.vote, d),
+    diff:
+      d.status === 'valid' && d.key !== undefined
+        ? await cards.diffFor(
+            winner && cards.landed !== undefined ? cards.landed : (d.tree ?? d.key),
+            winner,
+          )
+        : null,
   };
+}
+
+/** The judges' ballots, each pick named by the first slot of the class it voted for. */
+function ballotDetails(record: VoteRecord, classes: readonly VoteClass[]): BallotDetail[] {
+  const firstSlot = new Map(classes.map((c) => [c.key, c.representative.slot]));
+  return record.ballots.map((b) => ({
+    slot: b.slot,
+    status: b.status,
+    forSlot: b.key === undefined ? null : (firstSlot.get(b.key) ?? null),
+    reason: b.summary ?? null,
+    flags: b.flags,
+  }));
 }
 
 /** One journal record (or engine event) as a line of the page's activity log, in words. */

@@ -1,7 +1,8 @@
 import type { Run } from '../../core/tree/schema.js';
 import type { Driver } from '../../core/view/standing.js';
 import type { PageAssets } from './assets.js';
-import { nodeDetail, snapshotOf, type DiffOf } from './model.js';
+import type { DiffOf } from './diffs.js';
+import { nodeDetail, snapshotOf } from './model.js';
 import { pageHtml } from './page-html.js';
 import type { LogEntry, NodeDetail, ReportData } from './protocol.js';
 

@@ -7,7 +7,8 @@ import { LIMITS } from '../../core/limits.js';
 import { pageAssets } from './assets.js';
 import { RunChannels } from './channels.js';
 import { journalTail } from './journal-tail.js';
-import { memoDiff, nodeDetail } from './model.js';
+import { memoDiff, type DiffOf } from './diffs.js';
+import { nodeDetail } from './model.js';
 import { pageHtml } from './page-html.js';
 import type { ViewSource } from './source.js';
 import { JOURNAL_FILE_NAME } from '../../adapters/state/state-file.js';
@@ -53,187 +54,249 @@ const answerBody = z.object({
  * elsewhere cannot answer even when it knows the address), and a loopback `Host` header (a DNS
  * rebinding defence). Updates are server-sent events (`/events`).
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function startViewServer(options: ViewServerOptions): Promise<ViewHandle> {
-  const token = randomBytes(24).toString('base64url');
-  const redact = options.redact ?? ((text: string) => text);
   const source = options.source;
-  const channels = new RunChannels(source, redact);
-  // A diff between two commits never changes: a node's detail, asked again as its vote goes on, reuses them.
-  const diff = source.diff === undefined ? undefined : memoDiff(source.diff);
+  const redact = options.redact ?? ((text: string) => text);
+  const view: Served = {
+    token: randomBytes(24).toString('base64url'),
+    redact,
+    source,
+    channels: new RunChannels(source, redact),
+    // A diff between two commits never changes: a node's detail, asked again as its vote goes on,
+    // reuses them.
+    diff: source.diff === undefined ? undefined : memoDiff(source.diff),
+    runId: options.runId,
+  };
+  let port = 0;
   const server = createServer((req, res) => {
-    void handle(req, res).catch((error: unknown) => {
+    void route(view, port, req, res).catch((error: unknown) => {
       if (!res.headersSent)
         send(res, 500, 'text/plain', redact(`Internal error: ${(error as Error).message}`));
       else res.end();
     });
   });
-  let port = 0;
-
-  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const host = (req.headers.host ?? '').toLowerCase();
-    if (!allowedHosts().has(host)) {
-      send(res, 403, 'text/plain', 'Forbidden: this server answers to 127.0.0.1 only.');
-      return;
-    }
-    const url = new URL(req.url ?? '/', `http://${host}`);
-    if (url.pathname === '/api/answer') {
-      await answer(req, res, host);
-      return;
-    }
-    if (!sameToken(url.searchParams.get('token'), token)) {
-      send(
-        res,
-        403,
-        'text/plain',
-        'Forbidden: open the address maker view printed (it carries the token).',
-      );
-      return;
-    }
-    if (req.method !== 'GET') {
-      send(res, 405, 'text/plain', 'Method not allowed.');
-      return;
-    }
-    const runParam = url.searchParams.get('run');
-    const runId = runParam === null || runParam === '' ? options.runId : runParam;
-    switch (url.pathname) {
-      case '/': {
-        const nonce = randomBytes(16).toString('base64');
-        const html = pageHtml({ mode: 'live', token, runId: runId ?? null }, await pageAssets(), {
-          title: 'MAKER view',
-          nonce,
-        });
-        send(res, 200, 'text/html; charset=utf-8', redact(html), {
-          'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-        });
-        return;
-      }
-      case '/events': {
-        res.writeHead(200, {
-          ...COMMON_HEADERS,
-          'content-type': 'text/event-stream; charset=utf-8',
-          connection: 'keep-alive',
-        });
-        res.write('retry: 1000\n\n');
-        const resolved = await channels.resolve(runId);
-        const log =
-          resolved === undefined
-            ? []
-            : await journalTail(join(source.dir, JOURNAL_FILE_NAME), resolved);
-        await channels.join(runId ?? '', res, log);
-        return;
-      }
-      case '/api/snapshot': {
-        const snapshot = await channels.snapshot(runId);
-        if (snapshot === undefined)
-          send(res, 404, 'application/json', JSON.stringify({ error: 'No such run.' }));
-        else send(res, 200, 'application/json', redact(JSON.stringify(snapshot)));
-        return;
-      }
-      case '/api/node': {
-        const state = await source.state();
-        const id = url.searchParams.get('id') ?? '';
-        const resolved = await channels.resolve(runId);
-        const run = resolved === undefined ? undefined : state.runs[resolved];
-        const detail = run === undefined ? undefined : await nodeDetail(run, id, diff);
-        if (detail === undefined)
-          send(res, 404, 'application/json', JSON.stringify({ error: `No node "${id}".` }));
-        else send(res, 200, 'application/json', redact(JSON.stringify(detail)));
-        return;
-      }
-      default:
-        send(res, 404, 'text/plain', 'Not found.');
-    }
-  }
-
-  async function answer(req: IncomingMessage, res: ServerResponse, host: string): Promise<void> {
-    const given = req.headers[TOKEN_HEADER];
-    if (!sameToken(typeof given === 'string' ? given : null, token)) {
-      send(
-        res,
-        403,
-        'application/json',
-        JSON.stringify({ error: 'Forbidden: the answer needs the X-Maker-Token header.' }),
-      );
-      return;
-    }
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://${host}`) {
-      send(
-        res,
-        403,
-        'application/json',
-        JSON.stringify({ error: 'Forbidden: answers come from the view itself.' }),
-      );
-      return;
-    }
-    if (req.method !== 'POST') {
-      send(res, 405, 'application/json', JSON.stringify({ error: 'Answers are POSTed.' }));
-      return;
-    }
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
-      send(res, 415, 'application/json', JSON.stringify({ error: 'Send the answer as JSON.' }));
-      return;
-    }
-    const text = await readBody(req);
-    let parsed;
-    try {
-      parsed = text === undefined ? undefined : answerBody.safeParse(JSON.parse(text));
-    } catch {
-      parsed = undefined;
-    }
-    if (parsed === undefined || !parsed.success) {
-      send(
-        res,
-        400,
-        'application/json',
-        JSON.stringify({ error: 'The answer must be {runId, questionId, answer}.' }),
-      );
-      return;
-    }
-    const { runId, questionId } = parsed.data;
-    const answering = await source.answering(runId);
-    if (!answering.ok) {
-      send(res, 409, 'application/json', redact(JSON.stringify({ error: answering.note })));
-      return;
-    }
-    try {
-      const { question, note } = await source.answer(runId, questionId, parsed.data.answer);
-      channels.changed(runId);
-      send(res, 200, 'application/json', redact(JSON.stringify({ question, note })));
-    } catch (error) {
-      if (!(error instanceof MakerError)) throw error;
-      const status = error.code === 'usage' ? 400 : error.code === 'workspace-locked' ? 409 : 500;
-      send(res, status, 'application/json', redact(JSON.stringify({ error: error.message })));
-    }
-  }
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port ?? 0);
   port = (server.address() as AddressInfo).port;
-  const stopWatching = source.watch(channels);
+  const stopWatching = source.watch(view.channels);
   let closing: Promise<void> | undefined;
   const runPart = options.runId === undefined ? '' : `&run=${encodeURIComponent(options.runId)}`;
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}${runPart}`,
+    url: `http://127.0.0.1:${port}/?token=${view.token}${runPart}`,
     port,
     close: () => {
       closing ??= (async () => {
         stopWatching();
-        channels.close();
+        view.channels.close();
         await closeServer(server);
         await source.close();
       })();
       return closing;
     },
   };
+}
+
+/** What the server's requests are answered from. */
+interface Served {
+  /** The random token every request needs. */
+  readonly token: string;
+  readonly redact: Redactor;
+  readonly source: ViewSource;
+  readonly channels: RunChannels;
+  readonly diff: DiffOf | undefined;
+  /** The run a page opens on when its address names none (undefined: the latest). */
+  readonly runId: string | undefined;
+}
+
+/**
+ * One request, checked (a loopback host; the token; GET, but for the answer endpoint, which
+ * checks its own), then sent where its path says.
+ */
+async function route(
+  view: Served,
+  port: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const host = (req.headers.host ?? '').toLowerCase();
+  if (!loopbackHosts(port).has(host)) {
+    send(res, 403, 'text/plain', 'Forbidden: this server answers to 127.0.0.1 only.');
+    return;
+  }
+  const url = new URL(req.url ?? '/', `http://${host}`);
+  if (url.pathname === '/api/answer') {
+    await answer(view, req, res, host);
+    return;
+  }
+  if (!sameToken(url.searchParams.get('token'), view.token)) {
+    send(
+      res,
+      403,
+      'text/plain',
+      'Forbidden: open the address maker view printed (it carries the token).',
+    );
+    return;
+  }
+  if (req.method !== 'GET') {
+    send(res, 405, 'text/plain', 'Method not allowed.');
+    return;
+  }
+  const runParam = url.searchParams.get('run');
+  const runId = runParam === null || runParam === '' ? view.runId : runParam;
+  switch (url.pathname) {
+    case '/':
+      return sendPage(view, res, runId);
+    case '/events':
+      return streamEvents(view, res, runId);
+    case '/api/snapshot':
+      return sendSnapshot(view, res, runId);
+    case '/api/node':
+      return sendNode(view, res, runId, url.searchParams.get('id') ?? '');
+    default:
+      send(res, 404, 'text/plain', 'Not found.');
+  }
+}
+
+/** The `Host` headers served: its port on the loopback names (against DNS rebinding). */
+function loopbackHosts(port: number): Set<string> {
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+}
+
+/** The page, its script and style allowed by a nonce of this response's own. */
+async function sendPage(view: Served, res: ServerResponse, runId: string | undefined) {
+  const nonce = randomBytes(16).toString('base64');
+  const html = pageHtml(
+    { mode: 'live', token: view.token, runId: runId ?? null },
+    await pageAssets(),
+    {
+      title: 'MAKER view',
+      nonce,
+    },
+  );
+  send(res, 200, 'text/html; charset=utf-8', view.redact(html), {
+    'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  });
+}
+
+/** The run's server-sent events: its journal so far, then what changes, until the page leaves. */
+async function streamEvents(view: Served, res: ServerResponse, runId: string | undefined) {
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    'content-type': 'text/event-stream; charset=utf-8',
+    connection: 'keep-alive',
+  });
+  res.write('retry: 1000\n\n');
+  const resolved = await view.channels.resolve(runId);
+  const log =
+    resolved === undefined
+      ? []
+      : await journalTail(join(view.source.dir, JOURNAL_FILE_NAME), resolved);
+  await view.channels.join(runId ?? '', res, log);
+}
+
+async function sendSnapshot(view: Served, res: ServerResponse, runId: string | undefined) {
+  const snapshot = await view.channels.snapshot(runId);
+  if (snapshot === undefined)
+    send(res, 404, 'application/json', JSON.stringify({ error: 'No such run.' }));
+  else send(res, 200, 'application/json', view.redact(JSON.stringify(snapshot)));
+}
+
+/** One node of the run in full (see {@link nodeDetail}). */
+async function sendNode(view: Served, res: ServerResponse, runId: string | undefined, id: string) {
+  const state = await view.source.state();
+  const resolved = await view.channels.resolve(runId);
+  const run = resolved === undefined ? undefined : state.runs[resolved];
+  const detail = run === undefined ? undefined : await nodeDetail(run, id, view.diff);
+  if (detail === undefined)
+    send(res, 404, 'application/json', JSON.stringify({ error: `No node "${id}".` }));
+  else send(res, 200, 'application/json', view.redact(JSON.stringify(detail)));
+}
+
+/** An answer to a question, from the page: checked, read, then given to the run's source. */
+async function answer(
+  view: Served,
+  req: IncomingMessage,
+  res: ServerResponse,
+  host: string,
+): Promise<void> {
+  const refused = answerRefusal(req, host, view.token);
+  if (refused !== undefined) {
+    send(res, refused.status, 'application/json', JSON.stringify({ error: refused.error }));
+    return;
+  }
+  const body = await readAnswer(req);
+  if (body === undefined) {
+    send(
+      res,
+      400,
+      'application/json',
+      JSON.stringify({ error: 'The answer must be {runId, questionId, answer}.' }),
+    );
+    return;
+  }
+  await giveAnswer(view, res, body);
+}
+
+/** Why an answer request is refused, before its body is read: undefined when it is not. */
+function answerRefusal(
+  req: IncomingMessage,
+  host: string,
+  token: string,
+): { status: number; error: string } | undefined {
+  const given = req.headers[TOKEN_HEADER];
+  if (!sameToken(typeof given === 'string' ? given : null, token))
+    return { status: 403, error: 'Forbidden: the answer needs the X-Maker-Token header.' };
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== `http://${host}`)
+    return { status: 403, error: 'Forbidden: answers come from the view itself.' };
+  if (req.method !== 'POST') return { status: 405, error: 'Answers are POSTed.' };
+  if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+    return { status: 415, error: 'Send the answer as JSON.' };
+  return undefined;
+}
+
+/** The answer's body, parsed; undefined when too long, not JSON, or not an answer. */
+async function readAnswer(req: IncomingMessage): Promise<z.infer<typeof answerBody> | undefined> {
+  const text = await readBody(req);
+  let parsed;
+  try {
+    parsed = text === undefined ? undefined : answerBody.safeParse(JSON.parse(text));
+  } catch {
+    parsed = undefined;
+  }
+  return parsed?.success === true ? parsed.data : undefined;
+}
+
+/** Gives the answer to the run, where this view may answer it: the page learns what it did. */
+async function giveAnswer(
+  view: Served,
+  res: ServerResponse,
+  { runId, questionId, answer }: z.infer<typeof answerBody>,
+): Promise<void> {
+  const answering = await view.source.answering(runId);
+  if (!answering.ok) {
+    send(res, 409, 'application/json', view.redact(JSON.stringify({ error: answering.note })));
+    return;
+  }
+  try {
+    const { question, note } = await view.source.answer(runId, questionId, answer);
+    view.channels.changed(runId);
+    send(res, 200, 'application/json', view.redact(JSON.stringify({ question, note })));
+  } catch (error) {
+    if (!(error instanceof MakerError)) throw error;
+    const status = error.code === 'usage' ? 400 : error.code === 'workspace-locked' ? 409 : 500;
+    send(res, status, 'application/json', view.redact(JSON.stringify({ error: error.message })));
+  }
+}
+
+/** Listens on 127.0.0.1 only (`port` 0: a free one). */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 const COMMON_HEADERS = {

@@ -1,5 +1,5 @@
 import type { Question, StateFile } from '../../core/tree/schema.js';
-import type { DiffOf } from './model.js';
+import type { DiffOf } from './diffs.js';
 import type { Answering, LogEntry } from './protocol.js';
 
 /** What a view listens to: state changes (of one run, or of any) and new activity-log lines. */

@@ -27,13 +27,39 @@ export function renderQuestions(
   );
 }
 
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 function renderQuestion(
   q: ViewQuestion,
   send: SendAnswer | null,
   onShowNode: (id: string) => void,
 ): HTMLElement {
   const status = h('p', { class: 'answer-status', attrs: { role: 'status' } });
+  const answer = answerer(q, send, status);
+  return h(
+    'article',
+    { class: 'question', data: { question: q.id } },
+    questionHeader(q, onShowNode),
+    h('p', { class: 'prompt' }, q.prompt),
+    // The choices first: a long context (a veto's diffstat) scrolls below them, in its own box.
+    h('ol', { class: 'options' }, ...q.options.map((o, i) => optionItem(o, i, answer))),
+    q.allowText ? freeTextForm(answer) : null,
+    status,
+    q.context === null
+      ? null
+      : h('details', {}, h('summary', {}, 'context'), h('pre', {}, q.context)),
+  );
+}
+
+/** How a question's controls answer it: all of them disabled while an answer is on its way. */
+interface Answerer {
+  /** False where this view cannot answer: the controls are shown, disabled. */
+  readonly canSend: boolean;
+  /** The buttons that send, disabled together while an answer is on its way. */
+  readonly buttons: HTMLButtonElement[];
+  readonly submit: (answer: string) => void;
+}
+
+/** Sends an answer to `q`; `status` says it is on its way, then the server's note or reason. */
+function answerer(q: ViewQuestion, send: SendAnswer | null, status: HTMLElement): Answerer {
   const buttons: HTMLButtonElement[] = [];
   const submit = (answer: string) => {
     if (send === null) return;
@@ -52,71 +78,67 @@ function renderQuestion(
       },
     );
   };
-  const options = q.options.map((o, i) => {
-    const button = h(
-      'button',
-      {
-        class: 'option',
-        data: { option: o.id },
-        attrs: { type: 'button' },
-        on: { click: () => submit(o.id) },
-      },
-      `${i + 1}. ${o.label}`,
-    );
-    button.disabled = send === null;
-    buttons.push(button);
-    return h(
-      'li',
-      {},
-      button,
-      o.detail === undefined
-        ? null
-        : h('details', {}, h('summary', {}, 'details'), h('pre', {}, o.detail)),
-    );
+  return { canSend: send !== null, buttons, submit };
+}
+
+/** The question's kind, node and id. */
+function questionHeader(q: ViewQuestion, onShowNode: (id: string) => void): HTMLElement {
+  return h(
+    'header',
+    {},
+    h('span', { class: `kind ${q.kind}` }, q.kind),
+    ' ',
+    nodeLink(q.nodeId, onShowNode),
+    h('code', { class: 'qid' }, q.id),
+  );
+}
+
+/** One option: a numbered button that answers with it, and its details folded below. */
+function optionItem(o: ViewQuestion['options'][number], i: number, answer: Answerer): HTMLElement {
+  const button = h(
+    'button',
+    {
+      class: 'option',
+      data: { option: o.id },
+      attrs: { type: 'button' },
+      on: { click: () => answer.submit(o.id) },
+    },
+    `${i + 1}. ${o.label}`,
+  );
+  button.disabled = !answer.canSend;
+  answer.buttons.push(button);
+  return h(
+    'li',
+    {},
+    button,
+    o.detail === undefined
+      ? null
+      : h('details', {}, h('summary', {}, 'details'), h('pre', {}, o.detail)),
+  );
+}
+
+/** A clarify question's box for the person's own words, sent when not blank. */
+function freeTextForm(answer: Answerer): HTMLElement {
+  const input = h('input', {
+    attrs: { type: 'text', placeholder: 'or your own words', 'aria-label': 'Your answer' },
   });
-  let text: HTMLElement | null = null;
-  if (q.allowText) {
-    const input = h('input', {
-      attrs: { type: 'text', placeholder: 'or your own words', 'aria-label': 'Your answer' },
-    });
-    input.disabled = send === null;
-    const go = h('button', { attrs: { type: 'submit' } }, 'Answer');
-    go.disabled = send === null;
-    buttons.push(go);
-    text = h(
-      'form',
-      {
-        class: 'free-text',
-        on: {
-          submit: (event) => {
-            event.preventDefault();
-            if (input.value.trim() !== '') submit(input.value);
-          },
+  input.disabled = !answer.canSend;
+  const go = h('button', { attrs: { type: 'submit' } }, 'Answer');
+  go.disabled = !answer.canSend;
+  answer.buttons.push(go);
+  return h(
+    'form',
+    {
+      class: 'free-text',
+      on: {
+        submit: (event) => {
+          event.preventDefault();
+          if (input.value.trim() !== '') answer.submit(input.value);
         },
       },
-      input,
-      go,
-    );
-  }
-  return h(
-    'article',
-    { class: 'question', data: { question: q.id } },
-    h(
-      'header',
-      {},
-      h('span', { class: `kind ${q.kind}` }, q.kind),
-      ' ',
-      nodeLink(q.nodeId, onShowNode),
-      h('code', { class: 'qid' }, q.id),
-    ),
-    h('p', { class: 'prompt' }, q.prompt),
-    // The choices first: a long context (a veto's diffstat) scrolls below them, in its own box.
-    h('ol', { class: 'options' }, ...options),
-    text,
-    status,
-    q.context === null
-      ? null
-      : h('details', {}, h('summary', {}, 'context'), h('pre', {}, q.context)),
+    },
+    input,
+    go,
   );
 }
 
