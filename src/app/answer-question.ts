@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { makeRedactor, MakerError, UsageError } from '../core/errors.js';
 import type { Question } from '../core/tree/schema.js';
-import type { MakerEngine } from '../engine/maker-engine.js';
+import type { RunEngine } from './run-engine.js';
 import { Journal } from '../adapters/state/journal.js';
 import { WorkspaceLock, WorkspaceLockedError } from '../adapters/state/lock.js';
 import { makerStateFile } from '../adapters/state/state-file.js';
@@ -29,7 +29,7 @@ export interface Answered {
  * holds its lock meanwhile, for other processes' messages).
  */
 export type AnswerPlace =
-  | { readonly engine: MakerEngine }
+  | { readonly engine: RunEngine }
   | { readonly dir: string; readonly secrets: readonly string[]; readonly command: string };
 
 /**

@@ -1,7 +1,7 @@
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { StopError } from '../core/stops.js';
 import type { GitHubRun, StartIntent } from '../core/tree/schema.js';
-import type { MakerEngine } from '../engine/maker-engine.js';
+import type { RunEngine } from './run-engine.js';
 import type { Env } from './env.js';
 import type { RemotePlan } from './start/remotes.js';
 import { setUpStop } from './start/set-up-stop.js';
@@ -33,7 +33,7 @@ export interface StartSteps<Held> {
    * The engine the run is created in, after the set-up and once the default branch is read (the
    * surface's messages go here; it may close `made.workspace` when the engine has its own).
    */
-  engine(made: SetUp, held: Held, remote: RemotePlan): Promise<MakerEngine>;
+  engine(made: SetUp, held: Held, remote: RemotePlan): Promise<RunEngine>;
   /** The GitHub repository as the run records it (the demo marks its own fake). */
   github?(record: GitHubRun): GitHubRun;
   /** Called when anything after {@link hold} fails, before the error is thrown on. */
@@ -43,7 +43,7 @@ export interface StartSteps<Held> {
 /** A started run: created in `engine`, not yet driven. */
 export interface StartedRun<Held> {
   readonly runId: string;
-  readonly engine: MakerEngine;
+  readonly engine: RunEngine;
   readonly made: SetUp;
   readonly held: Held;
   readonly remote: RemotePlan;

@@ -2,8 +2,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AbortedError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
 import type { Run } from '../../core/tree/schema.js';
-import type { EngineEvent } from '../../engine/events.js';
-import type { MakerEngine } from '../../engine/maker-engine.js';
+import type { EngineEvent } from '../../core/events.js';
+import type { RunEngine } from '../../app/run-engine.js';
 import { landingNotice } from '../../app/start/preflight.js';
 import { secretsOf } from '../../app/wiring/wiring.js';
 import { startRun } from '../../app/start-run.js';
@@ -200,7 +200,7 @@ export class RunManager {
    */
   async run(runId?: string): Promise<{
     run: Run;
-    engine: MakerEngine | undefined;
+    engine: RunEngine | undefined;
     active: boolean;
     /** The process driving it when another one does (a terminal's `maker run`). */
     driver?: Driver | undefined;

@@ -1,7 +1,7 @@
 import type { Redactor } from '../../core/errors.js';
 import type { Question } from '../../core/tree/schema.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
-import type { MakerEngine } from '../../engine/maker-engine.js';
+import type { RunEngine } from '../../app/run-engine.js';
 import { thisProcess } from '../view/driver.js';
 import { engineSource } from '../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../view/server.js';
@@ -63,7 +63,7 @@ export class RunViews {
  */
 export function startRunView(options: {
   dir: string;
-  engine: MakerEngine;
+  engine: RunEngine;
   git: Pick<GitWorkspace, 'diff'>;
   isActive: (runId: string) => boolean;
   answer: (runId: string, questionId: string, answer: string) => Promise<Question>;

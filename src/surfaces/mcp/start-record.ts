@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StartIntent } from '../../core/tree/schema.js';
-import type { MakerEngine } from '../../engine/maker-engine.js';
+import type { RunEngine } from '../../app/run-engine.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { STATE_FILE_NAME } from '../../core/workspace-files.js';
 import { dropIntent, recordIntent } from '../../app/start/start-intent.js';
@@ -19,7 +19,7 @@ export async function recordStart(
   dir: string,
   intent: StartIntent,
   server: {
-    opened: () => Promise<{ engine: MakerEngine } | undefined> | undefined;
+    opened: () => Promise<{ engine: RunEngine } | undefined> | undefined;
     locks: Map<string, WorkspaceLock>;
     secrets: readonly string[];
   },

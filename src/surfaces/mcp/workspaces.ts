@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { StateFile } from '../../core/tree/schema.js';
-import type { MakerEngine } from '../../engine/maker-engine.js';
+import type { RunEngine } from '../../app/run-engine.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
@@ -12,7 +12,7 @@ import { engineRemotes } from '../../app/start/remotes.js';
 /** A repository the server works in: its engine, its git processes and the lock it holds. */
 export interface Workspace {
   readonly dir: string;
-  readonly engine: MakerEngine;
+  readonly engine: RunEngine;
   readonly lock: WorkspaceLock;
   readonly git: Pick<GitWorkspace, 'diff' | 'close'>;
 }

@@ -1,5 +1,5 @@
 import type { Question } from '../../core/tree/schema.js';
-import type { MakerEngine } from '../../engine/maker-engine.js';
+import type { RunEngine } from '../../app/run-engine.js';
 import type { DiffOf } from './diffs.js';
 import { logEntry } from './model.js';
 import type { Answering } from './protocol.js';
@@ -7,7 +7,7 @@ import type { ViewListener, ViewSource } from './source.js';
 
 export interface EngineSourceOptions {
   readonly dir: string;
-  readonly engine: MakerEngine;
+  readonly engine: RunEngine;
   /** How this process answers (e.g. `MakerEngine.answer`, then whatever resumes the run). */
   readonly answer: (
     runId: string,

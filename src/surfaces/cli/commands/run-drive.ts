@@ -1,7 +1,7 @@
 import { UsageError } from '../../../core/errors.js';
 import { isSimulatedRun } from '../../../core/tree/simulated.js';
 import type { Run, RunConfig } from '../../../core/tree/schema.js';
-import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
+import type { RunEngine, RunOutcome } from '../../../app/run-engine.js';
 import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../core/view/summary.js';
 import { landingNotice, type Target } from '../../../app/start/preflight.js';
@@ -81,7 +81,7 @@ export async function wire(
   env: Readonly<Record<string, string | undefined>>,
   token: string | undefined,
   options: RoleOptions,
-): Promise<{ engine: MakerEngine; roles: Record<string, never> }> {
+): Promise<{ engine: RunEngine; roles: Record<string, never> }> {
   // Loaded here, when a run starts: `maker --help` and the light commands never load GitHub's client.
   const { engineRemotes } = await import('../../../app/start/remotes.js');
   const remote = engineRemotes(workspace, token, () => engine.persist());
@@ -106,7 +106,7 @@ export async function wire(
 export async function drive(
   { io, signal }: CliContext,
   r: {
-    engine: MakerEngine;
+    engine: RunEngine;
     runId: string;
     dir: string;
     hitlChoice: Hitl;

@@ -1,5 +1,5 @@
 import type { Run } from '../../../core/tree/schema.js';
-import type { EngineEvent } from '../../../engine/events.js';
+import type { EngineEvent } from '../../../core/events.js';
 import { summarise } from '../../../core/view/summary.js';
 import type { CliIo } from '../io.js';
 import { eventWords } from '../../view/log-text.js';

@@ -1,4 +1,4 @@
-import type { MakerEngine } from '../../../engine/maker-engine.js';
+import type { RunEngine } from '../../../app/run-engine.js';
 import { answerQuestion } from '../../../app/answer-question.js';
 import { makeRedactor } from '../../../core/errors.js';
 import type { Workspace } from '../../../ports/workspace.js';
@@ -10,7 +10,7 @@ import { secretsOf } from '../../../app/wiring/wiring.js';
 
 /** The live view of a run this process drives (`maker run|demo|resume --view`). */
 export async function startRunView(r: {
-  readonly engine: MakerEngine;
+  readonly engine: RunEngine;
   readonly runId: string;
   readonly dir: string;
   readonly workspace: Pick<Workspace, 'diff'>;

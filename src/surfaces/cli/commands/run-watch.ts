@@ -1,7 +1,7 @@
 import { checksSentence } from '../../../core/checks.js';
 import { answerQuestion } from '../../../app/answer-question.js';
 import type { Question, Run } from '../../../core/tree/schema.js';
-import type { MakerEngine, RunOutcome } from '../../../engine/maker-engine.js';
+import type { RunEngine, RunOutcome } from '../../../app/run-engine.js';
 import { githubLines, summarise } from '../../../core/view/summary.js';
 import { sentences } from '../../../core/text.js';
 import type { CliIo } from '../io.js';
@@ -14,7 +14,7 @@ import { questionLines } from './status-text.js';
  * time: those the run asks, and those it left pending before (a resumed run asks them again).
  */
 export async function watch(
-  engine: MakerEngine,
+  engine: RunEngine,
   runId: string,
   io: CliIo,
   options: { json: boolean; ask: boolean; cancel: (reason: Error) => void },
@@ -95,7 +95,7 @@ function lineReader(lines: AsyncIterator<string>): () => Promise<IteratorResult<
 }
 
 async function askAtTty(
-  engine: MakerEngine,
+  engine: RunEngine,
   runId: string,
   question: Question,
   io: CliIo,
