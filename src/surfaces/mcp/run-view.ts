@@ -1,6 +1,6 @@
 import type { Redactor } from '../../core/errors.js';
 import type { Question } from '../../core/tree/schema.js';
-import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
+import type { OpenedWorkspace } from '../../app/open-engine.js';
 import type { RunEngine } from '../../app/run-engine.js';
 import { thisProcess } from '../view/driver.js';
 import { engineSource } from '../view/engine-source.js';
@@ -64,7 +64,7 @@ export class RunViews {
 export function startRunView(options: {
   dir: string;
   engine: RunEngine;
-  git: Pick<GitWorkspace, 'diff'>;
+  git: Pick<OpenedWorkspace, 'diff'>;
   isActive: (runId: string) => boolean;
   answer: (runId: string, questionId: string, answer: string) => Promise<Question>;
   resume: (runId: string) => Promise<unknown>;

@@ -2,19 +2,18 @@ import { join } from 'node:path';
 import type { StateFile } from '../../core/tree/schema.js';
 import type { RunEngine } from '../../app/run-engine.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
-import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { WorkspaceLock } from '../../adapters/state/lock.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
 import { STATE_FILE_NAME } from '../../core/workspace-files.js';
-import { engineFor, openWorkspace, rolesFor, secretsOf } from '../../app/wiring/wiring.js';
-import { engineRemotes } from '../../app/start/remotes.js';
+import { openWorkspace } from '../../app/wiring/wiring.js';
+import { engineOver, type OpenedWorkspace } from '../../app/open-engine.js';
 
 /** A repository the server works in: its engine, its git processes and the lock it holds. */
 export interface Workspace {
   readonly dir: string;
   readonly engine: RunEngine;
   readonly lock: WorkspaceLock;
-  readonly git: Pick<GitWorkspace, 'diff' | 'close'>;
+  readonly git: Pick<OpenedWorkspace, 'diff' | 'close'>;
 }
 
 /** One use of an open workspace (a run driven there, a live view, a write): it stays open until released. */
@@ -141,31 +140,14 @@ export class Workspaces {
     const held = this.startLocks.get(dir);
     const lock = held ?? new WorkspaceLock(lockPath(dir), { command: 'mcp' });
     if (held === undefined) await lock.acquire();
-    let git: GitWorkspace;
+    let git: OpenedWorkspace;
     try {
       git = await openWorkspace(dir, create, this.#env);
     } catch (error) {
       if (held === undefined) await lock.release();
       throw error;
     }
-    const env = this.#env;
-    const remote = engineRemotes(
-      git,
-      () => this.tokens.get(dir),
-      () => engine.persist(),
-    );
-    // Called only once the engine exists.
-    const engine = engineFor(
-      dir,
-      git,
-      (config, run) =>
-        rolesFor(config, git, env, {
-          ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
-        }),
-      secretsOf(env),
-      env,
-      remote,
-    );
+    const engine = await engineOver(dir, git, this.#env, () => this.tokens.get(dir));
     return { dir, engine, lock, git };
   }
 }

@@ -5,8 +5,7 @@ import type { RunEngine, RunOutcome } from '../../../app/run-engine.js';
 import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../core/view/summary.js';
 import { landingNotice, type Target } from '../../../app/start/preflight.js';
-import type { GitWorkspace } from '../../../adapters/git/git-workspace.js';
-import { engineFor, rolesFor, secretsOf } from '../../../app/wiring/wiring.js';
+import { engineOver, type OpenedWorkspace } from '../../../app/open-engine.js';
 import type { RoleOptions } from '../../../app/wiring/workers.js';
 import { type CliContext } from '../define.js';
 import type { CliIo } from '../io.js';
@@ -77,29 +76,13 @@ export function announce(io: CliIo, target: Target, json: boolean): void {
  */
 export async function wire(
   dir: string,
-  workspace: GitWorkspace,
+  workspace: OpenedWorkspace,
   env: Readonly<Record<string, string | undefined>>,
   token: string | undefined,
   options: RoleOptions,
 ): Promise<{ engine: RunEngine; roles: Record<string, never> }> {
-  // Loaded here, when a run starts: `maker --help` and the light commands never load GitHub's client.
-  const { engineRemotes } = await import('../../../app/start/remotes.js');
-  const remote = engineRemotes(workspace, token, () => engine.persist());
-  // Called only once the engine exists.
-  const engine = engineFor(
-    dir,
-    workspace,
-    (config, run) =>
-      rolesFor(config, workspace, env, {
-        ...options,
-        ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
-      }),
-    secretsOf(env),
-    env,
-    remote,
-  );
   // The engine closes the roles it makes.
-  return { engine, roles: {} };
+  return { engine: await engineOver(dir, workspace, env, token, options), roles: {} };
 }
 
 /** Runs the engine with progress (and questions at a terminal), then prints the outcome. */

@@ -1,0 +1,40 @@
+import type { GitWorkspace } from '../adapters/git/git-workspace.js';
+import type { Env } from './env.js';
+import type { RunEngine } from './run-engine.js';
+import { engineFor, rolesFor, secretsOf } from './wiring/wiring.js';
+import type { RoleOptions } from './wiring/workers.js';
+
+/** A repository opened for runs (`openWorkspace`): its git processes live until it is closed. */
+export type OpenedWorkspace = GitWorkspace;
+
+/**
+ * The engine over an opened repository, for `maker run`, `maker resume` and the MCP server alike:
+ * roles made per run (so a run's worker shares its GitHub publisher) and each GitHub run's remote,
+ * with the token it is given now (`token` is read at each use where it can change, as the MCP
+ * server's can). The engine closes the roles it makes.
+ */
+export async function engineOver(
+  dir: string,
+  workspace: OpenedWorkspace,
+  env: Env,
+  token: string | undefined | (() => string | undefined),
+  options: RoleOptions = {},
+): Promise<RunEngine> {
+  // Loaded here, when a run starts: `maker --help` and the light commands never load GitHub's client.
+  const { engineRemotes } = await import('./start/remotes.js');
+  const remote = engineRemotes(workspace, token, () => engine.persist());
+  // Called only once the engine exists.
+  const engine = engineFor(
+    dir,
+    workspace,
+    (config, run) =>
+      rolesFor(config, workspace, env, {
+        ...options,
+        ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
+      }),
+    secretsOf(env),
+    env,
+    remote,
+  );
+  return engine;
+}
