@@ -24,9 +24,6 @@ const SURFACES_NOT_YET_THROUGH_APP = [
   'src/surfaces/mcp/start-record.ts',
   'src/surfaces/mcp/workspaces.ts',
   'src/surfaces/view/file-source.ts',
-  'src/surfaces/view/journal-tail.ts',
-  'src/surfaces/view/model.ts',
-  'src/surfaces/view/server.ts',
 ];
 
 export default tseslint.config(

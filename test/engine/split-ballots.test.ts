@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderSplit } from '../../src/engine/split/decompose.js';
+import { renderSplit } from '../../src/core/view/split-text.js';
 import type { SplitAnswer } from '../../src/engine/vote/parse.js';
 
 const subtask = (acceptance: string[], check?: string) => ({

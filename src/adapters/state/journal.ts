@@ -1,5 +1,6 @@
 import { appendFile, open, readFile } from 'node:fs/promises';
 import { makeRedactor, type Redactor } from '../../core/errors.js';
+import { journalRecords } from '../../core/journal-lines.js';
 
 /**
  * An append-only JSONL event journal. Each record is one line, written with a single append (so a
@@ -43,22 +44,6 @@ export class Journal {
     }
     return journalRecords(text);
   }
-}
-
-/** The JSON object on each line of a journal's `text`; blank, torn (a crash mid-append) or foreign lines are skipped. */
-export function journalRecords(text: string): Record<string, unknown>[] {
-  const records: Record<string, unknown>[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value))
-        records.push(value as Record<string, unknown>);
-    } catch {
-      // A torn line from a crash mid-append: skip it.
-    }
-  }
-  return records;
 }
 
 /** Whether a file exists and its last byte is not a newline (a crash cut its last line). */

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { journalRecords } from '../../adapters/state/journal.js';
+import { journalRecords } from '../../core/journal-lines.js';
 import { logEntry } from './model.js';
 import type { LogEntry } from './protocol.js';
 

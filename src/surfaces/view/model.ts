@@ -21,7 +21,7 @@ import {
 } from '../../core/view/display.js';
 import { runStanding, type Driver } from '../../core/view/standing.js';
 import { WORKER_FACTS } from '../../app/wiring/worker-catalogue.js';
-import { renderSplit } from '../../engine/split/decompose.js';
+import { renderSplit } from '../../core/view/split-text.js';
 import { summarise } from '../../core/view/summary.js';
 import { logText } from './log-text.js';
 import type {

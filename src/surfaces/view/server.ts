@@ -11,7 +11,7 @@ import { memoDiff, type DiffOf } from './diffs.js';
 import { nodeDetail } from './model.js';
 import { pageHtml } from './page-html.js';
 import type { ViewSource } from './source.js';
-import { JOURNAL_FILE_NAME } from '../../adapters/state/state-file.js';
+import { JOURNAL_FILE_NAME } from '../../core/workspace-files.js';
 import { join } from 'node:path';
 
 export interface ViewServerOptions {
