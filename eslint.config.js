@@ -19,7 +19,6 @@ const SURFACES_NOT_YET_THROUGH_APP = [
   'src/surfaces/cli/commands/calibrate-run.ts',
   'src/surfaces/cli/commands/doctor-clean.ts',
   'src/surfaces/cli/commands/run-init.ts',
-  'src/surfaces/cli/demo-github.ts',
   'src/surfaces/cli/main.ts',
   'src/surfaces/mcp/start-record.ts',
   'src/surfaces/mcp/workspaces.ts',

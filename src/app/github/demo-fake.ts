@@ -123,21 +123,34 @@ export async function resumeDemoFake(
         };
   // `origin` follows the fake (also when an earlier resume moved it and was killed before saving).
   const cloneUrl = github?.cloneUrl ?? run.github.cloneUrl;
-  const origin = (await runGit(['remote', 'get-url', 'origin'], { cwd: dir })).stdout.trim();
-  if (origin !== '' && origin !== cloneUrl && isLoopbackUrl(origin) && samePath(origin, cloneUrl)) {
-    const set = await runGit(['remote', 'set-url', 'origin', cloneUrl], { cwd: dir });
-    if (set.code !== 0) {
-      await served.fake.close();
-      throw new ApiCallError('git', `git remote set-url origin failed: ${set.stderr.trim()}`);
-    }
+  try {
+    await repointDemoOrigin(dir, cloneUrl);
+  } catch (error) {
+    await served.fake.close();
+    throw error;
   }
   return github === undefined ? served : { ...served, github };
 }
 
-function samePath(a: string, b: string): boolean {
-  try {
-    return new URL(a).pathname === new URL(b).pathname;
-  } catch {
-    return false;
-  }
+/**
+ * An `origin` a killed demo left pointing at its own fake GitHub, whose port died with it (or that
+ * an earlier resume moved and was killed before saving): a loopback URL with the same owner and
+ * name is the demo's own, and is moved to `cloneUrl`, the fake served now.
+ */
+export async function repointDemoOrigin(dir: string, cloneUrl: string): Promise<void> {
+  const got = await runGit(['remote', 'get-url', 'origin'], { cwd: dir }).catch(() => undefined);
+  const origin = got?.code === 0 ? got.stdout.trim() : '';
+  if (origin === '' || origin === cloneUrl || !isLoopbackUrl(origin)) return;
+  // GitHub's owner and repository names are case-insensitive.
+  const path = (url: string) => {
+    try {
+      return new URL(url).pathname.toLowerCase();
+    } catch {
+      return undefined;
+    }
+  };
+  if (path(origin) !== path(cloneUrl)) return;
+  const set = await runGit(['remote', 'set-url', 'origin', cloneUrl], { cwd: dir });
+  if (set.code !== 0)
+    throw new ApiCallError('git', `git remote set-url origin failed: ${set.stderr.trim()}`);
 }

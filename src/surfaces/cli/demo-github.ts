@@ -1,11 +1,15 @@
 import { isLoopbackUrl } from '../../core/loopback.js';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
-import { runGit } from '../../adapters/git/git-process.js';
 import type { StartIntent } from '../../core/tree/schema.js';
 import { startFakeGitHub } from '../../offline/fake-github.js';
 import { envValue, type Env } from '../../app/env.js';
-import { DEMO_OWNER, demoFakeHome, serveDemoFake } from '../../app/github/demo-fake.js';
+import {
+  DEMO_OWNER,
+  demoFakeHome,
+  repointDemoOrigin,
+  serveDemoFake,
+} from '../../app/github/demo-fake.js';
 import type { GitHubAsk } from '../../app/github/plan.js';
 import type { ServedGitHub } from './commands/run-start.js';
 
@@ -93,24 +97,4 @@ export function demoGitHub(env: Env, dir: string): DemoGitHub {
       };
     },
   };
-}
-
-/**
- * An `origin` a killed demo left pointing at its own fake GitHub, whose port died with it: a
- * loopback URL with the same owner and name is the demo's own, and is moved to the fake served now.
- */
-async function repointDemoOrigin(dir: string, cloneUrl: string): Promise<void> {
-  const got = await runGit(['remote', 'get-url', 'origin'], { cwd: dir }).catch(() => undefined);
-  const origin = got?.code === 0 ? got.stdout.trim() : '';
-  if (origin === '' || origin === cloneUrl || !isLoopbackUrl(origin)) return;
-  const path = (url: string) => {
-    try {
-      return new URL(url).pathname.toLowerCase();
-    } catch {
-      return undefined;
-    }
-  };
-  if (path(origin) !== path(cloneUrl)) return;
-  const set = await runGit(['remote', 'set-url', 'origin', cloneUrl], { cwd: dir });
-  if (set.code !== 0) throw new Error(`git remote set-url origin failed: ${set.stderr.trim()}`);
 }
