@@ -1,15 +1,9 @@
 import { AbortedError } from '../../core/errors.js';
 import { abortableSleep } from '../../core/sleep.js';
-import { clause, sentences } from '../../core/text.js';
+import { sentences } from '../../core/text.js';
 import type { Worker, WorkerHooks, WorkerOutput, WorkerTask } from '../../ports/worker.js';
 import { JulesError, type CallOptions, type CreateSessionRequest } from './client.js';
-import {
-  MAX_REPLIES_PER_SESSION,
-  sessionCandidate,
-  sessionPatch,
-  stuckSession,
-} from './outputs.js';
-import { allActivities, readSession } from './reads.js';
+import { followSession } from './follow.js';
 import { createSessionOnce } from './create.js';
 import { RunningSessions } from './running.js';
 import { matchingSessions, sessionMatch, type SessionMatch } from './match.js';
@@ -17,9 +11,9 @@ import { SessionBudgetError, stopsRun } from './errors.js';
 import { Slots } from './slots.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
 import type { JulesWorkerOptions } from './worker-options.js';
-import { planChoice, planText, prompt, sessionTitle } from './prompt.js';
+import { prompt, sessionTitle } from './prompt.js';
 import { SourceGate } from './source.js';
-import { PollSchedule, WAITING_ON_SOMEONE } from './poll-schedule.js';
+import { PollSchedule } from './poll-schedule.js';
 
 export { SessionBudgetError } from './errors.js';
 export type { JulesWorkerOptions } from './worker-options.js';
@@ -196,7 +190,22 @@ export class JulesWorker implements Worker {
     const seen: { state?: string | undefined } = {};
     try {
       if (id !== hooks.externalId) await hooks.recordExternalId?.(id);
-      return await this.#follow(task, slot, id, created, call, hooks, seen);
+      return await followSession(
+        {
+          client,
+          polls: this.#polls,
+          halted: () => this.#slots.halted,
+          planReview: this.#o.planReview === true,
+          timeoutMs: this.#o.timeoutMs ?? SESSION_TIMEOUT_MS,
+          initialPollMs: this.#o.pollMs?.initial ?? 15_000,
+          sleep: this.#sleep,
+          now: this.#now,
+        },
+        { task, slot, id, created },
+        call,
+        hooks,
+        seen,
+      );
     } finally {
       // Not seen ended (a deadline, a discarded question, a cancel): Jules may still run it.
       this.#running.end(id, seen.state !== 'COMPLETED' && seen.state !== 'FAILED');
@@ -221,163 +230,6 @@ export class JulesWorker implements Worker {
       await hooks.recordExtraId?.(other);
       await client.archiveSession(other, call).catch(() => undefined);
     }
-  }
-
-  /**
-   * Polls the session to a terminal state, approving plans and relaying questions on the way;
-   * `seen` keeps the last state a look saw.
-   */
-  // eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
-  async #follow(
-    task: WorkerTask,
-    slot: number,
-    id: string,
-    created: boolean,
-    call: CallOptions,
-    hooks: WorkerHooks,
-    seen: { state?: string | undefined },
-  ): Promise<WorkerOutput> {
-    const { client } = this.#o;
-    const signal = call.signal;
-    const externalId = id;
-    const { ask, choose } = hooks;
-    const now = this.#now;
-    const since = now();
-    // Moved on by the time a person takes to answer: that time is not the session's.
-    let deadline = since + (this.#o.timeoutMs ?? SESSION_TIMEOUT_MS);
-    const person = async <T>(answer: () => Promise<T>): Promise<T> => {
-      const asked = now();
-      const value = await answer();
-      deadline += now() - asked;
-      return value;
-    };
-    const waits = this.#polls.waits();
-    let delay = this.#o.pollMs?.initial ?? 15_000;
-    // A session created a moment ago is still queued: the first look waits one delay. A session
-    // re-attached after a restart may have finished long ago: look at once.
-    let wait = created;
-    // Its time then includes a person's (or a pause): it says nothing of how long the work takes.
-    let waitedOnSomeone = false;
-    // Waits run from the previous look's sending (the first from now): a slow answer does not push
-    // every later look back by its latency, and a look is never sent before the last is answered.
-    let lookedAt = since;
-    /** The last answer Jules refused (400): harmless unless the session still waits for one. */
-    let refusedMessage: JulesError | undefined;
-    /** Plans approved and answers sent (here, or as Jules' activities count them): see MAX_REPLIES_PER_SESSION. */
-    let approvals = 0;
-    let answers = 0;
-    for (;;) {
-      if (wait) {
-        const halted = this.#slots.halted;
-        if (halted !== undefined) throw halted;
-        delay = waits.next().value;
-        const rest = lookedAt + delay - now();
-        if (rest > 0) await this.#sleep(rest, signal);
-      }
-      wait = true;
-      lookedAt = now();
-      const session = await readSession(client, id, call, (signal) => this.#sleep(delay, signal));
-      seen.state = session.state ?? undefined;
-      if (WAITING_ON_SOMEONE.has(session.state ?? '')) waitedOnSomeone = true;
-      if (session.state !== 'AWAITING_USER_FEEDBACK') refusedMessage = undefined;
-      if (
-        created &&
-        !waitedOnSomeone &&
-        (session.state === 'COMPLETED' || session.state === 'FAILED')
-      )
-        // Plus the clock's resolution (1 ms): later first looks are never earlier than this one.
-        this.#polls.finished(lookedAt - since + 1);
-      switch (session.state) {
-        case 'COMPLETED':
-          // The session's outputs carry its changeSet; the activities are read only when they do not.
-          return sessionCandidate(
-            session,
-            sessionPatch(session, []) === undefined ? await allActivities(client, id, call) : [],
-            task.baseCommit,
-            externalId,
-          );
-        case 'FAILED': {
-          const reason = (await allActivities(client, id, call))
-            .map((a) => a.sessionFailed?.reason)
-            .find(Boolean);
-          return {
-            ok: false,
-            reason: sentences(`The Jules session failed${reason ? `: ${clause(reason)}` : ''}`),
-            externalId,
-          };
-        }
-        case 'AWAITING_PLAN_APPROVAL': {
-          const activities = await allActivities(client, id, call);
-          // Counted by Jules too: approvals sent before a resume (or by anyone) count.
-          approvals = Math.max(approvals, activities.filter((a) => a.planApproved != null).length);
-          if (approvals >= MAX_REPLIES_PER_SESSION) return this.#stuck(id, 'plan', call);
-          if (this.#o.planReview === true && choose !== undefined) {
-            const plan = planText(activities);
-            const choice = await person(() => choose(planChoice(task, slot, id, plan)));
-            if (choice !== 'approve')
-              return {
-                ok: false,
-                reason: `A person vetoed the plan of Jules session ${id}.`,
-                externalId,
-              };
-          }
-          approvals += 1;
-          await client.approvePlan(id, call).catch((error: unknown) => {
-            // Approved already (a retried approval whose first reply was lost): the next look shows it.
-            if (!(error instanceof JulesError && error.kind === 'bad-request')) throw error;
-          });
-          break;
-        }
-        case 'AWAITING_USER_FEEDBACK': {
-          const activities = await allActivities(client, id, call);
-          const question = activities
-            .map((a) => a.agentMessaged?.agentMessage)
-            .filter(Boolean)
-            .at(-1);
-          answers = Math.max(answers, activities.filter((a) => a.userMessaged != null).length);
-          if (refusedMessage !== undefined) throw refusedMessage;
-          if (ask !== undefined && question) {
-            if (answers >= MAX_REPLIES_PER_SESSION) return this.#stuck(id, 'answer', call);
-            answers += 1;
-            // The person answers (now, or after a deferred run resumes and re-attaches here).
-            await client
-              .sendMessage(id, await person(() => ask(question)), call)
-              .catch((error: unknown) => {
-                // Sent already (a retried message whose first reply was lost), and the session has
-                // finished since (400 FAILED_PRECONDITION): the next look shows it. Refused while
-                // the session still waits for it, it is an answer Jules will not take.
-                if (!(error instanceof JulesError && error.kind === 'bad-request')) throw error;
-                refusedMessage = error;
-              });
-            break;
-          }
-          return {
-            ok: false,
-            reason: `The Jules agent stopped to ask${question ? `: "${question}"` : ''}; a candidate that needs help is discarded.`,
-            externalId,
-          };
-        }
-        default:
-          break;
-      }
-      // Judged at the look, not at its answer: an answer that comes late says the session was
-      // still working when it was asked, and the next look settles it.
-      if (lookedAt > deadline)
-        return {
-          ok: false,
-          reason: `The Jules session ${id} did not finish in time (state ${session.state ?? 'unknown'}).`,
-          externalId,
-        };
-    }
-  }
-
-  /**
-   * A session that waits on someone again after {@link MAX_REPLIES_PER_SESSION} answers (or plan
-   * approvals) is stuck, not working: it is archived (best effort) and the candidate red-flagged.
-   */
-  async #stuck(id: string, waitsFor: 'plan' | 'answer', call: CallOptions): Promise<WorkerOutput> {
-    await this.#o.client.archiveSession(id, call).catch(() => undefined);
-    return stuckSession(id, waitsFor);
   }
 
   /** Counts the session against the daily budget before it is created; a spent budget stops the run. */

@@ -1,5 +1,11 @@
 import { lookup } from 'node:dns/promises';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { BlockList, connect, isIP, type Socket } from 'node:net';
 import { join } from 'node:path';
 
@@ -85,168 +91,237 @@ function allowedTargets(origins: readonly string[]): Allowed {
   return { targets };
 }
 
+/** Where a permitted connection goes: an address, and whether to reach it without the person's proxy. */
+interface Target {
+  readonly address: string;
+  readonly direct: boolean;
+}
+
+/** What a running proxy decides with, and what it keeps: its refusals and its open sockets. */
+interface Gate {
+  /** `host:port` → whether the person named it by an address or `localhost` (see {@link Allowed}). */
+  readonly targets: Map<string, boolean>;
+  readonly resolve: (host: string) => Promise<string[]>;
+  readonly upstream: URL | undefined;
+  readonly refused: string[];
+  readonly sockets: Set<Socket>;
+}
+
 /** Starts the proxy on `<dir>/proxy.sock`. */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function startRegistryProxy(options: RegistryProxyOptions): Promise<RegistryProxy> {
-  const { targets } = allowedTargets(options.origins);
-  const refused: string[] = [];
-  const sockets = new Set<Socket>();
-  const resolve =
-    options.resolve ??
-    (async (host: string) => (await lookup(host, { all: true })).map((a) => a.address));
-  const upstream = options.upstream === undefined ? undefined : new URL(options.upstream);
-
-  /** Where to connect for `host:port`, or why not. */
-  const route = async (
-    host: string,
-    port: string,
-  ): Promise<{ address: string; direct: boolean } | string> => {
-    const key = `${host.replace(/^\[|\]$/g, '').toLowerCase()}:${port}`;
-    const literal = targets.get(key);
-    if (literal === undefined) return `${key}: not a configured registry`;
-    const name = key.slice(0, key.lastIndexOf(':'));
-    // An address the person named is reached directly, never through their own proxy.
-    if (literal) return { address: name === 'localhost' ? '127.0.0.1' : name, direct: true };
-    const addresses = await resolve(name).catch(() => []);
-    if (addresses.length === 0) return `${key}: its name does not resolve`;
-    const inner = addresses.find(isPrivateAddress);
-    if (inner !== undefined) return `${key}: resolves to ${inner}, a private address`;
-    return { address: addresses[0] as string, direct: upstream === undefined };
+  const gate: Gate = {
+    targets: allowedTargets(options.origins).targets,
+    resolve: options.resolve ?? systemResolve,
+    upstream: options.upstream === undefined ? undefined : new URL(options.upstream),
+    refused: [],
+    sockets: new Set<Socket>(),
   };
-
-  /** A socket to `host:port`, through the person's proxy when there is one. */
-  const open = (
-    target: { address: string; direct: boolean },
-    host: string,
-    port: number,
-  ): Promise<Socket> =>
-    new Promise((resolveSocket, reject) => {
-      const { address } = target;
-      if (target.direct || upstream === undefined) {
-        const socket = connect(port, address, () => resolveSocket(socket));
-        socket.once('error', reject);
-        return;
-      }
-      const socket = connect(Number(upstream.port || 80), upstream.hostname, () =>
-        socket.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`),
-      );
-      socket.once('error', reject);
-      let head = '';
-      const onData = (chunk: Buffer) => {
-        head += chunk.toString('latin1');
-        const end = head.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        socket.off('data', onData);
-        if (!/^HTTP\/1\.[01] 200/.test(head)) reject(new Error(head.split('\r\n')[0]));
-        else {
-          const rest = Buffer.from(head.slice(end + 4), 'latin1');
-          if (rest.length > 0) socket.unshift(rest);
-          resolveSocket(socket);
-        }
-      };
-      socket.on('data', onData);
-    });
-
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '');
-      } catch {
-        res.writeHead(400, OWN).end('maker proxy: absolute URLs only\n');
-        return;
-      }
-      if (url.protocol !== 'http:') {
-        res.writeHead(400, OWN).end('maker proxy: use CONNECT for https\n');
-        return;
-      }
-      const port = url.port === '' ? '80' : url.port;
-      const target = await route(url.hostname, port);
-      if (typeof target === 'string') {
-        refused.push(target);
-        res.writeHead(403, OWN).end(`maker proxy: refused ${target}\n`);
-        return;
-      }
-      const socket = await open(target, url.hostname, Number(port)).catch(() => undefined);
-      if (socket === undefined) {
-        res.writeHead(502, OWN).end('maker proxy: the registry could not be reached\n');
-        return;
-      }
-      const headers: Record<string, string | string[] | undefined> = {
-        ...req.headers,
-        host: url.host,
-        connection: 'close',
-      };
-      delete headers['proxy-connection'];
-      delete headers['proxy-authorization'];
-      const forward = request(
-        {
-          createConnection: () => socket,
-          path: `${url.pathname}${url.search}`,
-          method: req.method,
-          headers,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.on('error', () => res.destroy());
-      req.pipe(forward);
-    })();
+    void proxyPlainHttp(gate, req, res);
   });
-
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
+    track(gate.sockets, client);
     client.on('error', () => client.destroy());
-    void (async () => {
-      const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(req.url ?? '');
-      if (match === null) {
-        client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-        return;
-      }
-      const [, host = '', port = ''] = match;
-      const target = await route(host, port);
-      if (typeof target === 'string') {
-        refused.push(target);
-        client.end(`HTTP/1.1 403 Forbidden\r\n\r\nmaker proxy: refused ${target}\n`);
-        return;
-      }
-      const remote = await open(target, host, Number(port)).catch(() => undefined);
-      if (remote === undefined) {
-        client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
-        return;
-      }
-      sockets.add(remote);
-      remote.on('close', () => sockets.delete(remote));
-      remote.on('error', () => client.destroy());
-      client.on('close', () => remote.destroy());
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) remote.write(head);
-      remote.pipe(client);
-      client.pipe(remote);
-    })();
+    void tunnel(gate, req, client, head);
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  server.on('connection', (socket: Socket) => track(gate.sockets, socket));
 
   const socket = join(options.dir, 'proxy.sock');
-  await new Promise<void>((resolveListen, reject) => {
+  await listen(server, socket);
+  return { socket, refused: gate.refused, close: () => closeAll(server, gate.sockets) };
+}
+
+async function systemResolve(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true })).map((a) => a.address);
+}
+
+/** Where to connect for `host:port`, or why not. */
+async function route(gate: Gate, host: string, port: string): Promise<Target | string> {
+  const key = `${host.replace(/^\[|\]$/g, '').toLowerCase()}:${port}`;
+  const literal = gate.targets.get(key);
+  if (literal === undefined) return `${key}: not a configured registry`;
+  const name = key.slice(0, key.lastIndexOf(':'));
+  // An address the person named is reached directly, never through their own proxy.
+  if (literal) return { address: name === 'localhost' ? '127.0.0.1' : name, direct: true };
+  const addresses = await gate.resolve(name).catch(() => []);
+  if (addresses.length === 0) return `${key}: its name does not resolve`;
+  const inner = addresses.find(isPrivateAddress);
+  if (inner !== undefined) return `${key}: resolves to ${inner}, a private address`;
+  return { address: addresses[0] as string, direct: gate.upstream === undefined };
+}
+
+/** A socket to `host:port`, through the person's proxy when there is one. */
+function open(
+  upstream: URL | undefined,
+  target: Target,
+  host: string,
+  port: number,
+): Promise<Socket> {
+  if (target.direct || upstream === undefined) return connectDirect(target.address, port);
+  return connectThrough(upstream, host, port);
+}
+
+function connectDirect(address: string, port: number): Promise<Socket> {
+  return new Promise((resolveSocket, reject) => {
+    const socket = connect(port, address, () => resolveSocket(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** A tunnel to `host:port` asked of the person's proxy by `CONNECT`, once it answers 200. */
+function connectThrough(upstream: URL, host: string, port: number): Promise<Socket> {
+  return new Promise((resolveSocket, reject) => {
+    const socket = connect(Number(upstream.port || 80), upstream.hostname, () =>
+      socket.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`),
+    );
+    socket.once('error', reject);
+    let head = '';
+    const onData = (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      socket.off('data', onData);
+      if (!/^HTTP\/1\.[01] 200/.test(head)) reject(new Error(head.split('\r\n')[0]));
+      else {
+        const rest = Buffer.from(head.slice(end + 4), 'latin1');
+        if (rest.length > 0) socket.unshift(rest);
+        resolveSocket(socket);
+      }
+    };
+    socket.on('data', onData);
+  });
+}
+
+/** A plain-HTTP request (absolute form): refused, or forwarded to its registry. */
+async function proxyPlainHttp(
+  gate: Gate,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const url = plainHttpUrl(req.url);
+  if (typeof url === 'string') {
+    res.writeHead(400, OWN).end(url);
+    return;
+  }
+  const port = url.port === '' ? '80' : url.port;
+  const target = await route(gate, url.hostname, port);
+  if (typeof target === 'string') {
+    gate.refused.push(target);
+    res.writeHead(403, OWN).end(`maker proxy: refused ${target}\n`);
+    return;
+  }
+  const socket = await open(gate.upstream, target, url.hostname, Number(port)).catch(
+    () => undefined,
+  );
+  if (socket === undefined) {
+    res.writeHead(502, OWN).end('maker proxy: the registry could not be reached\n');
+    return;
+  }
+  forward(req, res, url, socket);
+}
+
+/** The request's URL, or why the proxy will not take it. */
+function plainHttpUrl(raw: string | undefined): URL | string {
+  let url: URL;
+  try {
+    url = new URL(raw ?? '');
+  } catch {
+    return 'maker proxy: absolute URLs only\n';
+  }
+  if (url.protocol !== 'http:') return 'maker proxy: use CONNECT for https\n';
+  return url;
+}
+
+/** Sends the request on `socket` (to the registry) and its answer back. */
+function forward(req: IncomingMessage, res: ServerResponse, url: URL, socket: Socket): void {
+  const forwarded = request(
+    {
+      createConnection: () => socket,
+      path: `${url.pathname}${url.search}`,
+      method: req.method,
+      headers: registryHeaders(req, url),
+    },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  forwarded.on('error', () => res.destroy());
+  req.pipe(forwarded);
+}
+
+/** The client's headers for the registry: its host, one request per connection, none for a proxy. */
+function registryHeaders(
+  req: IncomingMessage,
+  url: URL,
+): Record<string, string | string[] | undefined> {
+  const headers: Record<string, string | string[] | undefined> = {
+    ...req.headers,
+    host: url.host,
+    connection: 'close',
+  };
+  delete headers['proxy-connection'];
+  delete headers['proxy-authorization'];
+  return headers;
+}
+
+/** A `CONNECT host:port`: refused, or joined to its registry byte for byte. */
+async function tunnel(
+  gate: Gate,
+  req: IncomingMessage,
+  client: Socket,
+  head: Buffer,
+): Promise<void> {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(req.url ?? '');
+  if (match === null) {
+    client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    return;
+  }
+  const [, host = '', port = ''] = match;
+  const target = await route(gate, host, port);
+  if (typeof target === 'string') {
+    gate.refused.push(target);
+    client.end(`HTTP/1.1 403 Forbidden\r\n\r\nmaker proxy: refused ${target}\n`);
+    return;
+  }
+  const remote = await open(gate.upstream, target, host, Number(port)).catch(() => undefined);
+  if (remote === undefined) {
+    client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+    return;
+  }
+  splice(gate.sockets, client, remote, head);
+}
+
+/** Joins the client to the registry (after the bytes the client sent with its `CONNECT`). */
+function splice(sockets: Set<Socket>, client: Socket, remote: Socket, head: Buffer): void {
+  track(sockets, remote);
+  remote.on('error', () => client.destroy());
+  client.on('close', () => remote.destroy());
+  client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+  if (head.length > 0) remote.write(head);
+  remote.pipe(client);
+  client.pipe(remote);
+}
+
+/** Keeps `socket` in `sockets` while it is open, for {@link closeAll}. */
+function track(sockets: Set<Socket>, socket: Socket): void {
+  sockets.add(socket);
+  socket.on('close', () => sockets.delete(socket));
+}
+
+function listen(server: Server, socket: string): Promise<void> {
+  return new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(socket, () => resolveListen());
   });
-  return {
-    socket,
-    refused,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolveClose());
-      }),
-  };
+}
+
+/** Stops the proxy, ending every connection still open (a stuck install's included). */
+function closeAll(server: Server, sockets: Set<Socket>): Promise<void> {
+  return new Promise<void>((resolveClose) => {
+    for (const s of sockets) s.destroy();
+    server.close(() => resolveClose());
+  });
 }
 
 /**
