@@ -16,7 +16,6 @@ const SURFACES_NOT_YET_THROUGH_APP = [
   'src/surfaces/bench/tree-bench.ts',
   'src/surfaces/bench/view-bench.ts',
   'src/surfaces/cli/commands/bench-hanoi-run.ts',
-  'src/surfaces/cli/commands/calibrate-run.ts',
   'src/surfaces/cli/commands/doctor-clean.ts',
   'src/surfaces/cli/commands/run-init.ts',
   'src/surfaces/cli/main.ts',

@@ -1,12 +1,14 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
+import { inspectRepository } from '../adapters/git/inspect.js';
 import { findSandbox } from '../adapters/sandbox/bwrap.js';
 import { CoderSimModel } from '../adapters/sim/coder-sim.js';
 import { classCount, recommend, votedAccuracy, wilson } from '../core/calibration.js';
 import { ConfigError, UsageError } from '../core/errors.js';
+import { CALIBRATION_FILE_NAME } from '../core/workspace-files.js';
 import { sampleSuite, type RecordedSample } from '../engine/calibration/calibrate.js';
 import { CALIBRATION_SUITE } from '../engine/calibration/suite.js';
 import { LlmPlanner } from '../engine/models/llm-planner.js';
@@ -14,9 +16,9 @@ import { LlmWorker } from '../engine/models/llm-worker.js';
 import { secretsOf, type Env } from './env.js';
 import { settleAccess } from './start/access-check.js';
 import { DEFAULT_MODEL, WORKERS, geminiModel, type RunModel } from './wiring/workers.js';
+import { openWorkspace } from './wiring/wiring.js';
 
-/** The calibration a workspace keeps beside its state, for `maker run --confidence auto`. */
-export const CALIBRATION_FILE_NAME = 'maker-calibration.json';
+export { CALIBRATION_FILE_NAME };
 const VERSION = 1;
 const KS = [1, 2, 3, 4, 5] as const;
 
@@ -225,10 +227,18 @@ function summarise(
 }
 
 /** Writes the calibration beside the workspace's state. */
-export async function saveCalibration(dir: string, calibration: Calibration): Promise<string> {
+export async function saveCalibration(
+  dir: string,
+  calibration: Calibration,
+  env: Env,
+): Promise<{ file: string; inGit: boolean }> {
+  await mkdir(dir, { recursive: true });
   const file = join(dir, CALIBRATION_FILE_NAME);
   await writeFile(file, `${JSON.stringify(calibration, null, 2)}\n`);
-  return file;
+  // Opening the workspace keeps MAKER's files out of git (.git/info/exclude): only in a repository.
+  const inGit = (await inspectRepository(dir)).kind === 'repository';
+  if (inGit) await (await openWorkspace(dir, false, env)).close();
+  return { file, inGit };
 }
 
 /**

@@ -10,3 +10,5 @@ export const STATE_FILE_NAME = 'maker-state.json';
 export const STATE_LOG_FILE_NAME = 'maker-state.json.log';
 /** The runs' events, one JSON line each, for people and tools to follow. */
 export const JOURNAL_FILE_NAME = 'maker-journal.jsonl';
+/** The calibration a workspace keeps beside its state, for `maker run --confidence auto`. */
+export const CALIBRATION_FILE_NAME = 'maker-calibration.json';

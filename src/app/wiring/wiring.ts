@@ -5,6 +5,7 @@ import type { LauncherSeam } from '../../adapters/git/git-launcher.js';
 import { Journal } from '../../adapters/state/journal.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
 import {
+  CALIBRATION_FILE_NAME,
   JOURNAL_FILE_NAME,
   STATE_FILE_NAME,
   STATE_LOG_FILE_NAME,
@@ -16,7 +17,6 @@ import { PRESETS, type Confidence } from '../../core/tree/presets.js';
 import type { JulesConfig, Run, RunConfig } from '../../core/tree/schema.js';
 import { MakerEngine, type MakerEngineDeps, type Roles } from '../../engine/maker-engine.js';
 import { envValue, secretsOf, type Env } from '../env.js';
-import { CALIBRATION_FILE_NAME } from '../calibration.js';
 import { DEFAULT_MODEL, WORKERS, julesSettings, type RoleOptions } from './workers.js';
 import { MODEL_ACCESS_SETTING } from './model-access.js';
 

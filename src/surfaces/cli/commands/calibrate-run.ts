@@ -1,8 +1,6 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
-import { openWorkspace } from '../../../app/wiring/wiring.js';
-import { inspectRepository } from '../../../adapters/git/inspect.js';
 import {
   CALIBRATION_FILE_NAME,
   DEFAULT_MODEL,
@@ -41,11 +39,7 @@ export async function run(
     onSample: (done, total) => progress.update(done, total),
   });
   progress.done();
-  await mkdir(dir, { recursive: true });
-  const file = await saveCalibration(dir, result);
-  // Opening the workspace keeps MAKER's files out of git (.git/info/exclude): only in a repository.
-  const inGit = (await inspectRepository(dir)).kind === 'repository';
-  if (inGit) await (await openWorkspace(dir, false, io.env)).close();
+  const { file, inGit } = await saveCalibration(dir, result, io.env);
   io.stdout(o.json === true ? `${JSON.stringify(result)}\n` : table(result, file, inGit));
   return 0;
 }
