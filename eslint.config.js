@@ -17,7 +17,6 @@ const SURFACES_NOT_YET_THROUGH_APP = [
   'src/surfaces/bench/view-bench.ts',
   'src/surfaces/cli/commands/bench-hanoi-run.ts',
   'src/surfaces/cli/commands/doctor-clean.ts',
-  'src/surfaces/cli/commands/run-init.ts',
   'src/surfaces/cli/main.ts',
   'src/surfaces/mcp/start-record.ts',
   'src/surfaces/mcp/workspaces.ts',

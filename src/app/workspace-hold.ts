@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { StateFile } from '../core/tree/schema.js';
 import { STATE_FILE_NAME } from '../core/workspace-files.js';
+import { configuredIdentity } from '../adapters/git/git-repo.js';
 import { inspectRepository, type RepositoryFacts } from '../adapters/git/inspect.js';
 import { WorkspaceLock, type LockOwner } from '../adapters/state/lock.js';
 import { makerStateFile } from '../adapters/state/state-file.js';
@@ -37,4 +38,12 @@ export async function lookAt(
       ? undefined
       : await makerStateFile(dir).load();
   return { target, state };
+}
+
+/**
+ * Whose the initial commit of a repository MAKER makes in `dir` is: the person's git identity as
+ * configured there (repository, global or system), or none (MAKER's own is used).
+ */
+export function gitIdentity(dir: string): Promise<{ name: string; email: string } | undefined> {
+  return configuredIdentity(dir);
 }

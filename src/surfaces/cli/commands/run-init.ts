@@ -1,7 +1,6 @@
 import { readdir } from 'node:fs/promises';
-import { configuredIdentity } from '../../../adapters/git/git-repo.js';
 import { UsageError } from '../../../core/errors.js';
-import type { LockOwner } from '../../../adapters/state/lock.js';
+import { gitIdentity, type LockOwner } from '../../../app/workspace-hold.js';
 import { MAKER_FILE } from '../../../core/paths.js';
 import type { CliIo } from '../io.js';
 import { askLine } from '../prompt.js';
@@ -49,7 +48,7 @@ export async function createdRepositoryLine(
   dir: string,
   was: 'missing' | 'directory',
 ): Promise<string> {
-  const who = await configuredIdentity(dir);
+  const who = await gitIdentity(dir);
   const own = was === 'directory' ? (await ownEntries(dir)).length : 0;
   const untracked =
     own === 0
