@@ -48,13 +48,12 @@ export interface GitHubPlan {
  * run composes locally only (no `--github`, and `origin` is not on GitHub or there is no token).
  * `rateLimitedUntil`: GitHub's rate limit stopped the checks (until then).
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function planGitHub(
   ask: GitHubAsk,
   target: Target,
   dir: string,
   env: Env,
-): Promise<{ plan?: GitHubPlan; problems: string[]; notice?: string; rateLimitedUntil?: Date }> {
+): Promise<GitHubPlanAnswer> {
   let apiUrl: string;
   try {
     apiUrl = gitHubApiUrl(env);
@@ -68,13 +67,7 @@ export async function planGitHub(
   try {
     token = (await resolveGitHubToken({ env, baseUrl: apiUrl })).token;
   } catch (error) {
-    if (ask.repo !== undefined) return { problems: [messageOf(error)] };
-    return fromOrigin === undefined
-      ? { problems: [] }
-      : {
-          problems: [],
-          notice: `origin is the GitHub repository ${fromOrigin.owner}/${fromOrigin.name}, but there is no GitHub token: the run composes locally only. Set GITHUB_TOKEN (or pass --github) to publish its branches and open a pull request.`,
-        };
+    return withoutToken(error, ask, fromOrigin);
   }
   const ref = ask.repo ?? fromOrigin;
   if (ref === undefined) return { problems: [] };
@@ -87,34 +80,11 @@ export async function planGitHub(
   // Loaded here, when a plan needs GitHub: commands that never do never load Octokit.
   const { createGitHubHost } = await import('../../adapters/github/github-host.js');
   const host = createGitHubHost({ token, baseUrl: apiUrl });
-  let existing: Awaited<ReturnType<GitHubHost['inspectRepository']>>;
+  let existing: InspectedRepository | undefined;
   try {
-    const who = await host.whoAmI();
-    existing = await host.inspectRepository(ref);
-    if (
-      existing === undefined &&
-      ref.owner.toLowerCase() !== who.login.toLowerCase() &&
-      !(await host.isOrganisation(ref.owner))
-    )
-      problems.push(
-        `GitHub shows no repository ${full} to the token, and it cannot be created: ${ref.owner} is neither the token's user (${who.login}) nor an organisation the token can see. Check the owner and name, and that the token can see the repository (a fine-grained token lists the repositories it may use under Repository access).`,
-      );
-    else if (
-      existing === undefined &&
-      who.scopes !== undefined &&
-      !canCreate(who.scopes, ask.public)
-    )
-      problems.push(
-        `The GitHub token cannot create ${full}: a classic token needs the ${ask.public === true ? 'public_repo or repo' : 'repo'} scope (it has ${who.scopes.join(', ') || 'none'}). Create the repository yourself, or use a token with Administration: Read and write.`,
-      );
+    existing = await inspectRepository(host, ref, ask.public, problems);
   } catch (error) {
-    return {
-      problems: [...problems, messageOf(error)],
-      // GitHub's rate limit, not the person's command: said apart (its own exit status).
-      ...(error instanceof GitHubError && error.kind === 'rate-limited' && error.resumeAt
-        ? { rateLimitedUntil: error.resumeAt }
-        : {}),
-    };
+    return stoppedBy(error, problems);
   }
   if (existing !== undefined && !existing.canPush)
     problems.push(
@@ -136,6 +106,75 @@ export async function planGitHub(
     keepCandidates: ask.keepCandidates === true,
   };
   return problems.length > 0 ? { problems } : { plan, problems };
+}
+
+/** The repository, and what the token's user may do there. */
+type InspectedRepository = NonNullable<Awaited<ReturnType<GitHubHost['inspectRepository']>>>;
+
+/** What {@link planGitHub} found: a plan when nothing stands in the way, else the problems. */
+export interface GitHubPlanAnswer {
+  plan?: GitHubPlan;
+  problems: string[];
+  notice?: string;
+  rateLimitedUntil?: Date;
+}
+
+/**
+ * No token: a problem when `--github` asked for GitHub; else, with an `origin` on GitHub, a notice
+ * that the run composes locally only.
+ */
+function withoutToken(
+  error: unknown,
+  ask: GitHubAsk,
+  fromOrigin: RepoRef | undefined,
+): GitHubPlanAnswer {
+  if (ask.repo !== undefined) return { problems: [messageOf(error)] };
+  return fromOrigin === undefined
+    ? { problems: [] }
+    : {
+        problems: [],
+        notice: `origin is the GitHub repository ${fromOrigin.owner}/${fromOrigin.name}, but there is no GitHub token: the run composes locally only. Set GITHUB_TOKEN (or pass --github) to publish its branches and open a pull request.`,
+      };
+}
+
+/**
+ * The repository `ref` when it exists; when it does not, a problem in `problems` if the token
+ * cannot create it (its owner is neither the token's user nor an organisation it can see, or a
+ * classic token lacks the scope). Throws what GitHub answered when it could not be asked.
+ */
+async function inspectRepository(
+  host: GitHubHost,
+  ref: RepoRef,
+  asPublic: boolean | undefined,
+  problems: string[],
+): Promise<InspectedRepository | undefined> {
+  const full = `${ref.owner}/${ref.name}`;
+  const who = await host.whoAmI();
+  const existing = await host.inspectRepository(ref);
+  if (
+    existing === undefined &&
+    ref.owner.toLowerCase() !== who.login.toLowerCase() &&
+    !(await host.isOrganisation(ref.owner))
+  )
+    problems.push(
+      `GitHub shows no repository ${full} to the token, and it cannot be created: ${ref.owner} is neither the token's user (${who.login}) nor an organisation the token can see. Check the owner and name, and that the token can see the repository (a fine-grained token lists the repositories it may use under Repository access).`,
+    );
+  else if (existing === undefined && who.scopes !== undefined && !canCreate(who.scopes, asPublic))
+    problems.push(
+      `The GitHub token cannot create ${full}: a classic token needs the ${asPublic === true ? 'public_repo or repo' : 'repo'} scope (it has ${who.scopes.join(', ') || 'none'}). Create the repository yourself, or use a token with Administration: Read and write.`,
+    );
+  return existing;
+}
+
+/** The checks stopped by `error`: the problems so far and its message. */
+function stoppedBy(error: unknown, problems: readonly string[]): GitHubPlanAnswer {
+  return {
+    problems: [...problems, messageOf(error)],
+    // GitHub's rate limit, not the person's command: said apart (its own exit status).
+    ...(error instanceof GitHubError && error.kind === 'rate-limited' && error.resumeAt
+      ? { rateLimitedUntil: error.resumeAt }
+      : {}),
+  };
 }
 
 function canCreate(scopes: readonly string[], asPublic: boolean | undefined): boolean {

@@ -10,7 +10,8 @@ import { gitAuthEnv } from '../../adapters/git/git-auth.js';
 import { runGit, type GitRunner } from '../../adapters/git/git-process.js';
 import { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { BatchRefPublisher } from '../../adapters/git/ref-publisher.js';
-import { createGitHubHost } from '../../adapters/github/github-host.js';
+import { createGitHubHost, type GitHubHost } from '../../adapters/github/github-host.js';
+import type { PullRequestInfo, RepositoryInfo } from '../../ports/repo-host.js';
 
 export interface GitHubBenchOptions {
   /** The bundled CLI, whose `fake-github` serves the fake in its own process (GitHub is remote). */
@@ -64,37 +65,22 @@ export async function runGitHubBench(options: GitHubBenchOptions) {
   }
 }
 
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
-async function trial(
-  options: GitHubBenchOptions,
-  fake: Awaited<ReturnType<typeof startFakeProcess>>,
-  token: string,
-  index: number,
-) {
+type FakeGitHub = Awaited<ReturnType<typeof startFakeProcess>>;
+
+/**
+ * One trial on a fresh repository `app-<index>`: the node commits made, then (timed) everything
+ * published and the pull request merged; what that took in git processes and REST requests.
+ */
+async function trial(options: GitHubBenchOptions, fake: FakeGitHub, token: string, index: number) {
   const root = await mkdtemp(join(tmpdir(), 'maker-bench-github-'));
   try {
     const workspace = await GitWorkspace.open(join(root, 'repo'), { create: true });
     const base = (await workspace.resolve('main')) as string;
-    const names = Array.from({ length: options.branches }, (_, i) =>
-      i === 0 ? 'maker/rbench/n-root' : `maker/rbench/n-${i - 1}`,
-    );
+    const names = nodeBranches(options.branches);
     // The nodes' commits exist before timing starts: producing them is the engine's work.
-    const date = new Date('2026-01-01T00:00:00Z');
-    const moved: string[] = [];
-    for (const [i, name] of names.entries()) {
-      const tree = await workspace.treeWithEdits(base, [
-        { path: `node-${i}.txt`, content: `${name}\n` },
-      ]);
-      moved.push(await workspace.commit({ tree, parents: [base], message: name, date }));
-    }
+    const moved = await commitNodes(workspace, base, names);
     await fake.control('DELETE', 'requests');
-    let gitProcesses = 0;
-    let pushes = 0;
-    const counting: GitRunner = (args, o) => {
-      gitProcesses += 1;
-      if (args[0] === 'push') pushes += 1;
-      return runGit(args, o);
-    };
+    const git = new CountingGit();
     const started = performance.now();
     const host = createGitHubHost({ token, baseUrl: fake.baseUrl, throttle: false });
     const repo = await host.ensureRepository({ owner: 'bench', name: `app-${index}` });
@@ -102,53 +88,115 @@ async function trial(
       cwd: workspace.dir,
       remoteUrl: repo.cloneUrl,
       env: () => gitAuthEnv(repo.cloneUrl, token),
-      git: counting,
+      git: git.run,
       secrets: [token],
     });
     await publisher.publish('main', base);
-    let pr: Awaited<ReturnType<typeof host.openPullRequest>> | undefined;
-    for (let at = 0; at < names.length; at += options.batch) {
-      await Promise.all(names.slice(at, at + options.batch).map((n) => publisher.publish(n, base)));
-    }
-    for (let at = 0; at < names.length; at += options.batch) {
-      const slice = names.slice(at, at + options.batch);
-      await Promise.all(slice.map((n, i) => publisher.publish(n, moved[at + i] as string)));
-      const body = `Nodes done: ${Math.min(at + options.batch, names.length)}/${names.length}`;
-      pr =
-        pr === undefined
-          ? await host.openPullRequest(repo, {
-              head: names[0] as string,
-              base: 'main',
-              title: 'bench',
-              body,
-            })
-          : await host.updatePullRequest(repo, pr.number, { body });
-    }
+    await createBranches(publisher, names, base, options.batch);
+    const pr = await moveBranches(publisher, host, repo, names, moved, options.batch);
     const outcome = await host.mergePullRequest(repo, (pr as { number: number }).number, {
       expectedHeadSha: moved[0] as string,
     });
     const wallMs = performance.now() - started;
     const requests = (await fake.requests()).filter((r) => r.kind === 'api');
-    const byRoute: Record<string, number> = {};
-    for (const r of requests) {
-      const route = `${r.method} ${r.path
-        .replace(/\?.*$/, '')
-        .replace(/\/repos\/[^/]+\/[^/]+/, '/repos/{o}/{r}')
-        .replace(/\/\d+/g, '/{n}')}`;
-      byRoute[route] = (byRoute[route] ?? 0) + 1;
-    }
     return {
       wallMs,
-      gitProcesses,
-      pushes,
+      gitProcesses: git.processes,
+      pushes: git.pushes,
       rest: requests.length,
-      byRoute,
+      byRoute: countByRoute(requests),
       moves: 2 * names.length + 1,
       merged: outcome.status === 'merged',
     };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** The run's node branch names, the root's first. */
+function nodeBranches(count: number): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    i === 0 ? 'maker/rbench/n-root' : `maker/rbench/n-${i - 1}`,
+  );
+}
+
+/** A commit on `base` for each node branch (a file of its own), in the order of `names`. */
+async function commitNodes(workspace: GitWorkspace, base: string, names: readonly string[]) {
+  const date = new Date('2026-01-01T00:00:00Z');
+  const moved: string[] = [];
+  for (const [i, name] of names.entries()) {
+    const tree = await workspace.treeWithEdits(base, [
+      { path: `node-${i}.txt`, content: `${name}\n` },
+    ]);
+    moved.push(await workspace.commit({ tree, parents: [base], message: name, date }));
+  }
+  return moved;
+}
+
+/** A {@link GitRunner} that counts the git processes it starts, and of those the pushes. */
+class CountingGit {
+  processes = 0;
+  pushes = 0;
+  readonly run: GitRunner = (args, o) => {
+    this.processes += 1;
+    if (args[0] === 'push') this.pushes += 1;
+    return runGit(args, o);
+  };
+}
+
+/** Every node branch created at `base`, `batch` at a time. */
+async function createBranches(
+  publisher: BatchRefPublisher,
+  names: readonly string[],
+  base: string,
+  batch: number,
+) {
+  for (let at = 0; at < names.length; at += batch) {
+    await Promise.all(names.slice(at, at + batch).map((n) => publisher.publish(n, base)));
+  }
+}
+
+/**
+ * Every node branch moved to its commit, `batch` at a time; after each batch the pull request
+ * from the root branch is opened (the first time) or its body updated. Returns the pull request.
+ */
+async function moveBranches(
+  publisher: BatchRefPublisher,
+  host: GitHubHost,
+  repo: RepositoryInfo,
+  names: readonly string[],
+  moved: readonly string[],
+  batch: number,
+) {
+  let pr: PullRequestInfo | undefined;
+  for (let at = 0; at < names.length; at += batch) {
+    const slice = names.slice(at, at + batch);
+    await Promise.all(slice.map((n, i) => publisher.publish(n, moved[at + i] as string)));
+    const body = `Nodes done: ${Math.min(at + batch, names.length)}/${names.length}`;
+    pr =
+      pr === undefined
+        ? await host.openPullRequest(repo, {
+            head: names[0] as string,
+            base: 'main',
+            title: 'bench',
+            body,
+          })
+        : await host.updatePullRequest(repo, pr.number, { body });
+  }
+  return pr;
+}
+
+/** REST requests counted by route (`GET /repos/{o}/{r}/pulls/{n}`: query, owner, name and numbers generalised). */
+function countByRoute(requests: readonly { method: string; path: string }[]) {
+  const byRoute: Record<string, number> = {};
+  for (const r of requests) {
+    const route = `${r.method} ${r.path
+      .replace(/\?.*$/, '')
+      .replace(/\/repos\/[^/]+\/[^/]+/, '/repos/{o}/{r}')
+      .replace(/\/\d+/g, '/{n}')}`;
+    byRoute[route] = (byRoute[route] ?? 0) + 1;
+  }
+  return byRoute;
 }
 
 /** The fake GitHub as a child process (`maker fake-github`); the token goes by environment. */

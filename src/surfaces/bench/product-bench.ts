@@ -184,7 +184,7 @@ export async function runProductBench(options: ProductBenchOptions): Promise<Pro
   };
 }
 
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
+/** One run of `idea` through one arm, in a temp directory: what it built, and what the hidden tests made of it. */
 async function runArm(
   arm: 'maker' | 'single',
   idea: ProductIdea,
@@ -197,44 +197,17 @@ async function runArm(
   const product = join(dir, 'product');
   const started = performance.now();
   try {
-    let status = 'built';
-    let error: string | undefined;
-    let landed = false;
-    let votes: Pick<ArmRun, 'leafVotes' | 'splitVotes'> = {};
-    let wrong: WrongWinner[] | undefined;
-    if (arm === 'maker') {
-      const made = await makerRun(
-        { model, fake },
-        idea,
-        join(dir, 'repo'),
-        product,
-        knobs.seed,
-        editFormat,
-      );
-      ({ status, landed } = made);
-      error = made.error;
-      wrong = made.wrong;
-      votes = { leafVotes: made.leafVotes, splitVotes: made.splitVotes };
-    } else {
-      await mkdir(product, { recursive: true });
-      error = await singleShot(
-        model,
-        idea.idea,
-        product,
-        `single-${idea.name}-${knobs.seed}`,
-        editFormat,
-      );
-      landed = true;
-    }
+    const built =
+      arm === 'maker'
+        ? await makerRun({ model, fake }, idea, join(dir, 'repo'), product, knobs.seed, editFormat)
+        : await singleShotRun(model, idea, product, knobs.seed, editFormat);
     const wallMs = Math.round(performance.now() - started);
-    const hidden: Omit<HiddenResult, 'tail'> = landed
-      ? await runHiddenTests(product, idea)
-      : { passed: false, tests: 0, failed: 0, timedOut: false };
+    const hidden = await hiddenTestsOf(built.landed, product, idea);
     const diagnosis =
-      wrong === undefined
+      built.wrong === undefined
         ? undefined
-        : await diagnose({ status, error }, wrong, idea, {
-            landed,
+        : await diagnose({ status: built.status, error: built.error }, built.wrong, idea, {
+            landed: built.landed,
             passed: hidden.passed,
             product,
           });
@@ -242,32 +215,77 @@ async function runArm(
       idea: idea.name,
       arm,
       seed: knobs.seed,
-      status,
-      landed,
-      hidden: {
-        passed: hidden.passed,
-        tests: hidden.tests,
-        failed: hidden.failed,
-        timedOut: hidden.timedOut,
-      },
+      status: built.status,
+      landed: built.landed,
+      hidden,
       modelCalls: model.calls,
       tokens: model.tokens,
       wallMs,
-      ...(error === undefined ? {} : { error }),
-      ...votes,
-      fake: {
-        code: fake.stats.code,
-        plans: fake.stats.plans,
-        unmatched: fake.stats.unmatched,
-        tests: fake.stats.tests,
-        probes: fake.stats.probes,
-        calls: fake.stats.calls,
-      },
+      ...(built.error === undefined ? {} : { error: built.error }),
+      ...built.votes,
+      fake: fakeStats(fake),
       ...(diagnosis === undefined ? {} : { diagnosis }),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** What an arm built: how it ended, whether a tree landed, and (MAKER's) its votes and wrong winners. */
+interface Built {
+  readonly status: string;
+  readonly landed: boolean;
+  readonly error?: string | undefined;
+  readonly votes: Pick<ArmRun, 'leafVotes' | 'splitVotes'>;
+  readonly wrong?: WrongWinner[];
+}
+
+/** The single-shot baseline, written into `product`: it always lands (`built`), maybe with an error. */
+async function singleShotRun(
+  model: LanguageModel,
+  idea: ProductIdea,
+  product: string,
+  seed: number,
+  editFormat: EditFormat,
+): Promise<Built> {
+  await mkdir(product, { recursive: true });
+  const error = await singleShot(
+    model,
+    idea.idea,
+    product,
+    `single-${idea.name}-${seed}`,
+    editFormat,
+  );
+  return { status: 'built', landed: true, error, votes: {} };
+}
+
+/** The hidden acceptance tests on `product` (without their output), or none passed when nothing landed. */
+async function hiddenTestsOf(
+  landed: boolean,
+  product: string,
+  idea: ProductIdea,
+): Promise<Omit<HiddenResult, 'tail'>> {
+  const hidden: Omit<HiddenResult, 'tail'> = landed
+    ? await runHiddenTests(product, idea)
+    : { passed: false, tests: 0, failed: 0, timedOut: false };
+  return {
+    passed: hidden.passed,
+    tests: hidden.tests,
+    failed: hidden.failed,
+    timedOut: hidden.timedOut,
+  };
+}
+
+/** What the fake model wrote, as an {@link ArmRun} reports it. */
+function fakeStats(fake: RealisticModel): ArmRun['fake'] {
+  return {
+    code: fake.stats.code,
+    plans: fake.stats.plans,
+    unmatched: fake.stats.unmatched,
+    tests: fake.stats.tests,
+    probes: fake.stats.probes,
+    calls: fake.stats.calls,
+  };
 }
 
 /**
@@ -281,14 +299,7 @@ async function makerRun(
   product: string,
   seed: number,
   editFormat: EditFormat,
-): Promise<{
-  status: string;
-  landed: boolean;
-  error?: string;
-  leafVotes: VoteShares;
-  splitVotes: VoteShares;
-  wrong: WrongWinner[];
-}> {
+): Promise<Built & { readonly wrong: WrongWinner[] }> {
   await mkdir(repo, { recursive: true });
   const workspace = await openWorkspace(repo, true, {});
   try {
@@ -310,8 +321,10 @@ async function makerRun(
       status: outcome.status,
       landed: commit !== null,
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      leafVotes: shares(run, (n) => (n.kind === 'leaf' ? n.leaf : undefined)),
-      splitVotes: shares(run, (n) => n.split),
+      votes: {
+        leafVotes: shares(run, (n) => (n.kind === 'leaf' ? n.leaf : undefined)),
+        splitVotes: shares(run, (n) => n.split),
+      },
       wrong: await wrongWinners(run, workspace, fake),
     };
   } finally {

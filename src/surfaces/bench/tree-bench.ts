@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitProcessCounts } from '../../adapters/git/run-git.js';
@@ -10,8 +10,8 @@ import type { StateFile, TreeNode } from '../../core/tree/schema.js';
 import { MakerEngine } from '../../engine/maker-engine.js';
 import type { Worker, WorkerTask } from '../../ports/worker.js';
 import { openWorkspace, runConfig } from '../../app/wiring/wiring.js';
-import { CountingStore } from './counting-store.js';
-import { ShapePlanner, sleep } from './tree-shape.js';
+import { CountingStore, type SaveCounts } from './counting-store.js';
+import { ShapePlanner, sleep, type TreeShape } from './tree-shape.js';
 
 export interface TreeBenchOptions {
   /** Minimal subtasks the run has, exactly: 1 to `MAX_BENCH_LEAVES`. */
@@ -44,7 +44,6 @@ class DelayedWorker implements Worker {
  * critical path, whichever is longer); what the run's state saves cost (through a counting
  * decorator on the real state file); and the time to save a `stateNodes`-node state file.
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function runTreeBench(options: TreeBenchOptions) {
   const planner = new ShapePlanner(options.leaves, options.latencyMs); // refuses a bad size first
   const dir = await mkdtemp(join(tmpdir(), 'maker-bench-tree-'));
@@ -55,54 +54,20 @@ export async function runTreeBench(options: TreeBenchOptions) {
     // The redactor every real run has (known key formats), so saves pay what they pay in a run.
     const store = new CountingStore(makerStateFile(dir, makeRedactor([])));
     const engine = new MakerEngine({ workspace, roles: { planner, worker }, store });
-    const depth = planner.shape.depth;
-    const config = runConfig({
-      worker: 'sim',
-      k: options.k,
-      hitl: 'auto',
-      // The engine's scheduling is measured, not checks (its planner proposes none).
-      runChecks: false,
-      concurrency: options.concurrency,
-      maxDepth: depth,
-      maxNodes: planner.shape.nodes() + 100,
-      defaultBranch: 'main',
-    });
-    const runId = await engine.create('benchmark tree', config);
-    const savesBefore = store.counts();
-    const gitBefore = gitProcessCounts();
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    const outcome = await engine.run(runId);
-    const wallMs = performance.now() - started;
-    // The process's peak resident set so far (the kernel's high-water mark), taken before the
-    // state-save measurement below adds its own synthetic state.
-    const peakRssBytes = process.resourceUsage().maxRSS * 1024;
-    const gitRun = processesSince(gitBefore);
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuMs = (cpu.user + cpu.system) / 1000;
-    const saves = store.counts();
+    const runId = await engine.create('benchmark tree', benchConfig(options, planner.shape));
+    const measured = await measureRun(engine, runId, store);
     const paidCalls = planner.calls + worker.calls;
-    // Along the deepest path: per ancestor a minimal vote and a split; per leaf a minimal vote, candidates, their reviews.
-    const criticalPathMs = (2 * depth + 3) * options.latencyMs;
-    const latencyIdealMs = Math.max(
-      criticalPathMs,
-      Math.ceil(paidCalls / options.concurrency) * options.latencyMs,
-    );
-    // The engine runs on one thread: the run cannot take less wall than its own CPU time. At
-    // latency 0 that is the whole ideal (CPU-bound), and the ratio is what waiting (git, disk) adds.
-    const idealMs = Math.max(latencyIdealMs, Math.round(cpuMs));
+    const ideal = idealSchedule(options, planner.shape.depth, paidCalls, measured.cpuMs);
     const run = await engine.getRun(runId);
     const nodes = Object.keys(run.nodes).length;
-    const saveWallMs = saves.wallMs - savesBefore.wallMs;
-    const saveCpuMs = saves.cpuMs - savesBefore.cpuMs;
-    const savedBytes = saves.bytes - savesBefore.bytes;
+    const { wallMs, cpuMs, peakRssBytes } = measured;
     return {
       leavesRequested: options.leaves,
       leaves: Object.values(run.nodes).filter((n) => n.kind === 'leaf').length,
       nodes,
-      depth,
-      status: outcome.status,
-      error: outcome.error ?? null,
+      depth: planner.shape.depth,
+      status: measured.outcome.status,
+      error: measured.outcome.error ?? null,
       workspace: options.workspace,
       k: options.k,
       latencyMs: options.latencyMs,
@@ -112,26 +77,18 @@ export async function runTreeBench(options: TreeBenchOptions) {
       cpuMs: Math.round(cpuMs),
       perNodeMs: round(wallMs / nodes, 3),
       perNodeCpuMs: round(cpuMs / nodes, 3),
-      idealMs,
-      idealBound: idealMs > latencyIdealMs ? 'cpu' : 'latency',
-      ratio: round(wallMs / idealMs, 3),
+      idealMs: ideal.idealMs,
+      idealBound: ideal.bound,
+      ratio: round(wallMs / ideal.idealMs, 3),
       /** Peak RSS of the whole process up to the run's end (Node's own ~50 MB included), and per node. */
       peakRssMb: round(peakRssBytes / (1024 * 1024), 1),
       peakRssPerNodeKb: round(peakRssBytes / 1024 / nodes, 1),
-      saves: {
-        count: saves.saves - savesBefore.saves,
-        wallMs: Math.round(saveWallMs),
-        wallShare: round(saveWallMs / wallMs, 3),
-        cpuMs: Math.round(saveCpuMs),
-        cpuShare: round(saveCpuMs / cpuMs, 3),
-        bytes: savedBytes,
-        bytesPerNode: Math.round(savedBytes / nodes),
-      },
+      saves: savesReport(measured, nodes),
       /** Git processes the run started (long-lived ones once each), in all, per node and by subcommand. */
       gitProcesses: {
-        total: gitRun.total,
-        perNode: round(gitRun.total / nodes, 2),
-        byCommand: gitRun.byCommand,
+        total: measured.git.total,
+        perNode: round(measured.git.total / nodes, 2),
+        byCommand: measured.git.byCommand,
       },
       stateSave: await measureStateSave(dir, options.stateNodes),
     };
@@ -139,6 +96,84 @@ export async function runTreeBench(options: TreeBenchOptions) {
     await git?.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The run's settings: the bench's knobs, and room for exactly the shape's tree. */
+function benchConfig(options: TreeBenchOptions, shape: TreeShape) {
+  return runConfig({
+    worker: 'sim',
+    k: options.k,
+    hitl: 'auto',
+    // The engine's scheduling is measured, not checks (its planner proposes none).
+    runChecks: false,
+    concurrency: options.concurrency,
+    maxDepth: shape.depth,
+    maxNodes: shape.nodes() + 100,
+    defaultBranch: 'main',
+  });
+}
+
+/**
+ * Runs `runId` to its end and measures it: wall and CPU time, the process's peak RSS, and the
+ * state saves and git processes the run made (counted from its start).
+ */
+async function measureRun(engine: MakerEngine, runId: string, store: CountingStore<StateFile>) {
+  const savesBefore = store.counts();
+  const gitBefore = gitProcessCounts();
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const outcome = await engine.run(runId);
+  const wallMs = performance.now() - started;
+  // The process's peak resident set so far (the kernel's high-water mark), taken before the
+  // state-save measurement below adds its own synthetic state.
+  const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+  const git = processesSince(gitBefore);
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  return { outcome, wallMs, cpuMs, peakRssBytes, git, saves: savesSince(store, savesBefore) };
+}
+
+/**
+ * The ideal schedule's wall time: the critical path, or all paid calls spread evenly over the
+ * cap, or the run's own CPU time, whichever is longest; and which bound it is.
+ */
+function idealSchedule(options: TreeBenchOptions, depth: number, paidCalls: number, cpuMs: number) {
+  // Along the deepest path: per ancestor a minimal vote and a split; per leaf a minimal vote, candidates, their reviews.
+  const criticalPathMs = (2 * depth + 3) * options.latencyMs;
+  const latencyIdealMs = Math.max(
+    criticalPathMs,
+    Math.ceil(paidCalls / options.concurrency) * options.latencyMs,
+  );
+  // The engine runs on one thread: the run cannot take less wall than its own CPU time. At
+  // latency 0 that is the whole ideal (CPU-bound), and the ratio is what waiting (git, disk) adds.
+  const idealMs = Math.max(latencyIdealMs, Math.round(cpuMs));
+  return { idealMs, bound: idealMs > latencyIdealMs ? 'cpu' : 'latency' };
+}
+
+function savesSince(store: CountingStore<StateFile>, before: SaveCounts): SaveCounts {
+  const now = store.counts();
+  return {
+    saves: now.saves - before.saves,
+    wallMs: now.wallMs - before.wallMs,
+    cpuMs: now.cpuMs - before.cpuMs,
+    bytes: now.bytes - before.bytes,
+  };
+}
+
+/** The run's state saves: how many, their share of the run's wall and CPU time, the bytes per node. */
+function savesReport(
+  { saves, wallMs, cpuMs }: { saves: SaveCounts; wallMs: number; cpuMs: number },
+  nodes: number,
+) {
+  return {
+    count: saves.saves,
+    wallMs: Math.round(saves.wallMs),
+    wallShare: round(saves.wallMs / wallMs, 3),
+    cpuMs: Math.round(saves.cpuMs),
+    cpuShare: round(saves.cpuMs / cpuMs, 3),
+    bytes: saves.bytes,
+    bytesPerNode: Math.round(saves.bytes / nodes),
+  };
 }
 
 function processesSince(before: ReturnType<typeof gitProcessCounts>) {
@@ -161,72 +196,17 @@ function round(x: number, digits: number): number {
  * save (a whole snapshot), the median save after one node changed (a log append), and a
  * compaction (a clean stop).
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 async function measureStateSave(dir: string, count: number) {
   const store = makerStateFile(join(dir, 'save-bench'));
   await rm(join(dir, 'save-bench'), { recursive: true, force: true });
-  await (await import('node:fs/promises')).mkdir(join(dir, 'save-bench'));
+  await mkdir(join(dir, 'save-bench'));
   const state: StateFile = await store.load();
   const nodes: Record<string, TreeNode> = {};
   for (let i = 0; i < count; i++) {
-    const id = i === 0 ? 'root' : String(i);
-    nodes[id] = {
-      id,
-      parentId: i === 0 ? null : 'root',
-      depth: i === 0 ? 0 : 1,
-      index: i,
-      title: `Subtask ${i}`,
-      description: `Do part ${i} of the work, carefully.`,
-      acceptance: ['It works'],
-      files: [`src/${i}/`],
-      dependsOn: [],
-      status: 'done',
-      kind: i === 0 ? 'branch' : 'leaf',
-      children: [],
-      clarifications: [],
-      integrations: {},
-      leaf: {
-        attempt: 0,
-        ballots: [],
-        draws: [0, 1, 2].map((slot) => ({
-          slot,
-          status: 'valid' as const,
-          key: 'f'.repeat(40),
-          flags: [],
-        })),
-        outcome: {
-          status: 'decided',
-          key: 'f'.repeat(40),
-          votes: 3,
-          runnerUpVotes: 0,
-          draws: 3,
-          flagged: 0,
-        },
-      },
-      branch: `maker/r/n-${id}`,
-      baseCommit: 'a'.repeat(40),
-      mergeHeads: [],
-      commit: 'b'.repeat(40),
-      cost: { modelCalls: 3, workerRuns: 3, tokens: 300 },
-    };
+    const node = finishedNode(i);
+    nodes[node.id] = node;
   }
-  state.runs['r-bench'] = {
-    id: 'r-bench',
-    idea: 'bench',
-    createdAt: new Date(0).toISOString(),
-    status: 'done',
-    baseCommit: 'a'.repeat(40),
-    rootId: 'root',
-    nodes,
-    questions: [],
-    eventSeq: 0,
-    config: runConfig({ worker: 'sim', hitl: 'auto', defaultBranch: 'main' }),
-  };
-  const timed = async (write: () => Promise<void>) => {
-    const t = performance.now();
-    await write();
-    return performance.now() - t;
-  };
+  state.runs['r-bench'] = finishedRun(nodes);
   // The first save after a load writes a snapshot, every node serialised.
   const firstMs = await timed(() => store.save(state));
   // Then a save costs what changed: here one live node, appended to the log.
@@ -248,5 +228,72 @@ async function measureStateSave(dir: string, count: number) {
     firstMs: ms(firstMs),
     medianMs: ms(times[3] as number),
     compactMs: ms(compactMs),
+  };
+}
+
+/** Milliseconds `write` took. */
+async function timed(write: () => Promise<void>): Promise<number> {
+  const t = performance.now();
+  await write();
+  return performance.now() - t;
+}
+
+/** Node `i` of the synthetic run: `i` 0 is the root, every other a done leaf under it, voted 3 to 0. */
+function finishedNode(i: number): TreeNode {
+  const id = i === 0 ? 'root' : String(i);
+  return {
+    id,
+    parentId: i === 0 ? null : 'root',
+    depth: i === 0 ? 0 : 1,
+    index: i,
+    title: `Subtask ${i}`,
+    description: `Do part ${i} of the work, carefully.`,
+    acceptance: ['It works'],
+    files: [`src/${i}/`],
+    dependsOn: [],
+    status: 'done',
+    kind: i === 0 ? 'branch' : 'leaf',
+    children: [],
+    clarifications: [],
+    integrations: {},
+    leaf: {
+      attempt: 0,
+      ballots: [],
+      draws: [0, 1, 2].map((slot) => ({
+        slot,
+        status: 'valid' as const,
+        key: 'f'.repeat(40),
+        flags: [],
+      })),
+      outcome: {
+        status: 'decided',
+        key: 'f'.repeat(40),
+        votes: 3,
+        runnerUpVotes: 0,
+        draws: 3,
+        flagged: 0,
+      },
+    },
+    branch: `maker/r/n-${id}`,
+    baseCommit: 'a'.repeat(40),
+    mergeHeads: [],
+    commit: 'b'.repeat(40),
+    cost: { modelCalls: 3, workerRuns: 3, tokens: 300 },
+  };
+}
+
+/** The synthetic run, done, holding `nodes`. */
+function finishedRun(nodes: Record<string, TreeNode>): StateFile['runs'][string] {
+  return {
+    id: 'r-bench',
+    idea: 'bench',
+    createdAt: new Date(0).toISOString(),
+    status: 'done',
+    baseCommit: 'a'.repeat(40),
+    rootId: 'root',
+    nodes,
+    questions: [],
+    eventSeq: 0,
+    config: runConfig({ worker: 'sim', hitl: 'auto', defaultBranch: 'main' }),
   };
 }

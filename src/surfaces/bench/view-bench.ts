@@ -27,80 +27,20 @@ export interface ViewBenchOptions {
  * Chromium. Reports when the first picture of the whole tree was on screen, counted from the
  * start of navigation (the page marks it), and how many nodes it drew.
  */
-// eslint-disable-next-line max-lines-per-function -- over 80 lines: to be split by job (#40)
 export async function runViewBench(options: ViewBenchOptions) {
-  // Everything the command needs is checked before it starts anything (a run, a server).
-  if (!chromiumInstalled())
-    throw new UsageError(
-      `maker bench view needs Chromium at ${CHROMIUM_PATH} (scripts/install-chromium.sh installs it).`,
-    );
-  await (options.loadPlaywright ?? (() => import('playwright-core')))().catch((error: unknown) => {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND')
-      throw new UsageError(
-        'maker bench view drives Chromium with playwright-core, a development dependency that the installed package does not ship: run it from a checkout after npm ci.',
-      );
-    throw error;
-  });
+  await refuseWithoutBrowser(options.loadPlaywright);
   const dir = await mkdtemp(join(tmpdir(), 'maker-bench-view-'));
   try {
     const built = performance.now();
-    const planner = new ShapePlanner(options.leaves, 0);
-    const engine = new MakerEngine({
-      workspace: new MemoryWorkspace(),
-      roles: {
-        planner,
-        worker: new SimWorker({
-          seed: 1,
-          flagRate: 0.05,
-          failRate: 0,
-          errorRate: 0.05,
-          conflictRate: 0,
-        }),
-      },
-      store: makerStateFile(dir),
-    });
-    const runId = await engine.create(
-      'benchmark tree',
-      runConfig({
-        worker: 'sim',
-        hitl: 'auto',
-        // The page is measured, not checks (its planner proposes none, its workspace is in memory).
-        runChecks: false,
-        concurrency: 16,
-        maxDepth: planner.shape.depth,
-        maxNodes: planner.shape.nodes() + 100,
-        defaultBranch: 'main',
-      }),
-    );
-    const outcome = await engine.run(runId);
+    const run = await buildFinishedRun(dir, options.leaves);
     const buildMs = Math.round(performance.now() - built);
-    const nodes = Object.keys((await engine.getRun(runId)).nodes).length;
     options.signal?.throwIfAborted();
-    const view = await startViewServer({ source: await FileSource.open({ dir, secrets: [] }) });
-    const loads: { renderedMs: number; drawn: number }[] = [];
-    let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
-    try {
-      browser = await launchChromium();
-      for (let i = 0; i < options.loads; i++) {
-        options.signal?.throwIfAborted();
-        const page = await browser.context.newPage();
-        await page.goto(view.url);
-        await page.waitForSelector('html[data-rendered-at]', { timeout: 60_000 });
-        loads.push({
-          renderedMs: Number(await page.locator('html').getAttribute('data-rendered-at')),
-          drawn: await page.locator('[data-node]').count(),
-        });
-        await page.close();
-      }
-    } finally {
-      await browser?.close();
-      await view.close();
-    }
+    const loads = await loadViewPages(dir, options.loads, options.signal);
     const times = loads.map((l) => l.renderedMs).sort((a, b) => a - b);
     return {
       leaves: options.leaves,
-      nodes,
-      status: outcome.status,
+      nodes: run.nodes,
+      status: run.status,
       buildMs,
       loads: options.loads,
       drawn: Math.min(...loads.map((l) => l.drawn)),
@@ -114,4 +54,97 @@ export async function runViewBench(options: ViewBenchOptions) {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Everything the command needs is checked before it starts anything (a run, a server): Chromium,
+ * and playwright-core (loaded by `loadPlaywright`).
+ */
+async function refuseWithoutBrowser(loadPlaywright: ViewBenchOptions['loadPlaywright']) {
+  if (!chromiumInstalled())
+    throw new UsageError(
+      `maker bench view needs Chromium at ${CHROMIUM_PATH} (scripts/install-chromium.sh installs it).`,
+    );
+  await (loadPlaywright ?? (() => import('playwright-core')))().catch((error: unknown) => {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND')
+      throw new UsageError(
+        'maker bench view drives Chromium with playwright-core, a development dependency that the installed package does not ship: run it from a checkout after npm ci.',
+      );
+    throw error;
+  });
+}
+
+/** A finished run over `leaves` minimal subtasks, saved in `dir`: how it ended and its nodes. */
+async function buildFinishedRun(dir: string, leaves: number) {
+  const planner = new ShapePlanner(leaves, 0);
+  const engine = new MakerEngine({
+    workspace: new MemoryWorkspace(),
+    roles: {
+      planner,
+      worker: new SimWorker({
+        seed: 1,
+        flagRate: 0.05,
+        failRate: 0,
+        errorRate: 0.05,
+        conflictRate: 0,
+      }),
+    },
+    store: makerStateFile(dir),
+  });
+  const runId = await engine.create(
+    'benchmark tree',
+    runConfig({
+      worker: 'sim',
+      hitl: 'auto',
+      // The page is measured, not checks (its planner proposes none, its workspace is in memory).
+      runChecks: false,
+      concurrency: 16,
+      maxDepth: planner.shape.depth,
+      maxNodes: planner.shape.nodes() + 100,
+      defaultBranch: 'main',
+    }),
+  );
+  const outcome = await engine.run(runId);
+  return { status: outcome.status, nodes: Object.keys((await engine.getRun(runId)).nodes).length };
+}
+
+/**
+ * Serves the run saved in `dir` as `maker view` does and loads its page `loads` times in headless
+ * Chromium (stopping between loads on `signal`); closes the browser and the server.
+ */
+async function loadViewPages(dir: string, loads: number, signal: AbortSignal | undefined) {
+  const view = await startViewServer({ source: await FileSource.open({ dir, secrets: [] }) });
+  const loaded: PageLoad[] = [];
+  let browser: Browser | undefined;
+  try {
+    browser = await launchChromium();
+    for (let i = 0; i < loads; i++) {
+      signal?.throwIfAborted();
+      loaded.push(await firstPicture(browser, view.url));
+    }
+  } finally {
+    await browser?.close();
+    await view.close();
+  }
+  return loaded;
+}
+
+type Browser = Awaited<ReturnType<typeof launchChromium>>;
+
+interface PageLoad {
+  readonly renderedMs: number;
+  readonly drawn: number;
+}
+
+/** One page load: when the page marked its first picture of the whole tree, and the nodes drawn. */
+async function firstPicture(browser: Browser, url: string): Promise<PageLoad> {
+  const page = await browser.context.newPage();
+  await page.goto(url);
+  await page.waitForSelector('html[data-rendered-at]', { timeout: 60_000 });
+  const load = {
+    renderedMs: Number(await page.locator('html').getAttribute('data-rendered-at')),
+    drawn: await page.locator('[data-node]').count(),
+  };
+  await page.close();
+  return load;
 }
