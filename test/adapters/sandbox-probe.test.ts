@@ -72,7 +72,7 @@ describe('finding a sandbox', () => {
     // Proves: the command that runs a check refuses (exit 3, nothing ran) with the reason (the demo
     // says the same reason: demo-output.test.ts).
     const dir = await tempDir();
-    execFileSync('git', ['init', '-q', dir]);
+    execFileSync('git', ['init', '-q', '-b', 'main', dir]);
     const off = { MAKER_SANDBOX: 'none' };
     const refused = await maker(['sandbox', 'echo ran', '--dir', dir], off);
     expect(refused.code, refused.stderr).toBe(3);
