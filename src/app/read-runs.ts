@@ -3,6 +3,7 @@ import { MakerError, UsageError } from '../core/errors.js';
 import type { Run, StateFile } from '../core/tree/schema.js';
 import { JOURNAL_FILE_NAME } from '../core/workspace-files.js';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
+import { inspectRepository } from '../adapters/git/inspect.js';
 import { Journal } from '../adapters/state/journal.js';
 import { makerStateFile } from '../adapters/state/state-file.js';
 
@@ -19,8 +20,22 @@ export interface WorkspaceRuns {
   readonly runs: readonly Run[];
 }
 
+/** `dir`'s state file as it is now, without the lock (one that cannot be read is an error). */
+export function readState(dir: string): Promise<StateFile> {
+  return makerStateFile(dir).load();
+}
+
+/**
+ * `dir`'s state file as {@link readState} reads it, or undefined where `dir` is not a repository
+ * (looking never creates one).
+ */
+export async function repositoryState(dir: string): Promise<StateFile | undefined> {
+  if ((await inspectRepository(dir)).kind !== 'repository') return undefined;
+  return readState(dir);
+}
+
 export async function workspaceRuns(dir: string): Promise<WorkspaceRuns> {
-  const state = await makerStateFile(dir).load();
+  const state = await readState(dir);
   const runs = Object.values(state.runs).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   return { dir, state, runs };
 }

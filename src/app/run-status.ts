@@ -4,6 +4,14 @@ import type { Run } from '../core/tree/schema.js';
 import { STATE_FILE_NAME } from '../core/workspace-files.js';
 import { WorkspaceLock, type LockInspection } from '../adapters/state/lock.js';
 
+/**
+ * Who holds `dir`'s workspace lock, read without taking it: undefined when nobody does or the lock
+ * file cannot be read now (a holder writing it).
+ */
+export function workspaceLockHolder(dir: string): Promise<LockInspection | undefined> {
+  return WorkspaceLock.inspect(join(dir, `${STATE_FILE_NAME}.lock`)).catch(() => undefined);
+}
+
 /** The live holder of a workspace's lock, as the process driving its run; none when it is gone. */
 export function lockDriver(lock: LockInspection | undefined): Driver | undefined {
   if (lock === undefined || lock.state === 'stale') return undefined;

@@ -15,12 +15,30 @@ export interface HeldWorkspace {
   release(): Promise<void>;
 }
 
+/** The lock file of `dir`'s workspace. */
+const lockPath = (dir: string) => join(dir, `${STATE_FILE_NAME}.lock`);
+
+/**
+ * A workspace's lock that a process takes and lets go of itself, not for its whole life (an MCP
+ * server's, while something of it works in the repository). Taking it is refused
+ * (`workspace-locked`) while another live process holds it.
+ */
+export interface WorkspaceKey {
+  acquire(): Promise<void>;
+  release(): Promise<void>;
+}
+
+/** `dir`'s workspace lock, for `command` (`mcp`), not taken yet. */
+export function workspaceKey(dir: string, command: string): WorkspaceKey {
+  return new WorkspaceLock(lockPath(dir), { command });
+}
+
 /**
  * Takes `dir`'s workspace for `command` (`run`, `resume`, `demo`…) until this process exits:
  * refused (`workspace-locked`, naming the holder and the way out) while a live process has it.
  */
 export async function holdWorkspace(dir: string, command: string): Promise<HeldWorkspace> {
-  const lock = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command });
+  const lock = new WorkspaceLock(lockPath(dir), { command });
   await lock.holdUntilExit();
   return { tookOverFrom: lock.tookOverFrom, release: () => lock.release() };
 }

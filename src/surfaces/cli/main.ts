@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { CommanderError } from 'commander';
-import { describeGit } from '../../adapters/git/git-binary.js';
 import { makeRedactor, MakerError } from '../../core/errors.js';
 import { StopError } from '../../core/stops.js';
 import { isSystemError, systemErrorMessage } from '../../app/system-errors.js';
 import { secretsOf } from '../../app/env.js';
+import { toolVersions } from '../../app/tool-versions.js';
 import { forTerminal, ignoreClosedReader, processIo, type CliIo } from './io.js';
 import { buildProgram } from './program.js';
 import { VERSION } from './version.js';
@@ -138,9 +138,8 @@ export async function main(
     return 2;
   }
   if (isVerboseVersion(argv)) {
-    io.stdout(
-      `maker ${VERSION}\nnode: ${process.execPath} (${process.version})\ngit: ${await describeGit()}\n`,
-    );
+    const tools = await toolVersions();
+    io.stdout(`maker ${VERSION}\nnode: ${tools.node}\ngit: ${tools.git}\n`);
     return 0;
   }
   try {

@@ -3,7 +3,7 @@ import { mkdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StartIntent } from '../../core/tree/schema.js';
 import type { RunEngine } from '../../app/run-engine.js';
-import { WorkspaceLock } from '../../adapters/state/lock.js';
+import { workspaceKey, type WorkspaceKey } from '../../app/workspace-hold.js';
 import { STATE_FILE_NAME } from '../../core/workspace-files.js';
 import { dropIntent, recordIntent } from '../../app/start/start-intent.js';
 
@@ -20,19 +20,19 @@ export async function recordStart(
   intent: StartIntent,
   server: {
     opened: () => Promise<{ engine: RunEngine } | undefined> | undefined;
-    locks: Map<string, WorkspaceLock>;
+    locks: Map<string, WorkspaceKey>;
     secrets: readonly string[];
   },
 ): Promise<(nothingMade: boolean) => Promise<void>> {
   const open = await server.opened();
-  let lock: WorkspaceLock | undefined;
+  let lock: WorkspaceKey | undefined;
   let madeStateFile = false;
   if (open !== undefined) {
     (await open.engine.state()).starting = intent;
     await open.engine.persist();
   } else {
     await mkdir(dir, { recursive: true });
-    const taken = new WorkspaceLock(join(dir, `${STATE_FILE_NAME}.lock`), { command: 'mcp' });
+    const taken = workspaceKey(dir, 'mcp');
     await taken.acquire();
     lock = taken;
     server.locks.set(dir, taken);

@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import type { StateFile } from '../../core/tree/schema.js';
 import type { RunEngine } from '../../app/run-engine.js';
-import { inspectRepository } from '../../adapters/git/inspect.js';
-import { WorkspaceLock } from '../../adapters/state/lock.js';
-import { makerStateFile } from '../../adapters/state/state-file.js';
-import { STATE_FILE_NAME } from '../../core/workspace-files.js';
+import { repositoryState } from '../../app/read-runs.js';
+import { workspaceLockHolder } from '../../app/run-status.js';
+import { workspaceKey, type WorkspaceKey } from '../../app/workspace-hold.js';
 import { openWorkspace } from '../../app/wiring/wiring.js';
 import { engineOver, type OpenedWorkspace } from '../../app/open-engine.js';
 
@@ -12,7 +10,7 @@ import { engineOver, type OpenedWorkspace } from '../../app/open-engine.js';
 export interface Workspace {
   readonly dir: string;
   readonly engine: RunEngine;
-  readonly lock: WorkspaceLock;
+  readonly lock: WorkspaceKey;
   readonly git: Pick<OpenedWorkspace, 'diff' | 'close'>;
 }
 
@@ -28,8 +26,6 @@ interface Entry {
   users: number;
 }
 
-const lockPath = (dir: string) => join(dir, `${STATE_FILE_NAME}.lock`);
-
 /**
  * The repositories one MCP server works in: each opened once (one engine per state file, with the
  * workspace's lock against other processes) while something of the server's uses it, and closed,
@@ -42,7 +38,7 @@ export class Workspaces {
   /** Workspaces being closed: their locks are released before the same repository opens again. */
   readonly #closing = new Map<string, Promise<void>>();
   /** The locks starts took before their workspaces were opened. */
-  readonly startLocks = new Map<string, WorkspaceLock>();
+  readonly startLocks = new Map<string, WorkspaceKey>();
   /** GitHub tokens by repository, in memory only. */
   readonly tokens = new Map<string, string>();
 
@@ -90,14 +86,13 @@ export class Workspaces {
       } finally {
         await lease.release();
       }
-    if ((await inspectRepository(dir)).kind !== 'repository') return undefined;
-    return makerStateFile(dir).load();
+    return repositoryState(dir);
   }
 
   /** Whether another live process holds `dir`'s lock (never this server, which has it open then). */
   async lockedElsewhere(dir: string): Promise<boolean> {
     if (this.#entries.has(dir) || this.startLocks.has(dir)) return false;
-    const found = await WorkspaceLock.inspect(lockPath(dir)).catch(() => undefined);
+    const found = await workspaceLockHolder(dir);
     return found !== undefined && found.state !== 'stale';
   }
 
@@ -138,7 +133,7 @@ export class Workspaces {
 
   async #open(dir: string, create: boolean): Promise<Workspace> {
     const held = this.startLocks.get(dir);
-    const lock = held ?? new WorkspaceLock(lockPath(dir), { command: 'mcp' });
+    const lock = held ?? workspaceKey(dir, 'mcp');
     if (held === undefined) await lock.acquire();
     let git: OpenedWorkspace;
     try {

@@ -1,11 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateFile } from '../../core/tree/schema.js';
-import { WorkspaceLock } from '../../adapters/state/lock.js';
-import { makerStateFile } from '../../adapters/state/state-file.js';
 import { JOURNAL_FILE_NAME, STATE_FILE_NAME } from '../../core/workspace-files.js';
 import { answerQuestion } from '../../app/answer-question.js';
-import { lockDriver } from '../../app/run-status.js';
+import { lockDriver, workspaceLockHolder } from '../../app/run-status.js';
+import { readState } from '../../app/read-runs.js';
 import { readAppended } from './journal-tail.js';
 import type { DiffOf } from './diffs.js';
 import { logEntry } from './model.js';
@@ -61,7 +60,7 @@ export class FileSource implements ViewSource {
   }): Promise<FileSource> {
     const statePath = join(options.dir, STATE_FILE_NAME);
     const stamp = await stampOf(statePath);
-    const state = await makerStateFile(options.dir).load();
+    const state = await readState(options.dir);
     const journal = await stat(join(options.dir, JOURNAL_FILE_NAME)).catch(() => undefined);
     return new FileSource(
       { ...options, pollMs: options.pollMs ?? 250 },
@@ -94,7 +93,7 @@ export class FileSource implements ViewSource {
     const stamp = await stampOf(this.#statePath);
     if (stamp !== this.#stamp) {
       try {
-        this.#state = await makerStateFile(this.dir).load();
+        this.#state = await readState(this.dir);
         this.#stamp = stamp;
         for (const l of this.#listeners) l.changed();
       } catch {
@@ -122,7 +121,7 @@ export class FileSource implements ViewSource {
   }
 
   #lock() {
-    return WorkspaceLock.inspect(`${this.#statePath}.lock`).catch(() => undefined);
+    return workspaceLockHolder(this.dir);
   }
 
   async answering(): Promise<Answering> {

@@ -9,7 +9,7 @@ import {
   type AccessCheck,
 } from '../../../app/wiring/model-access.js';
 import { DEFAULT_MODEL } from '../../../app/wiring/worker-catalogue.js';
-import { cleanDependencies } from './doctor-clean.js';
+import { cleanDependenciesSaid } from './doctor-clean.js';
 import type { Env } from '../../../app/env.js';
 import type { CliContext, InputOf } from '../define.js';
 import type { doctorCommand } from './doctor.js';
@@ -150,7 +150,7 @@ export async function run(
     return 0;
   }
   if (o.cleanDeps === true) {
-    const said = await cleanDependencies(o.dir);
+    const said = await cleanDependenciesSaid(o.dir);
     io.stdout(o.json === true ? `${JSON.stringify({ cleanDeps: said })}\n` : `${said}\n`);
     return 0;
   }
