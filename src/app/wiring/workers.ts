@@ -39,6 +39,7 @@ import {
 } from './worker-catalogue.js';
 import {
   ACCESS_HOW,
+  accessChecks,
   accessHow,
   accessProblems,
   accessSettingProblem,
@@ -194,6 +195,18 @@ function accessModel(
     service: access === 'key' ? 'gemini' : access,
     waits,
   });
+}
+
+/**
+ * A Gemini model at exact sampling settings (temperature, thinking budget), for a benchmark that
+ * measures one: through a key or Vertex AI, never Gemini CLI, which takes no option for them.
+ * Undefined when neither access is set up.
+ */
+export function exactSamplingModel(name: string, env: Env): RunModel | undefined {
+  const found = accessChecks(env).find((c) => c.ok && c.access !== 'gemini-cli');
+  return found === undefined
+    ? undefined
+    : accessModel(name, { modelAccess: found.access === 'vertex' ? 'vertex' : 'key' }, env);
 }
 
 /** Gemini is needed unless its answers are replayed (then the recording is); the access otherwise. */

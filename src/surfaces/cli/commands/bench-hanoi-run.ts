@@ -1,11 +1,8 @@
-import { GeminiModel } from '../../../adapters/gemini/gemini-model.js';
-import { RetryingModel } from '../../../adapters/gemini/retrying-model.js';
-import { modelWaitsFrom } from '../../../core/deadlines.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { LanguageModel } from '../../../ports/language-model.js';
 import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
-import { envValue } from '../../../app/env.js';
-import { ACCESS_HOW, accessChecks, apiKeyOf, vertexOf } from '../../../app/wiring/model-access.js';
+import { ACCESS_HOW } from '../../../app/wiring/model-access.js';
+import { exactSamplingModel } from '../../../app/wiring/workers.js';
 import { formatCount, progressLine, type CliIo } from '../io.js';
 import type { benchHanoiCommand } from './bench-hanoi.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -51,24 +48,12 @@ export async function run(
  * which Gemini CLI takes no option for.
  */
 function geminiModel(name: string, io: CliIo): LanguageModel {
-  const access = accessChecks(io.env).find((c) => c.ok && c.access !== 'gemini-cli');
-  if (access === undefined)
+  const model = exactSamplingModel(name, io.env);
+  if (model === undefined)
     throw new ConfigError(
       `--model ${name} needs GEMINI_API_KEY in the environment, or Vertex AI (${ACCESS_HOW.vertex}); not Gemini CLI: the benchmark measures a model at exact sampling settings (temperature and thinking budget), which Gemini CLI cannot set on its calls. Or use --model sim, which is offline.`,
     );
-  const { waits } = modelWaitsFrom((n) => envValue(io.env, n));
-  const baseUrl = envValue(io.env, 'GOOGLE_GEMINI_BASE_URL');
-  return new RetryingModel(
-    access.access === 'vertex'
-      ? new GeminiModel({ model: name, apiKey: '', vertex: vertexOf(io.env), waits })
-      : new GeminiModel({
-          model: name,
-          apiKey: apiKeyOf(io.env)?.value ?? '',
-          ...(baseUrl ? { baseUrl } : {}),
-          waits,
-        }),
-    { service: access.access === 'vertex' ? 'vertex' : 'gemini', waits },
-  );
+  return model;
 }
 
 function humanReport(r: HanoiBenchReport): string {
