@@ -139,8 +139,10 @@ export async function runCheckIn(
 }
 
 /**
- * Writes `treeish` into `scratch` through a private index beside it (removed after); undefined
- * when it worked, else what git said. git is started directly, no shell.
+ * Writes `treeish` into `scratch` through a private index beside it (removed after), in one git
+ * process (`read-tree --reset -u` with `scratch` as its work tree: the index read and every file
+ * written, through the same checks on paths as `checkout-index`), whatever sparse checkout the
+ * repository has set; undefined when it worked, else what git said. git is started directly, no shell.
  */
 async function checkoutTree(
   dir: string,
@@ -153,8 +155,15 @@ async function checkoutTree(
   const git = (args: readonly string[]) =>
     execFileAsync(gitBinary(), ['-C', dir, ...args], { env, maxBuffer: MAX_OUTPUT_BYTES });
   try {
-    await git(['read-tree', treeish]);
-    await git(['checkout-index', '-a', `--prefix=${scratch}/`]);
+    await git([
+      '-c',
+      'core.sparseCheckout=false',
+      `--work-tree=${scratch}`,
+      'read-tree',
+      '--reset',
+      '-u',
+      treeish,
+    ]);
     return undefined;
   } catch (error) {
     return (error as { stderr?: string }).stderr ?? (error as Error).message;
