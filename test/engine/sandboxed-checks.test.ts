@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
@@ -139,6 +139,25 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
     const result = await candidateWithCheck('true', path);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.flags[0]?.message).toMatch(/could not be checked out to run it$/);
+  });
+
+  it("checks the whole tree in a repository with a sparse checkout (the person's setting is theirs, not the check's)", async () => {
+    const dir = await tempDir();
+    const ws = await openWorkspace(dir, true, {});
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+        encoding: 'utf8',
+      });
+    await writeFile(join(dir, 'a.txt'), 'in the cone\n');
+    await writeFile(join(dir, 'b.txt'), 'outside it\n');
+    git('add', 'a.txt', 'b.txt');
+    git('commit', '-q', '-m', 'two files');
+    git('config', 'core.sparseCheckout', 'true');
+    await writeFile(join(dir, '.git', 'info', 'sparse-checkout'), '/a.txt\n');
+    const tree = git('rev-parse', 'HEAD^{tree}').trim();
+    const result = await ws.runCheck(tree, 'cat a.txt b.txt', 30_000);
+    expect(result.output).toMatch(/in the cone\noutside it/);
+    expect(result.ok).toBe(true);
   });
 
   it('stops a check under way when the run is cancelled, and flags nothing for it', async () => {
