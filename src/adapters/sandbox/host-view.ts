@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Mount } from './view.js';
@@ -99,6 +99,9 @@ async function systemMounts(): Promise<Mount[]> {
   return mounts;
 }
 
+/** Directory entries in the order of their names' UTF-16 code units (as `Array.prototype.sort`). */
+const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /**
  * `/etc` read-only, then hidden in it: every entry an unprivileged user could not read (not
  * readable by "others", or a directory they cannot enter) and the credential-shaped entries above.
@@ -110,17 +113,19 @@ export async function etcMounts(etc = '/etc'): Promise<Mount[]> {
   const hidden = new Map<string, boolean>();
   let seen = 0;
   // Synchronous: about 1,200 entries, read per check, take a few milliseconds this way and ten
-  // times that as a round trip through the thread pool each.
+  // times that as a round trip through the thread pool each. A link, as the directory listing
+  // says (most of `/etc` on Debian: certificates, alternatives), is passed over without a stat.
   const walk = (dir: string, depth: number): void => {
-    let entries: string[];
+    let entries: Dirent[];
     try {
-      entries = readdirSync(dir);
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of entries.sort()) {
+    for (const entry of entries.sort(byName)) {
       if (++seen > ETC_MAX_ENTRIES) return;
-      const path = join(dir, name);
+      if (entry.isSymbolicLink()) continue;
+      const path = join(dir, entry.name);
       let stats: Stats;
       try {
         stats = lstatSync(path);
