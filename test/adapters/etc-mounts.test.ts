@@ -20,6 +20,8 @@ describe('what of /etc a check sees (etcMounts, on a stand-in /etc)', () => {
     await mkdir(join(etc, 'deep', 'er'), { recursive: true });
     await writeFile(join(etc, 'deep', 'er', 'secret'), 's', { mode: 0o600 });
     await writeFile(join(etc, 'deep', 'er', 'open'), 'o');
+    // A file where a credential's directory would be (`containers/auth.json`): nothing to hide.
+    await writeFile(join(etc, 'containers'), 'not a directory\n');
     // Links are kept as links, whatever they point to: inside the sandbox they resolve in its view.
     await symlink(join(etc, 'shadow'), join(etc, 'shadow-link'));
     await symlink('sec', join(etc, 'sec-link'));

@@ -7,7 +7,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
-import { AbortedError } from '../../src/core/errors.js';
+import { AbortedError, MakerError } from '../../src/core/errors.js';
+import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { newNode } from '../../src/core/tree/nodes.js';
@@ -214,5 +215,34 @@ describe('without a sandbox', () => {
       expect.stringMatching(/bubblewrap/),
     ]);
     expect(await sandboxProblems({}, { PATH: bin })).toEqual([]);
+  });
+});
+
+describe.skipIf(sandbox === undefined)("a check's checkout when its git cannot run", () => {
+  it('is a transport failure (git-transport, retryable), never the tree’s fault; with the helper back, it runs', async () => {
+    const dir = await tempDir();
+    let kill = false;
+    const ws = await GitWorkspace.open(dir, {
+      create: true,
+      // As the out-of-memory killer would: the helper that starts git dies at every request.
+      launcherSeam: (_, helper) => {
+        if (kill) helper.kill('SIGKILL');
+      },
+    });
+    try {
+      const tree = execFileSync('git', ['-C', dir, 'rev-parse', 'main^{tree}'], {
+        encoding: 'utf8',
+      }).trim();
+      expect(tree).toMatch(/^[0-9a-f]{40}$/);
+      kill = true;
+      const failed = ws.runCheck(tree, 'true', 30_000);
+      await expect(failed).rejects.toThrow(/^git read-tree did not run: the git launcher stopped/);
+      await expect(failed).rejects.toMatchObject({ code: 'git-transport', isRetryable: true });
+      await expect(failed).rejects.toBeInstanceOf(MakerError);
+      kill = false;
+      await expect(ws.runCheck(tree, 'true', 30_000)).resolves.toMatchObject({ ok: true });
+    } finally {
+      await ws.close();
+    }
   });
 });

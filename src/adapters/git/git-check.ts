@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { promisify } from 'node:util';
-import { AbortedError } from '../../core/errors.js';
+import { AbortedError, MakerError } from '../../core/errors.js';
 import type { CheckDependencies } from '../deps/dependency-cache.js';
 import type { CheckSandbox } from '../sandbox/bwrap.js';
 import type { HostView } from '../sandbox/host-view.js';
@@ -16,9 +14,8 @@ import {
   type SandboxSpec,
 } from '../sandbox/view.js';
 import { gitBinary } from './git-binary.js';
-import { gitEnv } from './run-git.js';
-
-const execFileAsync = promisify(execFile);
+import { direct, type GitLauncher } from './git-launcher.js';
+import { countGitProcess, gitEnv } from './run-git.js';
 
 /** Settings passed from MAKER's environment to a check: the locale and terminal, no keys or tokens. */
 const PASSED_ENV = ['LANG', 'LC_ALL', 'TERM'];
@@ -95,6 +92,8 @@ export interface CheckRun {
   readonly dependencies?: ((scratch: string) => Promise<CheckDependencies>) | undefined;
   /** Where git finds the tree's objects besides the repository (a scratch object store). */
   readonly objectEnv?: Readonly<Record<string, string>> | undefined;
+  /** What starts the checkout's git (the workspace's small helper), instead of this process. */
+  readonly launcher?: GitLauncher | undefined;
   /** MAKER's environment: a check gets only its locale and terminal. */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 }
@@ -119,7 +118,7 @@ export async function runCheckIn(
   // A tree git holds may still not fit a file system (a path too long for it): the candidate's
   // check then fails, as its content's doing, instead of the run. Written through a private index,
   // not `git archive`, whose `export-ignore` and `export-subst` attributes would change the tree.
-  const checkout = await checkoutTree(dir, treeish, scratch, run.objectEnv ?? {});
+  const checkout = await checkoutTree(dir, treeish, scratch, run.objectEnv ?? {}, run.launcher);
   cancelled();
   if (checkout !== undefined)
     return { ok: false, output: tail(checkout, '\nthe tree could not be checked out to run it') };
@@ -142,31 +141,44 @@ export async function runCheckIn(
  * Writes `treeish` into `scratch` through a private index beside it (removed after), in one git
  * process (`read-tree --reset -u` with `scratch` as its work tree: the index read and every file
  * written, through the same checks on paths as `checkout-index`), whatever sparse checkout the
- * repository has set; undefined when it worked, else what git said. git is started directly, no shell.
+ * repository has set; undefined when it worked, else what git said (the tree's doing). git is
+ * started by `launcher` when given, else from this process; no shell either way. A git that did
+ * not run to its end (it could not start, its launcher died twice) is a transport failure,
+ * thrown (`git-transport`, retryable), never the tree's fault.
  */
 async function checkoutTree(
   dir: string,
   treeish: string,
   scratch: string,
   objectEnv: Readonly<Record<string, string>>,
+  launcher: GitLauncher | undefined,
 ): Promise<string | undefined> {
   const index = `${scratch}.index`;
-  const env = gitEnv({ ...objectEnv, GIT_INDEX_FILE: index });
-  const git = (args: readonly string[]) =>
-    execFileAsync(gitBinary(), ['-C', dir, ...args], { env, maxBuffer: MAX_OUTPUT_BYTES });
+  const extraEnv = { ...objectEnv, GIT_INDEX_FILE: index };
+  const argv = [
+    '-C',
+    dir,
+    '-c',
+    'core.sparseCheckout=false',
+    `--work-tree=${scratch}`,
+    'read-tree',
+    '--reset',
+    '-u',
+    treeish,
+  ];
+  countGitProcess(['read-tree']);
   try {
-    await git([
-      '-c',
-      'core.sparseCheckout=false',
-      `--work-tree=${scratch}`,
-      'read-tree',
-      '--reset',
-      '-u',
-      treeish,
-    ]);
-    return undefined;
-  } catch (error) {
-    return (error as { stderr?: string }).stderr ?? (error as Error).message;
+    const result =
+      launcher === undefined
+        ? await direct(gitBinary(), argv, gitEnv(extraEnv), '')
+        : await launcher.run(gitBinary(), argv, extraEnv, '');
+    if (result.code === 0) return undefined;
+    const said = result.stderr.trim() || result.error || `exit status ${result.code ?? 'none'}`;
+    if (result.code === null)
+      throw new MakerError('git-transport', `git read-tree did not run: ${said}`, {
+        isRetryable: true,
+      });
+    return said;
   } finally {
     await rm(index, { force: true });
   }

@@ -9,6 +9,7 @@ import { findSandbox, NO_SANDBOX, noSandboxReason } from '../sandbox/bwrap.js';
 import { hostView, type HostView } from '../sandbox/host-view.js';
 import { findRuntimes } from '../sandbox/runtimes.js';
 import { runCheckIn } from './git-check.js';
+import type { GitLauncher } from './git-launcher.js';
 import { removeTree, scratchDir } from './scratch.js';
 
 /** The repository a check runs on, as {@link WorkspaceChecks} sees it. */
@@ -16,6 +17,8 @@ export interface CheckedRepository {
   readonly dir: string;
   gitDir(): Promise<string>;
   readFiles(treeish: string, paths: readonly string[]): Promise<FileEdit[]>;
+  /** What starts its one-off git processes (a small helper), if it has one. */
+  readonly launcher?: GitLauncher | undefined;
 }
 
 /**
@@ -71,6 +74,7 @@ export class WorkspaceChecks {
         signal,
         dependencies: dependencies.view,
         objectEnv: this.#objectEnv,
+        launcher: this.#repo.launcher,
         env: this.#env,
       });
     } finally {

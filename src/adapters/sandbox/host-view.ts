@@ -141,10 +141,16 @@ export async function etcMounts(etc = '/etc'): Promise<Mount[]> {
     }
   };
   walk(root, 1);
+  // Synchronous too: a thread-pool round trip each, one after another, cost more than the walk.
   for (const name of ETC_CREDENTIALS) {
     const path = join(root, name);
-    const stats = await lstat(path).catch(() => undefined);
-    if (stats !== undefined && !stats.isSymbolicLink()) hidden.set(path, stats.isDirectory());
+    let stats: Stats;
+    try {
+      stats = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (!stats.isSymbolicLink()) hidden.set(path, stats.isDirectory());
   }
   // A hidden directory hides what is under it: only the outermost ones are mounted over.
   const paths = [...hidden.keys()].sort();
