@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
-import { basename, delimiter, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Mount } from './view.js';
 import { which } from './which.js';
@@ -130,6 +130,10 @@ async function locate(
   path: string,
 ): Promise<{ file: string; prefix: string } | undefined> {
   const args = INTERPRETERS[name];
+  // This process's own Node.js (as MAKER's runtime, or as the PATH's `node`): what asking it would
+  // answer is known here, without starting it.
+  const self = name === 'node' ? await ownNode(onPath) : undefined;
+  if (self !== undefined) return self;
   if (args !== undefined) {
     // Asked with the host's PATH (the person's own tool, not a model's): where it really is.
     const answer = await execFileAsync(onPath, args, {
@@ -151,6 +155,19 @@ async function locate(
   const bin = dirname(real);
   if (basename(bin) === 'bin') return { file: real, prefix: dirname(bin) };
   return { file: real, prefix: bin };
+}
+
+/**
+ * Where this process's Node.js is and its prefix, as `node -p` run at `onPath` would say, when
+ * `onPath` is this very executable (its real file is `process.execPath`'s); else undefined.
+ */
+async function ownNode(onPath: string): Promise<{ file: string; prefix: string } | undefined> {
+  const [real, own] = await Promise.all([
+    realpath(onPath).catch(() => undefined),
+    realpath(process.execPath).catch(() => undefined),
+  ]);
+  if (real === undefined || real !== own) return undefined;
+  return { file: real, prefix: await realpath(resolve(real, '../..')) };
 }
 
 /** Whether `path` must not be shown: the root, the home, an ancestor of it, or a private place under it. */
