@@ -18,7 +18,7 @@ import { EventHub, type EngineEvent, type EngineEventInput } from './events.js';
 import { ChecksFailedError, QuestionPendingError } from './run/engine-errors.js';
 import { redacted } from './run/redaction.js';
 import type { RunContext } from './run/run-context.js';
-import { Semaphore } from './run/semaphore.js';
+import { Semaphore } from '../core/semaphore.js';
 import { NodeWindow, nodeOrder, nodeWindowSize } from './run/node-window.js';
 import {
   ended,

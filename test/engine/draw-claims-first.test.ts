@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Draw, TreeNode } from '../../src/core/tree/schema.js';
 import type { RunContext } from '../../src/engine/run/run-context.js';
-import { Semaphore, type HeldSlot } from '../../src/engine/run/semaphore.js';
+import { Semaphore, type HeldSlot } from '../../src/core/semaphore.js';
 import { drawSlot, type DrawResult } from '../../src/engine/vote/votes.js';
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { FLAWLESS, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
-import { Semaphore } from '../../src/engine/run/semaphore.js';
+import { Semaphore } from '../../src/core/semaphore.js';
 import type { Planner } from '../../src/ports/planner.js';
 import type { Worker, WorkerTask } from '../../src/ports/worker.js';
 import { ShapePlanner, sleep } from '../../src/surfaces/bench/tree-shape.js';

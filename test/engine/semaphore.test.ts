@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { AbortedError } from '../../src/core/errors.js';
-import { Semaphore } from '../../src/engine/run/semaphore.js';
+import { Semaphore } from '../../src/core/semaphore.js';
 
 /** A task that runs until `finish()` is called, recording its start. */
 function gate(log: string[], name: string) {

@@ -1,5 +1,6 @@
 import { DEFAULT_MODEL_WAITS, requestDeadlineMs, type ModelWaits } from '../../core/deadlines.js';
 import { AbortedError } from '../../core/errors.js';
+import { Semaphore } from '../../core/semaphore.js';
 import { thinkingRoom } from '../../core/sampling.js';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../../ports/language-model.js';
 import { AcpAgent, AcpUnavailable } from './acp-agent.js';
@@ -39,7 +40,8 @@ export interface GeminiCliModelOptions {
 export class GeminiCliModel implements LanguageModel {
   readonly id: string;
   readonly #options: GeminiCliModelOptions;
-  readonly #limit: Limiter;
+  /** At most `concurrency` calls at once, in arrival order; a waiter whose signal aborts leaves. */
+  readonly #limit: Semaphore;
   #dir: Promise<CallDirectory> | undefined;
   #mode: GeminiCliMode | 'auto';
   #agent: AcpAgent | undefined;
@@ -53,7 +55,7 @@ export class GeminiCliModel implements LanguageModel {
     this.id = options.model;
     this.#options = options;
     this.#mode = options.mode ?? 'auto';
-    this.#limit = new Limiter(options.concurrency ?? 4);
+    this.#limit = new Semaphore(options.concurrency ?? 4);
   }
 
   /** The mode calls use now (`auto` until the first call settled it). */
@@ -67,7 +69,7 @@ export class GeminiCliModel implements LanguageModel {
       request.signal === undefined
         ? this.#closing.signal
         : AbortSignal.any([request.signal, this.#closing.signal]);
-    const call = this.#limit.run(signal, () => this.#call({ ...request, signal }));
+    const call = this.#limit.run(() => this.#call({ ...request, signal }), signal);
     this.#calls.add(call);
     void call.catch(() => undefined).finally(() => this.#calls.delete(call));
     return call;
@@ -192,41 +194,4 @@ function jsonNote(request: GenerateRequest): string {
       ? ''
       : ` matching this JSON schema: ${JSON.stringify(request.json.schema)}`;
   return `\n\nAnswer with only a JSON value${schema}. No prose, no code fences.`;
-}
-
-/** At most `limit` calls at once, in arrival order; a waiter whose signal aborts leaves the queue. */
-class Limiter {
-  readonly #limit: number;
-  #active = 0;
-  readonly #queue: (() => void)[] = [];
-
-  constructor(limit: number) {
-    this.#limit = Math.max(1, limit);
-  }
-
-  async run<T>(signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
-    if (signal?.aborted === true) throw new AbortedError(signal.reason);
-    if (this.#active >= this.#limit)
-      await new Promise<void>((resolve, reject) => {
-        const grant = () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          const at = this.#queue.indexOf(grant);
-          if (at >= 0) this.#queue.splice(at, 1);
-          reject(new AbortedError(signal?.reason));
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        this.#queue.push(grant);
-      });
-    else this.#active += 1;
-    try {
-      return await task();
-    } finally {
-      const next = this.#queue.shift();
-      if (next !== undefined) next();
-      else this.#active -= 1;
-    }
-  }
 }

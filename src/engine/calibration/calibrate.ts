@@ -14,7 +14,7 @@ import { runCheck } from '../checks/checks.js';
 import { nodeContext } from '../context/node-context.js';
 import type { RunContext } from '../run/run-context.js';
 import { reserveSession, type LedgerDeps } from '../run/session-ledger.js';
-import { Semaphore } from '../run/semaphore.js';
+import { Semaphore } from '../../core/semaphore.js';
 import { HIDDEN_TEST_COMMAND, HIDDEN_TEST_PATH, type CalibrationTask } from './suite.js';
 
 /** One recorded sample: what voting needs, plus why it was flagged and what it cost. */

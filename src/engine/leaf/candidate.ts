@@ -29,7 +29,7 @@ import { parseReview } from '../vote/parse.js';
 import { addCost } from '../run/cost.js';
 import type { RunContext } from '../run/run-context.js';
 import { plannerFor } from '../vote/node-planner.js';
-import type { HeldSlot } from '../run/semaphore.js';
+import type { HeldSlot } from '../../core/semaphore.js';
 import type { DrawResult } from '../vote/votes.js';
 import { samplingOf } from '../vote/sampling.js';
 

@@ -1,4 +1,4 @@
-import type { HeldSlot } from './semaphore.js';
+import type { HeldSlot } from '../../core/semaphore.js';
 import type { Run, TreeNode } from '../../core/tree/schema.js';
 import type { CheckEnvironment } from '../../core/checks.js';
 import type { Planner } from '../../ports/planner.js';

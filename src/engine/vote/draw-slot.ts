@@ -4,7 +4,7 @@ import type { Draw, TreeNode } from '../../core/tree/schema.js';
 import type { DrawBehaviour } from '../../core/tree/probe-schema.js';
 import type { CheckResult } from '../checks/checks.js';
 import type { RunContext } from '../run/run-context.js';
-import type { HeldSlot } from '../run/semaphore.js';
+import type { HeldSlot } from '../../core/semaphore.js';
 
 /** A draw's result before it is recorded. */
 export type DrawResult =

@@ -12,7 +12,7 @@ import { adaptK, kCeiling, type SettledVote } from '../../core/voting/adaptive-k
 import { ballotText, voteCounts } from '../../core/view/display.js';
 import { saveSoon } from '../run/state-saver.js';
 import type { RunContext } from '../run/run-context.js';
-import type { HeldSlot } from '../run/semaphore.js';
+import type { HeldSlot } from '../../core/semaphore.js';
 import { drawSlot, settleAll, type DrawResult } from './draw-slot.js';
 import { castBallots, type BallotSpec } from './ballots.js';
 

@@ -1,4 +1,4 @@
-import { AbortedError } from '../../core/errors.js';
+import { AbortedError } from './errors.js';
 
 interface Waiter {
   readonly grant: () => void;
