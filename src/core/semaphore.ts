@@ -34,6 +34,11 @@ export class Semaphore {
     this.#limit = Math.max(1, limit);
   }
 
+  /** The slots taken now (a slot handed straight on to a waiter stays taken). */
+  get active(): number {
+    return this.#active;
+  }
+
   async run<T>(
     work: () => Promise<T>,
     signal?: AbortSignal,

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { AbortedError } from '../../core/errors.js';
+import { Semaphore } from '../../core/semaphore.js';
 
 /** Every waiting slot listens to it: many listeners are expected. */
 function haltController(): AbortController {
@@ -14,14 +14,12 @@ function haltController(): AbortController {
  * signal (a resume) starts afresh; calls without a signal share one halt, cleared once idle.
  */
 export class Slots {
-  readonly #limit: number;
-  #active = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #slots: Semaphore;
   #halted: { readonly error: Error; readonly signal: AbortSignal | undefined } | undefined;
   #halt = haltController();
 
   constructor(limit: number) {
-    this.#limit = limit;
+    this.#slots = new Semaphore(limit);
   }
 
   /** Why the slots stopped, if they did. */
@@ -29,34 +27,23 @@ export class Slots {
     return this.#halted?.error;
   }
 
-  async acquire(signal?: AbortSignal): Promise<void> {
-    if (this.#active < this.#limit) {
-      this.#active += 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const at = this.#waiting.indexOf(grant);
-        if (at >= 0) this.#waiting.splice(at, 1);
-        reject(new AbortedError(signal?.reason));
-      };
-      const grant = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.#waiting.push(grant);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  release(): void {
-    const next = this.#waiting.shift();
-    if (next !== undefined) next();
-    else this.#active -= 1;
-    if (this.#active === 0 && this.#halted !== undefined && this.#halted.signal === undefined) {
-      this.#halted = undefined;
-      this.#halt = haltController();
-    }
+  /**
+   * Takes a slot, waiting in arrival order (`AbortedError` when `signal` aborts first); resolves
+   * with what frees it.
+   */
+  async acquire(signal?: AbortSignal): Promise<() => void> {
+    const held = await this.#slots.acquire(signal);
+    return () => {
+      held.release();
+      if (
+        this.#slots.active === 0 &&
+        this.#halted !== undefined &&
+        this.#halted.signal === undefined
+      ) {
+        this.#halted = undefined;
+        this.#halt = haltController();
+      }
+    };
   }
 
   /** Stops every slot of the run `signal` belongs to (the first reason wins). */

@@ -98,7 +98,7 @@ export class JulesWorker implements Worker {
             'The Jules worker does not resolve merge conflicts and has no integration worker (the gemini worker does them).',
         })
       );
-    await this.#slots.acquire(signal);
+    const release = await this.#slots.acquire(signal);
     /** The slot's session, once known: kept on whatever this slot returns. */
     const known: { id: string | undefined } = { id: hooks.externalId };
     try {
@@ -120,7 +120,7 @@ export class JulesWorker implements Worker {
         ...(known.id === undefined ? {} : { externalId: known.id }),
       };
     } finally {
-      this.#slots.release();
+      release();
     }
   }
 
