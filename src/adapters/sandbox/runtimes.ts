@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { realpath } from 'node:fs/promises';
+import { delimiter } from 'node:path';
 import { promisify } from 'node:util';
+import { which } from './which.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -19,17 +22,36 @@ export function findRuntimes(path: string = process.env['PATH'] ?? ''): Promise<
   let probe = probes.get(path);
   if (probe === undefined) {
     probe = Promise.all(
-      RUNTIMES.map((r) =>
-        execFileAsync(r.file, [...r.args], { timeout: 10_000, env: { PATH: path } }).then(
+      RUNTIMES.map(async (r) => {
+        const own = r.file === 'node' ? await ownNodeOn(path) : undefined;
+        if (own !== undefined) return [`${r.name} ${own} (${r.runner})`];
+        return execFileAsync(r.file, [...r.args], { timeout: 10_000, env: { PATH: path } }).then(
           ({ stdout, stderr }) => {
             const version = `${stdout}${stderr}`.trim().split(/\s+/).pop() ?? '';
             return [`${r.name} ${version} (${r.runner})`];
           },
           () => [],
-        ),
-      ),
+        );
+      }),
     ).then((found) => found.flat());
     probes.set(path, probe);
   }
   return probe;
+}
+
+/**
+ * This process's Node.js version when `node` on `path` is this very executable (so `node --version`
+ * would print it), found without starting it; undefined otherwise. Only for a PATH of absolute
+ * directories, where the lookup is {@link which}'s.
+ */
+async function ownNodeOn(path: string): Promise<string | undefined> {
+  const dirs = path.split(delimiter);
+  if (dirs.some((d) => !d.startsWith('/'))) return undefined;
+  const found = await which('node', dirs);
+  if (found === undefined) return undefined;
+  const [real, own] = await Promise.all([
+    realpath(found).catch(() => undefined),
+    realpath(process.execPath).catch(() => undefined),
+  ]);
+  return real !== undefined && real === own ? process.version : undefined;
 }
