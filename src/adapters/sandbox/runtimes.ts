@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import { realpath } from 'node:fs/promises';
 import { delimiter } from 'node:path';
 import { promisify } from 'node:util';
-import { which } from './which.js';
+import { ownNodeAt, which } from './which.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -49,9 +48,5 @@ async function ownNodeOn(path: string): Promise<string | undefined> {
   if (dirs.some((d) => !d.startsWith('/'))) return undefined;
   const found = await which('node', dirs);
   if (found === undefined) return undefined;
-  const [real, own] = await Promise.all([
-    realpath(found).catch(() => undefined),
-    realpath(process.execPath).catch(() => undefined),
-  ]);
-  return real !== undefined && real === own ? process.version : undefined;
+  return (await ownNodeAt(found)) === undefined ? undefined : process.version;
 }

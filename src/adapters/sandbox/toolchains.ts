@@ -3,7 +3,7 @@ import { realpath } from 'node:fs/promises';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { Mount } from './view.js';
-import { which } from './which.js';
+import { ownNodeAt, which } from './which.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -162,12 +162,10 @@ async function locate(
  * `onPath` is this very executable (its real file is `process.execPath`'s); else undefined.
  */
 async function ownNode(onPath: string): Promise<{ file: string; prefix: string } | undefined> {
-  const [real, own] = await Promise.all([
-    realpath(onPath).catch(() => undefined),
-    realpath(process.execPath).catch(() => undefined),
-  ]);
-  if (real === undefined || real !== own) return undefined;
-  return { file: real, prefix: await realpath(resolve(real, '../..')) };
+  const real = await ownNodeAt(onPath);
+  return real === undefined
+    ? undefined
+    : { file: real, prefix: await realpath(resolve(real, '../..')) };
 }
 
 /** Whether `path` must not be shown: the root, the home, an ancestor of it, or a private place under it. */

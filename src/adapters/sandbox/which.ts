@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, realpath, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 
 /**
@@ -21,4 +21,16 @@ export async function which(
     if (ok) return file;
   }
   return undefined;
+}
+
+/**
+ * The real file of `file` when it is this process's own Node.js executable (what `node` there would
+ * say of itself is known here, without starting it); undefined otherwise.
+ */
+export async function ownNodeAt(file: string): Promise<string | undefined> {
+  const [real, own] = await Promise.all([
+    realpath(file).catch(() => undefined),
+    realpath(process.execPath).catch(() => undefined),
+  ]);
+  return real !== undefined && real === own ? real : undefined;
 }
