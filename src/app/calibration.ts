@@ -15,7 +15,9 @@ import { LlmPlanner } from '../engine/models/llm-planner.js';
 import { LlmWorker } from '../engine/models/llm-worker.js';
 import { secretsOf, type Env } from './env.js';
 import { settleAccess } from './start/access-check.js';
-import { DEFAULT_MODEL, WORKERS, geminiModel, type RunModel } from './wiring/workers.js';
+import { geminiModel, type RunModel } from './workers/gemini-model.js';
+import { geminiNeeds } from './workers/gemini.js';
+import { DEFAULT_MODEL } from './workers/index.js';
 import { openWorkspace } from './wiring/wiring.js';
 
 export { CALIBRATION_FILE_NAME };
@@ -101,16 +103,7 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
   const simulated = options.model === 'sim';
   if (!simulated && (options.p !== undefined || options.v !== undefined))
     throw new UsageError('--p and --v set the simulated model: use them with --model sim only.');
-  const problems = simulated
-    ? []
-    : WORKERS.gemini
-        .problems(options.env)
-        .map((p) =>
-          p.replace(
-            'the gemini worker plans, writes and judges with Gemini',
-            'maker calibrate samples Gemini',
-          ),
-        );
+  const problems = simulated ? [] : geminiNeeds(options.env, 'maker calibrate samples Gemini');
   if ((await findSandbox(options.env['PATH'] ?? '', options.env['MAKER_SANDBOX'])) === undefined)
     problems.push(
       'maker calibrate runs the hidden tests on code a model wrote, so only inside a sandbox (no network, no writes outside a scratch checkout), and none works here (bubblewrap, or util-linux unshare). Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap).',

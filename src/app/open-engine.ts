@@ -2,7 +2,7 @@ import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import type { Env } from './env.js';
 import type { RunEngine } from './run-engine.js';
 import { engineFor, rolesFor, secretsOf } from './wiring/wiring.js';
-import type { RoleOptions } from './wiring/workers.js';
+import type { RoleOptions } from './workers/index.js';
 
 /** A repository opened for runs (`openWorkspace`): its git processes live until it is closed. */
 export type OpenedWorkspace = GitWorkspace;

@@ -7,7 +7,7 @@ import { WorkspaceLock } from '../adapters/state/lock.js';
 import type { Env } from './env.js';
 import { checksOfRun, sandboxProblems } from './start/preflight.js';
 import { cannotStart } from './wiring/wiring.js';
-import { WORKERS } from './wiring/workers.js';
+import { workerKind } from './workers/index.js';
 
 /** Where a resume is asked from: the terminal can serve a demo's fake GitHub again; MCP cannot. */
 export type ResumeSurface = 'cli' | 'mcp';
@@ -24,7 +24,7 @@ export async function checkResume(
   env: Env,
   surface: ResumeSurface,
 ): Promise<string | undefined> {
-  const kind = WORKERS[run.config.worker];
+  const kind = workerKind(run.config.worker);
   const target = await inspectRepository(dir);
   // Loaded when resuming: the light commands never load GitHub's client.
   const { remoteOfRun } = await import('./start/remotes.js');

@@ -10,8 +10,11 @@ import type { WaitReporter } from '../ports/waits.js';
 /** What the engine (`MakerEngine`) is built from. */
 export interface MakerEngineDeps {
   readonly workspace: Workspace;
-  /** The planner and worker a run uses: fixed, or chosen from the run's configuration. */
-  readonly roles: Roles | ((config: RunConfig, run?: Run) => Roles);
+  /**
+   * The planner and worker a run uses: fixed, or chosen from the run's configuration when the run
+   * starts (built then, which may load their code).
+   */
+  readonly roles: Roles | ((config: RunConfig, run?: Run) => Roles | Promise<Roles>);
   readonly store: StateStore<StateFile>;
   /** Receives every event (the JSONL journal); failures are ignored. */
   readonly journal?: (event: EngineEvent) => Promise<void> | void;

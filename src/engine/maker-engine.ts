@@ -172,7 +172,9 @@ export class MakerEngine {
     const made = typeof this.#deps.roles === 'function';
     const remote = run.github === undefined ? undefined : this.#deps.remote?.(run);
     const roles =
-      typeof this.#deps.roles === 'function' ? this.#deps.roles(run.config, run) : this.#deps.roles;
+      typeof this.#deps.roles === 'function'
+        ? await this.#deps.roles(run.config, run)
+        : this.#deps.roles;
     // The run's candidates are written into a scratch store of its own (kept for a resume);
     // stores of runs that ended or failed, or that the state no longer has, go first (a failed
     // run's unfinished votes start over, saved before its store goes).

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { JulesClient } from '../../src/adapters/jules/client.js';
 import { JulesWorker } from '../../src/adapters/jules/worker.js';
 import { PATCH, useJulesWorkers, workerOn } from '../helpers/jules-worker.js';
-import { julesSourceOf } from '../../src/app/wiring/jules-wiring.js';
+import { julesSourceOf } from '../../src/app/workers/jules-settings.js';
 
 const { held, setup } = useJulesWorkers();
 

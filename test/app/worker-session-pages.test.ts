@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeJulesWorker, julesWorker } from '../../src/app/wiring/jules-wiring.js';
+import { fakeJulesWorker, julesWorker } from '../../src/app/workers/jules-build.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { baseConfig } from '../helpers/engine.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pullRequestBody, pullRequestTitle } from '../../src/core/github/pull-request.js';
 import { mermaidMarkdown } from '../../src/core/view/mermaid.js';
-import { WORKER_FACTS } from '../../src/app/wiring/worker-catalogue.js';
+import { WORKERS } from '../../src/app/workers/index.js';
 import { bigRun, node, runOf } from '../helpers/runs.js';
 
 describe('the pull request of a run', () => {
@@ -22,11 +22,11 @@ describe('the pull request of a run', () => {
     // Proves: the links come from the run's worker (Jules' own pages), never from a guess about a
     // kind: a fake Jules' sessions, which have no page, are named without a dead link.
     const run = runOf([node('root', { status: 'done', kind: 'leaf', externalIds: ['1234/5'] })]);
-    const page = (id: string) => WORKER_FACTS.jules.sessionUrl?.(id);
+    const page = (id: string) => WORKERS.jules.sessionUrl?.(id);
     expect(pullRequestBody(run, page)).toContain(
       '## Sessions\n\n- `root`: https://jules.google.com/session/1234%2F5',
     );
-    const fake = (id: string) => WORKER_FACTS['jules-fake'].sessionUrl?.(id);
+    const fake = (id: string) => WORKERS['jules-fake'].sessionUrl?.(id);
     expect(pullRequestBody(run, fake)).toContain('- `root`: session `1234/5`');
     expect(pullRequestBody(run, fake)).not.toContain('https://');
   });

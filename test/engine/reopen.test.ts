@@ -5,7 +5,7 @@ import { RealisticModel } from '../../src/offline/product/realistic-model.js';
 import type { ProductIdea } from '../../src/offline/product/types.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { listenTo } from '../helpers/engine.js';
-import { WORKERS } from '../../src/app/wiring/workers.js';
+import { WORKERS } from '../../src/app/workers/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -41,7 +41,12 @@ async function makerRun(
       install: '',
       defaultBranch: await workspace.currentBranch(),
     });
-    const roles = WORKERS.gemini.roles(config, workspace, {}, { model: fake, editFormat: 'json' });
+    const roles = await WORKERS.gemini.roles(
+      config,
+      workspace,
+      {},
+      { model: fake, editFormat: 'json' },
+    );
     const engine = engineFor(dir, workspace, roles, [], {});
     const { events, stop, done } = listenTo(engine, stopWhen);
     const state = await engine.state();

@@ -8,7 +8,7 @@ import { JSON_SCHEMAS } from '../../src/engine/vote/parse.js';
 import type { GenerateRequest } from '../../src/ports/language-model.js';
 import type { NodeContext } from '../../src/ports/planner.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
-import { WORKERS } from '../../src/app/wiring/workers.js';
+import { WORKERS } from '../../src/app/workers/index.js';
 import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import { textStats } from '../../src/offline/product/ideas/text-stats.js';
 import { promptKind, UnrecognisedPromptError } from '../../src/offline/product/prompt-kinds.js';
@@ -291,7 +291,7 @@ describe('the realistic fake model', () => {
     try {
       const model = new RealisticModel({ ...knobs, ideas: [] });
       const config = runConfig({ worker: 'gemini', hitl: 'auto', defaultBranch: 'main' });
-      const roles = WORKERS.gemini.roles(config, workspace, {}, { model });
+      const roles = await WORKERS.gemini.roles(config, workspace, {}, { model });
       const engine = engineFor(dir, workspace, roles, [], {});
       const outcome = await engine.run(await engine.create(textStats.idea, config));
       expect(outcome.status).toBe('failed');
@@ -315,7 +315,7 @@ describe('the realistic fake model', () => {
       const engine = engineFor(
         dir,
         workspace,
-        WORKERS.gemini.roles(config, workspace, env),
+        await WORKERS.gemini.roles(config, workspace, env),
         [],
         {},
       );

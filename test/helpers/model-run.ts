@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../../src/engine/events.js';
 import type { LanguageModel } from '../../src/ports/language-model.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
-import { WORKERS } from '../../src/app/wiring/workers.js';
+import { WORKERS } from '../../src/app/workers/index.js';
 import { listenTo } from './engine.js';
 
 export interface ModelRunOptions {
@@ -33,7 +33,7 @@ export async function modelRun(dir: string, o: ModelRunOptions) {
       ...(o.maxDepth === undefined ? {} : { maxDepth: o.maxDepth }),
       defaultBranch: await workspace.currentBranch(),
     });
-    const roles = WORKERS.gemini.roles(
+    const roles = await WORKERS.gemini.roles(
       config,
       workspace,
       {},

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { geminiModel } from '../../src/app/wiring/workers.js';
+import { geminiModel } from '../../src/app/workers/gemini-model.js';
 import { useFakeGemini } from '../helpers/gemini-engine.js';
 
 /**

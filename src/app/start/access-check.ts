@@ -3,7 +3,7 @@ import { modelWaitsFrom } from '../../core/deadlines.js';
 import { ConfigError, MakerError } from '../../core/errors.js';
 import { envValue, replayDir, type Env } from '../env.js';
 import { chooseAccess, findOnPath, type AccessCheck } from '../wiring/model-access.js';
-import type { WorkerKind } from '../wiring/workers.js';
+import type { WorkerKind } from '../workers/index.js';
 
 /**
  * The model access a new run will record, settled before anything is created: none for simulated

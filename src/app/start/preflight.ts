@@ -8,7 +8,7 @@ import type { Env } from '../env.js';
 import { cannotStart } from '../wiring/wiring.js';
 import type { GitHubAsk } from '../github/plan.js';
 import type { RemotePlan } from './remotes.js';
-import type { WorkerKind } from '../wiring/workers.js';
+import type { WorkerKind } from '../workers/index.js';
 import type { Target } from './target.js';
 
 export type { Target };

@@ -14,10 +14,10 @@ import { environmentSecrets, outputRedactor } from '../../core/credential-redact
 import { ConfigError, UsageError, makeRedactor } from '../../core/errors.js';
 import { samplingProblem, samplingTable, type SamplingOverrides } from '../../core/sampling.js';
 import { PRESETS, type Confidence } from '../../core/tree/presets.js';
-import type { JulesConfig, Run, RunConfig } from '../../core/tree/schema.js';
+import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
 import { MakerEngine, type MakerEngineDeps, type Roles } from '../../engine/maker-engine.js';
 import { envValue, secretsOf, type Env } from '../env.js';
-import { DEFAULT_MODEL, WORKERS, julesSettings, type RoleOptions } from './workers.js';
+import { DEFAULT_MODEL, julesSettings, workerKind, type RoleOptions } from '../workers/index.js';
 import { MODEL_ACCESS_SETTING } from './model-access.js';
 
 export { DEFAULT_MODEL };
@@ -25,7 +25,8 @@ export { envValue, secretsOf, type Env };
 
 /** A run configuration from the few choices a person makes; everything else follows the preset and the worker's kind. */
 export function runConfig(choices: {
-  worker: RunConfig['worker'];
+  /** The worker kind's name (one of `WORKER_NAMES`). */
+  worker: string;
   confidence?: Confidence;
   k?: number;
   hitl: RunConfig['hitl'];
@@ -49,7 +50,7 @@ export function runConfig(choices: {
   /** Sampling chosen over the model's table (`--temperature`, `--thinking-budget`, `--thinking-level`). */
   sampling?: SamplingOverrides;
 }): RunConfig {
-  const kind = WORKERS[choices.worker];
+  const kind = workerKind(choices.worker);
   const confidence = choices.confidence ?? 'medium';
   const preset = PRESETS[confidence];
   const k = choices.k ?? preset.k;
@@ -102,13 +103,13 @@ export function runConfig(choices: {
  * environment. Throws a {@link ConfigError} listing everything the kind still needs. `paceMs`
  * (simulated kinds only) makes every simulated call wait that long, so a person can watch.
  */
-export function rolesFor(
+export async function rolesFor(
   config: RunConfig,
   workspace: GitWorkspace,
   env: Env,
   options: RoleOptions = {},
-): Roles {
-  const kind = WORKERS[config.worker];
+): Promise<Roles> {
+  const kind = workerKind(config.worker);
   // The access the run chose when it started is the one it keeps.
   const runEnv =
     config.modelAccess === undefined ? env : { ...env, [MODEL_ACCESS_SETTING]: config.modelAccess };
@@ -155,7 +156,7 @@ export async function openWorkspace(
 export function engineFor(
   dir: string,
   workspace: GitWorkspace,
-  roles: Roles | ((config: RunConfig, run?: Run) => Roles),
+  roles: MakerEngineDeps['roles'],
   secrets: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
   remote?: MakerEngineDeps['remote'],

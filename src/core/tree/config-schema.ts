@@ -33,8 +33,12 @@ export const samplingSchema = z.object({
 });
 
 export const runConfigSchema = z.object({
-  /** `jules-fake` is Jules' protocol against a local fake server with a simulated agent (demos). */
-  worker: z.enum(['sim', 'gemini', 'jules', 'jules-fake']),
+  /**
+   * The worker kind's name (`sim`, `gemini`, `jules`, `jules-fake`, …). The kinds are the
+   * application's (`app/workers/`): adding one changes no file here, and a name this MAKER lacks is
+   * refused where a run is resumed, by name.
+   */
+  worker: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
   planner: z.enum(['sim', 'gemini']),
   /**
    * The run's plans and candidates are simulated, not real work: its commits, summary and status

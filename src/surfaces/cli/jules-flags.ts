@@ -1,5 +1,5 @@
 import type { JulesConfig } from '../../core/tree/schema.js';
-import { julesOverrides, type JulesPlan } from '../../app/wiring/jules-wiring.js';
+import { julesOverrides, type JulesPlan } from '../../app/workers/jules-settings.js';
 
 /** The Jules settings the flags ask for: a plan's limits and explicit overrides; none when no flag is given. */
 export function julesChoices(values: {

@@ -8,10 +8,10 @@ import {
   chooseWorker,
   julesSettings,
   noWorkerMessage,
-} from '../../app/wiring/workers.js';
+} from '../../app/workers/index.js';
 import { MODEL_ACCESS_SETTING } from '../../app/wiring/model-access.js';
 import { settleAccess } from '../../app/start/access-check.js';
-import { julesOverrides } from '../../app/wiring/jules-wiring.js';
+import { julesOverrides } from '../../app/workers/jules-settings.js';
 import { parseRepoSpec } from '../../app/github/target.js';
 import type { StartInput } from './start-input.js';
 import { checkQuota, mcpIntent, pendingStartRefusal } from './start-checks.js';

@@ -9,7 +9,7 @@ import {
   describeWorkers,
   kindsWhere,
   type WorkerFacts,
-} from '../../app/wiring/worker-catalogue.js';
+} from '../../app/workers/index.js';
 
 /** Run ids as the state file spells them; anything else is refused before it reaches a path or a lookup. */
 export const runIdSchema = z

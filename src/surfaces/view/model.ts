@@ -20,7 +20,7 @@ import {
   waitingNodes,
 } from '../../core/view/display.js';
 import { runStanding, type Driver } from '../../core/view/standing.js';
-import { WORKER_FACTS } from '../../app/wiring/worker-catalogue.js';
+import { sessionUrlOf } from '../../app/workers/index.js';
 import { renderSplit } from '../../core/view/split-text.js';
 import { summarise } from '../../core/view/summary.js';
 import { logText } from './log-text.js';
@@ -68,7 +68,7 @@ export function viewNode(
     commit: n.commit ?? null,
     sessions: sessions.map((id) => ({
       id,
-      url: WORKER_FACTS[run.config.worker].sessionUrl?.(id) ?? null,
+      url: sessionUrlOf(run.config.worker)?.(id) ?? null,
     })),
     children: [...n.children],
     checks: checkBadge(run, n) ?? null,
@@ -312,7 +312,7 @@ async function candidateDetail(d: Draw, cards: Cards): Promise<CandidateDetail> 
         ? null
         : {
             id: d.externalId,
-            url: WORKER_FACTS[cards.run.config.worker].sessionUrl?.(d.externalId) ?? null,
+            url: sessionUrlOf(cards.run.config.worker)?.(d.externalId) ?? null,
           },
     value: valueText(cards.vote, d),
     diff:

@@ -2,7 +2,7 @@ import { ConfigError } from '../../../core/errors.js';
 import type { LanguageModel } from '../../../ports/language-model.js';
 import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
 import { ACCESS_HOW } from '../../../app/wiring/model-access.js';
-import { exactSamplingModel } from '../../../app/wiring/workers.js';
+import { exactSamplingModel } from '../../../app/workers/gemini-model.js';
 import { formatCount, progressLine, type CliIo } from '../io.js';
 import type { benchHanoiCommand } from './bench-hanoi.js';
 import type { CliContext, InputOf } from '../define.js';

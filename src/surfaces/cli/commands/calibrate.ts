@@ -1,5 +1,5 @@
 import { MODEL_ACCESSES } from '../../../app/wiring/model-access.js';
-import { DEFAULT_MODEL } from '../../../app/wiring/worker-catalogue.js';
+import { DEFAULT_MODEL } from '../../../app/workers/index.js';
 import { defineCommand, flag, option } from '../define.js';
 import { decimal, oneOf, text, wholeNumber } from '../values.js';
 import { USAGE_EXIT, dirOption } from './common.js';

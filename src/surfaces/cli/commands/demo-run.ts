@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { demoGitHub } from '../demo-github.js';
-import { WORKERS } from '../../../app/wiring/workers.js';
+import { WORKERS } from '../../../app/workers/index.js';
 import { sandboxOrWhyNot } from '../../../app/sandbox-report.js';
 import { defined } from './run-drive.js';
 import { start } from './run-start.js';

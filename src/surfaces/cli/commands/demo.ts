@@ -1,11 +1,11 @@
-import { WORKER_FACTS, kindsWhere, type WorkerName } from '../../../app/wiring/worker-catalogue.js';
+import { WORKERS, kindsWhere, type WorkerName } from '../../../app/workers/index.js';
 import { defineCommand, flag, option } from '../define.js';
 import { oneOf, wholeNumber } from '../values.js';
 import { INTERRUPTED_EXIT, USAGE_EXIT, dirOption } from './common.js';
 import { RUN_OPTIONS as O } from './run-options.js';
 
 /** The kinds a demo may use: the offline, simulated ones. */
-const SIMULATED_WORKERS = Object.values(WORKER_FACTS)
+const SIMULATED_WORKERS = Object.values(WORKERS)
   .filter((k) => k.simulated)
   .map((k) => k.name) as [WorkerName, ...WorkerName[]];
 
@@ -38,7 +38,7 @@ which reads the same (fake) GitHub repository.`,
     },
     worker: option(
       '--worker <kind>',
-      `${kindsWhere((k) => k.simulated)} (default sim): ${Object.values(WORKER_FACTS)
+      `${kindsWhere((k) => k.simulated)} (default sim): ${Object.values(WORKERS)
         .filter((k) => k.simulated)
         .map((k) => `${k.name}: ${k.summary}`)
         .join('; ')}`,

@@ -8,7 +8,7 @@ import {
   forcedAccess,
   type AccessCheck,
 } from '../../../app/wiring/model-access.js';
-import { DEFAULT_MODEL } from '../../../app/wiring/worker-catalogue.js';
+import { DEFAULT_MODEL } from '../../../app/workers/index.js';
 import { cleanDependenciesSaid } from './doctor-clean.js';
 import type { Env } from '../../../app/env.js';
 import type { CliContext, InputOf } from '../define.js';

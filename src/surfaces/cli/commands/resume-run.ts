@@ -4,7 +4,7 @@ import type { Run, RunConfig } from '../../../core/tree/schema.js';
 import { checkResume, NOTHING_STARTED, resumableRun } from '../../../app/resume-run.js';
 import { holdWorkspace, lookAt } from '../../../app/workspace-hold.js';
 import { openWorkspace } from '../../../app/wiring/wiring.js';
-import { WORKERS, julesSettings } from '../../../app/wiring/workers.js';
+import { julesSettings, workerKind } from '../../../app/workers/index.js';
 import {
   announce,
   drive,
@@ -66,7 +66,7 @@ function resumedConfig(
   view: boolean,
 ): { config: RunConfig; hitlChoice: Hitl } {
   const hitlChoice = resumedHitl(o.hitl, run.config.hitl, io, view);
-  const kind = WORKERS[run.config.worker];
+  const kind = workerKind(run.config.worker);
   const julesFlags = julesChoices(o);
   if (julesFlags !== undefined && kind.julesDefaults === undefined)
     throw new UsageError(

@@ -1,5 +1,5 @@
 import type { RunConfig, StartIntent } from '../../../core/tree/schema.js';
-import { WORKERS } from '../../../app/wiring/workers.js';
+import { workerKind } from '../../../app/workers/index.js';
 import type { CliContext } from '../define.js';
 import { demoGitHub } from '../demo-github.js';
 import type { Hitl } from './run-drive.js';
@@ -16,7 +16,7 @@ export async function resumeStart(
   r: { dir: string; hitlChoice: Hitl; json: boolean; view: boolean; hitl: RunConfig['hitl'] },
 ): Promise<number> {
   const intent = { ...recorded, config: { ...recorded.config, hitl: r.hitl } };
-  const kind = WORKERS[intent.config.worker];
+  const kind = workerKind(intent.config.worker);
   const gh = intent.github;
   // The API the start recorded, whatever GITHUB_API_URL says now.
   const env = gh?.apiUrl === undefined ? ctx.io.env : { ...ctx.io.env, GITHUB_API_URL: gh.apiUrl };

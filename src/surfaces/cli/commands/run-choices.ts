@@ -4,7 +4,7 @@ import type { SamplingOverrides, ThinkingLevel } from '../../../core/sampling.js
 import type { RunConfig } from '../../../core/tree/schema.js';
 import { allowanceConfig } from '../../../app/wiring/candidate-allowances.js';
 import { DEFAULT_MODEL, calibratedK } from '../../../app/calibration.js';
-import type { WorkerKind } from '../../../app/wiring/workers.js';
+import type { WorkerKind } from '../../../app/workers/index.js';
 import { MODEL_ACCESS_SETTING } from '../../../app/wiring/model-access.js';
 import type { CliContext } from '../define.js';
 import type { CliIo } from '../io.js';

@@ -6,7 +6,7 @@ import type { Workspace } from '../../../ports/workspace.js';
 import { summarise } from '../../../core/view/summary.js';
 import { landingNotice, type Target } from '../../../app/start/preflight.js';
 import { engineOver, type OpenedWorkspace } from '../../../app/open-engine.js';
-import type { RoleOptions } from '../../../app/wiring/workers.js';
+import type { RoleOptions } from '../../../app/workers/index.js';
 import { type CliContext } from '../define.js';
 import type { CliIo } from '../io.js';
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../../../core/errors.js';
 import { parseRepoSpec } from '../../../app/github/target.js';
-import { chooseWorker, noWorkerMessage } from '../../../app/wiring/workers.js';
+import { chooseWorker, noWorkerMessage } from '../../../app/workers/index.js';
 import { defaultHitl, defined, hitlPolicy } from './run-drive.js';
 import { start } from './run-start.js';
 import { julesChoices } from '../jules-flags.js';

@@ -4,11 +4,7 @@ import { decimal, installCommand, oneOf, repoGlob, text, wholeNumber } from '../
 import { THINKING_LEVELS } from '../../../core/sampling.js';
 import { LIMITS } from '../../../core/limits.js';
 import { MAX_FILE_KB } from '../../../app/wiring/candidate-allowances.js';
-import {
-  WORKER_FACTS,
-  WORKER_NAMES,
-  describeWorkers,
-} from '../../../app/wiring/worker-catalogue.js';
+import { WORKERS, WORKER_NAMES, describeWorkers } from '../../../app/workers/index.js';
 import { RATE_LIMITED_EXIT, USAGE_EXIT, jsonFlag } from './common.js';
 
 /** The options of run, resume and demo, each defined once; every command picks its own. */
@@ -167,7 +163,7 @@ export const RUN_OPTIONS = {
 /** The settings the worker kinds read from the environment, once each. */
 function environment(): string {
   const seen = new Map<string, string>();
-  for (const kind of Object.values(WORKER_FACTS))
+  for (const kind of Object.values(WORKERS))
     for (const { env, purpose } of kind.settings)
       if (!seen.has(env)) seen.set(env, `${purpose} (${kind.name})`);
   return [...seen].map(([env, purpose]) => `  ${env.padEnd(16)} ${purpose}`).join('\n');

@@ -13,7 +13,7 @@ import type { RemotePlan } from '../../../app/start/remotes.js';
 import { runConfig, type Env } from '../../../app/wiring/wiring.js';
 import { startRun, type StartSteps } from '../../../app/start-run.js';
 import { readSettings, type Settings } from '../../../app/settings.js';
-import { DEFAULT_MODEL, type WorkerKind } from '../../../app/wiring/workers.js';
+import { DEFAULT_MODEL, type WorkerKind } from '../../../app/workers/index.js';
 import { settleAccess } from '../../../app/start/access-check.js';
 import { declaredLimit, runQuota } from '../../../app/start/quota-check.js';
 import type { ModelAccess } from '../../../app/wiring/model-access.js';

@@ -11,7 +11,7 @@ import {
   type RunSummary,
 } from '../../../core/view/summary.js';
 import { reopenLine } from '../../../core/view/reopens.js';
-import { WORKERS } from '../../../app/wiring/workers.js';
+import { sessionUrlOf } from '../../../app/workers/index.js';
 import { FINISH_START, intentLine, madeBy } from '../../../app/start/start-intent.js';
 import { standingOf, workspaceDriver } from '../../../app/run-status.js';
 import { chosenRun, runJournal, workspaceRuns } from '../../../app/read-runs.js';
@@ -52,7 +52,7 @@ export async function run(
   }
   const run = chosenRun(found, o.run);
   if (o.node !== undefined) {
-    const detail = renderNode(run, o.node, WORKERS[run.config.worker].sessionUrl);
+    const detail = renderNode(run, o.node, sessionUrlOf(run.config.worker));
     if (detail === undefined)
       throw new UsageError(
         `Run ${run.id} has no node "${o.node}". Nodes: ${Object.keys(run.nodes).join(', ')}.`,

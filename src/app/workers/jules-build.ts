@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { julesSessionUrl } from './worker-catalogue.js';
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,38 +7,23 @@ import { JulesWorker } from '../../adapters/jules/worker.js';
 import { nodeTransport } from '../../adapters/jules/node-transport.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { ConfigError } from '../../core/errors.js';
-import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
+import type { RunConfig } from '../../core/tree/schema.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
 import type { Worker } from '../../ports/worker.js';
 import { startFakeJules, type FakeJules } from '../../offline/fake-jules.js';
 import { simJulesAgent } from '../../offline/sim-jules-agent.js';
-import { originPublisher } from './origin-publisher.js';
-import { JULES_PLANS } from './worker-catalogue.js';
+import { originPublisher } from '../wiring/origin-publisher.js';
+import {
+  JULES_PLANS,
+  julesSessionUrl,
+  julesSourceOf,
+  outageSettingProblem,
+} from './jules-settings.js';
 
-export { JULES_PLANS };
-
-export type JulesPlan = keyof typeof JULES_PLANS;
-
-/** What a person asks of Jules: a plan's limits, and explicit overrides of them. */
-export interface JulesChoices {
-  readonly plan?: JulesPlan | undefined;
-  readonly concurrency?: number | undefined;
-  readonly dailySessions?: number | undefined;
-  readonly planReview?: boolean | undefined;
-  /** Seconds Jules may fail every call before the run stops (resumable). */
-  readonly outageSeconds?: number | undefined;
-}
-
-/** Only what was chosen: the named plan's limits, then the explicit values over them. */
-export function julesOverrides(choices: JulesChoices): Partial<JulesConfig> {
-  return {
-    ...(choices.plan === undefined ? {} : JULES_PLANS[choices.plan]),
-    ...(choices.concurrency === undefined ? {} : { concurrency: choices.concurrency }),
-    ...(choices.dailySessions === undefined ? {} : { dailySessions: choices.dailySessions }),
-    ...(choices.planReview === undefined ? {} : { planReview: choices.planReview }),
-    ...(choices.outageSeconds === undefined ? {} : { outageSeconds: choices.outageSeconds }),
-  };
-}
+/**
+ * What builds the Jules kinds' workers (the client, the worker, the local fake), loaded only when a
+ * run builds its roles: `jules.ts` and `jules-fake.ts` import it then.
+ */
 
 /** The settings a Jules worker takes from a run's configuration. */
 function limitsOf(config: RunConfig) {
@@ -62,16 +46,6 @@ export function outageMs(config: RunConfig, envSeconds: string): number {
   const problem = outageSettingProblem(envSeconds)[0];
   if (problem !== undefined) throw new ConfigError(problem);
   return Number(envSeconds) * 1000;
-}
-
-/** What is wrong with a `MAKER_JULES_OUTAGE_S` value (nothing when it is empty or valid). */
-export function outageSettingProblem(envSeconds: string): string[] {
-  const seconds = Number(envSeconds);
-  return envSeconds === '' || (Number.isInteger(seconds) && seconds >= 1 && seconds <= 86_400)
-    ? []
-    : [
-        `MAKER_JULES_OUTAGE_S must be a whole number of seconds from 1 to 86400 (how long Jules may fail every call before the run stops); got "${envSeconds}".`,
-      ];
 }
 
 /** The Jules worker against the real API (`JULES_API_KEY`), on the workspace's GitHub origin. */
@@ -101,46 +75,6 @@ export function julesWorker(
     sessionUrl: julesSessionUrl,
     ...(settings.pollMs === undefined ? {} : { pollMs: settings.pollMs }),
   });
-}
-
-/** What is wrong with a `JULES_POLL_MS` value (nothing when it is empty or valid). */
-export function pollSettingProblem(raw: string): string[] {
-  const first = Number(raw.split(':')[0]);
-  return raw === '' || (Number.isInteger(first) && first >= 1)
-    ? []
-    : [
-        `JULES_POLL_MS must be the first poll delay in ms, optionally :cap (e.g. 15000:60000); got "${raw}".`,
-      ];
-}
-
-/** `JULES_POLL_MS` = `first` or `first:cap`, in ms (default 15000:60000). */
-export function pollSetting(raw: string): { initial: number; max: number } | undefined {
-  if (raw === '') return undefined;
-  const problem = pollSettingProblem(raw)[0];
-  if (problem !== undefined) throw new ConfigError(problem);
-  const [first = 1, cap] = raw.split(':').map(Number);
-  return {
-    initial: first,
-    max: cap !== undefined && Number.isInteger(cap) && cap >= first ? cap : Math.max(first, 60_000),
-  };
-}
-
-const GITHUB_REMOTE = /github\.com[:/]([^/\s]+)\/([^/\s]+?)(?:\.git)?\/?$/;
-
-/** Why a remote URL cannot name a Jules source (nothing when it is a GitHub repository). */
-export function julesSourceProblem(remoteUrl: string | undefined): string[] {
-  return GITHUB_REMOTE.test(remoteUrl ?? '')
-    ? []
-    : [
-        `The jules worker needs the repository on GitHub: its origin remote (${remoteUrl ?? 'none'}) is not a GitHub URL. Add one with git remote add origin https://github.com/<owner>/<repo>, or set JULES_SOURCE=sources/github/<owner>/<repo>.`,
-      ];
-}
-
-/** The Jules source of a GitHub remote URL (https or ssh), e.g. `sources/github/owner/repo`. */
-export function julesSourceOf(remoteUrl: string | undefined): string {
-  const match = GITHUB_REMOTE.exec(remoteUrl ?? '');
-  if (match === null) throw new ConfigError(julesSourceProblem(remoteUrl)[0] as string);
-  return `sources/github/${match[1]}/${match[2]}`;
 }
 
 /**
