@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// The walk of one `maker run` from the idea to the merged pull request, as data: which of src/'s
+// files the run's process entered (a function of it ran, not only its module's top level), by
+// layer and folder. Measured with V8's precise coverage of the bundle (NODE_V8_COVERAGE), mapped
+// back to src/ through the bundle's source maps. The run: a simulated idea, depth 1, checks on,
+// landed through a pull request on `maker fake-github` (a process of its own, not counted).
+//
+//   node scripts/build.mjs && node scripts/walk.mjs [--json] [--idea "<idea>"]
+//
+// What it does not measure: the order of the visits (coverage counts calls, it keeps no order), so
+// not how often the walk comes back to a file it left.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const maker = join(root, 'dist', 'maker.js');
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const ideaAt = args.indexOf('--idea');
+const idea = ideaAt >= 0 ? args[ideaAt + 1] : 'a command-line notes app';
+
+const scratch = mkdtempSync(join(tmpdir(), 'maker-walk-'));
+const fake = spawn(process.execPath, [maker, 'fake-github', '--stdin-lifetime'], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+  env: {
+    PATH: process.env.PATH ?? '',
+    MAKER_FAKE_GITHUB_TOKEN: 'fake-github-walk-token-0123456789',
+  },
+});
+try {
+  const { baseUrl, login } = await new Promise((ok, fail) => {
+    let out = '';
+    fake.stdout.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line !== undefined) ok(JSON.parse(line));
+    });
+    fake.on('exit', (code) => fail(new Error(`maker fake-github exited ${code}`)));
+  });
+  const coverage = join(scratch, 'coverage');
+  const dir = join(scratch, 'repo');
+  const run = spawnSync(
+    process.execPath,
+    [
+      maker,
+      'run',
+      idea,
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--hitl',
+      'auto',
+      '--max-depth',
+      '1',
+      '--github',
+      `${login}/walk`,
+    ],
+    {
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: scratch,
+        GITHUB_API_URL: baseUrl,
+        GITHUB_TOKEN: 'fake-github-walk-token-0123456789',
+        NODE_V8_COVERAGE: coverage,
+      },
+    },
+  );
+  if (run.status !== 0) throw new Error(`maker run exited ${run.status}:\n${run.stderr}`);
+  if (!/merged/i.test(run.stdout + run.stderr))
+    throw new Error(`the run did not say its pull request merged:\n${run.stdout}\n${run.stderr}`);
+  const entered = enteredFiles(coverage);
+  const byFolder = {};
+  for (const file of entered) {
+    const folder = file.split('/').slice(0, 3).join('/');
+    byFolder[folder] = (byFolder[folder] ?? 0) + 1;
+  }
+  const report = { idea, files: entered.length, byFolder, entered };
+  if (json) console.log(JSON.stringify(report, null, 2));
+  else {
+    console.log(
+      `maker run "${idea}" (sim, depth 1, checks, --github on the fake) to its merged pull request:`,
+    );
+    console.log(`  ${entered.length} files of src/ entered (a function of theirs ran)`);
+    for (const [folder, n] of Object.entries(byFolder).sort((a, b) => b[1] - a[1]))
+      console.log(`  ${String(n).padStart(4)}  ${folder}`);
+  }
+} finally {
+  fake.stdin.end();
+  fake.kill();
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+/** The src/ files, sorted, in which a function other than a module's top level ran. */
+function enteredFiles(coverageDir) {
+  const files = new Set();
+  for (const name of readdirSync(coverageDir)) {
+    const { result } = JSON.parse(readFileSync(join(coverageDir, name), 'utf8'));
+    for (const script of result) {
+      if (!script.url.startsWith(`file://${join(root, 'dist')}/`)) continue;
+      const path = fileURLToPath(script.url);
+      if (!existsSync(`${path}.map`)) continue; // a vendored file (dist/typescript.js): not src/
+      const source = readFileSync(path, 'utf8');
+      const map = new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')));
+      const lineStarts = [0];
+      for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
+      for (const fn of script.functions) {
+        const [range] = fn.ranges;
+        if (range === undefined || range.count === 0 || range.startOffset === 0) continue;
+        let [lo, hi] = [0, lineStarts.length - 1];
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (lineStarts[mid] <= range.startOffset) lo = mid;
+          else hi = mid - 1;
+        }
+        const line = lo;
+        const entry = map.findEntry(line, range.startOffset - lineStarts[line]);
+        const original = entry?.originalSource;
+        if (original === undefined) continue;
+        const file = relative(root, resolve(dirname(path), original));
+        if (file.startsWith('src/')) files.add(file);
+      }
+    }
+  }
+  return [...files].sort();
+}
