@@ -184,6 +184,42 @@ describe('GeminiCliModel over ACP', () => {
     await untilLogged(stub, (l) => l.some((e) => e.in?.method === 'session/cancel'));
   }, 30_000);
 
+  it('a silent prompt that settles when cancelled leaves its child running: the next call uses it', async () => {
+    // Proves: a child is ended only when a cancelled prompt does not settle (it was ended after the
+    // grace whatever the prompt did, failing every other call on it).
+    const stub = await stubGemini(await tempDir(), { hold: true });
+    const m = model(stub.path, { waits: QUICK });
+    await expect(m.generate({ prompt: 'x', temperature: 0 })).rejects.toThrow(
+      /the model said nothing/,
+    );
+    const [child] = m.pids;
+    // Past the grace a cancel has (2 s): the child that settled it still runs.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(child !== undefined && alive(child)).toBe(true);
+    await stub.release();
+    await expect(m.generate({ prompt: 'y', temperature: 0 })).resolves.toMatchObject({
+      finishReason: 'stop',
+    });
+    expect(starts(await stub.log())).toHaveLength(1);
+  }, 30_000);
+
+  it('a silent prompt that ignores its cancel ends its child; a call in flight on it fails naming why', async () => {
+    // Proves: the call MAKER's own kill ends is told the cause (another call's silence), not a bare
+    // signal, and fails as a transport failure, to be retried on a new child.
+    const stub = await stubGemini(await tempDir(), { stallFirst: true });
+    // A deadline far off: only the silence and the kill end calls here.
+    const m = model(stub.path, { waits: { ...QUICK, firstByteMs: 120_000 } });
+    const silent = m.generate({ prompt: 'first', temperature: 0 });
+    await untilLogged(stub, (l) => prompts(l).length === 1);
+    const thinking = m.generate({ prompt: 'second', temperature: 0 });
+    await expect(silent).rejects.toThrow(/the answer stopped: nothing for/);
+    await expect(thinking).rejects.toBeInstanceOf(ModelTransportError);
+    await expect(thinking).rejects.toThrow(
+      /ended mid-call by MAKER: another call on it went unanswered \(the answer stopped: nothing for 1 s\) and did not stop when cancelled/,
+    );
+    await expect(thinking).rejects.toMatchObject({ isRetryable: true });
+  }, 30_000);
+
   it('a prompt past its deadline (from its size) is a transport failure, and its session is cancelled', async () => {
     const stub = await stubGemini(await tempDir(), { hold: true });
     const failed = model(stub.path, {

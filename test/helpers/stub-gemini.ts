@@ -11,7 +11,8 @@ import { join } from 'node:path';
  * on stdin, the answer as `stream-json` events, and MAKER's sign-in check (`/maker-sign-in-check`)
  * blocked by policy as the real one blocks it. Faults on request: `exit` (41: not signed in),
  * `noAcp` (an old `gemini`), `old` (one without `--policy`), `hang` (never answers at start-up),
- * `stall` (a prompt's answer stops after its first words), `login` (asks for a login on its
+ * `stall` (a prompt's answer stops after its first words, and it ignores a cancel), `stallFirst`
+ * (only the first prompt does; later ones think aloud until released), `login` (asks for a login on its
  * output), `grandchild` (starts a process of its own, to see it ended with the group).
  */
 export interface StubGemini {
@@ -99,6 +100,7 @@ if (args.includes('--acp')) {
   const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
   const cancelled = new Set();
   let inFlight = 0;
+  let stalledOnce = false;
   let buffer = '';
   process.stdin.on('data', (chunk) => {
     buffer += chunk;
@@ -117,7 +119,15 @@ if (args.includes('--acp')) {
         inFlight += 1; log({ inFlight });
         const sid = m.params.sessionId;
         const update = (sessionUpdate, text) => send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: sid, update: { sessionUpdate, content: { type: 'text', text } } } });
-        if (opts.stall) { update('agent_message_chunk', 'the first words'); return; }
+        if (opts.stall || (opts.stallFirst && !stalledOnce)) { stalledOnce = true; update('agent_message_chunk', 'the first words'); return; }
+        if (opts.stallFirst) {
+          // Later prompts think aloud (heard, so never silent) until released or cancelled.
+          const think = setInterval(() => {
+            if (cancelled.has(sid) || released()) { clearInterval(think); inFlight -= 1; send({ jsonrpc: '2.0', id: m.id, result: { stopReason: cancelled.has(sid) ? 'cancelled' : 'end_turn' } }); return; }
+            update('agent_thought_chunk', 'still thinking');
+          }, 100);
+          return;
+        }
         const tick = () => {
           if (cancelled.has(sid)) { inFlight -= 1; send({ jsonrpc: '2.0', id: m.id, result: { stopReason: 'cancelled' } }); return; }
           if (opts.proxy) { inFlight -= 1; proxy(m); return; }
@@ -173,6 +183,7 @@ export async function stubGemini(
     hold?: boolean;
     hang?: boolean;
     stall?: boolean;
+    stallFirst?: boolean;
     login?: boolean;
     grandchild?: boolean;
     /** Answer prompts from the model at GOOGLE_GEMINI_BASE_URL (a local fake Gemini). */

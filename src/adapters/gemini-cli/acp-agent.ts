@@ -83,6 +83,11 @@ export class AcpAgent {
   readonly #options: AcpAgentOptions;
   /** Set when the child asked for a login: every wait on it ends with this. */
   #loginDemand: string | undefined;
+  /**
+   * Why MAKER ended this child under its calls: a prompt's watchdog tripped and the prompt did not
+   * settle when cancelled. Other calls in flight on it fail naming this, not a bare signal.
+   */
+  #endedBy: string | undefined;
   /** Sessions opened on this child (it keeps every one: a child is retired after enough). */
   sessions = 0;
   inFlight = 0;
@@ -210,17 +215,15 @@ export class AcpAgent {
       });
       const onAbort = () => this.#connection.notify('session/cancel', { sessionId });
       signal?.addEventListener('abort', onAbort, { once: true });
-      const watch = this.#watch(sessionId, deadlineMs, () => heardAt);
+      const request = this.#connection.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text }],
+      });
+      // Settled after the watchdog tripped (its answer is no longer awaited): never unhandled.
+      request.catch(() => undefined);
+      const watch = this.#watch(sessionId, deadlineMs, () => heardAt, request);
       try {
-        const result = promptResultSchema.parse(
-          await Promise.race([
-            this.#connection.request('session/prompt', {
-              sessionId,
-              prompt: [{ type: 'text', text }],
-            }),
-            watch.tripped,
-          ]),
-        );
+        const result = promptResultSchema.parse(await Promise.race([request, watch.tripped]));
         if (result.stopReason === 'cancelled' || aborted()) throw new AbortedError(signal?.reason);
         const tokens = result._meta?.quota?.token_count;
         const usage = await takeSessionUsage(this.#options.dir.home, sessionId).catch(
@@ -248,13 +251,14 @@ export class AcpAgent {
 
   /**
    * The prompt's deadline and silence watchdog: `tripped` rejects with the transport failure when
-   * either runs out (after telling the agent to cancel the prompt, and ending the child if that
-   * does not settle it).
+   * either runs out, after telling the agent to cancel the prompt; a `request` that has not settled
+   * within the grace after that ends the child (with every call on it, which then say why).
    */
   #watch(
     sessionId: string,
     deadlineMs: number,
     heardAt: () => number | undefined,
+    request: Promise<unknown>,
   ): { tripped: Promise<never>; stop: () => void } {
     const { silenceMs } = this.#options.waits;
     const start = Date.now();
@@ -279,8 +283,13 @@ export class AcpAgent {
           return;
         }
         this.#connection.notify('session/cancel', { sessionId });
-        grace = setTimeout(() => this.#connection.kill(), CANCEL_GRACE_MS);
+        grace = setTimeout(() => {
+          this.#endedBy ??= why;
+          this.#connection.kill();
+        }, CANCEL_GRACE_MS);
         grace.unref();
+        const settled = () => clearTimeout(grace);
+        request.then(settled, settled);
         reject(new ModelTransportError('gemini-cli', `Gemini CLI's model call failed: ${why}.`));
       };
       timer = setTimeout(check, Math.min(1000, Math.max(50, silenceMs / 4)));
@@ -298,11 +307,14 @@ export class AcpAgent {
     if (this.#loginDemand !== undefined) return signInError(this.#loginDemand);
     if (error instanceof ModelTransportError || error instanceof ApiCallError) return error;
     if (error instanceof AcpExit) {
-      // Ended under a call (not by MAKER's watchdog): a failure of the process, retried elsewhere.
+      // Ended under a call: by MAKER, for another call that went unanswered, else a failure of the
+      // process; either way retried on a new child.
       if (error.exitCode === null)
         return new ModelTransportError(
           'gemini-cli',
-          `Gemini CLI ended mid-call (${error.message}).`,
+          this.#endedBy === undefined
+            ? `Gemini CLI ended mid-call (${error.message}).`
+            : `Gemini CLI was ended mid-call by MAKER: another call on it went unanswered (${this.#endedBy}) and did not stop when cancelled.`,
         );
       return exitError(this.#options.command, error.exitCode, error.stderr, this.#now());
     }
