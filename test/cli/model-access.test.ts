@@ -178,6 +178,38 @@ describe('model access', () => {
     expect(facts.waysForward.map((w) => w.access)).toEqual(['key', 'vertex', 'gemini-cli']);
   });
 
+  it('maker doctor says which worker kinds could start, each refused as its settings schema refuses it, with no secret', async () => {
+    // Proves: the workers section is the kinds' own problems (their settings, then a model
+    // access), the same a run is refused with, and prints no value of a key.
+    const PATH = await gitOnlyPath();
+    const keyed = await maker(['doctor', '--json'], {
+      PATH,
+      GEMINI_API_KEY: 'AIza-secret-doctor-0123456789',
+      JULES_API_KEY: 'jules-secret-doctor-0123',
+      JULES_POLL_MS: 'soon',
+    });
+    expect(keyed.code).toBe(0);
+    const kinds = (
+      JSON.parse(keyed.stdout) as {
+        workers: { kinds: { name: string; ready: boolean; problems: string[] }[] };
+      }
+    ).workers.kinds;
+    expect(kinds.map((k) => [k.name, k.ready])).toEqual([
+      ['gemini', true],
+      ['jules', false],
+      ['jules-fake', true],
+      ['sim', true],
+    ]);
+    expect(kinds[1]?.problems).toEqual([expect.stringMatching(/^JULES_POLL_MS must be .*"soon"/)]);
+    expect(keyed.stdout).not.toMatch(/secret-doctor/);
+    const bare = await maker(['doctor'], { PATH });
+    expect(bare.stdout).toMatch(
+      /Workers:[\s\S]*no +gemini +could not start:\n +- GEMINI_API_KEY is not set, .*\(the ways forward: Model access, above\)/,
+    );
+    expect(bare.stdout).toMatch(/no +jules +could not start:\n +- JULES_API_KEY is not set/);
+    expect(bare.stdout).toMatch(/yes +sim +could start \(simulated/);
+  });
+
   it('--model-access gemini-cli with a key set and no gemini: says gemini is missing, not that the key is', async () => {
     const dir = join(await tempDir(), 'repo');
     const { code, stderr } = await maker(

@@ -8,7 +8,7 @@ import {
   forcedAccess,
   type AccessCheck,
 } from '../../../app/wiring/model-access.js';
-import { DEFAULT_MODEL } from '../../../app/workers/index.js';
+import { DEFAULT_MODEL, WORKERS } from '../../../app/workers/index.js';
 import { cleanDependenciesSaid } from './doctor-clean.js';
 import type { Env } from '../../../app/env.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -79,6 +79,47 @@ export const modelAccessSection: DoctorSection = {
   },
 };
 
+/**
+ * Whether a run of each worker kind could start here, as the kind itself says: its settings
+ * (unset required ones, invalid values) and what else it needs (a model access; the repository's
+ * GitHub origin, which depends on the folder, is checked when a run starts there). Names of
+ * variables only, never a value that could be a secret.
+ */
+export const workersSection: DoctorSection = {
+  key: 'workers',
+  title: 'Workers',
+  check: (env) => {
+    const kinds = Object.values(WORKERS).map((kind) => ({
+      name: kind.name,
+      simulated: kind.simulated,
+      problems: kind.problems(env),
+    }));
+    const width = Math.max(...kinds.map((k) => k.name.length));
+    return {
+      lines: [
+        'Whether a run of each kind could start here (what a kind needs of the folder, such as a GitHub origin, is checked when a run starts there):',
+        ...kinds.flatMap((k) => [
+          `  ${k.problems.length === 0 ? 'yes' : 'no '}  ${k.name.padEnd(width)}  ${
+            k.problems.length === 0
+              ? `could start${k.simulated ? ' (simulated: placeholder files, no model calls)' : ''}`
+              : 'could not start:'
+          }`,
+          ...k.problems.map((p) => `         ${' '.repeat(width)}- ${shortened(p)}`),
+        ]),
+      ],
+      facts: { kinds: kinds.map((k) => ({ ...k, ready: k.problems.length === 0 })) },
+    };
+  },
+};
+
+/** A problem as the workers' lines show it: the ways to a model access are listed once, above. */
+function shortened(problem: string): string {
+  return problem.replace(
+    / Any one of these works: [\s\S]*$/,
+    ' (the ways forward: Model access, above)',
+  );
+}
+
 /** The sandbox report ({@link sandboxReport}) as lines and facts. */
 export const sandboxSection: DoctorSection = {
   key: 'sandbox',
@@ -127,7 +168,11 @@ function limitWords(how: string): string {
 }
 
 /** Every section, in the order the report shows them. */
-export const DOCTOR_SECTIONS: DoctorSection[] = [modelAccessSection, sandboxSection];
+export const DOCTOR_SECTIONS: DoctorSection[] = [
+  modelAccessSection,
+  workersSection,
+  sandboxSection,
+];
 
 /** The red-flag registry as `maker doctor --rules` prints it: a table, or `{rules: [...]}`. */
 export function rulesReport(json: boolean): string {
