@@ -203,7 +203,7 @@ describe('GeminiCliModel over ACP', () => {
     expect(starts(await stub.log())).toHaveLength(1);
   }, 30_000);
 
-  it('a silent prompt that ignores its cancel ends its child; a call in flight on it fails naming why', async () => {
+  it('a silent prompt that ignores its cancel ends its child; a call in flight on it fails naming why, a later one goes to a new child', async () => {
     // Proves: the call MAKER's own kill ends is told the cause (another call's silence), not a bare
     // signal, and fails as a transport failure, to be retried on a new child.
     const stub = await stubGemini(await tempDir(), { stallFirst: true });
@@ -213,11 +213,19 @@ describe('GeminiCliModel over ACP', () => {
     await untilLogged(stub, (l) => prompts(l).length === 1);
     const thinking = m.generate({ prompt: 'second', temperature: 0 });
     await expect(silent).rejects.toThrow(/the answer stopped: nothing for/);
+    // A call made while the cancel is unsettled goes to a new child, out of harm's way.
+    const later = m.generate({ prompt: 'third', temperature: 0 });
     await expect(thinking).rejects.toBeInstanceOf(ModelTransportError);
     await expect(thinking).rejects.toThrow(
       /ended mid-call by MAKER: another call on it went unanswered \(the answer stopped: nothing for 1 s\) and did not stop when cancelled/,
     );
     await expect(thinking).rejects.toMatchObject({ isRetryable: true });
+    await stub.release();
+    await expect(later).resolves.toMatchObject({ finishReason: 'stop' });
+    const [first, second] = starts(await stub.log());
+    expect(second?.pid).toBeDefined();
+    expect(first !== undefined && alive(first.pid)).toBe(false);
+    expect(second !== undefined && alive(second.pid)).toBe(true);
   }, 30_000);
 
   it('a prompt past its deadline (from its size) is a transport failure, and its session is cancelled', async () => {

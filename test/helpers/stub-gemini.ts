@@ -12,7 +12,7 @@ import { join } from 'node:path';
  * blocked by policy as the real one blocks it. Faults on request: `exit` (41: not signed in),
  * `noAcp` (an old `gemini`), `old` (one without `--policy`), `hang` (never answers at start-up),
  * `stall` (a prompt's answer stops after its first words, and it ignores a cancel), `stallFirst`
- * (only the first prompt does; later ones think aloud until released), `login` (asks for a login on its
+ * (only the first prompt of any of its processes does; later ones think aloud until released), `login` (asks for a login on its
  * output), `grandchild` (starts a process of its own, to see it ended with the group).
  */
 export interface StubGemini {
@@ -100,7 +100,6 @@ if (args.includes('--acp')) {
   const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
   const cancelled = new Set();
   let inFlight = 0;
-  let stalledOnce = false;
   let buffer = '';
   process.stdin.on('data', (chunk) => {
     buffer += chunk;
@@ -119,7 +118,8 @@ if (args.includes('--acp')) {
         inFlight += 1; log({ inFlight });
         const sid = m.params.sessionId;
         const update = (sessionUpdate, text) => send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: sid, update: { sessionUpdate, content: { type: 'text', text } } } });
-        if (opts.stall || (opts.stallFirst && !stalledOnce)) { stalledOnce = true; update('agent_message_chunk', 'the first words'); return; }
+        const first = opts.stallFirst && !fs.existsSync(path.join(dir, 'stalled'));
+        if (opts.stall || first) { if (first) fs.writeFileSync(path.join(dir, 'stalled'), ''); update('agent_message_chunk', 'the first words'); return; }
         if (opts.stallFirst) {
           // Later prompts think aloud (heard, so never silent) until released or cancelled.
           const think = setInterval(() => {

@@ -88,6 +88,8 @@ export class AcpAgent {
    * settle when cancelled. Other calls in flight on it fail naming this, not a bare signal.
    */
   #endedBy: string | undefined;
+  /** Prompts cancelled by their watchdog that have not settled yet (the child may be ended). */
+  #unsettled = 0;
   /** Sessions opened on this child (it keeps every one: a child is retired after enough). */
   sessions = 0;
   inFlight = 0;
@@ -133,6 +135,14 @@ export class AcpAgent {
   /** Whether the child still runs (one that ended takes no more calls). */
   get alive(): boolean {
     return !this.#connection.ended;
+  }
+
+  /**
+   * Whether new calls should go to another child: a prompt of this one went unanswered and its
+   * cancel has not settled, so it may be ended within the grace, with every call on it.
+   */
+  get suspect(): boolean {
+    return this.#unsettled > 0 || this.#endedBy !== undefined;
   }
 
   /** Resolves once the agent answered `initialize`; rejects with {@link AcpUnavailable} or a stop. */
@@ -288,7 +298,11 @@ export class AcpAgent {
           this.#connection.kill();
         }, CANCEL_GRACE_MS);
         grace.unref();
-        const settled = () => clearTimeout(grace);
+        this.#unsettled += 1;
+        const settled = () => {
+          clearTimeout(grace);
+          this.#unsettled -= 1;
+        };
         request.then(settled, settled);
         reject(new ModelTransportError('gemini-cli', `Gemini CLI's model call failed: ${why}.`));
       };

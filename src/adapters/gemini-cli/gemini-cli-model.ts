@@ -131,12 +131,16 @@ export class GeminiCliModel implements LanguageModel {
     });
   }
 
-  /** The child new calls go to: a fresh one once the current one has opened enough sessions. */
+  /**
+   * The child new calls go to: a fresh one once the current one has opened enough sessions, or is
+   * suspect (a prompt of it went unanswered and may take the child down with it).
+   */
   #currentAgent(dir: CallDirectory, systemFile: string): AcpAgent {
     const current = this.#agent;
     if (
       current !== undefined &&
       current.alive &&
+      !current.suspect &&
       current.sessions < (this.#options.sessionsPerChild ?? 200)
     )
       return current;
