@@ -168,6 +168,11 @@ describe('model access', () => {
     expect(signedOut.stdout).toMatch(
       /no +gemini-cli +Gemini CLI is not signed in: run `gemini` once in a terminal/,
     );
+    // The kinds that use a model lack it too, though their settings look complete.
+    expect(signedOut.stdout).toMatch(
+      /no +gemini +lacks:\n +- the model access set up here does not work: see Model access, above\./,
+    );
+    expect(signedOut.stdout).toMatch(/yes +sim +has what it needs/);
     expect(signedOut.stdout).toMatch(
       /Ways forward \(any one works\):\n {4}- key: set GEMINI_API_KEY[\s\S]*- vertex: use Vertex AI[\s\S]*- gemini-cli: install Gemini CLI/,
     );
@@ -178,7 +183,7 @@ describe('model access', () => {
     expect(facts.waysForward.map((w) => w.access)).toEqual(['key', 'vertex', 'gemini-cli']);
   });
 
-  it('maker doctor says which worker kinds could start, each refused as its settings schema refuses it, with no secret', async () => {
+  it('maker doctor says which worker kinds have what they need, each refused as its settings schema refuses it, with no secret', async () => {
     // Proves: the workers section is the kinds' own problems (their settings, then a model
     // access), the same a run is refused with, and prints no value of a key.
     const PATH = await gitOnlyPath();
@@ -204,10 +209,10 @@ describe('model access', () => {
     expect(keyed.stdout).not.toMatch(/secret-doctor/);
     const bare = await maker(['doctor'], { PATH });
     expect(bare.stdout).toMatch(
-      /Workers:[\s\S]*no +gemini +could not start:\n +- GEMINI_API_KEY is not set, .*\(the ways forward: Model access, above\)/,
+      /Workers:[\s\S]*no +gemini +lacks:\n +- GEMINI_API_KEY is not set, .*\(the ways forward: Model access, above\)/,
     );
-    expect(bare.stdout).toMatch(/no +jules +could not start:\n +- JULES_API_KEY is not set/);
-    expect(bare.stdout).toMatch(/yes +sim +could start \(simulated/);
+    expect(bare.stdout).toMatch(/no +jules +lacks:\n +- JULES_API_KEY is not set/);
+    expect(bare.stdout).toMatch(/yes +sim +has what it needs \(simulated/);
   });
 
   it('--model-access gemini-cli with a key set and no gemini: says gemini is missing, not that the key is', async () => {

@@ -5,6 +5,7 @@ import {
   ACCESS_HOW,
   MODEL_ACCESSES,
   accessChecks,
+  accessProblems,
   forcedAccess,
   type AccessCheck,
 } from '../../../app/wiring/model-access.js';
@@ -25,6 +26,8 @@ export interface DoctorSection {
   readonly title: string;
   readonly check: (
     env: Env,
+    /** The facts of an earlier section, by its key (a section may build on one shown above it). */
+    earlier: (key: string) => Promise<Record<string, unknown>>,
   ) =>
     | { lines: string[]; facts: Record<string, unknown> }
     | Promise<{ lines: string[]; facts: Record<string, unknown> }>;
@@ -80,7 +83,7 @@ export const modelAccessSection: DoctorSection = {
 };
 
 /**
- * Whether a run of each worker kind could start here, as the kind itself says: its settings
+ * Whether each worker kind has what it needs here, as the kind itself says: its settings
  * (unset required ones, invalid values) and what else it needs (a model access; the repository's
  * GitHub origin, which depends on the folder, is checked when a run starts there). Names of
  * variables only, never a value that could be a secret.
@@ -88,21 +91,30 @@ export const modelAccessSection: DoctorSection = {
 export const workersSection: DoctorSection = {
   key: 'workers',
   title: 'Workers',
-  check: (env) => {
+  check: async (env, earlier) => {
+    // A model access configured but failing its check (a `gemini` not signed in) passes a kind's
+    // own problems, which look at the settings only: Model access's verdict says it.
+    const failing =
+      (await earlier('modelAccess'))['chosen'] === null && accessProblems(env, '').length === 0;
     const kinds = Object.values(WORKERS).map((kind) => ({
       name: kind.name,
       simulated: kind.simulated,
-      problems: kind.problems(env),
+      problems: [
+        ...kind.problems(env),
+        ...(kind.usesModel && failing
+          ? ['the model access set up here does not work: see Model access, above.']
+          : []),
+      ],
     }));
     const width = Math.max(...kinds.map((k) => k.name.length));
     return {
       lines: [
-        'Whether a run of each kind could start here (what a kind needs of the folder, such as a GitHub origin, is checked when a run starts there):',
+        'Whether each kind has what it needs here (what it needs of the folder, such as a GitHub origin, is checked when a run starts there):',
         ...kinds.flatMap((k) => [
           `  ${k.problems.length === 0 ? 'yes' : 'no '}  ${k.name.padEnd(width)}  ${
             k.problems.length === 0
-              ? `could start${k.simulated ? ' (simulated: placeholder files, no model calls)' : ''}`
-              : 'could not start:'
+              ? `has what it needs${k.simulated ? ' (simulated: placeholder files, no model calls)' : ''}`
+              : 'lacks:'
           }`,
           ...k.problems.map((p) => `         ${' '.repeat(width)}- ${shortened(p)}`),
         ]),
@@ -199,8 +211,17 @@ export async function run(
     io.stdout(o.json === true ? `${JSON.stringify({ cleanDeps: said })}\n` : `${said}\n`);
     return 0;
   }
+  // Side by side, each able to build on one above it.
+  const checked = new Map<string, Promise<{ lines: string[]; facts: Record<string, unknown> }>>();
+  for (const s of DOCTOR_SECTIONS)
+    checked.set(
+      s.key,
+      Promise.resolve().then(() =>
+        s.check(io.env, async (key) => (await checked.get(key))?.facts ?? {}),
+      ),
+    );
   const results = await Promise.all(
-    DOCTOR_SECTIONS.map(async (s) => ({ section: s, result: await s.check(io.env) })),
+    DOCTOR_SECTIONS.map(async (s) => ({ section: s, result: await checked.get(s.key)! })),
   );
   if (o.json === true) {
     io.stdout(

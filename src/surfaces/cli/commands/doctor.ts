@@ -16,8 +16,8 @@ checks it: its sign-in, without a model request and without a prompt, within
 MAKER_GEMINI_START_S seconds (default 20). When none is available, the ways to
 make one so are listed.
 
-Workers: whether a run of each worker kind (--worker) could start here, and
-if not, what is missing: its settings (e.g. JULES_API_KEY) and a model access.
+Workers: whether each worker kind (--worker) has what it needs here, and if
+not, what it lacks: its settings (e.g. JULES_API_KEY) and a model access.
 
 Checks: the sandbox checks would run in, bubblewrap else util-linux unshare,
 each tried as a run tries it (MAKER_SANDBOX=bubblewrap|unshare|none narrows the
