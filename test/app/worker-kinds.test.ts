@@ -47,7 +47,6 @@ describe('the worker kinds', () => {
       name: 'echo',
       summary: 'an example',
       simulated: true,
-      usesModel: false,
       settings: [
         { env: 'ECHO_URL', purpose: 'where it echoes', required: 'export ECHO_URL=…' },
         {

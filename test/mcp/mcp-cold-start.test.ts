@@ -95,7 +95,10 @@ describe('MCP server cold start', () => {
     })) as CallToolResult;
     expect(status.isError).toBe(true);
     expect(text(status)).toMatch(/run/i);
-    expect(await runOnlyIn(log)).toEqual(expect.arrayContaining(RUN_ONLY.slice(0, 3)));
+    const loaded = await runOnlyIn(log);
+    expect(loaded).toEqual(expect.arrayContaining(RUN_ONLY.slice(0, 3)));
+    // Not what builds a run's roles: Gemini's and Jules's code wait for a run to start.
+    for (const marker of RUN_ONLY.slice(3, 6)) expect(loaded).not.toContain(marker);
   });
 });
 

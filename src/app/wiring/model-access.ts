@@ -128,6 +128,9 @@ export function accessHow(access: ModelAccess, env: Env): string {
   return ACCESS_HOW[access];
 }
 
+/** What introduces the ways to a model access in {@link accessProblems}' message. */
+export const ACCESS_WAYS = ' Any one of these works: ';
+
 /**
  * What stops a run that needs Gemini, as sentences naming the fix; empty when an access is
  * available (the forced one, when one is forced). `purpose` says what the model is for.
@@ -145,7 +148,7 @@ export function accessProblems(env: Env, purpose: string): string[] {
   }
   if (checks.some((c) => c.ok)) return [];
   return [
-    `GEMINI_API_KEY is not set, Vertex AI is not configured and no \`gemini\` is on the PATH: ${purpose}. Any one of these works: ${MODEL_ACCESSES.map((a, i) => `(${i + 1}) ${accessHow(a, env)}`).join('; ')}.`,
+    `GEMINI_API_KEY is not set, Vertex AI is not configured and no \`gemini\` is on the PATH: ${purpose}.${ACCESS_WAYS}${MODEL_ACCESSES.map((a, i) => `(${i + 1}) ${accessHow(a, env)}`).join('; ')}.`,
   ];
 }
 

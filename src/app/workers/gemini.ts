@@ -47,7 +47,6 @@ export const gemini = defineWorkerKind({
   summary:
     'Gemini writes each candidate as file edits (needs a model access: a Gemini API key, Vertex AI, or your own signed-in `gemini`)',
   simulated: false,
-  usesModel: true,
   settings: GEMINI_SETTINGS,
   needs: (env) => geminiNeeds(env, 'the gemini worker plans, writes and judges with Gemini'),
   roles: async (config, workspace, env, options) => {

@@ -55,14 +55,18 @@ export function sessionUrlOf(worker: string): ((id: string) => string) | undefin
   return isWorkerName(worker) ? WORKERS[worker].sessionUrl : undefined;
 }
 
-/** The kinds that satisfy `test`, as `"a" or "b"` (for help texts). */
-export function kindsWhere(test: (kind: WorkerFacts) => boolean, quote = ''): string {
+/** The kinds that satisfy `test`, as `"a" or "b"` (or `and`: for help texts). */
+export function kindsWhere(
+  test: (kind: WorkerFacts) => boolean,
+  quote = '',
+  conjunction: 'or' | 'and' = 'or',
+): string {
   const names = Object.values(WORKERS)
     .filter(test)
     .map((k) => `${quote}${k.name}${quote}`);
   return names.length <= 1
     ? (names[0] ?? '')
-    : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+    : `${names.slice(0, -1).join(', ')} ${conjunction} ${names[names.length - 1]}`;
 }
 
 /** Every kind with its summary, and how the default is chosen (for help texts and tool schemas). */
@@ -117,7 +121,7 @@ export function julesSettings(
   if (kind.julesDefaults === undefined) {
     if (chosen !== undefined && Object.keys(chosen).length > 0)
       throw new UsageError(
-        `Jules settings apply to the ${kindsWhere((k) => k.julesDefaults !== undefined).replace(' or ', ' and ')} workers only, not to ${kind.name}.`,
+        `Jules settings apply to the ${kindsWhere((k) => k.julesDefaults !== undefined, '', 'and')} workers only, not to ${kind.name}.`,
       );
     return undefined;
   }

@@ -8,7 +8,6 @@ export const julesFake = defineWorkerKind({
   summary:
     'the Jules protocol against a local fake server with a simulated agent: offline, placeholder files',
   simulated: true,
-  usesModel: false,
   // The fake has no plan to respect: wide limits, so demos show the pipeline.
   julesDefaults: { ...JULES_PLANS.pro, dailySessions: 10_000, planReview: false },
   settings: [OUTAGE_SETTING],

@@ -16,7 +16,6 @@ export const jules = defineWorkerKind({
   summary:
     'Jules sessions write each candidate (needs JULES_API_KEY, a model access for Gemini and the repository on GitHub, connected to Jules)',
   simulated: false,
-  usesModel: true,
   julesDefaults: { ...JULES_PLANS.free, planReview: false },
   sessionUrl: julesSessionUrl,
   settings: [

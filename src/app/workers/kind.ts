@@ -34,8 +34,6 @@ export interface WorkerFacts {
   readonly summary: string;
   /** Its candidates (and plans) are simulated, not real work: every output of its runs says so. */
   readonly simulated: boolean;
-  /** It calls a Gemini model (to plan, judge or write), so it needs a model access that works. */
-  readonly usesModel: boolean;
   /** Defaults of the Jules settings, for kinds that take them (`--jules-…`, `jules: {…}`). */
   readonly julesDefaults?: JulesConfig;
   /** The settings it reads from the environment (its settings schema). */

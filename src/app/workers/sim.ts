@@ -5,7 +5,6 @@ export const sim = defineWorkerKind({
   name: 'sim',
   summary: 'a seeded offline simulation: placeholder files, no model calls, no key',
   simulated: true,
-  usesModel: false,
   settings: [],
   roles: async (config, _workspace, _env, options) => {
     const { simRoles } = await import('./sim-roles.js');

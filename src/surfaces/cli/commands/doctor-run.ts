@@ -3,6 +3,7 @@ import { RED_FLAG_RULES } from '../../../core/red-flags/index.js';
 import { checkGeminiCli } from '../../../app/start/access-check.js';
 import {
   ACCESS_HOW,
+  ACCESS_WAYS,
   MODEL_ACCESSES,
   accessChecks,
   accessProblems,
@@ -93,7 +94,8 @@ export const workersSection: DoctorSection = {
   title: 'Workers',
   check: async (env, earlier) => {
     // A model access configured but failing its check (a `gemini` not signed in) passes a kind's
-    // own problems, which look at the settings only: Model access's verdict says it.
+    // own problems, which look at the settings only: Model access's verdict says it. A kind that
+    // is not simulated calls a model (as `settleAccess` has it).
     const failing =
       (await earlier('modelAccess'))['chosen'] === null && accessProblems(env, '').length === 0;
     const kinds = Object.values(WORKERS).map((kind) => ({
@@ -101,7 +103,7 @@ export const workersSection: DoctorSection = {
       simulated: kind.simulated,
       problems: [
         ...kind.problems(env),
-        ...(kind.usesModel && failing
+        ...(!kind.simulated && failing
           ? ['the model access set up here does not work: see Model access, above.']
           : []),
       ],
@@ -126,10 +128,8 @@ export const workersSection: DoctorSection = {
 
 /** A problem as the workers' lines show it: the ways to a model access are listed once, above. */
 function shortened(problem: string): string {
-  return problem.replace(
-    / Any one of these works: [\s\S]*$/,
-    ' (the ways forward: Model access, above)',
-  );
+  const at = problem.indexOf(ACCESS_WAYS);
+  return at < 0 ? problem : `${problem.slice(0, at)} (the ways forward: Model access, above)`;
 }
 
 /** The sandbox report ({@link sandboxReport}) as lines and facts. */
