@@ -13,7 +13,8 @@ import { sampleSuite, type RecordedSample } from '../engine/calibration/calibrat
 import { CALIBRATION_SUITE } from '../engine/calibration/suite.js';
 import { LlmPlanner } from '../engine/models/llm-planner.js';
 import { LlmWorker } from '../engine/models/llm-worker.js';
-import { secretsOf, type Env } from './env.js';
+import type { Env } from './env.js';
+import type { Settings } from './settings.js';
 import { settleAccess } from './start/access-check.js';
 import { geminiModel, type RunModel } from './workers/gemini-model.js';
 import { geminiNeeds } from './workers/gemini.js';
@@ -37,7 +38,7 @@ export interface CalibrateOptions {
   /** Sim only: per-sample success and valid rates. */
   readonly p?: number | undefined;
   readonly v?: number | undefined;
-  readonly env: Env;
+  readonly settings: Settings;
   readonly signal?: AbortSignal | undefined;
   readonly onSample?: (done: number, total: number) => void;
 }
@@ -103,8 +104,9 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
   const simulated = options.model === 'sim';
   if (!simulated && (options.p !== undefined || options.v !== undefined))
     throw new UsageError('--p and --v set the simulated model: use them with --model sim only.');
-  const problems = simulated ? [] : geminiNeeds(options.env, 'maker calibrate samples Gemini');
-  if ((await findSandbox(options.env['PATH'] ?? '', options.env['MAKER_SANDBOX'])) === undefined)
+  const { settings } = options;
+  const problems = simulated ? [] : geminiNeeds(settings.model, 'maker calibrate samples Gemini');
+  if ((await findSandbox(settings.sandbox.path, settings.sandbox.choice)) === undefined)
     problems.push(
       'maker calibrate runs the hidden tests on code a model wrote, so only inside a sandbox (no network, no writes outside a scratch checkout), and none works here (bubblewrap, or util-linux unshare). Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap).',
     );
@@ -115,7 +117,7 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
   // The access a run here would use (a Gemini CLI checked signed in first, creating nothing).
   const access = simulated
     ? undefined
-    : await settleAccess({ simulated: false }, options.model, options.env, options.signal);
+    : await settleAccess({ simulated: false }, options.model, settings, options.signal);
   const model: RunModel = simulated
     ? new CoderSimModel(
         new Map(CALIBRATION_SUITE.map((t) => [t.id, { right: t.solution, wrong: t.wrong }])),
@@ -127,7 +129,7 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
           concurrency: options.concurrency,
           ...(access === undefined ? {} : { modelAccess: access.access }),
         },
-        options.env,
+        settings,
       );
   const suite = CALIBRATION_SUITE.slice(0, options.tasks ?? CALIBRATION_SUITE.length);
   const scratch = await mkdtemp(join(tmpdir(), 'maker-calibrate-'));
@@ -139,7 +141,7 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
         workspace,
         planner: new LlmPlanner(model),
         worker: new LlmWorker(model, workspace),
-        secrets: secretsOf(options.env),
+        secrets: settings.secrets,
         signal: options.signal ?? new AbortController().signal,
         ...(simulated ? {} : { model: options.model }),
       },

@@ -1,7 +1,7 @@
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
-import type { Env } from './env.js';
+import type { Settings } from './settings.js';
 import type { RunEngine } from './run-engine.js';
-import { engineFor, rolesFor, secretsOf } from './wiring/wiring.js';
+import { engineFor, rolesFor } from './wiring/wiring.js';
 import type { RoleOptions } from './workers/index.js';
 
 /** A repository opened for runs (`openWorkspace`): its git processes live until it is closed. */
@@ -16,7 +16,7 @@ export type OpenedWorkspace = GitWorkspace;
 export async function engineOver(
   dir: string,
   workspace: OpenedWorkspace,
-  env: Env,
+  settings: Settings,
   token: string | undefined | (() => string | undefined),
   options: RoleOptions = {},
 ): Promise<RunEngine> {
@@ -28,12 +28,12 @@ export async function engineOver(
     dir,
     workspace,
     (config, run) =>
-      rolesFor(config, workspace, env, {
+      rolesFor(config, workspace, settings, {
         ...options,
         ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
       }),
-    secretsOf(env),
-    env,
+    settings.secrets,
+    settings.env,
     remote,
   );
   return engine;

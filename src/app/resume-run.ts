@@ -4,7 +4,7 @@ import type { Run } from '../core/tree/schema.js';
 import { STATE_FILE_NAME } from '../core/workspace-files.js';
 import { inspectRepository } from '../adapters/git/inspect.js';
 import { WorkspaceLock } from '../adapters/state/lock.js';
-import type { Env } from './env.js';
+import type { Settings } from './settings.js';
 import { checksOfRun, sandboxProblems } from './start/preflight.js';
 import { cannotStart } from './wiring/wiring.js';
 import { workerKind } from './workers/index.js';
@@ -21,21 +21,23 @@ export type ResumeSurface = 'cli' | 'mcp';
 export async function checkResume(
   run: Run,
   dir: string,
-  env: Env,
+  settings: Settings,
   surface: ResumeSurface,
 ): Promise<string | undefined> {
   const kind = workerKind(run.config.worker);
   const target = await inspectRepository(dir);
   // Loaded when resuming: the light commands never load GitHub's client.
   const { remoteOfRun } = await import('./start/remotes.js');
-  const github = await remoteOfRun(run).resumeChecks(run, env, dir);
+  const github = await remoteOfRun(run).resumeChecks(run, settings.env, dir);
   const problems = [
     ...(target.kind === 'repository' && target.branch === null
       ? [`${dir} has a detached HEAD: check out ${run.config.defaultBranch}.`]
       : []),
-    ...kind.problems(env, { origin: target.kind === 'repository' ? target.origin : undefined }),
+    ...kind.problems(settings, {
+      origin: target.kind === 'repository' ? target.origin : undefined,
+    }),
     ...github.problems,
-    ...(await sandboxProblems(checksOfRun(run), env)),
+    ...(await sandboxProblems(checksOfRun(run), settings.sandbox)),
     ...(surface === 'mcp' && run.github?.demoFake === true
       ? [
           `Run ${run.id} is a \`maker demo\` on the fake GitHub it served itself: continue it in a terminal with \`maker resume --dir ${dir}\`, which serves that fake again.`,

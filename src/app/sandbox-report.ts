@@ -6,7 +6,7 @@ import {
   sandboxesFor,
 } from '../adapters/sandbox/bwrap.js';
 import { CHECK_LIMITS, limitSupport, type LimitSupport } from '../adapters/sandbox/limits.js';
-import type { Env } from './env.js';
+import type { SandboxSettings } from './settings.js';
 
 /** Where this machine's checks would run, as `maker doctor` reports it. */
 export interface SandboxReport {
@@ -30,9 +30,9 @@ export interface SandboxReport {
 
 /** The sandbox checks would run in here, or why none: what a demo or `maker sandbox` says first. */
 export async function sandboxOrWhyNot(
-  env: Env,
+  settings: SandboxSettings,
 ): Promise<{ readonly name: string } | { readonly name: undefined; readonly reason: string }> {
-  const { path, choice } = sandboxSettings(env);
+  const { path, choice } = settings;
   const sandbox = await findSandbox(path, choice);
   return sandbox !== undefined
     ? { name: sandbox.name }
@@ -44,11 +44,11 @@ export async function sandboxOrWhyNot(
  * the choice), each one probed as a run probes it, why one does not work, and how the sandbox's
  * limits hold here (a control group, per-process limits, or not at all).
  */
-export async function sandboxReport(env: Env): Promise<SandboxReport> {
-  const { path, choice } = sandboxSettings(env);
+export async function sandboxReport(settings: SandboxSettings): Promise<SandboxReport> {
+  const { path, choice } = settings;
   const allowed = sandboxesFor(choice);
   const [found, sandboxes, limits] = await Promise.all([
-    sandboxOrWhyNot(env),
+    sandboxOrWhyNot(settings),
     Promise.all(
       SANDBOXES.map(async (s) => {
         const probe = await probeSandbox(s, path);
@@ -73,9 +73,4 @@ export async function sandboxReport(env: Env): Promise<SandboxReport> {
       memoryBytes: CHECK_LIMITS.memoryBytes,
     },
   };
-}
-
-/** What the sandbox's choice reads of the environment: the PATH its programs are found on, and `MAKER_SANDBOX`. */
-function sandboxSettings(env: Env): { path: string; choice: string | undefined } {
-  return { path: env['PATH'] ?? '', choice: env['MAKER_SANDBOX'] };
 }

@@ -1,18 +1,100 @@
-import { secretsOf, type Env } from './env.js';
-import { crashSeam } from './wiring/wiring.js';
+import { modelWaitsFrom, type ModelWaits } from '../core/deadlines.js';
+import { envValue, secretsOf, type Env } from './env.js';
+import { declaredLimit } from './start/quota-check.js';
+import { askAccess, readAccess, type AccessSettings } from './wiring/model-access.js';
+import { crashSeam } from './wiring/seams.js';
 
 /**
  * What a use case reads of the environment, read once at the edge (the CLI's process, the MCP
- * server's constructor): the environment itself, for the settings not parsed yet, the secrets to
- * redact, and the crash tests' checkpoint (one per process, so `<step>@<n>` counts across steps).
+ * server's constructor) into typed values: how Gemini is reached, where checks are sandboxed, the
+ * secrets to redact, the crash tests' checkpoint (one per process, so `<step>@<n>` counts across
+ * steps). `env` stays for what is not MAKER's to parse: the environment child processes start in
+ * (git, `gemini`, the checks' toolchains, `gh`), a worker kind's own variables (its settings schema
+ * reads them) and GitHub's.
  */
 export interface Settings {
-  readonly env: Env;
+  readonly model: ModelSettings;
+  readonly sandbox: SandboxSettings;
+  /** `MAKER_DAILY_REQUESTS`: the person's own daily request limit, declared (`--daily-limit` goes over it). */
+  readonly dailyRequests: number | undefined;
   readonly secrets: readonly string[];
   readonly seam?: ((step: string) => void) | undefined;
+  readonly env: Env;
 }
 
-/** The settings `env` gives. */
-export function readSettings(env: Env): Settings {
-  return { env, secrets: secretsOf(env), seam: crashSeam(env) };
+/** How a run's Gemini model is reached and waited on. */
+export interface ModelSettings {
+  readonly access: AccessSettings;
+  /** `MAKER_REPLAY` (`--replay`): the recording a run's answers come from; '' for none. */
+  readonly replay: string;
+  /** `MAKER_RECORD`: where every model exchange is also recorded; '' for none. */
+  readonly record: string;
+  /** `GOOGLE_GEMINI_BASE_URL`: the Gemini API's endpoint; '' for Google's own. */
+  readonly baseUrl: string;
+  /** The `MAKER_…_S` deadlines of a model call. */
+  readonly waits: ModelWaits;
+  /** The `MAKER_…_S` settings that are not whole seconds, as problems (a typo never passes silently). */
+  readonly waitProblems: readonly string[];
+}
+
+/** Where checks would be sandboxed: the PATH the sandbox's programs are found on, and `MAKER_SANDBOX`. */
+export interface SandboxSettings {
+  readonly path: string;
+  /** `MAKER_SANDBOX`, when set: the sandbox (or `none`) checks are narrowed to. */
+  readonly choice: string | undefined;
+}
+
+/** What a person chose on a surface over the environment's settings (`--model-access`, `--replay`). */
+export interface SettingChoices {
+  readonly modelAccess?: string | undefined;
+  readonly replay?: string | undefined;
+}
+
+/** The settings `env` gives, with `choices` over them. */
+export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
+  const { waits, problems } = modelWaitsFrom((n) => envValue(env, n));
+  return chooseSettings(
+    {
+      model: {
+        access: readAccess(env),
+        replay: envValue(env, 'MAKER_REPLAY'),
+        record: envValue(env, 'MAKER_RECORD'),
+        baseUrl: envValue(env, 'GOOGLE_GEMINI_BASE_URL'),
+        waits,
+        waitProblems: problems,
+      },
+      sandbox: { path: env['PATH'] ?? '', choice: env['MAKER_SANDBOX'] },
+      dailyRequests: declaredLimit(env),
+      secrets: secretsOf(env),
+      seam: crashSeam(env),
+      env,
+    },
+    choices,
+  );
+}
+
+/**
+ * `settings` over an environment with `extra` in it, for child processes and GitHub (a demo's own
+ * fake GitHub, the API a start recorded): its secrets are redacted too.
+ */
+export function withEnv(settings: Settings, extra: Env): Settings {
+  return {
+    ...settings,
+    env: { ...settings.env, ...extra },
+    secrets: [...new Set([...settings.secrets, ...secretsOf(extra)])],
+  };
+}
+
+/** `settings` with `choices` over them (a run's recorded access, a surface's flags). */
+export function chooseSettings(settings: Settings, choices: SettingChoices): Settings {
+  const { modelAccess, replay } = choices;
+  if (modelAccess === undefined && replay === undefined) return settings;
+  return {
+    ...settings,
+    model: {
+      ...settings.model,
+      access: askAccess(settings.model.access, modelAccess),
+      ...(replay === undefined ? {} : { replay }),
+    },
+  };
 }

@@ -6,6 +6,7 @@ import { WORKERS, WORKER_NAMES, workerKind } from '../../src/app/workers/index.j
 import { defineWorkerKind, settingProblems } from '../../src/app/workers/kind.js';
 import { maker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 const tempDir = useTempDirs();
 
@@ -30,15 +31,19 @@ describe('the worker kinds', () => {
     ['jules', { ...KEYED, MAKER_JULES_OUTAGE_S: '0' }, /^MAKER_JULES_OUTAGE_S must be .*got "0"/],
     ['jules-fake', { MAKER_JULES_OUTAGE_S: '90000' }, /^MAKER_JULES_OUTAGE_S must be/],
   ] as const)('%s refuses what its settings schema refuses (%o)', (name, env, problem) => {
-    const problems = WORKERS[name].problems(env);
+    const problems = WORKERS[name].problems(readSettings(env));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(problem);
   });
 
   it('pass what their settings allow, and the simulations need nothing', () => {
-    expect(WORKERS.jules.problems({ ...KEYED, JULES_POLL_MS: '1000:5000' })).toEqual([]);
-    expect(WORKERS['jules-fake'].problems({ MAKER_JULES_OUTAGE_S: '60' })).toEqual([]);
-    expect(WORKERS.sim.problems({})).toEqual([]);
+    expect(WORKERS.jules.problems(readSettings({ ...KEYED, JULES_POLL_MS: '1000:5000' }))).toEqual(
+      [],
+    );
+    expect(WORKERS['jules-fake'].problems(readSettings({ MAKER_JULES_OUTAGE_S: '60' }))).toEqual(
+      [],
+    );
+    expect(WORKERS.sim.problems(readSettings({}))).toEqual([]);
   });
 
   it('a kind defined in one module: its settings are checked before its own needs', () => {
@@ -59,7 +64,7 @@ describe('the worker kinds', () => {
       needs: () => ['the echo server is down'],
       roles: () => Promise.reject(new Error('not built in this test')),
     });
-    expect(echo.problems({ ECHO_TRIES: 'x' })).toEqual([
+    expect(echo.problems(readSettings({ ECHO_TRIES: 'x' }))).toEqual([
       'ECHO_URL is not set: where it echoes. export ECHO_URL=…',
       'ECHO_TRIES must be a number; got "x".',
       'the echo server is down',

@@ -7,6 +7,7 @@ import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring
 import { listenTo } from '../helpers/engine.js';
 import { WORKERS } from '../../src/app/workers/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 const tempDir = useTempDirs();
 
@@ -41,12 +42,10 @@ async function makerRun(
       install: '',
       defaultBranch: await workspace.currentBranch(),
     });
-    const roles = await WORKERS.gemini.roles(
-      config,
-      workspace,
-      {},
-      { model: fake, editFormat: 'json' },
-    );
+    const roles = await WORKERS.gemini.roles(config, workspace, readSettings({}), {
+      model: fake,
+      editFormat: 'json',
+    });
     const engine = engineFor(dir, workspace, roles, [], {});
     const { events, stop, done } = listenTo(engine, stopWhen);
     const state = await engine.state();

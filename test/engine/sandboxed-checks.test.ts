@@ -206,15 +206,15 @@ describe('without a sandbox', () => {
         execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(),
         join(bin, tool),
       );
-    expect(await sandboxProblems({ runChecks: true }, { PATH: bin })).toEqual([
+    expect(await sandboxProblems({ runChecks: true }, { path: bin, choice: undefined })).toEqual([
       expect.stringMatching(
         /only inside a sandbox.*apt-get install bubblewrap.*or run without --run-checks/,
       ),
     ]);
-    expect(await sandboxProblems({ check: 'true' }, { PATH: bin })).toEqual([
+    expect(await sandboxProblems({ check: 'true' }, { path: bin, choice: undefined })).toEqual([
       expect.stringMatching(/bubblewrap/),
     ]);
-    expect(await sandboxProblems({}, { PATH: bin })).toEqual([]);
+    expect(await sandboxProblems({}, { path: bin, choice: undefined })).toEqual([]);
   });
 });
 

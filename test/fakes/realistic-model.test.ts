@@ -15,6 +15,7 @@ import { promptKind, UnrecognisedPromptError } from '../../src/offline/product/p
 import { RealisticModel, type RealisticKnobs } from '../../src/offline/product/realistic-model.js';
 import { realisticResponder } from '../../src/offline/product/responder.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 const tempDir = useTempDirs();
 let fake: FakeGemini | undefined;
@@ -291,7 +292,7 @@ describe('the realistic fake model', () => {
     try {
       const model = new RealisticModel({ ...knobs, ideas: [] });
       const config = runConfig({ worker: 'gemini', hitl: 'auto', defaultBranch: 'main' });
-      const roles = await WORKERS.gemini.roles(config, workspace, {}, { model });
+      const roles = await WORKERS.gemini.roles(config, workspace, readSettings({}), { model });
       const engine = engineFor(dir, workspace, roles, [], {});
       const outcome = await engine.run(await engine.create(textStats.idea, config));
       expect(outcome.status).toBe('failed');
@@ -315,7 +316,7 @@ describe('the realistic fake model', () => {
       const engine = engineFor(
         dir,
         workspace,
-        await WORKERS.gemini.roles(config, workspace, env),
+        await WORKERS.gemini.roles(config, workspace, readSettings(env)),
         [],
         {},
       );

@@ -3,6 +3,7 @@ import type { LanguageModel } from '../../src/ports/language-model.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { WORKERS } from '../../src/app/workers/index.js';
 import { listenTo } from './engine.js';
+import { readSettings } from '../../src/app/settings.js';
 
 export interface ModelRunOptions {
   readonly idea: string;
@@ -33,12 +34,10 @@ export async function modelRun(dir: string, o: ModelRunOptions) {
       ...(o.maxDepth === undefined ? {} : { maxDepth: o.maxDepth }),
       defaultBranch: await workspace.currentBranch(),
     });
-    const roles = await WORKERS.gemini.roles(
-      config,
-      workspace,
-      {},
-      { model: o.model, editFormat: 'json' },
-    );
+    const roles = await WORKERS.gemini.roles(config, workspace, readSettings({}), {
+      model: o.model,
+      editFormat: 'json',
+    });
     const engineNow = () => engineFor(dir, workspace, roles, [], {});
     const engine = engineNow();
     const { events, stop, done } = listenTo(engine, o.stopWhen);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { geminiModel } from '../../src/app/workers/gemini-model.js';
 import { useFakeGemini } from '../helpers/gemini-engine.js';
+import { readSettings } from '../../src/app/settings.js';
 
 /**
  * The prompt boundary, behind the redaction of check output where it enters MAKER: the model a run
@@ -16,12 +17,12 @@ describe('every prompt to the run’s model', () => {
     const fake = await startGemini(() => ({ text: '{"ok": true}' }));
     const model = geminiModel(
       { model: 'gemini-2.5-flash', modelAccess: 'key' },
-      {
+      readSettings({
         GEMINI_API_KEY: GEMINI_KEY,
         GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
         VAULT_PASSWORD: VALUE,
         EDITOR: 'a-long-enough-editor-name',
-      },
+      }),
     );
     await model.generate({
       system: `Never say ${VALUE}.`,

@@ -1,8 +1,7 @@
 import { probeGeminiCli } from '../../adapters/gemini-cli/gemini-cli-model.js';
-import { modelWaitsFrom } from '../../core/deadlines.js';
 import { ConfigError, MakerError } from '../../core/errors.js';
-import { envValue, replayDir, type Env } from '../env.js';
-import { chooseAccess, findOnPath, type AccessCheck } from '../wiring/model-access.js';
+import type { Settings } from '../settings.js';
+import { chooseAccess, type AccessCheck } from '../wiring/model-access.js';
 import type { WorkerKind } from '../workers/index.js';
 
 /**
@@ -16,13 +15,13 @@ import type { WorkerKind } from '../workers/index.js';
 export async function settleAccess(
   kind: Pick<WorkerKind, 'simulated'>,
   model: string,
-  env: Env,
+  settings: Settings,
   signal?: AbortSignal,
 ): Promise<AccessCheck | undefined> {
-  if (kind.simulated || replayDir(env) !== '') return undefined;
-  const check = chooseAccess(env);
+  if (kind.simulated || settings.model.replay !== '') return undefined;
+  const check = chooseAccess(settings.model.access);
   if (check?.access !== 'gemini-cli') return check;
-  const probe = await checkGeminiCli(model, env, signal).catch((error: unknown) => {
+  const probe = await checkGeminiCli(model, settings, signal).catch((error: unknown) => {
     if (error instanceof MakerError && error.code !== 'aborted')
       throw new ConfigError(`${error.message}\nNothing was created or changed.`);
     throw error;
@@ -36,15 +35,15 @@ export async function settleAccess(
  */
 export async function checkGeminiCli(
   model: string,
-  env: Env,
+  settings: Settings,
   signal?: AbortSignal,
 ): Promise<{ path: string; why: string; notes: readonly string[] }> {
-  const path = findOnPath('gemini', env) ?? 'gemini';
+  const path = settings.model.access.gemini ?? 'gemini';
   const probe = await probeGeminiCli({
     command: path,
     model,
-    env,
-    waits: modelWaitsFrom((n) => envValue(env, n)).waits,
+    env: settings.env,
+    waits: settings.model.waits,
     signal,
   });
   return {

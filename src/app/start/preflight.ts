@@ -4,7 +4,7 @@ import { inspectRepository } from '../../adapters/git/inspect.js';
 import { findSandbox, NO_SANDBOX } from '../../adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
 import type { Run, StateFile } from '../../core/tree/schema.js';
-import type { Env } from '../env.js';
+import type { SandboxSettings, Settings } from '../settings.js';
 import { cannotStart } from '../wiring/wiring.js';
 import type { GitHubAsk } from '../github/plan.js';
 import type { RemotePlan } from './remotes.js';
@@ -23,7 +23,7 @@ export type { Target };
 export async function checkBeforeRun(
   dir: string,
   kind: WorkerKind,
-  env: Env,
+  settings: Settings,
   notADirectory: (dir: string) => Error,
   checks: ChecksWanted = {},
   github: GitHubAsk = {},
@@ -38,16 +38,16 @@ export async function checkBeforeRun(
   if (target.kind === 'file') throw notADirectory(dir);
   const problems: string[] = [];
   const { planRemote } = await import('./remotes.js'); // GitHub's client: loaded only when a run starts
-  const gh = await planRemote(github, target, dir, env);
+  const gh = await planRemote(github, target, dir, settings.env);
   if (target.kind === 'repository' && target.branch === null)
     problems.push(
       `${dir} has a detached HEAD: check out the branch the result should land on (git switch <branch>).`,
     );
   const origin = gh.plan?.origin ?? (target.kind === 'repository' ? target.origin : undefined);
   problems.push(
-    ...kind.problems(env, { origin }),
+    ...kind.problems(settings, { origin }),
     ...gh.problems,
-    ...(await sandboxProblems(checks, env)),
+    ...(await sandboxProblems(checks, settings.sandbox)),
   );
   // GitHub's rate limit alone stopped the checks: nothing is wrong with the command, run it later.
   if (gh.rateLimitedUntil !== undefined && problems.length === 1)
@@ -77,11 +77,12 @@ export function checksOfRun(run: Run): ChecksWanted {
 }
 
 /** Checks run only inside a sandbox: when some are wanted and none works here, why. */
-export async function sandboxProblems(checks: ChecksWanted, env: Env): Promise<string[]> {
+export async function sandboxProblems(
+  checks: ChecksWanted,
+  sandbox: SandboxSettings,
+): Promise<string[]> {
   if (checks.runChecks !== true && checks.check === undefined) return [];
-  return (await findSandbox(env['PATH'] ?? '', env['MAKER_SANDBOX'])) === undefined
-    ? [NO_SANDBOX]
-    : [];
+  return (await findSandbox(sandbox.path, sandbox.choice)) === undefined ? [NO_SANDBOX] : [];
 }
 
 /**

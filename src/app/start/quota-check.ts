@@ -13,9 +13,8 @@ import { envValue, type Env } from '../env.js';
 /** The setting that declares the person's own daily request limit (as `--daily-limit`). */
 export const DAILY_LIMIT_SETTING = 'MAKER_DAILY_REQUESTS';
 
-/** The declared daily limit: the flag's, else `MAKER_DAILY_REQUESTS` when it is a whole number. */
-export function declaredLimit(env: Env, given?: number): number | undefined {
-  if (given !== undefined) return given;
+/** The daily limit `MAKER_DAILY_REQUESTS` declares, when it is a whole number (`--daily-limit` goes over it). */
+export function declaredLimit(env: Env): number | undefined {
   const value = envValue(env, DAILY_LIMIT_SETTING);
   return /^[1-9]\d{0,8}$/.test(value) ? Number(value) : undefined;
 }

@@ -22,32 +22,55 @@ export interface AccessCheck {
   readonly why: string;
 }
 
-/** The Gemini API key: `GEMINI_API_KEY`, else `GOOGLE_API_KEY` (as `@google/genai` reads them). */
-export function apiKeyOf(env: Env): { name: string; value: string } | undefined {
-  for (const name of ['GEMINI_API_KEY', 'GOOGLE_API_KEY']) {
-    const value = envValue(env, name);
-    if (value !== '') return { name, value };
-  }
-  return undefined;
+/**
+ * What of the environment says how Gemini can be reached here, read once ({@link readAccess}): names
+ * and paths, and the key's value for the client that sends it.
+ */
+export interface AccessSettings {
+  /** The Gemini API key: `GEMINI_API_KEY`, else `GOOGLE_API_KEY` (as `@google/genai` reads them). */
+  readonly key: { readonly name: string; readonly value: string } | undefined;
+  /** Vertex AI's settings, when `GOOGLE_GENAI_USE_VERTEXAI` asks for it and both are set. */
+  readonly vertex: { readonly project: string; readonly location: string } | undefined;
+  /** `GOOGLE_GENAI_USE_VERTEXAI` asks for Vertex AI (complete or not). */
+  readonly vertexAsked: boolean;
+  /** The `gemini` command on the PATH, as a shell would find it. */
+  readonly gemini: string | undefined;
+  /** MAKER runs inside Gemini CLI (its MCP server: `GEMINI_CLI=1`). */
+  readonly inGeminiCli: boolean;
+  /** The access asked for by name (`MAKER_MODEL_ACCESS`, `--model-access`) as given; '' for none. */
+  readonly asked: string;
 }
 
-/** Vertex AI's settings, when `GOOGLE_GENAI_USE_VERTEXAI` asks for it and both are set. */
-export function vertexOf(env: Env): { project: string; location: string } | undefined {
-  if (!/^(true|1)$/i.test(envValue(env, 'GOOGLE_GENAI_USE_VERTEXAI'))) return undefined;
+/** The model-access settings of `env`. */
+export function readAccess(env: Env): AccessSettings {
+  const vertexAsked = /^(true|1)$/i.test(envValue(env, 'GOOGLE_GENAI_USE_VERTEXAI'));
   const project = envValue(env, 'GOOGLE_CLOUD_PROJECT');
   const location = envValue(env, 'GOOGLE_CLOUD_LOCATION');
-  return project === '' || location === '' ? undefined : { project, location };
+  const keyName = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'].find((name) => envValue(env, name) !== '');
+  return {
+    key: keyName === undefined ? undefined : { name: keyName, value: envValue(env, keyName) },
+    vertex: vertexAsked && project !== '' && location !== '' ? { project, location } : undefined,
+    vertexAsked,
+    gemini: findOnPath('gemini', env['PATH'] ?? ''),
+    inGeminiCli: envValue(env, 'GEMINI_CLI') === '1',
+    asked: envValue(env, MODEL_ACCESS_SETTING),
+  };
 }
 
-/** An executable named `name` in one of the PATH's directories (as a shell would find it). */
-export function findOnPath(name: string, env: Env): string | undefined {
-  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+/** The settings with `access` asked for by name (`--model-access`, a run's recorded access), or as they are. */
+export function askAccess(settings: AccessSettings, access: string | undefined): AccessSettings {
+  return access === undefined ? settings : { ...settings, asked: access };
+}
+
+/** An executable named `name` in one of `path`'s directories (as a shell would find it). */
+export function findOnPath(name: string, path: string): string | undefined {
+  for (const dir of path.split(delimiter)) {
     if (dir === '') continue;
-    const path = join(dir, name);
+    const file = join(dir, name);
     try {
-      if (!statSync(path).isFile()) continue;
-      accessSync(path, constants.X_OK);
-      return path;
+      if (!statSync(file).isFile()) continue;
+      accessSync(file, constants.X_OK);
+      return file;
     } catch {
       continue;
     }
@@ -56,11 +79,8 @@ export function findOnPath(name: string, env: Env): string | undefined {
 }
 
 /** Every access, in the order MAKER prefers them, each with whether it is available and why. */
-export function accessChecks(env: Env): AccessCheck[] {
-  const key = apiKeyOf(env);
-  const vertex = vertexOf(env);
-  const gemini = findOnPath('gemini', env);
-  const vertexWants = /^(true|1)$/i.test(envValue(env, 'GOOGLE_GENAI_USE_VERTEXAI'));
+export function accessChecks(settings: AccessSettings): AccessCheck[] {
+  const { key, vertex, gemini } = settings;
   return [
     {
       access: 'key',
@@ -76,7 +96,7 @@ export function accessChecks(env: Env): AccessCheck[] {
       why:
         vertex !== undefined
           ? `GOOGLE_GENAI_USE_VERTEXAI=true with project ${vertex.project} in ${vertex.location} (@google/genai on Vertex AI, application default credentials)`
-          : vertexWants
+          : settings.vertexAsked
             ? 'GOOGLE_GENAI_USE_VERTEXAI is true but GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION are not both set'
             : 'GOOGLE_GENAI_USE_VERTEXAI is not true',
     },
@@ -91,19 +111,20 @@ export function accessChecks(env: Env): AccessCheck[] {
   ];
 }
 
-/** `MAKER_MODEL_ACCESS`, when it names an access (validated where it is given). */
-export function forcedAccess(env: Env): ModelAccess | undefined {
-  const value = envValue(env, MODEL_ACCESS_SETTING);
-  return (MODEL_ACCESSES as readonly string[]).includes(value) ? (value as ModelAccess) : undefined;
+/** The access asked for by name, when it names one (validated where it is given). */
+export function forcedAccess(settings: AccessSettings): ModelAccess | undefined {
+  return (MODEL_ACCESSES as readonly string[]).includes(settings.asked)
+    ? (settings.asked as ModelAccess)
+    : undefined;
 }
 
 /**
  * The access a run uses: the forced one when it is available, else the first available in the
  * order key → Vertex AI → Gemini CLI; undefined when there is none (see {@link accessProblems}).
  */
-export function chooseAccess(env: Env): AccessCheck | undefined {
-  const checks = accessChecks(env);
-  const forced = forcedAccess(env);
+export function chooseAccess(settings: AccessSettings): AccessCheck | undefined {
+  const checks = accessChecks(settings);
+  const forced = forcedAccess(settings);
   if (forced !== undefined) return checks.find((c) => c.access === forced && c.ok);
   return checks.find((c) => c.ok);
 }
@@ -122,8 +143,8 @@ export const ACCESS_HOW: Readonly<Record<ModelAccess, string>> = {
  * person has Gemini CLI already, so its way is to make its `gemini` command findable, not to
  * install it.
  */
-export function accessHow(access: ModelAccess, env: Env): string {
-  if (access === 'gemini-cli' && envValue(env, 'GEMINI_CLI') === '1')
+export function accessHow(access: ModelAccess, settings: AccessSettings): string {
+  if (access === 'gemini-cli' && settings.inGeminiCli)
     return 'you are in Gemini CLI already, but MAKER cannot find its `gemini` command on the PATH it was given: start Gemini CLI from a terminal where `gemini` runs (MAKER then makes its calls through it, on your sign-in)';
   return ACCESS_HOW[access];
 }
@@ -135,27 +156,27 @@ export const ACCESS_WAYS = ' Any one of these works: ';
  * What stops a run that needs Gemini, as sentences naming the fix; empty when an access is
  * available (the forced one, when one is forced). `purpose` says what the model is for.
  */
-export function accessProblems(env: Env, purpose: string): string[] {
-  const forced = forcedAccess(env);
-  const checks = accessChecks(env);
+export function accessProblems(settings: AccessSettings, purpose: string): string[] {
+  const forced = forcedAccess(settings);
+  const checks = accessChecks(settings);
   if (forced !== undefined) {
     const check = checks.find((c) => c.access === forced);
     return check?.ok === true
       ? []
       : [
-          `--model-access ${forced} is not available: ${check?.why ?? ''}. To use it, ${accessHow(forced, env)}.`,
+          `--model-access ${forced} is not available: ${check?.why ?? ''}. To use it, ${accessHow(forced, settings)}.`,
         ];
   }
   if (checks.some((c) => c.ok)) return [];
   return [
-    `GEMINI_API_KEY is not set, Vertex AI is not configured and no \`gemini\` is on the PATH: ${purpose}.${ACCESS_WAYS}${MODEL_ACCESSES.map((a, i) => `(${i + 1}) ${accessHow(a, env)}`).join('; ')}.`,
+    `GEMINI_API_KEY is not set, Vertex AI is not configured and no \`gemini\` is on the PATH: ${purpose}.${ACCESS_WAYS}${MODEL_ACCESSES.map((a, i) => `(${i + 1}) ${accessHow(a, settings)}`).join('; ')}.`,
   ];
 }
 
 /** An invalid `MAKER_MODEL_ACCESS` value, as a problem (it is otherwise ignored). */
-export function accessSettingProblem(env: Env): string[] {
-  const value = envValue(env, MODEL_ACCESS_SETTING);
-  return value === '' || forcedAccess(env) !== undefined
+export function accessSettingProblem(settings: AccessSettings): string[] {
+  const value = settings.asked;
+  return value === '' || forcedAccess(settings) !== undefined
     ? []
     : [`${MODEL_ACCESS_SETTING}=${value} is not a model access: use ${MODEL_ACCESSES.join(', ')}.`];
 }

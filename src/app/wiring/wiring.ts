@@ -1,7 +1,5 @@
-import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { GitWorkspace } from '../../adapters/git/git-workspace.js';
-import type { LauncherSeam } from '../../adapters/git/git-launcher.js';
 import { Journal } from '../../adapters/state/journal.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
 import {
@@ -17,8 +15,9 @@ import { PRESETS, type Confidence } from '../../core/tree/presets.js';
 import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
 import { MakerEngine, type MakerEngineDeps, type Roles } from '../../engine/maker-engine.js';
 import { envValue, secretsOf, type Env } from '../env.js';
+import { chooseSettings, type Settings } from '../settings.js';
 import { DEFAULT_MODEL, julesSettings, workerKind, type RoleOptions } from '../workers/index.js';
-import { MODEL_ACCESS_SETTING } from './model-access.js';
+import { crashSeam, gitHelperSeam } from './seams.js';
 
 export { DEFAULT_MODEL };
 export { envValue, secretsOf, type Env };
@@ -106,16 +105,15 @@ export function runConfig(choices: {
 export async function rolesFor(
   config: RunConfig,
   workspace: GitWorkspace,
-  env: Env,
+  settings: Settings,
   options: RoleOptions = {},
 ): Promise<Roles> {
   const kind = workerKind(config.worker);
   // The access the run chose when it started is the one it keeps.
-  const runEnv =
-    config.modelAccess === undefined ? env : { ...env, [MODEL_ACCESS_SETTING]: config.modelAccess };
-  const problems = kind.problems(runEnv);
+  const ofRun = chooseSettings(settings, { modelAccess: config.modelAccess });
+  const problems = kind.problems(ofRun);
   if (problems.length > 0) throw new ConfigError(cannotStart(kind.name, problems));
-  return kind.roles(config, workspace, runEnv, options);
+  return kind.roles(config, workspace, ofRun, options);
 }
 
 /** Everything that stops a run, as one message naming the worker the person chose. */
@@ -176,71 +174,4 @@ export function engineFor(
     ...(checkpoint === undefined ? {} : { checkpoint }),
     ...(remote === undefined ? {} : { remote }),
   });
-}
-
-/**
- * Crash tests only: `MAKER_CRASH_AT=<step>` (e.g. `land:read-tree`) makes this process SIGKILL itself
- * when it reaches that checkpoint; `<step>@<n>` at its nth time; `*@<n>` at the nth checkpoint of any
- * name. Checkpoints sit between the steps of multi-step operations, so a test reaches each of them
- * exactly, not by timing. Unset, it does nothing.
- */
-export function crashSeam(
-  env: Readonly<Record<string, string | undefined>>,
-): ((step: string) => void) | undefined {
-  const kill = seamAt(envValue(env, 'MAKER_CRASH_AT'), 'SIGKILL');
-  // `MAKER_INTERRUPT_AT=<step>`: the same, with SIGINT (a person's Ctrl-C at that very step).
-  const interrupt = seamAt(envValue(env, 'MAKER_INTERRUPT_AT'), 'SIGINT');
-  const stop = stopSeam(envValue(env, 'MAKER_STOP_AT'));
-  if (kill === undefined && interrupt === undefined && stop === undefined) return undefined;
-  return (step) => (kill?.(step), interrupt?.(step), stop?.(step));
-}
-
-/** The checkpoints this process already stopped at (see {@link stopSeam}): once each. */
-const stoppedAt = new Set<string>();
-
-/**
- * Crash tests only: `MAKER_STOP_AT=<step>,<step>…` makes this process, the first time it reaches
- * each of those checkpoints, say so on stderr (`maker: stopped at <step>`) and stop itself
- * (SIGSTOP) until it is continued: a test copies what a kill there would leave, then lets the run
- * go on (one run for many kill points).
- */
-function stopSeam(spec: string): ((step: string) => void) | undefined {
-  if (spec === '') return undefined;
-  const steps = new Set(spec.split(','));
-  return (step) => {
-    if (!steps.has(step) || stoppedAt.has(step)) return;
-    stoppedAt.add(step);
-    writeSync(2, `maker: stopped at ${step}\n`);
-    process.kill(process.pid, 'SIGSTOP');
-  };
-}
-
-function seamAt(spec: string, signal: NodeJS.Signals): ((step: string) => void) | undefined {
-  if (spec === '') return undefined;
-  const [name, nth] = spec.split('@');
-  let seen = 0;
-  const at = Number(nth ?? '1');
-  return (step) => {
-    if (name !== '*' && name !== step) return;
-    seen += 1;
-    if (seen === at) process.kill(process.pid, signal);
-  };
-}
-
-/**
- * Tests only: `MAKER_KILL_GIT_HELPER_AT=<n>` SIGKILLs the git launcher's helper process right
- * after the nth one-off git command is handed to it (`<n>+`: after the nth and every one after),
- * as the out-of-memory killer would. Unset, it does nothing.
- */
-export function gitHelperSeam(
-  env: Readonly<Record<string, string | undefined>>,
-): LauncherSeam | undefined {
-  const spec = envValue(env, 'MAKER_KILL_GIT_HELPER_AT');
-  const match = /^(\d+)(\+?)$/.exec(spec);
-  if (match === null) return undefined;
-  const at = Number(match[1]);
-  const onward = match[2] === '+';
-  return (n, helper) => {
-    if (n === at || (onward && n > at)) helper.kill('SIGKILL');
-  };
 }

@@ -4,14 +4,13 @@ import { GeminiCliModel } from '../../adapters/gemini-cli/gemini-cli-model.js';
 import { RecordingModel } from '../../adapters/replay/recording-model.js';
 import { ReplayModel } from '../../adapters/replay/replay-model.js';
 import { environmentSecrets, OutputRedactor } from '../../core/credential-redaction.js';
-import { modelWaitsFrom } from '../../core/deadlines.js';
 import type { RunConfig } from '../../core/tree/schema.js';
 import type { Roles } from '../../engine/maker-engine.js';
 import { RedactingModel } from '../../engine/models/redacting-model.js';
 import type { LanguageModel } from '../../ports/language-model.js';
 import type { WaitReporter } from '../../ports/waits.js';
-import { envValue, replayDir, secretsOf, type Env } from '../env.js';
-import { accessChecks, apiKeyOf, findOnPath, vertexOf } from '../wiring/model-access.js';
+import type { Settings } from '../settings.js';
+import { accessChecks } from '../wiring/model-access.js';
 import { DEFAULT_MODEL } from './kind.js';
 
 /**
@@ -26,24 +25,23 @@ export type RunModel = LanguageModel & {
 };
 
 /**
- * The run's Gemini model, as the environment asks: answers replayed from `MAKER_REPLAY` (no key,
+ * The run's Gemini model, as the settings ask: answers replayed from `MAKER_REPLAY` (no key,
  * no server), else through the run's model access (recorded in its configuration; runs from before
  * it was recorded used the key): the Gemini API with a key, Vertex AI, or the person's own `gemini`.
  * With `MAKER_RECORD`, every exchange is also recorded there.
  */
 export function geminiModel(
   config: Partial<Pick<RunConfig, 'model' | 'modelAccess' | 'concurrency'>>,
-  env: Env,
+  settings: Settings,
 ): RunModel {
   const name = config.model ?? DEFAULT_MODEL;
-  const replay = replayDir(env);
+  const { replay, record } = settings.model;
   const model: RunModel =
-    replay !== '' ? new ReplayModel(replay, name) : accessModel(name, config, env);
-  const record = envValue(env, 'MAKER_RECORD');
+    replay !== '' ? new ReplayModel(replay, name) : accessModel(name, config, settings);
   const recorded =
-    record === '' ? model : new RecordingModel(model, record, { secrets: secretsOf(env) });
+    record === '' ? model : new RecordingModel(model, record, { secrets: [...settings.secrets] });
   // No prompt carries the person's secrets or MAKER's keys, whatever path a text came by.
-  const redacting = new RedactingModel(recorded, promptRedactor(env));
+  const redacting = new RedactingModel(recorded, promptRedactor(settings));
   return Object.assign(redacting, modelHooks(model));
 }
 
@@ -58,10 +56,10 @@ export function modelHooks(model: RunModel): Pick<Roles, 'close' | 'watchWaits'>
 }
 
 /** The redactor of every prompt: the environment's secrets and MAKER's keys, by value. */
-function promptRedactor(env: Env): OutputRedactor {
+function promptRedactor(settings: Settings): OutputRedactor {
   return new OutputRedactor([
-    ...environmentSecrets(env),
-    ...secretsOf(env).map((value) => ({ name: 'MAKER_KEY', value })),
+    ...environmentSecrets(settings.env),
+    ...settings.secrets.map((value) => ({ name: 'MAKER_KEY', value })),
   ]);
 }
 
@@ -72,26 +70,25 @@ function promptRedactor(env: Env): OutputRedactor {
 function accessModel(
   name: string,
   config: Partial<Pick<RunConfig, 'modelAccess' | 'concurrency'>>,
-  env: Env,
+  settings: Settings,
 ): RunModel {
-  const baseUrl = envValue(env, 'GOOGLE_GEMINI_BASE_URL');
-  const { waits } = modelWaitsFrom((n) => envValue(env, n));
+  const { baseUrl, waits, access: found } = settings.model;
   const access = config.modelAccess ?? 'key';
   const inner =
     access === 'gemini-cli'
       ? new GeminiCliModel({
-          command: findOnPath('gemini', env) ?? 'gemini',
+          command: found.gemini ?? 'gemini',
           model: name,
-          env,
+          env: settings.env,
           waits,
           ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
           onNotice: (text) => process.stderr.write(`maker: note: ${text}\n`),
         })
       : access === 'vertex'
-        ? new GeminiModel({ model: name, apiKey: '', vertex: vertexOf(env), waits })
+        ? new GeminiModel({ model: name, apiKey: '', vertex: found.vertex, waits })
         : new GeminiModel({
             model: name,
-            apiKey: apiKeyOf(env)?.value ?? '',
+            apiKey: found.key?.value ?? '',
             ...(baseUrl === '' ? {} : { baseUrl }),
             waits,
           });
@@ -106,9 +103,9 @@ function accessModel(
  * measures one: through a key or Vertex AI, never Gemini CLI, which takes no option for them.
  * Undefined when neither access is set up.
  */
-export function exactSamplingModel(name: string, env: Env): RunModel | undefined {
-  const found = accessChecks(env).find((c) => c.ok && c.access !== 'gemini-cli');
+export function exactSamplingModel(name: string, settings: Settings): RunModel | undefined {
+  const found = accessChecks(settings.model.access).find((c) => c.ok && c.access !== 'gemini-cli');
   return found === undefined
     ? undefined
-    : accessModel(name, { modelAccess: found.access === 'vertex' ? 'vertex' : 'key' }, env);
+    : accessModel(name, { modelAccess: found.access === 'vertex' ? 'vertex' : 'key' }, settings);
 }

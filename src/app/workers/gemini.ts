@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { modelWaitsFrom } from '../../core/deadlines.js';
-import { envValue, replayDir, type Env } from '../env.js';
 import { accessProblems, accessSettingProblem } from '../wiring/model-access.js';
+import type { ModelSettings } from '../settings.js';
 import { defineWorkerKind, type WorkerSetting } from './kind.js';
 
 /** The settings of a run's Gemini model (the gemini kind's, and the jules kind's planner's). */
@@ -26,13 +25,13 @@ export const GEMINI_SETTINGS: readonly WorkerSetting[] = [
  * What a run's Gemini model needs: its recording when answers are replayed, else a model access
  * (and valid `MAKER_…_S` deadlines). `purpose` says what the kind uses Gemini for.
  */
-export function geminiNeeds(env: Env, purpose: string): string[] {
-  const replay = replayDir(env);
+export function geminiNeeds(model: ModelSettings, purpose: string): string[] {
+  const { replay } = model;
   if (replay === '')
     return [
-      ...accessSettingProblem(env),
-      ...accessProblems(env, purpose),
-      ...modelWaitsFrom((n) => envValue(env, n)).problems,
+      ...accessSettingProblem(model.access),
+      ...accessProblems(model.access, purpose),
+      ...model.waitProblems,
     ];
   return existsSync(replay) && statSync(replay).isDirectory()
     ? []
@@ -48,15 +47,16 @@ export const gemini = defineWorkerKind({
     'Gemini writes each candidate as file edits (needs a model access: a Gemini API key, Vertex AI, or your own signed-in `gemini`)',
   simulated: false,
   settings: GEMINI_SETTINGS,
-  needs: (env) => geminiNeeds(env, 'the gemini worker plans, writes and judges with Gemini'),
-  roles: async (config, workspace, env, options) => {
+  needs: (settings) =>
+    geminiNeeds(settings.model, 'the gemini worker plans, writes and judges with Gemini'),
+  roles: async (config, workspace, settings, options) => {
     const [{ geminiModel, modelHooks }, { LlmPlanner }, { LlmWorker }] = await Promise.all([
       import('./gemini-model.js'),
       import('../../engine/models/llm-planner.js'),
       import('../../engine/models/llm-worker.js'),
     ]);
     // A model given by the caller (a benchmark's) instead of the run's own.
-    const model = options?.model ?? geminiModel(config, env);
+    const model = options?.model ?? geminiModel(config, settings);
     return {
       planner: new LlmPlanner(model),
       worker: new LlmWorker(

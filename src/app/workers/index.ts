@@ -1,6 +1,6 @@
 import { ConfigError, UsageError } from '../../core/errors.js';
 import type { JulesConfig } from '../../core/tree/schema.js';
-import { replayDir, type Env } from '../env.js';
+import type { Settings } from '../settings.js';
 import { ACCESS_HOW, accessHow, chooseAccess, forcedAccess } from '../wiring/model-access.js';
 import { gemini } from './gemini.js';
 import { jules } from './jules.js';
@@ -82,10 +82,14 @@ export function describeWorkers(quote = ''): string {
  * The worker a run uses: the one asked for, else `gemini` when a Gemini key is set. Never a
  * simulation unless asked: with neither, undefined (the surface refuses, naming the ways forward).
  */
-export function chooseWorker(asked: WorkerName | undefined, env: Env): WorkerKind | undefined {
+export function chooseWorker(
+  asked: WorkerName | undefined,
+  settings: Settings,
+): WorkerKind | undefined {
   if (asked !== undefined) return WORKERS[asked];
   // An access asked for by name is the gemini worker's, available or not (its problems say why not).
-  return chooseAccess(env) === undefined && forcedAccess(env) === undefined && replayDir(env) === ''
+  const { access, replay } = settings.model;
+  return chooseAccess(access) === undefined && forcedAccess(access) === undefined && replay === ''
     ? undefined
     : gemini;
 }
@@ -100,13 +104,13 @@ export interface NoWorkerWords {
 }
 
 /** Why no worker was chosen, and the ways forward, in a surface's own words. */
-export function noWorkerMessage(words: NoWorkerWords, env: Env): string {
+export function noWorkerMessage(words: NoWorkerWords, settings: Settings): string {
   const { pick, setKey, demo } = words;
   return [
     'No worker was chosen and GEMINI_API_KEY is not set, Vertex AI is not configured and no `gemini` is on the PATH, so nothing was started (MAKER never falls back to a simulation on its own). Ways forward:',
     `  - ${setKey} (a key from https://aistudio.google.com/apikey): runs then use the gemini worker (${pick('gemini')} asks for it by name);`,
     `  - or ${ACCESS_HOW.vertex};`,
-    `  - or ${accessHow('gemini-cli', env)};`,
+    `  - or ${accessHow('gemini-cli', settings.model.access)};`,
     `  - ${pick('jules')}, with JULES_API_KEY and one of those model accesses, to have Jules write the code;`,
     `  - ${pick('sim')} for a simulation: placeholder files, no model calls, marked "simulated" everywhere;`,
     `  - ${demo} to watch the whole pipeline offline, in a fresh temporary repository.`,

@@ -11,14 +11,14 @@ export const julesFake = defineWorkerKind({
   // The fake has no plan to respect: wide limits, so demos show the pipeline.
   julesDefaults: { ...JULES_PLANS.pro, dailySessions: 10_000, planReview: false },
   settings: [OUTAGE_SETTING],
-  roles: async (config, workspace, env, options) => {
+  roles: async (config, workspace, settings, options) => {
     const [{ simRoles }, { fakeJulesWorker, outageMs }] = await Promise.all([
       import('./sim-roles.js'),
       import('./jules-build.js'),
     ]);
     const { planner, sim: simWorker } = simRoles(config, options);
     const { worker, close } = fakeJulesWorker(config, workspace, simWorker, {
-      outageMs: outageMs(config, envValue(env, 'MAKER_JULES_OUTAGE_S')),
+      outageMs: outageMs(config, envValue(settings.env, 'MAKER_JULES_OUTAGE_S')),
       publisher: options?.publisher,
       sourceGitDir: options?.sourceGitDir,
     });

@@ -42,16 +42,16 @@ export const jules = defineWorkerKind({
         : s,
     ),
   ],
-  needs: (env, repo) => [
+  needs: (settings, repo) => [
     ...geminiNeeds(
-      env,
+      settings.model,
       'the jules worker also needs Gemini, which plans, judges and resolves merge conflicts',
     ),
-    ...(repo !== undefined && envValue(env, 'JULES_SOURCE') === ''
+    ...(repo !== undefined && envValue(settings.env, 'JULES_SOURCE') === ''
       ? julesSourceProblem(repo.origin)
       : []),
   ],
-  roles: async (config, workspace, env, options) => {
+  roles: async (config, workspace, settings, options) => {
     const [{ geminiModel, modelHooks }, build, { LlmPlanner }, { LlmWorker }, { originPublisher }] =
       await Promise.all([
         import('./gemini-model.js'),
@@ -60,7 +60,8 @@ export const jules = defineWorkerKind({
         import('../../engine/models/llm-worker.js'),
         import('../wiring/origin-publisher.js'),
       ]);
-    const model = geminiModel(config, env);
+    const model = geminiModel(config, settings);
+    const { env } = settings;
     const baseUrl = envValue(env, 'JULES_BASE_URL');
     const source = envValue(env, 'JULES_SOURCE');
     const pollMs = pollSetting(envValue(env, 'JULES_POLL_MS'));

@@ -5,6 +5,7 @@ import type { EditFormat } from '../../engine/models/llm-worker.js';
 import type { LanguageModel } from '../../ports/language-model.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
 import { envValue, type Env } from '../env.js';
+import type { Settings } from '../settings.js';
 
 /**
  * What a worker kind is: one module (`app/workers/<kind>.ts`) holding its facts, its settings and
@@ -72,12 +73,12 @@ export interface WorkerKind extends WorkerFacts {
    * empty when it can: its settings' problems, then what else it needs. With `repo` (read before
    * any side effect), what the repository must offer too (a source Jules can use).
    */
-  problems(env: Env, repo?: RepoFacts): string[];
+  problems(settings: Settings, repo?: RepoFacts): string[];
   /** The planner and worker for a run's configuration (call after {@link problems} is empty). */
   roles(
     config: RunConfig,
     workspace: GitWorkspace,
-    env: Env,
+    settings: Settings,
     options?: RoleOptions,
   ): Promise<Roles>;
 }
@@ -85,7 +86,7 @@ export interface WorkerKind extends WorkerFacts {
 /** A kind as its module defines it: its facts, what it needs beyond its settings, its roles. */
 export interface WorkerKindSpec extends WorkerFacts {
   /** What it needs beyond its own settings (a model access, a repository on GitHub). */
-  readonly needs?: (env: Env, repo?: RepoFacts) => string[];
+  readonly needs?: (settings: Settings, repo?: RepoFacts) => string[];
   readonly roles: WorkerKind['roles'];
 }
 
@@ -94,9 +95,9 @@ export function defineWorkerKind(spec: WorkerKindSpec): WorkerKind {
   const { needs, ...kind } = spec;
   return {
     ...kind,
-    problems: (env, repo) => [
-      ...settingProblems(spec.settings, env),
-      ...(needs?.(env, repo) ?? []),
+    problems: (settings, repo) => [
+      ...settingProblems(spec.settings, settings.env),
+      ...(needs?.(settings, repo) ?? []),
     ],
   };
 }

@@ -6,7 +6,7 @@ export const sim = defineWorkerKind({
   summary: 'a seeded offline simulation: placeholder files, no model calls, no key',
   simulated: true,
   settings: [],
-  roles: async (config, _workspace, _env, options) => {
+  roles: async (config, _workspace, _settings, options) => {
     const { simRoles } = await import('./sim-roles.js');
     const { planner, sim: worker } = simRoles(config, options);
     return { planner, worker };

@@ -20,6 +20,7 @@ import {
 import type { ProductIdea } from '../../offline/product/types.js';
 import { engineFor, openWorkspace, runConfig } from '../../app/wiring/wiring.js';
 import { WORKERS } from '../../app/workers/index.js';
+import { readSettings } from '../../app/settings.js';
 import { runHiddenTests, type HiddenResult } from './hidden-tests.js';
 import {
   diagnose,
@@ -309,7 +310,10 @@ async function makerRun(
       seed,
       defaultBranch: await workspace.currentBranch(),
     });
-    const roles = await WORKERS.gemini.roles(config, workspace, {}, { model, editFormat });
+    const roles = await WORKERS.gemini.roles(config, workspace, readSettings({}), {
+      model,
+      editFormat,
+    });
     const engine = engineFor(repo, workspace, roles, [], {});
     const runId = await engine.create(idea.idea, config);
     const outcome = await engine.run(runId);

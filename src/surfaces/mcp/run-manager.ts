@@ -5,7 +5,6 @@ import type { Run } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../core/events.js';
 import type { RunEngine } from '../../app/run-engine.js';
 import { landingNotice } from '../../app/start/preflight.js';
-import { secretsOf } from '../../app/wiring/wiring.js';
 import { startRun } from '../../app/start-run.js';
 import { answerQuestion, answerWhereAsked } from '../../app/answer-question.js';
 import { readSettings, type Settings } from '../../app/settings.js';
@@ -33,7 +32,6 @@ export type { StartInput };
  */
 export class RunManager {
   readonly #defaultDir: string;
-  readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #settings: Settings;
   readonly #workspaces: Workspaces;
   readonly #runDirs = new Map<string, string>();
@@ -53,14 +51,13 @@ export class RunManager {
     workspaceDir: string;
     env: Readonly<Record<string, string | undefined>>;
   }) {
-    this.redact = makeRedactor(secretsOf(options.env));
+    // Gemini CLI passes an unset setting as its literal `${NAME}`: unset for every reader.
+    this.#settings = readSettings(settledEnv(options.env));
+    this.redact = makeRedactor(this.#settings.secrets);
     const dir = resolve(options.workspaceDir);
     // The real path: runs are keyed by it, so a symlinked spelling never makes a second engine.
     this.#defaultDir = existsSync(dir) ? realpathSync(dir) : dir;
-    // Gemini CLI passes an unset setting as its literal `${NAME}`: unset it for every reader.
-    this.#env = settledEnv(options.env);
-    this.#settings = readSettings(this.#env);
-    this.#workspaces = new Workspaces(this.#env);
+    this.#workspaces = new Workspaces(this.#settings);
     this.#views = new RunViews({
       lease: (dir) => this.#workspaces.lease(dir),
       isActive: (runId) => this.#active.has(runId),
@@ -108,7 +105,7 @@ export class RunManager {
     const { kind, target, remote, quota, githubNotice, intent } = await planStart(
       input,
       dir,
-      this.#env,
+      this.#settings,
       signal,
     );
     // Cancelled while it checked: nothing was made, and nothing will be.
@@ -126,7 +123,7 @@ export class RunManager {
             locks: this.#workspaces.startLocks,
             secrets: this.#settings.secrets,
           }),
-        remote: () => Promise.resolve({ remote, env: this.#env }),
+        remote: () => Promise.resolve({ remote, env: this.#settings.env }),
         hold: async () => {
           if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
           const lease = await this.#workspaces.lease(dir, true);
@@ -182,7 +179,7 @@ export class RunManager {
       if (run === undefined) throw new UsageError(`No run "${found.run.id}" in ${dir}.`);
       if (!this.#active.has(run.id)) {
         // Everything the run's worker needs, checked before it is touched.
-        const token = await checkResume(run, dir, this.#env, 'mcp');
+        const token = await checkResume(run, dir, this.#settings, 'mcp');
         if (token !== undefined) this.#workspaces.tokens.set(dir, token);
         run.config.hitl = 'wait';
       }

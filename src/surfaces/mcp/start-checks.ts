@@ -3,7 +3,7 @@ import { ConfigError, UsageError } from '../../core/errors.js';
 import type { StartIntent } from '../../core/tree/schema.js';
 import { newRunId } from '../../core/tree/run-id.js';
 import type { ModelAccess } from '../../app/wiring/model-access.js';
-import { declaredLimit, runQuota, type RunQuota } from '../../app/start/quota-check.js';
+import { runQuota, type RunQuota } from '../../app/start/quota-check.js';
 import type { RemotePlan } from '../../app/start/remotes.js';
 import { intentLine, pendingStart, pendingStartError } from '../../app/start/start-intent.js';
 import type { StartInput } from './start-input.js';
@@ -77,13 +77,14 @@ export async function nothingToResume(
 export function checkQuota(
   input: Pick<StartInput, 'confidence' | 'k' | 'dailyLimit' | 'confirmQuota'>,
   access: ModelAccess | undefined,
-  env: Readonly<Record<string, string | undefined>>,
+  /** The daily limit the environment declares (`MAKER_DAILY_REQUESTS`). */
+  declared: number | undefined,
 ): RunQuota {
   const quota = runQuota({
     access,
     confidence: input.confidence,
     k: input.k,
-    declared: declaredLimit(env, input.dailyLimit),
+    declared: input.dailyLimit ?? declared,
   });
   if (quota.verdict.overHalf && input.confirmQuota !== true)
     throw new ConfigError(

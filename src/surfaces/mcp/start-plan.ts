@@ -9,7 +9,7 @@ import {
   julesSettings,
   noWorkerMessage,
 } from '../../app/workers/index.js';
-import { MODEL_ACCESS_SETTING } from '../../app/wiring/model-access.js';
+import { chooseSettings, type Settings } from '../../app/settings.js';
 import { settleAccess } from '../../app/start/access-check.js';
 import { julesOverrides } from '../../app/workers/jules-settings.js';
 import { parseRepoSpec } from '../../app/github/target.js';
@@ -26,17 +26,14 @@ import { startSampling } from './tool-inputs.js';
 export async function planStart(
   input: StartInput,
   dir: string,
-  serverEnv: Readonly<Record<string, string | undefined>>,
+  server: Settings,
   signal?: AbortSignal,
 ) {
   // The access asked for, for this run's checks; the run records the one it settles on.
-  const env =
-    input.modelAccess === undefined
-      ? serverEnv
-      : { ...serverEnv, [MODEL_ACCESS_SETTING]: input.modelAccess };
+  const settings = chooseSettings(server, { modelAccess: input.modelAccess });
   // Refused here, before the intent: once it is saved, a refusal would leave a start behind.
   if (input.idea.trim() === '') throw new UsageError('The idea is empty: say what to build.');
-  const kind = chooseWorker(input.worker, env);
+  const kind = chooseWorker(input.worker, settings);
   if (kind === undefined)
     throw new ConfigError(
       noWorkerMessage(
@@ -46,7 +43,7 @@ export async function planStart(
             'set the extension\'s Gemini key with `gemini extensions config maker "Gemini API key"` and restart Gemini CLI',
           demo: 'or run `maker demo` in a terminal',
         },
-        env,
+        settings,
       ),
     );
   const sampling = startSampling(input, kind, DEFAULT_MODEL);
@@ -73,14 +70,14 @@ export async function planStart(
   } = await checkBeforeRun(
     dir,
     kind,
-    env,
+    settings,
     () => new UsageError(`repo ${JSON.stringify(input.repo)} is a file, not a directory.`),
     { runChecks: input.runChecks === true, check: input.check },
     ask,
   );
   if (state?.starting !== undefined) throw pendingStartRefusal(dir, state.starting);
-  const access = await settleAccess(kind, DEFAULT_MODEL, env, signal);
-  const quota = checkQuota(input, access?.access, env);
+  const access = await settleAccess(kind, DEFAULT_MODEL, settings, signal);
+  const quota = checkQuota(input, access?.access, settings.dailyRequests);
   // Its default branch is known once the repository is there.
   const full: Partial<RunConfig> & Omit<RunConfig, 'defaultBranch'> = runConfig({
     worker: kind.name,

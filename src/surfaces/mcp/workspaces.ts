@@ -5,6 +5,7 @@ import { workspaceLockHolder } from '../../app/run-status.js';
 import { workspaceKey, type WorkspaceKey } from '../../app/workspace-hold.js';
 import { openWorkspace } from '../../app/wiring/wiring.js';
 import { engineOver, type OpenedWorkspace } from '../../app/open-engine.js';
+import type { Settings } from '../../app/settings.js';
 
 /** A repository the server works in: its engine, its git processes and the lock it holds. */
 export interface Workspace {
@@ -33,7 +34,7 @@ interface Entry {
  * Gemini CLI. Reading a state file never takes the lock. Also the GitHub tokens its runs publish with.
  */
 export class Workspaces {
-  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #settings: Settings;
   readonly #entries = new Map<string, Entry>();
   /** Workspaces being closed: their locks are released before the same repository opens again. */
   readonly #closing = new Map<string, Promise<void>>();
@@ -42,8 +43,8 @@ export class Workspaces {
   /** GitHub tokens by repository, in memory only. */
   readonly tokens = new Map<string, string>();
 
-  constructor(env: Readonly<Record<string, string | undefined>>) {
-    this.#env = env;
+  constructor(settings: Settings) {
+    this.#settings = settings;
   }
 
   /** The workspace of `dir` if it is open (or opening), without opening it. */
@@ -137,12 +138,12 @@ export class Workspaces {
     if (held === undefined) await lock.acquire();
     let git: OpenedWorkspace;
     try {
-      git = await openWorkspace(dir, create, this.#env);
+      git = await openWorkspace(dir, create, this.#settings.env);
     } catch (error) {
       if (held === undefined) await lock.release();
       throw error;
     }
-    const engine = await engineOver(dir, git, this.#env, () => this.tokens.get(dir));
+    const engine = await engineOver(dir, git, this.#settings, () => this.tokens.get(dir));
     return { dir, engine, lock, git };
   }
 }

@@ -1,3 +1,4 @@
+import { readSettings } from '../../../app/settings.js';
 import { ConfigError } from '../../../core/errors.js';
 import type { LanguageModel } from '../../../ports/language-model.js';
 import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
@@ -48,7 +49,7 @@ export async function run(
  * which Gemini CLI takes no option for.
  */
 function geminiModel(name: string, io: CliIo): LanguageModel {
-  const model = exactSamplingModel(name, io.env);
+  const model = exactSamplingModel(name, readSettings(io.env));
   if (model === undefined)
     throw new ConfigError(
       `--model ${name} needs GEMINI_API_KEY in the environment, or Vertex AI (${ACCESS_HOW.vertex}); not Gemini CLI: the benchmark measures a model at exact sampling settings (temperature and thinking budget), which Gemini CLI cannot set on its calls. Or use --model sim, which is offline.`,

@@ -11,7 +11,7 @@ import {
 } from '../../../app/calibration.js';
 import { progressLine } from '../io.js';
 import type { calibrateCommand } from './calibrate.js';
-import { withModelAccess } from './run-choices.js';
+import { readSettings } from '../../../app/settings.js';
 import type { CliContext, InputOf } from '../define.js';
 
 /** `maker calibrate`, loaded when it runs (see calibrate.ts for its options and help). */
@@ -19,7 +19,8 @@ export async function run(
   { options: o }: InputOf<typeof calibrateCommand>,
   cli: CliContext,
 ): Promise<number> {
-  const { io, signal } = withModelAccess(cli, o.modelAccess);
+  const { io, signal } = cli;
+  const settings = readSettings(io.env, { modelAccess: o.modelAccess });
   const dir = resolve(io.cwd, o.dir ?? '.');
   if ((await stat(dir).catch(() => undefined))?.isDirectory() === false)
     throw new UsageError(`--dir ${dir} is a file, not a directory.`);
@@ -34,7 +35,7 @@ export async function run(
     concurrency: o.concurrency ?? 4,
     p: o.p,
     v: o.v,
-    env: io.env,
+    settings,
     signal,
     onSample: (done, total) => progress.update(done, total),
   });

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { demoGitHub } from '../demo-github.js';
 import { WORKERS } from '../../../app/workers/index.js';
 import { sandboxOrWhyNot } from '../../../app/sandbox-report.js';
+import { readSettings } from '../../../app/settings.js';
 import { defined } from './run-drive.js';
 import { start } from './run-start.js';
 import { pendingStart } from '../../../app/start/start-intent.js';
@@ -19,7 +20,8 @@ export async function run(
   const dir = resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-'))));
   // Its checks run where a sandbox works; elsewhere the demo goes on without them, unverified
   // (a run would stop before landing: --hitl auto lands only a checked result).
-  const sandbox = await sandboxOrWhyNot(ctx.io.env);
+  const settings = readSettings(ctx.io.env);
+  const sandbox = await sandboxOrWhyNot(settings.sandbox);
   const sandboxed = sandbox.name !== undefined;
   if (sandbox.name === undefined && !o.json)
     ctx.io.stderr(
@@ -37,6 +39,7 @@ export async function run(
     idea: args[0] ?? 'a command-line tool that converts CSV files to JSON',
     dir,
     kind: WORKERS[o.worker ?? 'sim'],
+    settings,
     hitlChoice: view ? 'view' : 'auto',
     json: o.json === true,
     demo: true,

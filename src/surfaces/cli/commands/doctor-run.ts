@@ -12,10 +12,10 @@ import {
 } from '../../../app/wiring/model-access.js';
 import { DEFAULT_MODEL, WORKERS } from '../../../app/workers/index.js';
 import { cleanDependenciesSaid } from './doctor-clean.js';
-import type { Env } from '../../../app/env.js';
+import type { Settings } from '../../../app/settings.js';
 import type { CliContext, InputOf } from '../define.js';
 import type { doctorCommand } from './doctor.js';
-import { withModelAccess } from './run-choices.js';
+import { cliSettings } from './run-choices.js';
 
 /**
  * One part of `maker doctor`'s report: a title, its lines for a person, and its facts for `--json`.
@@ -26,7 +26,7 @@ export interface DoctorSection {
   readonly key: string;
   readonly title: string;
   readonly check: (
-    env: Env,
+    settings: Settings,
     /** The facts of an earlier section, by its key (a section may build on one shown above it). */
     earlier: (key: string) => Promise<Record<string, unknown>>,
   ) =>
@@ -42,18 +42,18 @@ export interface DoctorSection {
 export const modelAccessSection: DoctorSection = {
   key: 'modelAccess',
   title: 'Model access',
-  check: async (env) => {
+  check: async (settings) => {
     const checks = await Promise.all(
-      accessChecks(env).map(async (c): Promise<AccessCheck> => {
+      accessChecks(settings.model.access).map(async (c): Promise<AccessCheck> => {
         if (c.access !== 'gemini-cli' || !c.ok) return c;
         try {
-          return { ...c, why: (await checkGeminiCli(DEFAULT_MODEL, env)).why };
+          return { ...c, why: (await checkGeminiCli(DEFAULT_MODEL, settings)).why };
         } catch (error) {
           return { ...c, ok: false, why: error instanceof Error ? error.message : String(error) };
         }
       }),
     );
-    const forced = forcedAccess(env);
+    const forced = forcedAccess(settings.model.access);
     const chosen = checks.find((c) => c.ok && (forced === undefined || c.access === forced));
     const head =
       chosen !== undefined
@@ -92,17 +92,18 @@ export const modelAccessSection: DoctorSection = {
 export const workersSection: DoctorSection = {
   key: 'workers',
   title: 'Workers',
-  check: async (env, earlier) => {
+  check: async (settings, earlier) => {
     // A model access configured but failing its check (a `gemini` not signed in) passes a kind's
     // own problems, which look at the settings only: Model access's verdict says it. A kind that
     // is not simulated calls a model (as `settleAccess` has it).
     const failing =
-      (await earlier('modelAccess'))['chosen'] === null && accessProblems(env, '').length === 0;
+      (await earlier('modelAccess'))['chosen'] === null &&
+      accessProblems(settings.model.access, '').length === 0;
     const kinds = Object.values(WORKERS).map((kind) => ({
       name: kind.name,
       simulated: kind.simulated,
       problems: [
-        ...kind.problems(env),
+        ...kind.problems(settings),
         ...(!kind.simulated && failing
           ? ['the model access set up here does not work: see Model access, above.']
           : []),
@@ -136,8 +137,8 @@ function shortened(problem: string): string {
 export const sandboxSection: DoctorSection = {
   key: 'sandbox',
   title: 'Checks',
-  check: async (env) => {
-    const report = await sandboxReport(env);
+  check: async (settings) => {
+    const report = await sandboxReport(settings.sandbox);
     const { chosen, choice, limits } = report;
     const head =
       chosen !== undefined
@@ -199,9 +200,8 @@ export function rulesReport(json: boolean): string {
 /** `maker doctor`, loaded when it runs (see doctor.ts for its options and help). */
 export async function run(
   { options: o }: InputOf<typeof doctorCommand>,
-  cli: CliContext,
+  { io }: CliContext,
 ): Promise<number> {
-  const { io } = withModelAccess(cli, o.modelAccess);
   if (o.rules === true) {
     io.stdout(rulesReport(o.json === true));
     return 0;
@@ -211,13 +211,14 @@ export async function run(
     io.stdout(o.json === true ? `${JSON.stringify({ cleanDeps: said })}\n` : `${said}\n`);
     return 0;
   }
+  const settings = cliSettings(io, { modelAccess: o.modelAccess });
   // Side by side, each able to build on one above it.
   const checked = new Map<string, Promise<{ lines: string[]; facts: Record<string, unknown> }>>();
   for (const s of DOCTOR_SECTIONS)
     checked.set(
       s.key,
       Promise.resolve().then(() =>
-        s.check(io.env, async (key) => (await checked.get(key))?.facts ?? {}),
+        s.check(settings, async (key) => (await checked.get(key))?.facts ?? {}),
       ),
     );
   const results = await Promise.all(

@@ -16,7 +16,8 @@ import {
 } from './run-drive.js';
 import type { CliIo } from '../io.js';
 import { julesChoices } from '../jules-flags.js';
-import { replaying } from './run-choices.js';
+import { cliSettings } from './run-choices.js';
+import type { Settings } from '../../../app/settings.js';
 import { resumeStart } from './resume-start.js';
 import type { resumeCommand } from './resume.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -24,10 +25,10 @@ import type { CliContext, InputOf } from '../define.js';
 /** `maker resume`, loaded when it runs (see resume.ts for its options and help). */
 export async function run(
   { options: o }: InputOf<typeof resumeCommand>,
-  cli: CliContext,
+  ctx: CliContext,
 ): Promise<number> {
-  const ctx = replaying(cli, o.replay);
   const { io } = ctx;
+  const settings = cliSettings(io, { replay: o.replay });
   const view = o.view === true;
   const dir = resolve(o.dir ?? io.cwd);
   const { target, state } = await lookAt(dir);
@@ -44,6 +45,7 @@ export async function run(
       );
     return resumeStart(ctx, state.starting, {
       dir,
+      settings,
       hitlChoice,
       json: o.json === true,
       view,
@@ -52,10 +54,17 @@ export async function run(
   }
   const run = await resumableRun(state.runs, o.run, dir);
   const { config, hitlChoice } = resumedConfig(run, o, io, view);
-  const token = await checkResume(run, dir, io.env, 'cli');
+  const token = await checkResume(run, dir, settings, 'cli');
   announce(io, target, o.json === true);
   await holdWorkspace(dir, 'resume');
-  return driveResumed(ctx, run, config, { dir, token, hitlChoice, json: o.json === true, view });
+  return driveResumed(ctx, run, config, {
+    dir,
+    settings,
+    token,
+    hitlChoice,
+    json: o.json === true,
+    view,
+  });
 }
 
 /** The run's settings as resumed: its own, with the --hitl and --jules-… given now. */
@@ -89,7 +98,14 @@ async function driveResumed(
   ctx: CliContext,
   run: Run,
   config: RunConfig,
-  r: { dir: string; token: string | undefined; hitlChoice: Hitl; json: boolean; view: boolean },
+  r: {
+    dir: string;
+    settings: Settings;
+    token: string | undefined;
+    hitlChoice: Hitl;
+    json: boolean;
+    view: boolean;
+  },
 ): Promise<number> {
   const { io } = ctx;
   // Loaded when resuming: `maker --help` and the light commands never load GitHub's client.
@@ -101,7 +117,7 @@ async function driveResumed(
   try {
     const workspace = await openWorkspace(r.dir, false, io.env);
     try {
-      const { engine, roles } = await wire(r.dir, workspace, io.env, served?.token ?? r.token, {
+      const { engine, roles } = await wire(r.dir, workspace, r.settings, served?.token ?? r.token, {
         ...(served === undefined || run.github === undefined
           ? {}
           : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),

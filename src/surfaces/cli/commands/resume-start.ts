@@ -4,6 +4,7 @@ import type { CliContext } from '../define.js';
 import { demoGitHub } from '../demo-github.js';
 import type { Hitl } from './run-drive.js';
 import { start } from './run-start.js';
+import { withEnv, type Settings } from '../../../app/settings.js';
 
 /**
  * `maker resume` of a start a kill interrupted before the run was created: the same start again
@@ -13,42 +14,49 @@ import { start } from './run-start.js';
 export async function resumeStart(
   ctx: CliContext,
   recorded: StartIntent,
-  r: { dir: string; hitlChoice: Hitl; json: boolean; view: boolean; hitl: RunConfig['hitl'] },
+  r: {
+    dir: string;
+    settings: Settings;
+    hitlChoice: Hitl;
+    json: boolean;
+    view: boolean;
+    hitl: RunConfig['hitl'];
+  },
 ): Promise<number> {
   const intent = { ...recorded, config: { ...recorded.config, hitl: r.hitl } };
   const kind = workerKind(intent.config.worker);
   const gh = intent.github;
   // The API the start recorded, whatever GITHUB_API_URL says now.
-  const env = gh?.apiUrl === undefined ? ctx.io.env : { ...ctx.io.env, GITHUB_API_URL: gh.apiUrl };
-  const demo = intent.command === 'demo' && gh !== undefined ? demoGitHub(env, r.dir) : undefined;
+  const settings =
+    gh?.apiUrl === undefined ? r.settings : withEnv(r.settings, { GITHUB_API_URL: gh.apiUrl });
+  const demo =
+    intent.command === 'demo' && gh !== undefined ? demoGitHub(settings.env, r.dir) : undefined;
   if (!r.json)
     ctx.io.stderr(
       `maker: finishing the start of run ${intent.id}, which was interrupted (Ctrl-C or a kill) before the run was saved.\n`,
     );
-  return start(
-    { ...ctx, io: { ...ctx.io, env } },
-    {
-      idea: intent.idea,
-      dir: r.dir,
-      kind,
-      hitlChoice: r.hitlChoice,
-      json: r.json,
-      demo: intent.command === 'demo',
-      view: r.view,
-      resuming: intent,
-      ...(intent.check === undefined ? {} : { check: intent.check }),
-      ...(demo !== undefined
-        ? { github: demo.ask, serveGitHub: demo.serve, intentGitHub: demo.intent }
-        : gh === undefined
-          ? {}
-          : {
-              github: {
-                repo: { owner: gh.owner, name: gh.name },
-                public: gh.public,
-                keepCandidates: gh.keepCandidates,
-              },
-            }),
-      choices: { hitl: intent.config.hitl },
-    },
-  );
+  return start(ctx, {
+    idea: intent.idea,
+    dir: r.dir,
+    kind,
+    settings,
+    hitlChoice: r.hitlChoice,
+    json: r.json,
+    demo: intent.command === 'demo',
+    view: r.view,
+    resuming: intent,
+    ...(intent.check === undefined ? {} : { check: intent.check }),
+    ...(demo !== undefined
+      ? { github: demo.ask, serveGitHub: demo.serve, intentGitHub: demo.intent }
+      : gh === undefined
+        ? {}
+        : {
+            github: {
+              repo: { owner: gh.owner, name: gh.name },
+              public: gh.public,
+              keepCandidates: gh.keepCandidates,
+            },
+          }),
+    choices: { hitl: intent.config.hitl },
+  });
 }

@@ -5,9 +5,8 @@ import type { RunConfig } from '../../../core/tree/schema.js';
 import { allowanceConfig } from '../../../app/wiring/candidate-allowances.js';
 import { DEFAULT_MODEL, calibratedK } from '../../../app/calibration.js';
 import type { WorkerKind } from '../../../app/workers/index.js';
-import { MODEL_ACCESS_SETTING } from '../../../app/wiring/model-access.js';
-import type { CliContext } from '../define.js';
 import type { CliIo } from '../io.js';
+import { readSettings, type Settings } from '../../../app/settings.js';
 
 /** What `--allow-…` and `--max-file-kb` ask for, as run configuration (validated, all problems at once). */
 export function allowanceChoices(o: {
@@ -52,18 +51,18 @@ export async function chooseConfidence(
   return { confidence: k <= 1 ? 'low' : k === 2 ? 'medium' : 'high', k };
 }
 
-/** The context with `MAKER_REPLAY` set to `--replay`'s directory (said on stderr), or as it is. */
-export function replaying(ctx: CliContext, replay: string | undefined): CliContext {
-  if (replay === undefined) return ctx;
-  const dir = resolve(ctx.io.cwd, replay);
-  ctx.io.stderr(`maker: replaying model answers from ${dir} (no key, no server)\n`);
-  return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, MAKER_REPLAY: dir } } };
-}
-
-/** The context with `MAKER_MODEL_ACCESS` set to `--model-access`'s choice, or as it is. */
-export function withModelAccess(ctx: CliContext, access: string | undefined): CliContext {
-  if (access === undefined) return ctx;
-  return { ...ctx, io: { ...ctx.io, env: { ...ctx.io.env, [MODEL_ACCESS_SETTING]: access } } };
+/**
+ * The settings of a command that runs: the environment's, with `--model-access` and `--replay`
+ * (its directory, said on stderr) over them.
+ */
+export function cliSettings(
+  io: CliIo,
+  o: { modelAccess?: string | undefined; replay?: string | undefined },
+): Settings {
+  if (o.replay === undefined) return readSettings(io.env, { modelAccess: o.modelAccess });
+  const replay = resolve(io.cwd, o.replay);
+  io.stderr(`maker: replaying model answers from ${replay} (no key, no server)\n`);
+  return readSettings(io.env, { modelAccess: o.modelAccess, replay });
 }
 
 /** What `--temperature`, `--thinking-budget` and `--thinking-level` ask for (checked against the model when the run is made). */

@@ -7,6 +7,7 @@ import { summarise } from '../../../core/view/summary.js';
 import { landingNotice, type Target } from '../../../app/start/preflight.js';
 import { engineOver, type OpenedWorkspace } from '../../../app/open-engine.js';
 import type { RoleOptions } from '../../../app/workers/index.js';
+import type { Settings } from '../../../app/settings.js';
 import { type CliContext } from '../define.js';
 import type { CliIo } from '../io.js';
 
@@ -77,12 +78,12 @@ export function announce(io: CliIo, target: Target, json: boolean): void {
 export async function wire(
   dir: string,
   workspace: OpenedWorkspace,
-  env: Readonly<Record<string, string | undefined>>,
+  settings: Settings,
   token: string | undefined,
   options: RoleOptions,
 ): Promise<{ engine: RunEngine; roles: Record<string, never> }> {
   // The engine closes the roles it makes.
-  return { engine: await engineOver(dir, workspace, env, token, options), roles: {} };
+  return { engine: await engineOver(dir, workspace, settings, token, options), roles: {} };
 }
 
 /** Runs the engine with progress (and questions at a terminal), then prints the outcome. */

@@ -5,26 +5,20 @@ import { chooseWorker, noWorkerMessage } from '../../../app/workers/index.js';
 import { defaultHitl, defined, hitlPolicy } from './run-drive.js';
 import { start } from './run-start.js';
 import { julesChoices } from '../jules-flags.js';
-import {
-  allowanceChoices,
-  chooseConfidence,
-  replaying,
-  samplingChoices,
-  withModelAccess,
-} from './run-choices.js';
+import { allowanceChoices, chooseConfidence, cliSettings, samplingChoices } from './run-choices.js';
 import type { runCommand } from './run.js';
 import type { CliContext, InputOf } from '../define.js';
 
 /** `maker run`, loaded when it runs (see run.ts for its options and help). */
 export async function run(
   { args, options: o }: InputOf<typeof runCommand>,
-  cli: CliContext,
+  ctx: CliContext,
 ): Promise<number> {
-  const ctx = withModelAccess(replaying(cli, o.replay), o.modelAccess);
+  const settings = cliSettings(ctx.io, o);
   const view = o.view === true;
   const hitlChoice = o.hitl ?? defaultHitl(ctx.io, view);
   const hitl = hitlPolicy(hitlChoice, ctx.io, view);
-  const kind = chooseWorker(o.worker, ctx.io.env);
+  const kind = chooseWorker(o.worker, settings);
   if (kind === undefined)
     throw new ConfigError(
       noWorkerMessage(
@@ -33,7 +27,7 @@ export async function run(
           setKey: 'export GEMINI_API_KEY=…',
           demo: '`maker demo`',
         },
-        ctx.io.env,
+        settings,
       ),
     );
   const dir = resolve(o.dir ?? ctx.io.cwd);
@@ -42,6 +36,7 @@ export async function run(
     idea: args[0] as string,
     dir,
     kind,
+    settings,
     hitlChoice,
     json: o.json === true,
     view,

@@ -12,10 +12,10 @@ import type { GitHubAsk } from '../../../app/github/plan.js';
 import type { RemotePlan } from '../../../app/start/remotes.js';
 import { runConfig, type Env } from '../../../app/wiring/wiring.js';
 import { startRun, type StartSteps } from '../../../app/start-run.js';
-import { readSettings, type Settings } from '../../../app/settings.js';
+import { withEnv, type Settings } from '../../../app/settings.js';
 import { DEFAULT_MODEL, type WorkerKind } from '../../../app/workers/index.js';
 import { settleAccess } from '../../../app/start/access-check.js';
-import { declaredLimit, runQuota } from '../../../app/start/quota-check.js';
+import { runQuota } from '../../../app/start/quota-check.js';
 import type { ModelAccess } from '../../../app/wiring/model-access.js';
 import {
   InterruptedStart,
@@ -31,6 +31,7 @@ import { announce, drive, startLine, wire, type Hitl } from './run-drive.js';
 
 /** A GitHub a run serves for itself (the demo's fake), started once the run's intent is saved. */
 export interface ServedGitHub {
+  /** What the environment gains to reach it (its API and token). */
   readonly env: Env;
   readonly ask: GitHubAsk;
   /** It keeps its world in the workspace (`.git/maker-fake-github/`): a resume serves it again. */
@@ -44,6 +45,8 @@ export interface StartPlan {
   idea: string;
   dir: string;
   kind: WorkerKind;
+  /** The settings the run starts with (the environment's, with the command's flags over them). */
+  settings: Settings;
   hitlChoice: Hitl;
   json: boolean;
   demo?: boolean;
@@ -90,19 +93,24 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
     runChecks: plan.requireSandbox === true && plan.choices.runChecks,
     check: plan.check,
   };
-  const checks = (env: Env) =>
-    checkBeforeRun(dir, kind, env, notADirectory, wanted, plan.github ?? {});
+  const checks = (settings: Settings) =>
+    checkBeforeRun(dir, kind, settings, notADirectory, wanted, plan.github ?? {});
   // A run that serves its own GitHub (the demo) is checked against it once it is served.
-  const checked = plan.serveGitHub === undefined ? await checks(io.env) : undefined;
+  const checked = plan.serveGitHub === undefined ? await checks(plan.settings) : undefined;
   const early = checked ?? (await look(dir, notADirectory));
   if (early.state?.starting !== undefined && early.state.starting.id !== resuming?.id)
     throw pendingStartError(dir, early.state.starting);
   const target = early.target;
-  const access = await settleAccess(kind, plan.choices.model ?? DEFAULT_MODEL, io.env, ctx.signal);
+  const access = await settleAccess(
+    kind,
+    plan.choices.model ?? DEFAULT_MODEL,
+    plan.settings,
+    ctx.signal,
+  );
   if (access !== undefined && !plan.json)
     io.stderr(`maker: model access: ${access.access} (${access.why})\n`);
   if (resuming === undefined) {
-    await confirmQuota(ctx, plan, access?.access);
+    await confirmQuota(ctx, plan, access?.access, plan.settings);
     if (target.kind === 'directory')
       await agreeToInit(io, dir, plan.init === true, plan.demo === true, ctx.signal);
   }
@@ -114,7 +122,7 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
     () => true,
     () => false,
   );
-  const settings = readSettings(io.env);
+  const { settings } = plan;
   const intent =
     resuming ??
     newIntent(plan, target, access?.access, checked?.remote, existed, plan.intentGitHub);
@@ -157,7 +165,7 @@ function cliStartSteps(
   at: {
     existed: boolean;
     settings: Settings;
-    checks: (env: Env) => ReturnType<typeof checkBeforeRun>;
+    checks: (settings: Settings) => ReturnType<typeof checkBeforeRun>;
     checked: Awaited<ReturnType<typeof checkBeforeRun>> | undefined;
     target: Target;
   },
@@ -167,6 +175,8 @@ function cliStartSteps(
   const { dir, kind } = plan;
   let intent: StartIntent | undefined;
   let served: ServedGitHub | undefined;
+  /** The settings over the served GitHub, once it is served. */
+  let settings = at.settings;
   /** Ctrl-C: stops here, saying what the start left (`made`, beyond its record) and what to do. */
   const stopIfInterrupted = (made?: string) => {
     if (ctx.signal?.aborted === true) throw new InterruptedStart(dir, intent, made);
@@ -186,7 +196,8 @@ function cliStartSteps(
         served = await plan.serveGitHub();
         serving(served);
         if (!plan.json) io.stderr(`maker: ${served.said}\n`);
-        checked = await at.checks(served.env).catch(async (error: unknown) => {
+        settings = withEnv(at.settings, served.env);
+        checked = await at.checks(settings).catch(async (error: unknown) => {
           await undo(true);
           throw error;
         });
@@ -195,7 +206,7 @@ function cliStartSteps(
         stopIfInterrupted();
       }
       const { remote } = checked as { remote: RemotePlan };
-      return { remote, env: served?.env ?? io.env };
+      return { remote, env: settings.env };
     },
     hold: () => Promise.resolve({}),
     github: (record) => (served?.kept === true ? { ...record, demoFake: true as const } : record),
@@ -219,7 +230,7 @@ function cliStartSteps(
       if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
         await addLocalOrigin(workspace);
       const record = made.record;
-      const { engine } = await wire(dir, workspace, served?.env ?? io.env, remote.token, {
+      const { engine } = await wire(dir, workspace, settings, remote.token, {
         paceMs: plan.paceMs,
         ...(record === undefined || served?.sourceGitDir === undefined
           ? {}
@@ -326,13 +337,14 @@ async function confirmQuota(
     choices: { confidence?: Confidence; k?: number; maxNodes?: number };
   },
   access: ModelAccess | undefined,
+  settings: Settings,
 ): Promise<void> {
   const quota = runQuota({
     access,
     confidence: plan.choices.confidence,
     k: plan.choices.k,
     maxNodes: plan.choices.maxNodes,
-    declared: declaredLimit(io.env, plan.quota?.declared),
+    declared: plan.quota?.declared ?? settings.dailyRequests,
   });
   if (quota.text === undefined) return;
   if (!plan.json) io.stderr(`maker: ${quota.text}\n`);

@@ -1,3 +1,4 @@
+import { readSettings } from '../../../app/settings.js';
 import { resolve } from 'node:path';
 import { CHECK_TIMEOUT_MS } from '../../../core/checks.js';
 import { MakerError, UsageError } from '../../../core/errors.js';
@@ -28,7 +29,7 @@ export async function run(
       result = await workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, signal, { install });
     } catch (error) {
       if (error instanceof MakerError && error.code === 'no-sandbox') {
-        const found = await sandboxOrWhyNot(io.env);
+        const found = await sandboxOrWhyNot(readSettings(io.env).sandbox);
         io.stderr(
           `maker: ${found.name === undefined ? found.reason : error.message}: nothing ran.\n`,
         );
