@@ -13,7 +13,6 @@ import { sampleSuite, type RecordedSample } from '../engine/calibration/calibrat
 import { CALIBRATION_SUITE } from '../engine/calibration/suite.js';
 import { LlmPlanner } from '../engine/models/llm-planner.js';
 import { LlmWorker } from '../engine/models/llm-worker.js';
-import type { Env } from './env.js';
 import type { Settings } from './settings.js';
 import { settleAccess } from './start/access-check.js';
 import { geminiModel, type RunModel } from './workers/gemini-model.js';
@@ -225,14 +224,14 @@ function summarise(
 export async function saveCalibration(
   dir: string,
   calibration: Calibration,
-  env: Env,
+  settings: Settings,
 ): Promise<{ file: string; inGit: boolean }> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, CALIBRATION_FILE_NAME);
   await writeFile(file, `${JSON.stringify(calibration, null, 2)}\n`);
   // Opening the workspace keeps MAKER's files out of git (.git/info/exclude): only in a repository.
   const inGit = (await inspectRepository(dir)).kind === 'repository';
-  if (inGit) await (await openWorkspace(dir, false, env)).close();
+  if (inGit) await (await openWorkspace(dir, false, settings.env)).close();
   return { file, inGit };
 }
 

@@ -28,7 +28,7 @@ export async function checkResume(
   const target = await inspectRepository(dir);
   // Loaded when resuming: the light commands never load GitHub's client.
   const { remoteOfRun } = await import('./start/remotes.js');
-  const github = await remoteOfRun(run).resumeChecks(run, settings.env, dir);
+  const github = await remoteOfRun(run).resumeChecks(run, settings, dir);
   const problems = [
     ...(target.kind === 'repository' && target.branch === null
       ? [`${dir} has a detached HEAD: check out ${run.config.defaultBranch}.`]

@@ -15,6 +15,7 @@ import { crashSeam } from './wiring/seams.js';
 export interface Settings {
   readonly model: ModelSettings;
   readonly sandbox: SandboxSettings;
+  readonly github: GitHubSettings;
   /** `MAKER_DAILY_REQUESTS`: the person's own daily request limit, declared (`--daily-limit` goes over it). */
   readonly dailyRequests: number | undefined;
   readonly secrets: readonly string[];
@@ -44,6 +45,14 @@ export interface SandboxSettings {
   readonly choice: string | undefined;
 }
 
+/** How GitHub is reached (checked where a run uses it: the plan, the resume). */
+export interface GitHubSettings {
+  /** `GITHUB_API_URL` as given; '' for https://api.github.com. */
+  readonly apiUrl: string;
+  /** `GITHUB_TOKEN`; '' when unset (then `gh auth token`'s, if the GitHub CLI is signed in). */
+  readonly token: string;
+}
+
 /** What a person chose on a surface over the environment's settings (`--model-access`, `--replay`). */
 export interface SettingChoices {
   readonly modelAccess?: string | undefined;
@@ -64,6 +73,7 @@ export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
         waitProblems: problems,
       },
       sandbox: { path: env['PATH'] ?? '', choice: env['MAKER_SANDBOX'] },
+      github: { apiUrl: envValue(env, 'GITHUB_API_URL'), token: envValue(env, 'GITHUB_TOKEN') },
       dailyRequests: declaredLimit(env),
       secrets: secretsOf(env),
       seam: crashSeam(env),
@@ -74,14 +84,18 @@ export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
 }
 
 /**
- * `settings` over an environment with `extra` in it, for child processes and GitHub (a demo's own
- * fake GitHub, the API a start recorded): its secrets are redacted too.
+ * `settings` with `github` over their GitHub (a demo's own fake GitHub, the API a start recorded):
+ * a token given is redacted too.
  */
-export function withEnv(settings: Settings, extra: Env): Settings {
+export function withGitHub(settings: Settings, github: Partial<GitHubSettings>): Settings {
+  const token = github.token ?? '';
   return {
     ...settings,
-    env: { ...settings.env, ...extra },
-    secrets: [...new Set([...settings.secrets, ...secretsOf(extra)])],
+    github: { ...settings.github, ...github },
+    secrets:
+      token.length < 4 || settings.secrets.includes(token)
+        ? settings.secrets
+        : [...settings.secrets, token],
   };
 }
 

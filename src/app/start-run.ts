@@ -2,7 +2,6 @@ import type { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { StopError } from '../core/stops.js';
 import type { GitHubRun, StartIntent } from '../core/tree/schema.js';
 import type { RunEngine } from './run-engine.js';
-import type { Env } from './env.js';
 import type { RemotePlan } from './start/remotes.js';
 import { setUpStop } from './start/set-up-stop.js';
 import { openWorkspace } from './wiring/wiring.js';
@@ -22,11 +21,11 @@ export interface StartSteps<Held> {
   /** Takes the workspace's lock and records `intent`, before any side effect. */
   record(intent: StartIntent): Promise<UndoStart>;
   /**
-   * The remote the start sets up, and the environment it sets it up in, once the intent is saved
-   * (the demo serves its own GitHub here and checks against it). A refusal undoes the start with
-   * `undo` first; an interruption leaves it, for `maker resume` to finish.
+   * The remote the start sets up, once the intent is saved (the demo serves its own GitHub here and
+   * checks against it). A refusal undoes the start with `undo` first; an interruption leaves it,
+   * for `maker resume` to finish.
    */
-  remote(undo: UndoStart): Promise<{ remote: RemotePlan; env: Env }>;
+  remote(undo: UndoStart): Promise<RemotePlan>;
   /** What the surface holds once the set-up is done (its lease); a failure here is a set-up failure. */
   hold(made: SetUp, remote: RemotePlan): Promise<Held>;
   /**
@@ -63,8 +62,8 @@ export async function startRun<Held>(
   const { dir, intent, settings } = request;
   const undo = await steps.record(intent);
   settings.seam?.('start:intent-saved');
-  const { remote, env } = await steps.remote(undo);
-  const { made, held } = await setUp(dir, remote, env, settings, steps, undo);
+  const remote = await steps.remote(undo);
+  const { made, held } = await setUp(dir, remote, settings, steps, undo);
   try {
     settings.seam?.('start:set-up');
     const defaultBranch = await made.workspace.currentBranch();
@@ -91,7 +90,6 @@ export async function startRun<Held>(
 async function setUp<Held>(
   dir: string,
   remote: RemotePlan,
-  env: Env,
   settings: Settings,
   steps: StartSteps<Held>,
   undo: UndoStart,
@@ -101,7 +99,7 @@ async function setUp<Held>(
   try {
     made = await remote.setUp(
       dir,
-      (): Promise<GitWorkspace> => openWorkspace(dir, true, env),
+      (): Promise<GitWorkspace> => openWorkspace(dir, true, settings.env),
       (step) => (passed.push(step), settings.seam?.(step)),
     );
     return { made, held: await steps.hold(made, remote) };

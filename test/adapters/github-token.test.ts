@@ -22,7 +22,8 @@ describe('resolveGitHubToken', () => {
   it('takes GITHUB_TOKEN first, without running gh', async () => {
     let ran = false;
     const token = await resolveGitHubToken({
-      env: { GITHUB_TOKEN: ' ghp_from_env_0000000000000000000000000 \n' },
+      given: ' ghp_from_env_0000000000000000000000000 \n',
+      env: {},
       run: () => ((ran = true), Promise.resolve(undefined)),
     });
     expect(token).toEqual({
@@ -34,7 +35,7 @@ describe('resolveGitHubToken', () => {
 
   it('falls back to `gh auth token` from the gh on PATH', async () => {
     const gh = await fakeGh(`echo ${GH_TOKEN}`);
-    const token = await resolveGitHubToken({ env: { PATH: `${gh.dir}:/usr/bin:/bin` } });
+    const token = await resolveGitHubToken({ given: '', env: { PATH: `${gh.dir}:/usr/bin:/bin` } });
     expect(token).toEqual({ token: GH_TOKEN, source: 'gh auth token' });
     const { readFile } = await import('node:fs/promises');
     expect((await readFile(gh.argsFile, 'utf8')).trim()).toBe('auth token');
@@ -43,6 +44,7 @@ describe('resolveGitHubToken', () => {
   it('asks gh for the token of a GitHub Enterprise host', async () => {
     const gh = await fakeGh(`echo ${GH_TOKEN}`);
     await resolveGitHubToken({
+      given: '',
       env: { PATH: `${gh.dir}:/usr/bin:/bin` },
       baseUrl: 'https://ghe.example.com/api/v3',
     });
@@ -61,7 +63,9 @@ describe('resolveGitHubToken', () => {
     ],
   ])('says what to do when there is no token and %s', async (_name, script, reason) => {
     const dir = script === undefined ? await tempDir() : (await fakeGh(script)).dir;
-    const error = await resolveGitHubToken({ env: { PATH: dir } }).catch((e: unknown) => e);
+    const error = await resolveGitHubToken({ given: '', env: { PATH: dir } }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(reason);
     expect((error as Error).message).toMatch(/Set GITHUB_TOKEN .* or run `gh auth login`/);
@@ -70,13 +74,13 @@ describe('resolveGitHubToken', () => {
 
 describe('gitHubApiUrl', () => {
   it.each([
-    [undefined, 'https://api.github.com'],
     ['', 'https://api.github.com'],
+    ['  ', 'https://api.github.com'],
     ['https://ghe.example.com/api/v3/', 'https://ghe.example.com/api/v3'],
     ['http://127.0.0.1:4321', 'http://127.0.0.1:4321'],
     ['http://localhost:4321/', 'http://localhost:4321'],
   ])('GITHUB_API_URL=%s is %s', (raw, url) => {
-    expect(gitHubApiUrl({ GITHUB_API_URL: raw })).toBe(url);
+    expect(gitHubApiUrl(raw)).toBe(url);
   });
 
   it.each([
@@ -84,6 +88,6 @@ describe('gitHubApiUrl', () => {
     ['http://api.example.com', /must be https/],
     ['https://user:pass@api.example.com', /must not carry credentials/],
   ])('refuses GITHUB_API_URL=%s', (raw, message) => {
-    expect(() => gitHubApiUrl({ GITHUB_API_URL: raw })).toThrow(message);
+    expect(() => gitHubApiUrl(raw)).toThrow(message);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseSettings, readSettings, withEnv } from '../../src/app/settings.js';
+import { chooseSettings, readSettings, withGitHub } from '../../src/app/settings.js';
 import { accessProblems, chooseAccess } from '../../src/app/wiring/model-access.js';
 
 const KEY = ['AIza', 'S'.repeat(35)].join('');
@@ -68,9 +68,15 @@ describe('the settings a use case takes', () => {
 
   it('over a served GitHub, redact its token too', () => {
     const read = readSettings({ GEMINI_API_KEY: KEY });
-    const served = withEnv(read, { GITHUB_API_URL: 'http://127.0.0.1:1', GITHUB_TOKEN: 'ghp_x1' });
-    expect(served.env['GITHUB_API_URL']).toBe('http://127.0.0.1:1');
+    const served = withGitHub(read, { apiUrl: 'http://127.0.0.1:1', token: 'ghp_x1' });
+    expect(served.github).toEqual({ apiUrl: 'http://127.0.0.1:1', token: 'ghp_x1' });
     expect(served.secrets).toEqual([KEY, 'ghp_x1']);
-    expect(read.env['GITHUB_TOKEN']).toBeUndefined();
+    expect(read.github).toEqual({ apiUrl: '', token: '' });
+    // The API a start recorded, over the environment's, keeps the environment's token.
+    const recorded = withGitHub(readSettings({ GITHUB_TOKEN: 'ghp_env1' }), {
+      apiUrl: 'https://ghe.example/api/v3',
+    });
+    expect(recorded.github).toEqual({ apiUrl: 'https://ghe.example/api/v3', token: 'ghp_env1' });
+    expect(recorded.secrets).toEqual(['ghp_env1']);
   });
 });

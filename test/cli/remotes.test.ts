@@ -7,6 +7,7 @@ import { REMOTES, planRemote, remoteOfRun } from '../../src/app/start/remotes.js
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 /** The registry of remotes: which one a new run gets, and which one a saved run uses. */
 const tempDir = useTempDirs();
@@ -40,7 +41,12 @@ describe('remotes registry', () => {
         : { GITHUB_TOKEN: token === 'ghp_revoked' ? TOKENS.full : token }),
       PATH: '/nonexistent', // no `gh` to fall back on
     };
-    const planned = await planRemote(ask, (await inspectRepository(dir)) as Target, dir, env);
+    const planned = await planRemote(
+      ask,
+      (await inspectRepository(dir)) as Target,
+      dir,
+      readSettings(env),
+    );
     expect(planned.plan?.kind.name).toBe(remote);
     if (problem === null) expect(planned.problems).toEqual([]);
     else expect(planned.problems.join('\n')).toMatch(problem);

@@ -13,6 +13,7 @@ import type { FakeGitHub } from '../../src/offline/fake-github.js';
 import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, git, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 /**
  * A split vote on a run that publishes to GitHub: each candidate of the select question is pushed
@@ -45,7 +46,7 @@ async function githubRun(
     { repo: { owner: 'alice', name }, keepCandidates },
     (await inspectRepository(dir)) as Target,
     dir,
-    env,
+    readSettings(env),
   );
   expect(problems).toEqual([]);
   if (plan === undefined) throw new Error('no plan');

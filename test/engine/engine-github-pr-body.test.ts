@@ -17,6 +17,7 @@ import { startFaultProxy, type FaultProxy } from '../../src/offline/fault-proxy.
 import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 /**
  * The pull request's body follows the run: a paced simulated run (slow enough to cross the
@@ -90,7 +91,7 @@ describe('the pull request body during a run', () => {
       { repo: { owner: 'alice', name: 'body' } },
       (await inspectRepository(dir)) as Target,
       dir,
-      env,
+      readSettings(env),
     );
     expect(problems).toEqual([]);
     if (plan === undefined) throw new Error('no plan');

@@ -17,6 +17,7 @@ import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, git, pushSomeoneElses, testOctokit, useFakeGitHub } from '../helpers/github.js';
 import { copyKilled, storedFake } from '../helpers/process-group.js';
 import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 /**
  * The engine's GitHub steps against the fake GitHub, with the faults only someone else can cause:
@@ -54,7 +55,7 @@ async function githubRun(fake: FakeGitHub, name: string, dir?: string) {
     { repo: { owner: 'alice', name } },
     (await inspectRepository(dir)) as Target,
     dir,
-    env,
+    readSettings(env),
   );
   expect(problems).toEqual([]);
   if (plan === undefined) throw new Error('no plan');

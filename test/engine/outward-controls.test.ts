@@ -14,6 +14,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 /**
  * Control characters from the model (or the idea) never reach git or GitHub as they are: `git log`
@@ -47,7 +48,7 @@ describe('control characters in what a run writes to git and GitHub', () => {
       { repo: { owner: 'alice', name: 'app' } },
       (await inspectRepository(dir)) as Target,
       dir,
-      env,
+      readSettings(env),
     );
     if (plan === undefined) throw new Error('no plan');
     const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));

@@ -16,6 +16,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 /**
  * A configured key that reaches the run's text (pasted into the idea, echoed by a model into a
@@ -80,7 +81,7 @@ describe('secrets in the text a run commits', () => {
       { repo: { owner: 'alice', name: 'app' } },
       (await inspectRepository(dir)) as Target,
       dir,
-      env,
+      readSettings(env),
     );
     expect(problems).toEqual([]);
     if (plan === undefined) throw new Error('no plan');

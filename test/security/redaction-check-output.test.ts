@@ -17,6 +17,7 @@ import { geminiConfig, useFakeGemini } from '../helpers/gemini-engine.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { scriptedModel } from '../helpers/security-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { readSettings } from '../../src/app/settings.js';
 
 /**
  * A hostile model's check prints credentials: a GitHub token, an AWS key id, a private key and the
@@ -89,7 +90,7 @@ describe('check output on its way into MAKER', () => {
       { repo: { owner: 'alice', name: 'app' } },
       (await inspectRepository(dir)) as Target,
       dir,
-      env,
+      readSettings(env),
     );
     expect(problems).toEqual([]);
     if (plan === undefined) throw new Error('no plan');

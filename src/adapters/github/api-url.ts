@@ -6,12 +6,13 @@ import { ConfigError } from '../../core/errors.js';
 export const GITHUB_API_URL = 'https://api.github.com';
 
 /**
- * The REST API's base URL: `GITHUB_API_URL` (GitHub Enterprise: `https://<host>/api/v3`; a local
- * fake: `http://127.0.0.1:<port>`), default https://api.github.com. Plain http is accepted only
- * for a loopback host, since the token travels with every request.
+ * The REST API's base URL from `GITHUB_API_URL`'s value, `given` (GitHub Enterprise:
+ * `https://<host>/api/v3`; a local fake: `http://127.0.0.1:<port>`), default
+ * https://api.github.com. Plain http is accepted only for a loopback host, since the token travels
+ * with every request.
  */
-export function gitHubApiUrl(env: Readonly<Record<string, string | undefined>>): string {
-  const raw = env['GITHUB_API_URL']?.trim() ?? '';
+export function gitHubApiUrl(given: string): string {
+  const raw = given.trim();
   if (raw === '') return GITHUB_API_URL;
   let url: URL;
   try {

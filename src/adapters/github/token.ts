@@ -16,16 +16,18 @@ export interface GitHubToken {
 }
 
 /**
- * The token: `GITHUB_TOKEN` (the extension's sensitive setting), else `gh auth token` when the
- * GitHub CLI is installed and logged in (for GitHub Enterprise, `--hostname` of the API's host).
+ * The token: `given` (`GITHUB_TOKEN`, the extension's sensitive setting), else `gh auth token` when
+ * the GitHub CLI is installed and logged in (for GitHub Enterprise, `--hostname` of the API's
+ * host), run in `env`.
  */
 export async function resolveGitHubToken(options: {
+  given: string;
   env: Readonly<Record<string, string | undefined>>;
   run?: CommandRunner;
   baseUrl?: string;
 }): Promise<GitHubToken> {
-  const fromEnv = options.env['GITHUB_TOKEN']?.trim();
-  if (fromEnv !== undefined && fromEnv !== '') return { token: fromEnv, source: 'GITHUB_TOKEN' };
+  const given = options.given.trim();
+  if (given !== '') return { token: given, source: 'GITHUB_TOKEN' };
   const host = webHost(options.baseUrl ?? GITHUB_API_URL);
   const args = ['auth', 'token', ...(host === 'github.com' ? [] : ['--hostname', host])];
   const result = await (options.run ?? runCommand)('gh', args, options.env);

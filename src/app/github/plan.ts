@@ -8,7 +8,7 @@ import { gitHubApiUrl } from '../../adapters/github/api-url.js';
 import { resolveGitHubToken } from '../../adapters/github/token.js';
 import { MakerError } from '../../core/errors.js';
 import type { RepoRef, RepositoryInfo } from '../../ports/repo-host.js';
-import type { Env } from '../env.js';
+import type { Settings } from '../settings.js';
 import type { Target } from '../start/target.js';
 import { repoOfOrigin, sameRepo } from './target.js';
 import { MAKER_FILE } from '../../core/paths.js';
@@ -52,11 +52,11 @@ export async function planGitHub(
   ask: GitHubAsk,
   target: Target,
   dir: string,
-  env: Env,
+  settings: Pick<Settings, 'github' | 'env'>,
 ): Promise<GitHubPlanAnswer> {
   let apiUrl: string;
   try {
-    apiUrl = gitHubApiUrl(env);
+    apiUrl = gitHubApiUrl(settings.github.apiUrl);
   } catch (error) {
     return ask.repo === undefined ? { problems: [] } : { problems: [messageOf(error)] };
   }
@@ -65,7 +65,7 @@ export async function planGitHub(
   if (ask.repo === undefined && fromOrigin === undefined) return { problems: [] };
   let token: string;
   try {
-    token = (await resolveGitHubToken({ env, baseUrl: apiUrl })).token;
+    token = (await githubToken(settings, apiUrl)).token;
   } catch (error) {
     return withoutToken(error, ask, fromOrigin);
   }
@@ -265,4 +265,12 @@ function messageOf(error: unknown): string {
   return error instanceof GitHubError || error instanceof MakerError || error instanceof Error
     ? error.message
     : String(error);
+}
+
+/** The token for the API at `baseUrl`: the settings' `GITHUB_TOKEN`, else `gh auth token`'s. */
+export function githubToken(
+  settings: Pick<Settings, 'github' | 'env'>,
+  baseUrl: string,
+): ReturnType<typeof resolveGitHubToken> {
+  return resolveGitHubToken({ given: settings.github.token, env: settings.env, baseUrl });
 }

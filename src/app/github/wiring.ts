@@ -1,9 +1,9 @@
 import { isLoopbackUrl } from '../../core/loopback.js';
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
-import { resolveGitHubToken } from '../../adapters/github/token.js';
+import { githubToken } from './plan.js';
 import type { Run } from '../../core/tree/schema.js';
 import type { RunRemote } from '../../ports/remote.js';
-import type { Env } from '../env.js';
+import type { Settings } from '../settings.js';
 import { demoFakeProblems } from './demo-fake.js';
 import { gitHubRemote } from './remote.js';
 
@@ -35,7 +35,7 @@ export function remotesFor(
  */
 export async function tokenForRun(
   run: Run,
-  env: Env,
+  settings: Settings,
   dir: string,
 ): Promise<{ token?: string; problems: string[] }> {
   if (run.github === undefined) return { problems: [] };
@@ -49,7 +49,7 @@ export async function tokenForRun(
     };
   try {
     return {
-      token: (await resolveGitHubToken({ env, baseUrl: run.github.apiUrl })).token,
+      token: (await githubToken(settings, run.github.apiUrl)).token,
       problems: [],
     };
   } catch (error) {

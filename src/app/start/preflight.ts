@@ -38,7 +38,7 @@ export async function checkBeforeRun(
   if (target.kind === 'file') throw notADirectory(dir);
   const problems: string[] = [];
   const { planRemote } = await import('./remotes.js'); // GitHub's client: loaded only when a run starts
-  const gh = await planRemote(github, target, dir, settings.env);
+  const gh = await planRemote(github, target, dir, settings);
   if (target.kind === 'repository' && target.branch === null)
     problems.push(
       `${dir} has a detached HEAD: check out the branch the result should land on (git switch <branch>).`,

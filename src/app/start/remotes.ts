@@ -1,7 +1,7 @@
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import type { GitHubRun, Run } from '../../core/tree/schema.js';
 import type { RunRemote } from '../../ports/remote.js';
-import type { Env } from '../env.js';
+import type { Settings } from '../settings.js';
 import { planGitHub, type GitHubAsk } from '../github/plan.js';
 import { setUpGitHub } from '../github/setup.js';
 import { remotesFor, tokenForRun } from '../github/wiring.js';
@@ -55,10 +55,14 @@ export interface RemoteKind {
     ask: GitHubAsk,
     target: Target,
     dir: string,
-    env: Env,
+    settings: Settings,
   ): Promise<{ plan?: RemotePlan; problems: string[]; notice?: string; rateLimitedUntil?: Date }>;
   /** For resuming a run that uses it: its credential, or every problem (nothing is changed). */
-  resumeChecks(run: Run, env: Env, dir: string): Promise<{ token?: string; problems: string[] }>;
+  resumeChecks(
+    run: Run,
+    settings: Settings,
+    dir: string,
+  ): Promise<{ token?: string; problems: string[] }>;
   /** The engine's remote for runs of this kind, with the credential `token()` gives. */
   engineRemote(
     workspace: GitWorkspace,
@@ -92,8 +96,13 @@ const github: RemoteKind = {
     { env: 'GITHUB_TOKEN', purpose: 'the token (else `gh auth token`)' },
     { env: 'GITHUB_API_URL', purpose: 'the REST API (default https://api.github.com)' },
   ],
-  plan: async (ask, target, dir, env) => {
-    const { plan, problems, notice, rateLimitedUntil } = await planGitHub(ask, target, dir, env);
+  plan: async (ask, target, dir, settings) => {
+    const { plan, problems, notice, rateLimitedUntil } = await planGitHub(
+      ask,
+      target,
+      dir,
+      settings,
+    );
     const api = plan === undefined ? undefined : new URL(plan.apiUrl);
     return {
       ...(plan === undefined || api === undefined
@@ -121,7 +130,7 @@ const github: RemoteKind = {
       ...(rateLimitedUntil === undefined ? {} : { rateLimitedUntil }),
     };
   },
-  resumeChecks: (run, env, dir) => tokenForRun(run, env, dir),
+  resumeChecks: (run, settings, dir) => tokenForRun(run, settings, dir),
   engineRemote: (workspace, token, persist) => remotesFor(workspace, token, persist),
 };
 
@@ -136,11 +145,11 @@ export async function planRemote(
   ask: GitHubAsk,
   target: Target,
   dir: string,
-  env: Env,
+  settings: Settings,
 ): Promise<{ plan?: RemotePlan; problems: string[]; notice?: string; rateLimitedUntil?: Date }> {
-  const onGitHub = await REMOTES.github.plan(ask, target, dir, env);
+  const onGitHub = await REMOTES.github.plan(ask, target, dir, settings);
   if (onGitHub.plan !== undefined || onGitHub.problems.length > 0) return onGitHub;
-  const locally = await REMOTES.local.plan(ask, target, dir, env);
+  const locally = await REMOTES.local.plan(ask, target, dir, settings);
   return { ...locally, ...(onGitHub.notice === undefined ? {} : { notice: onGitHub.notice }) };
 }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import type { StartIntent } from '../../core/tree/schema.js';
 import { startFakeGitHub } from '../../offline/fake-github.js';
-import { envValue, type Env } from '../../app/env.js';
+import type { Settings } from '../../app/settings.js';
 import {
   DEMO_OWNER,
   demoFakeHome,
@@ -38,18 +38,18 @@ export function demoRepoName(dir: string): string {
  * `.git/maker-fake-github/` (`kept`: the run's record says so), so `maker resume` can serve it again
  * after a kill. Nothing is started until `serve` (called once the run's intent is saved).
  */
-export function demoGitHub(env: Env, dir: string): DemoGitHub {
+export function demoGitHub(settings: Settings, dir: string): DemoGitHub {
   const name = demoRepoName(dir);
   const ask = { repo: { owner: DEMO_OWNER, name } };
   const intent = { owner: DEMO_OWNER, name, public: false, keepCandidates: false };
-  const api = envValue(env, 'GITHUB_API_URL');
+  const api = settings.github.apiUrl;
   if (api !== '' && isLoopbackUrl(api))
     return {
       ask,
       intent: { ...intent, apiUrl: api },
       serve: () =>
         Promise.resolve({
-          env,
+          github: {},
           ask,
           kept: false,
           said: `SIMULATED GitHub: the local fake GitHub at ${api} (repository ${DEMO_OWNER}/${name})`,
@@ -66,7 +66,7 @@ export function demoGitHub(env: Env, dir: string): DemoGitHub {
         const token = `ghp_${randomBytes(18).toString('hex')}`;
         const fake = await startFakeGitHub({ tokens: [{ token, login: DEMO_OWNER }] });
         return {
-          env: { ...env, GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: token },
+          github: { apiUrl: fake.baseUrl, token },
           ask,
           kept: false,
           sourceGitDir: (owner, repo) =>
@@ -80,7 +80,7 @@ export function demoGitHub(env: Env, dir: string): DemoGitHub {
     ask,
     intent: { ...intent, demoFake: true },
     serve: async () => {
-      const { fake, token, gitDir } = await serveDemoFake(home, undefined, env);
+      const { fake, token, gitDir } = await serveDemoFake(home, undefined, settings.env);
       try {
         await repointDemoOrigin(dir, `${fake.baseUrl}/${DEMO_OWNER}/${name}.git`);
       } catch (error) {
@@ -88,7 +88,7 @@ export function demoGitHub(env: Env, dir: string): DemoGitHub {
         throw error;
       }
       return {
-        env: { ...env, GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: token },
+        github: { apiUrl: fake.baseUrl, token },
         ask,
         kept: true,
         sourceGitDir: gitDir,

@@ -123,7 +123,7 @@ export class RunManager {
             locks: this.#workspaces.startLocks,
             secrets: this.#settings.secrets,
           }),
-        remote: () => Promise.resolve({ remote, env: this.#settings.env }),
+        remote: () => Promise.resolve(remote),
         hold: async () => {
           if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
           const lease = await this.#workspaces.lease(dir, true);

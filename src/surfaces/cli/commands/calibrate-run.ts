@@ -40,7 +40,7 @@ export async function run(
     onSample: (done, total) => progress.update(done, total),
   });
   progress.done();
-  const { file, inGit } = await saveCalibration(dir, result, io.env);
+  const { file, inGit } = await saveCalibration(dir, result, settings);
   io.stdout(o.json === true ? `${JSON.stringify(result)}\n` : table(result, file, inGit));
   return 0;
 }

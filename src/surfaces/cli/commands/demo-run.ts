@@ -27,7 +27,7 @@ export async function run(
     ctx.io.stderr(
       `maker: ${sandbox.reason}, so the demo runs no checks: its result is UNVERIFIED.\n`,
     );
-  const github = o.localOnly === true ? undefined : demoGitHub(ctx.io.env, dir);
+  const github = o.localOnly === true ? undefined : demoGitHub(settings, dir);
   // A demo a kill interrupted while it started is finished by the same command (as by `maker resume`).
   const pending = await pendingStart(dir);
   const resuming = pending?.command === 'demo' ? pending : undefined;

@@ -4,7 +4,7 @@ import type { CliContext } from '../define.js';
 import { demoGitHub } from '../demo-github.js';
 import type { Hitl } from './run-drive.js';
 import { start } from './run-start.js';
-import { withEnv, type Settings } from '../../../app/settings.js';
+import { withGitHub, type Settings } from '../../../app/settings.js';
 
 /**
  * `maker resume` of a start a kill interrupted before the run was created: the same start again
@@ -28,9 +28,9 @@ export async function resumeStart(
   const gh = intent.github;
   // The API the start recorded, whatever GITHUB_API_URL says now.
   const settings =
-    gh?.apiUrl === undefined ? r.settings : withEnv(r.settings, { GITHUB_API_URL: gh.apiUrl });
+    gh?.apiUrl === undefined ? r.settings : withGitHub(r.settings, { apiUrl: gh.apiUrl });
   const demo =
-    intent.command === 'demo' && gh !== undefined ? demoGitHub(settings.env, r.dir) : undefined;
+    intent.command === 'demo' && gh !== undefined ? demoGitHub(settings, r.dir) : undefined;
   if (!r.json)
     ctx.io.stderr(
       `maker: finishing the start of run ${intent.id}, which was interrupted (Ctrl-C or a kill) before the run was saved.\n`,

@@ -10,9 +10,9 @@ import { holdWorkspace, lookAt } from '../../../app/workspace-hold.js';
 import { checkBeforeRun, type Target } from '../../../app/start/preflight.js';
 import type { GitHubAsk } from '../../../app/github/plan.js';
 import type { RemotePlan } from '../../../app/start/remotes.js';
-import { runConfig, type Env } from '../../../app/wiring/wiring.js';
+import { runConfig } from '../../../app/wiring/wiring.js';
 import { startRun, type StartSteps } from '../../../app/start-run.js';
-import { withEnv, type Settings } from '../../../app/settings.js';
+import { withGitHub, type GitHubSettings, type Settings } from '../../../app/settings.js';
 import { DEFAULT_MODEL, type WorkerKind } from '../../../app/workers/index.js';
 import { settleAccess } from '../../../app/start/access-check.js';
 import { runQuota } from '../../../app/start/quota-check.js';
@@ -31,8 +31,8 @@ import { announce, drive, startLine, wire, type Hitl } from './run-drive.js';
 
 /** A GitHub a run serves for itself (the demo's fake), started once the run's intent is saved. */
 export interface ServedGitHub {
-  /** What the environment gains to reach it (its API and token). */
-  readonly env: Env;
+  /** How it is reached (its API and token), over the settings' GitHub. */
+  readonly github: Partial<GitHubSettings>;
   readonly ask: GitHubAsk;
   /** It keeps its world in the workspace (`.git/maker-fake-github/`): a resume serves it again. */
   readonly kept: boolean;
@@ -196,7 +196,7 @@ function cliStartSteps(
         served = await plan.serveGitHub();
         serving(served);
         if (!plan.json) io.stderr(`maker: ${served.said}\n`);
-        settings = withEnv(at.settings, served.env);
+        settings = withGitHub(at.settings, served.github);
         checked = await at.checks(settings).catch(async (error: unknown) => {
           await undo(true);
           throw error;
@@ -206,7 +206,7 @@ function cliStartSteps(
         stopIfInterrupted();
       }
       const { remote } = checked as { remote: RemotePlan };
-      return { remote, env: settings.env };
+      return remote;
     },
     hold: () => Promise.resolve({}),
     github: (record) => (served?.kept === true ? { ...record, demoFake: true as const } : record),
