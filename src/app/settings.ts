@@ -88,10 +88,10 @@ export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
  * a token given is redacted too.
  */
 export function withGitHub(settings: Settings, github: Partial<GitHubSettings>): Settings {
-  const token = github.token ?? '';
+  const { apiUrl = settings.github.apiUrl, token = settings.github.token } = github;
   return {
     ...settings,
-    github: { ...settings.github, ...github },
+    github: { apiUrl, token },
     secrets:
       token.length < 4 || settings.secrets.includes(token)
         ? settings.secrets
@@ -99,7 +99,7 @@ export function withGitHub(settings: Settings, github: Partial<GitHubSettings>):
   };
 }
 
-/** `settings` with `choices` over them (a run's recorded access, a surface's flags). */
+/** `settings` with `choices` over them (a run's recorded access, a surface's flags); undefined ones leave theirs. */
 export function chooseSettings(settings: Settings, choices: SettingChoices): Settings {
   const { modelAccess, replay } = choices;
   if (modelAccess === undefined && replay === undefined) return settings;

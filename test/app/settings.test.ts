@@ -78,5 +78,9 @@ describe('the settings a use case takes', () => {
     });
     expect(recorded.github).toEqual({ apiUrl: 'https://ghe.example/api/v3', token: 'ghp_env1' });
     expect(recorded.secrets).toEqual(['ghp_env1']);
+    // A field left undefined keeps the settings' own (a spread would have erased it).
+    expect(withGitHub(recorded, { apiUrl: undefined, token: undefined }).github).toEqual(
+      recorded.github,
+    );
   });
 });

@@ -3,7 +3,12 @@ import { accessProblems, accessSettingProblem } from '../wiring/model-access.js'
 import type { ModelSettings } from '../settings.js';
 import { defineWorkerKind, type WorkerSetting } from './kind.js';
 
-/** The settings of a run's Gemini model (the gemini kind's, and the jules kind's planner's). */
+/**
+ * The settings of a run's Gemini model (the gemini kind's, and the jules kind's planner's), as
+ * help and `maker doctor` list them. They are read into `Settings.model` (app/settings.ts), where
+ * the surfaces' choices go over them: check a value there, not with a `problem` here, which sees
+ * the environment only (not `--model-access` or `--replay`).
+ */
 export const GEMINI_SETTINGS: readonly WorkerSetting[] = [
   {
     env: 'GEMINI_API_KEY',

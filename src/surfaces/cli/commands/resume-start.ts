@@ -4,7 +4,7 @@ import type { CliContext } from '../define.js';
 import { demoGitHub } from '../demo-github.js';
 import type { Hitl } from './run-drive.js';
 import { start } from './run-start.js';
-import { withGitHub, type Settings } from '../../../app/settings.js';
+import { chooseSettings, withGitHub, type Settings } from '../../../app/settings.js';
 
 /**
  * `maker resume` of a start a kill interrupted before the run was created: the same start again
@@ -26,9 +26,10 @@ export async function resumeStart(
   const intent = { ...recorded, config: { ...recorded.config, hitl: r.hitl } };
   const kind = workerKind(intent.config.worker);
   const gh = intent.github;
-  // The API the start recorded, whatever GITHUB_API_URL says now.
+  // The access the start recorded, and the API, whatever the environment says now.
+  const asRecorded = chooseSettings(r.settings, { modelAccess: intent.config.modelAccess });
   const settings =
-    gh?.apiUrl === undefined ? r.settings : withGitHub(r.settings, { apiUrl: gh.apiUrl });
+    gh?.apiUrl === undefined ? asRecorded : withGitHub(asRecorded, { apiUrl: gh.apiUrl });
   const demo =
     intent.command === 'demo' && gh !== undefined ? demoGitHub(settings, r.dir) : undefined;
   if (!r.json)
