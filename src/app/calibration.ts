@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { GitWorkspace } from '../adapters/git/git-workspace.js';
 import { inspectRepository } from '../adapters/git/inspect.js';
-import { findSandbox } from '../adapters/sandbox/bwrap.js';
+import { findSandbox, sandboxChoiceProblem } from '../adapters/sandbox/bwrap.js';
 import { CoderSimModel } from '../adapters/sim/coder-sim.js';
 import { classCount, recommend, votedAccuracy, wilson } from '../core/calibration.js';
 import { ConfigError, UsageError } from '../core/errors.js';
@@ -105,7 +105,9 @@ export async function calibrate(options: CalibrateOptions): Promise<Calibration>
     throw new UsageError('--p and --v set the simulated model: use them with --model sim only.');
   const { settings } = options;
   const problems = simulated ? [] : geminiNeeds(settings.model, 'maker calibrate samples Gemini');
-  if ((await findSandbox(settings.sandbox.path, settings.sandbox.choice)) === undefined)
+  const choiceProblem = sandboxChoiceProblem(settings.sandbox.choice);
+  if (choiceProblem !== undefined) problems.push(choiceProblem);
+  else if ((await findSandbox(settings.sandbox.path, settings.sandbox.choice)) === undefined)
     problems.push(
       'maker calibrate runs the hidden tests on code a model wrote, so only inside a sandbox (no network, no writes outside a scratch checkout), and none works here (bubblewrap, or util-linux unshare). Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap).',
     );

@@ -3,6 +3,7 @@ import {
   noSandboxReason,
   probeSandbox,
   SANDBOXES,
+  sandboxChoiceProblem,
   sandboxesFor,
 } from '../adapters/sandbox/bwrap.js';
 import { CHECK_LIMITS, limitSupport, type LimitSupport } from '../adapters/sandbox/limits.js';
@@ -14,6 +15,8 @@ export interface SandboxReport {
   readonly chosen: string | undefined;
   /** `MAKER_SANDBOX`, when set. */
   readonly choice: string | undefined;
+  /** What is wrong with `MAKER_SANDBOX` when it names no choice (a run refuses it); '' when nothing is. */
+  readonly choiceProblem: string;
   /** Why no sandbox is used; '' when one is. */
   readonly reason: string;
   /** Every sandbox MAKER knows, probed as a run probes it. */
@@ -26,6 +29,11 @@ export interface SandboxReport {
   }[];
   /** How a check's limits hold here, and what they are. */
   readonly limits: LimitSupport & { readonly processesMax: number; readonly memoryBytes: number };
+}
+
+/** What is wrong with `MAKER_SANDBOX` when it names no choice (a run, a resume and `maker sandbox` refuse it). */
+export function sandboxSettingProblem(settings: SandboxSettings): string | undefined {
+  return sandboxChoiceProblem(settings.choice);
 }
 
 /** The sandbox checks would run in here, or why none: what a demo or `maker sandbox` says first. */
@@ -65,6 +73,7 @@ export async function sandboxReport(settings: SandboxSettings): Promise<SandboxR
   return {
     chosen: found.name,
     choice,
+    choiceProblem: sandboxChoiceProblem(choice) ?? '',
     reason: found.name === undefined ? found.reason : '',
     sandboxes,
     limits: {

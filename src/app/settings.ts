@@ -72,7 +72,7 @@ export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
         waits,
         waitProblems: problems,
       },
-      sandbox: { path: env['PATH'] ?? '', choice: env['MAKER_SANDBOX'] },
+      sandbox: { path: env['PATH'] ?? '', choice: envValue(env, 'MAKER_SANDBOX') || undefined },
       github: { apiUrl: envValue(env, 'GITHUB_API_URL'), token: envValue(env, 'GITHUB_TOKEN') },
       dailyRequests: declaredLimit(env),
       secrets: secretsOf(env),

@@ -215,6 +215,13 @@ describe('without a sandbox', () => {
       expect.stringMatching(/bubblewrap/),
     ]);
     expect(await sandboxProblems({}, { path: bin, choice: undefined })).toEqual([]);
+    // A MAKER_SANDBOX that names no choice is refused whatever is wanted, not taken for "any".
+    for (const choice of ['bubblewarp', 'None'])
+      expect(await sandboxProblems({}, { path: bin, choice })).toEqual([
+        expect.stringMatching(new RegExp(`^MAKER_SANDBOX=${choice} is not a sandbox MAKER knows`)),
+      ]);
+    for (const choice of ['none', 'unshare', 'bubblewrap'])
+      expect(await sandboxProblems({}, { path: bin, choice })).toEqual([]);
   });
 });
 

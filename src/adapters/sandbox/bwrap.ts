@@ -46,8 +46,19 @@ export const SANDBOXES: readonly SandboxKind[] = [bubblewrapKind, unshareKind];
 /**
  * `MAKER_SANDBOX`'s values: `bubblewrap` or `unshare` use only that one (if it works), `none`
  * none (checks do not run: results are unverified); unset (or anything else), the first that works.
+ * A run refuses anything else before it starts ({@link sandboxChoiceProblem}).
  */
 export const SANDBOX_CHOICES = ['bubblewrap', 'unshare', 'none'] as const;
+
+/**
+ * What is wrong with `choice` (MAKER_SANDBOX's value) when it names no choice: a run refuses it
+ * before anything is made, rather than take a typo for "the first that works".
+ */
+export function sandboxChoiceProblem(choice: string | undefined): string | undefined {
+  return choice === undefined || (SANDBOX_CHOICES as readonly string[]).includes(choice)
+    ? undefined
+    : `MAKER_SANDBOX=${choice} is not a sandbox MAKER knows: use bubblewrap or unshare (that one only), none (no checks run: results are unverified), or unset it (the first that works).`;
+}
 
 /** Which sandboxes `choice` (MAKER_SANDBOX's value) lets MAKER try, in order. */
 export function sandboxesFor(choice: string | undefined): readonly SandboxKind[] {

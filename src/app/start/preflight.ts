@@ -1,7 +1,7 @@
 import { ConfigError } from '../../core/errors.js';
 import { STOPS, StopError } from '../../core/stops.js';
 import { inspectRepository } from '../../adapters/git/inspect.js';
-import { findSandbox, NO_SANDBOX } from '../../adapters/sandbox/bwrap.js';
+import { findSandbox, NO_SANDBOX, sandboxChoiceProblem } from '../../adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
 import type { Run, StateFile } from '../../core/tree/schema.js';
 import type { SandboxSettings, Settings } from '../settings.js';
@@ -76,11 +76,16 @@ export function checksOfRun(run: Run): ChecksWanted {
   return { check: run.nodes[run.rootId]?.check };
 }
 
-/** Checks run only inside a sandbox: when some are wanted and none works here, why. */
+/**
+ * Checks run only inside a sandbox: when some are wanted and none works here, why. A
+ * `MAKER_SANDBOX` that names no choice is refused whatever is wanted.
+ */
 export async function sandboxProblems(
   checks: ChecksWanted,
   sandbox: SandboxSettings,
 ): Promise<string[]> {
+  const problem = sandboxChoiceProblem(sandbox.choice);
+  if (problem !== undefined) return [problem];
   if (checks.runChecks !== true && checks.check === undefined) return [];
   return (await findSandbox(sandbox.path, sandbox.choice)) === undefined ? [NO_SANDBOX] : [];
 }

@@ -139,13 +139,15 @@ export const sandboxSection: DoctorSection = {
   title: 'Checks',
   check: async (settings) => {
     const report = await sandboxReport(settings.sandbox);
-    const { chosen, choice, limits } = report;
+    const { chosen, choice, choiceProblem, limits } = report;
     const head =
-      chosen !== undefined
-        ? `Checks would run in: ${chosen}`
-        : choice === 'none'
-          ? `${report.reason}: checks would not run, and results would be UNVERIFIED`
-          : 'No sandbox works here: checks would not run, and results would be UNVERIFIED';
+      choiceProblem !== ''
+        ? `A run would be refused: ${choiceProblem}`
+        : chosen !== undefined
+          ? `Checks would run in: ${chosen}`
+          : choice === 'none'
+            ? `${report.reason}: checks would not run, and results would be UNVERIFIED`
+            : 'No sandbox works here: checks would not run, and results would be UNVERIFIED';
     const mib = Math.round(limits.memoryBytes / (1024 * 1024));
     return {
       lines: [
@@ -160,6 +162,7 @@ export const sandboxSection: DoctorSection = {
       facts: {
         chosen: chosen ?? null,
         choice: choice ?? null,
+        choiceProblem: choiceProblem === '' ? null : choiceProblem,
         sandboxes: report.sandboxes,
         limits,
       },

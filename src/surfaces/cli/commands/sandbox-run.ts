@@ -1,8 +1,8 @@
-import { readSettings } from '../../../app/settings.js';
 import { resolve } from 'node:path';
 import { CHECK_TIMEOUT_MS } from '../../../core/checks.js';
-import { MakerError, UsageError } from '../../../core/errors.js';
-import { sandboxOrWhyNot } from '../../../app/sandbox-report.js';
+import { ConfigError, MakerError, UsageError } from '../../../core/errors.js';
+import { sandboxOrWhyNot, sandboxSettingProblem } from '../../../app/sandbox-report.js';
+import { readSettings } from '../../../app/settings.js';
 import { openWorkspace } from '../../../app/wiring/wiring.js';
 import type { CliContext, InputOf } from '../define.js';
 import { existingDirectory } from './common.js';
@@ -16,6 +16,8 @@ export async function run(
   const command = args[0] ?? '';
   if (command.trim() === '')
     throw new UsageError('maker sandbox needs a command: maker sandbox "npm test"');
+  const problem = sandboxSettingProblem(readSettings(io.env).sandbox);
+  if (problem !== undefined) throw new ConfigError(`${problem} Nothing ran.`);
   const dir = resolve(o.dir ?? '.');
   await existingDirectory(dir, o.dir !== undefined);
   const workspace = await openWorkspace(dir, false, io.env);
