@@ -5,11 +5,55 @@ import { makerStateFile } from '../../adapters/state/state-file.js';
 import { STATE_FILE_NAME, STATE_LOG_FILE_NAME } from '../../core/workspace-files.js';
 import { MakerError, makeRedactor, UsageError } from '../../core/errors.js';
 import type { StartIntent } from '../../core/tree/schema.js';
+import { newRunId } from '../../core/tree/run-id.js';
+import type { RemotePlan } from './remotes.js';
 
 /**
  * A run's start, recorded in `maker-state.json` before its first side effect (see
  * `core/tree/intent.ts`): saved, dropped when the start is refused with nothing made, and shown.
  */
+
+/**
+ * What a new start records before it makes anything, for `maker run`, `maker demo` and
+ * `maker_start` alike: its id, idea, configuration and check, what it will create, and the GitHub
+ * repository it works in (`served`: a demo's own fake GitHub, recorded before it is served).
+ */
+export function newStartIntent(start: {
+  readonly idea: string;
+  readonly command: StartIntent['command'];
+  readonly config: StartIntent['config'];
+  readonly check?: string | undefined;
+  readonly creates: { readonly directory: boolean; readonly gitRepository: boolean };
+  readonly remote: RemotePlan | undefined;
+  readonly served?: StartIntent['github'];
+}): StartIntent {
+  const gh = start.remote?.github;
+  const github: StartIntent['github'] =
+    start.served ??
+    (gh === undefined
+      ? undefined
+      : {
+          owner: gh.owner,
+          name: gh.name,
+          apiUrl: gh.apiUrl,
+          public: gh.public,
+          keepCandidates: gh.keepCandidates,
+        });
+  const now = new Date();
+  return {
+    id: newRunId(now),
+    idea: start.idea,
+    createdAt: now.toISOString(),
+    command: start.command,
+    config: start.config,
+    ...(start.check === undefined ? {} : { check: start.check }),
+    creates: {
+      ...start.creates,
+      githubRepository: start.served !== undefined || gh?.create === true,
+    },
+    ...(github === undefined ? {} : { github }),
+  };
+}
 
 /** The start a kill interrupted in `dir`, if any (read only; a missing folder has none). */
 export async function pendingStart(dir: string): Promise<StartIntent | undefined> {

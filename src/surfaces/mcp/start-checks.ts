@@ -1,10 +1,7 @@
-import { existsSync } from 'node:fs';
 import { ConfigError, UsageError } from '../../core/errors.js';
 import type { StartIntent } from '../../core/tree/schema.js';
-import { newRunId } from '../../core/tree/run-id.js';
 import type { ModelAccess } from '../../app/wiring/model-access.js';
 import { runQuota, type RunQuota } from '../../app/start/quota-check.js';
-import type { RemotePlan } from '../../app/start/remotes.js';
 import { intentLine, pendingStart, pendingStartError } from '../../app/start/start-intent.js';
 import type { StartInput } from './start-input.js';
 
@@ -91,40 +88,4 @@ export function checkQuota(
       `Not started: ${quota.text ?? ''}. That is more than half of a day's requests: ask the person whether to go ahead (a smaller idea, or confidence "low", makes fewer). If they say yes, call maker_start again with the same arguments and confirmQuota: true. Nothing was created.`,
     );
   return quota;
-}
-
-/** What a `maker_start` records before it makes anything (`dir` not made yet). */
-export function mcpIntent(
-  input: Pick<StartInput, 'idea' | 'check'>,
-  dir: string,
-  config: StartIntent['config'],
-  gitRepository: boolean,
-  remote: RemotePlan,
-): StartIntent {
-  const gh = remote.github;
-  const now = new Date();
-  return {
-    id: newRunId(now),
-    idea: input.idea,
-    createdAt: now.toISOString(),
-    command: 'mcp',
-    config,
-    ...(input.check === undefined ? {} : { check: input.check }),
-    creates: {
-      directory: !existsSync(dir),
-      gitRepository,
-      githubRepository: gh?.create === true,
-    },
-    ...(gh === undefined
-      ? {}
-      : {
-          github: {
-            owner: gh.owner,
-            name: gh.name,
-            apiUrl: gh.apiUrl,
-            public: gh.public,
-            keepCandidates: gh.keepCandidates,
-          },
-        }),
-  };
 }

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { UsageError, ConfigError } from '../../core/errors.js';
-import type { RunConfig } from '../../core/tree/schema.js';
+import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
+import type { ModelAccess } from '../../app/wiring/model-access.js';
 import { allowanceConfig } from '../../app/wiring/candidate-allowances.js';
 import { checkBeforeRun } from '../../app/start/preflight.js';
 import { runConfig } from '../../app/wiring/wiring.js';
@@ -8,13 +10,15 @@ import {
   chooseWorker,
   julesSettings,
   noWorkerMessage,
+  type WorkerKind,
 } from '../../app/workers/index.js';
 import { chooseSettings, type Settings } from '../../app/settings.js';
 import { settleAccess } from '../../app/start/access-check.js';
 import { julesOverrides } from '../../app/workers/jules-settings.js';
 import { parseRepoSpec } from '../../app/github/target.js';
 import type { StartInput } from './start-input.js';
-import { checkQuota, mcpIntent, pendingStartRefusal } from './start-checks.js';
+import { checkQuota, pendingStartRefusal } from './start-checks.js';
+import { newStartIntent } from '../../app/start/start-intent.js';
 import { startSampling } from './tool-inputs.js';
 
 /**
@@ -78,10 +82,33 @@ export async function planStart(
   if (state?.starting !== undefined) throw pendingStartRefusal(dir, state.starting);
   const access = await settleAccess(kind, DEFAULT_MODEL, settings, signal);
   const quota = checkQuota(input, access?.access, settings.dailyRequests);
-  // Its default branch is known once the repository is there.
+  const config = startConfig(input, kind, { access: access?.access, jules, sampling, allowances });
+  const intent = newStartIntent({
+    idea: input.idea,
+    command: 'mcp',
+    config,
+    check: input.check,
+    creates: { directory: !existsSync(dir), gitRepository: target.kind !== 'repository' },
+    remote,
+  });
+  return { kind, target, remote, quota, githubNotice, config, intent };
+}
+
+/** The run's configuration from `maker_start`'s input (its default branch is known once the repository is there). */
+function startConfig(
+  input: StartInput,
+  kind: WorkerKind,
+  chosen: {
+    access: ModelAccess | undefined;
+    jules: Partial<JulesConfig> | undefined;
+    sampling: ReturnType<typeof startSampling>;
+    allowances: ReturnType<typeof allowanceConfig>;
+  },
+): Omit<RunConfig, 'defaultBranch'> {
+  const { access, jules, sampling, allowances } = chosen;
   const full: Partial<RunConfig> & Omit<RunConfig, 'defaultBranch'> = runConfig({
     worker: kind.name,
-    ...(access === undefined ? {} : { modelAccess: access.access }),
+    ...(access === undefined ? {} : { modelAccess: access }),
     ...(jules === undefined ? {} : { jules }),
     hitl: 'wait',
     defaultBranch: '',
@@ -98,9 +125,7 @@ export async function planStart(
       : {}),
   });
   delete full.defaultBranch;
-  const config: Omit<RunConfig, 'defaultBranch'> = full;
-  const intent = mcpIntent(input, dir, config, target.kind !== 'repository', remote);
-  return { kind, target, remote, quota, githubNotice, config, intent };
+  return full;
 }
 
 function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {

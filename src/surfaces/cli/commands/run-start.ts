@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import type { RunConfig, StartIntent, StateFile } from '../../../core/tree/schema.js';
 import type { Confidence } from '../../../core/tree/presets.js';
-import { newRunId } from '../../../core/tree/run-id.js';
 import { STATE_FILE_NAME } from '../../../core/workspace-files.js';
 import { holdWorkspace, lookAt } from '../../../app/workspace-hold.js';
 import { checkBeforeRun, type Target } from '../../../app/start/preflight.js';
@@ -20,6 +19,7 @@ import type { ModelAccess } from '../../../app/wiring/model-access.js';
 import {
   InterruptedStart,
   dropIntent,
+  newStartIntent,
   pendingStartError,
   recordIntent,
 } from '../../../app/start/start-intent.js';
@@ -296,33 +296,15 @@ function newIntent(
     defaultBranch: '',
   });
   delete config.defaultBranch;
-  const gh = remote?.github;
-  const github: StartIntent['github'] =
-    served ??
-    (gh === undefined
-      ? undefined
-      : {
-          owner: gh.owner,
-          name: gh.name,
-          apiUrl: gh.apiUrl,
-          public: gh.public,
-          keepCandidates: gh.keepCandidates,
-        });
-  const now = new Date();
-  return {
-    id: newRunId(now),
+  return newStartIntent({
     idea: plan.idea,
-    createdAt: now.toISOString(),
     command: plan.demo === true ? 'demo' : 'run',
     config,
-    ...(plan.check === undefined ? {} : { check: plan.check }),
-    creates: {
-      directory: !existed,
-      gitRepository: target.kind !== 'repository',
-      githubRepository: served !== undefined || gh?.create === true,
-    },
-    ...(github === undefined ? {} : { github }),
-  };
+    check: plan.check,
+    creates: { directory: !existed, gitRepository: target.kind !== 'repository' },
+    remote,
+    served,
+  });
 }
 
 /**
