@@ -318,6 +318,28 @@ describe('MAKER’s private Gemini CLI home', () => {
   });
 });
 
+describe('GeminiCliModel’s child', () => {
+  it('gets the person’s Gemini sign-in variables but none of MAKER’s GitHub or Jules credentials', async () => {
+    const stub = await stubGemini(await tempDir());
+    const m = model(stub.path, {
+      env: {
+        PATH: process.env['PATH'],
+        HOME: '/nonexistent-home',
+        GEMINI_API_KEY: 'AIza-for-gemini',
+        GOOGLE_CLOUD_PROJECT: 'proj',
+        GITHUB_TOKEN: 'ghp_not_for_gemini',
+        GH_TOKEN: 'gho_not_for_gemini',
+        JULES_API_KEY: 'jules-not-for-gemini',
+      },
+    });
+    await m.generate({ prompt: 'x', temperature: 0 });
+    const names = starts(await stub.log())[0]?.names;
+    expect(names).toEqual(expect.arrayContaining(['GEMINI_API_KEY', 'GOOGLE_CLOUD_PROJECT']));
+    for (const name of ['GITHUB_TOKEN', 'GH_TOKEN', 'JULES_API_KEY'])
+      expect(names, name).not.toContain(name);
+  });
+});
+
 describe('GeminiCliModel headless', () => {
   it('without ACP, falls back to one gemini -p process per call, says so once, the request on stdin, tokens from Gemini CLI’s record', async () => {
     const stub = await stubGemini(await tempDir(), { noAcp: true });

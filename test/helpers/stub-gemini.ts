@@ -26,7 +26,14 @@ export interface StubGemini {
 }
 
 export interface StubEntry {
-  readonly start?: { args: string[]; cwd: string; env: Record<string, string>; pid: number };
+  /** How a process started: some variables' values (`env`), and the names of all (`names`). */
+  readonly start?: {
+    args: string[];
+    cwd: string;
+    env: Record<string, string>;
+    names: string[];
+    pid: number;
+  };
   readonly in?: { method?: string; params?: Record<string, unknown>; id?: number };
   readonly inFlight?: number;
   readonly read?: string;
@@ -43,7 +50,7 @@ const log = (entry) => fs.appendFileSync(path.join(dir, 'log.jsonl'), JSON.strin
 const args = process.argv.slice(2);
 const env = {};
 for (const k of ['GEMINI_SYSTEM_MD', 'GEMINI_CLI_TRUST_WORKSPACE', 'GEMINI_CLI', 'HOME', 'GEMINI_CLI_HOME', 'TMPDIR', 'NO_BROWSER', 'GEMINI_CLI_NO_RELAUNCH']) if (process.env[k] !== undefined) env[k] = process.env[k];
-log({ start: { args, cwd: process.cwd(), env, pid: process.pid } });
+log({ start: { args, cwd: process.cwd(), env, names: Object.keys(process.env).sort(), pid: process.pid } });
 for (const f of opts.read ?? []) { try { fs.readFileSync(f); log({ read: f }); } catch {} }
 if (opts.grandchild) {
   const g = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });

@@ -109,8 +109,23 @@ export function commonArgs(model: string, dir: CallDirectory): string[] {
 }
 
 /**
- * The child's environment: the person's (its sign-in's variables), in MAKER's private home, with
- * MAKER's system prompt, this folder trusted, no browser and no relaunch.
+ * Credentials MAKER holds that are not Gemini CLI's: GitHub's and Jules's. The child never gets
+ * them (it answers prompts, with every tool denied; what it has not got, no answer can reach).
+ */
+const NOT_GEMINIS = [
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GH_ENTERPRISE_TOKEN',
+  'GITHUB_ENTERPRISE_TOKEN',
+  'JULES_API_KEY',
+  'MAKER_FAKE_GITHUB_TOKEN',
+  'FAKE_JULES_API_KEY',
+];
+
+/**
+ * The child's environment: the person's (its sign-in's variables) without MAKER's other
+ * credentials, in MAKER's private home, with MAKER's system prompt, this folder trusted, no
+ * browser and no relaunch.
  */
 export function childEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -119,6 +134,7 @@ export function childEnv(
 ): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
+  for (const name of NOT_GEMINIS) delete out[name];
   // MAKER's own server may run inside Gemini CLI: the child is a separate, plain session.
   delete out['GEMINI_CLI'];
   out['GEMINI_CLI_HOME'] = dir.home;
