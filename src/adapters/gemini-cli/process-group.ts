@@ -23,6 +23,9 @@ const LEADER = `( while read -r _; do :; done <&3; kill -KILL 0 ) >/dev/null 2>&
 exec 3<&-
 "$@"`;
 
+/** How long the group's watcher may take to end once the command exited (it is killed then). */
+const WATCHER_GRACE_MS = 5000;
+
 export interface GroupExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
@@ -86,14 +89,22 @@ export function spawnGroup(
     child.on('error', (error) => {
       startError = error;
     });
+    let guard: NodeJS.Timeout | undefined;
     child.on('exit', () => {
       ended = true;
       // Whatever the command left running in its group goes with it.
       kill();
+      // The group's end closes the watcher's pipe, and only then is the child closed. Until then
+      // the lifeline must hold the event loop (unreferenced, a caller awaiting this exit with
+      // nothing else to do would see Node end with exit code 13, an unsettled await); if the
+      // watcher has not ended within a few seconds, MAKER's end is closed, which ends it.
+      lifeline?.ref();
+      guard = setTimeout(() => lifeline?.destroy(), WATCHER_GRACE_MS);
     });
     child.on('close', (code, signal) => {
       ended = true;
       closed = true;
+      clearTimeout(guard);
       lifeline?.destroy();
       resolve({ code, signal, startError });
     });
