@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
@@ -9,9 +6,8 @@ import { RealisticModel } from '../../src/offline/product/realistic-model.js';
 import { realisticResponder } from '../../src/offline/product/responder.js';
 import { calibrationIdeas } from '../helpers/calibration-ideas.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { maker } from '../helpers/cli.js';
 
-const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
 const fakes: FakeGemini[] = [];
@@ -43,10 +39,8 @@ async function calibrateAt(p: number): Promise<{ result: Result; model: Realisti
   });
   const fake = await startFakeGemini(realisticResponder(model));
   fakes.push(fake);
-  const { stdout } = await exec(
-    process.execPath,
+  const { stdout } = await maker(
     [
-      CLI,
       'calibrate',
       '--model',
       'gemini-2.5-flash',
@@ -59,13 +53,8 @@ async function calibrateAt(p: number): Promise<{ result: Result; model: Realisti
       '--json',
     ],
     {
-      env: {
-        ...process.env,
-        GEMINI_API_KEY: 'test-key',
-        GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
-        MAKER_RECORD: '',
-        MAKER_REPLAY: '',
-      },
+      GEMINI_API_KEY: 'test-key',
+      GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
     },
   );
   return { result: JSON.parse(stdout) as Result, model };

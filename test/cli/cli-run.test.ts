@@ -1,50 +1,36 @@
-import { execFileSync, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/tmp.js';
 import { maker } from '../helpers/cli.js';
+import { hasScript, useTerminals } from '../helpers/terminal.js';
 
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const tempDir = useTempDirs();
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const terminal = useTerminals();
 
 describe('questions at a terminal (--hitl tty)', () => {
   it.runIf(hasScript)('asks on the terminal and takes the typed answer', async () => {
     const dir = await tempDir();
-    // `script` gives the CLI a real pseudo-terminal; "2" is typed at the veto question when it appears.
-    const stdout = await new Promise<string>((resolve, reject) => {
-      const child = spawn('script', [
-        '-qfec',
-        `"${process.execPath}" "${CLI}" run "a todo app" --dir "${dir}" --worker sim --no-checks --max-depth 1 --seed 5 --hitl tty`,
-        '/dev/null',
-      ]);
-      let out = '';
-      let typed = false;
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (!typed && out.includes('Choose a number')) {
-          typed = true;
-          child.stdin.write('2\n');
-        }
-      });
-      child.on('error', reject);
-      child.on('exit', () => {
-        clearTimeout(timer);
-        child.stdin.destroy();
-        resolve(out);
-      });
-    });
-    const screen = stdout.replace(/\r/g, '');
+    // A real pseudo-terminal; "2" is typed at the veto question when it appears.
+    const t = terminal([
+      'run',
+      'a todo app',
+      '--dir',
+      dir,
+      '--worker',
+      'sim',
+      '--no-checks',
+      '--max-depth',
+      '1',
+      '--seed',
+      '5',
+      '--hitl',
+      'tty',
+    ]);
+    await t.seen(/Choose a number/);
+    t.type('2\n');
+    await t.exited;
+    const screen = t.screen().replace(/\r/g, '');
     expect(screen).toMatch(/\? MAKER finished "a todo app"/);
     expect(screen).toMatch(/\n {3}src\/\S+ +\| +\d+ \++\n/); // the veto shows what changed
     expect(screen).toMatch(/\d+ files changed, \d+ insertions\(\+\)/);

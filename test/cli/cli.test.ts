@@ -1,15 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/surfaces/cli/main.js';
 import type { CliIo } from '../../src/surfaces/cli/io.js';
 import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import { hanoiSolvingResponder } from '../fakes/hanoi-responder.js';
-
-const run = promisify(execFile);
+import { maker } from '../helpers/cli.js';
 
 function captureIo(env: Record<string, string | undefined> = {}) {
   const out: string[] = [];
@@ -250,23 +247,16 @@ describe('maker bench hanoi', () => {
 
 describe('the bundled CLI', () => {
   it('runs from dist/maker.js with help that teaches', async () => {
-    const { stdout } = await run(process.execPath, ['dist/maker.js', '--help']);
+    const { stdout } = await maker(['--help']);
     expect(stdout).toMatch(/bench hanoi/);
-    const bench = await run(process.execPath, ['dist/maker.js', 'bench', 'hanoi', '--help']);
+    const bench = await maker(['bench', 'hanoi', '--help']);
     expect(bench.stdout).toMatch(/Examples:/);
-    const version = await run(process.execPath, ['dist/maker.js', '--version']);
+    const version = await maker(['--version']);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it('solves 8 disks end to end and prints JSON only on stdout', async () => {
-    const { stdout } = await run(process.execPath, [
-      'dist/maker.js',
-      'bench',
-      'hanoi',
-      '--disks',
-      '8',
-      '--json',
-    ]);
+    const { stdout } = await maker(['bench', 'hanoi', '--disks', '8', '--json']);
     expect(JSON.parse(stdout)).toMatchObject({ solved: true, errors: 0, steps: 255 });
   });
 
@@ -274,23 +264,9 @@ describe('the bundled CLI', () => {
     fake = await startFakeGemini(hanoiSolvingResponder);
     // Shaped like a real key (so redaction patterns would catch it) but built at run time.
     const key = ['AIza', 'S'.repeat(35)].join('');
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [
-        'dist/maker.js',
-        'bench',
-        'hanoi',
-        '--model',
-        'gemini-2.5-flash',
-        '--disks',
-        '3',
-        '--k',
-        '2',
-        '--json',
-      ],
-      {
-        env: { ...process.env, GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
-      },
+    const { stdout, stderr } = await maker(
+      ['bench', 'hanoi', '--model', 'gemini-2.5-flash', '--disks', '3', '--k', '2', '--json'],
+      { GEMINI_API_KEY: key, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
     );
     expect(JSON.parse(stdout)).toMatchObject({
       solved: true,

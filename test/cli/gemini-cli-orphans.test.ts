@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/cli.js';
+import { spawnMaker } from '../helpers/cli.js';
 import { alive, stubGemini, untilLogged, type StubGemini } from '../helpers/stub-gemini.js';
 import { processesNaming, until } from '../helpers/processes.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -27,10 +27,8 @@ async function gitOnlyPath(): Promise<string> {
 
 /** `maker run` through the stub `gemini`, held mid-call; resolves once its prompt is in flight. */
 async function heldRun(stub: StubGemini, tmp: string) {
-  const child = spawn(
-    process.execPath,
+  const { child } = spawnMaker(
     [
-      CLI,
       'run',
       'a CLI that converts CSV to JSON',
       '--dir',
@@ -43,10 +41,7 @@ async function heldRun(stub: StubGemini, tmp: string) {
       'auto',
       '--no-checks',
     ],
-    {
-      stdio: 'ignore',
-      env: { PATH: `${stub.bin}:${await gitOnlyPath()}`, HOME: await tempDir(), TMPDIR: tmp },
-    },
+    { env: { PATH: `${stub.bin}:${await gitOnlyPath()}`, HOME: await tempDir(), TMPDIR: tmp } },
   );
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const log = await untilLogged(
@@ -92,13 +87,9 @@ describe.runIf(linux)('no gemini outlives maker', () => {
     const stub = await stubGemini(await tempDir(), { hang: true, grandchild: true });
     const tmp = await tempDir();
     const dir = join(await tempDir(), 'repo');
-    const child = spawn(
-      process.execPath,
-      [CLI, 'run', 'a CLI', '--dir', dir, '--worker', 'gemini', '--model-access', 'gemini-cli'],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-        env: { PATH: `${stub.bin}:${await gitOnlyPath()}`, HOME: await tempDir(), TMPDIR: tmp },
-      },
+    const { child } = spawnMaker(
+      ['run', 'a CLI', '--dir', dir, '--worker', 'gemini', '--model-access', 'gemini-cli'],
+      { env: { PATH: `${stub.bin}:${await gitOnlyPath()}`, HOME: await tempDir(), TMPDIR: tmp } },
     );
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));

@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { allHelpPages, commanderHelp } from '../../src/surfaces/cli/help-extract.js';
@@ -8,14 +6,13 @@ import { lightRequest, renderHelp } from '../../src/surfaces/cli/help-pages.js';
 import type { CliIo } from '../../src/surfaces/cli/io.js';
 import { main } from '../../src/surfaces/cli/main.js';
 import { buildProgram } from '../../src/surfaces/cli/program.js';
-import { CLI } from '../helpers/cli.js';
+import { maker } from '../helpers/cli.js';
 
 /**
  * `maker --help`, `--version` and `<command> --help` are answered from pages the build rendered
  * (help-pages.ts), without commander. They must never drift from what commander prints: checked
  * here for every command, at several terminal widths, and for the built CLI against the sources.
  */
-const exec = promisify(execFile);
 
 function quietIo(out: string[] = []): CliIo {
   return {
@@ -70,13 +67,13 @@ describe('help pages rendered at build time', () => {
   it('are what the built CLI prints, for every command, and the version is the package’s', async () => {
     const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string })
       .version;
-    expect((await exec(process.execPath, [CLI, '--version'])).stdout).toBe(`${version}\n`);
-    expect((await exec(process.execPath, [CLI, '-v'])).stdout).toBe(`${version}\n`);
+    expect((await maker(['--version'])).stdout).toBe(`${version}\n`);
+    expect((await maker(['-v'])).stdout).toBe(`${version}\n`);
     for (const path of live.keys()) {
       const words = path === '' ? [] : path.split(' ');
       const out: string[] = [];
       expect(await main([...words, '--help'], quietIo(out))).toBe(0);
-      const built = await exec(process.execPath, [CLI, ...words, '--help']);
+      const built = await maker([...words, '--help']);
       expect({ path, text: built.stdout }).toEqual({ path, text: out.join('') });
     }
   });

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { maker } from '../helpers/cli.js';
 
-const exec = promisify(execFile);
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 const README = readFileSync('README.md', 'utf8');
 /** The command reference: docs/commands.md (the README links to it). */
 const COMMANDS = readFileSync(join('docs', 'commands.md'), 'utf8');
@@ -14,8 +11,7 @@ const DOCS = readdirSync('docs')
   .filter((name) => name.endsWith('.md'))
   .map((name) => join('docs', name));
 
-const help = async (words: readonly string[]) =>
-  (await exec(process.execPath, [CLI, ...words, '--help'])).stdout;
+const help = async (words: readonly string[]) => (await maker([...words, '--help'])).stdout;
 
 /** A help page's section (`Commands:`, `Options:`) as its lines. */
 function section(page: string, title: string): string[] {

@@ -1,15 +1,12 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import { maker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
-const run = promisify(execFile);
 const tempDir = useTempDirs();
-const CLI = join(process.cwd(), 'dist', 'maker.js');
 let fake: FakeGemini | undefined;
 afterEach(async () => {
   await fake?.close();
@@ -31,13 +28,10 @@ describe('one redactor for everything written outward', () => {
       message: `bad request; saw ${Object.values(KEYS).join(', ')}`,
     }));
     const dir = await tempDir();
-    const result = await run(
-      process.execPath,
-      [CLI, 'run', 'a csv tool', '--dir', dir, '--worker', 'gemini', '--hitl', 'auto'],
-      {
-        env: { PATH: process.env['PATH'] ?? '', ...KEYS, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
-      },
-    ).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    const result = await maker(
+      ['run', 'a csv tool', '--dir', dir, '--worker', 'gemini', '--hitl', 'auto'],
+      { ...KEYS, GOOGLE_GEMINI_BASE_URL: fake.baseUrl },
+    );
     expect(result.stdout + result.stderr).toMatch(/bad request; saw \[redacted\]/);
     const written = [result.stdout, result.stderr];
     for (const file of await readdir(dir)) {

@@ -105,6 +105,19 @@ export function maker(
   return run.ended;
 }
 
+/** `maker <args>` that must succeed (exit 0): its output, else an error with the end of its stderr. */
+export async function makerOk(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<MakerResult> {
+  const result = await maker(args, env);
+  if (result.code !== 0)
+    throw new Error(
+      `maker ${args.join(' ')} exited ${result.code}:\n${result.stderr.slice(-2000)}`,
+    );
+  return result;
+}
+
 /** `maker run "a tool" --dir <dir> --worker sim --hitl auto <flags>`: a sim run that asks no one. */
 export function simRun(
   dir: string,

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import {
@@ -12,9 +10,9 @@ import {
   type Chromium,
 } from '../../src/offline/chromium.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { CLI, startCli, type CliProcess } from './cli-process.js';
+import { startCli, type CliProcess } from './cli-process.js';
+import { makerOk } from '../helpers/cli.js';
 
-const exec = promisify(execFile);
 const tempDir = useTempDirs();
 /** Screenshots, for a person to look at (gitignored). */
 const SHOTS = join(process.cwd(), 'test-output', 'view');
@@ -22,7 +20,7 @@ const SHOTS = join(process.cwd(), 'test-output', 'view');
  * The demos here run without checks (no sandbox: the demo's own way to skip them) and compose
  * locally: what the page draws is the subject, not the checks or GitHub.
  */
-const NO_SANDBOX = { ...process.env, MAKER_SANDBOX: 'none' };
+const NO_SANDBOX = { MAKER_SANDBOX: 'none' };
 
 const installed = chromiumInstalled();
 if (!installed)
@@ -139,11 +137,9 @@ describe.skipIf(!installed)(
       { timeout: 300_000 },
       async () => {
         const dir = await tempDir();
-        await exec(process.execPath, [CLI, 'demo', '--local-only', '--dir', dir, '--json'], {
-          env: NO_SANDBOX,
-        });
+        await makerOk(['demo', '--local-only', '--dir', dir, '--json'], NO_SANDBOX);
         const file = join(dir, 'report.html');
-        await exec(process.execPath, [CLI, 'report', '--dir', dir, '--html', file]);
+        await makerOk(['report', '--dir', dir, '--html', file]);
         const state = await makerStateFile(dir).load();
         const run = Object.values(state.runs)[0];
         const nodes = Object.keys(run?.nodes ?? {});

@@ -1,29 +1,17 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/tmp.js';
-import { CLI, startCli, type CliProcess } from './cli-process.js';
+import { startCli, type CliProcess } from './cli-process.js';
+import { maker } from '../helpers/cli.js';
 import { http } from './http.js';
 import { simRun } from './sim-run.js';
 
-const exec = promisify(execFile);
 const tempDir = useTempDirs();
 const children: CliProcess[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) await child.interrupt();
 });
-
-async function maker(args: readonly string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [CLI, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('maker view', () => {
   it('prints its address first, serves it with the token only, and stops on Ctrl-C with 130', async () => {

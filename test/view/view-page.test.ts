@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,11 +14,10 @@ import { FileSource } from '../../src/surfaces/view/file-source.js';
 import { startViewServer, type ViewHandle } from '../../src/surfaces/view/server.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { simRun } from './sim-run.js';
-import { CLI } from './cli-process.js';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { engineFor } from '../../src/app/wiring/wiring.js';
+import { makerOk } from '../helpers/cli.js';
 
-const exec = promisify(execFile);
 const tempDir = useTempDirs();
 /** Screenshots, for a person to look at (gitignored). */
 const SHOTS = join(process.cwd(), 'test-output', 'view');
@@ -184,11 +181,9 @@ describe.skipIf(!installed)(
       async () => {
         const dir = await tempDir();
         // The demo's tree, drawn: its checks are not the subject (no sandbox, none run).
-        await exec(process.execPath, [CLI, 'demo', '--dir', dir, '--local-only', '--json'], {
-          env: { ...process.env, MAKER_SANDBOX: 'none' },
-        });
+        await makerOk(['demo', '--dir', dir, '--local-only', '--json'], { MAKER_SANDBOX: 'none' });
         const file = join(dir, 'report.html');
-        await exec(process.execPath, [CLI, 'report', '--dir', dir, '--html', file]);
+        await makerOk(['report', '--dir', dir, '--html', file]);
         const run = Object.values((await makerStateFile(dir).load()).runs)[0];
         const depth = Math.max(...Object.values(run?.nodes ?? {}).map((n) => n.depth));
         expect(depth).toBeGreaterThanOrEqual(2);

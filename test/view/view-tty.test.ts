@@ -13,21 +13,18 @@ describe.skipIf(!hasScript)('maker run --view --hitl tty', () => {
     { timeout: 120_000 },
     async () => {
       const dir = await tempDir();
-      const t = terminal(
-        [
-          'run',
-          'a todo app',
-          '--dir',
-          dir,
-          '--worker',
-          'sim',
-          '--no-checks',
-          '--view',
-          '--hitl',
-          'tty',
-        ],
-        { env: process.env as Record<string, string> },
-      );
+      const t = terminal([
+        'run',
+        'a todo app',
+        '--dir',
+        dir,
+        '--worker',
+        'sim',
+        '--no-checks',
+        '--view',
+        '--hitl',
+        'tty',
+      ]);
       const url = new URL(
         (await t.seen(/live view at (http:\/\/127\.0\.0\.1:\d+\/\?\S+)/))[1] ?? '',
       );
