@@ -6,7 +6,7 @@ import { MakerError } from '../core/errors.js';
  * a person running `maker demo` or `maker fake-github` can act on it, never "a bug in maker".
  */
 export class OfflineError extends MakerError {
-  override readonly name = 'OfflineError';
+  override readonly name: string = 'OfflineError';
   constructor(message: string, options: { cause?: unknown } = {}) {
     super('offline', message, options);
   }

@@ -16,6 +16,7 @@ import { RealisticModel, type RealisticKnobs } from '../../src/offline/product/r
 import { realisticResponder } from '../../src/offline/product/responder.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { MakerError } from '../../src/core/errors.js';
 
 const tempDir = useTempDirs();
 let fake: FakeGemini | undefined;
@@ -128,6 +129,8 @@ describe('the realistic fake model', () => {
     expect(() => ask({ prompt: 'Write a poem.', draw: 'x:poem:0' })).toThrow(
       UnrecognisedPromptError,
     );
+    // A MakerError of the offline world: said as what it is, never "a bug in maker".
+    expect(() => ask({ prompt: 'Write a poem.', draw: 'x:poem:0' })).toThrow(MakerError);
     expect(() => ask({ prompt: 'Write a poem.', draw: 'x:poem:0' })).toThrow(
       /draw x:poem:0.*Write a poem/,
     );

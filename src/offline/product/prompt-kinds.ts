@@ -1,17 +1,18 @@
 import type { GenerateRequest } from '../../ports/language-model.js';
+import { OfflineError } from '../errors.js';
 import type { ProductIdea } from './types.js';
 
 /** The kinds of prompt MAKER sends a model. */
 export type PromptKind = 'minimal' | 'split' | 'ballot' | 'review' | 'worker' | 'test' | 'probe';
 
 /** Thrown for a prompt the realistic fake cannot place: it never answers one it does not understand. */
-export class UnrecognisedPromptError extends Error {
+export class UnrecognisedPromptError extends OfflineError {
+  override readonly name = 'UnrecognisedPromptError';
   constructor(what: string, request: Pick<GenerateRequest, 'prompt' | 'draw' | 'json'>) {
     const keys = Object.keys(schemaProperties(request.json?.schema)).join(', ');
     super(
       `realistic fake model: ${what} (draw ${request.draw ?? 'not given'}, JSON schema properties [${keys}]); the prompt begins: ${JSON.stringify(request.prompt.slice(0, 200))}`,
     );
-    this.name = 'UnrecognisedPromptError';
   }
 }
 
