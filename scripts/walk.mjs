@@ -7,8 +7,11 @@
 //
 //   node scripts/build.mjs && node scripts/walk.mjs [--json] [--idea "<idea>"]
 //
-// What it does not measure: the order of the visits (coverage counts calls, it keeps no order), so
-// not how often the walk comes back to a file it left.
+// Its order is sampled: the run's process is also profiled (V8's CPU profiler, a sample every
+// 100 µs), and each sample names the deepest file of src/ on its stack. Consecutive samples in one
+// file are one stop; a stop in a file (or a folder: a room) the walk already left is a return. A
+// sample sees where time went, so a file whose functions ran briefly may have no stop: the ordered
+// walk is a lower bound of the entered files, and its returns are those of the time spent.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -43,9 +46,15 @@ try {
   });
   const coverage = join(scratch, 'coverage');
   const dir = join(scratch, 'repo');
+  const profiles = join(scratch, 'profiles');
   const run = spawnSync(
     process.execPath,
     [
+      '--cpu-prof',
+      '--cpu-prof-dir',
+      profiles,
+      '--cpu-prof-interval',
+      '100',
       maker,
       'run',
       idea,
@@ -80,7 +89,8 @@ try {
     const folder = file.split('/').slice(0, 3).join('/');
     byFolder[folder] = (byFolder[folder] ?? 0) + 1;
   }
-  const report = { idea, files: entered.length, byFolder, entered };
+  const walk = sampledWalk(profiles);
+  const report = { idea, files: entered.length, byFolder, walk, entered };
   if (json) console.log(JSON.stringify(report, null, 2));
   else {
     console.log(
@@ -89,11 +99,87 @@ try {
     console.log(`  ${entered.length} files of src/ entered (a function of theirs ran)`);
     for (const [folder, n] of Object.entries(byFolder).sort((a, b) => b[1] - a[1]))
       console.log(`  ${String(n).padStart(4)}  ${folder}`);
+    const pct = (r) => `${Math.round((100 * r.returns) / Math.max(1, r.stops))}%`;
+    console.log(
+      `  sampled walk (${walk.samples} samples in src/): ${walk.byFile.rooms} files, ${walk.byFile.stops} stops, ${pct(walk.byFile)} of them returns; by folder, ${walk.byFolder.rooms} rooms, ${walk.byFolder.stops} stops, ${pct(walk.byFolder)} returns`,
+    );
   }
 } finally {
   fake.stdin.end();
   fake.kill();
   rmSync(scratch, { recursive: true, force: true });
+}
+
+/** Where a bundle's position comes from in src/, through its source map (cached per bundle file). */
+function sourceMapper() {
+  const maps = new Map();
+  return (url, line, column) => {
+    if (!url.startsWith(`file://${join(root, 'dist')}/`)) return undefined;
+    const path = fileURLToPath(url);
+    if (!maps.has(path))
+      maps.set(
+        path,
+        existsSync(`${path}.map`)
+          ? new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')))
+          : undefined,
+      );
+    const original = maps.get(path)?.findEntry(line, column)?.originalSource;
+    if (original === undefined) return undefined;
+    const file = relative(root, resolve(dirname(path), original));
+    return file.startsWith('src/') ? file : undefined;
+  };
+}
+
+/**
+ * The walk in time order, from the CPU profile of the run's process: each sample's deepest src/
+ * file, consecutive repeats as one stop; a return is a stop in a room (a file, or its folder) the
+ * walk had already left.
+ */
+function sampledWalk(profileDir) {
+  const toSrc = sourceMapper();
+  const sequence = [];
+  let samples = 0;
+  for (const name of readdirSync(profileDir)) {
+    const profile = JSON.parse(readFileSync(join(profileDir, name), 'utf8'));
+    const parent = new Map();
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+    const fileOf = new Map();
+    const deepest = (id) => {
+      if (fileOf.has(id)) return fileOf.get(id);
+      const { url, lineNumber, columnNumber } = byId.get(id).callFrame;
+      const file =
+        toSrc(url, lineNumber, columnNumber) ??
+        (parent.has(id) ? deepest(parent.get(id)) : undefined);
+      fileOf.set(id, file);
+      return file;
+    };
+    for (const id of profile.samples) {
+      const file = deepest(id);
+      if (file === undefined) continue;
+      samples += 1;
+      sequence.push(file);
+    }
+  }
+  const rooms = (room) => {
+    const stops = [];
+    for (const file of sequence) {
+      const r = room(file);
+      if (stops.at(-1) !== r) stops.push(r);
+    }
+    const seen = new Set();
+    let returns = 0;
+    for (const r of stops) {
+      if (seen.has(r)) returns += 1;
+      seen.add(r);
+    }
+    return { rooms: seen.size, stops: stops.length, returns };
+  };
+  return {
+    samples,
+    byFile: rooms((f) => f),
+    byFolder: rooms((f) => dirname(f)),
+  };
 }
 
 /** The src/ files, sorted, in which a function other than a module's top level ran. */
