@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/tmp.js';
+import { bundleScript } from '../helpers/bundle.js';
 
 const tempDir = useTempDirs();
 
@@ -11,9 +11,8 @@ describe('a process group started for gemini', () => {
     // Found by `maker calibrate` through Gemini CLI, whose last await is the model's close: its
     // process ended with code 13 (an unsettled await) and said nothing. Failed on 79cd09d every time.
     const bundle = join(await tempDir(), 'group-child.mjs');
-    await build({
-      stdin: {
-        contents: `import { spawnGroup } from ${JSON.stringify(join(process.cwd(), 'src/adapters/gemini-cli/process-group.ts'))};
+    await bundleScript(
+      `import { spawnGroup } from ${JSON.stringify(join(process.cwd(), 'src/adapters/gemini-cli/process-group.ts'))};
 for (let i = 0; i < 5; i++) {
   const child = spawnGroup('/bin/sh', ['-c', 'exit 3'], { cwd: process.cwd(), env: { PATH: process.env.PATH } });
   child.stdin.end();
@@ -21,15 +20,8 @@ for (let i = 0; i < 5; i++) {
   if (code !== 3) throw new Error('exit ' + code);
 }
 process.stdout.write('done');`,
-        resolveDir: process.cwd(),
-        loader: 'ts',
-      },
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile: bundle,
-      logLevel: 'silent',
-    });
+      bundle,
+    );
     const ran = spawnSync(process.execPath, [bundle], { encoding: 'utf8', timeout: 30_000 });
     expect({ status: ran.status, stdout: ran.stdout }, ran.stderr).toEqual({
       status: 0,

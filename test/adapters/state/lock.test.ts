@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { WorkspaceLock } from '../../../src/adapters/state/lock.js';
 import { currentProcess } from '../../../src/adapters/os/process-identity.js';
 import { useTempDirs } from '../../helpers/tmp.js';
+import { bundleScript } from '../../helpers/bundle.js';
 
 const tempDir = useTempDirs();
 const LOCK = 'maker-state.json.lock';
@@ -97,21 +97,13 @@ describe('WorkspaceLock', () => {
   it('lets exactly one of several processes take a stale lock at once', async () => {
     const dir = await tempDir();
     const bundle = join(await tempDir(), 'lock-child.mjs');
-    await build({
-      stdin: {
-        contents: `import { WorkspaceLock } from ${JSON.stringify(join(process.cwd(), 'src/adapters/state/lock.ts'))};
+    await bundleScript(
+      `import { WorkspaceLock } from ${JSON.stringify(join(process.cwd(), 'src/adapters/state/lock.ts'))};
 const lock = new WorkspaceLock(process.argv[2]);
 try { await lock.acquire(); process.stdout.write('won'); process.stdin.resume(); await new Promise((r) => process.stdin.on('end', r)); await lock.release(); }
 catch (e) { process.stdout.write(/is working on this workspace|keeps taking it/.test(e.message) ? 'refused' : 'error ' + e.message); }`,
-        resolveDir: process.cwd(),
-        loader: 'ts',
-      },
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile: bundle,
-      logLevel: 'silent',
-    });
+      bundle,
+    );
     for (let trial = 0; trial < 4; trial++) {
       const ws = join(dir, `t${trial}`);
       await mkdir(ws);
