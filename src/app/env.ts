@@ -1,3 +1,5 @@
+import { CREDENTIAL_NAMES } from '../core/credential-names.js';
+
 /** The environment a surface runs in (settings and keys), injected for tests. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -22,25 +24,8 @@ export function settledEnv(env: Env): Env {
   );
 }
 
-/**
- * Secrets in the environment, so logs, journals and recordings can redact them. gh's too: without
- * `GITHUB_TOKEN`, the token MAKER uses is `gh auth token`'s, which is `GH_TOKEN` when set (for
- * GitHub Enterprise, `GH_ENTERPRISE_TOKEN` or `GITHUB_ENTERPRISE_TOKEN`).
- */
+/** MAKER's credentials in the environment (`CREDENTIAL_NAMES`), so logs, journals and recordings can redact them. */
 export function secretsOf(env: Env): string[] {
-  return [
-    'GEMINI_API_KEY',
-    'JULES_API_KEY',
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'GH_ENTERPRISE_TOKEN',
-    'GITHUB_ENTERPRISE_TOKEN',
-  ]
-    .map((k) => envValue(env, k))
-    .filter((v) => v.length >= 4);
-}
-
-/** `MAKER_REPLAY`: the recording a run's model answers come from (`maker run --replay`), or ''. */
-export function replayDir(env: Env): string {
-  return envValue(env, 'MAKER_REPLAY');
+  const { gemini, jules, github } = CREDENTIAL_NAMES;
+  return [...gemini, ...jules, ...github].map((k) => envValue(env, k)).filter((v) => v.length >= 4);
 }

@@ -4,7 +4,7 @@ import type { Run } from '../core/tree/schema.js';
 import { STATE_FILE_NAME } from '../core/workspace-files.js';
 import { inspectRepository } from '../adapters/git/inspect.js';
 import { WorkspaceLock } from '../adapters/state/lock.js';
-import { chooseSettings, type Settings } from './settings.js';
+import { settingsOfRun, type Settings } from './settings.js';
 import { checksOfRun, sandboxProblems } from './start/preflight.js';
 import { cannotStart } from './wiring/wiring.js';
 import { workerKind } from './workers/index.js';
@@ -25,8 +25,7 @@ export async function checkResume(
   surface: ResumeSurface,
 ): Promise<string | undefined> {
   const kind = workerKind(run.config.worker);
-  // Checked with the access the run chose when it started: the one it keeps (see `rolesFor`).
-  const settings = chooseSettings(given, { modelAccess: run.config.modelAccess });
+  const settings = settingsOfRun(given, run.config);
   const target = await inspectRepository(dir);
   // Loaded when resuming: the light commands never load GitHub's client.
   const { remoteOfRun } = await import('./start/remotes.js');

@@ -1,4 +1,5 @@
 import { modelWaitsFrom, type ModelWaits } from '../core/deadlines.js';
+import type { RunConfig } from '../core/tree/schema.js';
 import { envValue, secretsOf, type Env } from './env.js';
 import { declaredLimit } from './start/quota-check.js';
 import { askAccess, readAccess, type AccessSettings } from './wiring/model-access.js';
@@ -89,14 +90,19 @@ export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
  */
 export function withGitHub(settings: Settings, github: Partial<GitHubSettings>): Settings {
   const { apiUrl = settings.github.apiUrl, token = settings.github.token } = github;
-  return {
-    ...settings,
-    github: { apiUrl, token },
-    secrets:
-      token.length < 4 || settings.secrets.includes(token)
-        ? settings.secrets
-        : [...settings.secrets, token],
-  };
+  const added = secretsOf({ GITHUB_TOKEN: token }).filter((s) => !settings.secrets.includes(s));
+  return { ...settings, github: { apiUrl, token }, secrets: [...settings.secrets, ...added] };
+}
+
+/**
+ * The settings a run keeps: the model access it recorded when it started, over the one the
+ * environment asks for now (a start, a resume, its roles).
+ */
+export function settingsOfRun(
+  settings: Settings,
+  config: Pick<RunConfig, 'modelAccess'>,
+): Settings {
+  return chooseSettings(settings, { modelAccess: config.modelAccess });
 }
 
 /** `settings` with `choices` over them (a run's recorded access, a surface's flags); undefined ones leave theirs. */

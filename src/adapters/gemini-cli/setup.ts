@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CREDENTIAL_NAMES } from '../../core/credential-names.js';
 import { makePrivateHome } from './private-home.js';
 import { removeWhenOrphaned } from './process-group.js';
 
@@ -109,15 +110,13 @@ export function commonArgs(model: string, dir: CallDirectory): string[] {
 }
 
 /**
- * Credentials MAKER holds that are not Gemini CLI's: GitHub's and Jules's. The child never gets
- * them (it answers prompts, with every tool denied; what it has not got, no answer can reach).
+ * Credentials MAKER holds that are not Gemini CLI's: GitHub's and Jules's, and its fakes'. The
+ * child never gets them (it answers prompts, with every tool denied; what it has not got, no
+ * answer can reach).
  */
 const NOT_GEMINIS = [
-  'GITHUB_TOKEN',
-  'GH_TOKEN',
-  'GH_ENTERPRISE_TOKEN',
-  'GITHUB_ENTERPRISE_TOKEN',
-  'JULES_API_KEY',
+  ...CREDENTIAL_NAMES.github,
+  ...CREDENTIAL_NAMES.jules,
   'MAKER_FAKE_GITHUB_TOKEN',
   'FAKE_JULES_API_KEY',
 ];

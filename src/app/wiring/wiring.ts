@@ -14,13 +14,12 @@ import { samplingProblem, samplingTable, type SamplingOverrides } from '../../co
 import { PRESETS, type Confidence } from '../../core/tree/presets.js';
 import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
 import { MakerEngine, type MakerEngineDeps, type Roles } from '../../engine/maker-engine.js';
-import { envValue, secretsOf, type Env } from '../env.js';
-import { chooseSettings, type Settings } from '../settings.js';
+import { settingsOfRun, type Settings } from '../settings.js';
 import { DEFAULT_MODEL, julesSettings, workerKind, type RoleOptions } from '../workers/index.js';
 import { crashSeam, gitHelperSeam } from './seams.js';
 
 export { DEFAULT_MODEL };
-export { envValue, secretsOf, type Env };
+export { secretsOf } from '../env.js';
 
 /** A run configuration from the few choices a person makes; everything else follows the preset and the worker's kind. */
 export function runConfig(choices: {
@@ -109,8 +108,7 @@ export async function rolesFor(
   options: RoleOptions = {},
 ): Promise<Roles> {
   const kind = workerKind(config.worker);
-  // The access the run chose when it started is the one it keeps.
-  const ofRun = chooseSettings(settings, { modelAccess: config.modelAccess });
+  const ofRun = settingsOfRun(settings, config);
   const problems = kind.problems(ofRun);
   if (problems.length > 0) throw new ConfigError(cannotStart(kind.name, problems));
   return kind.roles(config, workspace, ofRun, options);

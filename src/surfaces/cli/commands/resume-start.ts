@@ -4,7 +4,7 @@ import type { CliContext } from '../define.js';
 import { demoGitHub } from '../demo-github.js';
 import type { Hitl } from './run-drive.js';
 import { start } from './run-start.js';
-import { chooseSettings, withGitHub, type Settings } from '../../../app/settings.js';
+import { settingsOfRun, withGitHub, type Settings } from '../../../app/settings.js';
 
 /**
  * `maker resume` of a start a kill interrupted before the run was created: the same start again
@@ -27,7 +27,7 @@ export async function resumeStart(
   const kind = workerKind(intent.config.worker);
   const gh = intent.github;
   // The access the start recorded, and the API, whatever the environment says now.
-  const asRecorded = chooseSettings(r.settings, { modelAccess: intent.config.modelAccess });
+  const asRecorded = settingsOfRun(r.settings, intent.config);
   const settings =
     gh?.apiUrl === undefined ? asRecorded : withGitHub(asRecorded, { apiUrl: gh.apiUrl });
   const demo =

@@ -110,7 +110,7 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
   if (access !== undefined && !plan.json)
     io.stderr(`maker: model access: ${access.access} (${access.why})\n`);
   if (resuming === undefined) {
-    await confirmQuota(ctx, plan, access?.access, plan.settings);
+    await confirmQuota(ctx, plan, access?.access);
     if (target.kind === 'directory')
       await agreeToInit(io, dir, plan.init === true, plan.demo === true, ctx.signal);
   }
@@ -317,16 +317,16 @@ async function confirmQuota(
     json: boolean;
     quota?: { declared?: number; confirmed: boolean };
     choices: { confidence?: Confidence; k?: number; maxNodes?: number };
+    settings: Settings;
   },
   access: ModelAccess | undefined,
-  settings: Settings,
 ): Promise<void> {
   const quota = runQuota({
     access,
     confidence: plan.choices.confidence,
     k: plan.choices.k,
     maxNodes: plan.choices.maxNodes,
-    declared: plan.quota?.declared ?? settings.dailyRequests,
+    declared: plan.quota?.declared ?? plan.settings.dailyRequests,
   });
   if (quota.text === undefined) return;
   if (!plan.json) io.stderr(`maker: ${quota.text}\n`);

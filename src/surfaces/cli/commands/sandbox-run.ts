@@ -16,7 +16,8 @@ export async function run(
   const command = args[0] ?? '';
   if (command.trim() === '')
     throw new UsageError('maker sandbox needs a command: maker sandbox "npm test"');
-  const problem = sandboxSettingProblem(readSettings(io.env).sandbox);
+  const { sandbox } = readSettings(io.env);
+  const problem = sandboxSettingProblem(sandbox);
   if (problem !== undefined) throw new ConfigError(`${problem} Nothing ran.`);
   const dir = resolve(o.dir ?? '.');
   await existingDirectory(dir, o.dir !== undefined);
@@ -31,7 +32,7 @@ export async function run(
       result = await workspace.runCheck(tree, command, CHECK_TIMEOUT_MS, signal, { install });
     } catch (error) {
       if (error instanceof MakerError && error.code === 'no-sandbox') {
-        const found = await sandboxOrWhyNot(readSettings(io.env).sandbox);
+        const found = await sandboxOrWhyNot(sandbox);
         io.stderr(
           `maker: ${found.name === undefined ? found.reason : error.message}: nothing ran.\n`,
         );
