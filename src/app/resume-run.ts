@@ -1,13 +1,15 @@
 import { join } from 'node:path';
 import { ConfigError, UsageError } from '../core/errors.js';
-import type { Run } from '../core/tree/schema.js';
+import type { GitHubRun, Run, RunConfig, StartIntent } from '../core/tree/schema.js';
 import { STATE_FILE_NAME } from '../core/workspace-files.js';
 import { inspectRepository } from '../adapters/git/inspect.js';
 import { WorkspaceLock } from '../adapters/state/lock.js';
-import { settingsOfRun, type Settings } from './settings.js';
+import { settingsOfRun, withGitHub, type Settings } from './settings.js';
+import type { GitHubAsk } from './github/plan.js';
 import { checksOfRun, sandboxProblems } from './start/preflight.js';
 import { cannotStart } from './wiring/wiring.js';
-import { workerKind } from './workers/index.js';
+import { workerKind, type WorkerKind } from './workers/index.js';
+import type { RunEngine } from './run-engine.js';
 
 /** Where a resume is asked from: the terminal can serve a demo's fake GitHub again; MCP cannot. */
 export type ResumeSurface = 'cli' | 'mcp';
@@ -83,4 +85,97 @@ export async function resumableRun(
     );
   }
   return latest;
+}
+
+/** The steps a surface supplies to {@link resumeRun}, each at its own place in the resume. */
+export interface ResumeSteps<Held> {
+  /**
+   * The run's configuration as it is driven now (the surface's questions policy, its flags over the
+   * recorded ones). Asked of the run as found, before anything (a refusal changes nothing), and
+   * again of the run as read under the lock.
+   */
+  config(run: Run): RunConfig;
+  /** Takes the workspace for writing, once the run is checked (refused naming its holder). */
+  hold(token: string | undefined): Promise<Held>;
+  /**
+   * The engine that drives the run, over what is held (a demo's fake GitHub is served again here,
+   * with the GitHub record the run then keeps, when its port moved).
+   */
+  engine(
+    held: Held,
+    run: Run,
+    token: string | undefined,
+  ): Promise<{ engine: RunEngine; github?: GitHubRun | undefined }>;
+  /** Lets go of what is held, when anything after {@link hold} fails. */
+  release(held: Held): Promise<void>;
+}
+
+/** A resumed run: checked, held and configured in `engine`, not yet driven. */
+export interface ResumedRun<Held> {
+  readonly run: Run;
+  readonly engine: RunEngine;
+  readonly held: Held;
+}
+
+/**
+ * The one resume of a run, for `maker resume` and `maker_resume`: its configuration as resumed,
+ * then every check ({@link checkResume}: nothing held or changed by a refusal), then the workspace
+ * held, and the run read again under the lock and given its configuration. The surface drives the
+ * run it returns (the terminal in the foreground, MCP in the background). A start that a kill
+ * interrupted is finished by `startRun`, not here.
+ */
+export async function resumeRun<Held>(
+  request: {
+    readonly run: Run;
+    readonly dir: string;
+    readonly settings: Settings;
+    readonly surface: ResumeSurface;
+  },
+  steps: ResumeSteps<Held>,
+): Promise<ResumedRun<Held>> {
+  const { run, dir, settings, surface } = request;
+  steps.config(run);
+  const token = await checkResume(run, dir, settings, surface);
+  const held = await steps.hold(token);
+  try {
+    const { engine, github } = await steps.engine(held, run, token);
+    // Read under the lock: what another process did to it before is kept.
+    const loaded = await engine.getRun(run.id);
+    loaded.config = steps.config(loaded);
+    if (github !== undefined) {
+      loaded.github = github;
+      await engine.persist();
+    }
+    return { run: loaded, engine, held };
+  } catch (error) {
+    await steps.release(held);
+    throw error;
+  }
+}
+
+/**
+ * How a start that a kill interrupted before its run was saved is finished, by `maker resume` and
+ * `maker_resume`: by its worker kind, with the model access and the GitHub API it recorded
+ * (whatever the environment says now), asking for the GitHub repository it recorded. The start is
+ * then the same start again (`startRun`), which looks up what was already made before
+ * making anything.
+ */
+export function finishingStart(
+  recorded: StartIntent,
+  given: Settings,
+): { kind: WorkerKind; settings: Settings; ask: GitHubAsk } {
+  const gh = recorded.github;
+  const asRecorded = settingsOfRun(given, recorded.config);
+  return {
+    kind: workerKind(recorded.config.worker),
+    settings: gh?.apiUrl === undefined ? asRecorded : withGitHub(asRecorded, { apiUrl: gh.apiUrl }),
+    ask:
+      gh === undefined
+        ? {}
+        : {
+            repo: { owner: gh.owner, name: gh.name },
+            public: gh.public,
+            keepCandidates: gh.keepCandidates,
+          },
+  };
 }

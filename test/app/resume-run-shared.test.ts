@@ -9,17 +9,26 @@ import type * as Manager from '../../src/surfaces/mcp/run-manager.js';
 import { maker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
-/** Every resume check that went through the shared use case: the surface and the run. */
-const checked = vi.hoisted(() => [] as { surface: string; runId: string }[]);
+/**
+ * Every resume that went through the shared use case: the surface, the run, and the questions
+ * policy it was given there (undefined when it was refused).
+ */
+const checked = vi.hoisted(() => [] as { surface: string; runId: string; hitl?: string }[]);
 
-// The real check, watched: each surface's resume must pass through it.
+// The real use case, watched: each surface's resume must pass through it.
 vi.mock('../../src/app/resume-run.js', async (importOriginal) => {
   const real = await importOriginal<typeof ResumeRunModule>();
-  const checkResume: typeof real.checkResume = async (run, dir, env, surface) => {
-    checked.push({ surface, runId: run.id });
-    return real.checkResume(run, dir, env, surface);
+  const resumeRun: typeof real.resumeRun = async (request, steps) => {
+    const seen: { surface: string; runId: string; hitl?: string } = {
+      surface: request.surface,
+      runId: request.run.id,
+    };
+    checked.push(seen);
+    const resumed = await real.resumeRun(request, steps);
+    seen.hitl = resumed.run.config.hitl;
+    return resumed;
   };
-  return { ...real, checkResume };
+  return { ...real, resumeRun };
 });
 
 // Files share their worker's process (isolate: false): the surfaces are loaded afresh, after the
@@ -61,7 +70,7 @@ async function waitingRunOnDetachedHead(): Promise<{ dir: string; runId: string 
 }
 
 describe('one resume check for both surfaces', () => {
-  it('maker resume and maker_resume refuse a detached HEAD with the same words, through checkResume', async () => {
+  it('maker resume and maker_resume refuse a detached HEAD with the same words, through resumeRun', async () => {
     // Proves: both surfaces check a resume in one place (a detached HEAD was checked by the CLI
     // only), and say the same thing; the run is not changed by either refusal.
     const { dir, runId } = await waitingRunOnDetachedHead();
@@ -85,5 +94,29 @@ describe('one resume check for both surfaces', () => {
       { surface: 'mcp', runId },
     ]);
     expect(await readFile(join(dir, 'maker-state.json'), 'utf8')).toBe(before);
+  });
+
+  it('maker resume and maker_resume drive a run through resumeRun, each with its questions policy', async () => {
+    // Proves: both surfaces hold and configure a resumed run in one place, each passing its own
+    // step (the terminal's --hitl, MCP's wait for maker_answer), which the run then has.
+    const cli = await waitingRunOnDetachedHead();
+    execFileSync('git', ['checkout', '-q', 'main'], { cwd: cli.dir });
+    const out: string[] = [];
+    const io = { ...cliIo(cli.dir), stdout: (t: string) => void out.push(t) };
+    expect(await main(['resume', '--dir', cli.dir, '--hitl', 'auto', '--json'], io)).toBe(0);
+    expect((JSON.parse(out.join('')) as { status: string }).status).toBe('done');
+    const mcp = await waitingRunOnDetachedHead();
+    execFileSync('git', ['checkout', '-q', 'main'], { cwd: mcp.dir });
+    const runs = new RunManager({ workspaceDir: mcp.dir, env: {} });
+    try {
+      const resumed = await runs.resume(mcp.runId);
+      expect(resumed.config.hitl).toBe('wait');
+    } finally {
+      await runs.close();
+    }
+    expect(checked).toEqual([
+      { surface: 'cli', runId: cli.runId, hitl: 'auto' },
+      { surface: 'mcp', runId: mcp.runId, hitl: 'wait' },
+    ]);
   });
 });

@@ -6,6 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { maker } from '../helpers/cli.js';
+import { makerGroup } from '../helpers/process-group.js';
+import { until } from '../helpers/processes.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { text, useMcpClients, waitToEnd } from '../helpers/mcp.js';
 import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
@@ -108,42 +110,78 @@ describe('maker_start and the intent it records first', () => {
     expect(existsSync(join(workspace, 'proj'))).toBe(false);
   });
 
-  it('killed between the intent and the set-up: refused by maker_start, finished by maker resume with the tree of an unkilled run', async () => {
+  it('killed between the intent and the set-up: refused by maker_start, finished by maker_resume or maker resume with the tree of an unkilled run', async () => {
     // Failed at main: no intent was saved (killed at 'start:set-up' the folder held a bare git
     // repository and no maker-state.json; the seam 'start:intent-saved' was never reached).
+    // maker_resume finishing it failed before it could (it told the person to use a terminal).
     // The tree of an unkilled run (the one the first test looks at).
     const tree = git(join((await unkilledRun()).workspace, 'proj'), 'rev-parse', 'main^{tree}');
 
-    for (const step of ['start:intent-saved', 'start:set-up']) {
+    for (const [step, finisher] of [
+      ['start:intent-saved', 'maker_resume'],
+      ['start:set-up', 'maker_resume'],
+      ['start:set-up', 'maker resume'],
+    ] as const) {
+      const at = `${step}, ${finisher}`;
       const workspace = await tempDir();
       const dir = join(workspace, 'proj');
       await killedAt(workspace, step);
       const pending = (await saved(dir)).starting;
-      expect(pending, step).toMatchObject({ command: 'mcp', idea: 'a tool' });
+      expect(pending, at).toMatchObject({ command: 'mcp', idea: 'a tool' });
 
       const { call, close } = await connect(workspace);
       const refused = await call('maker_start', { ...START, idea: 'another tool' });
-      expect(refused.isError, step).toBe(true);
-      expect(text(refused), step).toContain(`Run ${pending?.id}`);
-      expect(text(refused), step).toMatch(/interrupted while starting \(maker_start/);
-      expect(text(refused), step).toContain(`maker resume --dir ${dir}`);
-      expect((await saved(dir)).starting, step).toEqual(pending);
-      const resume = text(await call('maker_resume', {}));
-      expect(resume, step).toContain(`Run ${pending?.id}`);
-      expect(resume, step).toContain(`maker resume --dir ${dir}`);
+      expect(refused.isError, at).toBe(true);
+      expect(text(refused), at).toContain(`Run ${pending?.id}`);
+      expect(text(refused), at).toMatch(/interrupted while starting \(maker_start/);
+      expect(text(refused), at).toContain('maker_resume finishes it');
+      expect(text(refused), at).toContain(`maker resume --dir ${dir}`);
+      expect((await saved(dir)).starting, at).toEqual(pending);
 
-      // With Gemini CLI still open: its server, which only looked at the repository, holds no lock.
-      const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto']);
-      expect(resumed.code, `${step}: ${resumed.stderr}`).toBe(0);
+      if (finisher === 'maker_resume') {
+        const resumed = await call('maker_resume', {});
+        expect(resumed.isError, text(resumed)).toBeFalsy();
+        expect(text(resumed), at).toContain(`Resumed run ${pending?.id}`);
+        expect(await waitToEnd(call, pending?.id ?? ''), at).toMatch(/: done\./);
+      } else {
+        // With Gemini CLI still open: its server, which only looked at the repository, holds no lock.
+        const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto']);
+        expect(resumed.code, `${at}: ${resumed.stderr}`).toBe(0);
+      }
       await close();
       const state = await saved(dir);
-      expect(state.starting, step).toBeUndefined();
-      expect(state.runs[pending?.id ?? '']?.status, step).toBe('done');
-      expect(git(dir, 'rev-parse', 'main^{tree}'), step).toBe(tree);
+      expect(state.starting, at).toBeUndefined();
+      expect(state.runs[pending?.id ?? '']?.status, at).toBe('done');
+      expect(git(dir, 'rev-parse', 'main^{tree}'), at).toBe(tree);
     }
   }, 300_000);
 
-  it('killed once its GitHub repository was created: maker resume finishes it with one repository and one merged pull request', async () => {
+  it('maker_resume leaves a start that another live process is making: it names it and changes nothing', async () => {
+    // Proves: a start under way (its process holds the workspace's lock) is not taken for an
+    // interrupted one; maker_resume says so instead of finishing it twice.
+    const workspace = await tempDir();
+    const dir = join(workspace, 'proj');
+    const run = makerGroup(
+      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', '--no-checks'],
+      { MAKER_STOP_AT: 'start:intent-saved' },
+    );
+    try {
+      expect(await until(() => run.stopped(), 60_000), 'the run stopped at its intent').toBe(true);
+      const pending = (await saved(dir)).starting;
+      expect(pending).toMatchObject({ command: 'run', idea: 'a tool' });
+      const { call } = await connect(workspace);
+      const resumed = await call('maker_resume', {});
+      expect(resumed.isError).toBe(true);
+      expect(text(resumed)).toContain(`Run ${pending?.id} ("a tool") is still starting in ${dir}`);
+      expect((await saved(dir)).starting).toEqual(pending);
+    } finally {
+      process.kill(run.pid, 'SIGKILL');
+      process.kill(run.pid, 'SIGCONT');
+      await run.ended;
+    }
+  }, 120_000);
+
+  it('killed once its GitHub repository was created: maker_resume finishes it with one repository and one merged pull request', async () => {
     // Failed at main as above: the server was not killed there (no seam passed to the set-up).
     const fake = await startFake();
     const env = { GITHUB_API_URL: fake.baseUrl, GITHUB_TOKEN: TOKENS.full };
@@ -154,12 +192,15 @@ describe('maker_start and the intent it records first', () => {
     expect(pending).toMatchObject({ command: 'mcp', github: { owner: 'alice', name: 'app' } });
     expect((await fake.state()).repos).toHaveLength(1);
 
-    const { call } = await connect(workspace, env);
+    const { call, close } = await connect(workspace, env);
     const refused = await call('maker_start', { ...START, github: 'alice/app' });
     expect(text(refused)).toMatch(/interrupted while starting.*maker resume --dir/s);
 
-    const resumed = await maker(['resume', '--dir', dir, '--hitl', 'auto'], env);
-    expect(resumed.code, resumed.stderr).toBe(0);
+    const resumed = await call('maker_resume', {});
+    expect(resumed.isError, text(resumed)).toBeFalsy();
+    expect(await waitToEnd(call, pending?.id ?? '')).toMatch(/: done\./);
+    // The server ends its runs' saves before it exits.
+    await close();
     expect((await saved(dir)).runs[pending?.id ?? '']?.status).toBe('done');
     const repos = (await fake.state()).repos;
     expect(repos).toHaveLength(1);

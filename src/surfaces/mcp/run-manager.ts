@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AbortedError, makeRedactor, UsageError, type Redactor } from '../../core/errors.js';
-import type { Run } from '../../core/tree/schema.js';
+import type { Run, StartIntent } from '../../core/tree/schema.js';
 import type { EngineEvent } from '../../core/events.js';
 import type { RunEngine } from '../../app/run-engine.js';
 import { landingNotice } from '../../app/start/preflight.js';
@@ -11,13 +11,18 @@ import { readSettings, type Settings } from '../../app/settings.js';
 import { settledEnv } from '../../app/env.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
-import { nothingToResume, refuseSecond } from './start-checks.js';
-import { checkResume } from '../../app/resume-run.js';
+import {
+  interruptedStart,
+  nothingToResume,
+  refuseDemoFinish,
+  refuseSecond,
+} from './start-checks.js';
+import { resumeRun } from '../../app/resume-run.js';
 import { cancelRun, type Cancelled } from '../../app/cancel-run.js';
 import { workspaceDriver } from '../../app/run-status.js';
 import type { Driver } from '../../core/view/standing.js';
-import { planStart } from './start-plan.js';
-import { recordStart } from './start-record.js';
+import { planFinish, planStart } from './start-plan.js';
+import { startSteps } from './start-record.js';
 import { tally } from './run-result.js';
 import { RunViews } from './run-view.js';
 import { Workspaces, type Lease, type Workspace } from './workspaces.js';
@@ -72,20 +77,25 @@ export class RunManager {
    * the repository, the state file): when anything is missing, nothing is created or changed.
    * Then, as `maker run` does: the workspace's lock, the run's intent recorded, and only then its
    * first side effect (`git init`, the GitHub repository); a kill after the intent leaves a start
-   * that `maker resume` finishes.
+   * that `maker_resume` (or `maker resume`) finishes.
    */
   async start(
     input: StartInput,
     signal?: AbortSignal,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const dir = await confineRepo(this.#defaultDir, input.repo);
+    return this.#starts(dir, () => this.#start(input, dir, signal));
+  }
+
+  /** A start in `dir`: one at a time per repository, its workspace kept open while it starts. */
+  async #starts<T>(dir: string, start: () => Promise<T>): Promise<T> {
     refuseSecond(dir, this.#running(), this.#starting.has(dir));
     // Claimed before the first await, so two starts at once cannot both pass.
     this.#starting.add(dir);
     // A workspace open here now (its live view) stays open, its lock held, through the start.
     const kept = await this.#workspaces.borrow(dir)?.catch(() => undefined);
     try {
-      return await this.#start(input, dir, signal);
+      return await start();
     } finally {
       this.#starting.delete(dir);
       await kept?.release();
@@ -116,24 +126,7 @@ export class RunManager {
       made: setUp,
     } = await startRun(
       { dir, intent, settings: this.#settings },
-      {
-        record: (recorded) =>
-          recordStart(dir, recorded, {
-            opened: () => this.#workspaces.opened(dir)?.catch(() => undefined),
-            locks: this.#workspaces.startLocks,
-            secrets: this.#settings.secrets,
-          }),
-        remote: () => Promise.resolve(remote),
-        hold: async () => {
-          if (remote.token !== undefined) this.#workspaces.tokens.set(dir, remote.token);
-          const lease = await this.#workspaces.lease(dir, true);
-          this.#workspaces.startLocks.delete(dir);
-          return lease;
-        },
-        // The set-up's own handle on the repository: its long-lived git processes end here.
-        engine: async (made, lease) => (await made.workspace.close(), lease.workspace.engine),
-        failed: (_made, lease) => lease.release(),
-      },
+      startSteps(dir, remote, this.#workspaces, this.#settings),
     );
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, lease);
@@ -152,10 +145,37 @@ export class RunManager {
   }
 
   /**
+   * Finishes a start that a kill interrupted before its run was saved (a `maker_start` or a
+   * terminal's `maker run`), as `maker resume` does: checked again as it was recorded (its worker,
+   * model access and GitHub repository), then the same start again, which looks up what was
+   * already made before making anything; its questions wait for `maker_answer`.
+   */
+  async #finishStart(dir: string, recorded: StartIntent): Promise<Run> {
+    refuseDemoFinish(dir, recorded);
+    return this.#starts(dir, async () => {
+      const { intent, settings, remote } = await planFinish(recorded, dir, this.#settings);
+      const { runId, held } = await startRun(
+        { dir, intent, settings },
+        startSteps(dir, remote, this.#workspaces, settings, true),
+      );
+      this.#runDirs.set(runId, dir);
+      await this.#drive(runId, held);
+      return (await this.run(runId)).run;
+    });
+  }
+
+  /**
    * Continues a run from the state file (after a restart); the latest unfinished one by default,
    * passing over repositories another process works in unless no other has one.
    */
   async resume(runId?: string): Promise<Run> {
+    // A start a kill interrupted is the newest: finished first, as `maker resume` does.
+    const pending = await interruptedStart(
+      [this.#defaultDir, ...this.#runDirs.values(), ...(await findStateDirs(this.#defaultDir))],
+      runId,
+      async (dir) => this.#starting.has(dir) || (await this.#workspaces.lockedElsewhere(dir)),
+    );
+    if (pending !== undefined) return this.#finishStart(pending.dir, pending.intent);
     const unfinished = (r: Run) => r.status !== 'done' && r.status !== 'vetoed';
     const found =
       runId === undefined
@@ -171,22 +191,20 @@ export class RunManager {
     if (this.#active.has(found.run.id)) return found.run;
     refuseSecond(dir, this.#running(), this.#starting.has(dir), found.run.id);
     this.#runDirs.set(found.run.id, dir);
-    // Its workspace opened for writing: the lock is taken here, or refused naming its holder.
-    const lease = await this.#workspaces.lease(dir);
-    let run: Run | undefined;
-    try {
-      run = (await lease.workspace.engine.state()).runs[found.run.id];
-      if (run === undefined) throw new UsageError(`No run "${found.run.id}" in ${dir}.`);
-      if (!this.#active.has(run.id)) {
-        // Everything the run's worker needs, checked before it is touched.
-        const token = await checkResume(run, dir, this.#settings, 'mcp');
-        if (token !== undefined) this.#workspaces.tokens.set(dir, token);
-        run.config.hitl = 'wait';
-      }
-    } catch (error) {
-      await lease.release();
-      throw error;
-    }
+    const { run, held: lease } = await resumeRun(
+      { run: found.run, dir, settings: this.#settings, surface: 'mcp' },
+      {
+        // Its questions wait for maker_answer: nobody answers at this server's terminal.
+        config: (run) => ({ ...run.config, hitl: 'wait' }),
+        hold: (token) => {
+          if (token !== undefined) this.#workspaces.tokens.set(dir, token);
+          // Its workspace opened for writing: the lock is taken here, or refused naming its holder.
+          return this.#workspaces.lease(dir);
+        },
+        engine: (lease) => Promise.resolve({ engine: lease.workspace.engine }),
+        release: (lease) => lease.release(),
+      },
+    );
     await this.#drive(run.id, lease);
     return run;
   }

@@ -2,7 +2,9 @@ import { ConfigError, UsageError } from '../../core/errors.js';
 import type { StartIntent } from '../../core/tree/schema.js';
 import type { ModelAccess } from '../../app/wiring/model-access.js';
 import { runQuota, type RunQuota } from '../../app/start/quota-check.js';
-import { intentLine, pendingStart, pendingStartError } from '../../app/start/start-intent.js';
+import { join } from 'node:path';
+import { STATE_FILE_NAME } from '../../core/workspace-files.js';
+import { intentLine, madeBy, pendingStart } from '../../app/start/start-intent.js';
 import type { StartInput } from './start-input.js';
 
 /**
@@ -33,21 +35,49 @@ export function refuseSecond(
     );
 }
 
-/** What finishes a start from Gemini CLI: `maker_resume` continues runs, not starts. */
-const finishInTerminal = (dir: string) =>
-  `maker_resume cannot finish a start: ask the person to run \`maker resume --dir ${dir}\` in a terminal (should it say that this server holds the workspace, a live view of it is open here: quit Gemini CLI first).`;
+/** What finishes a start a kill interrupted: `maker_resume`, or `maker resume` in a terminal (a demo's: only there). */
+const finishIt = (dir: string, intent: StartIntent) =>
+  intent.command === 'demo'
+    ? `Ask the person to finish it in a terminal with \`maker resume --dir ${dir}\`, which serves the demo's own fake GitHub again.`
+    : `maker_resume finishes it (looking up what was already made, so nothing is made twice), as \`maker resume --dir ${dir}\` in a terminal does.`;
 
-/**
- * A new run refused while another one's start, which a kill interrupted, is unfinished in `dir`:
- * `maker_resume` continues runs, not starts, so the person finishes it in a terminal.
- */
+/** A new run refused while another one's start, which a kill interrupted, is unfinished in `dir`. */
 export function pendingStartRefusal(dir: string, intent: StartIntent): UsageError {
-  return new UsageError(`${pendingStartError(dir, intent).message} ${finishInTerminal(dir)}`);
+  return new UsageError(
+    `${dir} holds a run whose start was interrupted: ${intentLine(intent)}. ${finishIt(dir, intent)} To start over instead, delete ${join(dir, STATE_FILE_NAME)} (and, where they exist, ${madeBy(intent)}). Nothing was created or changed.`,
+  );
+}
+
+/** A `maker demo`'s start is finished in a terminal, which serves its own fake GitHub again. */
+export function refuseDemoFinish(dir: string, intent: StartIntent): void {
+  if (intent.command === 'demo')
+    throw new UsageError(
+      `${intentLine(intent)}: a \`maker demo\` on the fake GitHub it serves itself. ${finishIt(dir, intent)}`,
+    );
 }
 
 /**
- * `maker_resume` with no run to continue in `dirs` (the workspace first): a start a kill
- * interrupted there is named, with what finishes it (`maker resume` in a terminal).
+ * The start a kill interrupted that `maker_resume` finishes: `runId`'s, or the first found in
+ * `dirs`, passing over those `underWay` says a start is under way in (in this server, or in another
+ * live process that holds the workspace's lock).
+ */
+export async function interruptedStart(
+  dirs: readonly string[],
+  runId: string | undefined,
+  underWay: (dir: string) => Promise<boolean>,
+): Promise<{ dir: string; intent: StartIntent } | undefined> {
+  for (const dir of new Set(dirs)) {
+    if (await underWay(dir)) continue;
+    const intent = await pendingStart(dir).catch(() => undefined);
+    if (intent !== undefined && (runId === undefined || runId === intent.id))
+      return { dir, intent };
+  }
+  return undefined;
+}
+
+/**
+ * `maker_resume` with no run to continue in `dirs` (the workspace first): a start still under way
+ * there (another process holds the workspace) is named.
  */
 export async function nothingToResume(
   dirs: readonly string[],
@@ -57,7 +87,7 @@ export async function nothingToResume(
     const pending = await pendingStart(dir).catch(() => undefined);
     if (pending !== undefined && (runId === undefined || runId === pending.id))
       return new UsageError(
-        `${intentLine(pending)}: it has no run to continue yet. ${finishInTerminal(dir)}`,
+        `Run ${pending.id} ("${pending.idea}") is still starting in ${dir}, in a process that holds the workspace (or in a maker_start of this server): it has no run to continue yet. Wait for that start, then use maker_status.`,
       );
   }
   return new UsageError(

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { UsageError, ConfigError } from '../../core/errors.js';
-import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
+import type { JulesConfig, RunConfig, StartIntent } from '../../core/tree/schema.js';
+import { finishingStart } from '../../app/resume-run.js';
 import type { ModelAccess } from '../../app/wiring/model-access.js';
 import { allowanceConfig } from '../../app/wiring/candidate-allowances.js';
 import { checkBeforeRun } from '../../app/start/preflight.js';
@@ -92,6 +93,31 @@ export async function planStart(
     remote,
   });
   return { kind, target, remote, quota, githubNotice, config, intent };
+}
+
+/**
+ * What `maker_resume` checks before it finishes a start a kill interrupted: everything again, as
+ * the start recorded it (its worker, model access and GitHub repository; see `finishingStart`),
+ * and that the start is still unfinished. Its questions will wait for `maker_answer`.
+ */
+export async function planFinish(recorded: StartIntent, dir: string, server: Settings) {
+  const { kind, settings, ask } = finishingStart(recorded, server);
+  const notADirectory = () => new UsageError(`${dir} is a file, not a directory.`);
+  const { state, remote } = await checkBeforeRun(
+    dir,
+    kind,
+    settings,
+    notADirectory,
+    { check: recorded.check },
+    ask,
+  );
+  if (state?.starting?.id !== recorded.id)
+    throw new UsageError(
+      `The start of run ${recorded.id} in ${dir} was finished meanwhile, by another process: maker_status shows its run.`,
+    );
+  await settleAccess(kind, DEFAULT_MODEL, settings);
+  const intent: StartIntent = { ...recorded, config: { ...recorded.config, hitl: 'wait' } };
+  return { intent, settings, remote };
 }
 
 /** The run's configuration from `maker_start`'s input (its default branch is known once the repository is there). */

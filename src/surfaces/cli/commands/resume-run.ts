@@ -1,8 +1,11 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
-import type { Run, RunConfig } from '../../../core/tree/schema.js';
-import { checkResume, NOTHING_STARTED, resumableRun } from '../../../app/resume-run.js';
-import { holdWorkspace, lookAt } from '../../../app/workspace-hold.js';
+import type { GitHubRun, Run, RunConfig } from '../../../core/tree/schema.js';
+import { NOTHING_STARTED, resumableRun, resumeRun } from '../../../app/resume-run.js';
+import { holdWorkspace, lookAt, type HeldWorkspace } from '../../../app/workspace-hold.js';
+import type { RunEngine } from '../../../app/run-engine.js';
+import type { OpenedWorkspace } from '../../../app/open-engine.js';
+import type { resumeDemoFake } from '../../../app/github/demo-fake.js';
 import { openWorkspace } from '../../../app/wiring/wiring.js';
 import { julesSettings, workerKind } from '../../../app/workers/index.js';
 import {
@@ -52,19 +55,51 @@ export async function run(
       hitl: hitlPolicy(hitlChoice, io, view),
     });
   }
-  const run = await resumableRun(state.runs, o.run, dir);
-  const { config, hitlChoice } = resumedConfig(run, o, io, view);
-  const token = await checkResume(run, dir, settings, 'cli');
-  announce(io, target, o.json === true);
-  await holdWorkspace(dir, 'resume');
-  return driveResumed(ctx, run, config, {
-    dir,
-    settings,
-    token,
-    hitlChoice,
-    json: o.json === true,
-    view,
-  });
+  const found = await resumableRun(state.runs, o.run, dir);
+  const { hitlChoice } = resumedConfig(found, o, io, view);
+  const held: Held = { lock: undefined, served: undefined, workspace: undefined };
+  try {
+    const { run, engine } = await resumeRun(
+      { run: found, dir, settings, surface: 'cli' },
+      {
+        config: (run) => resumedConfig(run, o, io, view).config,
+        hold: async () => {
+          announce(io, target, o.json === true);
+          held.lock = await holdWorkspace(dir, 'resume');
+          return held;
+        },
+        engine: (_held, run, token) => openResumed(held, run, { dir, settings, token }),
+        // The lock is this process's until it exits; what the engine step opened closes below.
+        release: () => Promise.resolve(),
+      },
+    );
+    if (o.json !== true) {
+      if (held.served !== undefined)
+        io.stderr(
+          `maker: SIMULATED GitHub: the demo's local fake GitHub served again at ${held.served.fake.baseUrl}${held.served.github === undefined ? '' : ` (its recorded port was taken: the run's URLs and origin now use this one)`}\n`,
+        );
+      io.stderr(startLine(run, dir, 'resuming'));
+    }
+    return await drive(ctx, {
+      engine,
+      runId: run.id,
+      dir,
+      hitlChoice,
+      json: o.json === true,
+      roles: {},
+      view: view ? held.workspace : undefined,
+    });
+  } finally {
+    await held.workspace?.close();
+    await held.served?.fake.close();
+  }
+}
+
+/** What `maker resume` holds while it drives a run: the lock, its repository, a demo's fake GitHub. */
+interface Held {
+  lock: HeldWorkspace | undefined;
+  served: Awaited<ReturnType<typeof resumeDemoFake>> | undefined;
+  workspace: OpenedWorkspace | undefined;
 }
 
 /** The run's settings as resumed: its own, with the --hitl and --jules-… given now. */
@@ -91,63 +126,26 @@ function resumedConfig(
 }
 
 /**
- * Drives the checked run again with `config`, in the foreground: a demo's fake GitHub is served
- * again first (on a new port when its recorded one is taken, which the run then records).
+ * The engine a checked run is driven by: a demo's fake GitHub is served again first (on a new port
+ * when its recorded one is taken, which the run then records), then the repository opened.
  */
-async function driveResumed(
-  ctx: CliContext,
+async function openResumed(
+  held: Held,
   run: Run,
-  config: RunConfig,
-  r: {
-    dir: string;
-    settings: Settings;
-    token: string | undefined;
-    hitlChoice: Hitl;
-    json: boolean;
-    view: boolean;
-  },
-): Promise<number> {
-  const { io } = ctx;
+  r: { dir: string; settings: Settings; token: string | undefined },
+): Promise<{ engine: RunEngine; github?: GitHubRun | undefined }> {
   // Loaded when resuming: `maker --help` and the light commands never load GitHub's client.
   const { resumeDemoFake } = await import('../../../app/github/demo-fake.js');
   const served =
     run.github?.demoFake === true
       ? await resumeDemoFake({ ...run, github: run.github }, r.dir)
       : undefined;
-  try {
-    const workspace = await openWorkspace(r.dir, false, io.env);
-    try {
-      const { engine, roles } = await wire(r.dir, workspace, r.settings, served?.token ?? r.token, {
-        ...(served === undefined || run.github === undefined
-          ? {}
-          : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
-      });
-      const loaded = await engine.getRun(run.id);
-      loaded.config = config;
-      if (served?.github !== undefined) {
-        loaded.github = served.github;
-        await engine.persist();
-      }
-      if (!r.json) {
-        if (served !== undefined)
-          io.stderr(
-            `maker: SIMULATED GitHub: the demo's local fake GitHub served again at ${served.fake.baseUrl}${served.github === undefined ? '' : ` (its recorded port was taken: the run's URLs and origin now use this one)`}\n`,
-          );
-        io.stderr(startLine(loaded, r.dir, 'resuming'));
-      }
-      return await drive(ctx, {
-        engine,
-        runId: run.id,
-        dir: r.dir,
-        hitlChoice: r.hitlChoice,
-        json: r.json,
-        roles,
-        view: r.view ? workspace : undefined,
-      });
-    } finally {
-      await workspace.close();
-    }
-  } finally {
-    await served?.fake.close();
-  }
+  held.served = served;
+  held.workspace = await openWorkspace(r.dir, false, r.settings.env);
+  const { engine } = await wire(r.dir, held.workspace, r.settings, served?.token ?? r.token, {
+    ...(served === undefined || run.github === undefined
+      ? {}
+      : { sourceGitDir: served.gitDir(run.github.owner, run.github.name) }),
+  });
+  return { engine, github: served?.github };
 }

@@ -1,10 +1,10 @@
 import type { RunConfig, StartIntent } from '../../../core/tree/schema.js';
-import { workerKind } from '../../../app/workers/index.js';
+import { finishingStart } from '../../../app/resume-run.js';
 import type { CliContext } from '../define.js';
 import { demoGitHub } from '../demo-github.js';
 import type { Hitl } from './run-drive.js';
 import { start } from './run-start.js';
-import { settingsOfRun, withGitHub, type Settings } from '../../../app/settings.js';
+import type { Settings } from '../../../app/settings.js';
 
 /**
  * `maker resume` of a start a kill interrupted before the run was created: the same start again
@@ -24,14 +24,11 @@ export async function resumeStart(
   },
 ): Promise<number> {
   const intent = { ...recorded, config: { ...recorded.config, hitl: r.hitl } };
-  const kind = workerKind(intent.config.worker);
-  const gh = intent.github;
-  // The access the start recorded, and the API, whatever the environment says now.
-  const asRecorded = settingsOfRun(r.settings, intent.config);
-  const settings =
-    gh?.apiUrl === undefined ? asRecorded : withGitHub(asRecorded, { apiUrl: gh.apiUrl });
+  const { kind, settings, ask } = finishingStart(intent, r.settings);
   const demo =
-    intent.command === 'demo' && gh !== undefined ? demoGitHub(settings, r.dir) : undefined;
+    intent.command === 'demo' && intent.github !== undefined
+      ? demoGitHub(settings, r.dir)
+      : undefined;
   if (!r.json)
     ctx.io.stderr(
       `maker: finishing the start of run ${intent.id}, which was interrupted (Ctrl-C or a kill) before the run was saved.\n`,
@@ -49,15 +46,7 @@ export async function resumeStart(
     ...(intent.check === undefined ? {} : { check: intent.check }),
     ...(demo !== undefined
       ? { github: demo.ask, serveGitHub: demo.serve, intentGitHub: demo.intent }
-      : gh === undefined
-        ? {}
-        : {
-            github: {
-              repo: { owner: gh.owner, name: gh.name },
-              public: gh.public,
-              keepCandidates: gh.keepCandidates,
-            },
-          }),
+      : { github: ask }),
     choices: { hitl: intent.config.hitl },
   });
 }

@@ -6,7 +6,7 @@ import { defineTool } from './tool.js';
 export const resumeTool = defineTool({
   name: 'maker_resume',
   description:
-    'Continue an unfinished run from maker-state.json (after Gemini CLI or this server restarted). The latest unfinished run by default.',
+    'Continue an unfinished run from maker-state.json (after Gemini CLI or this server restarted), or finish a start that was interrupted. The latest unfinished run by default.',
   inputSchema: z.strictObject({ runId: runIdSchema.optional() }),
   handler: async ({ runId }, runs) => {
     const resumed = await runs.resume(runId);
