@@ -278,7 +278,10 @@ export class MakerEngine {
         await this.#deps.checkpoint?.(step);
       },
       run,
+      // One repository in three roles, each step given the one it needs.
       workspace: scratch ?? this.#deps.workspace,
+      checks: scratch ?? this.#deps.workspace,
+      landing: scratch ?? this.#deps.workspace,
       ...(this.#checkEnvironment === undefined ? {} : { checkEnvironment: this.#checkEnvironment }),
       planner: roles.planner,
       worker: roles.worker,

@@ -158,7 +158,7 @@ describe("a check's output, where the engine receives it", () => {
       const output = `${'x'.repeat(100)}\n${secret}\n${'y'.repeat(Math.max(100, 600 - Math.floor(secret.length / 2)))}`;
       const result = await runCheck(
         {
-          workspace: printing(output),
+          checks: printing(output),
           redactOutput: outputRedactor(environmentSecrets({ DEPLOY_TOKEN: VALUE })),
         },
         'tree',
@@ -172,7 +172,7 @@ describe("a check's output, where the engine receives it", () => {
   });
 
   it('is redacted of key formats even where no redactor was given', async () => {
-    const result = await runCheck({ workspace: printing(`id ${KEY_ID}\n${rsa}`) }, 'tree', 'cmd');
+    const result = await runCheck({ checks: printing(`id ${KEY_ID}\n${rsa}`) }, 'tree', 'cmd');
     expect(result.output).toBe('id [REDACTED:aws-access-key-id]\n[REDACTED:private-key]\n');
   });
 });

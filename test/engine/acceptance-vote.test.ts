@@ -62,6 +62,7 @@ function setUp(answers: (slot: number) => unknown, runChecks = true) {
   const ctx = {
     run,
     workspace,
+    checks: workspace,
     planner: {
       proposeTest: (_context, call) => reply(call.slot),
     } as Partial<Planner> as Planner,

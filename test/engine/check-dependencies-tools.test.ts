@@ -95,7 +95,7 @@ for (const { tool, lockFile, lock } of TOOLS) {
             { path: lockFile, content: lockText },
             { path: 'test/greet.test.js', content: TEST },
           ]);
-          const ctx = { workspace: ws, signal: new AbortController().signal, run: { config: {} } };
+          const ctx = { checks: ws, signal: new AbortController().signal, run: { config: {} } };
           const check = `node --test test/ && ! node -e "require('http').get('${registry.url}tiny-greet', () => process.exit(0)).on('error', () => process.exit(1))"`;
           const first = await runCheck(ctx, tree, check);
           expect(first.output).toContain('tiny-greet 1.0.0');

@@ -80,7 +80,7 @@ describe.skipIf(!e2e || sandbox === undefined || !npm)(
           base,
           Object.entries(files).map(([path, content]) => ({ path, content })),
         );
-        const ctx = { workspace: ws, signal: new AbortController().signal, run: { config: {} } };
+        const ctx = { checks: ws, signal: new AbortController().signal, run: { config: {} } };
         // The check: vitest passes, and the registry the install reached is out of its reach.
         const check = `npx vitest run && ! node -e "require('http').get('${registry.url}vitest', () => process.exit(0)).on('error', () => process.exit(1))"`;
         const first = await runCheck(ctx, tree, check);

@@ -77,7 +77,7 @@ describe.skipIf(sandbox === undefined || !npm)(
       `node --test test/ && ! node -e "require('http').get('${registry.url}tiny-greet', () => process.exit(0)).on('error', () => process.exit(1))"`;
 
     const ctx = (ws: GitWorkspace, install?: string) => ({
-      workspace: ws,
+      checks: ws,
       signal: new AbortController().signal,
       run: { config: install === undefined ? {} : { install } },
     });
@@ -243,7 +243,7 @@ describe.skipIf(sandbox === undefined || !pip)(
               'import unittest\nimport tiny_hello\n\nclass T(unittest.TestCase):\n    def test_hi(self):\n        self.assertEqual(tiny_hello.hi(), "hi from tiny_hello")\n',
           },
         ]);
-        const ctx = { workspace: ws, signal: new AbortController().signal, run: { config: {} } };
+        const ctx = { checks: ws, signal: new AbortController().signal, run: { config: {} } };
         const first = await runCheck(ctx, tree, 'python3 -m unittest -v');
         expect(first.ok, first.output).toBe(true);
         expect(first.output).toContain('test_hi');

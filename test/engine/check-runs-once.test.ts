@@ -31,7 +31,7 @@ function scripted(run: object = { config: { install: '' } }): Scripted {
     },
   };
   return {
-    ctx: { workspace, run } as unknown as CheckContext,
+    ctx: { checks: workspace, run } as unknown as CheckContext,
     runs,
     finish: (outcome = { output: 'ok' }) => {
       for (const w of waiting.splice(0))

@@ -83,6 +83,8 @@ function context(
   const ctx: RunContext = {
     run,
     workspace: ws,
+    checks: ws,
+    landing: ws,
     planner: new SimPlanner({ seed: 1 }),
     worker,
     signal: new AbortController().signal,

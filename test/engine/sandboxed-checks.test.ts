@@ -56,6 +56,8 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
     const ctx: RunContext = {
       run,
       workspace: ws,
+      checks: ws,
+      landing: ws,
       planner: new SimPlanner({ seed: 1 }),
       worker: {
         id: 'scripted',

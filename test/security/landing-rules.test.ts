@@ -62,6 +62,8 @@ async function candidate(files: [string, string][], config: Partial<RunConfig> =
   const ctx: RunContext = {
     run,
     workspace: ws,
+    checks: ws,
+    landing: ws,
     planner: new SimPlanner({ seed: 1 }),
     worker: {
       id: 'scripted',

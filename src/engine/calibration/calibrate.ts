@@ -183,6 +183,8 @@ async function taskContext(
   const ctx: RunContext = {
     run,
     workspace: ws,
+    checks: ws,
+    landing: ws,
     planner: deps.planner,
     worker: deps.worker,
     signal: deps.signal,

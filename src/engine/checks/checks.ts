@@ -66,7 +66,7 @@ function redactorOf(ctx: {
 }
 
 /** What {@link runCheck} and {@link redactedRun} need of a run's context. */
-export type CheckContext = Pick<RunContext, 'workspace'> &
+export type CheckContext = Pick<RunContext, 'checks'> &
   Partial<Pick<RunContext, 'redactOutput' | 'secrets'>> & {
     readonly signal?: AbortSignal;
     readonly run?: { readonly config: { readonly install?: string | undefined } };
@@ -134,7 +134,7 @@ export async function redactedRun(
   command: string,
   timeoutMs = CHECK_TIMEOUT_MS,
 ): Promise<{ ok: boolean; output: string }> {
-  const result = await ctx.workspace.runCheck(tree, command, timeoutMs, ctx.signal, {
+  const result = await ctx.checks.runCheck(tree, command, timeoutMs, ctx.signal, {
     install: ctx.run?.config.install,
   });
   return { ok: result.ok, output: await redactorOf(ctx)(result.output.slice(-REDACTED_CHARS)) };

@@ -167,7 +167,7 @@ async function askVeto(
  * landing a crash interrupted. A default branch that moved meanwhile gets a fresh plan (a merge).
  */
 async function landLocally(ctx: RunContext, rootCommit: string): Promise<string> {
-  const { run, workspace } = ctx;
+  const { run } = ctx;
   const target = run.config.defaultBranch;
   for (let attempt = 0; ; attempt++) {
     if (run.landing === undefined || run.landing.target !== target) {
@@ -180,7 +180,7 @@ async function landLocally(ctx: RunContext, rootCommit: string): Promise<string>
           trailers: [`Maker-Run: ${run.id}`],
         }),
       );
-      const plan = await workspace.planLanding(
+      const plan = await ctx.landing.planLanding(
         target,
         rootCommit,
         run.baseCommit,
@@ -192,7 +192,7 @@ async function landLocally(ctx: RunContext, rootCommit: string): Promise<string>
       await ctx.checkpoint?.('land:intent-saved');
     }
     try {
-      await workspace.completeLanding(target, run.landing.from, run.landing.to);
+      await ctx.landing.completeLanding(target, run.landing.from, run.landing.to);
       return run.landing.to;
     } catch (error) {
       if (!(error instanceof MakerError && error.code === 'git-land-moved') || attempt >= 3)

@@ -238,7 +238,7 @@ export async function landThroughPullRequest(
   await ctx.checkpoint?.('github:fetched');
   // The local branch fast-forwards to the merge when it is behind it; commits of the person's own
   // there are kept by a local merge. Planned again on resume: the same plan (a fixed date).
-  const local = await workspace.planLanding(
+  const local = await ctx.landing.planLanding(
     target,
     merged,
     merged,
@@ -248,7 +248,7 @@ export async function landThroughPullRequest(
     }),
     runDate(run),
   );
-  await workspace.completeLanding(target, local.from, local.to);
+  await ctx.landing.completeLanding(target, local.from, local.to);
   // `git status` then says the local branch is even with (or ahead of) GitHub's, as it is.
   await remote.trackRemoteHead?.(gh.defaultBranch, merged).catch(() => undefined);
   return merged;

@@ -5,7 +5,7 @@ import type { Planner } from '../../ports/planner.js';
 import type { RunRemote } from '../../ports/remote.js';
 import type { WaitReporter } from '../../ports/waits.js';
 import type { Reservation, SessionBudget, Worker } from '../../ports/worker.js';
-import type { Workspace } from '../../ports/workspace.js';
+import type { CheckRunner, Landing, Repository } from '../../ports/workspace.js';
 import type { EngineEventInput } from '../events.js';
 import type { Asked } from '../hitl/hitl.js';
 import type { Answer } from '../hitl/questions.js';
@@ -16,7 +16,12 @@ import type { Answer } from '../hitl/questions.js';
  */
 export interface RunContext {
   readonly run: Run;
-  readonly workspace: Workspace;
+  /** The run's repository: objects, trees, commits and refs (in its scratch store, when it has one). */
+  readonly workspace: Repository;
+  /** Commands run on trees in the sandbox: the checks' role (`checks/`: `runCheck`), no other step's. */
+  readonly checks: CheckRunner;
+  /** The default branch moved to the result: the landing's role (`land/`), no other step's. */
+  readonly landing: Landing;
   /** Where checks run, when they run (the planner is told); absent when none can run. */
   readonly checkEnvironment?: CheckEnvironment;
   readonly planner: Planner;
