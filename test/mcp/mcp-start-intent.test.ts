@@ -156,29 +156,39 @@ describe('maker_start and the intent it records first', () => {
     }
   }, 300_000);
 
-  it('maker_resume leaves a start that another live process is making: it names it and changes nothing', async () => {
+  it('maker_resume leaves a start that another live process is making, and finishes it once that process is killed', async () => {
     // Proves: a start under way (its process holds the workspace's lock) is not taken for an
-    // interrupted one; maker_resume says so instead of finishing it twice.
+    // interrupted one; maker_resume says so instead of finishing it twice. Once its process is
+    // gone (a terminal's `maker run`, killed), maker_resume finishes it, questions and all.
     const workspace = await tempDir();
     const dir = join(workspace, 'proj');
     const run = makerGroup(
-      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'auto', '--no-checks'],
+      ['run', 'a tool', '--dir', dir, '--worker', 'sim', '--hitl', 'defer', '--no-checks'],
       { MAKER_STOP_AT: 'start:intent-saved' },
     );
+    let pending: Saved['starting'];
+    const { call, close } = await connect(workspace);
     try {
       expect(await until(() => run.stopped(), 60_000), 'the run stopped at its intent').toBe(true);
-      const pending = (await saved(dir)).starting;
+      pending = (await saved(dir)).starting;
       expect(pending).toMatchObject({ command: 'run', idea: 'a tool' });
-      const { call } = await connect(workspace);
-      const resumed = await call('maker_resume', {});
-      expect(resumed.isError).toBe(true);
-      expect(text(resumed)).toContain(`Run ${pending?.id} ("a tool") is still starting in ${dir}`);
+      const refused = await call('maker_resume', {});
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toContain(`Run ${pending?.id} ("a tool") is still starting in ${dir}`);
       expect((await saved(dir)).starting).toEqual(pending);
     } finally {
       process.kill(run.pid, 'SIGKILL');
       process.kill(run.pid, 'SIGCONT');
       await run.ended;
     }
+    const resumed = await call('maker_resume', {});
+    expect(resumed.isError, text(resumed)).toBeFalsy();
+    expect(text(resumed)).toContain(`Resumed run ${pending?.id}`);
+    expect(await waitToEnd(call, pending?.id ?? '')).toMatch(/: done\./);
+    await close();
+    const state = await saved(dir);
+    expect(state.starting).toBeUndefined();
+    expect(state.runs[pending?.id ?? '']?.status).toBe('done');
   }, 120_000);
 
   it('killed once its GitHub repository was created: maker_resume finishes it with one repository and one merged pull request', async () => {
