@@ -65,7 +65,10 @@ describe.runIf(linux)('maker_start cancelled during its sign-in check', () => {
     // next start of the same repository is answered, not refused as "a start is under way".
     await writeFile(join(stub.bin, 'stub.json'), JSON.stringify({ exit: 41 }));
     let next = await call('maker_start', { idea: 'a todo list CLI', worker: 'gemini' });
-    for (const end = Date.now() + 2000; /Another maker_start/.test(text(next)) && Date.now() < end;)
+    for (
+      const end = Date.now() + 2000;
+      /A maker_start in .* is under way/.test(text(next)) && Date.now() < end;
+    )
       next = await call('maker_start', { idea: 'a todo list CLI', worker: 'gemini' });
     expect(next.isError).toBe(true);
     expect(text(next)).toMatch(/run `gemini` once in a terminal and choose Login with Google/);

@@ -156,10 +156,11 @@ describe('maker_start and the intent it records first', () => {
     }
   }, 300_000);
 
-  it('maker_resume leaves a start that another live process is making, and finishes it once that process is killed', async () => {
+  it('maker_resume leaves a start that another live process is making, and finishes it by its runId once that process is killed', async () => {
     // Proves: a start under way (its process holds the workspace's lock) is not taken for an
     // interrupted one; maker_resume says so instead of finishing it twice. Once its process is
-    // gone (a terminal's `maker run`, killed), maker_resume finishes it, questions and all.
+    // gone (a terminal's `maker run`, killed), maker_resume names it, and finishes it when given
+    // its runId (a person may have stopped it on purpose), questions and all.
     const workspace = await tempDir();
     const dir = join(workspace, 'proj');
     const run = makerGroup(
@@ -181,7 +182,11 @@ describe('maker_start and the intent it records first', () => {
       process.kill(run.pid, 'SIGCONT');
       await run.ended;
     }
-    const resumed = await call('maker_resume', {});
+    const named = await call('maker_resume', {});
+    expect(named.isError).toBe(true);
+    expect(text(named)).toContain(`when given its runId "${pending?.id}"`);
+    expect((await saved(dir)).starting).toEqual(pending);
+    const resumed = await call('maker_resume', { runId: pending?.id });
     expect(resumed.isError, text(resumed)).toBeFalsy();
     expect(text(resumed)).toContain(`Resumed run ${pending?.id}`);
     expect(await waitToEnd(call, pending?.id ?? '')).toMatch(/: done\./);
@@ -189,6 +194,50 @@ describe('maker_start and the intent it records first', () => {
     const state = await saved(dir);
     expect(state.starting).toBeUndefined();
     expect(state.runs[pending?.id ?? '']?.status).toBe('done');
+  }, 120_000);
+
+  it("maker_resume without a runId continues the workspace's unfinished run, past a terminal's interrupted starts", async () => {
+    // Failed before the fix (a review found it): the first interrupted start found anywhere under
+    // the workspace was taken, so a killed `maker demo` blocked every maker_resume, and a killed
+    // `maker run` was finished (its GitHub repository made, its requests spent) instead of the run
+    // the person was continuing.
+    const workspace = await tempDir();
+    const waiting = await maker([
+      'run',
+      'a note',
+      '--dir',
+      workspace,
+      '--worker',
+      'sim',
+      '--hitl',
+      'defer',
+      '--no-checks',
+    ]);
+    expect(waiting.code, waiting.stderr).toBe(4);
+    const [runId] = Object.keys((await saved(workspace)).runs);
+    const crash = { MAKER_CRASH_AT: 'start:intent-saved' };
+    const demo = await maker(['demo', '--dir', join(workspace, 'demo')], crash);
+    const other = await maker(
+      ['run', 'other', '--dir', join(workspace, 'other'), '--worker', 'sim', '--no-checks'],
+      crash,
+    );
+    expect([demo.code, other.code]).toEqual([null, null]); // killed
+    const starts = [
+      (await saved(join(workspace, 'demo'))).starting,
+      (await saved(join(workspace, 'other'))).starting,
+    ];
+    expect(starts.map((s) => s?.command)).toEqual(['demo', 'run']);
+
+    const { call, close } = await connect(workspace);
+    const resumed = await call('maker_resume', {});
+    expect(resumed.isError, text(resumed)).toBeFalsy();
+    expect(text(resumed)).toContain(`Resumed run ${runId}`);
+    const demoStart = await call('maker_resume', { runId: starts[0]?.id });
+    expect(demoStart.isError).toBe(true);
+    expect(text(demoStart)).toContain(`maker resume --dir ${join(workspace, 'demo')}`);
+    await close();
+    expect((await saved(join(workspace, 'demo'))).starting).toEqual(starts[0]);
+    expect((await saved(join(workspace, 'other'))).starting).toEqual(starts[1]);
   }, 120_000);
 
   it('killed once its GitHub repository was created: maker_resume finishes it with one repository and one merged pull request', async () => {

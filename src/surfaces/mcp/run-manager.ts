@@ -12,10 +12,11 @@ import { settledEnv } from '../../app/env.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
 import { latestRun } from './latest-run.js';
 import {
-  interruptedStart,
+  interruptedStarts,
   nothingToResume,
   refuseDemoFinish,
   refuseSecond,
+  startToFinish,
 } from './start-checks.js';
 import { resumeRun } from '../../app/resume-run.js';
 import { cancelRun, type Cancelled } from '../../app/cancel-run.js';
@@ -40,8 +41,8 @@ export class RunManager {
   readonly #settings: Settings;
   readonly #workspaces: Workspaces;
   readonly #runDirs = new Map<string, string>();
-  /** Repositories a maker_start is setting up now. */
-  readonly #starting = new Set<string>();
+  /** Repositories a tool call is setting a run up in now (`maker_start`, `maker_resume`). */
+  readonly #underWay = new Map<string, string>();
   /** The runs driven now: each holds a lease on its workspace until it ends or stops. */
   readonly #active = new Map<
     string,
@@ -84,20 +85,23 @@ export class RunManager {
     signal?: AbortSignal,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const dir = await confineRepo(this.#defaultDir, input.repo);
-    return this.#starts(dir, () => this.#start(input, dir, signal));
+    return this.#claim(dir, 'maker_start', () => this.#start(input, dir, signal));
   }
 
-  /** A start in `dir`: one at a time per repository, its workspace kept open while it starts. */
-  async #starts<T>(dir: string, start: () => Promise<T>): Promise<T> {
-    refuseSecond(dir, this.#running(), this.#starting.has(dir));
-    // Claimed before the first await, so two starts at once cannot both pass.
-    this.#starting.add(dir);
-    // A workspace open here now (its live view) stays open, its lock held, through the start.
+  /**
+   * `call` setting a run up in `dir`: one at a time per repository (refused while a run is driven
+   * there, or another call sets one up), its workspace kept open while it does.
+   */
+  async #claim<T>(dir: string, call: string, setUp: () => Promise<T>): Promise<T> {
+    refuseSecond(dir, this.#running(), this.#underWay.get(dir));
+    // Claimed before the first await, so two calls at once cannot both pass.
+    this.#underWay.set(dir, call);
+    // A workspace open here now (its live view) stays open, its lock held, through the set-up.
     const kept = await this.#workspaces.borrow(dir)?.catch(() => undefined);
     try {
-      return await start();
+      return await setUp();
     } finally {
-      this.#starting.delete(dir);
+      this.#underWay.delete(dir);
       await kept?.release();
     }
   }
@@ -152,7 +156,7 @@ export class RunManager {
    */
   async #finishStart(dir: string, recorded: StartIntent): Promise<Run> {
     refuseDemoFinish(dir, recorded);
-    return this.#starts(dir, async () => {
+    return this.#claim(dir, 'maker_resume', async () => {
       const { intent, settings, remote } = await planFinish(recorded, dir, this.#settings);
       const { runId, held } = await startRun(
         { dir, intent, settings },
@@ -169,44 +173,42 @@ export class RunManager {
    * passing over repositories another process works in unless no other has one.
    */
   async resume(runId?: string): Promise<Run> {
-    // A start a kill interrupted is the newest: finished first, as `maker resume` does.
-    const pending = await interruptedStart(
-      [this.#defaultDir, ...this.#runDirs.values(), ...(await findStateDirs(this.#defaultDir))],
-      runId,
-      async (dir) => this.#starting.has(dir) || (await this.#workspaces.lockedElsewhere(dir)),
+    const dirs = [this.#defaultDir, ...(await findStateDirs(this.#defaultDir))];
+    const starts = await interruptedStarts(
+      [...dirs, ...this.#runDirs.values()],
+      async (dir) => this.#underWay.has(dir) || (await this.#workspaces.lockedElsewhere(dir)),
     );
-    if (pending !== undefined) return this.#finishStart(pending.dir, pending.intent);
     const unfinished = (r: Run) => r.status !== 'done' && r.status !== 'vetoed';
     const found =
       runId === undefined
         ? ((await this.#latest(unfinished, (dir) => this.#workspaces.lockedElsewhere(dir))) ??
           (await this.#latest(unfinished)))
         : await this.#find(runId);
-    if (found === undefined)
-      throw await nothingToResume(
-        [this.#defaultDir, ...(await findStateDirs(this.#defaultDir))],
-        runId,
-      );
+    const start = startToFinish(starts, runId, found?.run);
+    if (start !== undefined) return this.#finishStart(start.dir, start.intent);
+    if (found === undefined) throw await nothingToResume(dirs, runId, starts);
     const { dir } = found;
     if (this.#active.has(found.run.id)) return found.run;
-    refuseSecond(dir, this.#running(), this.#starting.has(dir), found.run.id);
     this.#runDirs.set(found.run.id, dir);
-    const { run, held: lease } = await resumeRun(
-      { run: found.run, dir, settings: this.#settings, surface: 'mcp' },
-      {
-        // Its questions wait for maker_answer: nobody answers at this server's terminal.
-        config: (run) => ({ ...run.config, hitl: 'wait' }),
-        hold: (token) => {
-          if (token !== undefined) this.#workspaces.tokens.set(dir, token);
+    return this.#claim(dir, 'maker_resume', async () => {
+      const { run, held: lease } = await resumeRun(
+        { run: found.run, dir, settings: this.#settings, surface: 'mcp' },
+        {
+          // Its questions wait for maker_answer: nobody answers at this server's terminal.
+          config: (run) => ({ ...run.config, hitl: 'wait' }),
           // Its workspace opened for writing: the lock is taken here, or refused naming its holder.
-          return this.#workspaces.lease(dir);
+          hold: async (token) => {
+            const lease = await this.#workspaces.lease(dir);
+            if (token !== undefined) this.#workspaces.tokens.set(dir, token);
+            return lease;
+          },
+          engine: (lease) => Promise.resolve({ engine: lease.workspace.engine }),
+          release: (lease) => lease.release(),
         },
-        engine: (lease) => Promise.resolve({ engine: lease.workspace.engine }),
-        release: (lease) => lease.release(),
-      },
-    );
-    await this.#drive(run.id, lease);
-    return run;
+      );
+      await this.#drive(run.id, lease);
+      return run;
+    });
   }
 
   /**

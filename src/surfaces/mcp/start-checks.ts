@@ -16,12 +16,13 @@ import type { StartInput } from './start-input.js';
 
 /**
  * One run at a time per repository in this server: two would share its engine and branch, and
- * the second would fail only at landing. `runs`: the running runs' repositories, by id.
+ * the second would fail only at landing. `runs`: the running runs' repositories, by id;
+ * `underWay`: the tool call setting one up there now (`maker_start`, `maker_resume`), if any.
  */
 export function refuseSecond(
   dir: string,
   runs: Iterable<[id: string, dir: string | undefined]>,
-  starting: boolean,
+  underWay: string | undefined,
   except?: string,
 ): void {
   const running = [...runs].find(([id, d]) => id !== except && d === dir)?.[0];
@@ -29,17 +30,23 @@ export function refuseSecond(
     throw new UsageError(
       `Run ${running} is in progress in ${dir}: one run at a time per repository. Wait for it (maker_wait), answer its questions, or cancel it (maker_cancel runId "${running}"), then start again.`,
     );
-  if (starting)
+  if (underWay !== undefined)
     throw new UsageError(
-      `Another maker_start for ${dir} is under way: one run at a time per repository. Wait for its answer, then use maker_wait on its run.`,
+      `A ${underWay} in ${dir} is under way: one run at a time per repository. Wait for its answer, then use maker_wait on its run.`,
     );
+}
+
+/** A start a kill interrupted in `dir`. */
+export interface InterruptedStart {
+  readonly dir: string;
+  readonly intent: StartIntent;
 }
 
 /** What finishes a start a kill interrupted: `maker_resume`, or `maker resume` in a terminal (a demo's: only there). */
 const finishIt = (dir: string, intent: StartIntent) =>
   intent.command === 'demo'
-    ? `Ask the person to finish it in a terminal with \`maker resume --dir ${dir}\`, which serves the demo's own fake GitHub again.`
-    : `maker_resume finishes it (looking up what was already made, so nothing is made twice), as \`maker resume --dir ${dir}\` in a terminal does.`;
+    ? `Ask the person to finish it in a terminal with \`maker resume --dir ${dir}\` (a \`maker demo\` is finished where it serves its own fakes).`
+    : `maker_resume finishes it (looking up what was already made, so nothing is made twice)${intent.command === 'mcp' ? '' : ` when given its runId "${intent.id}"`}, as \`maker resume --dir ${dir}\` in a terminal does.`;
 
 /** A new run refused while another one's start, which a kill interrupted, is unfinished in `dir`. */
 export function pendingStartRefusal(dir: string, intent: StartIntent): UsageError {
@@ -48,47 +55,66 @@ export function pendingStartRefusal(dir: string, intent: StartIntent): UsageErro
   );
 }
 
-/** A `maker demo`'s start is finished in a terminal, which serves its own fake GitHub again. */
+/** A `maker demo`'s start is finished in a terminal, where it serves its own fakes again. */
 export function refuseDemoFinish(dir: string, intent: StartIntent): void {
   if (intent.command === 'demo')
-    throw new UsageError(
-      `${intentLine(intent)}: a \`maker demo\` on the fake GitHub it serves itself. ${finishIt(dir, intent)}`,
-    );
+    throw new UsageError(`${intentLine(intent)}. ${finishIt(dir, intent)}`);
 }
 
 /**
- * The start a kill interrupted that `maker_resume` finishes: `runId`'s, or the first found in
- * `dirs`, passing over those `underWay` says a start is under way in (in this server, or in another
- * live process that holds the workspace's lock).
+ * The starts a kill interrupted in `dirs`, passing over those `underWay` says a start is under way
+ * in (in this server, or in another live process that holds the workspace's lock).
  */
-export async function interruptedStart(
+export async function interruptedStarts(
   dirs: readonly string[],
-  runId: string | undefined,
   underWay: (dir: string) => Promise<boolean>,
-): Promise<{ dir: string; intent: StartIntent } | undefined> {
+): Promise<InterruptedStart[]> {
+  const found: InterruptedStart[] = [];
   for (const dir of new Set(dirs)) {
     if (await underWay(dir)) continue;
     const intent = await pendingStart(dir).catch(() => undefined);
-    if (intent !== undefined && (runId === undefined || runId === intent.id))
-      return { dir, intent };
+    if (intent !== undefined) found.push({ dir, intent });
   }
-  return undefined;
+  return found;
 }
 
 /**
- * `maker_resume` with no run to continue in `dirs` (the workspace first): a start still under way
- * there (another process holds the workspace) is named.
+ * The start `maker_resume` finishes: the one `runId` names; without one, the newest that a
+ * `maker_start` recorded, when it is newer than the latest unfinished run (`latest`). A terminal's
+ * start (`maker run`, `maker demo`, which a person may have stopped on purpose) only by its id.
+ */
+export function startToFinish(
+  starts: readonly InterruptedStart[],
+  runId: string | undefined,
+  latest: { readonly createdAt: string } | undefined,
+): InterruptedStart | undefined {
+  if (runId !== undefined) return starts.find((s) => s.intent.id === runId);
+  const own = starts
+    .filter((s) => s.intent.command === 'mcp')
+    .sort((a, b) => a.intent.createdAt.localeCompare(b.intent.createdAt))
+    .at(-1);
+  return own !== undefined && (latest === undefined || own.intent.createdAt > latest.createdAt)
+    ? own
+    : undefined;
+}
+
+/**
+ * `maker_resume` with no run to continue in `dirs` (the workspace first): a start there is named,
+ * with what finishes it (`finishable`: interrupted, not under way), or as still starting.
  */
 export async function nothingToResume(
   dirs: readonly string[],
   runId: string | undefined,
+  finishable: readonly InterruptedStart[],
 ): Promise<UsageError> {
   for (const dir of dirs) {
     const pending = await pendingStart(dir).catch(() => undefined);
-    if (pending !== undefined && (runId === undefined || runId === pending.id))
-      return new UsageError(
-        `Run ${pending.id} ("${pending.idea}") is still starting in ${dir}, in a process that holds the workspace (or in a maker_start of this server): it has no run to continue yet. Wait for that start, then use maker_status.`,
-      );
+    if (pending === undefined || (runId !== undefined && runId !== pending.id)) continue;
+    return new UsageError(
+      finishable.some((s) => s.intent.id === pending.id)
+        ? `No unfinished run to continue. ${intentLine(pending)}: ${finishIt(dir, pending)}`
+        : `Run ${pending.id} ("${pending.idea}") is still starting in ${dir}, in a process that holds the workspace (or in a tool call of this server): it has no run to continue yet. Wait for that start, then use maker_status.`,
+    );
   }
   return new UsageError(
     runId === undefined
