@@ -56,13 +56,18 @@ export async function run(
     });
   }
   const found = await resumableRun(state.runs, o.run, dir);
-  const { hitlChoice } = resumedConfig(found, o, io, view);
+  // The run's as read under the lock (the configuration step's last call) is the one driven.
+  let hitlChoice: Hitl = resumedConfig(found, o, io, view).hitlChoice;
   const held: Held = { lock: undefined, served: undefined, workspace: undefined };
   try {
     const { run, engine } = await resumeRun(
       { run: found, dir, settings, surface: 'cli' },
       {
-        config: (run) => resumedConfig(run, o, io, view).config,
+        config: (run) => {
+          const resumed = resumedConfig(run, o, io, view);
+          hitlChoice = resumed.hitlChoice;
+          return resumed.config;
+        },
         hold: async () => {
           announce(io, target, o.json === true);
           held.lock = await holdWorkspace(dir, 'resume');
