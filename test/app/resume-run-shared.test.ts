@@ -119,4 +119,20 @@ describe('one resume check for both surfaces', () => {
       { surface: 'mcp', runId: mcp.runId, hitl: 'wait' },
     ]);
   });
+
+  it('two maker_resume calls for one stopped run at once share one resume', async () => {
+    // Failed before (a review found it): the second was refused ("A maker_resume … is under way")
+    // while the run resumed, so the second of two answers given at once (each resumes the run it
+    // answers) reported an error for an answer that was saved.
+    const { dir, runId } = await waitingRunOnDetachedHead();
+    execFileSync('git', ['checkout', '-q', 'main'], { cwd: dir });
+    const runs = new RunManager({ workspaceDir: dir, env: {} });
+    try {
+      const both = await Promise.all([runs.resume(runId), runs.resume(runId)]);
+      expect(both.map((r) => r.id)).toEqual([runId, runId]);
+      expect(checked).toEqual([{ surface: 'mcp', runId, hitl: 'wait' }]);
+    } finally {
+      await runs.close();
+    }
+  });
 });

@@ -135,6 +135,7 @@ describe('maker_start and the intent it records first', () => {
       expect(text(refused), at).toContain(`Run ${pending?.id}`);
       expect(text(refused), at).toMatch(/interrupted while starting \(maker_start/);
       expect(text(refused), at).toContain('maker_resume finishes it');
+      expect(text(refused), at).toContain(`when given its runId "${pending?.id}"`);
       expect(text(refused), at).toContain(`maker resume --dir ${dir}`);
       expect((await saved(dir)).starting, at).toEqual(pending);
 

@@ -15,7 +15,6 @@ import {
   interruptedStarts,
   nothingToResume,
   refuseDemoFinish,
-  refuseSecond,
   startToFinish,
 } from './start-checks.js';
 import { resumeRun } from '../../app/resume-run.js';
@@ -23,10 +22,11 @@ import { cancelRun, type Cancelled } from '../../app/cancel-run.js';
 import { workspaceDriver } from '../../app/run-status.js';
 import type { Driver } from '../../core/view/standing.js';
 import { planFinish, planStart } from './start-plan.js';
-import { startSteps } from './start-record.js';
+import { resumeSteps, startSteps } from './start-record.js';
 import { tally } from './run-result.js';
 import { RunViews } from './run-view.js';
 import { Workspaces, type Lease, type Workspace } from './workspaces.js';
+import { SetUps } from './set-ups.js';
 import type { StartInput } from './start-input.js';
 
 export type { StartInput };
@@ -41,8 +41,8 @@ export class RunManager {
   readonly #settings: Settings;
   readonly #workspaces: Workspaces;
   readonly #runDirs = new Map<string, string>();
-  /** Repositories a tool call is setting a run up in now (`maker_start`, `maker_resume`). */
-  readonly #underWay = new Map<string, string>();
+  /** The runs tool calls are setting up now, one per repository. */
+  readonly #setUps = new SetUps();
   /** The runs driven now: each holds a lease on its workspace until it ends or stops. */
   readonly #active = new Map<
     string,
@@ -85,25 +85,25 @@ export class RunManager {
     signal?: AbortSignal,
   ): Promise<{ runId: string; dir: string; simulated: boolean; notice?: string }> {
     const dir = await confineRepo(this.#defaultDir, input.repo);
-    return this.#claim(dir, 'maker_start', () => this.#start(input, dir, signal));
+    return this.#claim(dir, 'maker_start', undefined, () => this.#start(input, dir, signal));
   }
 
-  /**
-   * `call` setting a run up in `dir`: one at a time per repository (refused while a run is driven
-   * there, or another call sets one up), its workspace kept open while it does.
-   */
-  async #claim<T>(dir: string, call: string, setUp: () => Promise<T>): Promise<T> {
-    refuseSecond(dir, this.#running(), this.#underWay.get(dir));
-    // Claimed before the first await, so two calls at once cannot both pass.
-    this.#underWay.set(dir, call);
-    // A workspace open here now (its live view) stays open, its lock held, through the set-up.
-    const kept = await this.#workspaces.borrow(dir)?.catch(() => undefined);
-    try {
-      return await setUp();
-    } finally {
-      this.#underWay.delete(dir);
-      await kept?.release();
-    }
+  /** `call` setting a run up in `dir` (see {@link SetUps}), its workspace kept open while it does. */
+  #claim<T>(dir: string, call: string, runId: string | undefined, setUp: () => Promise<T>) {
+    return this.#setUps.claim(dir, call, runId, this.#running(), async () => {
+      // A workspace open here now (its live view) stays open, its lock held, through the set-up.
+      const kept = await this.#workspaces.borrow(dir)?.catch(() => undefined);
+      try {
+        return await setUp();
+      } finally {
+        await kept?.release();
+      }
+    });
+  }
+
+  /** The run `runId` once the `maker_resume` of it under way here ends; undefined when none is. */
+  #resumingNow(runId: string): Promise<Run> | undefined {
+    return this.#setUps.resuming(runId)?.then(async () => (await this.run(runId)).run);
   }
 
   /** The runs driven now, with their repositories. */
@@ -135,7 +135,9 @@ export class RunManager {
     this.#runDirs.set(runId, dir);
     await this.#drive(runId, lease);
     const notices = [
-      quota.text === undefined ? undefined : `${capitalise(quota.text)}.`,
+      quota.text === undefined
+        ? undefined
+        : `${quota.text.charAt(0).toUpperCase()}${quota.text.slice(1)}.`,
       setUp.said === undefined ? undefined : `${setUp.said}.`,
       githubNotice,
       landingNotice(target, 'maker_resume'),
@@ -156,7 +158,7 @@ export class RunManager {
    */
   async #finishStart(dir: string, recorded: StartIntent): Promise<Run> {
     refuseDemoFinish(dir, recorded);
-    return this.#claim(dir, 'maker_resume', async () => {
+    return this.#claim(dir, 'maker_resume', recorded.id, async () => {
       const { intent, settings, remote } = await planFinish(recorded, dir, this.#settings);
       const { runId, held } = await startRun(
         { dir, intent, settings },
@@ -173,38 +175,33 @@ export class RunManager {
    * passing over repositories another process works in unless no other has one.
    */
   async resume(runId?: string): Promise<Run> {
+    const same = runId === undefined ? undefined : this.#resumingNow(runId);
+    if (same !== undefined) return same;
     const dirs = [this.#defaultDir, ...(await findStateDirs(this.#defaultDir))];
     const starts = await interruptedStarts(
       [...dirs, ...this.#runDirs.values()],
-      async (dir) => this.#underWay.has(dir) || (await this.#workspaces.lockedElsewhere(dir)),
+      async (dir) => this.#setUps.has(dir) || (await this.#workspaces.lockedElsewhere(dir)),
     );
     const unfinished = (r: Run) => r.status !== 'done' && r.status !== 'vetoed';
-    const found =
+    // Only a run no other process drives can be put behind an own start newer than it.
+    const free =
       runId === undefined
-        ? ((await this.#latest(unfinished, (dir) => this.#workspaces.lockedElsewhere(dir))) ??
-          (await this.#latest(unfinished)))
-        : await this.#find(runId);
-    const start = startToFinish(starts, runId, found?.run);
+        ? await this.#latest(unfinished, (dir) => this.#workspaces.lockedElsewhere(dir))
+        : undefined;
+    const found =
+      runId === undefined ? (free ?? (await this.#latest(unfinished))) : await this.#find(runId);
+    const start = startToFinish(starts, runId, free?.run);
     if (start !== undefined) return this.#finishStart(start.dir, start.intent);
     if (found === undefined) throw await nothingToResume(dirs, runId, starts);
     const { dir } = found;
     if (this.#active.has(found.run.id)) return found.run;
+    const resuming = this.#resumingNow(found.run.id);
+    if (resuming !== undefined) return resuming;
     this.#runDirs.set(found.run.id, dir);
-    return this.#claim(dir, 'maker_resume', async () => {
+    return this.#claim(dir, 'maker_resume', found.run.id, async () => {
       const { run, held: lease } = await resumeRun(
         { run: found.run, dir, settings: this.#settings, surface: 'mcp' },
-        {
-          // Its questions wait for maker_answer: nobody answers at this server's terminal.
-          config: (run) => ({ ...run.config, hitl: 'wait' }),
-          // Its workspace opened for writing: the lock is taken here, or refused naming its holder.
-          hold: async (token) => {
-            const lease = await this.#workspaces.lease(dir);
-            if (token !== undefined) this.#workspaces.tokens.set(dir, token);
-            return lease;
-          },
-          engine: (lease) => Promise.resolve({ engine: lease.workspace.engine }),
-          release: (lease) => lease.release(),
-        },
+        resumeSteps(dir, this.#workspaces),
       );
       await this.#drive(run.id, lease);
       return run;
@@ -390,8 +387,4 @@ export class RunManager {
     if (found !== undefined) this.#runDirs.set(runId, found);
     return found ?? this.#defaultDir;
   }
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

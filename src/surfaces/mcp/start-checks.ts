@@ -23,9 +23,8 @@ export function refuseSecond(
   dir: string,
   runs: Iterable<[id: string, dir: string | undefined]>,
   underWay: string | undefined,
-  except?: string,
 ): void {
-  const running = [...runs].find(([id, d]) => id !== except && d === dir)?.[0];
+  const running = [...runs].find(([, d]) => d === dir)?.[0];
   if (running !== undefined)
     throw new UsageError(
       `Run ${running} is in progress in ${dir}: one run at a time per repository. Wait for it (maker_wait), answer its questions, or cancel it (maker_cancel runId "${running}"), then start again.`,
@@ -46,7 +45,7 @@ export interface InterruptedStart {
 const finishIt = (dir: string, intent: StartIntent) =>
   intent.command === 'demo'
     ? `Ask the person to finish it in a terminal with \`maker resume --dir ${dir}\` (a \`maker demo\` is finished where it serves its own fakes).`
-    : `maker_resume finishes it (looking up what was already made, so nothing is made twice)${intent.command === 'mcp' ? '' : ` when given its runId "${intent.id}"`}, as \`maker resume --dir ${dir}\` in a terminal does.`;
+    : `maker_resume finishes it (looking up what was already made, so nothing is made twice) when given its runId "${intent.id}", as \`maker resume --dir ${dir}\` in a terminal does.`;
 
 /** A new run refused while another one's start, which a kill interrupted, is unfinished in `dir`. */
 export function pendingStartRefusal(dir: string, intent: StartIntent): UsageError {
@@ -99,22 +98,25 @@ export function startToFinish(
 }
 
 /**
- * `maker_resume` with no run to continue in `dirs` (the workspace first): a start there is named,
- * with what finishes it (`finishable`: interrupted, not under way), or as still starting.
+ * `maker_resume` with no run to continue in `dirs` (the workspace first): an interrupted start
+ * (`finishable`: not under way) is named with what finishes it; else one still starting, as such.
  */
 export async function nothingToResume(
   dirs: readonly string[],
   runId: string | undefined,
   finishable: readonly InterruptedStart[],
 ): Promise<UsageError> {
+  const named = finishable.find((s) => runId === undefined || runId === s.intent.id);
+  if (named !== undefined)
+    return new UsageError(
+      `No unfinished run to continue. ${intentLine(named.intent)}: ${finishIt(named.dir, named.intent)}`,
+    );
   for (const dir of dirs) {
     const pending = await pendingStart(dir).catch(() => undefined);
-    if (pending === undefined || (runId !== undefined && runId !== pending.id)) continue;
-    return new UsageError(
-      finishable.some((s) => s.intent.id === pending.id)
-        ? `No unfinished run to continue. ${intentLine(pending)}: ${finishIt(dir, pending)}`
-        : `Run ${pending.id} ("${pending.idea}") is still starting in ${dir}, in a process that holds the workspace (or in a tool call of this server): it has no run to continue yet. Wait for that start, then use maker_status.`,
-    );
+    if (pending !== undefined && (runId === undefined || runId === pending.id))
+      return new UsageError(
+        `Run ${pending.id} ("${pending.idea}") is still starting in ${dir}, in a process that holds the workspace (or in a tool call of this server): it has no run to continue yet. Wait for that start, then use maker_status.`,
+      );
   }
   return new UsageError(
     runId === undefined

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { StartIntent } from '../../core/tree/schema.js';
 import type { RunEngine } from '../../app/run-engine.js';
 import type { StartSteps } from '../../app/start-run.js';
+import type { ResumeSteps } from '../../app/resume-run.js';
 import type { RemotePlan } from '../../app/start/remotes.js';
 import type { Settings } from '../../app/settings.js';
 import type { Lease, Workspaces } from './workspaces.js';
@@ -94,5 +95,23 @@ export function startSteps(
     // The set-up's own handle on the repository: its long-lived git processes end here.
     engine: async (made, lease) => (await made.workspace.close(), lease.workspace.engine),
     failed: (_made, lease) => lease.release(),
+  };
+}
+
+/**
+ * `maker_resume`'s steps of the shared resume (`resumeRun`): its questions wait for `maker_answer`
+ * (nobody answers at this server's terminal); its workspace leased for writing (the lock taken
+ * there, or refused naming its holder), the run's GitHub token kept for it once it is held.
+ */
+export function resumeSteps(dir: string, workspaces: Workspaces): ResumeSteps<Lease> {
+  return {
+    config: (run) => ({ ...run.config, hitl: 'wait' }),
+    hold: async (token) => {
+      const lease = await workspaces.lease(dir);
+      if (token !== undefined) workspaces.tokens.set(dir, token);
+      return lease;
+    },
+    engine: (lease) => Promise.resolve({ engine: lease.workspace.engine }),
+    release: (lease) => lease.release(),
   };
 }
