@@ -268,6 +268,8 @@ export class MakerEngine {
   ): RunContext {
     const state = this.#state as StateFile;
     const window = new NodeWindow(nodeWindowSize(run.config.concurrency, roles.worker), halt);
+    // One repository in three roles, each step given the one it needs.
+    const workspace = scratch ?? this.#deps.workspace;
     return {
       remote,
       publish: (branch, sha) => {
@@ -278,10 +280,9 @@ export class MakerEngine {
         await this.#deps.checkpoint?.(step);
       },
       run,
-      // One repository in three roles, each step given the one it needs.
-      workspace: scratch ?? this.#deps.workspace,
-      checks: scratch ?? this.#deps.workspace,
-      landing: scratch ?? this.#deps.workspace,
+      workspace,
+      checks: workspace,
+      landing: workspace,
       ...(this.#checkEnvironment === undefined ? {} : { checkEnvironment: this.#checkEnvironment }),
       planner: roles.planner,
       worker: roles.worker,
