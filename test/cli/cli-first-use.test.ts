@@ -132,7 +132,7 @@ describe('validate first, then act', () => {
     ],
     [
       ['--worker', 'sim', '--jules-plan', 'pro'],
-      /--jules-… flags need --worker jules or jules-fake/,
+      /--jules-… flags apply to the jules and jules-fake workers only, not to /,
     ],
   ])('%j in a folder of a person’s files: refused, nothing created', async (flags, message) => {
     const dir = await personsFolder();

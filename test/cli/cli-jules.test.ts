@@ -127,7 +127,11 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'done', landed: true });
     const run = await loadRun(dir);
-    expect(run.config.jules).toEqual({ concurrency: 15, dailySessions: 100, planReview: false });
+    expect(run.config.workerOptions).toEqual({
+      concurrency: 15,
+      dailySessions: 100,
+      planReview: false,
+    });
     const leaves = Object.values(run.nodes).filter((n) => n.kind === 'leaf');
     expect(leaves).toHaveLength(2);
     for (const leaf of leaves) {
@@ -223,7 +227,11 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     );
     expect(resumed.code).toBe(0);
     const run = await loadRun(dir);
-    expect(run.config.jules).toEqual({ concurrency: 3, dailySessions: 50, planReview: false });
+    expect(run.config.workerOptions).toEqual({
+      concurrency: 3,
+      dailySessions: 50,
+      planReview: false,
+    });
     expect(run.status).toBe('done');
     expectOneSessionPerSlot(run, fake);
     const usage = await maker(['resume', '--dir', dir, '--jules-plan', 'gold'], env);
@@ -274,7 +282,7 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     expect(first.stdout).not.toMatch(/\.\.|\. \./);
     const stopped = await loadRun(dir);
     expect(stopped.status).toBe('failed');
-    expect(stopped.config.jules?.outageSeconds).toBe(1);
+    expect(stopped.config.workerOptions?.['outageSeconds']).toBe(1);
     // No candidate was flagged for the outage, and every session bought is on its slot.
     const draws = Object.values(stopped.nodes).flatMap((n) => n.leaf?.draws ?? []);
     expect(draws.flatMap((d) => d.flags.map((f) => f.message)).join('\n')).not.toMatch(
@@ -410,7 +418,9 @@ describe('maker run --worker jules (against the fake Jules and Gemini servers)',
     const elsewhere = join(await tempDir(), 'not-created');
     const misplaced = await maker(['run', 'x', '--dir', elsewhere, '--jules-plan', 'pro'], env);
     expect(misplaced.code).toBe(2);
-    expect(misplaced.stderr).toMatch(/--jules-… flags need --worker jules or jules-fake/);
+    expect(misplaced.stderr).toMatch(
+      /--jules-… flags apply to the jules and jules-fake workers only, not to /,
+    );
     expect(existsSync(elsewhere)).toBe(false);
   });
 });

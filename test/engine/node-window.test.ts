@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { FLAWLESS, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { AbortedError } from '../../src/core/errors.js';
-import type { RunConfig } from '../../src/core/tree/schema.js';
+import { STATE_SCHEMA_VERSION, type RunConfig } from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { NodeWindow, nodeWindowSize } from '../../src/engine/run/node-window.js';
@@ -104,7 +104,7 @@ function engineOn(
     },
     store: {
       path: '(memory)',
-      load: () => Promise.resolve({ $schemaVersion: 2, runs: {} }),
+      load: () => Promise.resolve({ $schemaVersion: STATE_SCHEMA_VERSION, runs: {} }),
       save: () => Promise.resolve(),
     },
   });

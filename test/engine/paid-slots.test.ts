@@ -3,6 +3,7 @@ import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { FLAWLESS, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { Semaphore } from '../../src/core/semaphore.js';
+import { STATE_SCHEMA_VERSION } from '../../src/core/tree/schema.js';
 import type { Planner } from '../../src/ports/planner.js';
 import type { Worker, WorkerTask } from '../../src/ports/worker.js';
 import { ShapePlanner, sleep } from '../../src/surfaces/bench/tree-shape.js';
@@ -74,7 +75,7 @@ async function runWith(worker: (inFlight: InFlight) => Worker, concurrency: numb
     roles: { planner, worker: worker(inFlight) },
     store: {
       path: '(memory)',
-      load: () => Promise.resolve({ $schemaVersion: 2, runs: {} }),
+      load: () => Promise.resolve({ $schemaVersion: STATE_SCHEMA_VERSION, runs: {} }),
       save: () => Promise.resolve(),
     },
   });

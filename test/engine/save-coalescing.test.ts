@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { FLAWLESS, SimWorker } from '../../src/adapters/sim/project-sim.js';
-import type { StateFile, TreeNode } from '../../src/core/tree/schema.js';
+import { STATE_SCHEMA_VERSION, type StateFile, type TreeNode } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { StateStore } from '../../src/ports/state-store.js';
 import { ShapePlanner } from '../../src/surfaces/bench/tree-shape.js';
@@ -11,7 +11,7 @@ import { runConfig } from '../../src/app/wiring/wiring.js';
 class RecordingStore implements StateStore<StateFile> {
   readonly path = '(memory)';
   readonly saved = new Map<string, TreeNode[]>();
-  #state: StateFile = { $schemaVersion: 2, runs: {} };
+  #state: StateFile = { $schemaVersion: STATE_SCHEMA_VERSION, runs: {} };
 
   load(): Promise<StateFile> {
     return Promise.resolve(this.#state);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FLAWLESS, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { SimPlanner } from '../../src/adapters/sim/project-sim.js';
-import type { StateFile } from '../../src/core/tree/schema.js';
+import { STATE_SCHEMA_VERSION, type StateFile } from '../../src/core/tree/schema.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { Worker } from '../../src/ports/worker.js';
 import { baseConfig, memoryEngine } from '../helpers/engine.js';
@@ -48,7 +48,7 @@ describe("a worker's questions", () => {
 describe('an answer whose save fails', () => {
   it('is not kept half-given: the person can answer again, and the waiting run gets it', async () => {
     let failNext = false;
-    let saved: StateFile = { $schemaVersion: 2, runs: {} };
+    let saved: StateFile = { $schemaVersion: STATE_SCHEMA_VERSION, runs: {} };
     const engine = new MakerEngine({
       workspace: new MemoryWorkspace(),
       roles: {

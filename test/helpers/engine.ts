@@ -1,6 +1,10 @@
 import { MemoryWorkspace } from '../../src/adapters/memory/memory-workspace.js';
 import { FLAWLESS, SimPlanner } from '../../src/adapters/sim/project-sim.js';
-import type { RunConfig, StateFile } from '../../src/core/tree/schema.js';
+import {
+  STATE_SCHEMA_VERSION,
+  type RunConfig,
+  type StateFile,
+} from '../../src/core/tree/schema.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { Worker } from '../../src/ports/worker.js';
@@ -31,7 +35,7 @@ export const baseConfig: RunConfig = {
  * flawless sim planner of seed 7 (nodes minimal at `depth`) and `worker`.
  */
 export function memoryEngine(worker: Worker, depth = 1): MakerEngine {
-  let saved: StateFile = { $schemaVersion: 2, runs: {} };
+  let saved: StateFile = { $schemaVersion: STATE_SCHEMA_VERSION, runs: {} };
   return new MakerEngine({
     workspace: new MemoryWorkspace(),
     roles: { planner: new SimPlanner({ seed: 7, depth, ...FLAWLESS }), worker },

@@ -143,7 +143,7 @@ describe('the maker MCP server', () => {
     const other = (await makerStateFile(join(dir, 'other')).load()).runs[
       (started.structuredContent as { runId: string }).runId
     ];
-    expect(other?.config.jules?.outageSeconds).toBe(90);
+    expect(other?.config.workerOptions?.['outageSeconds']).toBe(90);
     await call('maker_cancel', { runId: (started.structuredContent as { runId: string }).runId });
   });
 
@@ -162,7 +162,7 @@ describe('the maker MCP server', () => {
     });
     expect(misplaced.isError).toBe(true);
     expect(text(misplaced)).toMatch(
-      /Jules settings apply to the jules and jules-fake workers only/,
+      /jules settings apply to the jules and jules-fake workers only, not to/,
     );
   });
 

@@ -19,4 +19,19 @@ export const STATE_MIGRATIONS: Readonly<Record<number, Migration>> = {
     }
     return document;
   },
+  /**
+   * 2 → 3: a run's Jules settings (`config.jules`) become its worker kind's options
+   * (`config.workerOptions`), which core's schema does not name: the kind's module checks them. The
+   * same for a start being made (`starting.config`).
+   */
+  2: (document) => {
+    const runs = isRecord(document['runs']) ? Object.values(document['runs']) : [];
+    const starting = document['starting'];
+    for (const holder of [...runs, starting]) {
+      if (!isRecord(holder) || !isRecord(holder['config'])) continue;
+      const { jules, ...config } = holder['config'];
+      holder['config'] = jules === undefined ? config : { ...config, workerOptions: jules };
+    }
+    return document;
+  },
 };

@@ -53,7 +53,7 @@ export interface MakerStateFileOptions {
 }
 
 /**
- * The workspace's state: `maker-state.json` (a complete snapshot, schema v2, validated on every
+ * The workspace's state: `maker-state.json` (a complete snapshot, schema v3, validated on every
  * load, older versions migrated) plus `maker-state.json.log`, the changes since that snapshot.
  *
  * A save appends a record per changed node, run head or ledger to the log, all on one line, and

@@ -49,8 +49,8 @@ export interface VersionedJsonFileOptions<T> {
   /** Turns the document into JSON text (default `JSON.stringify`); must round-trip through the schema. */
   readonly serialize?: (document: T) => string;
   /**
-   * Completes the document read from the file (migrated, not yet validated), e.g. from a companion
-   * log; what it returns is validated. Its errors propagate as they are.
+   * Completes the document read from the file, e.g. from a companion log written in the file's own
+   * version: before it is migrated (and validated). Its errors propagate as they are.
    */
   readonly complete?: (document: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
@@ -168,8 +168,10 @@ export class VersionedJsonFile<T extends { readonly $schemaVersion: number }> {
         `the ${what} file is schema version ${version}, newer than this program understands (${currentVersion}). Upgrade maker to continue this run.`,
       );
     }
-    let document = this.#migrate(json, version);
+    // What completes the snapshot (its log) was written in the snapshot's version: applied first.
+    let document: Record<string, unknown> = json;
     if (this.#options.complete !== undefined) document = await this.#options.complete(document);
+    document = this.#migrate(document, version);
     const parsed = schema.safeParse(document);
     if (!parsed.success) {
       const problems = parsed.error.issues

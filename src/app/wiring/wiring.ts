@@ -12,10 +12,16 @@ import { environmentSecrets, outputRedactor } from '../../core/credential-redact
 import { ConfigError, UsageError, makeRedactor } from '../../core/errors.js';
 import { samplingProblem, samplingTable, type SamplingOverrides } from '../../core/sampling.js';
 import { PRESETS, type Confidence } from '../../core/tree/presets.js';
-import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
+import type { RunConfig } from '../../core/tree/schema.js';
 import { MakerEngine, type MakerEngineDeps, type Roles } from '../../engine/maker-engine.js';
 import { settingsOfRun, type Settings } from '../settings.js';
-import { DEFAULT_MODEL, julesSettings, workerKind, type RoleOptions } from '../workers/index.js';
+import {
+  DEFAULT_MODEL,
+  kindOptions,
+  workerKind,
+  type OptionChoices,
+  type RoleOptions,
+} from '../workers/index.js';
 import { crashSeam, gitHelperSeam } from './seams.js';
 
 export { DEFAULT_MODEL };
@@ -43,8 +49,11 @@ export function runConfig(choices: {
   /** What candidates may do beyond the defaults (executables, symlinks, CI workflows). */
   allow?: Partial<RunConfig['allow']>;
   maxFileBytes?: number;
-  /** Settings chosen over the worker's Jules defaults (kinds that take them only). */
-  jules?: Partial<JulesConfig>;
+  /**
+   * The worker kind's own options chosen, by their name (`{ jules: { plan: 'pro' } }`; kinds that
+   * take them only): kept over the kind's defaults.
+   */
+  workerOptions?: OptionChoices;
   /** Sampling chosen over the model's table (`--temperature`, `--thinking-budget`, `--thinking-level`). */
   sampling?: SamplingOverrides;
 }): RunConfig {
@@ -52,7 +61,9 @@ export function runConfig(choices: {
   const confidence = choices.confidence ?? 'medium';
   const preset = PRESETS[confidence];
   const k = choices.k ?? preset.k;
-  const jules = julesSettings(kind, choices.jules);
+  const workerOptions = kindOptions(kind, choices.workerOptions, {
+    named: (name) => `The ${name} options`,
+  });
   const model = kind.simulated ? undefined : (choices.model ?? DEFAULT_MODEL);
   const overrides = choices.sampling ?? {};
   const problem = samplingProblem(model, overrides);
@@ -92,7 +103,7 @@ export function runConfig(choices: {
     maxFileBytes: choices.maxFileBytes ?? 1_000_000,
     defaultBranch: choices.defaultBranch,
     ...(choices.sim === undefined ? {} : { sim: choices.sim }),
-    ...(jules === undefined ? {} : { jules }),
+    ...(workerOptions === undefined ? {} : { workerOptions }),
   };
 }
 

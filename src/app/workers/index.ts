@@ -1,10 +1,10 @@
 import { ConfigError, UsageError } from '../../core/errors.js';
-import type { JulesConfig } from '../../core/tree/schema.js';
 import type { Settings } from '../settings.js';
 import { ACCESS_HOW, accessHow, chooseAccess, forcedAccess } from '../wiring/model-access.js';
 import { gemini } from './gemini.js';
 import { jules } from './jules.js';
 import { julesFake } from './jules-fake.js';
+import { checkOptions, type KindOptions } from './kind-options.js';
 import type { WorkerFacts, WorkerKind } from './kind.js';
 import { sim } from './sim.js';
 
@@ -117,17 +117,40 @@ export function noWorkerMessage(words: NoWorkerWords, settings: Settings): strin
   ].join('\n');
 }
 
-/** A run's Jules settings: the chosen ones over the kind's defaults; refused for kinds without them. */
-export function julesSettings(
+/** Options chosen for a run, by the name of the options they belong to: `{ jules: { plan: 'pro' } }`. */
+export type OptionChoices = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+/** Every kind's run options, once per name (the Jules kinds share theirs): for flags and tool inputs. */
+export function optionSets(): KindOptions[] {
+  const sets = new Map<string, KindOptions>();
+  for (const kind of Object.values<WorkerKind>(WORKERS))
+    if (kind.options !== undefined && !sets.has(kind.options.name))
+      sets.set(kind.options.name, kind.options);
+  return [...sets.values()];
+}
+
+/** The kinds whose options are named `name`, as `jules and jules-fake`. */
+export function kindsWithOptions(name: string, quote = ''): string {
+  return kindsWhere((k) => k.options?.name === name, quote, 'and');
+}
+
+/**
+ * What a run of `kind` keeps of its options: the chosen ones (checked) over `kept` (a resumed
+ * run's), over the kind's defaults; undefined for a kind without options. Options of another kind
+ * are refused, `named` saying them in the surface's words (`The --jules-… flags`).
+ */
+export function kindOptions(
   kind: WorkerKind,
-  chosen: Partial<JulesConfig> | undefined,
-): JulesConfig | undefined {
-  if (kind.julesDefaults === undefined) {
-    if (chosen !== undefined && Object.keys(chosen).length > 0)
+  chosen: OptionChoices | undefined,
+  how: { named: (name: string) => string; kept?: Readonly<Record<string, unknown>> | undefined },
+): Record<string, unknown> | undefined {
+  for (const [name, values] of Object.entries(chosen ?? {}))
+    if (name !== kind.options?.name && Object.values(values).some((v) => v !== undefined))
       throw new UsageError(
-        `Jules settings apply to the ${kindsWhere((k) => k.julesDefaults !== undefined, '', 'and')} workers only, not to ${kind.name}.`,
+        `${how.named(name)} apply to the ${kindsWithOptions(name)} workers only, not to ${kind.name}.`,
       );
-    return undefined;
-  }
-  return { ...kind.julesDefaults, ...chosen };
+  if (kind.options === undefined) return undefined;
+  const values = chosen?.[kind.options.name] ?? {};
+  checkOptions(kind.options, values);
+  return kind.options.keep(values, how.kept);
 }

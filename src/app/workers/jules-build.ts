@@ -15,6 +15,7 @@ import { simJulesAgent } from '../../offline/sim-jules-agent.js';
 import { originPublisher } from '../wiring/origin-publisher.js';
 import {
   JULES_PLANS,
+  julesLimits,
   julesSessionUrl,
   julesSourceOf,
   outageSettingProblem,
@@ -27,7 +28,7 @@ import {
 
 /** The settings a Jules worker takes from a run's configuration. */
 function limitsOf(config: RunConfig) {
-  const jules = config.jules ?? { ...JULES_PLANS.free, planReview: false };
+  const jules = julesLimits(config.workerOptions ?? { ...JULES_PLANS.free, planReview: false });
   return {
     concurrency: jules.concurrency,
     dailySessions: jules.dailySessions,
@@ -40,7 +41,10 @@ function limitsOf(config: RunConfig) {
  * (`--jules-outage-seconds`), else `MAKER_JULES_OUTAGE_S`, else 10 minutes.
  */
 export function outageMs(config: RunConfig, envSeconds: string): number {
-  const chosen = config.jules?.outageSeconds;
+  const chosen =
+    config.workerOptions === undefined
+      ? undefined
+      : julesLimits(config.workerOptions).outageSeconds;
   if (chosen !== undefined) return chosen * 1000;
   if (envSeconds === '') return DEFAULT_OUTAGE_MS;
   const problem = outageSettingProblem(envSeconds)[0];

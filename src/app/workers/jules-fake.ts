@@ -1,5 +1,5 @@
 import { envValue } from '../env.js';
-import { JULES_PLANS, OUTAGE_SETTING } from './jules-settings.js';
+import { JULES_PLANS, OUTAGE_SETTING, julesOptions } from './jules-settings.js';
 import { defineWorkerKind } from './kind.js';
 
 /** `--worker jules-fake`: the Jules protocol against a local fake server with a simulated agent. */
@@ -9,7 +9,9 @@ export const julesFake = defineWorkerKind({
     'the Jules protocol against a local fake server with a simulated agent: offline, placeholder files',
   simulated: true,
   // The fake has no plan to respect: wide limits, so demos show the pipeline.
-  julesDefaults: { ...JULES_PLANS.pro, dailySessions: 10_000, planReview: false },
+  options: julesOptions({ ...JULES_PLANS.pro, dailySessions: 10_000, planReview: false }),
+  // Its fake Jules reads the repository's origin, as Jules reads GitHub: a demo gives it one.
+  readsOrigin: true,
   settings: [OUTAGE_SETTING],
   roles: async (config, workspace, settings, options) => {
     const [{ simRoles }, { fakeJulesWorker, outageMs }] = await Promise.all([

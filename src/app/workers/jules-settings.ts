@@ -1,10 +1,11 @@
 import { ConfigError } from '../../core/errors.js';
-import type { JulesConfig } from '../../core/tree/schema.js';
+import type { KindOptions } from './kind-options.js';
 import type { WorkerSetting } from './kind.js';
 
 /**
  * What the Jules kinds read and choose, without Jules's code (loaded only when a run builds its
- * worker, in jules-build.ts): the plans, the settings and what is wrong with their values.
+ * worker, in jules-build.ts): the plans, the run options, the settings and what is wrong with their
+ * values.
  */
 
 /** What each Jules plan allows: sessions at once, and sessions per 24 hours. */
@@ -12,28 +13,96 @@ export const JULES_PLANS = {
   free: { concurrency: 3, dailySessions: 15 },
   pro: { concurrency: 15, dailySessions: 100 },
   ultra: { concurrency: 60, dailySessions: 300 },
-} as const satisfies Record<string, Omit<JulesConfig, 'planReview'>>;
+} as const satisfies Record<string, { concurrency: number; dailySessions: number }>;
 
 export type JulesPlan = keyof typeof JULES_PLANS;
 
-/** What a person asks of Jules: a plan's limits, and explicit overrides of them. */
-export interface JulesChoices {
-  readonly plan?: JulesPlan | undefined;
-  readonly concurrency?: number | undefined;
-  readonly dailySessions?: number | undefined;
-  readonly planReview?: boolean | undefined;
-  /** Seconds Jules may fail every call before the run stops (resumable). */
-  readonly outageSeconds?: number | undefined;
+/** What a run of a Jules kind keeps of its options (`config.workerOptions`). */
+export interface JulesLimits {
+  readonly concurrency: number;
+  readonly dailySessions: number;
+  readonly planReview: boolean;
+  /** Seconds Jules may fail every call before the run stops (absent: `MAKER_JULES_OUTAGE_S`, else 600). */
+  readonly outageSeconds?: number;
 }
 
-/** Only what was chosen: the named plan's limits, then the explicit values over them. */
-export function julesOverrides(choices: JulesChoices): Partial<JulesConfig> {
+/**
+ * The Jules kinds' run options (`--jules-plan`, `jules: { plan }`, …) over `defaults`: what a run
+ * keeps is the defaults, then what it kept before (a resume), then the chosen plan's limits, then
+ * the limits chosen one by one.
+ */
+export function julesOptions(defaults: JulesLimits): KindOptions {
   return {
-    ...(choices.plan === undefined ? {} : JULES_PLANS[choices.plan]),
-    ...(choices.concurrency === undefined ? {} : { concurrency: choices.concurrency }),
-    ...(choices.dailySessions === undefined ? {} : { dailySessions: choices.dailySessions }),
-    ...(choices.planReview === undefined ? {} : { planReview: choices.planReview }),
-    ...(choices.outageSeconds === undefined ? {} : { outageSeconds: choices.outageSeconds }),
+    name: 'jules',
+    choices: [
+      {
+        name: 'plan',
+        help: "free (3 sessions at once, 15 per 24 h; the jules worker's default), pro (15, 100) or ultra (60, 300): your plan's limits",
+        value: { type: 'oneOf', of: ['free', 'pro', 'ultra'] },
+      },
+      {
+        name: 'concurrency',
+        help: "Jules sessions at once (overrides the plan's)",
+        value: { type: 'whole', min: 1, max: 100 },
+      },
+      {
+        name: 'dailySessions',
+        help: "Jules sessions started in any 24 hours, across every run in this repository (overrides the plan's); when spent, the run stops and says when `maker resume` can go on",
+        value: { type: 'whole', min: 1, max: 10_000 },
+      },
+      {
+        name: 'planReview',
+        help: "ask for an approval or veto of each Jules session's plan (default: plans are approved automatically)",
+        value: { type: 'boolean' },
+      },
+      {
+        name: 'outageSeconds',
+        help: 'how long Jules may fail every call before the run stops (default 600, or MAKER_JULES_OUTAGE_S); meanwhile calls are retried with backoff and no candidate is discarded, and `maker resume` re-attaches every session',
+        value: { type: 'whole', min: 1, max: 86_400 },
+      },
+    ],
+    keep: (chosen, kept = {}) => {
+      const { plan, ...limits } = chosen;
+      return {
+        ...defaults,
+        ...kept,
+        ...(typeof plan === 'string' && Object.hasOwn(JULES_PLANS, plan)
+          ? JULES_PLANS[plan as JulesPlan]
+          : {}),
+        ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
+      };
+    },
+    notes: `Jules settings (--jules-…) are kept in the run's state, so a resume keeps them.
+Jules' own limits: a Retry-After up to 60 s is waited out (a longer one stops the
+run, saying when to resume); at its concurrent task limit MAKER waits for one of
+the run's sessions to finish; at its daily task limit the run stops, saying when
+the quota frees up. Waits over 5 s show in the progress line and \`maker status\`.
+`,
+  };
+}
+
+/**
+ * The limits a Jules run keeps (`config.workerOptions`, which core's schema does not look into),
+ * checked here: a state file that holds anything else is refused, naming it.
+ */
+export function julesLimits(kept: Readonly<Record<string, unknown>> | undefined): JulesLimits {
+  const { concurrency, dailySessions, planReview, outageSeconds } = kept ?? {};
+  const whole = (v: unknown, max: number) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max;
+  if (
+    !whole(concurrency, 100) ||
+    !whole(dailySessions, 10_000) ||
+    typeof planReview !== 'boolean' ||
+    !(outageSeconds === undefined || whole(outageSeconds, 86_400))
+  )
+    throw new ConfigError(
+      `This run's Jules settings in the state file are not valid (${JSON.stringify(kept ?? null)}): it was written by another version of MAKER or edited by hand. Resume it with that version, or start a new run.`,
+    );
+  return {
+    concurrency: concurrency as number,
+    dailySessions: dailySessions as number,
+    planReview,
+    ...(outageSeconds === undefined ? {} : { outageSeconds: outageSeconds as number }),
   };
 }
 

@@ -3,6 +3,7 @@ import { GEMINI_SETTINGS, geminiNeeds } from './gemini.js';
 import {
   JULES_PLANS,
   OUTAGE_SETTING,
+  julesOptions,
   julesSessionUrl,
   julesSourceProblem,
   pollSetting,
@@ -16,7 +17,7 @@ export const jules = defineWorkerKind({
   summary:
     'Jules sessions write each candidate (needs JULES_API_KEY, a model access for Gemini and the repository on GitHub, connected to Jules)',
   simulated: false,
-  julesDefaults: { ...JULES_PLANS.free, planReview: false },
+  options: julesOptions({ ...JULES_PLANS.free, planReview: false }),
   sessionUrl: julesSessionUrl,
   settings: [
     {

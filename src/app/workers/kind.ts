@@ -1,10 +1,11 @@
 import type { GitWorkspace } from '../../adapters/git/git-workspace.js';
-import type { JulesConfig, RunConfig } from '../../core/tree/schema.js';
+import type { RunConfig } from '../../core/tree/schema.js';
 import type { Roles } from '../../engine/maker-engine.js';
 import type { EditFormat } from '../../engine/models/llm-worker.js';
 import type { LanguageModel } from '../../ports/language-model.js';
 import type { RefPublisher } from '../../ports/ref-publisher.js';
 import { envValue, type Env } from '../env.js';
+import type { KindOptions } from './kind-options.js';
 import type { Settings } from '../settings.js';
 
 /**
@@ -35,8 +36,16 @@ export interface WorkerFacts {
   readonly summary: string;
   /** Its candidates (and plans) are simulated, not real work: every output of its runs says so. */
   readonly simulated: boolean;
-  /** Defaults of the Jules settings, for kinds that take them (`--jules-…`, `jules: {…}`). */
-  readonly julesDefaults?: JulesConfig;
+  /**
+   * Its own run options, for kinds that take some (Jules's limits: `--jules-…`, `jules: {…}`); a
+   * run keeps what was chosen as `config.workerOptions`.
+   */
+  readonly options?: KindOptions;
+  /**
+   * Its worker reads the repository's `origin` remote (the fake Jules, as Jules reads GitHub): a
+   * demo without a GitHub gives it a local one.
+   */
+  readonly readsOrigin?: boolean;
   /** The settings it reads from the environment (its settings schema). */
   readonly settings: readonly WorkerSetting[];
   /** The page where a person follows one of its sessions, for kinds whose sessions have one. */

@@ -3,20 +3,6 @@ import { SAMPLING_ROLES, THINKING_LEVELS, type SamplingRole } from '../sampling.
 
 /** A run's configuration as `maker-state.json` holds it (part of the schema in `schema.ts`). */
 
-export const julesConfigSchema = z.object({
-  /** Sessions running at once (the plan's limit: 3 free, 15 Pro, 60 Ultra). */
-  concurrency: z.number().int().min(1).max(100),
-  /** Sessions created in any 24 hours, across every run in the workspace (15 / 100 / 300). */
-  dailySessions: z.number().int().min(1).max(10_000),
-  /** Ask a person to approve or veto each session's plan instead of approving it automatically. */
-  planReview: z.boolean().default(false),
-  /**
-   * How long (s) Jules may fail every call before the run stops, resumable. Absent: the
-   * `MAKER_JULES_OUTAGE_S` environment variable, else 600.
-   */
-  outageSeconds: z.number().int().min(1).max(86_400).optional(),
-});
-
 const samplingOverridesSchema = z.object({
   temperature: z.number().min(0).max(2).optional(),
   thinkingBudget: z.number().int().min(0).optional(),
@@ -93,8 +79,11 @@ export const runConfigSchema = z.object({
       clarify: z.boolean().optional(),
     })
     .optional(),
-  /** Jules sessions: the plan's concurrent-session cap, its 24-hour session budget, plan review. */
-  jules: julesConfigSchema.optional(),
+  /**
+   * The run options of the worker kind's own (Jules's plan limits): the kind's module checks them
+   * (`app/workers/`), core knows no kind's options. Absent: the kind takes none, or its defaults.
+   */
+  workerOptions: z.record(z.string(), z.unknown()).optional(),
   /** What candidates may do beyond the defaults (`src/core/candidate-policy.ts`). */
   allow: z
     .object({

@@ -1,20 +1,20 @@
 import { z } from 'zod';
-import { runConfigSchema, type julesConfigSchema } from './config-schema.js';
+import { runConfigSchema } from './config-schema.js';
 import { acceptanceOutcomeSchema } from './acceptance-schema.js';
 import { drawBehaviourSchema, probeOutcomeSchema } from './probe-schema.js';
 import { startIntentSchema } from './intent.js';
 import { nodeReopenSchema, reopenSchema } from './reopen-schema.js';
 
-export { julesConfigSchema, runConfigSchema, samplingSchema } from './config-schema.js';
+export { runConfigSchema, samplingSchema } from './config-schema.js';
 export type { StartIntent } from './intent.js';
 export type { NodeReopen, Reopen } from './reopen-schema.js';
 
 /**
- * The persisted shape of MAKER runs (`maker-state.json`), schema version 2. Everything a run needs
- * to resume is here; no secret ever is. Node lifecycles are discriminated by `status`. Version 1
- * files are migrated on load (`src/adapters/state/migrations.ts`).
+ * The persisted shape of MAKER runs (`maker-state.json`), schema version 3. Everything a run needs
+ * to resume is here; no secret ever is. Node lifecycles are discriminated by `status`. Older
+ * versions are migrated on load (`src/adapters/state/migrations.ts`).
  */
-export const STATE_SCHEMA_VERSION = 2;
+export const STATE_SCHEMA_VERSION = 3;
 
 export const redFlagSchema = z.object({ rule: z.string(), message: z.string() });
 
@@ -382,7 +382,6 @@ export type TreeNode = z.infer<typeof nodeSchema>;
 export type NodeStatus = z.infer<typeof nodeStatusSchema>;
 export type Question = z.infer<typeof questionSchema>;
 export type RunConfig = z.infer<typeof runConfigSchema>;
-export type JulesConfig = z.infer<typeof julesConfigSchema>;
 export type Ledger = z.infer<typeof ledgerSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
 export type Run = z.infer<typeof runSchema>;

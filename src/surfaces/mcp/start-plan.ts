@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { UsageError, ConfigError } from '../../core/errors.js';
-import type { JulesConfig, RunConfig, StartIntent } from '../../core/tree/schema.js';
+import type { RunConfig, StartIntent } from '../../core/tree/schema.js';
 import { finishingStart } from '../../app/resume-run.js';
 import type { ModelAccess } from '../../app/wiring/model-access.js';
 import { allowanceConfig } from '../../app/wiring/candidate-allowances.js';
@@ -9,18 +9,18 @@ import { runConfig } from '../../app/wiring/wiring.js';
 import {
   DEFAULT_MODEL,
   chooseWorker,
-  julesSettings,
+  kindOptions,
   noWorkerMessage,
+  type OptionChoices,
   type WorkerKind,
 } from '../../app/workers/index.js';
 import { chooseSettings, type Settings } from '../../app/settings.js';
 import { settleAccess } from '../../app/start/access-check.js';
-import { julesOverrides } from '../../app/workers/jules-settings.js';
 import { parseRepoSpec } from '../../app/github/target.js';
 import type { StartInput } from './start-input.js';
 import { checkQuota, pendingStartRefusal } from './start-checks.js';
 import { newStartIntent } from '../../app/start/start-intent.js';
-import { startSampling } from './tool-inputs.js';
+import { kindOptionInputs, startSampling } from './tool-inputs.js';
 
 /**
  * Everything `maker_start` checks and decides before it makes anything: the worker and its
@@ -56,8 +56,8 @@ export async function planStart(
     throw new UsageError(
       `sim settings apply to simulated workers only, not to ${kind.name}: leave them out.`,
     );
-  const jules = input.jules === undefined ? undefined : julesOverrides(input.jules);
-  julesSettings(kind, jules);
+  const workerOptions = kindOptionInputs(input);
+  kindOptions(kind, workerOptions, { named: (name) => `${name} settings` });
   const allowances = allowanceConfig(
     { ...input.allow, maxFileKb: input.maxFileKb },
     { executables: 'allow.executables', symlinks: 'allow.symlinks', maxFileKb: 'maxFileKb' },
@@ -83,7 +83,12 @@ export async function planStart(
   if (state?.starting !== undefined) throw pendingStartRefusal(dir, state.starting);
   const access = await settleAccess(kind, DEFAULT_MODEL, settings, signal);
   const quota = checkQuota(input, access?.access, settings.dailyRequests);
-  const config = startConfig(input, kind, { access: access?.access, jules, sampling, allowances });
+  const config = startConfig(input, kind, {
+    access: access?.access,
+    workerOptions,
+    sampling,
+    allowances,
+  });
   const intent = newStartIntent({
     idea: input.idea,
     command: 'mcp',
@@ -126,16 +131,16 @@ function startConfig(
   kind: WorkerKind,
   chosen: {
     access: ModelAccess | undefined;
-    jules: Partial<JulesConfig> | undefined;
+    workerOptions: OptionChoices | undefined;
     sampling: ReturnType<typeof startSampling>;
     allowances: ReturnType<typeof allowanceConfig>;
   },
 ): Omit<RunConfig, 'defaultBranch'> {
-  const { access, jules, sampling, allowances } = chosen;
+  const { access, workerOptions, sampling, allowances } = chosen;
   const full: Partial<RunConfig> & Omit<RunConfig, 'defaultBranch'> = runConfig({
     worker: kind.name,
     ...(access === undefined ? {} : { modelAccess: access }),
-    ...(jules === undefined ? {} : { jules }),
+    ...(workerOptions === undefined ? {} : { workerOptions }),
     hitl: 'wait',
     defaultBranch: '',
     ...(input.confidence === undefined ? {} : { confidence: input.confidence }),

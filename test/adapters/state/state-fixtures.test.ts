@@ -1,7 +1,8 @@
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makerStateFile } from '../../../src/adapters/state/state-file.js';
+import { logHeader } from '../../../src/adapters/state/state-log.js';
 import { STATE_SCHEMA_VERSION } from '../../../src/core/tree/schema.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
@@ -25,8 +26,61 @@ describe('maker-state.json history', () => {
     });
   });
 
+  it("keeps loading v2-jules-run.json: 2 → 3 made its Jules settings its worker kind's options", async () => {
+    const dir = await tempDir();
+    await copyFile(
+      join('test', 'fixtures', 'state', 'v2-jules-run.json'),
+      join(dir, 'maker-state.json'),
+    );
+    const state = await makerStateFile(dir).load();
+    expect(state.$schemaVersion).toBe(STATE_SCHEMA_VERSION);
+    const run = Object.values(state.runs)[0];
+    expect(run?.config.worker).toBe('jules-fake');
+    expect(run?.config.workerOptions).toEqual({
+      concurrency: 15,
+      dailySessions: 10_000,
+      planReview: false,
+    });
+    expect(run?.config).not.toHaveProperty('jules');
+  });
+
+  it('replays a v2 log over its v2 snapshot before migrating both: what the log says of Jules is kept too', async () => {
+    const dir = await tempDir();
+    const text = await readFile(join('test', 'fixtures', 'state', 'v2-jules-run.json'), 'utf8');
+    const snapshot = JSON.parse(text) as {
+      $generation: number;
+      runs: Record<string, { config: Record<string, unknown> }>;
+    };
+    await writeFile(join(dir, 'maker-state.json'), text);
+    const [id, run] = Object.entries(snapshot.runs)[0] ?? [];
+    if (id === undefined || run === undefined) throw new Error('fixture changed');
+    // A resume that changed the run's Jules settings: its run head, in v2.
+    const head: Record<string, unknown> = { ...run };
+    delete head['nodes'];
+    const raised = {
+      ...head,
+      config: { ...run.config, jules: { concurrency: 3, dailySessions: 50, planReview: true } },
+    };
+    await writeFile(
+      join(dir, 'maker-state.json.log'),
+      `${logHeader(snapshot.$generation)}${JSON.stringify({ run: id, head: raised })}\n`,
+    );
+    const state = await makerStateFile(dir).load();
+    expect(state.runs[id]?.config.workerOptions).toEqual({
+      concurrency: 3,
+      dailySessions: 50,
+      planReview: true,
+    });
+    expect(state.runs[id]?.config).not.toHaveProperty('jules');
+    expect(Object.keys(state.runs[id]?.nodes ?? {})).toEqual(
+      Object.keys((run as { nodes?: object }).nodes ?? {}),
+    );
+  });
+
   it('never holds a secret', async () => {
-    const text = await readFile(join('test', 'fixtures', 'state', 'v1-done-run.json'), 'utf8');
-    expect(text).not.toMatch(/AIza|ghp_|apiKey|GEMINI_API_KEY/);
+    for (const fixture of ['v1-done-run.json', 'v2-jules-run.json']) {
+      const text = await readFile(join('test', 'fixtures', 'state', fixture), 'utf8');
+      expect(text).not.toMatch(/AIza|ghp_|apiKey|GEMINI_API_KEY/);
+    }
   });
 });

@@ -3,14 +3,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STATE_MIGRATIONS } from '../../../src/adapters/state/migrations.js';
 import { stateSerializer } from '../../../src/adapters/state/state-file.js';
-import { stateFileSchema } from '../../../src/core/tree/schema.js';
+import { STATE_SCHEMA_VERSION, stateFileSchema } from '../../../src/core/tree/schema.js';
 
 describe('the state serialiser', () => {
   it('writes exactly what JSON.stringify would, in meaning, and follows changes to live nodes', async () => {
     const v1 = JSON.parse(
       await readFile(join('test', 'fixtures', 'state', 'v1-done-run.json'), 'utf8'),
     ) as Record<string, unknown>;
-    const state = stateFileSchema.parse({ ...STATE_MIGRATIONS[1]?.(v1), $schemaVersion: 2 });
+    const state = stateFileSchema.parse({
+      ...STATE_MIGRATIONS[1]?.(v1),
+      $schemaVersion: STATE_SCHEMA_VERSION,
+    });
     const serialize = stateSerializer();
     expect(JSON.parse(serialize(state))).toEqual(JSON.parse(JSON.stringify(state)));
     const run = Object.values(state.runs)[0];
@@ -22,8 +25,8 @@ describe('the state serialiser', () => {
     const again = JSON.parse(serialize(state)) as typeof state;
     expect(again).toEqual(JSON.parse(JSON.stringify(state)));
     expect(stateFileSchema.parse(again).runs[run.id]?.nodes['0-0']?.title).toBe('Renamed');
-    expect(JSON.parse(serialize({ $schemaVersion: 2, runs: {} }))).toEqual({
-      $schemaVersion: 2,
+    expect(JSON.parse(serialize({ $schemaVersion: STATE_SCHEMA_VERSION, runs: {} }))).toEqual({
+      $schemaVersion: STATE_SCHEMA_VERSION,
       runs: {},
     });
   });
@@ -32,7 +35,10 @@ describe('the state serialiser', () => {
     const v1 = JSON.parse(
       await readFile(join('test', 'fixtures', 'state', 'v1-done-run.json'), 'utf8'),
     ) as Record<string, unknown>;
-    const state = stateFileSchema.parse({ ...STATE_MIGRATIONS[1]?.(v1), $schemaVersion: 2 });
+    const state = stateFileSchema.parse({
+      ...STATE_MIGRATIONS[1]?.(v1),
+      $schemaVersion: STATE_SCHEMA_VERSION,
+    });
     const run = Object.values(state.runs)[0];
     const node = run?.nodes['0-0'];
     if (run === undefined || node === undefined || node.status !== 'done')

@@ -7,7 +7,7 @@ import type { RunEngine } from '../../../app/run-engine.js';
 import type { OpenedWorkspace } from '../../../app/open-engine.js';
 import type { resumeDemoFake } from '../../../app/github/demo-fake.js';
 import { openWorkspace } from '../../../app/wiring/wiring.js';
-import { julesSettings, workerKind } from '../../../app/workers/index.js';
+import { kindOptions, workerKind } from '../../../app/workers/index.js';
 import {
   announce,
   drive,
@@ -18,7 +18,7 @@ import {
   type Hitl,
 } from './run-drive.js';
 import type { CliIo } from '../io.js';
-import { julesChoices } from '../jules-flags.js';
+import { flagsNamed, kindChoices } from '../kind-flags.js';
 import { cliSettings } from './run-choices.js';
 import type { Settings } from '../../../app/settings.js';
 import { resumeStart } from './resume-start.js';
@@ -42,9 +42,14 @@ export async function run(
   // A start a kill interrupted before its run was saved is the newest: finished first.
   if (state.starting !== undefined && (o.run === undefined || o.run === state.starting.id)) {
     const hitlChoice = resumedHitl(o.hitl, state.starting.config.hitl, io, view);
-    if (julesChoices(o) !== undefined)
+    const chosen = kindChoices(o);
+    if (chosen !== undefined)
       throw new UsageError(
-        `Run ${state.starting.id} has not started yet: its --jules-… limits are the ones it was started with. Resume without them, then again with them if needed.`,
+        `Run ${state.starting.id} has not started yet: its ${Object.keys(chosen)
+          .map((name) => `--${name}-…`)
+          .join(
+            ' and ',
+          )} limits are the ones it was started with. Resume without them, then again with them if needed.`,
       );
     return resumeStart(ctx, state.starting, {
       dir,
@@ -107,7 +112,7 @@ interface Held {
   workspace: OpenedWorkspace | undefined;
 }
 
-/** The run's settings as resumed: its own, with the --hitl and --jules-… given now. */
+/** The run's settings as resumed: its own, with the --hitl and the worker kind's options given now. */
 function resumedConfig(
   run: Run,
   o: InputOf<typeof resumeCommand>['options'],
@@ -116,16 +121,14 @@ function resumedConfig(
 ): { config: RunConfig; hitlChoice: Hitl } {
   const hitlChoice = resumedHitl(o.hitl, run.config.hitl, io, view);
   const kind = workerKind(run.config.worker);
-  const julesFlags = julesChoices(o);
-  if (julesFlags !== undefined && kind.julesDefaults === undefined)
-    throw new UsageError(
-      `Run ${run.id} does not use the jules worker: --jules-… flags do not apply.`,
-    );
-  const jules = julesSettings(kind, { ...run.config.jules, ...julesFlags });
+  const workerOptions = kindOptions(kind, kindChoices(o), {
+    named: (name) => `${flagsNamed(name)} (run ${run.id}'s worker is ${kind.name})`,
+    kept: run.config.workerOptions,
+  });
   const config: RunConfig = {
     ...run.config,
     hitl: hitlPolicy(hitlChoice, io, view),
-    ...(jules === undefined ? {} : { jules }),
+    ...(workerOptions === undefined ? {} : { workerOptions }),
   };
   return { config, hitlChoice };
 }

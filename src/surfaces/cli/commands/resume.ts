@@ -1,6 +1,6 @@
 import { defineCommand } from '../define.js';
 import { dirOption, runOption } from './common.js';
-import { RUN_EXITS, RUN_OPTIONS as O } from './run-options.js';
+import { KIND_FLAGS, RUN_EXITS, RUN_OPTIONS as O } from './run-options.js';
 
 export const resumeCommand = defineCommand({
   name: 'resume',
@@ -13,14 +13,10 @@ exactly where it stopped: finished work is never paid for twice.`,
     hitl: O.hitl,
     view: O.view,
     replay: O.replay,
-    julesPlan: O.julesPlan,
-    julesConcurrency: O.julesConcurrency,
-    julesDailySessions: O.julesDailySessions,
-    julesPlanReview: O.julesPlanReview,
-    julesOutageSeconds: O.julesOutageSeconds,
+    ...KIND_FLAGS,
     json: O.json,
   },
   notes:
-    "The --jules-… options raise (or lower) the limits the run was started with. --hitl\n(or --view without --hitl) replaces the run's question policy from this resume on.\nWithout them the run keeps its own: one that waited for answers (tty or view) asks\nits pending questions again at this terminal; off a terminal it saves them and\nexits 4 (answer with `maker answer`, then resume).\n",
+    "A worker kind's options (--jules-…) raise (or lower) the limits the run was\nstarted with. --hitl (or --view without --hitl) replaces the run's question\npolicy from this resume on. Without them the run keeps its own: one that waited\nfor answers (tty or view) asks its pending questions again at this terminal; off\na terminal it saves them and exits 4 (answer with `maker answer`, then resume).\n",
   exits: RUN_EXITS,
 });

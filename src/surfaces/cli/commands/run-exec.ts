@@ -4,7 +4,7 @@ import { parseRepoSpec } from '../../../app/github/target.js';
 import { chooseWorker, noWorkerMessage } from '../../../app/workers/index.js';
 import { defaultHitl, defined, hitlPolicy } from './run-drive.js';
 import { start } from './run-start.js';
-import { julesChoices } from '../jules-flags.js';
+import { kindChoices } from '../kind-flags.js';
 import { allowanceChoices, chooseConfidence, cliSettings, samplingChoices } from './run-choices.js';
 import type { runCommand } from './run.js';
 import type { CliContext, InputOf } from '../define.js';
@@ -63,7 +63,7 @@ export async function run(
         maxDepth: o.maxDepth,
         concurrency: o.concurrency,
         model: o.model,
-        jules: julesChoices(o),
+        workerOptions: kindChoices(o),
       }),
       ...samplingChoices(o),
     },

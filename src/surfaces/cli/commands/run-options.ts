@@ -4,7 +4,8 @@ import { decimal, installCommand, oneOf, repoGlob, text, wholeNumber } from '../
 import { THINKING_LEVELS } from '../../../core/sampling.js';
 import { LIMITS } from '../../../core/limits.js';
 import { MAX_FILE_KB } from '../../../app/wiring/candidate-allowances.js';
-import { WORKERS, WORKER_NAMES, describeWorkers } from '../../../app/workers/index.js';
+import { WORKERS, WORKER_NAMES, describeWorkers, optionSets } from '../../../app/workers/index.js';
+import { kindFlags } from '../kind-flags.js';
 import { RATE_LIMITED_EXIT, USAGE_EXIT, jsonFlag } from './common.js';
 
 /** The options of run, resume and demo, each defined once; every command picks its own. */
@@ -123,30 +124,6 @@ export const RUN_OPTIONS = {
     'answer every model request from a recording (a directory MAKER_RECORD=<dir> wrote) with no key and no server; requests are matched by content, and one with no recording stops the run, naming it',
     text('a directory'),
   ),
-  julesPlan: option(
-    '--jules-plan <plan>',
-    "free (3 sessions at once, 15 per 24 h; default), pro (15, 100) or ultra (60, 300): your plan's limits",
-    oneOf(['free', 'pro', 'ultra']),
-  ),
-  julesConcurrency: option(
-    '--jules-concurrency <n>',
-    "Jules sessions at once (overrides the plan's)",
-    wholeNumber({ min: 1, max: 100 }),
-  ),
-  julesDailySessions: option(
-    '--jules-daily-sessions <n>',
-    "Jules sessions started in any 24 hours, across every run in this repository (overrides the plan's); when spent, the run stops and says when `maker resume` can go on",
-    wholeNumber({ min: 1, max: 10_000 }),
-  ),
-  julesPlanReview: flag(
-    '--jules-plan-review',
-    "ask you to approve or veto each Jules session's plan (default: plans are approved automatically)",
-  ),
-  julesOutageSeconds: option(
-    '--jules-outage-seconds <s>',
-    'how long Jules may fail every call before the run stops (default 600, or MAKER_JULES_OUTAGE_S); meanwhile calls are retried with backoff and no candidate is discarded, and `maker resume` re-attaches every session',
-    wholeNumber({ min: 1, max: 86_400 }),
-  ),
   github: option(
     '--github <owner/name>',
     'the GitHub repository the run works in: created when missing (under your user or an organisation; private unless --github-public), cloned into an empty directory, or made origin of a repository whose history agrees with it. Every node branch is pushed there, the result becomes a pull request into the default branch, and accepting the final veto merges it. Needs a token: GITHUB_TOKEN, or `gh auth token`. Without this flag, a repository whose origin is on GitHub uses it when a token is present',
@@ -169,13 +146,13 @@ function environment(): string {
   return [...seen].map(([env, purpose]) => `  ${env.padEnd(16)} ${purpose}`).join('\n');
 }
 
-export const JULES_NOTES = `Jules settings (--jules-…) are kept in the run's state, so a resume keeps them.
-Jules' own limits: a Retry-After up to 60 s is waited out (a longer one stops the
-run, saying when to resume); at its concurrent task limit MAKER waits for one of
-the run's sessions to finish; at its daily task limit the run stops, saying when
-the quota frees up. Waits over 5 s show in the progress line and \`maker status\`.
+/** The worker kinds' own options as flags (`--jules-plan`, …): see kind-flags.ts. */
+export const KIND_FLAGS = kindFlags();
 
-Environment:
+/** `maker run --help`'s notes: what the kinds say of their options, then the environment. */
+export const RUN_NOTES = `${optionSets()
+  .flatMap((set) => (set.notes === undefined ? [] : [`${set.notes}\n`]))
+  .join('')}Environment:
 ${environment()}
   GITHUB_TOKEN     the GitHub token (--github): Contents and Pull requests:
                    Read and write, Administration to create repositories

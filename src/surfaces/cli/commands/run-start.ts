@@ -12,7 +12,8 @@ import type { RemotePlan } from '../../../app/start/remotes.js';
 import { runConfig } from '../../../app/wiring/wiring.js';
 import { startRun, type StartSteps } from '../../../app/start-run.js';
 import { withGitHub, type GitHubSettings, type Settings } from '../../../app/settings.js';
-import { DEFAULT_MODEL, type WorkerKind } from '../../../app/workers/index.js';
+import { DEFAULT_MODEL, kindOptions, type WorkerKind } from '../../../app/workers/index.js';
+import { flagsNamed } from '../kind-flags.js';
 import { settleAccess } from '../../../app/start/access-check.js';
 import { runQuota } from '../../../app/start/quota-check.js';
 import type { ModelAccess } from '../../../app/wiring/model-access.js';
@@ -82,8 +83,8 @@ export interface StartPlan {
 export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
   const { io } = ctx;
   const { kind, dir } = plan;
-  if (plan.choices.jules !== undefined && kind.julesDefaults === undefined)
-    throw new UsageError('The --jules-… flags need --worker jules or jules-fake.');
+  // Checked before any side effect (the run's configuration checks them again, later).
+  kindOptions(kind, plan.choices.workerOptions, { named: flagsNamed });
   const resuming = plan.resuming;
   const notADirectory = (d: string) =>
     new UsageError(
@@ -227,7 +228,7 @@ function cliStartSteps(
       if (at.target.kind !== 'repository' && !plan.json)
         io.stderr(`maker: ${await createdRepositoryLine(dir, at.target.kind)}\n`);
       // A demo's fake Jules without a GitHub: a local origin it reads, as Jules reads GitHub.
-      if (plan.demo === true && kind.julesDefaults !== undefined && remote.kind.name === 'local')
+      if (plan.demo === true && kind.readsOrigin === true && remote.kind.name === 'local')
         await addLocalOrigin(workspace);
       const record = made.record;
       const { engine } = await wire(dir, workspace, settings, remote.token, {

@@ -1,7 +1,7 @@
 import { defineCommand, flag } from '../define.js';
 import { oneOf } from '../values.js';
 import { dirOption } from './common.js';
-import { JULES_NOTES, RUN_EXITS, RUN_OPTIONS as O } from './run-options.js';
+import { KIND_FLAGS, RUN_EXITS, RUN_NOTES, RUN_OPTIONS as O } from './run-options.js';
 
 export const runCommand = defineCommand({
   name: 'run',
@@ -61,16 +61,12 @@ loses nothing: run \`maker resume\`.`,
     allowInstallFiles: O.allowInstallFiles,
     maxFileKb: O.maxFileKb,
     replay: O.replay,
-    julesPlan: O.julesPlan,
-    julesConcurrency: O.julesConcurrency,
-    julesDailySessions: O.julesDailySessions,
-    julesPlanReview: O.julesPlanReview,
-    julesOutageSeconds: O.julesOutageSeconds,
+    ...KIND_FLAGS,
     github: O.github,
     githubPublic: O.githubPublic,
     keepCandidates: O.keepCandidates,
     json: O.json,
   },
-  notes: JULES_NOTES,
+  notes: RUN_NOTES,
   exits: RUN_EXITS,
 });
