@@ -26,3 +26,13 @@ export async function latestRun(
   if (best === undefined && failure !== undefined) throw failure;
   return best;
 }
+
+/** `read`, called once per directory: later calls share the first call's answer. */
+export function once<T>(read: (dir: string) => Promise<T>): (dir: string) => Promise<T> {
+  const read_ = new Map<string, Promise<T>>();
+  return (dir) => {
+    let found = read_.get(dir);
+    if (found === undefined) read_.set(dir, (found = read(dir)));
+    return found;
+  };
+}

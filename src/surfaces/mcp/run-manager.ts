@@ -10,7 +10,7 @@ import { answerQuestion, answerWhereAsked } from '../../app/answer-question.js';
 import { readSettings, type Settings } from '../../app/settings.js';
 import { settledEnv } from '../../app/env.js';
 import { confineRepo, findRunDir, findStateDirs } from './confine.js';
-import { latestRun } from './latest-run.js';
+import { latestRun, once } from './latest-run.js';
 import {
   interruptedStarts,
   nothingToResume,
@@ -178,18 +178,23 @@ export class RunManager {
     const same = runId === undefined ? undefined : this.#resumingNow(runId);
     if (same !== undefined) return same;
     const dirs = [this.#defaultDir, ...(await findStateDirs(this.#defaultDir))];
+    // Each repository's lock and state file read once, however many questions ask about them.
+    const lockedElsewhere = once((dir) => this.#workspaces.lockedElsewhere(dir));
+    const state = once((dir) => this.#workspaces.state(dir));
     const starts = await interruptedStarts(
       [...dirs, ...this.#runDirs.values()],
-      async (dir) => this.#setUps.has(dir) || (await this.#workspaces.lockedElsewhere(dir)),
+      async (dir) => this.#setUps.has(dir) || (await lockedElsewhere(dir)),
     );
     const unfinished = (r: Run) => r.status !== 'done' && r.status !== 'vetoed';
+    const latest = (skip?: (dir: string) => Promise<boolean>) =>
+      latestRun(
+        [this.#defaultDir, ...this.#runDirs.values(), ...dirs],
+        async (dir) => (skip !== undefined && (await skip(dir)) ? undefined : state(dir)),
+        unfinished,
+      );
     // Only a run no other process drives can be put behind an own start newer than it.
-    const free =
-      runId === undefined
-        ? await this.#latest(unfinished, (dir) => this.#workspaces.lockedElsewhere(dir))
-        : undefined;
-    const found =
-      runId === undefined ? (free ?? (await this.#latest(unfinished))) : await this.#find(runId);
+    const free = runId === undefined ? await latest(lockedElsewhere) : undefined;
+    const found = runId === undefined ? (free ?? (await latest())) : await this.#find(runId);
     const start = startToFinish(starts, runId, free?.run);
     if (start !== undefined) return this.#finishStart(start.dir, start.intent);
     if (found === undefined) throw await nothingToResume(dirs, runId, starts);
