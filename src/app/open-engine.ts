@@ -1,4 +1,5 @@
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
+import { secretsOf } from './env.js';
 import type { Settings } from './settings.js';
 import type { RunEngine } from './run-engine.js';
 import { engineFor, rolesFor } from './wiring/wiring.js';
@@ -22,7 +23,17 @@ export async function engineOver(
 ): Promise<RunEngine> {
   // Loaded here, when a run starts: `maker --help` and the light commands never load GitHub's client.
   const { engineRemotes } = await import('./start/remotes.js');
-  const remote = engineRemotes(workspace, token, () => engine.persist());
+  // The runs' secrets, with the GitHub token however it was found (`gh auth token`'s is in no
+  // environment variable): added when it is read, before any use of it, and redacted from then on.
+  const secrets = [...settings.secrets];
+  const known = (value: string | undefined): string | undefined => {
+    for (const s of secretsOf({ GITHUB_TOKEN: value ?? '' }))
+      if (!secrets.includes(s)) secrets.push(s);
+    return value;
+  };
+  const current = typeof token === 'function' ? () => known(token()) : known(token);
+  if (typeof current === 'function') current();
+  const remote = engineRemotes(workspace, current, () => engine.persist());
   // Called only once the engine exists.
   const engine = engineFor(
     dir,
@@ -32,7 +43,7 @@ export async function engineOver(
         ...options,
         ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
       }),
-    settings.secrets,
+    secrets,
     settings.env,
     remote,
   );

@@ -101,10 +101,17 @@ export type Redactor = (text: string) => string;
  * serialised state.
  */
 export function makeRedactor(secrets: readonly string[]): Redactor {
-  const values = [...new Set(secrets.filter((s) => s.length >= 4))].sort(
-    (a, b) => b.length - a.length,
-  );
+  // A list that only grows (a run's, given a GitHub token once it is known) is followed: the
+  // values are taken again when its length changed.
+  let taken = -1;
+  let values: string[] = [];
   return (text) => {
+    if (secrets.length !== taken) {
+      taken = secrets.length;
+      values = [...new Set(secrets.filter((s) => s.length >= 4))].sort(
+        (a, b) => b.length - a.length,
+      );
+    }
     let out = text;
     for (const value of values) if (out.includes(value)) out = out.split(value).join('[redacted]');
     return out.replace(ANY_KEY_FORMAT, '[redacted]');
