@@ -12,6 +12,7 @@ import { GitWorkspace } from '../../adapters/git/git-workspace.js';
 import { BatchRefPublisher } from '../../adapters/git/ref-publisher.js';
 import { createGitHubHost, type GitHubHost } from '../../adapters/github/github-host.js';
 import type { PullRequestInfo, RepositoryInfo } from '../../ports/repo-host.js';
+import { MakerError } from '../../core/errors.js';
 
 export interface GitHubBenchOptions {
   /** The bundled CLI, whose `fake-github` serves the fake in its own process (GitHub is remote). */
@@ -213,7 +214,10 @@ async function startFakeProcess(cliPath: string, token: string) {
   const [line] = (await Promise.race([
     once(lines, 'line'),
     once(child, 'exit').then(() => {
-      throw new Error('The fake GitHub process exited before it was ready.');
+      throw new MakerError(
+        'bench-failed',
+        'The fake GitHub process (maker fake-github) exited before it was ready: its errors are above.',
+      );
     }),
   ])) as [string];
   lines.close();

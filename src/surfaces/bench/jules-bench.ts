@@ -13,6 +13,7 @@ import { JulesWorker } from '../../adapters/jules/worker.js';
 import type { WorkerTask } from '../../ports/worker.js';
 import { nodeTransport } from '../../adapters/jules/node-transport.js';
 import { timeline, traced, tracing, type RawTrace } from './jules-timeline.js';
+import { MakerError } from '../../core/errors.js';
 
 export interface JulesBenchOptions {
   /** The bundled CLI, whose `fake-jules` command serves the fake in its own process (as Jules is remote). */
@@ -233,7 +234,10 @@ async function startFakeProcess(options: JulesBenchOptions, origin: string, apiK
   const [line] = (await Promise.race([
     once(lines, 'line'),
     once(child, 'exit').then(() => {
-      throw new Error('maker fake-jules exited before it was ready.');
+      throw new MakerError(
+        'bench-failed',
+        'maker fake-jules exited before it was ready: its errors are above.',
+      );
     }),
   ])) as [string];
   lines.close();

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MakerError } from '../../core/errors.js';
 
 /** The commands measured: what a person runs first, and what must stay light. */
 export const LIGHT_COMMANDS: readonly (readonly string[])[] = [
@@ -37,7 +38,11 @@ async function cpuMs(args: readonly string[], cwd: string): Promise<number> {
     stdio: 'ignore',
   });
   if (child.error !== undefined) throw child.error;
-  if (child.status !== 0) throw new Error(`node ${args.join(' ')} exited ${child.status}`);
+  if (child.status !== 0)
+    throw new MakerError(
+      'bench-failed',
+      `node ${args.join(' ')} exited ${child.status}: run it alone to see why.`,
+    );
   return (await childrenCpuMs()) - before;
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MakerError } from '../../core/errors.js';
 
 /** Spawning `node -e 0` until it exits: the floor any Node program's cold start stands on. */
 function nodeStartMs(): Promise<number> {
@@ -40,7 +41,8 @@ export async function runMcpStartBench(options: { serverPath: string; runs: numb
       const { tools } = await client.listTools();
       times.push(performance.now() - started);
       await client.close();
-      if (tools.length === 0) throw new Error('The server listed no tools.');
+      if (tools.length === 0)
+        throw new MakerError('bench-failed', 'The MCP server (maker mcp) listed no tools.');
     }
   } finally {
     await rm(workspace, { recursive: true, force: true });

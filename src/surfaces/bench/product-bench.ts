@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '../../core/errors.js';
+import { MakerError, UsageError } from '../../core/errors.js';
 import { DEFAULT_EDIT_FORMAT, type EditFormat } from '../../core/edit-formats.js';
 import { summarise } from '../../core/view/summary.js';
 import {
@@ -351,7 +351,14 @@ async function exportTree(repo: string, commit: string, dir: string): Promise<vo
     git.on('error', reject);
     tar.on('error', reject);
     tar.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`exporting ${commit} failed: ${failed}`)),
+      code === 0
+        ? resolve()
+        : reject(
+            new MakerError(
+              'bench-failed',
+              `exporting ${commit} (git archive | tar) failed: ${failed}`,
+            ),
+          ),
     );
   });
 }
