@@ -34,6 +34,8 @@ const AHEAD = 1;
 export class Semaphore {
   readonly #queue: PQueue;
   #active = 0;
+  /** Waiters neither granted nor rejected yet. */
+  #waiting = 0;
   /** Per signal: its listener and the waiters holding it, queued now. */
   readonly #watched = new Map<
     AbortSignal,
@@ -47,6 +49,14 @@ export class Semaphore {
   /** The slots taken now. */
   get active(): number {
     return this.#active;
+  }
+
+  /**
+   * The callers waiting for a slot now. A freed slot reaches the next of them a few microtasks
+   * later, so `active` may be 0 while some wait: idle is `active === 0 && waiting === 0`.
+   */
+  get waiting(): number {
+    return this.#waiting;
   }
 
   /** Runs `work` in a slot, waiting in line for one; its work does not start if `signal` aborted. */
@@ -67,12 +77,14 @@ export class Semaphore {
     if (signal?.aborted) return Promise.reject(new AbortedError(signal.reason));
     return new Promise<HeldSlot>((resolve, reject) => {
       const waiter: Waiter = { reject, signal, done: false };
+      this.#waiting += 1;
       if (signal !== undefined) this.#watch(signal, waiter);
       // The task holds its place in the queue until the slot is freed.
       const place = (free: () => void): void => {
         if (signal !== undefined) this.#unwatch(signal, waiter);
         if (waiter.done) return free();
         waiter.done = true;
+        this.#waiting -= 1;
         this.#active += 1;
         resolve(this.#held(signal, free));
       };
@@ -131,6 +143,7 @@ export class Semaphore {
     this.#watched.delete(signal);
     for (const waiter of watched?.waiters ?? []) {
       waiter.done = true;
+      this.#waiting -= 1;
       waiter.reject(new AbortedError(signal.reason));
     }
   }

@@ -54,6 +54,21 @@ describe("Jules's candidate slots", () => {
     expect(() => slots.throwIfHalted(undefined)).not.toThrow();
   });
 
+  it('a halt without a signal is not cleared while callers still wait: they see it when their slot comes', async () => {
+    // Proves: a freed slot passes to the next waiter a few microtasks later (p-queue), so "no slot
+    // taken" is not "idle": the halt stays until no slot is taken and nobody waits.
+    const slots = new Slots(1);
+    const held = await slots.acquire();
+    const waiting = slots.acquire();
+    const stop = new Error('the daily sessions are spent');
+    slots.halt(stop, undefined);
+    held();
+    const next = await waiting;
+    expect(() => slots.throwIfHalted(undefined)).toThrow(stop);
+    next();
+    expect(slots.halted).toBeUndefined();
+  });
+
   it("a run's halt stays with that run: a call under another signal (a resume) starts afresh", async () => {
     const slots = new Slots(1);
     const run = new AbortController();

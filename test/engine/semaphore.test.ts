@@ -87,6 +87,24 @@ describe('Semaphore', () => {
     await nextRun;
   });
 
+  it('counts its waiters until each is granted or aborted: idle is no slot taken and nobody waiting', async () => {
+    const semaphore = new Semaphore(1);
+    const held = await semaphore.acquire();
+    const controller = new AbortController();
+    const gone = semaphore.acquire(controller.signal);
+    const next = semaphore.acquire();
+    expect([semaphore.active, semaphore.waiting]).toEqual([1, 2]);
+    controller.abort(new Error('cancelled'));
+    await expect(gone).rejects.toBeInstanceOf(AbortedError);
+    expect(semaphore.waiting).toBe(1);
+    held.release();
+    expect([semaphore.active, semaphore.waiting]).toEqual([0, 1]); // handed on a moment later
+    const granted = await next;
+    expect([semaphore.active, semaphore.waiting]).toEqual([1, 0]);
+    granted.release();
+    expect([semaphore.active, semaphore.waiting]).toEqual([0, 0]);
+  });
+
   it('rejects at once a waiter whose signal is already aborted, without queueing it', async () => {
     const semaphore = new Semaphore(1);
     const log: string[] = [];

@@ -37,6 +37,7 @@ export class Slots {
       held.release();
       if (
         this.#slots.active === 0 &&
+        this.#slots.waiting === 0 &&
         this.#halted !== undefined &&
         this.#halted.signal === undefined
       ) {
