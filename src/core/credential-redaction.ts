@@ -162,15 +162,23 @@ export class OutputRedactor {
 
 /**
  * The redaction of what checks and installs print, for the person's secrets (`environmentSecrets`)
- * and MAKER's configured keys.
+ * and MAKER's configured keys. `keys` may grow (a run's, given a GitHub token once it is read): the
+ * redactor is made again when its length changed.
  */
 export function outputRedactor(
   environment: readonly NamedSecret[],
   keys: readonly string[] = [],
 ): (text: string) => Promise<string> {
-  const redactor = new OutputRedactor([
-    ...environment,
-    ...keys.map((value) => ({ name: 'MAKER_KEY', value })),
-  ]);
-  return (text) => redactor.redact(text);
+  let taken = -1;
+  let redactor: OutputRedactor | undefined;
+  return (text) => {
+    if (redactor === undefined || keys.length !== taken) {
+      taken = keys.length;
+      redactor = new OutputRedactor([
+        ...environment,
+        ...keys.map((value) => ({ name: 'MAKER_KEY', value })),
+      ]);
+    }
+    return redactor.redact(text);
+  };
 }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRedactor } from '../../src/core/errors.js';
+import { outputRedactor } from '../../src/core/credential-redaction.js';
 import { engineOver } from '../../src/app/open-engine.js';
 import { readSettings } from '../../src/app/settings.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
@@ -39,6 +40,14 @@ describe("a run's secrets", () => {
     expect(redact(`a ${TOKEN}`)).toBe(`a ${TOKEN}`);
     secrets.push(TOKEN);
     expect(redact(`a ${TOKEN} and first-secret-1`)).toBe('a [redacted] and [redacted]');
+  });
+
+  it("grow in what checks print too: the output redactor follows the run's keys", async () => {
+    const keys: string[] = [];
+    const redact = outputRedactor([], keys);
+    expect(await redact(`echo ${TOKEN}`)).toContain(TOKEN);
+    keys.push(TOKEN);
+    expect(await redact(`echo ${TOKEN}`)).not.toContain(TOKEN);
   });
 
   it.each([
