@@ -30,7 +30,11 @@ export const STATE_MIGRATIONS: Readonly<Record<number, Migration>> = {
     for (const holder of [...runs, starting]) {
       if (!isRecord(holder) || !isRecord(holder['config'])) continue;
       const { jules, ...config } = holder['config'];
-      holder['config'] = jules === undefined ? config : { ...config, workerOptions: jules };
+      // v2 read a missing planReview as false: kept so, as the kind's module reads it.
+      holder['config'] =
+        jules === undefined
+          ? config
+          : { ...config, workerOptions: isRecord(jules) ? { planReview: false, ...jules } : jules };
     }
     return document;
   },

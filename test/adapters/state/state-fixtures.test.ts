@@ -44,6 +44,22 @@ describe('maker-state.json history', () => {
     expect(run?.config).not.toHaveProperty('jules');
   });
 
+  it('2 → 3 keeps what v2 read of a Jules setting it allowed to be missing (planReview: false)', async () => {
+    const dir = await tempDir();
+    const v2 = JSON.parse(
+      await readFile(join('test', 'fixtures', 'state', 'v2-jules-run.json'), 'utf8'),
+    ) as { runs: Record<string, { config: Record<string, unknown> }> };
+    for (const run of Object.values(v2.runs))
+      run.config['jules'] = { concurrency: 3, dailySessions: 15 };
+    await writeFile(join(dir, 'maker-state.json'), JSON.stringify(v2));
+    const state = await makerStateFile(dir).load();
+    expect(Object.values(state.runs)[0]?.config.workerOptions).toEqual({
+      concurrency: 3,
+      dailySessions: 15,
+      planReview: false,
+    });
+  });
+
   it('replays a v2 log over its v2 snapshot before migrating both: what the log says of Jules is kept too', async () => {
     const dir = await tempDir();
     const text = await readFile(join('test', 'fixtures', 'state', 'v2-jules-run.json'), 'utf8');
