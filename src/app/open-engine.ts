@@ -1,5 +1,4 @@
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
-import { secretsOf } from './env.js';
 import type { Settings } from './settings.js';
 import type { RunEngine } from './run-engine.js';
 import { engineFor, rolesFor } from './wiring/wiring.js';
@@ -27,8 +26,8 @@ export async function engineOver(
   // environment variable): added when it is read, before any use of it, and redacted from then on.
   const secrets = [...settings.secrets];
   const known = (value: string | undefined): string | undefined => {
-    for (const s of secretsOf({ GITHUB_TOKEN: value ?? '' }))
-      if (!secrets.includes(s)) secrets.push(s);
+    // As `secretsOf` takes a value: one of four characters or more.
+    if (value !== undefined && value.length >= 4 && !secrets.includes(value)) secrets.push(value);
     return value;
   };
   const current = typeof token === 'function' ? () => known(token()) : known(token);
