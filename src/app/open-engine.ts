@@ -26,12 +26,11 @@ export async function engineOver(
   // environment variable): added when it is read, before any use of it, and redacted from then on.
   const secrets = [...settings.secrets];
   const known = (value: string | undefined): string | undefined => {
-    // As `secretsOf` takes a value: one of four characters or more.
-    if (value !== undefined && value.length >= 4 && !secrets.includes(value)) secrets.push(value);
+    if (value !== undefined && value !== '' && !secrets.includes(value)) secrets.push(value);
     return value;
   };
   const current = typeof token === 'function' ? () => known(token()) : known(token);
-  if (typeof current === 'function') current();
+  if (typeof current === 'function') current(); // the token set now is known from the start
   const remote = engineRemotes(workspace, current, () => engine.persist());
   // Called only once the engine exists.
   const engine = engineFor(

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../core/errors.js';
-import type { KindOptions } from './kind-options.js';
+import { optionProblems, type KindOptions } from './kind-options.js';
 import type { WorkerSetting } from './kind.js';
 
 /**
@@ -26,6 +26,35 @@ export interface JulesLimits {
   readonly outageSeconds?: number;
 }
 
+/** The Jules kinds' run options, as a person chooses them (a plan, or limits one by one). */
+const JULES_CHOICES: KindOptions['choices'] = [
+  {
+    name: 'plan',
+    help: "free (3 sessions at once, 15 per 24 h; the jules worker's default), pro (15, 100) or ultra (60, 300): your plan's limits",
+    value: { type: 'oneOf', of: ['free', 'pro', 'ultra'] },
+  },
+  {
+    name: 'concurrency',
+    help: "Jules sessions at once (overrides the plan's)",
+    value: { type: 'whole', min: 1, max: 100 },
+  },
+  {
+    name: 'dailySessions',
+    help: "Jules sessions started in any 24 hours, across every run in this repository (overrides the plan's); when spent, the run stops and says when `maker resume` can go on",
+    value: { type: 'whole', min: 1, max: 10_000 },
+  },
+  {
+    name: 'planReview',
+    help: "ask for an approval or veto of each Jules session's plan (default: plans are approved automatically)",
+    value: { type: 'boolean' },
+  },
+  {
+    name: 'outageSeconds',
+    help: 'how long Jules may fail every call before the run stops (default 600, or MAKER_JULES_OUTAGE_S); meanwhile calls are retried with backoff and no candidate is discarded, and `maker resume` re-attaches every session',
+    value: { type: 'whole', min: 1, max: 86_400 },
+  },
+];
+
 /**
  * The Jules kinds' run options (`--jules-plan`, `jules: { plan }`, …) over `defaults`: what a run
  * keeps is the defaults, then what it kept before (a resume), then the chosen plan's limits, then
@@ -34,33 +63,7 @@ export interface JulesLimits {
 export function julesOptions(defaults: JulesLimits): KindOptions {
   return {
     name: 'jules',
-    choices: [
-      {
-        name: 'plan',
-        help: "free (3 sessions at once, 15 per 24 h; the jules worker's default), pro (15, 100) or ultra (60, 300): your plan's limits",
-        value: { type: 'oneOf', of: ['free', 'pro', 'ultra'] },
-      },
-      {
-        name: 'concurrency',
-        help: "Jules sessions at once (overrides the plan's)",
-        value: { type: 'whole', min: 1, max: 100 },
-      },
-      {
-        name: 'dailySessions',
-        help: "Jules sessions started in any 24 hours, across every run in this repository (overrides the plan's); when spent, the run stops and says when `maker resume` can go on",
-        value: { type: 'whole', min: 1, max: 10_000 },
-      },
-      {
-        name: 'planReview',
-        help: "ask for an approval or veto of each Jules session's plan (default: plans are approved automatically)",
-        value: { type: 'boolean' },
-      },
-      {
-        name: 'outageSeconds',
-        help: 'how long Jules may fail every call before the run stops (default 600, or MAKER_JULES_OUTAGE_S); meanwhile calls are retried with backoff and no candidate is discarded, and `maker resume` re-attaches every session',
-        value: { type: 'whole', min: 1, max: 86_400 },
-      },
-    ],
+    choices: JULES_CHOICES,
     keep: (chosen, kept = {}) => {
       const { plan, ...limits } = chosen;
       return {
@@ -87,13 +90,17 @@ the quota frees up. Waits over 5 s show in the progress line and \`maker status\
  */
 export function julesLimits(kept: Readonly<Record<string, unknown>> | undefined): JulesLimits {
   const { concurrency, dailySessions, planReview, outageSeconds } = kept ?? {};
-  const whole = (v: unknown, max: number) =>
-    typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max;
+  // The ranges the choices declare; a plan is never kept (it is kept as its two limits).
+  const limits = JULES_CHOICES.filter((c) => c.name !== 'plan');
   if (
-    !whole(concurrency, 100) ||
-    !whole(dailySessions, 10_000) ||
-    typeof planReview !== 'boolean' ||
-    !(outageSeconds === undefined || whole(outageSeconds, 86_400))
+    kept === undefined ||
+    concurrency === undefined ||
+    dailySessions === undefined ||
+    planReview === undefined ||
+    optionProblems(
+      { name: 'jules', choices: limits },
+      { concurrency, dailySessions, planReview, outageSeconds },
+    ).length > 0
   )
     throw new ConfigError(
       `This run's Jules settings in the state file are not valid (${JSON.stringify(kept ?? null)}): it was written by another version of MAKER or edited by hand. Resume it with that version, or start a new run.`,
@@ -101,7 +108,7 @@ export function julesLimits(kept: Readonly<Record<string, unknown>> | undefined)
   return {
     concurrency: concurrency as number,
     dailySessions: dailySessions as number,
-    planReview,
+    planReview: planReview as boolean,
     ...(outageSeconds === undefined ? {} : { outageSeconds: outageSeconds as number }),
   };
 }
