@@ -11,6 +11,8 @@ export interface HeldSlot {
 interface Waiter {
   readonly reject: (error: Error) => void;
   readonly signal: AbortSignal | undefined;
+  /** Its queue entry's own signal: aborted with the waiter's, so p-queue drops the entry at once. */
+  readonly leave: AbortController | undefined;
   /** Rejected (its signal aborted) or granted: its queue entry, when it starts, only frees its place. */
   done: boolean;
 }
@@ -29,7 +31,8 @@ const AHEAD = 1;
  * signal. Every waiter of a run shares the run's signal, and p-queue would add a listener per queued
  * task (Node warns past 10). Here a signal gets one listener however many waiters hold it, removed
  * when the last of them leaves; when it aborts, its waiters are rejected with {@link AbortedError}
- * at once, and their queue entries free their places without running anything.
+ * at once, and their queue entries leave the queue at once (each entry has a signal of its own,
+ * with p-queue's one listener, which this aborts): a cancelled run's thousand waiters hold nothing.
  */
 export class Semaphore {
   readonly #queue: PQueue;
@@ -44,6 +47,11 @@ export class Semaphore {
 
   constructor(limit: number) {
     this.#queue = new PQueue({ concurrency: Math.max(1, limit) });
+  }
+
+  /** The entries in line now: the waiters, less those aborted (they leave at once). */
+  get queued(): number {
+    return this.#queue.size;
   }
 
   /** The slots taken now. */
@@ -76,7 +84,8 @@ export class Semaphore {
   acquire(signal?: AbortSignal, options: { readonly ahead?: boolean } = {}): Promise<HeldSlot> {
     if (signal?.aborted) return Promise.reject(new AbortedError(signal.reason));
     return new Promise<HeldSlot>((resolve, reject) => {
-      const waiter: Waiter = { reject, signal, done: false };
+      const leave = signal === undefined ? undefined : new AbortController();
+      const waiter: Waiter = { reject, signal, leave, done: false };
       this.#waiting += 1;
       if (signal !== undefined) this.#watch(signal, waiter);
       // The task holds its place in the queue until the slot is freed.
@@ -88,9 +97,13 @@ export class Semaphore {
         this.#active += 1;
         resolve(this.#held(signal, free));
       };
-      void this.#queue.add(() => new Promise<void>(place), {
-        priority: options.ahead === true ? AHEAD : 0,
-      });
+      this.#queue
+        .add(() => new Promise<void>(place), {
+          priority: options.ahead === true ? AHEAD : 0,
+          ...(leave === undefined ? {} : { signal: leave.signal }),
+        })
+        // An entry that left the line rejects with its signal's reason: the waiter was told already.
+        .catch(() => undefined);
     });
   }
 
@@ -137,7 +150,7 @@ export class Semaphore {
     signal.removeEventListener('abort', watched.onAbort);
   }
 
-  /** Rejects, in arrival order, every waiter holding `signal`; their places free themselves. */
+  /** Rejects, in arrival order, every waiter holding `signal`, and takes their entries out of line. */
   #abortWaiters(signal: AbortSignal): void {
     const watched = this.#watched.get(signal);
     this.#watched.delete(signal);
@@ -145,6 +158,7 @@ export class Semaphore {
       waiter.done = true;
       this.#waiting -= 1;
       waiter.reject(new AbortedError(signal.reason));
+      waiter.leave?.abort();
     }
   }
 }

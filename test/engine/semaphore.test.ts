@@ -87,6 +87,34 @@ describe('Semaphore', () => {
     await nextRun;
   });
 
+  it('takes aborted waiters out of line at once, not when their turn would have come', async () => {
+    const semaphore = new Semaphore(1);
+    const log: string[] = [];
+    const holder = gate(log, 'holder');
+    const held = semaphore.run(holder.work);
+    const cancelled = new AbortController();
+    const doomed = Array.from({ length: 1000 }, (_, i) =>
+      semaphore.run(gate(log, `d${i}`).work, cancelled.signal),
+    );
+    const kept = gate(log, 'kept');
+    const keptRun = semaphore.run(kept.work, new AbortController().signal);
+    await flush();
+    expect(semaphore.queued).toBe(1001);
+
+    cancelled.abort(new Error('run cancelled'));
+    await Promise.allSettled(doomed);
+    // The slot is still held: without leaving at once, the thousand entries would wait for it.
+    expect(semaphore.queued).toBe(1);
+    expect(semaphore.waiting).toBe(1);
+
+    holder.finish();
+    await flush();
+    kept.finish();
+    expect(await Promise.all([held, keptRun])).toEqual(['holder', 'kept']);
+    expect(log).toEqual(['holder', 'kept']);
+    expect(semaphore.queued).toBe(0);
+  });
+
   it('counts its waiters until each is granted or aborted: idle is no slot taken and nobody waiting', async () => {
     const semaphore = new Semaphore(1);
     const held = await semaphore.acquire();
