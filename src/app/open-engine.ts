@@ -1,5 +1,5 @@
 import type { GitWorkspace } from '../adapters/git/git-workspace.js';
-import type { Settings } from './settings.js';
+import { knowSecret, type Settings } from './settings.js';
 import type { RunEngine } from './run-engine.js';
 import { engineFor, rolesFor } from './wiring/wiring.js';
 import type { RoleOptions } from './workers/index.js';
@@ -22,11 +22,10 @@ export async function engineOver(
 ): Promise<RunEngine> {
   // Loaded here, when a run starts: `maker --help` and the light commands never load GitHub's client.
   const { engineRemotes } = await import('./start/remotes.js');
-  // The runs' secrets, with the GitHub token however it was found (`gh auth token`'s is in no
-  // environment variable): added when it is read, before any use of it, and redacted from then on.
-  const secrets = [...settings.secrets];
+  // The GitHub token, however it was found (`gh auth token`'s is in no environment variable), joins
+  // the process's keys when it is read, before any use of it, and is redacted from then on.
   const known = (value: string | undefined): string | undefined => {
-    if (value !== undefined && value !== '' && !secrets.includes(value)) secrets.push(value);
+    if (value !== undefined) knowSecret(settings, value);
     return value;
   };
   const current = typeof token === 'function' ? () => known(token()) : known(token);
@@ -41,7 +40,7 @@ export async function engineOver(
         ...options,
         ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
       }),
-    secrets,
+    settings.secrets,
     settings.env,
     remote,
   );

@@ -19,7 +19,13 @@ export interface Settings {
   readonly github: GitHubSettings;
   /** `MAKER_DAILY_REQUESTS`: the person's own daily request limit, declared (`--daily-limit` goes over it). */
   readonly dailyRequests: number | undefined;
-  readonly secrets: readonly string[];
+  /**
+   * The process's keys, to redact wherever they would be written or printed: a list that only
+   * grows and is shared by every settings made from these (`withGitHub`, `chooseSettings`). A key
+   * found later, such as the token `gh auth token` gives, joins it ({@link knowSecret}); the
+   * redactors made over it (`makeRedactor`) follow it, the surfaces' own included.
+   */
+  readonly secrets: string[];
   readonly seam?: ((step: string) => void) | undefined;
   readonly env: Env;
 }
@@ -60,8 +66,16 @@ export interface SettingChoices {
   readonly replay?: string | undefined;
 }
 
-/** The settings `env` gives, with `choices` over them. */
-export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
+/**
+ * The settings `env` gives, with `choices` over them. `keys` is the surface's own list of keys, when
+ * it redacts with one already (the CLI's output): `env`'s keys join it, and it is the settings' list.
+ */
+export function readSettings(
+  env: Env,
+  choices: SettingChoices = {},
+  keys: string[] = [],
+): Settings {
+  for (const key of secretsOf(env)) knowSecret({ secrets: keys }, key);
   const { waits, problems } = modelWaitsFrom((n) => envValue(env, n));
   return chooseSettings(
     {
@@ -76,7 +90,7 @@ export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
       sandbox: { path: env['PATH'] ?? '', choice: envValue(env, 'MAKER_SANDBOX') || undefined },
       github: { apiUrl: envValue(env, 'GITHUB_API_URL'), token: envValue(env, 'GITHUB_TOKEN') },
       dailyRequests: declaredLimit(env),
-      secrets: secretsOf(env),
+      secrets: keys,
       seam: crashSeam(env),
       env,
     },
@@ -86,12 +100,22 @@ export function readSettings(env: Env, choices: SettingChoices = {}): Settings {
 
 /**
  * `settings` with `github` over their GitHub (a demo's own fake GitHub, the API a start recorded):
- * a token given is redacted too.
+ * a token given joins the process's keys.
  */
 export function withGitHub(settings: Settings, github: Partial<GitHubSettings>): Settings {
   const { apiUrl = settings.github.apiUrl, token = settings.github.token } = github;
-  const added = secretsOf({ GITHUB_TOKEN: token }).filter((s) => !settings.secrets.includes(s));
-  return { ...settings, github: { apiUrl, token }, secrets: [...settings.secrets, ...added] };
+  for (const key of secretsOf({ GITHUB_TOKEN: token })) knowSecret(settings, key);
+  return { ...settings, github: { apiUrl, token } };
+}
+
+/**
+ * Adds a key found after the settings were read (`gh auth token`'s token) to the process's keys,
+ * before any use of it: from then on nothing the process writes or prints carries it. Values under
+ * four characters are left out, as every redactor leaves them (they would redact ordinary words).
+ */
+export function knowSecret(settings: Pick<Settings, 'secrets'>, value: string): void {
+  const key = value.trim();
+  if (key.length >= 4 && !settings.secrets.includes(key)) settings.secrets.push(key);
 }
 
 /**

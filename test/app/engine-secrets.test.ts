@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRedactor } from '../../src/core/errors.js';
 import { outputRedactor } from '../../src/core/credential-redaction.js';
 import { engineOver } from '../../src/app/open-engine.js';
-import { readSettings } from '../../src/app/settings.js';
+import { githubToken } from '../../src/app/github/plan.js';
+import { chooseSettings, readSettings, withGitHub } from '../../src/app/settings.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -81,4 +82,32 @@ describe("a run's secrets", () => {
       }
     },
   );
+
+  it("take in gh's token where it is read: a redactor made over the process's keys before (the terminal's) redacts it", async () => {
+    // Proves: the surfaces' own redactors (the CLI's output, the MCP server's results) are made
+    // before any token is read, over the process's list; `githubToken` adds gh's token to it, and
+    // settings derived from those read (a run's recorded choices, its GitHub) share the list.
+    const bin = join(await tempDir(), 'bin');
+    await mkdir(bin);
+    await writeFile(join(bin, 'gh'), `#!/bin/sh\necho '${TOKEN}'\n`);
+    await chmod(join(bin, 'gh'), 0o755);
+    const keys = ['env-key-1234'];
+    const terminal = makeRedactor(keys);
+    const env = {
+      PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`,
+      GEMINI_API_KEY: 'gem-key-5678',
+    };
+    const settings = readSettings(env, {}, keys);
+    expect(settings.secrets).toBe(keys);
+    expect(keys).toEqual(['env-key-1234', 'gem-key-5678']);
+    const derived = withGitHub(chooseSettings(settings, { modelAccess: 'api-key' }), {
+      apiUrl: 'http://127.0.0.1:1/',
+    });
+    expect(terminal(`${TOKEN} gem-key-5678`)).toBe(`${TOKEN} [redacted]`);
+
+    const found = await githubToken(derived, 'http://127.0.0.1:1/');
+    expect(found).toEqual({ token: TOKEN, source: 'gh auth token' });
+    expect(terminal(`push failed for ${TOKEN}`)).toBe('push failed for [redacted]');
+    expect(makeRedactor(settings.secrets)(TOKEN)).toBe('[redacted]');
+  });
 });

@@ -8,7 +8,7 @@ import { gitHubApiUrl } from '../../adapters/github/api-url.js';
 import { resolveGitHubToken } from '../../adapters/github/token.js';
 import { MakerError } from '../../core/errors.js';
 import type { RepoRef, RepositoryInfo } from '../../ports/repo-host.js';
-import type { Settings } from '../settings.js';
+import { knowSecret, type Settings } from '../settings.js';
 import type { Target } from '../start/target.js';
 import { repoOfOrigin, sameRepo } from './target.js';
 import { MAKER_FILE } from '../../core/paths.js';
@@ -52,7 +52,7 @@ export async function planGitHub(
   ask: GitHubAsk,
   target: Target,
   dir: string,
-  settings: Pick<Settings, 'github' | 'env'>,
+  settings: Pick<Settings, 'github' | 'env' | 'secrets'>,
 ): Promise<GitHubPlanAnswer> {
   let apiUrl: string;
   try {
@@ -267,10 +267,20 @@ function messageOf(error: unknown): string {
     : String(error);
 }
 
-/** The token for the API at `baseUrl`: the settings' `GITHUB_TOKEN`, else `gh auth token`'s. */
-export function githubToken(
-  settings: Pick<Settings, 'github' | 'env'>,
+/**
+ * The token for the API at `baseUrl`: the settings' `GITHUB_TOKEN`, else `gh auth token`'s, which
+ * joins the process's keys before it is returned (it is in no environment variable the keys were
+ * read from).
+ */
+export async function githubToken(
+  settings: Pick<Settings, 'github' | 'env' | 'secrets'>,
   baseUrl: string,
 ): ReturnType<typeof resolveGitHubToken> {
-  return resolveGitHubToken({ given: settings.github.token, env: settings.env, baseUrl });
+  const found = await resolveGitHubToken({
+    given: settings.github.token,
+    env: settings.env,
+    baseUrl,
+  });
+  knowSecret(settings, found.token);
+  return found;
 }

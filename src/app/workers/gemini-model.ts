@@ -39,7 +39,7 @@ export function geminiModel(
   const model: RunModel =
     replay !== '' ? new ReplayModel(replay, name) : accessModel(name, config, settings);
   const recorded =
-    record === '' ? model : new RecordingModel(model, record, { secrets: [...settings.secrets] });
+    record === '' ? model : new RecordingModel(model, record, { secrets: settings.secrets });
   // No prompt carries the person's secrets or MAKER's keys, whatever path a text came by.
   const redacting = new RedactingModel(recorded, promptRedactor(settings));
   return Object.assign(redacting, modelHooks(model));

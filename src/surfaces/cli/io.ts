@@ -12,6 +12,12 @@ export interface CliIo {
   /** The terminal's width in characters, where stderr is one. */
   readonly columns?: number | undefined;
   readonly cwd: string;
+  /**
+   * The keys every word printed is redacted of (set by `main`): the process's list, which grows as
+   * keys are found (`gh auth token`'s token joins it when a command reads it). Commands read their
+   * settings over it (`readSettings(io.env, choices, io.secrets)`).
+   */
+  readonly secrets?: string[];
 }
 
 export function processIo(): CliIo {

@@ -124,10 +124,13 @@ export async function main(
   rawIo: CliIo,
   signal?: AbortSignal,
 ): Promise<number> {
-  // Every word the CLI prints passes the one redactor that knows the configured keys.
-  const redact = makeRedactor(secretsOf(rawIo.env));
+  // Every word the CLI prints passes the one redactor that knows the process's keys: the configured
+  // ones, and those found later (a command's settings are read over this list, and add to it).
+  const secrets = secretsOf(rawIo.env);
+  const redact = makeRedactor(secrets);
   const io: CliIo = {
     ...rawIo,
+    secrets,
     stdout: (text) => rawIo.stdout(redact(text)),
     stderr: (text) => rawIo.stderr(redact(text)),
   };

@@ -20,7 +20,7 @@ export async function run(
   cli: CliContext,
 ): Promise<number> {
   const { io, signal } = cli;
-  const settings = readSettings(io.env, { modelAccess: o.modelAccess });
+  const settings = readSettings(io.env, { modelAccess: o.modelAccess }, io.secrets);
   const dir = resolve(io.cwd, o.dir ?? '.');
   if ((await stat(dir).catch(() => undefined))?.isDirectory() === false)
     throw new UsageError(`--dir ${dir} is a file, not a directory.`);

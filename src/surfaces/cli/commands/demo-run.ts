@@ -20,7 +20,7 @@ export async function run(
   const dir = resolve(o.dir ?? (await mkdtemp(join(tmpdir(), 'maker-demo-'))));
   // Its checks run where a sandbox works; elsewhere the demo goes on without them, unverified
   // (a run would stop before landing: --hitl auto lands only a checked result).
-  const settings = readSettings(ctx.io.env);
+  const settings = readSettings(ctx.io.env, {}, ctx.io.secrets);
   const sandbox = await sandboxOrWhyNot(settings.sandbox);
   const sandboxed = sandbox.name !== undefined;
   if (sandbox.name === undefined && !o.json)

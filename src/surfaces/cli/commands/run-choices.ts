@@ -59,10 +59,11 @@ export function cliSettings(
   io: CliIo,
   o: { modelAccess?: string | undefined; replay?: string | undefined },
 ): Settings {
-  if (o.replay === undefined) return readSettings(io.env, { modelAccess: o.modelAccess });
+  if (o.replay === undefined)
+    return readSettings(io.env, { modelAccess: o.modelAccess }, io.secrets);
   const replay = resolve(io.cwd, o.replay);
   io.stderr(`maker: replaying model answers from ${replay} (no key, no server)\n`);
-  return readSettings(io.env, { modelAccess: o.modelAccess, replay });
+  return readSettings(io.env, { modelAccess: o.modelAccess, replay }, io.secrets);
 }
 
 /** What `--temperature`, `--thinking-budget` and `--thinking-level` ask for (checked against the model when the run is made). */

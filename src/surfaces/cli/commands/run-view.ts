@@ -58,7 +58,8 @@ export async function startRunView(r: {
   const view = await startViewServer({
     source,
     runId: r.runId,
-    redact: makeRedactor(secretsOf(r.io.env)),
+    // The process's keys, as the terminal's output: a token found later is redacted here too.
+    redact: makeRedactor(r.io.secrets ?? secretsOf(r.io.env)),
   });
   r.io.stderr(`maker: live view at ${view.url}\n`);
   return view;
