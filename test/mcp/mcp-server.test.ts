@@ -162,7 +162,7 @@ describe('the maker MCP server', () => {
     });
     expect(misplaced.isError).toBe(true);
     expect(text(misplaced)).toMatch(
-      /jules settings apply to the jules and jules-fake workers only, not to/,
+      /The `jules` settings apply to the jules and jules-fake workers only, not to/,
     );
   });
 

@@ -54,10 +54,10 @@ export async function planStart(
   const sampling = startSampling(input, kind, DEFAULT_MODEL);
   if (input.sim !== undefined && !kind.simulated)
     throw new UsageError(
-      `sim settings apply to simulated workers only, not to ${kind.name}: leave them out.`,
+      `The \`sim\` settings apply to simulated workers only, not to ${kind.name}: leave them out.`,
     );
   const workerOptions = kindOptionInputs(input);
-  kindOptions(kind, workerOptions, { named: (name) => `${name} settings` });
+  kindOptions(kind, workerOptions, { named: (name) => `The \`${name}\` settings` });
   const allowances = allowanceConfig(
     { ...input.allow, maxFileKb: input.maxFileKb },
     { executables: 'allow.executables', symlinks: 'allow.symlinks', maxFileKb: 'maxFileKb' },
