@@ -53,16 +53,25 @@ export function unsafeRepository(dir: string): MakerError {
   );
 }
 
-/** The person's git identity as configured for `dir` (repository, global or system), if complete. */
+/**
+ * The person's git identity as configured for `dir` (repository, global or system), if complete:
+ * one git process for both keys. Where a key is set more than once, the last value wins, as
+ * `git config --get` gives it.
+ */
 export async function configuredIdentity(
   dir: string,
 ): Promise<{ name: string; email: string } | undefined> {
-  const read = (key: string) =>
-    gitText(dir, ['config', '--get', key]).then(
-      (v) => v.trim(),
-      () => '',
-    );
-  const [name, email] = await Promise.all([read('user.name'), read('user.email')]);
+  // Exit 1 when neither is set: no identity.
+  const out = await gitText(dir, ['config', '-z', '--get-regexp', '^user\\.(name|email)$']).catch(
+    () => '',
+  );
+  const values = new Map<string, string>();
+  for (const entry of out.split('\0')) {
+    const cut = entry.indexOf('\n');
+    if (cut > 0) values.set(entry.slice(0, cut), entry.slice(cut + 1).trim());
+  }
+  const name = values.get('user.name') ?? '';
+  const email = values.get('user.email') ?? '';
   return name !== '' && email !== '' ? { name, email } : undefined;
 }
 
@@ -101,10 +110,16 @@ export async function commitTree(
   return out.trim();
 }
 
-/** The repository's (common) git directory, absolute. */
-export async function commonGitDir(dir: string): Promise<string> {
-  const gitDir = (await gitText(dir, ['rev-parse', '--git-common-dir'])).trim();
-  return isAbsolute(gitDir) ? gitDir : join(dir, gitDir);
+/**
+ * The repository's (common) git directory and this work tree's own, both absolute, from one git
+ * process (a linked work tree's own is under the common one; elsewhere they are the same).
+ */
+export async function gitDirsOf(dir: string): Promise<{ common: string; own: string }> {
+  const out = await gitText(dir, ['rev-parse', '--git-common-dir', '--absolute-git-dir']);
+  const [common = '', own = ''] = out.split('\n').map((line) => line.trim());
+  if (common === '' || own === '')
+    throw new MakerError('git', `git rev-parse gave no git directory for ${dir}: ${out}`);
+  return { common: isAbsolute(common) ? common : join(dir, common), own };
 }
 
 /** Adds patterns to `info/exclude` under `gitDir` (the repository's private ignore list) unless present. */

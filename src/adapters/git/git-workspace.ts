@@ -8,7 +8,7 @@ import type { CheckSandbox } from '../sandbox/bwrap.js';
 import { readBlobs, readChanges, readFilesAt, readModes } from './git-objects.js';
 import { applyInIndex, firstLine } from './apply-patch.js';
 import { GitPlumbing } from './git-plumbing.js';
-import { commitTree, commonGitDir, excludeLocally, prepareRepository } from './git-repo.js';
+import { commitTree, excludeLocally, gitDirsOf, prepareRepository } from './git-repo.js';
 import { memoryScratchRoot, sweepScratch } from './scratch.js';
 import { syncWorkTree, type LandingGit } from './landing.js';
 import { alternates, existingStores, openStore, storeEnv, sweepStores } from './object-stores.js';
@@ -67,8 +67,7 @@ export class GitWorkspace implements Workspace {
   readonly #checks: WorkspaceChecks;
   /** Added to every git command's environment but `commit-tree`'s (empty: the repository's objects). */
   readonly #objectEnv: Readonly<Record<string, string>>;
-  #gitDir: Promise<string> | undefined;
-  #ownGitDir: Promise<string> | undefined;
+  #gitDirs: Promise<{ common: string; own: string }> | undefined;
 
   /** See {@link WorkspaceOptions}; with `store`, objects are written there (see {@link scratch}). */
   constructor(dir: string, options: WorkspaceOptions = {}, store?: ObjectStore) {
@@ -146,17 +145,19 @@ export class GitWorkspace implements Workspace {
   }
 
   /** The repository's (common) git directory, absolute. */
-  gitDir(): Promise<string> {
-    this.#gitDir ??= commonGitDir(this.dir);
-    return this.#gitDir;
+  async gitDir(): Promise<string> {
+    return (await this.#dirs()).common;
   }
 
   /** This work tree's own git directory, absolute (a linked work tree's is under the common one). */
-  ownGitDir(): Promise<string> {
-    this.#ownGitDir ??= gitText(this.dir, ['rev-parse', '--absolute-git-dir']).then((d) =>
-      d.trim(),
-    );
-    return this.#ownGitDir;
+  async ownGitDir(): Promise<string> {
+    return (await this.#dirs()).own;
+  }
+
+  /** Both git directories, from one git process, once. */
+  #dirs(): Promise<{ common: string; own: string }> {
+    this.#gitDirs ??= gitDirsOf(this.dir);
+    return this.#gitDirs;
   }
 
   /** Adds patterns to `.git/info/exclude` (the repository's private ignore list) unless present. */

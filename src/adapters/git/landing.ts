@@ -33,7 +33,7 @@ export async function syncWorkTree(
 ): Promise<void> {
   await clearAbandonedIndexLock(git);
   await git.raw(['update-index', '-q', '--refresh']).catch(() => undefined);
-  const [fromTree, toTree] = await Promise.all([treeOf(git, from), treeOf(git, to)]);
+  const [fromTree, toTree] = await treesOf(git, from, to);
   const modified = split(await git.raw(['diff-files', '--name-only', '-z']));
   if (await git.ok(['diff-index', '--cached', '--quiet', toTree, '--'])) {
     if (modified.length === 0) return;
@@ -62,8 +62,17 @@ export async function syncWorkTree(
   await readTree(git, target, ['read-tree', '--reset', '-u', to]);
 }
 
-async function treeOf(git: LandingGit, commit: string): Promise<string> {
-  return (await git.raw(['rev-parse', '--verify', `${commit}^{tree}`])).trim();
+/** The trees of two commits, from one git process; each must be a commit's. */
+async function treesOf(git: LandingGit, from: string, to: string): Promise<[string, string]> {
+  const out = await git.raw(['rev-parse', `${from}^{tree}`, `${to}^{tree}`]);
+  const [fromTree = '', toTree = ''] = out.trim().split('\n');
+  for (const [commit, tree] of [
+    [from, fromTree],
+    [to, toTree],
+  ] as const)
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
+      throw new MakerError('git', `git rev-parse gave no tree for ${commit}: ${out.trim()}`);
+  return [fromTree, toTree];
 }
 
 /** The paths among `paths` whose working-tree state is not what `to` has (or are not part of the landing). */

@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { configuredIdentity } from '../../../src/adapters/git/git-repo.js';
+import { gitProcessCounts } from '../../../src/adapters/git/run-git.js';
+import { useTempDirs } from '../../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+
+/** A repository whose config is only its own (no global or system identity reaches it). */
+async function repository(): Promise<{ dir: string; config: (...args: string[]) => void }> {
+  const dir = await tempDir();
+  execFileSync('git', ['init', '-q', dir]);
+  const config = (...args: string[]) =>
+    execFileSync('git', ['-C', dir, 'config', ...args], { stdio: 'ignore' });
+  return { dir, config };
+}
+
+describe('configuredIdentity', () => {
+  // Proves: the person's identity is read as `git config --get` reads each key (last value wins,
+  // spaces kept), in one git process, and a half-set identity is none.
+  it('reads name and email as git config --get does, in one process', async () => {
+    const { dir, config } = await repository();
+    // git reads the global config from HOME, the one variable of the person's it is given.
+    const home = process.env['HOME'];
+    process.env['HOME'] = await tempDir();
+    try {
+      expect(await configuredIdentity(dir)).toBeUndefined();
+      config('user.name', 'Ada Lovelace');
+      expect(await configuredIdentity(dir)).toBeUndefined(); // no email: not complete
+      config('user.email', 'ada@example.com');
+      config('--add', 'user.name', 'Ada  King, Countess');
+      config('user.signingkey', 'ignored');
+      const before = gitProcessCounts().byCommand['config'] ?? 0;
+      expect(await configuredIdentity(dir)).toEqual({
+        name: 'Ada  King, Countess',
+        email: 'ada@example.com',
+      });
+      expect(gitProcessCounts().byCommand['config']).toBe(before + 1);
+      const expected = execFileSync('git', ['-C', dir, 'config', '--get', 'user.name'], {
+        encoding: 'utf8',
+        env: { ...process.env },
+      }).trim();
+      expect(expected).toBe('Ada  King, Countess');
+    } finally {
+      if (home === undefined) delete process.env['HOME'];
+      else process.env['HOME'] = home;
+    }
+  });
+});
