@@ -1,5 +1,6 @@
-import PQueue from 'p-queue';
+import PQueue, { type QueueAddOptions } from 'p-queue';
 import { AbortedError } from './errors.js';
+import { LaneQueue } from './lane-queue.js';
 
 /** A slot taken with {@link Semaphore.acquire}: one piece of work runs in it, then it is freed. */
 export interface HeldSlot {
@@ -11,8 +12,8 @@ export interface HeldSlot {
 interface Waiter {
   readonly reject: (error: Error) => void;
   readonly signal: AbortSignal | undefined;
-  /** Its queue entry's own signal: aborted with the waiter's, so p-queue drops the entry at once. */
-  readonly leave: AbortController | undefined;
+  /** Its queue entry's id: taken out of line by it when the waiter's signal aborts. */
+  readonly id: string;
   /** Rejected (its signal aborted) or granted: its queue entry, when it starts, only frees its place. */
   done: boolean;
 }
@@ -31,11 +32,14 @@ const AHEAD = 1;
  * signal. Every waiter of a run shares the run's signal, and p-queue would add a listener per queued
  * task (Node warns past 10). Here a signal gets one listener however many waiters hold it, removed
  * when the last of them leaves; when it aborts, its waiters are rejected with {@link AbortedError}
- * at once, and their queue entries leave the queue at once (each entry has a signal of its own,
- * with p-queue's one listener, which this aborts): a cancelled run's thousand waiters hold nothing.
+ * at once, and their queue entries leave the queue at once, each in O(1) ({@link LaneQueue}, p-queue's
+ * queue here): a cancelled run's thousand waiters hold nothing and cost a thousand steps.
  */
 export class Semaphore {
-  readonly #queue: PQueue;
+  readonly #queue: PQueue<LaneQueue, QueueAddOptions>;
+  /** p-queue's queue, which it made of {@link LaneQueue}: aborted waiters leave it here. */
+  readonly #lanes: LaneQueue;
+  #ids = 0;
   #active = 0;
   /** Waiters neither granted nor rejected yet. */
   #waiting = 0;
@@ -46,7 +50,18 @@ export class Semaphore {
   >();
 
   constructor(limit: number) {
-    this.#queue = new PQueue({ concurrency: Math.max(1, limit) });
+    // p-queue makes its queue in its constructor (and again only in `clear`, never called here).
+    let made: LaneQueue | undefined;
+    const keep = (queue: LaneQueue): void => void (made = queue);
+    const Lanes = class extends LaneQueue {
+      constructor() {
+        super();
+        keep(this);
+      }
+    };
+    this.#queue = new PQueue({ concurrency: Math.max(1, limit), queueClass: Lanes });
+    if (made === undefined) throw new Error('p-queue did not make its queue when it was made.');
+    this.#lanes = made;
   }
 
   /** The entries in line now: the waiters, less those aborted (they leave at once). */
@@ -84,8 +99,8 @@ export class Semaphore {
   acquire(signal?: AbortSignal, options: { readonly ahead?: boolean } = {}): Promise<HeldSlot> {
     if (signal?.aborted) return Promise.reject(new AbortedError(signal.reason));
     return new Promise<HeldSlot>((resolve, reject) => {
-      const leave = signal === undefined ? undefined : new AbortController();
-      const waiter: Waiter = { reject, signal, leave, done: false };
+      const id = `w${this.#ids++}`;
+      const waiter: Waiter = { reject, signal, id, done: false };
       this.#waiting += 1;
       if (signal !== undefined) this.#watch(signal, waiter);
       // The task holds its place in the queue until the slot is freed.
@@ -100,10 +115,17 @@ export class Semaphore {
       this.#queue
         .add(() => new Promise<void>(place), {
           priority: options.ahead === true ? AHEAD : 0,
-          ...(leave === undefined ? {} : { signal: leave.signal }),
+          id,
         })
-        // An entry that left the line rejects with its signal's reason: the waiter was told already.
-        .catch(() => undefined);
+        // An entry taken out of line never settles; nothing rejects one today, but were p-queue to,
+        // the waiter fails rather than hangs.
+        .catch((error: unknown) => {
+          if (waiter.done) return;
+          waiter.done = true;
+          this.#waiting -= 1;
+          if (signal !== undefined) this.#unwatch(signal, waiter);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        });
     });
   }
 
@@ -158,7 +180,7 @@ export class Semaphore {
       waiter.done = true;
       this.#waiting -= 1;
       waiter.reject(new AbortedError(signal.reason));
-      waiter.leave?.abort();
+      this.#lanes.remove(waiter.id);
     }
   }
 }
