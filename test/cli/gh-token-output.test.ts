@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_FAKE_OPTIONS, useFakeGitHub } from '../helpers/github.js';
 import { maker } from '../helpers/cli.js';
+import { main } from '../../src/surfaces/cli/main.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -69,4 +70,22 @@ describe("the terminal's output and a token from `gh auth token`", () => {
       expect(`${result.stdout}${result.stderr}`).not.toContain(TOKEN);
     }
   }, 120_000);
+
+  it("fills the list it is given with the environment's keys: the process's crash message is redacted over it", async () => {
+    // Proves: `runFromProcess` hands `main` a list and redacts a crash's message over the same
+    // list, so a key `main`'s commands found (gh's token) is redacted there too.
+    const secrets = ['found-later-1234'];
+    const out: string[] = [];
+    const code = await main(['--version'], {
+      stdout: (t) => void out.push(t),
+      stderr: (t) => void out.push(t),
+      stderrIsTty: false,
+      stdinIsTty: false,
+      cwd: process.cwd(),
+      env: { GEMINI_API_KEY: 'gemini-key-5678' },
+      secrets,
+    });
+    expect(code).toBe(0);
+    expect(secrets).toEqual(['found-later-1234', 'gemini-key-5678']);
+  });
 });

@@ -13,9 +13,10 @@ export interface CliIo {
   readonly columns?: number | undefined;
   readonly cwd: string;
   /**
-   * The keys every word printed is redacted of (set by `main`): the process's list, which grows as
-   * keys are found (`gh auth token`'s token joins it when a command reads it). Commands read their
-   * settings over it (`readSettings(io.env, choices, io.secrets)`).
+   * The keys every word printed is redacted of (`main` adds the environment's to the list given, or
+   * makes one): the process's list, which grows as keys are found (`gh auth token`'s token joins
+   * it when a command reads it). Commands read their settings over it (`readSettings(io.env,
+   * choices, io.secrets)`).
    */
   readonly secrets?: string[];
 }

@@ -126,7 +126,8 @@ export async function main(
 ): Promise<number> {
   // Every word the CLI prints passes the one redactor that knows the process's keys: the configured
   // ones, and those found later (a command's settings are read over this list, and add to it).
-  const secrets = secretsOf(rawIo.env);
+  const secrets = rawIo.secrets ?? [];
+  for (const key of secretsOf(rawIo.env)) if (!secrets.includes(key)) secrets.push(key);
   const redact = makeRedactor(secrets);
   const io: CliIo = {
     ...rawIo,
@@ -197,12 +198,18 @@ export async function runFromProcess(): Promise<void> {
   // A reader that went away (`maker help run | head -1`) ends the output, not the command.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', ignoreClosedReader);
   process.once('SIGINT', () => controller.abort(new Error('Interrupted (Ctrl-C).')));
+  // The process's keys, shared with `main`: a crash's message is redacted of those found later too.
+  const secrets: string[] = [];
   try {
-    process.exitCode = await main(process.argv.slice(2), processIo(), controller.signal);
+    process.exitCode = await main(
+      process.argv.slice(2),
+      { ...processIo(), secrets },
+      controller.signal,
+    );
   } catch (error) {
     process.stderr.write(
       forTerminal(
-        makeRedactor(secretsOf(process.env))(
+        makeRedactor(secrets.length > 0 ? secrets : secretsOf(process.env))(
           `maker: unexpected error — this is a bug in maker ${VERSION}. Please report it as an issue on the project's repository, with the command you ran and the text below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
         ),
       ),
