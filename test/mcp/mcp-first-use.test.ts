@@ -52,7 +52,9 @@ describe('maker_start never simulates silently', () => {
     const { call } = await connect(dir, { GEMINI_API_KEY: 'AIza-test-key-0123456789' });
     const refused = await call('maker_start', { idea: 'x', worker: 'gemini', sim: { seed: 3 } });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/The `sim` settings apply to simulated workers only, not to gemini/);
+    expect(text(refused)).toMatch(
+      /The `sim` settings apply to simulated workers only, not to gemini/,
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 });
