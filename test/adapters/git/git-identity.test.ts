@@ -9,7 +9,7 @@ const tempDir = useTempDirs();
 /** A repository whose config is only its own (no global or system identity reaches it). */
 async function repository(): Promise<{ dir: string; config: (...args: string[]) => void }> {
   const dir = await tempDir();
-  execFileSync('git', ['init', '-q', dir]);
+  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
   const config = (...args: string[]) =>
     execFileSync('git', ['-C', dir, 'config', ...args], { stdio: 'ignore' });
   return { dir, config };
