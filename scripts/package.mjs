@@ -13,8 +13,10 @@ const files = [
   'dist/package.json',
   'dist/maker-mcp.js',
   'dist/maker.js',
-  // Loaded by the chunks the first time a vote compares JavaScript or TypeScript candidates.
+  // Loaded by the chunks the first time a vote compares JavaScript or TypeScript candidates: the
+  // module they import, and the compiler it requires.
   'dist/typescript.js',
+  'dist/typescript.cjs',
 ];
 // The chunks the entry files import (build.mjs leaves only the current build's in dist/).
 if (existsSync('dist'))
