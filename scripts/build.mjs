@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
@@ -60,15 +61,19 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+// The module the bundles import (scripts/typescript-shim.js), naming the code cache after the
+// compiler file's hash; caches of earlier builds are removed.
+const compilerHash = createHash('sha256')
+  .update(await readFile('dist/typescript.cjs'))
+  .digest('hex')
+  .slice(0, 16);
 await writeFile(
   'dist/typescript.js',
-  [
-    '// The TypeScript compiler, required rather than imported (see scripts/build.mjs).',
-    "import { createRequire } from 'node:module';",
-    "export default createRequire(import.meta.url)('./typescript.cjs');",
-    '',
-  ].join('\n'),
+  (await readFile('scripts/typescript-shim.js', 'utf8')).replace('__SOURCE_HASH__', compilerHash),
 );
+for (const file of await readdir('dist'))
+  if (/^typescript\.cjs\..*\.v8-cache/.test(file) && !file.includes(compilerHash))
+    await rm(`dist/${file}`, { force: true });
 const requireBanner =
   "import { createRequire as __makerCreateRequire } from 'node:module';\nconst require = __makerCreateRequire(import.meta.url);";
 const typescriptAside = {
