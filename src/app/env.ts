@@ -24,8 +24,15 @@ export function settledEnv(env: Env): Env {
   );
 }
 
-/** MAKER's credentials in the environment (`CREDENTIAL_NAMES`), so logs, journals and recordings can redact them. */
-export function secretsOf(env: Env): string[] {
+/**
+ * MAKER's credentials in the environment (`CREDENTIAL_NAMES`), so logs, journals and recordings can
+ * redact them: added to `keys` (a list of keys that grows, such as the process's) where it lacks them.
+ */
+export function secretsOf(env: Env, keys: string[] = []): string[] {
   const { gemini, jules, github } = CREDENTIAL_NAMES;
-  return [...gemini, ...jules, ...github].map((k) => envValue(env, k)).filter((v) => v.length >= 4);
+  for (const name of [...gemini, ...jules, ...github]) {
+    const value = envValue(env, name);
+    if (value.length >= 4 && !keys.includes(value)) keys.push(value);
+  }
+  return keys;
 }

@@ -75,7 +75,6 @@ export function readSettings(
   choices: SettingChoices = {},
   keys: string[] = [],
 ): Settings {
-  for (const key of secretsOf(env)) knowSecret({ secrets: keys }, key);
   const { waits, problems } = modelWaitsFrom((n) => envValue(env, n));
   return chooseSettings(
     {
@@ -90,7 +89,7 @@ export function readSettings(
       sandbox: { path: env['PATH'] ?? '', choice: envValue(env, 'MAKER_SANDBOX') || undefined },
       github: { apiUrl: envValue(env, 'GITHUB_API_URL'), token: envValue(env, 'GITHUB_TOKEN') },
       dailyRequests: declaredLimit(env),
-      secrets: keys,
+      secrets: secretsOf(env, keys),
       seam: crashSeam(env),
       env,
     },
@@ -104,7 +103,7 @@ export function readSettings(
  */
 export function withGitHub(settings: Settings, github: Partial<GitHubSettings>): Settings {
   const { apiUrl = settings.github.apiUrl, token = settings.github.token } = github;
-  for (const key of secretsOf({ GITHUB_TOKEN: token })) knowSecret(settings, key);
+  secretsOf({ GITHUB_TOKEN: token }, settings.secrets);
   return { ...settings, github: { apiUrl, token } };
 }
 

@@ -64,14 +64,10 @@ export async function syncWorkTree(
 
 /** The trees of two commits, from one git process; each must be a commit's. */
 async function treesOf(git: LandingGit, from: string, to: string): Promise<[string, string]> {
-  const out = await git.raw(['rev-parse', `${from}^{tree}`, `${to}^{tree}`]);
-  const [fromTree = '', toTree = ''] = out.trim().split('\n');
-  for (const [commit, tree] of [
-    [from, fromTree],
-    [to, toTree],
-  ] as const)
-    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(tree))
-      throw new MakerError('git', `git rev-parse gave no tree for ${commit}: ${out.trim()}`);
+  const out = (await git.raw(['rev-parse', `${from}^{tree}`, `${to}^{tree}`])).trim();
+  const [fromTree = '', toTree = '', ...more] = out.split('\n');
+  if (more.length > 0 || ![fromTree, toTree].every((t) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(t)))
+    throw new MakerError('git', `git rev-parse gave no trees for ${from} and ${to}: ${out}`);
   return [fromTree, toTree];
 }
 

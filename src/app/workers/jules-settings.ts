@@ -93,7 +93,6 @@ export function julesLimits(kept: Readonly<Record<string, unknown>> | undefined)
   // The ranges the choices declare; a plan is never kept (it is kept as its two limits).
   const limits = JULES_CHOICES.filter((c) => c.name !== 'plan');
   if (
-    kept === undefined ||
     concurrency === undefined ||
     dailySessions === undefined ||
     planReview === undefined ||

@@ -126,8 +126,7 @@ export async function main(
 ): Promise<number> {
   // Every word the CLI prints passes the one redactor that knows the process's keys: the configured
   // ones, and those found later (a command's settings are read over this list, and add to it).
-  const secrets = rawIo.secrets ?? [];
-  for (const key of secretsOf(rawIo.env)) if (!secrets.includes(key)) secrets.push(key);
+  const secrets = secretsOf(rawIo.env, rawIo.secrets ?? []);
   const redact = makeRedactor(secrets);
   const io: CliIo = {
     ...rawIo,
@@ -199,7 +198,7 @@ export async function runFromProcess(): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', ignoreClosedReader);
   process.once('SIGINT', () => controller.abort(new Error('Interrupted (Ctrl-C).')));
   // The process's keys, shared with `main`: a crash's message is redacted of those found later too.
-  const secrets: string[] = [];
+  const secrets = secretsOf(process.env);
   try {
     process.exitCode = await main(
       process.argv.slice(2),
@@ -209,7 +208,7 @@ export async function runFromProcess(): Promise<void> {
   } catch (error) {
     process.stderr.write(
       forTerminal(
-        makeRedactor(secrets.length > 0 ? secrets : secretsOf(process.env))(
+        makeRedactor(secrets)(
           `maker: unexpected error — this is a bug in maker ${VERSION}. Please report it as an issue on the project's repository, with the command you ran and the text below.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
         ),
       ),
