@@ -35,6 +35,11 @@ const WATCH_MS = 2000;
 
 /** How often a running command's group is read for a process limit it ran into. */
 const POLL_MS = 250;
+/**
+ * How long the output of a sandbox that was stopped is waited for once the sandbox itself exited: a
+ * sandbox killed as it started can leave its command running outside it, holding the output open.
+ */
+const STRAY_OUTPUT_MS = 1000;
 
 /** Every sandbox running now, killed if MAKER exits (a normal exit or a signal it handles). */
 const running = new Set<ChildProcess>();
@@ -117,6 +122,9 @@ async function runOnce(
   const root = await mkdtemp(join(tmpdir(), 'maker-root-'));
   const confinement = await confine(options.limits);
   try {
+    // Aborted while the sandbox was being prepared: nothing is started (a sandbox killed as it
+    // starts may not take its command with it).
+    if (aborted(signal)) throw new AbortedError(signal?.reason);
     const [file, ...args] = confinement.wrap(sandbox.argv(spec, root));
     const child = spawn(file as string, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -150,10 +158,20 @@ async function runOnce(
     signal?.addEventListener('abort', onAbort, { once: true });
     // It may have aborted while the sandbox was being prepared, before the listener was there.
     if (aborted(signal)) stop(undefined);
+    let strays: NodeJS.Timeout | undefined;
     const code = await new Promise<number | null>((resolve, reject) => {
       child.on('error', reject);
       child.on('close', (status) => resolve(status));
+      child.on('exit', (status) => {
+        if (stopped === undefined && !aborted(signal)) return;
+        strays = setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve(status);
+        }, STRAY_OUTPUT_MS);
+      });
     }).finally(() => {
+      clearTimeout(strays);
       clearTimeout(timer);
       clearInterval(poll);
       clearInterval(watching);
