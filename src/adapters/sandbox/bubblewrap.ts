@@ -11,9 +11,17 @@ export interface CheckSandbox {
    * The argv that runs `spec` confined: no network (a new network namespace with only its own
    * loopback), no capabilities, its own user, process, IPC and UTS namespaces, a new session, no
    * further user namespaces, killed with MAKER. `root` is a fresh empty directory on the host that
-   * the sandbox may use to build its view (removed by the caller after the run).
+   * the sandbox may use to build its view (removed by the caller after the run). With
+   * `infoFd`, a sandbox that can (bubblewrap) writes `"child-pid": N` to that descriptor once its
+   * first process exists (see {@link CheckSandbox.reportsChildPid}).
    */
-  argv(spec: SandboxSpec, root: string): string[];
+  argv(spec: SandboxSpec, root: string, infoFd?: number): string[];
+  /**
+   * Whether `argv` with an `infoFd` reports the pid of the sandbox's first process (the init of
+   * its process namespace, which takes everything in it along when it is killed). It is closed in
+   * that process before anything of the spec runs, so the command cannot write to it.
+   */
+  readonly reportsChildPid: boolean;
 }
 
 export type SandboxName = 'bubblewrap' | 'unshare';
@@ -50,8 +58,10 @@ function mountArgs(mounts: readonly Mount[]): string[] {
 export function bubblewrapAt(file: string, disableUserns = true): CheckSandbox {
   return {
     name: 'bubblewrap',
-    argv: (spec) => [
+    reportsChildPid: true,
+    argv: (spec, _root, infoFd) => [
       file,
+      ...(infoFd === undefined ? [] : ['--info-fd', String(infoFd)]),
       '--unshare-user',
       ...(disableUserns ? ['--disable-userns'] : []),
       '--unshare-pid',

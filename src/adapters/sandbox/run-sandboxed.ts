@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,16 +126,15 @@ async function runOnce(
     // Aborted while the sandbox was being prepared: nothing is started (a sandbox killed as it
     // starts may not take its command with it).
     if (aborted(signal)) throw new AbortedError(signal?.reason);
-    const [file, ...args] = confinement.wrap(sandbox.argv(spec, root));
-    const child = spawn(file as string, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
-    });
-    killOnExit(child);
+    const argv = sandbox.reportsChildPid
+      ? sandbox.argv(spec, root, INFO_FD)
+      : sandbox.argv(spec, root);
+    const sandboxed = launchSandbox(confinement.wrap(argv), sandbox.reportsChildPid);
+    const { child } = sandboxed;
     let stopped: StopReason | undefined;
     const stop = (reason: StopReason | undefined) => {
       stopped ??= reason;
-      child.kill('SIGKILL');
+      sandboxed.kill();
     };
     const out = collector(maxOutputBytes, () => stop('output'));
     const err = collector(maxOutputBytes, () => stop('output'));
@@ -165,8 +165,7 @@ async function runOnce(
       child.on('exit', (status) => {
         if (stopped === undefined && !aborted(signal)) return;
         strays = setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
+          for (const stream of child.stdio) stream?.destroy();
           resolve(status);
         }, STRAY_OUTPUT_MS);
       });
@@ -193,6 +192,81 @@ async function runOnce(
     await confinement.release();
     await rm(root, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** The descriptor on which a sandbox that can reports its first process's pid. */
+const INFO_FD = 3;
+
+/** How long a stop waits for a starting sandbox to name its first process before killing it. */
+const PID_WAIT_MS = 2000;
+
+/**
+ * Starts the sandbox's argv (`[file, ...args]`) with no input and its output piped. `kill` stops
+ * it: SIGKILL to the sandbox and, where it reports one (`reportsPid`, on descriptor 3), to its
+ * first process, the init of its process namespace, so everything in there dies with it. A stop
+ * that comes while the sandbox is starting waits (at most {@link PID_WAIT_MS}) for that pid or for
+ * the report to close: bubblewrap killed between making its first process and reporting it
+ * leaves that process behind, not yet tied to it, to run the command to its end or to wait forever.
+ */
+export function launchSandbox(argv: readonly string[], reportsPid: boolean) {
+  const [file, ...args] = argv;
+  const child = spawn(file as string, args, {
+    stdio: reportsPid ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+  });
+  killOnExit(child);
+  let firstPid: number | undefined;
+  let reported = !reportsPid;
+  let wanted = false;
+  let exited = false;
+  let wait: NodeJS.Timeout | undefined;
+  child.on('exit', () => {
+    exited = true;
+    clearTimeout(wait);
+  });
+  const kill = () => {
+    // Only while the sandbox runs: once it exited, its first process was reaped and the pid free.
+    if (firstPid !== undefined && !exited) {
+      try {
+        process.kill(firstPid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    child.kill('SIGKILL');
+  };
+  const settle = () => {
+    if (reported) return;
+    reported = true;
+    clearTimeout(wait);
+    if (wanted) kill();
+  };
+  const info = child.stdio[3] as Readable | null | undefined;
+  let said = '';
+  info?.on('data', (chunk: Buffer) => {
+    said = (said + chunk.toString('utf8')).slice(0, 4096);
+    const pid = /"child-pid":\s*(\d+)/.exec(said)?.[1];
+    // Never 0 or 1 (0 would signal MAKER's own process group).
+    if (pid === undefined || firstPid !== undefined || Number(pid) <= 1) return;
+    firstPid = Number(pid);
+    settle();
+  });
+  info?.on('close', settle);
+  info?.on('error', settle);
+  return {
+    child,
+    /** The pid of the sandbox's first process, once reported. */
+    firstPid: () => firstPid,
+    kill: () => {
+      wanted = true;
+      if (reported) kill();
+      else
+        wait ??= setTimeout(() => {
+          reported = true;
+          kill();
+        }, PID_WAIT_MS);
+    },
+  };
 }
 
 /** Whether `signal` aborted (read anew: it changes while a run waits). */

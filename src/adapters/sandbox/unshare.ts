@@ -92,6 +92,7 @@ export function unshareAt(files: {
 }): CheckSandbox {
   return {
     name: 'unshare',
+    reportsChildPid: false,
     argv: (spec: SandboxSpec, root: string) => [
       files.setpriv,
       '--pdeathsig',
