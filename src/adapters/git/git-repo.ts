@@ -112,13 +112,20 @@ export async function commitTree(
 
 /**
  * The repository's (common) git directory and this work tree's own, both absolute, from one git
- * process (a linked work tree's own is under the common one; elsewhere they are the same).
+ * process (a linked work tree's own is under the common one; elsewhere they are the same). Where a
+ * path holds a line break, one line per value cannot say which is which: each is asked alone.
  */
 export async function gitDirsOf(dir: string): Promise<{ common: string; own: string }> {
-  const out = await gitText(dir, ['rev-parse', '--git-common-dir', '--absolute-git-dir']);
-  const [common = '', own = ''] = out.split('\n').map((line) => line.trim());
+  const ask = async (...flags: string[]) =>
+    (await gitText(dir, ['rev-parse', ...flags])).replace(/\n$/, '');
+  const both = await ask('--git-common-dir', '--absolute-git-dir');
+  const lines = both.split('\n');
+  const [common = '', own = ''] =
+    lines.length === 2
+      ? lines
+      : await Promise.all([ask('--git-common-dir'), ask('--absolute-git-dir')]);
   if (common === '' || own === '')
-    throw new MakerError('git', `git rev-parse gave no git directory for ${dir}: ${out}`);
+    throw new MakerError('git', `git rev-parse gave no git directory for ${dir}: ${both}`);
   return { common: isAbsolute(common) ? common : join(dir, common), own };
 }
 
