@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { closeSync, openSync } from 'node:fs';
 import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AbortedError } from '../../core/errors.js';
 import type { CheckSandbox } from './bubblewrap.js';
+import { inheritedDescriptors, sandboxStdio } from './descriptors.js';
 import { confine, type Limits } from './limits.js';
 import type { SandboxSpec } from './view.js';
 
@@ -126,10 +128,12 @@ async function runOnce(
     // Aborted while the sandbox was being prepared: nothing is started (a sandbox killed as it
     // starts may not take its command with it).
     if (aborted(signal)) throw new AbortedError(signal?.reason);
-    const argv = sandbox.reportsChildPid
-      ? sandbox.argv(spec, root, INFO_FD)
-      : sandbox.argv(spec, root);
-    const sandboxed = launchSandbox(confinement.wrap(argv), sandbox.reportsChildPid);
+    const argv = sandbox.argv(spec, root, sandbox.reportsChildPid ? INFO_FD : undefined);
+    const sandboxed = launchSandbox(
+      confinement.wrap(argv),
+      sandbox.reportsChildPid,
+      await inheritedDescriptors(),
+    );
     const { child } = sandboxed;
     let stopped: StopReason | undefined;
     const stop = (reason: StopReason | undefined) => {
@@ -201,19 +205,30 @@ const INFO_FD = 3;
 const PID_WAIT_MS = 2000;
 
 /**
- * Starts the sandbox's argv (`[file, ...args]`) with no input and its output piped. `kill` stops
+ * Starts the sandbox's argv (`[file, ...args]`) with no input and its output piped, and with
+ * `inherited` (see {@link inheritedDescriptors}) replaced by `/dev/null`. `kill` stops
  * it: SIGKILL to the sandbox and, where it reports one (`reportsPid`, on descriptor 3), to its
  * first process, the init of its process namespace, so everything in there dies with it. A stop
  * that comes while the sandbox is starting waits (at most {@link PID_WAIT_MS}) for that pid or for
  * the report to close: bubblewrap killed between making its first process and reporting it
  * leaves that process behind, not yet tied to it, to run the command to its end or to wait forever.
  */
-export function launchSandbox(argv: readonly string[], reportsPid: boolean) {
+export function launchSandbox(
+  argv: readonly string[],
+  reportsPid: boolean,
+  inherited: readonly number[] = [],
+) {
   const [file, ...args] = argv;
-  const child = spawn(file as string, args, {
-    stdio: reportsPid ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
-    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
-  });
+  const devNull = openSync('/dev/null', 'r');
+  let child: ChildProcess;
+  try {
+    child = spawn(file as string, args, {
+      stdio: sandboxStdio(reportsPid, inherited, devNull),
+      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+    });
+  } finally {
+    closeSync(devNull);
+  }
   killOnExit(child);
   let firstPid: number | undefined;
   let reported = !reportsPid;
