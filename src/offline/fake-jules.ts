@@ -350,7 +350,14 @@ export async function startFakeJules(options: {
     sendJson(res, 200, sessionJson(session));
   }
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  // Not started (a port taken): the error, for the caller to report, not an unhandled event.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1alpha`,

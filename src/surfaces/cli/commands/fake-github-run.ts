@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { startFakeGitHub } from '../../../offline/fake-github.js';
 import { DEMO_OWNER } from '../demo-github.js';
-import { untilStopped } from './serve.js';
+import { listening, untilStopped } from './serve.js';
 import type { fakeGitHubCommand } from './fake-github.js';
 import type { CliContext, InputOf } from '../define.js';
 
@@ -16,11 +16,13 @@ export async function run(
   // maker's output redacts those, which would print it as "[redacted]".
   const token = given === '' ? `fake-github-${randomBytes(18).toString('hex')}` : given;
   const login = o.login ?? DEMO_OWNER;
-  const fake = await startFakeGitHub({
-    tokens: [{ token, login }],
-    ...(o.root === undefined ? {} : { root: resolve(io.cwd, o.root) }),
-    ...(o.port === undefined ? {} : { port: o.port }),
-  });
+  const fake = await listening(o.port, () =>
+    startFakeGitHub({
+      tokens: [{ token, login }],
+      ...(o.root === undefined ? {} : { root: resolve(io.cwd, o.root) }),
+      ...(o.port === undefined ? {} : { port: o.port }),
+    }),
+  );
   io.stdout(
     `${JSON.stringify({ baseUrl: fake.baseUrl, login, ...(given === '' ? { token } : {}) })}\n`,
   );

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import { startFakeJules, type FakeAgentScript } from '../../../offline/fake-jules.js';
 import { simJulesAgent } from '../../../offline/sim-jules-agent.js';
-import { untilStopped } from './serve.js';
+import { listening, untilStopped } from './serve.js';
 import type { fakeJulesCommand } from './fake-jules.js';
 import type { CliContext, InputOf } from '../define.js';
 
@@ -32,13 +32,15 @@ export async function run(
             patch: `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1 @@\n+done\n`,
           };
         };
-  const fake = await startFakeJules({
-    apiKey,
-    sources,
-    agent,
-    ...(o.workMs === undefined ? {} : { workMs: o.workMs }),
-    ...(o.port === undefined ? {} : { port: o.port }),
-  });
+  const fake = await listening(o.port, () =>
+    startFakeJules({
+      apiKey,
+      sources,
+      agent,
+      ...(o.workMs === undefined ? {} : { workMs: o.workMs }),
+      ...(o.port === undefined ? {} : { port: o.port }),
+    }),
+  );
   io.stdout(`${JSON.stringify({ baseUrl: fake.baseUrl, apiKey })}\n`);
   await untilStopped(signal, o.stdinLifetime === true);
   await fake.close();

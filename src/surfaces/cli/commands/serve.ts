@@ -1,3 +1,4 @@
+import { UsageError } from '../../../core/errors.js';
 import { flag } from '../define.js';
 
 /** `--stdin-lifetime`: the opt-in for a parent that owns the server and ends it by closing its input. */
@@ -38,4 +39,20 @@ export function untilStopped(
       process.stdin.resume();
     }
   });
+}
+
+/**
+ * `start()`, a fake server's start on `port`: a port another process holds is said as what to
+ * do, not as the socket's error.
+ */
+export async function listening<T>(port: number | undefined, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if (port !== undefined && (error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new UsageError(
+        `Port ${port} of 127.0.0.1 is in use already: give another --port, or leave --port out for a free one.`,
+      );
+    throw error;
+  }
 }
