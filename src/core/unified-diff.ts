@@ -93,6 +93,29 @@ export function readUnifiedDiff(text: string): DiffSection[] {
   return sections;
 }
 
+/** What a line of a diff is, for showing it: a file header, a hunk header, added, removed, context. */
+export type DiffLineKind = 'file' | 'hunk' | 'add' | 'del' | 'ctx';
+
+/**
+ * The kind of each line of `text` (split on line ends), read as {@link readUnifiedDiff} reads
+ * it: within a hunk's counts a line is content whatever it starts with (a removed `-- note` is
+ * `--- note`, not a file header).
+ */
+export function diffLineKinds(text: string): DiffLineKind[] {
+  const lines = text.split('\n');
+  const kinds: DiffLineKind[] = [];
+  const content = (line: string): DiffLineKind =>
+    line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
+  while (kinds.length < lines.length) {
+    const at = kinds.length;
+    const line = lines[at] as string;
+    if (HUNK_HEADER.test(line)) {
+      kinds.push('hunk', ...readHunk(lines, at).lines.map(content));
+    } else kinds.push(/^(diff |---|\+\+\+)/.test(line) ? 'file' : content(line));
+  }
+  return kinds;
+}
+
 /**
  * The two paths of a `diff --git` line. Unquoted names with spaces are ambiguous ("a/x y b/x y");
  * as git does, the split that gives the same name twice is taken, else the first ` b/`.

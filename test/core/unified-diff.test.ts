@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { normalizedPatchKey, parsePatch } from '../../src/core/patch.js';
 import { fileStats } from '../../src/core/diffstat.js';
 import {
+  diffLineKinds,
   addedLines,
   applyHunks,
   newPathOf,
@@ -163,5 +164,48 @@ describe('agrees with git', () => {
       git('commit', '-q', '--allow-empty', '-m', `round ${round}`);
       contents = next;
     }
+  });
+});
+
+describe('the kind of each line, for showing a diff', () => {
+  // Proves: the live view marks a line by what the diff's structure says it is, so a removed SQL
+  // comment (`-- note` → `--- note`) or an added `++ x` inside a hunk is content, not a header.
+  it('reads content inside a hunk by its counts, and headers outside', () => {
+    const diff = [
+      'diff --git a/q.sql b/q.sql',
+      'index 1111111..2222222 100644',
+      '--- a/q.sql',
+      '+++ b/q.sql',
+      '@@ -1,3 +1,3 @@',
+      ' select 1;',
+      '--- note',
+      '+++ x',
+      ' end;',
+      'diff --git a/b.txt b/b.txt',
+      '--- a/b.txt',
+      '+++ b/b.txt',
+      '@@ -1 +1 @@',
+      '-old',
+      '+new',
+      '',
+    ].join('\n');
+    expect(diffLineKinds(diff)).toEqual([
+      'file',
+      'ctx',
+      'file',
+      'file',
+      'hunk',
+      'ctx',
+      'del',
+      'add',
+      'ctx',
+      'file',
+      'file',
+      'file',
+      'hunk',
+      'del',
+      'add',
+      'ctx',
+    ]);
   });
 });

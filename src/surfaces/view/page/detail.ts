@@ -1,3 +1,4 @@
+import { diffLineKinds } from '../../../core/unified-diff.js';
 import { DISPLAY_MEANING, STATUS_COLOURS } from '../../../core/view/display.js';
 import type { CandidateDetail, NodeDetail, ViewNode, VoteDetail } from '../protocol.js';
 import { externalLink, h } from './dom.js';
@@ -182,19 +183,10 @@ export function renderDiff(diff: string): HTMLElement {
     pre.append('(no change)');
     return pre;
   }
-  for (const line of diff.split('\n')) {
-    const kind =
-      line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')
-        ? 'file'
-        : line.startsWith('@@')
-          ? 'hunk'
-          : line.startsWith('+')
-            ? 'add'
-            : line.startsWith('-')
-              ? 'del'
-              : 'ctx';
-    pre.append(h('span', { class: kind }, `${line}\n`));
-  }
+  const kinds = diffLineKinds(diff);
+  diff.split('\n').forEach((line, i) => {
+    pre.append(h('span', { class: kinds[i] ?? 'ctx' }, `${line}\n`));
+  });
   return pre;
 }
 
