@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { bareEnv } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -146,9 +147,7 @@ describe('the Gemini CLI extension', () => {
     const help = execFileSync(
       process.execPath,
       [...old, join(installed, 'dist', 'maker.js'), '--help'],
-      {
-        encoding: 'utf8',
-      },
+      { encoding: 'utf8', env: bareEnv() },
     );
     expect(help).toMatch(/^Usage: maker <command>/);
     const transport = new StdioClientTransport({
