@@ -49,6 +49,23 @@ const DECIDED: VoteStep = { action: 'decided' };
 const AT_CAP: VoteStep = { action: 'stop', reason: 'max-draws' };
 const OUT_OF_REACH: VoteStep = { action: 'stop', reason: 'out-of-reach' };
 
+/** The rule's decision: the leader's votes are at least `k` more than the runner-up's. */
+export function aheadByK(leaderVotes: number, runnerUpVotes: number, k: number): boolean {
+  return leaderVotes - runnerUpVotes >= k;
+}
+
+/**
+ * The classes a tie is broken among: those the leader (`leaderVotes`) is not ahead of by `k`,
+ * the leader's own class with them.
+ */
+export function contenders<C extends { readonly votes: number }>(
+  classes: readonly C[],
+  leaderVotes: number,
+  k: number,
+): C[] {
+  return classes.filter((c) => !aheadByK(leaderVotes, c.votes, k));
+}
+
 /**
  * The schedule's next step from `standing`. While the opening is unfinished and the cap allows, it
  * draws the rest of the opening; then a leader ahead by k decides (even at the cap), the cap ends
@@ -60,7 +77,7 @@ export function nextVoteStep(schedule: VoteSchedule, standing: VoteStanding): Vo
   const owed = 'draws' in opening ? opening.draws - standing.draws : opening.valid - standing.valid;
   if (owed > 0 && left > 0) return { action: 'draw', count: Math.min(owed, left) };
   const lead = standing.leaderVotes - standing.runnerUpVotes;
-  if (lead >= k) return DECIDED;
+  if (aheadByK(standing.leaderVotes, standing.runnerUpVotes, k)) return DECIDED;
   if (left <= 0) return AT_CAP;
   // The runner-up's votes stay; the most the leader can gain is every draw left.
   if (schedule.stopsOutOfReach && (standing.leaderVotes === 0 || lead + left < k))

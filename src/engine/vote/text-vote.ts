@@ -1,6 +1,7 @@
 import { voteClasses, type VoteClass } from '../../core/voting/classes.js';
 import type { Draw, TreeNode, VoteRecord } from '../../core/tree/schema.js';
 import { initialCandidates } from '../../core/tree/presets.js';
+import { aheadByK, contenders } from '../../core/voting/schedule.js';
 import type { RunContext } from '../run/run-context.js';
 import { castBallots, type BallotSpec } from './ballots.js';
 import { tally } from './votes.js';
@@ -36,7 +37,8 @@ export async function landedMember(
   const k = record.k ?? ctx.run.config.k;
   const [top, second] = texts as [VoteClass, VoteClass];
   let chosen: { slot: number; by: 'agreement' | 'ballots' | 'favourite' };
-  if (top.votes - second.votes >= k) chosen = { slot: top.representative.slot, by: 'agreement' };
+  if (aheadByK(top.votes, second.votes, k))
+    chosen = { slot: top.representative.slot, by: 'agreement' };
   else {
     const ballots = (record.textBallots ??= []);
     const result = await castBallots(
@@ -45,7 +47,7 @@ export async function landedMember(
       vote,
       record,
       ballot,
-      texts.filter((c) => top.votes - c.votes < k),
+      contenders(texts, top.votes, k),
       k,
       ballots,
       `${vote}-text-ballot`,

@@ -2,6 +2,7 @@ import { voteClasses, type VoteClass } from '../../core/voting/classes.js';
 import { firstToAheadByK } from '../../core/voting/first-to-ahead-by-k.js';
 import {
   candidateSchedule,
+  contenders,
   nextVoteStep,
   type VoteSchedule,
   type VoteStep,
@@ -212,8 +213,8 @@ async function settle(
   if (step.action === 'decided' || classes.length < 2)
     return agreement(standing, leader, step.action === 'decided');
   // Judges break the tie, among the classes the leader is not ahead of by k.
-  const contenders = classes.filter((c) => leader.votes - c.votes < k);
-  const ballots = await castBallots(ctx, n, vote, record, options.ballot, contenders, k);
+  const among = contenders(classes, leader.votes, k);
+  const ballots = await castBallots(ctx, n, vote, record, options.ballot, among, k);
   return judged(standing, leader, ballots);
 }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { firstToAheadByK } from '../../../src/core/voting/first-to-ahead-by-k.js';
 import {
+  aheadByK,
   candidateSchedule,
+  contenders,
   nextVoteStep,
   topTwo,
   type VoteSchedule,
@@ -191,5 +193,26 @@ describe('topTwo', () => {
     expect(topTwo([])).toEqual({ leaderVotes: 0, runnerUpVotes: 0 });
     expect(topTwo([1, 3, 2])).toEqual({ leaderVotes: 3, runnerUpVotes: 2 });
     expect(topTwo([2, 2])).toEqual({ leaderVotes: 2, runnerUpVotes: 2 });
+  });
+});
+
+describe('the ahead-by-k rule, as every vote applies it', () => {
+  // Proves: the one decision and the one choice of contenders that exact votes, candidate votes
+  // and text votes share: a margin of exactly k decides, one short does not.
+  it('decides at a margin of k, not k − 1', () => {
+    expect(aheadByK(5, 2, 3)).toBe(true);
+    expect(aheadByK(4, 2, 3)).toBe(false);
+    expect(aheadByK(1, 0, 1)).toBe(true);
+  });
+
+  it('keeps as contenders the classes the leader is not ahead of by k, the leader with them', () => {
+    const classes = [
+      { key: 'a', votes: 4 },
+      { key: 'b', votes: 3 },
+      { key: 'c', votes: 2 },
+      { key: 'd', votes: 1 },
+    ];
+    expect(contenders(classes, 4, 3).map((c) => c.key)).toEqual(['a', 'b', 'c']);
+    expect(contenders(classes, 4, 1).map((c) => c.key)).toEqual(['a']);
   });
 });

@@ -1,5 +1,6 @@
 import { readSettings } from '../../../app/settings.js';
 import { ConfigError } from '../../../core/errors.js';
+import { initialCandidates } from '../../../core/tree/presets.js';
 import type { LanguageModel } from '../../../ports/language-model.js';
 import { runHanoiBench, type HanoiBenchReport } from '../../bench/hanoi-bench.js';
 import { ACCESS_HOW } from '../../../app/wiring/model-access.js';
@@ -18,7 +19,7 @@ export async function run(
     o.initial === undefined || o.initial === 'k'
       ? k
       : /^2k/.test(o.initial)
-        ? 2 * k - 1
+        ? initialCandidates(k)
         : Number(o.initial);
   const modelName = o.model ?? 'sim';
   const model = modelName === 'sim' ? ('sim' as const) : geminiModel(modelName, io);
