@@ -54,8 +54,11 @@ export type WorkerOutput =
   | {
       readonly ok: false;
       readonly reason: string;
-      /** The red flag's rule id (default `worker-failed`), for a failure with a name of its own. */
-      readonly rule?: string;
+      /**
+       * A failure with a rule of its own in the red-flag registry (a session that stopped
+       * answering); any other is `worker-failed`.
+       */
+      readonly rule?: 'session-stuck';
       readonly externalId?: string;
       /** Tokens the failed attempt still cost (a model answer that could not be used). */
       readonly tokens?: number;

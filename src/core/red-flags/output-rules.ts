@@ -56,7 +56,7 @@ export const workerFailedRule: FlagRule<OutputInput> = {
   description: 'The worker produced no candidate (its reason is kept as the message).',
   check: ({ output }) =>
     !output.ok && !needs(output) && output.rule !== 'session-stuck'
-      ? [{ rule: output.rule ?? 'worker-failed', message: output.reason }]
+      ? [{ rule: 'worker-failed', message: output.reason }]
       : [],
 };
 
