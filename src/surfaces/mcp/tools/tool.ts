@@ -10,13 +10,11 @@ import { isSystemError, systemErrorMessage } from '../../../app/system-errors.js
 import type { RunManager } from '../run-manager.js';
 
 /**
- * What the tools need of the runs: a {@link RunManager}, or a stand-in that loads one on first use
- * (the server binary's, so listing the tools never loads the engine).
+ * What the tools need of the runs: every public member of a {@link RunManager}, or of a stand-in
+ * that loads one on first use (the server binary's, so listing the tools never loads the engine).
+ * A new operation on runs is written in the manager and forwarded by the stand-in; nothing here.
  */
-export type Runs = Pick<
-  RunManager,
-  'start' | 'wait' | 'run' | 'answer' | 'resume' | 'cancel' | 'viewUrl' | 'close' | 'redact'
->;
+export type Runs = Pick<RunManager, keyof RunManager>;
 
 /** The SDK's request context: the request's abort signal, its progress token and notifications. */
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
