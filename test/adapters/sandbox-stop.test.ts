@@ -20,6 +20,8 @@ import { useTempDirs } from '../helpers/tmp.js';
 const tempDir = useTempDirs();
 const found = await findSandbox();
 const bwrap = found?.name === 'bubblewrap' ? found : undefined;
+/** A sandbox that reports its first process, fed nothing. */
+const REPORTS = { reportsPid: true, feeds: [] };
 const started: ReturnType<typeof launchSandbox>[] = [];
 /** Processes a test left on purpose (a stand-in's first process its report never named). */
 const strays: number[] = [];
@@ -64,7 +66,7 @@ while :; do sleep 1; done
 describe('a sandbox stopped as it starts', () => {
   it('waits for its first process to be reported, then kills it with the sandbox', async () => {
     const dir = await tempDir();
-    const sandbox = launchSandbox(['sh', '-c', STAND_IN, 'stand-in', dir, 'pid'], true);
+    const sandbox = launchSandbox(['sh', '-c', STAND_IN, 'stand-in', dir, 'pid'], REPORTS);
     started.push(sandbox);
     await until(() => existsSync(join(dir, 'first')));
     const first = Number(readFileSync(join(dir, 'first'), 'utf8'));
@@ -86,7 +88,7 @@ describe('a sandbox stopped as it starts', () => {
 
   it('is killed at once when its report closes without a pid (it made no first process)', async () => {
     const dir = await tempDir();
-    const sandbox = launchSandbox(['sh', '-c', STAND_IN, 'stand-in', dir, 'none'], true);
+    const sandbox = launchSandbox(['sh', '-c', STAND_IN, 'stand-in', dir, 'none'], REPORTS);
     started.push(sandbox);
     await until(() => existsSync(join(dir, 'first')));
     strays.push(Number(readFileSync(join(dir, 'first'), 'utf8')));
@@ -100,7 +102,7 @@ describe('a sandbox stopped as it starts', () => {
 
   it('is killed after a bounded wait when it never reports', async () => {
     const dir = await tempDir();
-    const sandbox = launchSandbox(['sh', '-c', STAND_IN, 'stand-in', dir, 'pid'], true);
+    const sandbox = launchSandbox(['sh', '-c', STAND_IN, 'stand-in', dir, 'pid'], REPORTS);
     started.push(sandbox);
     await until(() => existsSync(join(dir, 'first')));
     strays.push(Number(readFileSync(join(dir, 'first'), 'utf8')));
@@ -123,9 +125,9 @@ describe.skipIf(bwrap === undefined)('bubblewrap', () => {
         argv: ['sh', '-c', `echo $$ > ${dir}/pid; exec sleep 60`],
       },
       dir,
-      3,
+      { info: 3 },
     );
-    const sandbox = launchSandbox(argv, true);
+    const sandbox = launchSandbox(argv, REPORTS);
     started.push(sandbox);
     await until(
       () => existsSync(join(dir, 'pid')) && readFileSync(join(dir, 'pid'), 'utf8') !== '',

@@ -97,8 +97,8 @@ for (const name of ['bubblewrap', 'unshare'] as const) {
 
 describe('sandboxStdio', () => {
   it('pipes output and the report, and puts /dev/null on every inherited descriptor', () => {
-    expect(sandboxStdio(true, [], 9)).toEqual(['ignore', 'pipe', 'pipe', 'pipe']);
-    expect(sandboxStdio(false, [3, 6], 9)).toEqual([
+    expect(sandboxStdio([3], [], 9)).toEqual(['ignore', 'pipe', 'pipe', 'pipe']);
+    expect(sandboxStdio([], [3, 6], 9)).toEqual([
       'ignore',
       'pipe',
       'pipe',
@@ -107,7 +107,8 @@ describe('sandboxStdio', () => {
       'ignore',
       9,
     ]);
-    // The report's descriptor is the pipe, whatever was inherited there.
-    expect(sandboxStdio(true, [3, 4], 9)).toEqual(['ignore', 'pipe', 'pipe', 'pipe', 9]);
+    // The report's and the filter's descriptors are pipes, whatever was inherited there.
+    expect(sandboxStdio([3, 4], [4, 5], 9)).toEqual(['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 9]);
+    expect(sandboxStdio([3], [3, 4], 9)).toEqual(['ignore', 'pipe', 'pipe', 'pipe', 9]);
   });
 });

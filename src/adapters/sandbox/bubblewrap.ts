@@ -11,17 +11,27 @@ export interface CheckSandbox {
    * The argv that runs `spec` confined: no network (a new network namespace with only its own
    * loopback), no capabilities, its own user, process, IPC and UTS namespaces, a new session, no
    * further user namespaces, killed with MAKER. `root` is a fresh empty directory on the host that
-   * the sandbox may use to build its view (removed by the caller after the run). With
-   * `infoFd`, a sandbox that can (bubblewrap) writes `"child-pid": N` to that descriptor once its
-   * first process exists (see {@link CheckSandbox.reportsChildPid}).
+   * the sandbox may use to build its view (removed by the caller after the run). `fds` names the
+   * descriptors the caller gives it beyond stdio: `info`, where a sandbox that can (bubblewrap)
+   * writes `"child-pid": N` once its first process exists (see
+   * {@link CheckSandbox.reportsChildPid}); `seccomp`, where it reads the seccomp filter it loads
+   * into the command (see {@link CheckSandbox.seccomp}).
    */
-  argv(spec: SandboxSpec, root: string, infoFd?: number): string[];
+  argv(spec: SandboxSpec, root: string, fds?: SandboxFds): string[];
   /**
    * Whether `argv` with an `infoFd` reports the pid of the sandbox's first process (the init of
    * its process namespace, which takes everything in it along when it is killed). It is closed in
    * that process before anything of the spec runs, so the command cannot write to it.
    */
   readonly reportsChildPid: boolean;
+  /** Whether `argv` with a `seccomp` descriptor loads the filter read from it (`seccomp.ts`). */
+  readonly seccomp: boolean;
+}
+
+/** Descriptors given to a sandbox beyond stdio (see {@link CheckSandbox.argv}). */
+export interface SandboxFds {
+  readonly info?: number | undefined;
+  readonly seccomp?: number | undefined;
 }
 
 export type SandboxName = 'bubblewrap' | 'unshare';
@@ -59,9 +69,11 @@ export function bubblewrapAt(file: string, disableUserns = true): CheckSandbox {
   return {
     name: 'bubblewrap',
     reportsChildPid: true,
-    argv: (spec, _root, infoFd) => [
+    seccomp: true,
+    argv: (spec, _root, fds = {}) => [
       file,
-      ...(infoFd === undefined ? [] : ['--info-fd', String(infoFd)]),
+      ...(fds.info === undefined ? [] : ['--info-fd', String(fds.info)]),
+      ...(fds.seccomp === undefined ? [] : ['--seccomp', String(fds.seccomp)]),
       '--unshare-user',
       ...(disableUserns ? ['--disable-userns'] : []),
       '--unshare-pid',

@@ -1,17 +1,19 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { bubblewrapAt, type CheckSandbox, type SandboxName } from './bubblewrap.js';
+import {
+  inheritedDescriptors,
+  sandboxCall,
+  spawnSandbox,
+  type SandboxCall,
+} from './descriptors.js';
 import { hostView } from './host-view.js';
 import { unshareAt } from './unshare.js';
 import { which } from './which.js';
 import { scratchMounts, SANDBOX_HOME } from './view.js';
 
 export type { CheckSandbox } from './bubblewrap.js';
-
-const execFileAsync = promisify(execFile);
 
 /** A kind of sandbox MAKER can use: the programs it needs on the PATH, and how to make one of them. */
 export interface SandboxKind {
@@ -110,7 +112,8 @@ async function runProbe(kind: SandboxKind, path: string): Promise<Probe> {
   for (const sandbox of kind.make(files)) {
     const root = await mkdtemp(join(tmpdir(), 'maker-probe-'));
     try {
-      const [file, ...args] = sandbox.argv(
+      const call = sandboxCall(
+        sandbox,
         {
           mounts: [...view.mounts, ...scratchMounts({ tmpBytes: 1 << 20, homeBytes: 1 << 20 })],
           env: { PATH: view.path, HOME: SANDBOX_HOME },
@@ -119,13 +122,9 @@ async function runProbe(kind: SandboxKind, path: string): Promise<Probe> {
         },
         root,
       );
-      const { stdout } = await execFileAsync(file as string, args, {
-        // Generous: a busy machine can take seconds to start a sandbox, and a probe that gives
-        // up too soon would turn checks off for the whole process.
-        timeout: 60_000,
-        killSignal: 'SIGKILL',
-        env: { PATH: path },
-      });
+      // Generous: a busy machine can take seconds to start a sandbox, and a probe that gives up
+      // too soon would turn checks off for the whole process.
+      const stdout = await probeRun(call, { PATH: path }, 60_000);
       if (stdout.trim() === 'maker-sandbox-ok') return { sandbox, why: 'works' };
       why = `it ran, but not as expected (${stdout.trim().slice(0, 200)})`;
     } catch (error) {
@@ -141,6 +140,38 @@ async function runProbe(kind: SandboxKind, path: string): Promise<Probe> {
     }
   }
   return { sandbox: undefined, why };
+}
+
+/**
+ * Runs a probe's call as a check's is run (its report, its filter, nothing inherited), with a
+ * deadline: its output, or an error with its stderr (`killed` when the deadline passed).
+ */
+async function probeRun(
+  call: SandboxCall,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<string> {
+  const child = spawnSandbox(call.argv, call, await inheritedDescriptors(), env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    if (code !== 0 || killed)
+      throw Object.assign(new Error(`the probe exited ${code}`), { stderr, killed });
+    return stdout;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -1,12 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { closeSync, openSync } from 'node:fs';
 import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AbortedError } from '../../core/errors.js';
 import type { CheckSandbox } from './bubblewrap.js';
-import { inheritedDescriptors, sandboxStdio } from './descriptors.js';
+import {
+  inheritedDescriptors,
+  sandboxCall,
+  spawnSandbox,
+  type SandboxCall,
+} from './descriptors.js';
 import { confine, type Limits } from './limits.js';
 import type { SandboxSpec } from './view.js';
 
@@ -128,10 +132,10 @@ async function runOnce(
     // Aborted while the sandbox was being prepared: nothing is started (a sandbox killed as it
     // starts may not take its command with it).
     if (aborted(signal)) throw new AbortedError(signal?.reason);
-    const argv = sandbox.argv(spec, root, sandbox.reportsChildPid ? INFO_FD : undefined);
+    const call = sandboxCall(sandbox, spec, root);
     const sandboxed = launchSandbox(
-      confinement.wrap(argv),
-      sandbox.reportsChildPid,
+      confinement.wrap(call.argv),
+      call,
       await inheritedDescriptors(),
     );
     const { child } = sandboxed;
@@ -198,9 +202,6 @@ async function runOnce(
   }
 }
 
-/** The descriptor on which a sandbox that can reports its first process's pid. */
-const INFO_FD = 3;
-
 /** How long a stop waits for a starting sandbox to name its first process before killing it. */
 const PID_WAIT_MS = 2000;
 
@@ -215,20 +216,13 @@ const PID_WAIT_MS = 2000;
  */
 export function launchSandbox(
   argv: readonly string[],
-  reportsPid: boolean,
+  call: Pick<SandboxCall, 'reportsPid' | 'feeds'>,
   inherited: readonly number[] = [],
 ) {
-  const [file, ...args] = argv;
-  const devNull = openSync('/dev/null', 'r');
-  let child: ChildProcess;
-  try {
-    child = spawn(file as string, args, {
-      stdio: sandboxStdio(reportsPid, inherited, devNull),
-      env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
-    });
-  } finally {
-    closeSync(devNull);
-  }
+  const { reportsPid } = call;
+  const child = spawnSandbox(argv, call, inherited, {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  });
   killOnExit(child);
   let firstPid: number | undefined;
   let reported = !reportsPid;

@@ -93,6 +93,7 @@ export function unshareAt(files: {
   return {
     name: 'unshare',
     reportsChildPid: false,
+    seccomp: false,
     argv: (spec: SandboxSpec, root: string) => [
       files.setpriv,
       '--pdeathsig',
