@@ -232,6 +232,9 @@ function unquotePath(spec: string): string {
   return path.startsWith('a/') || path.startsWith('b/') ? path.slice(2) : path;
 }
 
+/** Pure JavaScript (no Buffer): the live view's page reads diffs with this module too. */
+const UTF8 = new TextEncoder();
+
 const ESCAPES: Record<string, number> = { n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11 };
 
 function unescapeC(body: string): string {
@@ -239,7 +242,7 @@ function unescapeC(body: string): string {
   for (let i = 0; i < body.length; i++) {
     const c = body[i] as string;
     if (c !== '\\') {
-      bytes.push(...Buffer.from(c, 'utf8'));
+      bytes.push(...UTF8.encode(c));
       continue;
     }
     const octal = /^[0-7]{3}/.exec(body.slice(i + 1, i + 4));
@@ -252,7 +255,7 @@ function unescapeC(body: string): string {
     bytes.push(ESCAPES[next] ?? next.charCodeAt(0));
     i += 1;
   }
-  return Buffer.from(bytes).toString('utf8');
+  return new TextDecoder().decode(new Uint8Array(bytes));
 }
 
 /** The path a section's file has before the change; undefined when the section creates it. */
