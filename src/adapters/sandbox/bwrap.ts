@@ -1,13 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
 import { bubblewrapAt, type CheckSandbox, type SandboxName } from './bubblewrap.js';
-import {
-  inheritedDescriptors,
-  sandboxCall,
-  spawnSandbox,
-  type SandboxCall,
-} from './descriptors.js';
+import { CHECK_LIMITS } from './limits.js';
+import { runSandboxed } from './run-sandboxed.js';
 import { hostView } from './host-view.js';
 import { unshareAt } from './unshare.js';
 import { which } from './which.js';
@@ -110,68 +104,35 @@ async function runProbe(kind: SandboxKind, path: string): Promise<Probe> {
   const view = await hostView(path, homedir());
   let why = '';
   for (const sandbox of kind.make(files)) {
-    const root = await mkdtemp(join(tmpdir(), 'maker-probe-'));
-    try {
-      const call = sandboxCall(
-        sandbox,
-        {
-          mounts: [...view.mounts, ...scratchMounts({ tmpBytes: 1 << 20, homeBytes: 1 << 20 })],
-          env: { PATH: view.path, HOME: SANDBOX_HOME },
-          cwd: SANDBOX_HOME,
-          argv: ['/bin/sh', '-c', 'echo maker-sandbox-ok'],
-        },
-        root,
-      );
-      // Generous: a busy machine can take seconds to start a sandbox, and a probe that gives up
-      // too soon would turn checks off for the whole process.
-      const stdout = await probeRun(call, { PATH: path }, 60_000);
-      if (stdout.trim() === 'maker-sandbox-ok') return { sandbox, why: 'works' };
-      why = `it ran, but not as expected (${stdout.trim().slice(0, 200)})`;
-    } catch (error) {
-      const said = String((error as { stderr?: string }).stderr ?? (error as Error).message).trim();
-      why =
-        (error as { killed?: boolean }).killed === true
-          ? 'it did not answer within 60 s'
-          : said === ''
-            ? 'it failed to start'
-            : lastLine(said);
-    } finally {
-      await rm(root, { recursive: true, force: true }).catch(() => undefined);
-    }
+    // As a check is run (its report, its filter, its limits, nothing inherited). Generous: a busy
+    // machine can take seconds to start a sandbox, and a probe that gives up too soon would turn
+    // checks off for the whole process.
+    const result = await runSandboxed(
+      sandbox,
+      {
+        mounts: [...view.mounts, ...scratchMounts({ tmpBytes: 1 << 20, homeBytes: 1 << 20 })],
+        env: { PATH: view.path, HOME: SANDBOX_HOME },
+        cwd: SANDBOX_HOME,
+        argv: ['/bin/sh', '-c', 'echo maker-sandbox-ok'],
+      },
+      { timeoutMs: 60_000, limits: CHECK_LIMITS, maxOutputBytes: 64 * 1024 },
+    ).catch((error: unknown) => ({
+      ok: false,
+      stdout: '',
+      stderr: error instanceof Error ? error.message : String(error),
+      stopped: undefined,
+    }));
+    const said = result.stderr.trim();
+    if (result.ok && result.stdout.trim() === 'maker-sandbox-ok') return { sandbox, why: 'works' };
+    why = result.ok
+      ? `it ran, but not as expected (${result.stdout.trim().slice(0, 200)})`
+      : result.stopped === 'timeout'
+        ? 'it did not answer within 60 s'
+        : said === ''
+          ? 'it failed to start'
+          : lastLine(said);
   }
   return { sandbox: undefined, why };
-}
-
-/**
- * Runs a probe's call as a check's is run (its report, its filter, nothing inherited), with a
- * deadline: its output, or an error with its stderr (`killed` when the deadline passed).
- */
-async function probeRun(
-  call: SandboxCall,
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-): Promise<string> {
-  const child = spawnSandbox(call.argv, call, await inheritedDescriptors(), env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  let killed = false;
-  const timer = setTimeout(() => {
-    killed = true;
-    child.kill('SIGKILL');
-  }, timeoutMs);
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', resolve);
-    });
-    if (code !== 0 || killed)
-      throw Object.assign(new Error(`the probe exited ${code}`), { stderr, killed });
-    return stdout;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

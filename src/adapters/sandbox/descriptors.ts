@@ -14,9 +14,17 @@ const CLOSE_ON_EXEC = 0o2000000;
  * it starts inherits them: none of its own (Node opens every file close-on-exec), only what
  * whoever started MAKER left open (a shell's, a terminal's, a harness's pipe). bubblewrap passes
  * every descriptor it is given on to the command, so a directory held this way would let a check
- * read and write outside its view (`/proc/self/fd/N/…`). Empty where `/proc` cannot be read.
+ * read and write outside its view (`/proc/self/fd/N/…`). Read once per process: such descriptors
+ * are only ever inherited, never made later. Empty where `/proc` cannot be read.
  */
-export async function inheritedDescriptors(): Promise<number[]> {
+export function inheritedDescriptors(): Promise<number[]> {
+  inherited ??= readInherited();
+  return inherited;
+}
+
+let inherited: Promise<number[]> | undefined;
+
+async function readInherited(): Promise<number[]> {
   const found: number[] = [];
   for (const name of await readdir('/proc/self/fd').catch(() => [])) {
     const fd = Number(name);
