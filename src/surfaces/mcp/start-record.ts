@@ -1,68 +1,66 @@
-import { existsSync } from 'node:fs';
-import { mkdir, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { StartIntent } from '../../core/tree/schema.js';
 import type { RunEngine } from '../../app/run-engine.js';
-import type { StartSteps } from '../../app/start-run.js';
+import type { StartSteps, UndoStart } from '../../app/start-run.js';
 import type { ResumeSteps } from '../../app/resume-run.js';
 import type { RemotePlan } from '../../app/start/remotes.js';
 import type { Settings } from '../../app/settings.js';
 import type { Lease, Workspaces } from './workspaces.js';
 import { workspaceKey, type WorkspaceKey } from '../../app/workspace-hold.js';
-import { STATE_FILE_NAME } from '../../core/workspace-files.js';
-import { dropIntent, recordIntent } from '../../app/start/start-intent.js';
+import { recordStart } from '../../app/start/record-start.js';
+import { dropIntent } from '../../app/start/start-intent.js';
 
 /**
- * `maker_start`'s first write, before any side effect (see `core/tree/intent.ts`): takes the
- * workspace's lock (held already when the server has the repository open; else kept in `locks`
- * for the workspace the start opens) and records the start in the state file (through the open
- * engine, so that its next save keeps it). Returns what undoes it when the set-up fails: a start
- * that made nothing (`nothingMade`) is forgotten and the folder left as it was; the lock taken
- * here is released unless a workspace holds it now. Finishing an interrupted start records it again.
+ * `maker_start`'s first write, before any side effect: the shared {@link recordStart} (the lock
+ * kept in `locks` for the workspace the start opens), or, when the server has the repository open
+ * already (its lock held), the intent recorded through the open engine, so that its next save keeps
+ * it. Returns what undoes it when the set-up fails; finishing an interrupted start records it again.
  */
-export async function recordStart(
+export async function recordMcpStart(
   dir: string,
   intent: StartIntent,
   server: {
     opened: () => Promise<{ engine: RunEngine } | undefined> | undefined;
     locks: Map<string, WorkspaceKey>;
-    secrets: readonly string[];
+    settings: Pick<Settings, 'secrets' | 'seam'>;
     /** Finishing a start a kill interrupted: its record stays whatever fails (it may have made things). */
-    resuming?: boolean;
+    resuming: boolean;
   },
-): Promise<(nothingMade: boolean) => Promise<void>> {
+): Promise<UndoStart> {
+  /** The engine holding the workspace now, forgetting a start through its own state. */
+  const holder = async () => {
+    const now = await server.opened();
+    return now === undefined
+      ? undefined
+      : {
+          forget: async (id: string) => {
+            const state = await now.engine.state();
+            if (state.starting?.id === id) state.starting = undefined;
+            await now.engine.persist();
+          },
+        };
+  };
   const open = await server.opened();
-  let lock: WorkspaceKey | undefined;
-  let madeStateFile = false;
   if (open !== undefined) {
     (await open.engine.state()).starting = intent;
     await open.engine.persist();
-  } else {
-    await mkdir(dir, { recursive: true });
-    const taken = workspaceKey(dir, 'mcp');
-    await taken.acquire();
-    lock = taken;
-    server.locks.set(dir, taken);
-    madeStateFile = !existsSync(join(dir, STATE_FILE_NAME));
-    await recordIntent(dir, intent, server.secrets).catch(async (error: unknown) => {
-      server.locks.delete(dir);
-      await taken.release();
-      throw error;
-    });
+    return async (madeNothing) => {
+      if (!madeNothing || server.resuming) return;
+      const now = await holder();
+      await (now?.forget(intent.id) ?? dropIntent(dir, intent.id, false));
+    };
   }
-  return async (madeNothing) => {
-    const nothingMade = madeNothing && server.resuming !== true;
-    const now = await server.opened();
-    if (nothingMade && now !== undefined) {
-      const state = await now.engine.state();
-      if (state.starting?.id === intent.id) state.starting = undefined;
-      await now.engine.persist();
-    } else if (nothingMade) await dropIntent(dir, intent.id, madeStateFile);
-    if (now !== undefined || lock === undefined) return;
-    server.locks.delete(dir);
-    await lock.release();
-    if (nothingMade && intent.creates.directory) await rmdir(dir).catch(() => undefined);
-  };
+  return recordStart(dir, intent, {
+    take: async () => {
+      const taken = workspaceKey(dir, 'mcp');
+      await taken.acquire();
+      server.locks.set(dir, taken);
+      return taken;
+    },
+    settings: server.settings,
+    resuming: server.resuming,
+    holder,
+    released: () => server.locks.delete(dir),
+  });
 }
 
 /**
@@ -74,15 +72,15 @@ export function startSteps(
   dir: string,
   remote: RemotePlan,
   workspaces: Workspaces,
-  settings: Pick<Settings, 'secrets'>,
+  settings: Pick<Settings, 'secrets' | 'seam'>,
   resuming = false,
 ): StartSteps<Lease> {
   return {
     record: (recorded) =>
-      recordStart(dir, recorded, {
+      recordMcpStart(dir, recorded, {
         opened: () => workspaces.opened(dir)?.catch(() => undefined),
         locks: workspaces.startLocks,
-        secrets: settings.secrets,
+        settings,
         resuming,
       }),
     remote: () => Promise.resolve(remote),

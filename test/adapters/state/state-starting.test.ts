@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makerStateFile } from '../../../src/adapters/state/state-file.js';
 import type { StartIntent } from '../../../src/core/tree/schema.js';
-import { runConfig } from '../../../src/app/wiring/wiring.js';
+import { intentConfig } from '../../helpers/intent.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 /** A run's start (`starting`) survives the snapshot and the log alike, and its removal too. */
@@ -9,19 +9,12 @@ const tempDir = useTempDirs();
 const NEVER = { minLogBytes: 1 << 30, snapshotFactor: 1 };
 
 function intent(id: string): StartIntent {
-  const config: Partial<ReturnType<typeof runConfig>> = runConfig({
-    worker: 'sim',
-    runChecks: false,
-    hitl: 'auto',
-    defaultBranch: '',
-  });
-  delete config.defaultBranch;
   return {
     id,
     idea: 'a csv tool',
     createdAt: '2026-11-26T00:00:00.000Z',
     command: 'run',
-    config: config as StartIntent['config'],
+    config: intentConfig(),
     creates: { directory: true, gitRepository: true, githubRepository: true },
     github: {
       owner: 'alice',

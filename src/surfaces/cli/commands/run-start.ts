@@ -1,16 +1,14 @@
-import { existsSync } from 'node:fs';
-import { mkdir, rmdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { UsageError } from '../../../core/errors.js';
 import type { RunConfig, StartIntent, StateFile } from '../../../core/tree/schema.js';
 import type { Confidence } from '../../../core/tree/presets.js';
-import { STATE_FILE_NAME } from '../../../core/workspace-files.js';
 import { holdWorkspace, lookAt } from '../../../app/workspace-hold.js';
 import { checkBeforeRun, type Target } from '../../../app/start/preflight.js';
 import type { GitHubAsk } from '../../../app/github/plan.js';
 import type { RemotePlan } from '../../../app/start/remotes.js';
 import { runConfig } from '../../../app/wiring/wiring.js';
 import { startRun, type StartSteps } from '../../../app/start-run.js';
+import { recordStart } from '../../../app/start/record-start.js';
 import { withGitHub, type GitHubSettings, type Settings } from '../../../app/settings.js';
 import { DEFAULT_MODEL, kindOptions, type WorkerKind } from '../../../app/workers/index.js';
 import { flagsNamed } from '../kind-flags.js';
@@ -19,10 +17,8 @@ import { runQuota } from '../../../app/start/quota-check.js';
 import type { ModelAccess } from '../../../app/wiring/model-access.js';
 import {
   InterruptedStart,
-  dropIntent,
   newStartIntent,
   pendingStartError,
-  recordIntent,
 } from '../../../app/start/start-intent.js';
 import { type CliContext } from '../define.js';
 import { addLocalOrigin } from '../../../app/start/local-origin.js';
@@ -131,7 +127,7 @@ export async function start(ctx: CliContext, plan: StartPlan): Promise<number> {
   try {
     const started = await startRun(
       { dir, intent, settings },
-      cliStartSteps(ctx, plan, { existed, settings, checks, checked, target }, (s) => (served = s)),
+      cliStartSteps(ctx, plan, { settings, checks, checked, target }, (s) => (served = s)),
     );
     const { engine, runId, made } = started;
     // Its long-lived git processes end with the command, not with Node.
@@ -164,7 +160,6 @@ function cliStartSteps(
   ctx: CliContext,
   plan: StartPlan,
   at: {
-    existed: boolean;
     settings: Settings;
     checks: (settings: Settings) => ReturnType<typeof checkBeforeRun>;
     checked: Awaited<ReturnType<typeof checkBeforeRun>> | undefined;
@@ -185,10 +180,7 @@ function cliStartSteps(
   return {
     record: async (recorded) => {
       intent = recorded;
-      const abandon = await lockAndRecord(io, plan, recorded, at.existed, at.settings);
-      return async (nothingMade) => {
-        if (nothingMade) await abandon();
-      };
+      return recordCliStart(io, plan, recorded, at.settings);
     },
     remote: async (undo) => {
       stopIfInterrupted();
@@ -243,32 +235,25 @@ function cliStartSteps(
 }
 
 /**
- * Takes the workspace's lock (held until the process exits) and records the start's intent.
- * Returns what leaves the folder as it was, for a start refused with nothing made.
+ * `maker run`'s first write (the shared {@link recordStart}): the workspace's lock held until the
+ * process exits, a stale lock taken over said on stderr.
  */
-async function lockAndRecord(
+function recordCliStart(
   io: CliContext['io'],
   plan: StartPlan,
   intent: StartIntent,
-  existed: boolean,
   settings: Settings,
-): Promise<() => Promise<void>> {
-  const { dir } = plan;
-  await mkdir(dir, { recursive: true });
-  const lock = await holdWorkspace(
-    dir,
-    plan.demo === true ? 'demo' : plan.resuming === undefined ? 'run' : 'resume',
-  );
-  if (lock.tookOverFrom !== undefined && !plan.json)
-    io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
-  settings.seam?.('start:locked');
-  const madeStateFile = !existsSync(join(dir, STATE_FILE_NAME));
-  await recordIntent(dir, intent, settings.secrets);
-  return async () => {
-    if (plan.resuming === undefined) await dropIntent(dir, intent.id, madeStateFile);
-    await lock.release();
-    if (!existed) await rmdir(dir).catch(() => undefined);
-  };
+): ReturnType<typeof recordStart> {
+  const command = plan.demo === true ? 'demo' : plan.resuming === undefined ? 'run' : 'resume';
+  return recordStart(plan.dir, intent, {
+    take: () => holdWorkspace(plan.dir, command),
+    locked: (lock) => {
+      if (lock.tookOverFrom !== undefined && !plan.json)
+        io.stderr(`maker: note: ${staleLockNote(lock.tookOverFrom)}\n`);
+    },
+    settings,
+    resuming: plan.resuming !== undefined,
+  });
 }
 
 /** The directory and its state, read before anything is made (the demo's, before its fake starts). */
