@@ -233,7 +233,7 @@ export async function saveCalibration(
   await writeFile(file, `${JSON.stringify(calibration, null, 2)}\n`);
   // Opening the workspace keeps MAKER's files out of git (.git/info/exclude): only in a repository.
   const inGit = (await inspectRepository(dir)).kind === 'repository';
-  if (inGit) await (await openWorkspace(dir, false, settings.env)).close();
+  if (inGit) await (await openWorkspace(dir, false, settings)).close();
   return { file, inGit };
 }
 

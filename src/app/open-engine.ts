@@ -40,8 +40,7 @@ export async function engineOver(
         ...options,
         ...(run === undefined ? {} : { publisher: remote(run)?.publisher }),
       }),
-    settings.secrets,
-    settings.env,
+    settings,
     remote,
   );
   return engine;

@@ -1,5 +1,6 @@
 import { modelWaitsFrom, type ModelWaits } from '../core/deadlines.js';
 import type { RunConfig } from '../core/tree/schema.js';
+import type { SandboxWhere } from '../adapters/sandbox/bwrap.js';
 import { envValue, secretsOf, type Env } from './env.js';
 import { declaredLimit } from './start/quota-check.js';
 import { askAccess, readAccess, type AccessSettings } from './wiring/model-access.js';
@@ -46,11 +47,7 @@ export interface ModelSettings {
 }
 
 /** Where checks would be sandboxed: the PATH the sandbox's programs are found on, and `MAKER_SANDBOX`. */
-export interface SandboxSettings {
-  readonly path: string;
-  /** `MAKER_SANDBOX`, when set: the sandbox (or `none`) checks are narrowed to. */
-  readonly choice: string | undefined;
-}
+export type SandboxSettings = SandboxWhere;
 
 /** How GitHub is reached (checked where a run uses it: the plan, the resume). */
 export interface GitHubSettings {

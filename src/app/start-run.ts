@@ -99,7 +99,7 @@ async function setUp<Held>(
   try {
     made = await remote.setUp(
       dir,
-      (): Promise<GitWorkspace> => openWorkspace(dir, true, settings.env),
+      (): Promise<GitWorkspace> => openWorkspace(dir, true, settings),
       (step) => (passed.push(step), settings.seam?.(step)),
     );
     return { made, held: await steps.hold(made, remote) };

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +8,9 @@ import { githubToken } from '../../src/app/github/plan.js';
 import { chooseSettings, readSettings, withGitHub } from '../../src/app/settings.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
+import { initCommitted } from '../helpers/repo.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 
@@ -17,21 +18,7 @@ const tempDir = useTempDirs();
 const TOKEN = 'enterprise-token-7f3a9c2e';
 
 async function repository(): Promise<string> {
-  const dir = await tempDir();
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
-  git('init', '-q', '-b', 'main');
-  git(
-    '-c',
-    'user.name=t',
-    '-c',
-    'user.email=t@example.com',
-    'commit',
-    '-q',
-    '--allow-empty',
-    '-m',
-    'start',
-  );
-  return dir;
+  return initCommitted(await tempDir());
 }
 
 describe("a run's secrets", () => {
@@ -60,7 +47,7 @@ describe("a run's secrets", () => {
       // Proves: a token found by `gh auth token` (not in the environment, so not in the settings'
       // secrets) is redacted from what the engine writes, as GITHUB_TOKEN's value is.
       const dir = await repository();
-      const workspace = await openWorkspace(dir, false);
+      const workspace = await openWorkspace(dir, false, workspaceSettings());
       const engine = await engineOver(dir, workspace, readSettings({}), token());
       try {
         const runId = await engine.create(`a note app; my token is ${TOKEN}`, {

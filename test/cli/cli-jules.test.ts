@@ -21,6 +21,7 @@ import { expectOneSessionPerSlot } from '../helpers/jules-runs.js';
 import { spawnMaker, type MakerResult } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { taskTitle } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const GEMINI_KEY = ['AIza', 'G'.repeat(35)].join('');
@@ -67,7 +68,7 @@ async function setup(
 ) {
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
-  await openWorkspace(dir, true);
+  await openWorkspace(dir, true, workspaceSettings());
   git(dir, 'init', '--quiet', '--initial-branch=main', '--bare', origin);
   git(dir, 'remote', 'add', 'origin', origin);
   git(dir, 'push', '--quiet', 'origin', 'main');

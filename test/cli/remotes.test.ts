@@ -8,6 +8,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /** The registry of remotes: which one a new run gets, and which one a saved run uses. */
 const tempDir = useTempDirs();
@@ -55,7 +56,9 @@ describe('remotes registry', () => {
       expect(planned.plan?.token).toBe(TOKENS.full);
     }
     if (remote === 'local') {
-      const made = await planned.plan?.setUp(dir, () => openWorkspace(dir, true));
+      const made = await planned.plan?.setUp(dir, () =>
+        openWorkspace(dir, true, workspaceSettings()),
+      );
       expect(made?.record).toBeUndefined();
       expect(await made?.workspace.currentBranch()).toBeTruthy();
       expect((await fake.state()).repos).toEqual([]);

@@ -12,6 +12,7 @@ import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * Issue #36: an acceptance test the code doubts, and a leaf whose files hold no test file.
@@ -84,7 +85,7 @@ async function run(
   } = {},
 ) {
   const dir = await tempDir();
-  const workspace = await openWorkspace(dir, true, {});
+  const workspace = await openWorkspace(dir, true, workspaceSettings({}));
   const asked: { node: string; slot: number }[] = [];
   try {
     const stop = new AbortController();

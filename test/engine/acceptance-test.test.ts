@@ -9,6 +9,7 @@ import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
@@ -88,7 +89,7 @@ async function run(
   } = {},
 ) {
   const dir = await tempDir();
-  const workspace = await openWorkspace(dir, true, {});
+  const workspace = await openWorkspace(dir, true, workspaceSettings({}));
   const asked: number[] = [];
   try {
     const engineOf = () =>

@@ -12,6 +12,7 @@ import { openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { maker } from '../helpers/cli.js';
 import { ScriptedModel, SUMS, type Script } from '../helpers/scripted-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 
@@ -34,7 +35,7 @@ const RIGHT_JUDGE: Script['judge'] = (options) =>
 /** An engine over `dir` (a new repository with `init`, else the one a run left). */
 async function start(dir: string, script: Script, init = true) {
   const model = new ScriptedModel('gemini-2.5-flash', script);
-  const workspace = await openWorkspace(dir, init);
+  const workspace = await openWorkspace(dir, init, workspaceSettings());
   const engine = new MakerEngine({
     workspace,
     roles: { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) },

@@ -13,6 +13,7 @@ import type { Workspace } from '../../src/ports/workspace.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
@@ -142,7 +143,7 @@ interface RunOptions {
 
 async function run(probe: string | null, options: RunOptions = {}) {
   const dir = await tempDir();
-  const workspace = await openWorkspace(dir, true, {});
+  const workspace = await openWorkspace(dir, true, workspaceSettings({}));
   const asked: number[] = [];
   try {
     const stop = new AbortController();

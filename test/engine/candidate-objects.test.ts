@@ -11,6 +11,7 @@ import type { Worker, WorkerOutput } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * What red-flagged and losing candidates leave in the repository: nothing. A run's candidates are
@@ -95,7 +96,7 @@ async function sizeOf(path: string): Promise<number> {
 
 async function runWith(worker: Worker) {
   const dir = await tempDir();
-  const workspace = await openWorkspace(dir, true);
+  const workspace = await openWorkspace(dir, true, workspaceSettings());
   const before = await sizeOf(join(dir, '.git'));
   const engine = new MakerEngine({
     workspace,
@@ -144,7 +145,7 @@ describe("a run's candidates and the repository's objects", () => {
   it('resumes a run stopped mid-vote from the candidates its store kept', async () => {
     const dir = await tempDir();
     const state = makerStateFile(dir);
-    const first = await openWorkspace(dir, true);
+    const first = await openWorkspace(dir, true, workspaceSettings());
     const inner = new SimWorker({ seed: 7, depth: 1, ...FLAWLESS });
     const stop = new AbortController();
     // Each vote's first sample comes back; the others wait until the run is stopped (once a vote
@@ -193,7 +194,7 @@ describe("a run's candidates and the repository's objects", () => {
     }
 
     // A new process: a fresh workspace and engine over the same state file.
-    const second = await openWorkspace(dir, false);
+    const second = await openWorkspace(dir, false, workspaceSettings());
     const resumed = new MakerEngine({
       workspace: second,
       roles: { planner, worker: inner },

@@ -9,6 +9,7 @@ import { runCheck } from '../../src/engine/checks/checks.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/offline/fake-npm-registry.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const execFileAsync = promisify(execFile);
@@ -83,11 +84,15 @@ for (const { tool, lockFile, lock } of TOOLS) {
         const setup = registry.tarballFetches('tiny-greet');
 
         // The host's PATH, as MAKER has it: the sandbox shows the toolchains found on it.
-        const ws = await openWorkspace(await tempDir(), true, {
-          ...process.env,
-          npm_config_registry: registry.url,
-          YARN_REGISTRY: registry.url,
-        });
+        const ws = await openWorkspace(
+          await tempDir(),
+          true,
+          workspaceSettings({
+            ...process.env,
+            npm_config_registry: registry.url,
+            YARN_REGISTRY: registry.url,
+          }),
+        );
         try {
           const base = (await ws.resolve('main')) as string;
           const tree = await ws.treeWithEdits(base, [

@@ -8,6 +8,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/offline/fake-npm-registry.js';
 import { publishInstalled } from '../../src/offline/npm-pack.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
@@ -60,9 +61,13 @@ describe.skipIf(!e2e || sandbox === undefined || !npm)(
           ...packages,
         },
       };
-      const ws: GitWorkspace = await openWorkspace(await tempDir(), true, {
-        npm_config_registry: registry.url,
-      });
+      const ws: GitWorkspace = await openWorkspace(
+        await tempDir(),
+        true,
+        workspaceSettings({
+          npm_config_registry: registry.url,
+        }),
+      );
       try {
         const base = (await ws.resolve('main')) as string;
         const files = {

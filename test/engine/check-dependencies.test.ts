@@ -15,6 +15,7 @@ import {
 } from '../../src/offline/fake-npm-registry.js';
 import { startFakePypi } from '../../src/offline/fake-pypi.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
@@ -48,10 +49,14 @@ describe.skipIf(sandbox === undefined || !npm)(
 
     /** A workspace whose installs take the registry fake (and a key they must not get) from its environment. */
     async function workspace(dir?: string): Promise<GitWorkspace> {
-      return openWorkspace(dir ?? (await tempDir()), true, {
-        npm_config_registry: registry.url,
-        GEMINI_API_KEY: 'AIzaSy-not-for-installs',
-      });
+      return openWorkspace(
+        dir ?? (await tempDir()),
+        true,
+        workspaceSettings({
+          npm_config_registry: registry.url,
+          GEMINI_API_KEY: 'AIzaSy-not-for-installs',
+        }),
+      );
     }
 
     async function nodeTree(ws: GitWorkspace, version: string, extra: Record<string, string> = {}) {
@@ -229,7 +234,11 @@ describe.skipIf(sandbox === undefined || !pip)(
   () => {
     it('installs requirements.txt once from the index in PIP_INDEX_URL, for unittest to import', async () => {
       const pypi = await startFakePypi();
-      const ws = await openWorkspace(await tempDir(), true, { PIP_INDEX_URL: pypi.indexUrl });
+      const ws = await openWorkspace(
+        await tempDir(),
+        true,
+        workspaceSettings({ PIP_INDEX_URL: pypi.indexUrl }),
+      );
       try {
         pypi.publish('tiny-hello', '1.0', {
           'tiny_hello/__init__.py': 'def hi():\n    return "hi from tiny_hello"\n',

@@ -6,6 +6,7 @@ import type { Planner } from '../../src/ports/planner.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 
@@ -37,7 +38,7 @@ function withChecks(inner: Planner): Planner {
 describe('subtask checks', () => {
   it('red-flag candidates whose check fails, when --run-checks is on', async () => {
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, workspaceSettings());
     const sim = { seed: 7, errorRate: 0.3, depth: 1 };
     const engine = new MakerEngine({
       workspace,

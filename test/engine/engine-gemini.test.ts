@@ -14,6 +14,7 @@ import { projectModel } from '../helpers/project-model.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { promptRole } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 let fake: FakeGemini | undefined;
@@ -28,7 +29,7 @@ describe('MakerEngine over Gemini (a local fake speaking generateContent)', () =
   it('plans, writes, votes and lands through the real @google/genai client', async () => {
     fake = await startFakeGemini(projectModel);
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, workspaceSettings());
     const apiKey = ['AIza', 'K'.repeat(35)].join('');
     const model = new GeminiModel({
       model: 'gemini-2.5-flash',

@@ -14,6 +14,7 @@ import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, git, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * A split vote on a run that publishes to GitHub: each candidate of the select question is pushed
@@ -50,7 +51,9 @@ async function githubRun(
   );
   expect(problems).toEqual([]);
   if (plan === undefined) throw new Error('no plan');
-  const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
+  const { workspace, record } = await setUpGitHub(plan, dir, () =>
+    openWorkspace(dir, true, workspaceSettings()),
+  );
   const remote = remotesFor(workspace, TOKENS.full, () => engine.persist());
   const engine: MakerEngine = new MakerEngine({
     workspace,

@@ -18,6 +18,7 @@ import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * The pull request's body follows the run: a paced simulated run (slow enough to cross the
@@ -95,7 +96,9 @@ describe('the pull request body during a run', () => {
     );
     expect(problems).toEqual([]);
     if (plan === undefined) throw new Error('no plan');
-    const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
+    const { workspace, record } = await setUpGitHub(plan, dir, () =>
+      openWorkspace(dir, true, workspaceSettings()),
+    );
     const sim = { seed: 7 };
     let pokes = 0;
     const engine: MakerEngine = new MakerEngine({

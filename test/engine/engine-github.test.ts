@@ -18,6 +18,7 @@ import { TOKENS, git, pushSomeoneElses, testOctokit, useFakeGitHub } from '../he
 import { copyKilled, storedFake } from '../helpers/process-group.js';
 import { useSharedTempDirs, useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * The engine's GitHub steps against the fake GitHub, with the faults only someone else can cause:
@@ -59,7 +60,9 @@ async function githubRun(fake: FakeGitHub, name: string, dir?: string) {
   );
   expect(problems).toEqual([]);
   if (plan === undefined) throw new Error('no plan');
-  const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
+  const { workspace, record } = await setUpGitHub(plan, dir, () =>
+    openWorkspace(dir, true, workspaceSettings()),
+  );
   const engine = engineOn(dir, workspace);
   const runId = await engine.create(
     'a csv tool',
@@ -109,7 +112,7 @@ async function atVeto() {
   const fake = await storedFake(join(at, 'github'), { port });
   opened.push(fake);
   const dir = join(at, 'app');
-  const workspace = await openWorkspace(dir, false);
+  const workspace = await openWorkspace(dir, false, workspaceSettings());
   const engine = engineOn(dir, workspace);
   const runs = Object.keys((await makerStateFile(dir).load()).runs);
   expect(runs).toHaveLength(1);

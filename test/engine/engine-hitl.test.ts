@@ -16,6 +16,7 @@ import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { baseConfig } from '../helpers/engine.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const git = (dir: string, ...args: string[]) =>
@@ -23,7 +24,7 @@ const git = (dir: string, ...args: string[]) =>
 
 async function setup(sim: Partial<ProjectSimOptions>, worker?: Worker, repo?: string) {
   const dir = repo ?? (await tempDir());
-  const workspace = await openWorkspace(dir, true);
+  const workspace = await openWorkspace(dir, true, workspaceSettings());
   const options = { seed: 7, ...sim };
   const events: Record<string, unknown>[] = [];
   const engine = new MakerEngine({

@@ -16,6 +16,7 @@ import { baseConfig } from '../helpers/engine.js';
 import { expectOneSessionPerSlot, slotAgent, treeShape } from '../helpers/jules-runs.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { virtualTime } from '../helpers/virtual-time.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const closers: (() => Promise<void>)[] = [];
@@ -55,7 +56,7 @@ async function julesRun(setup: Setup = {}) {
   const time = virtualTime();
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
-  const workspace = await openWorkspace(dir, true);
+  const workspace = await openWorkspace(dir, true, workspaceSettings());
   git(dir, 'init', '--quiet', '--initial-branch=main', '--bare', origin);
   git(dir, 'remote', 'add', 'origin', origin);
   git(dir, 'push', '--quiet', 'origin', 'main');

@@ -19,6 +19,7 @@ import {
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { taskTitle } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 let fake: FakeJules | undefined;
@@ -59,7 +60,7 @@ async function julesEngine(
 ) {
   const dir = await tempDir();
   const origin = join(await tempDir(), 'origin.git');
-  const workspace = await openWorkspace(dir, true);
+  const workspace = await openWorkspace(dir, true, workspaceSettings());
   git(dir, 'init', '--quiet', '--initial-branch=main', '--bare', origin);
   git(dir, 'remote', 'add', 'origin', origin);
   git(dir, 'push', '--quiet', 'origin', 'main');

@@ -11,6 +11,7 @@ import { baseConfig } from '../helpers/engine.js';
 import { MakerEngine } from '../../src/engine/maker-engine.js';
 import type { EngineEvent } from '../../src/engine/events.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const git = (dir: string, ...args: string[]) =>
@@ -18,7 +19,7 @@ const git = (dir: string, ...args: string[]) =>
 
 async function setup(sim: Partial<ProjectSimOptions> = {}, dir?: string) {
   const repo = dir ?? (await tempDir());
-  const workspace = await openWorkspace(repo, true);
+  const workspace = await openWorkspace(repo, true, workspaceSettings());
   const events: EngineEvent[] = [];
   const engine = new MakerEngine({
     workspace,

@@ -10,13 +10,14 @@ import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 
 describe('waits on a service, as data', () => {
   it('records a long wait on the run in the state file while it lasts, announces it, and clears it; short ones are not shown', async () => {
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, workspaceSettings());
     const now = new Date('2026-11-23T09:00:00Z');
     const sim = new SimWorker({ seed: 7 });
     let release: () => void = () => undefined;

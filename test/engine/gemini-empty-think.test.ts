@@ -7,6 +7,7 @@ import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-eng
 import { projectModel } from '../helpers/project-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { promptRole } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -34,7 +35,7 @@ async function runWithEmptyThink(emptyTimes: number) {
     return projectModel(request, 0);
   });
   const dir = await tempDir();
-  const workspace = await openWorkspace(dir, true);
+  const workspace = await openWorkspace(dir, true, workspaceSettings());
   const engine = geminiEngine(dir, workspace, fake);
   try {
     const runId = await engine.create('a CLI that converts CSV to JSON', {

@@ -12,6 +12,7 @@ import type { Worker, WorkerOutput } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * Candidates a reviewer would never accept, table-driven: each is red-flagged on the tree it
@@ -36,7 +37,7 @@ async function repository(): Promise<{ dir: string; outside: string; ws: GitWork
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '.');
   git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', 'base');
-  return { dir, outside, ws: await openWorkspace(dir, false, {}) };
+  return { dir, outside, ws: await openWorkspace(dir, false, workspaceSettings({})) };
 }
 
 /** Everything under .git except the object store and the index (which new candidates fill). */

@@ -4,6 +4,7 @@ import { conflictModel, INTEGRATED } from '../helpers/conflict-model.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { isIntegration, promptRole } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -12,7 +13,7 @@ describe('an integration (two subtasks that conflict) over a Gemini-speaking fak
   it('is its own task for the worker, the review and the ballot, with markers that name the sides', async () => {
     const fake = await startFake(conflictModel);
     const dir = await tempDir();
-    const engine = geminiEngine(dir, await openWorkspace(dir, true), fake);
+    const engine = geminiEngine(dir, await openWorkspace(dir, true, workspaceSettings()), fake);
     const runId = await engine.create('a greeter', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();

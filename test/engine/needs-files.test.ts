@@ -4,6 +4,7 @@ import type { FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { atRoot, isTask, promptRole, writable } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -74,7 +75,7 @@ describe('a worker that needs a file outside its list', () => {
   it('sends its node back to planning with that file, instead of being discarded', async () => {
     const fake = await startFake(model);
     const dir = await tempDir();
-    const engine = geminiEngine(dir, await openWorkspace(dir, true), fake);
+    const engine = geminiEngine(dir, await openWorkspace(dir, true, workspaceSettings()), fake);
     const runId = await engine.create('a tool', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();

@@ -15,6 +15,7 @@ import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * Control characters from the model (or the idea) never reach git or GitHub as they are: `git log`
@@ -51,7 +52,9 @@ describe('control characters in what a run writes to git and GitHub', () => {
       readSettings(env),
     );
     if (plan === undefined) throw new Error('no plan');
-    const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
+    const { workspace, record } = await setUpGitHub(plan, dir, () =>
+      openWorkspace(dir, true, workspaceSettings()),
+    );
     const engine: MakerEngine = new MakerEngine({
       workspace,
       roles: {

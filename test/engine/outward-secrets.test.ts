@@ -17,6 +17,7 @@ import { baseConfig } from '../helpers/engine.js';
 import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * A configured key that reaches the run's text (pasted into the idea, echoed by a model into a
@@ -52,7 +53,7 @@ function keyFreeWorker(): Worker {
 describe('secrets in the text a run commits', () => {
   it('keeps a configured key out of every commit message, as out of the state', async () => {
     const repo = await tempDir();
-    const workspace = await openWorkspace(repo, true);
+    const workspace = await openWorkspace(repo, true, workspaceSettings());
     const engine = new MakerEngine({
       workspace,
       roles: {
@@ -85,7 +86,9 @@ describe('secrets in the text a run commits', () => {
     );
     expect(problems).toEqual([]);
     if (plan === undefined) throw new Error('no plan');
-    const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
+    const { workspace, record } = await setUpGitHub(plan, dir, () =>
+      openWorkspace(dir, true, workspaceSettings()),
+    );
     const engine: MakerEngine = new MakerEngine({
       workspace,
       roles: {

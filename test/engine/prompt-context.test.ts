@@ -6,6 +6,7 @@ import type { FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { atRoot, isTask, promptRole } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -86,7 +87,7 @@ describe('what prompts that reason about code are shown of a 20-file repository'
     git(dir, 'init', '-q', '-b', 'main');
     git(dir, 'add', '.');
     git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', 'base');
-    const workspace = await openWorkspace(dir, false, {});
+    const workspace = await openWorkspace(dir, false, workspaceSettings({}));
     const engine = geminiEngine(dir, workspace, fake);
     const runId = await engine.create('a calculator library', geminiConfig);
     const outcome = await engine.run(runId);

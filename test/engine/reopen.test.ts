@@ -8,6 +8,7 @@ import { listenTo } from '../helpers/engine.js';
 import { WORKERS } from '../../src/app/workers/index.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 
@@ -33,7 +34,7 @@ async function makerRun(
   fake: RealisticModel,
   stopWhen?: (event: EngineEvent) => boolean,
 ) {
-  const workspace = await openWorkspace(dir, true, {});
+  const workspace = await openWorkspace(dir, true, workspaceSettings({}));
   try {
     const config = runConfig({
       worker: 'gemini',
@@ -46,7 +47,7 @@ async function makerRun(
       model: fake,
       editFormat: 'json',
     });
-    const engine = engineFor(dir, workspace, roles, [], {});
+    const engine = engineFor(dir, workspace, roles, { secrets: [], env: {} });
     const { events, stop, done } = listenTo(engine, stopWhen);
     const state = await engine.state();
     const runId = Object.keys(state.runs)[0] ?? (await engine.create(MINI.idea, config));
@@ -54,11 +55,11 @@ async function makerRun(
     const interrupted = outcome.status;
     // Stopped on purpose: a new engine over the same files resumes it, as after a kill.
     if (stopWhen !== undefined) {
-      const again = engineFor(dir, workspace, roles, [], {});
+      const again = engineFor(dir, workspace, roles, { secrets: [], env: {} });
       outcome = await again.run(runId);
     }
     await done();
-    const run = await engineFor(dir, workspace, roles, [], {}).getRun(runId);
+    const run = await engineFor(dir, workspace, roles, { secrets: [], env: {} }).getRun(runId);
     const root = run.nodes[run.rootId]!;
     const landed = root.commit;
     const tree = landed === undefined ? undefined : await workspace.treeOf(landed);

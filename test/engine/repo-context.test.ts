@@ -4,6 +4,7 @@ import { RepoContextBuilder } from '../../src/engine/context/repo-context.js';
 import type { Workspace } from '../../src/ports/workspace.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const DATE = new Date('2025-01-01T00:00:00Z');
@@ -102,7 +103,7 @@ describe('RepoContextBuilder: what a node sees of the repository, within a budge
 
   it('works on a real git repository (the empty tree lists every entry)', async () => {
     const dir = await tempDir();
-    const ws = await openWorkspace(dir, true);
+    const ws = await openWorkspace(dir, true, workspaceSettings());
     const head = (await ws.resolve('HEAD')) as string;
     const tree = await ws.treeWithEdits(
       head,

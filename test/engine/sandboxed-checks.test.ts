@@ -20,6 +20,7 @@ import { sandboxProblems } from '../../src/app/start/preflight.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const sandbox = await findSandbox();
@@ -31,7 +32,7 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
     signal = new AbortController().signal,
   ) {
     const dir = await tempDir();
-    const ws = await openWorkspace(dir, true, {});
+    const ws = await openWorkspace(dir, true, workspaceSettings({}));
     const base = (await ws.resolve('main')) as string;
     const node = newNode('0', null, 0, 0, {
       title: 'Add a file',
@@ -146,7 +147,7 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
 
   it("checks the whole tree in a repository with a sparse checkout (the person's setting is theirs, not the check's)", async () => {
     const dir = await tempDir();
-    const ws = await openWorkspace(dir, true, {});
+    const ws = await openWorkspace(dir, true, workspaceSettings({}));
     const git = (...args: string[]) =>
       execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
         encoding: 'utf8',
@@ -178,7 +179,7 @@ describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
 
   it('runs the overall check on the result before the veto, and shows it there', async () => {
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true, {});
+    const workspace = await openWorkspace(dir, true, workspaceSettings({}));
     const sim = { seed: 3, depth: 1 };
     const engine = new MakerEngine({
       workspace,

@@ -7,6 +7,7 @@ import type { FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { geminiConfig, geminiEngine, git, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { atRoot, isIntegration, isTask, promptRole } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -74,7 +75,7 @@ describe('a shared manifest', () => {
     await writeFile(join(dir, 'package.json'), manifest({}));
     git(dir, 'add', '.');
     git(dir, '-c', 'user.name=p', '-c', 'user.email=p@x', 'commit', '-q', '-m', 'base');
-    const workspace = await openWorkspace(dir, false, {});
+    const workspace = await openWorkspace(dir, false, workspaceSettings({}));
     const events: EngineEvent[] = [];
     const engine = geminiEngine(dir, workspace, fake, {
       journal: (event) => void events.push(event),

@@ -4,6 +4,7 @@ import type { FakeGeminiRequest } from '../../src/offline/fake-gemini.js';
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { isTask, promptRole } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const fakeGemini = useFakeGemini();
@@ -64,7 +65,7 @@ describe('what subtasks promise each other', () => {
   it("each worker's prompt lists its siblings' titles and what they provide; wordings of provides do not split the vote", async () => {
     const fake = await fakeGemini(scripted());
     const dir = await tempDir();
-    const engine = geminiEngine(dir, await openWorkspace(dir, true), fake);
+    const engine = geminiEngine(dir, await openWorkspace(dir, true, workspaceSettings()), fake);
     const runId = await engine.create('a CSV to JSON tool', geminiConfig);
     const outcome = await engine.run(runId);
     expect(outcome.error).toBeUndefined();

@@ -6,6 +6,7 @@ import { summarise } from '../../src/core/view/summary.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 
@@ -13,7 +14,7 @@ describe('the summary of a run waiting at its final veto (--hitl defer)', () => 
   it('names the root branch the result (and its pull request) is on', async () => {
     // Failed at main: "rootBranch": null while the branch (and, with GitHub, its pull request) existed.
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, workspaceSettings());
     const options = { seed: 7, depth: 1, ...FLAWLESS };
     const engine = new MakerEngine({
       workspace,

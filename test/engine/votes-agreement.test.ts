@@ -8,12 +8,13 @@ import { MakerEngine } from '../../src/engine/maker-engine.js';
 import { openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
 import { ScriptedModel, SUMS, subtask } from '../helpers/scripted-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 
 async function runWith(model: ScriptedModel, config: Partial<RunConfig> = {}) {
   const dir = await tempDir();
-  const workspace = await openWorkspace(dir, true);
+  const workspace = await openWorkspace(dir, true, workspaceSettings());
   const engine = new MakerEngine({
     workspace,
     roles: { planner: new LlmPlanner(model), worker: new LlmWorker(model, workspace) },
@@ -155,7 +156,7 @@ describe('votes that real samples can win', () => {
 
     const three = new ScriptedModel('gemini-3-pro-preview', {});
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, workspaceSettings());
     const engine = new MakerEngine({
       workspace,
       roles: { planner: new LlmPlanner(three), worker: new LlmWorker(three, workspace) },

@@ -8,6 +8,7 @@ import type { FakeGeminiReply, FakeGeminiRequest } from '../../src/offline/fake-
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { atRoot, isTask, promptRole } from '../helpers/prompts.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const startFake = useFakeGemini();
@@ -94,7 +95,7 @@ describe('the worker sees what a careful engineer would (a scripted Gemini check
       '-qm',
       'start',
     ]);
-    const workspace = await openWorkspace(dir, false);
+    const workspace = await openWorkspace(dir, false, workspaceSettings());
     const engine = geminiEngine(dir, workspace, fake, { contextChars: 6_000 });
     const events: EngineEvent[] = [];
     const collecting = (async () => {

@@ -17,6 +17,7 @@ import { realisticResponder } from '../../src/offline/product/responder.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
 import { MakerError } from '../../src/core/errors.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 let fake: FakeGemini | undefined;
@@ -291,12 +292,12 @@ describe('the realistic fake model', () => {
 
   it('stops a run with an error naming the prompt it cannot place', async () => {
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true, {});
+    const workspace = await openWorkspace(dir, true, workspaceSettings({}));
     try {
       const model = new RealisticModel({ ...knobs, ideas: [] });
       const config = runConfig({ worker: 'gemini', hitl: 'auto', defaultBranch: 'main' });
       const roles = await WORKERS.gemini.roles(config, workspace, readSettings({}), { model });
-      const engine = engineFor(dir, workspace, roles, [], {});
+      const engine = engineFor(dir, workspace, roles, { secrets: [], env: {} });
       const outcome = await engine.run(await engine.create(textStats.idea, config));
       expect(outcome.status).toBe('failed');
       expect(outcome.error).toMatch(
@@ -312,7 +313,7 @@ describe('the realistic fake model', () => {
     const model = new RealisticModel({ ...knobs, p: 1, slip: 0 });
     fake = await startFakeGemini(realisticResponder(model));
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true, {});
+    const workspace = await openWorkspace(dir, true, workspaceSettings({}));
     try {
       const config = runConfig({ worker: 'gemini', hitl: 'auto', defaultBranch: 'main' });
       const env = { GEMINI_API_KEY: `AIza${'F'.repeat(35)}`, GOOGLE_GEMINI_BASE_URL: fake.baseUrl };
@@ -320,8 +321,7 @@ describe('the realistic fake model', () => {
         dir,
         workspace,
         await WORKERS.gemini.roles(config, workspace, readSettings(env)),
-        [],
-        {},
+        { secrets: [], env: {} },
       );
       const runId = await engine.create(textStats.idea, config);
       const outcome = await engine.run(runId);

@@ -4,6 +4,7 @@ import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring
 import { WORKERS } from '../../src/app/workers/index.js';
 import { listenTo } from './engine.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from './settings.js';
 
 export interface ModelRunOptions {
   readonly idea: string;
@@ -24,7 +25,7 @@ export interface ModelRunOptions {
  * landed tree and the files asked for.
  */
 export async function modelRun(dir: string, o: ModelRunOptions) {
-  const workspace = await openWorkspace(dir, true, {});
+  const workspace = await openWorkspace(dir, true, workspaceSettings({}));
   try {
     const config = runConfig({
       worker: 'gemini',
@@ -38,7 +39,7 @@ export async function modelRun(dir: string, o: ModelRunOptions) {
       model: o.model,
       editFormat: 'json',
     });
-    const engineNow = () => engineFor(dir, workspace, roles, [], {});
+    const engineNow = () => engineFor(dir, workspace, roles, { secrets: [], env: {} });
     const engine = engineNow();
     const { events, stop, done } = listenTo(engine, o.stopWhen);
     const runId = await engine.create(

@@ -11,6 +11,7 @@ import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { CALL_TIMEOUT_MS, text, useMcpClients } from '../helpers/mcp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const connect = useMcpClients();
@@ -102,7 +103,7 @@ describe('the maker MCP server', () => {
   it('shows a run’s waits on Jules, with until when, in maker_status and maker_wait; maker_start keeps jules.outageSeconds', async () => {
     const dir = await tempDir();
     // A run another process drives, waiting out a Jules outage (as its state file says).
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, workspaceSettings());
     const store = makerStateFile(dir);
     const engine = new MakerEngine({
       workspace,

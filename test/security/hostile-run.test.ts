@@ -13,6 +13,7 @@ import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { plantCanaries, type Canaries } from './canaries.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const execFileAsync = promisify(execFile);
 const sandbox = await findSandbox();
@@ -87,7 +88,7 @@ afterAll(async () => {
 describe.skipIf(sandbox === undefined)('a run whose planner writes hostile checks', () => {
   it('keeps every canary out of the state, the journal, git, and what the model is shown', async () => {
     const env = { ...process.env, ...canaries.env, HOME: canaries.home };
-    const workspace = await openWorkspace(repo, true, env);
+    const workspace = await openWorkspace(repo, true, workspaceSettings(env));
     const seen: string[] = [];
     const engine = new MakerEngine({
       workspace,

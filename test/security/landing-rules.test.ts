@@ -14,6 +14,7 @@ import { baseConfig } from '../helpers/engine.js';
 import { geminiConfig, geminiEngine, useFakeGemini } from '../helpers/gemini-engine.js';
 import { scriptedModel } from '../helpers/security-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * What a hostile model may not land: files that steer the person's own package installs (unless
@@ -29,7 +30,7 @@ const AWS_SECRET = ['Zk3qW9vT2xR8bN5mL1pJ', '7hC4dF6gA0sE2yU8iO3w'].join('');
 let repo: { dir: string; ws: GitWorkspace; base: string };
 beforeAll(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'maker-test-'));
-  const ws = await openWorkspace(dir, true);
+  const ws = await openWorkspace(dir, true, workspaceSettings());
   repo = { dir, ws, base: (await ws.resolve('main')) as string };
 });
 afterAll(async () => {
@@ -167,7 +168,7 @@ describe('a run whose model writes install settings and trailers of its own', ()
 
   it('lands the settings it was allowed, in commits whose only trailers are MAKER’s', async () => {
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, workspaceSettings());
     const model = scriptedModel([
       {
         title: HOSTILE_TITLE,

@@ -10,6 +10,7 @@ import type { Worker, WorkerOutput } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * A failed run's scratch object store, where its red-flagged candidates' objects are (a key among
@@ -69,7 +70,7 @@ function scriptedWorker(mode: { now: 'leak-then-fail' | 'fine' | 'spaced' }): Wo
 describe("a failed run's scratch store", () => {
   it('is swept when the next run starts; a cancelled run keeps its own; the failed run resumes', async () => {
     const dir = await tempDir();
-    const workspace = await openWorkspace(dir, true);
+    const workspace = await openWorkspace(dir, true, workspaceSettings());
     const mode: { now: 'leak-then-fail' | 'fine' | 'spaced' } = { now: 'leak-then-fail' };
     const engine = new MakerEngine({
       workspace,

@@ -18,6 +18,7 @@ import { TOKENS, useFakeGitHub } from '../helpers/github.js';
 import { scriptedModel } from '../helpers/security-model.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { readSettings } from '../../src/app/settings.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 /**
  * A hostile model's check prints credentials: a GitHub token, an AWS key id, a private key and the
@@ -94,7 +95,9 @@ describe('check output on its way into MAKER', () => {
     );
     expect(problems).toEqual([]);
     if (plan === undefined) throw new Error('no plan');
-    const { workspace, record } = await setUpGitHub(plan, dir, () => openWorkspace(dir, true));
+    const { workspace, record } = await setUpGitHub(plan, dir, () =>
+      openWorkspace(dir, true, workspaceSettings()),
+    );
     if ((await workspace.checkEnvironment?.()) === undefined) {
       await workspace.close();
       return expect.soft('no sandbox works here: checks cannot run').toBe('skipped');
@@ -134,8 +137,7 @@ describe('check output on its way into MAKER', () => {
       dir,
       workspace,
       roles,
-      secretsOf(env),
-      env,
+      { secrets: secretsOf(env), env: env },
       remotesFor(workspace, TOKENS.full, () => engine.persist()),
     );
     const runId = await engine.create(

@@ -15,6 +15,7 @@ import { buildReport, reportHtml } from '../../src/surfaces/view/report.js';
 import { engineFor, openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const installed = chromiumInstalled();
@@ -26,7 +27,7 @@ const SHOTS = join(process.cwd(), 'test-output', 'view');
  * `--hitl auto` choosing (so boxes carry long facts: "chosen automatically (--hitl auto) (2 : 1; …)").
  */
 async function finishedRun(dir: string) {
-  const workspace = await openWorkspace(dir, true);
+  const workspace = await openWorkspace(dir, true, workspaceSettings());
   const sim = {
     seed: 7,
     errorRate: 0.45,
@@ -40,7 +41,7 @@ async function finishedRun(dir: string) {
     dir,
     workspace,
     { planner: new SimPlanner(sim), worker: new SimWorker(sim) },
-    [],
+    { secrets: [], env: process.env },
   );
   const runId = await engine.create('a tiny tool', {
     ...baseConfig,

@@ -69,7 +69,7 @@ describe.skipIf(!installed)(
             dir,
             workspace,
             { planner: new SimPlanner(sim), worker: new SimWorker(sim) },
-            [],
+            { secrets: [], env: process.env },
           );
         expect(outcome.status).toBe('awaiting-human');
         const git = await GitWorkspace.open(dir);

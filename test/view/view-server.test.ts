@@ -13,6 +13,7 @@ import { engineFor, openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { http, readEvents } from './http.js';
+import { workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const views: ViewHandle[] = [];
@@ -23,13 +24,13 @@ afterEach(async () => {
 /** A repository whose sim run stopped at its clarify question (--hitl defer), and a view of it from the files. */
 async function deferredRun() {
   const dir = await tempDir();
-  const workspace = await openWorkspace(dir, true);
+  const workspace = await openWorkspace(dir, true, workspaceSettings());
   const sim = { seed: 7, clarify: true };
   const engine: MakerEngine = engineFor(
     dir,
     workspace,
     { planner: new SimPlanner(sim), worker: new SimWorker(sim) },
-    [],
+    { secrets: [], env: process.env },
   );
   const runId = await engine.create('a todo app', { ...baseConfig, hitl: 'defer' });
   expect((await engine.run(runId)).status).toBe('awaiting-human');

@@ -4,7 +4,7 @@ import { MakerError } from '../../core/errors.js';
 import { fileStats as fileStatsOf, numstatStats, type FileStat } from '../../core/diffstat.js';
 import type { TreeChange } from '../../core/candidate-policy.js';
 import type { CheckEnvironment } from '../../core/checks.js';
-import type { CheckSandbox } from '../sandbox/bwrap.js';
+import type { CheckSandbox, SandboxWhere } from '../sandbox/bwrap.js';
 import { readBlobs, readChanges, readFilesAt, readModes } from './git-objects.js';
 import { applyInIndex, firstLine } from './apply-patch.js';
 import { GitPlumbing } from './git-plumbing.js';
@@ -37,8 +37,10 @@ export interface WorkspaceOptions {
   readonly launcherSeam?: LauncherSeam;
   /** Where a dependency install takes its registry settings from (default: this process's environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The sandbox checks run in, or undefined where none works (default: {@link findSandbox}). */
+  /** The sandbox checks run in, or undefined where none works (default: {@link findSandbox} at `where`). */
   readonly sandbox?: () => Promise<CheckSandbox | undefined>;
+  /** Where sandboxes are looked for (default: `env`'s PATH and `MAKER_SANDBOX`). */
+  readonly where?: SandboxWhere;
 }
 
 /** Where a workspace writes its objects: a run's scratch store (see `object-stores.ts`). */
@@ -80,6 +82,7 @@ export class GitWorkspace implements Workspace {
     this.#checks = new WorkspaceChecks(this, {
       env: options.env,
       sandbox: options.sandbox,
+      where: options.where,
       objectEnv: this.#objectEnv,
     });
     const checkpoint = options.checkpoint;
@@ -102,6 +105,7 @@ export class GitWorkspace implements Workspace {
       ...(options.launcherSeam === undefined ? {} : { launcherSeam: options.launcherSeam }),
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+      ...(options.where === undefined ? {} : { where: options.where }),
     });
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());

@@ -4,7 +4,7 @@ import { MakerError } from '../../core/errors.js';
 import { CHECK_TIMEOUT_MS, type CheckEnvironment } from '../../core/checks.js';
 import type { CheckOptions, FileEdit } from '../../ports/workspace.js';
 import { DependencyCache } from '../deps/dependency-cache.js';
-import type { CheckSandbox } from '../sandbox/bwrap.js';
+import type { CheckSandbox, SandboxWhere } from '../sandbox/bwrap.js';
 import { findSandbox, NO_SANDBOX, noSandboxReason } from '../sandbox/bwrap.js';
 import { hostView, type HostView } from '../sandbox/host-view.js';
 import { findRuntimes } from '../sandbox/runtimes.js';
@@ -31,6 +31,7 @@ export class WorkspaceChecks {
   readonly #repo: CheckedRepository;
   readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #sandbox: () => Promise<CheckSandbox | undefined>;
+  readonly #where: SandboxWhere;
   /** What git reading the checked tree needs besides the repository (a scratch object store). */
   readonly #objectEnv: Readonly<Record<string, string>>;
   #dependencies: DependencyCache | undefined;
@@ -40,12 +41,18 @@ export class WorkspaceChecks {
     options: {
       env?: Readonly<Record<string, string | undefined>> | undefined;
       sandbox?: (() => Promise<CheckSandbox | undefined>) | undefined;
+      where?: SandboxWhere | undefined;
       objectEnv?: Readonly<Record<string, string>> | undefined;
     } = {},
   ) {
     this.#repo = repo;
     this.#env = options.env ?? process.env;
-    this.#sandbox = options.sandbox ?? (() => findSandbox());
+    const where = options.where ?? {
+      path: this.#env['PATH'] ?? '',
+      choice: this.#env['MAKER_SANDBOX'] || undefined,
+    };
+    this.#where = where;
+    this.#sandbox = options.sandbox ?? (() => findSandbox(where.path, where.choice));
     this.#objectEnv = options.objectEnv ?? {};
   }
 
@@ -101,7 +108,7 @@ export class WorkspaceChecks {
 
   /** Why checks cannot run here (see {@link noSandboxReason}). */
   unavailable(): Promise<string> {
-    return noSandboxReason(this.#env['PATH'] ?? '', this.#env['MAKER_SANDBOX']);
+    return noSandboxReason(this.#where.path, this.#where.choice);
   }
 
   /** What every check and install sees of the host (made once per PATH). */

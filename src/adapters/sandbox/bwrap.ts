@@ -56,6 +56,13 @@ export function sandboxChoiceProblem(choice: string | undefined): string | undef
     : `MAKER_SANDBOX=${choice} is not a sandbox MAKER knows: use bubblewrap or unshare (that one only), none (no checks run: results are unverified), or unset it (the first that works).`;
 }
 
+/** Where sandboxes are looked for: the PATH their programs are found on, and `MAKER_SANDBOX`'s choice. */
+export interface SandboxWhere {
+  readonly path: string;
+  /** `MAKER_SANDBOX`, when set: the sandbox (or `none`) checks are narrowed to. */
+  readonly choice: string | undefined;
+}
+
 /** Which sandboxes `choice` (MAKER_SANDBOX's value) lets MAKER try, in order. */
 export function sandboxesFor(choice: string | undefined): readonly SandboxKind[] {
   if (choice === 'none') return [];

@@ -22,7 +22,7 @@ import {
   type OptionChoices,
   type RoleOptions,
 } from '../workers/index.js';
-import { crashSeam, gitHelperSeam } from './seams.js';
+import { gitHelperSeam } from './seams.js';
 
 export { DEFAULT_MODEL };
 export { secretsOf } from '../env.js';
@@ -130,17 +130,24 @@ export function cannotStart(worker: string, problems: readonly string[]): string
   return `A run with the ${worker} worker cannot start yet:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
 }
 
-/** Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way. */
+/** What a workspace reads of the settings: its environment, its sandbox, the crash tests' checkpoint. */
+export type WorkspaceSettings = Pick<Settings, 'env' | 'sandbox' | 'seam'>;
+
+/**
+ * Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way; its checks
+ * look for their sandbox where `settings` say, and its steps are the process's checkpoints.
+ */
 export async function openWorkspace(
   dir: string,
   create: boolean,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  settings: WorkspaceSettings,
 ): Promise<GitWorkspace> {
-  const checkpoint = crashSeam(env);
+  const { env, seam: checkpoint } = settings;
   const launcherSeam = gitHelperSeam(env);
   const workspace = await GitWorkspace.open(dir, {
     create,
     env,
+    where: settings.sandbox,
     ...(checkpoint === undefined ? {} : { checkpoint }),
     ...(launcherSeam === undefined ? {} : { launcherSeam }),
   });
@@ -164,12 +171,11 @@ export function engineFor(
   dir: string,
   workspace: GitWorkspace,
   roles: MakerEngineDeps['roles'],
-  secrets: readonly string[],
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  settings: Pick<Settings, 'secrets' | 'env' | 'seam'>,
   remote?: MakerEngineDeps['remote'],
 ): MakerEngine {
+  const { secrets, env, seam: checkpoint } = settings;
   const journal = new Journal(join(dir, JOURNAL_FILE_NAME), secrets);
-  const checkpoint = crashSeam(env);
   return new MakerEngine({
     workspace,
     roles,

@@ -302,7 +302,11 @@ async function makerRun(
   editFormat: EditFormat,
 ): Promise<Built & { readonly wrong: WrongWinner[] }> {
   await mkdir(repo, { recursive: true });
-  const workspace = await openWorkspace(repo, true, {});
+  const workspace = await openWorkspace(repo, true, {
+    // The machine's sandbox; nothing of this process's environment reaches the checks.
+    env: {},
+    sandbox: readSettings(process.env).sandbox,
+  });
   try {
     const config = runConfig({
       worker: 'gemini',
@@ -314,7 +318,7 @@ async function makerRun(
       model,
       editFormat,
     });
-    const engine = engineFor(repo, workspace, roles, [], {});
+    const engine = engineFor(repo, workspace, roles, { secrets: [], env: {} });
     const runId = await engine.create(idea.idea, config);
     const outcome = await engine.run(runId);
     const run = await engine.getRun(runId);

@@ -10,6 +10,7 @@ import type { StateFile, TreeNode } from '../../core/tree/schema.js';
 import { MakerEngine } from '../../engine/maker-engine.js';
 import type { Worker, WorkerTask } from '../../ports/worker.js';
 import { openWorkspace, runConfig } from '../../app/wiring/wiring.js';
+import { readSettings } from '../../app/settings.js';
 import { CountingStore, type SaveCounts } from './counting-store.js';
 import { ShapePlanner, sleep, type TreeShape } from './tree-shape.js';
 
@@ -47,7 +48,10 @@ class DelayedWorker implements Worker {
 export async function runTreeBench(options: TreeBenchOptions) {
   const planner = new ShapePlanner(options.leaves, options.latencyMs); // refuses a bad size first
   const dir = await mkdtemp(join(tmpdir(), 'maker-bench-tree-'));
-  const git = options.workspace === 'git' ? await openWorkspace(dir, true) : undefined;
+  const git =
+    options.workspace === 'git'
+      ? await openWorkspace(dir, true, readSettings(process.env))
+      : undefined;
   try {
     const workspace = git ?? new MemoryWorkspace();
     const worker = new DelayedWorker(new SimWorker({ seed: 1, ...FLAWLESS }), options.latencyMs);

@@ -138,7 +138,7 @@ export class Workspaces {
     if (held === undefined) await lock.acquire();
     let git: OpenedWorkspace;
     try {
-      git = await openWorkspace(dir, create, this.#settings.env);
+      git = await openWorkspace(dir, create, this.#settings);
     } catch (error) {
       if (held === undefined) await lock.release();
       throw error;

@@ -149,7 +149,7 @@ async function openResumed(
       ? await resumeDemoFake({ ...run, github: run.github }, r.dir)
       : undefined;
   held.served = served;
-  held.workspace = await openWorkspace(r.dir, false, r.settings.env);
+  held.workspace = await openWorkspace(r.dir, false, r.settings);
   const { engine } = await wire(r.dir, held.workspace, r.settings, served?.token ?? r.token, {
     ...(served === undefined || run.github === undefined
       ? {}

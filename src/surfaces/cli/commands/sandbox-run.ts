@@ -16,12 +16,13 @@ export async function run(
   const command = args[0] ?? '';
   if (command.trim() === '')
     throw new UsageError('maker sandbox needs a command: maker sandbox "npm test"');
-  const { sandbox } = readSettings(io.env);
+  const settings = readSettings(io.env);
+  const { sandbox } = settings;
   const problem = sandboxSettingProblem(sandbox);
   if (problem !== undefined) throw new ConfigError(`${problem} Nothing ran.`);
   const dir = resolve(o.dir ?? '.');
   await existingDirectory(dir, o.dir !== undefined);
-  const workspace = await openWorkspace(dir, false, io.env);
+  const workspace = await openWorkspace(dir, false, settings);
   try {
     const rev = o.rev ?? 'HEAD';
     const tree = await workspace.resolve(rev);
