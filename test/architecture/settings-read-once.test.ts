@@ -14,8 +14,6 @@ const READERS: Readonly<Record<string, string>> = {
   'app/wiring/model-access.ts': 'readAccess: the model-access part of Settings',
   'app/start/quota-check.ts': 'declaredLimit: the daily-limit part of Settings',
   'app/wiring/seams.ts': "the crash tests' checkpoints, read from the environment of the process",
-  'app/wiring/wiring.ts':
-    "openWorkspace's and engineFor's environment of child processes (process.env by default)",
   'app/workers/kind.ts': "a worker kind's settings schema: its own variables, checked",
   'app/workers/jules.ts': "the jules kind's own variables (its schema lists them)",
   'app/workers/jules-fake.ts': "the jules-fake kind's own variable (its schema lists it)",

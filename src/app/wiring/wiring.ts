@@ -25,7 +25,6 @@ import {
 import { gitHelperSeam } from './seams.js';
 
 export { DEFAULT_MODEL };
-export { secretsOf } from '../env.js';
 
 /** A run configuration from the few choices a person makes; everything else follows the preset and the worker's kind. */
 export function runConfig(choices: {

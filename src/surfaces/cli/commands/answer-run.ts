@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../../core/errors.js';
 import { answerQuestion } from '../../../app/answer-question.js';
-import { secretsOf } from '../../../app/wiring/wiring.js';
+import { secretsOf } from '../../../app/env.js';
 import { sentences } from '../../../core/text.js';
 import { existingDirectory } from './common.js';
 import { NEEDS } from './answer.js';

@@ -9,7 +9,7 @@ import { workspaceDriver } from '../../../app/run-status.js';
 import { chosenRun, withDiffs, workspaceRuns } from '../../../app/read-runs.js';
 import { journalTail } from '../../view/journal-tail.js';
 import { buildReport, reportHtml } from '../../view/report.js';
-import { secretsOf } from '../../../app/wiring/wiring.js';
+import { secretsOf } from '../../../app/env.js';
 import type { reportCommand } from './report.js';
 import type { CliContext, InputOf } from '../define.js';
 

@@ -6,7 +6,7 @@ import { thisProcess } from '../../view/driver.js';
 import { engineSource } from '../../view/engine-source.js';
 import { startViewServer, type ViewHandle } from '../../view/server.js';
 import type { CliIo } from '../io.js';
-import { secretsOf } from '../../../app/wiring/wiring.js';
+import { secretsOf } from '../../../app/env.js';
 
 /** The live view of a run this process drives (`maker run|demo|resume --view`). */
 export async function startRunView(r: {

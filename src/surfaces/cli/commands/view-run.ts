@@ -3,7 +3,7 @@ import { makeRedactor, UsageError } from '../../../core/errors.js';
 import { withDiffs } from '../../../app/read-runs.js';
 import { FileSource } from '../../view/file-source.js';
 import { startViewServer } from '../../view/server.js';
-import { secretsOf } from '../../../app/wiring/wiring.js';
+import { secretsOf } from '../../../app/env.js';
 import { INTERRUPTED_EXIT } from './common.js';
 import type { viewCommand } from './view.js';
 import type { CliContext, InputOf } from '../define.js';
