@@ -9,6 +9,7 @@ import { startFakeGitHub, type FakeGitHub } from '../../offline/fake-github.js';
 
 /** The login the demo's repositories belong to (also `maker fake-github`'s default user). */
 import { DEMO_OWNER } from './demo-owner.js';
+import { githubRequestSeam } from '../wiring/seams.js';
 
 export { DEMO_OWNER };
 
@@ -59,23 +60,6 @@ export async function serveDemoFake(
     fake,
     token,
     gitDir: (owner, name) => join(home.root, owner.toLowerCase(), `${name.toLowerCase()}.git`),
-  };
-}
-
-/**
- * Kill campaigns only: `MAKER_KILL_AT_GITHUB_REQUEST=<n>` SIGKILLs this process when the demo's own
- * fake GitHub receives its nth request (nothing of it done); `<n>:after` once it carried it out,
- * before the answer reaches MAKER. REST and git requests are counted alike. Unset, nothing.
- */
-export function githubRequestSeam(
-  env: Readonly<Record<string, string | undefined>>,
-): ((n: number, phase: 'received' | 'handled') => void) | undefined {
-  const match = /^(\d+)(:after)?$/.exec(env['MAKER_KILL_AT_GITHUB_REQUEST'] ?? '');
-  if (match === null) return undefined;
-  const at = Number(match[1]);
-  const phase = match[2] === undefined ? 'received' : 'handled';
-  return (n, now) => {
-    if (n === at && now === phase) process.kill(process.pid, 'SIGKILL');
   };
 }
 

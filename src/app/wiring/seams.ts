@@ -66,3 +66,20 @@ export function gitHelperSeam(env: Env): LauncherSeam | undefined {
     if (n === at || (onward && n > at)) helper.kill('SIGKILL');
   };
 }
+
+/**
+ * Kill campaigns only: `MAKER_KILL_AT_GITHUB_REQUEST=<n>` SIGKILLs this process when the demo's own
+ * fake GitHub receives its nth request (nothing of it done); `<n>:after` once it carried it out,
+ * before the answer reaches MAKER. REST and git requests are counted alike. Unset, nothing.
+ */
+export function githubRequestSeam(
+  env: Env,
+): ((n: number, phase: 'received' | 'handled') => void) | undefined {
+  const match = /^(\d+)(:after)?$/.exec(envValue(env, 'MAKER_KILL_AT_GITHUB_REQUEST'));
+  if (match === null) return undefined;
+  const at = Number(match[1]);
+  const phase = match[2] === undefined ? 'received' : 'handled';
+  return (n, now) => {
+    if (n === at && now === phase) process.kill(process.pid, 'SIGKILL');
+  };
+}
