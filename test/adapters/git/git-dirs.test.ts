@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gitDirsOf } from '../../../src/adapters/git/git-repo.js';
 import { gitProcessCounts } from '../../../src/adapters/git/run-git.js';
+import { initCommitted } from '../../helpers/repo.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -16,19 +17,7 @@ function git(dir: string, ...args: string[]): void {
 async function repositoryAt(name: string) {
   const dir = join(await realpath(await tempDir()), name);
   await mkdir(dir);
-  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
-  git(
-    dir,
-    '-c',
-    'user.name=t',
-    '-c',
-    'user.email=t@example.com',
-    'commit',
-    '-q',
-    '--allow-empty',
-    '-m',
-    'one',
-  );
+  initCommitted(dir, 'one');
   const linked = `${dir} linked`;
   git(dir, 'worktree', 'add', '-q', '-b', 'side', linked);
   return { dir, linked };
