@@ -35,7 +35,13 @@ async function gemini(): Promise<{
     seen(request);
     return projectModel(request, index);
   });
-  return { first, env: { GEMINI_API_KEY: 'fake-key-1234', GOOGLE_GEMINI_BASE_URL: fake.baseUrl } };
+  // PATH: the server finds its sandbox there, as the extension's server does (checks on).
+  const env = {
+    GEMINI_API_KEY: 'fake-key-1234',
+    GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+    PATH: process.env['PATH'] ?? '',
+  };
+  return { first, env };
 }
 
 describe('maker_start sampling overrides', () => {
