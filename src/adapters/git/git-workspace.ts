@@ -99,14 +99,9 @@ export class GitWorkspace implements Workspace {
     dir: string,
     options: WorkspaceOptions & { create?: boolean } = {},
   ): Promise<GitWorkspace> {
-    await prepareRepository(dir, options.create === true);
-    const workspace = new GitWorkspace(dir, {
-      ...(options.checkpoint === undefined ? {} : { checkpoint: options.checkpoint }),
-      ...(options.launcherSeam === undefined ? {} : { launcherSeam: options.launcherSeam }),
-      ...(options.env === undefined ? {} : { env: options.env }),
-      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
-      ...(options.where === undefined ? {} : { where: options.where }),
-    });
+    const { create, ...workspaceOptions } = options;
+    await prepareRepository(dir, create === true);
+    const workspace = new GitWorkspace(dir, workspaceOptions);
     await sweepScratch(join(await workspace.gitDir(), 'maker-tmp'));
     await sweepScratch(tmpdir());
     await sweepScratch(await memoryScratchRoot());
