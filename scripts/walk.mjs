@@ -12,12 +12,16 @@
 // file are one stop; a stop in a file (or a folder: a room) the walk already left is a return. A
 // sample sees where time went, so a file whose functions ran briefly may have no stop: the ordered
 // walk is a lower bound of the entered files, and its returns are those of the time spent.
+//
+// The reading route (scripts/route.mjs) orders the same files as a reader would: from the bin,
+// each function that ran read once, stepping into what it refers to, through interfaces too.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ranFunctions, readingRoute } from './route.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const maker = join(root, 'dist', 'maker.js');
@@ -83,14 +87,15 @@ try {
   if (run.status !== 0) throw new Error(`maker run exited ${run.status}:\n${run.stderr}`);
   if (!/merged/i.test(run.stdout + run.stderr))
     throw new Error(`the run did not say its pull request merged:\n${run.stdout}\n${run.stderr}`);
-  const entered = enteredFiles(coverage);
+  const entered = [...ranFunctions(coverage, root).keys()].sort(); // a function other than a module's top level ran
   const byFolder = {};
   for (const file of entered) {
     const folder = file.split('/').slice(0, 3).join('/');
     byFolder[folder] = (byFolder[folder] ?? 0) + 1;
   }
   const walk = sampledWalk(profiles);
-  const report = { idea, files: entered.length, byFolder, walk, entered };
+  const route = readingRoute(coverage, root, 'src/surfaces/cli/bin.ts');
+  const report = { idea, files: entered.length, byFolder, walk, route, entered };
   if (json) console.log(JSON.stringify(report, null, 2));
   else {
     console.log(
@@ -102,6 +107,15 @@ try {
     const pct = (r) => `${Math.round((100 * r.returns) / Math.max(1, r.stops))}%`;
     console.log(
       `  sampled walk (${walk.samples} samples in src/): ${walk.byFile.rooms} files, ${walk.byFile.stops} stops, ${pct(walk.byFile)} of them returns; by folder, ${walk.byFolder.rooms} rooms, ${walk.byFolder.stops} stops, ${pct(walk.byFolder)} returns`,
+    );
+    console.log(
+      `  reading route (scripts/route.mjs; ${route.units.read} of ${route.units.ran} functions that ran): ${route.byFile.rooms} files, ${route.byFile.stops} stops, ${pct(route.byFile)} of them returns; by folder, ${route.byFolder.rooms} rooms, ${route.byFolder.stops} stops, ${pct(route.byFolder)} returns${route.unread.length === 0 ? '' : `; not reached: ${route.unread.join(', ')}`}`,
+    );
+    console.log(
+      `  returned to most: ${route.returning
+        .slice(0, 8)
+        .map(([file, n]) => `${file} (${n})`)
+        .join(', ')}`,
     );
   }
 } finally {
@@ -180,38 +194,4 @@ function sampledWalk(profileDir) {
     byFile: rooms((f) => f),
     byFolder: rooms((f) => dirname(f)),
   };
-}
-
-/** The src/ files, sorted, in which a function other than a module's top level ran. */
-function enteredFiles(coverageDir) {
-  const files = new Set();
-  for (const name of readdirSync(coverageDir)) {
-    const { result } = JSON.parse(readFileSync(join(coverageDir, name), 'utf8'));
-    for (const script of result) {
-      if (!script.url.startsWith(`file://${join(root, 'dist')}/`)) continue;
-      const path = fileURLToPath(script.url);
-      if (!existsSync(`${path}.map`)) continue; // a vendored file (dist/typescript.js): not src/
-      const source = readFileSync(path, 'utf8');
-      const map = new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8')));
-      const lineStarts = [0];
-      for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
-      for (const fn of script.functions) {
-        const [range] = fn.ranges;
-        if (range === undefined || range.count === 0 || range.startOffset === 0) continue;
-        let [lo, hi] = [0, lineStarts.length - 1];
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >> 1;
-          if (lineStarts[mid] <= range.startOffset) lo = mid;
-          else hi = mid - 1;
-        }
-        const line = lo;
-        const entry = map.findEntry(line, range.startOffset - lineStarts[line]);
-        const original = entry?.originalSource;
-        if (original === undefined) continue;
-        const file = relative(root, resolve(dirname(path), original));
-        if (file.startsWith('src/')) files.add(file);
-      }
-    }
-  }
-  return [...files].sort();
 }
