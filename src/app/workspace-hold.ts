@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { StateFile } from '../core/tree/schema.js';
 import { STATE_FILE_NAME } from '../core/workspace-files.js';
-import { configuredIdentity } from '../adapters/git/git-repo.js';
+import { IDENTITY, rootCommitAuthor } from '../adapters/git/git-repo.js';
 import { inspectRepository, type RepositoryFacts } from '../adapters/git/inspect.js';
 import { WorkspaceLock, type LockOwner } from '../adapters/state/lock.js';
 import { makerStateFile } from '../adapters/state/state-file.js';
@@ -59,9 +59,12 @@ export async function lookAt(
 }
 
 /**
- * Whose the initial commit of a repository MAKER makes in `dir` is: the person's git identity as
- * configured there (repository, global or system), or none (MAKER's own is used).
+ * Whose the initial commit of the repository MAKER made in `dir` is, as the commit says: the
+ * person's git identity where one is configured, else MAKER's own (`own`).
  */
-export function gitIdentity(dir: string): Promise<{ name: string; email: string } | undefined> {
-  return configuredIdentity(dir);
+export async function initialCommitAuthor(
+  dir: string,
+): Promise<{ name: string; email: string; own: boolean }> {
+  const author = await rootCommitAuthor(dir);
+  return { ...author, own: author.name === IDENTITY.name && author.email === IDENTITY.email };
 }

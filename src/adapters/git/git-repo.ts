@@ -75,6 +75,19 @@ export async function configuredIdentity(
   return name !== '' && email !== '' ? { name, email } : undefined;
 }
 
+/**
+ * Who the first commit of `dir`'s current branch is by (its author), as the commit says: what a run
+ * that made the repository tells the person, rather than the configuration read again.
+ */
+export async function rootCommitAuthor(dir: string): Promise<{ name: string; email: string }> {
+  const [name = '', email = ''] = (
+    await gitText(dir, ['log', '--max-parents=0', '-1', '--format=%an%x00%ae', 'HEAD'])
+  )
+    .trim()
+    .split('\0');
+  return { name, email };
+}
+
 /** `git commit-tree` with MAKER's identity (or the one given) and the request's date for author and committer. */
 export async function commitTree(
   dir: string,

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { configuredIdentity } from '../../../src/adapters/git/git-repo.js';
+import { configuredIdentity, rootCommitAuthor } from '../../../src/adapters/git/git-repo.js';
 import { gitProcessCounts } from '../../../src/adapters/git/run-git.js';
 import { useTempDirs } from '../../helpers/tmp.js';
 
@@ -56,5 +56,28 @@ describe('configuredIdentity', () => {
       if (home === undefined) delete process.env['HOME'];
       else process.env['HOME'] = home;
     }
+  });
+});
+
+describe('rootCommitAuthor', () => {
+  // Proves: what a run says of the repository it made is the first commit's own author, not the
+  // configuration read again (which may have changed since, or differ from what git used).
+  it('names the author of the branch’s first commit, whatever the configuration says now', async () => {
+    const { dir, config } = await repository();
+    const commit = (name: string, message: string) =>
+      execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', message], {
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          GIT_AUTHOR_NAME: name,
+          GIT_AUTHOR_EMAIL: `${name.toLowerCase()}@example.org`,
+          GIT_COMMITTER_NAME: name,
+          GIT_COMMITTER_EMAIL: `${name.toLowerCase()}@example.org`,
+        },
+      });
+    commit('Ada', 'first');
+    commit('Grace', 'second');
+    config('user.name', 'Someone Else');
+    config('user.email', 'else@example.org');
+    expect(await rootCommitAuthor(dir)).toEqual({ name: 'Ada', email: 'ada@example.org' });
   });
 });

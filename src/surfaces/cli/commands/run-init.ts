@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { UsageError } from '../../../core/errors.js';
-import { gitIdentity, type LockOwner } from '../../../app/workspace-hold.js';
+import { initialCommitAuthor, type LockOwner } from '../../../app/workspace-hold.js';
 import { MAKER_FILE } from '../../../core/paths.js';
 import type { CliIo } from '../io.js';
 import { askLine } from '../prompt.js';
@@ -48,13 +48,13 @@ export async function createdRepositoryLine(
   dir: string,
   was: 'missing' | 'directory',
 ): Promise<string> {
-  const who = await gitIdentity(dir);
+  const who = await initialCommitAuthor(dir);
   const own = was === 'directory' ? (await ownEntries(dir)).length : 0;
   const untracked =
     own === 0
       ? ''
       : ` The ${own} file${own === 1 ? '' : 's'} and folder${own === 1 ? '' : 's'} already there stay untracked: MAKER commits only its own work (\`git add\` yours to keep them in its history).`;
-  return `made ${was === 'missing' ? 'the new folder ' : ''}${dir} a git repository (branch main; its initial commit by ${who === undefined ? 'MAKER <maker@localhost>: no git identity is configured' : `${who.name} <${who.email}>`}).${untracked}`;
+  return `made ${was === 'missing' ? 'the new folder ' : ''}${dir} a git repository (branch main; its initial commit by ${who.name} <${who.email}>${who.own ? ': no git identity is configured' : ''}).${untracked}`;
 }
 
 /** Said when a run takes over the lock of a maker process that died holding it. */
