@@ -1,10 +1,11 @@
 import { modelWaitsFrom, type ModelWaits } from '../core/deadlines.js';
 import type { RunConfig } from '../core/tree/schema.js';
 import type { SandboxWhere } from '../adapters/sandbox/bwrap.js';
+import type { LauncherSeam } from '../adapters/git/git-launcher.js';
 import { envValue, secretsOf, type Env } from './env.js';
 import { declaredLimit } from './start/quota-check.js';
 import { askAccess, readAccess, type AccessSettings } from './wiring/model-access.js';
-import { crashSeam } from './wiring/seams.js';
+import { checkMemorySeam, crashSeam, gitHelperSeam } from './wiring/seams.js';
 
 /**
  * What a use case reads of the environment, read once at the edge (the CLI's process, the MCP
@@ -28,6 +29,10 @@ export interface Settings {
    */
   readonly secrets: string[];
   readonly seam?: ((step: string) => void) | undefined;
+  /** Tests only: the git launcher's helper killed at its nth command (`MAKER_KILL_GIT_HELPER_AT`). */
+  readonly gitHelperSeam?: LauncherSeam | undefined;
+  /** Tests only: a check's memory limit lowered to this many MiB (`MAKER_TEST_CHECK_MEMORY_MIB`). */
+  readonly checkMemoryMiB?: number | undefined;
   readonly env: Env;
 }
 
@@ -88,6 +93,8 @@ export function readSettings(
       dailyRequests: declaredLimit(env),
       secrets: secretsOf(env, keys),
       seam: crashSeam(env),
+      gitHelperSeam: gitHelperSeam(env),
+      checkMemoryMiB: checkMemorySeam(env),
       env,
     },
     choices,

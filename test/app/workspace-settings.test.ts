@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { readSettings } from '../../src/app/settings.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
@@ -17,23 +18,51 @@ async function committedRepo(): Promise<string> {
   return initCommitted(await tempDir());
 }
 
+/** `main` with `env` as its whole environment; resolves with its exit status and what it said. */
+async function mainIn(dir: string, args: string[], env: Record<string, string>) {
+  const out: string[] = [];
+  const io: CliIo = {
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void out.push(t),
+    stderrIsTty: false,
+    stdinIsTty: false,
+    cwd: dir,
+    env,
+  };
+  const code = await main(args, io);
+  return { code, output: out.join('') };
+}
+
+const sandbox = await findSandbox(process.env['PATH'] ?? '');
+
 describe('settings, not the process environment', () => {
   it("a workspace's checks look for their sandbox where the settings say (MAKER_SANDBOX=none given to main)", async () => {
     expect(process.env['MAKER_SANDBOX'] ?? '').toBe('');
     const dir = await committedRepo();
-    const err: string[] = [];
-    const io: CliIo = {
-      stdout: () => undefined,
-      stderr: (t) => void err.push(t),
-      stderrIsTty: false,
-      stdinIsTty: false,
-      cwd: dir,
-      env: { PATH: process.env['PATH'] ?? '', MAKER_SANDBOX: 'none' },
-    };
-    const code = await main(['sandbox', 'true', '--dir', dir], io);
+    const env = { PATH: process.env['PATH'] ?? '', MAKER_SANDBOX: 'none' };
+    const { code, output } = await mainIn(dir, ['sandbox', 'true', '--dir', dir], env);
     expect(code).not.toBe(0);
-    expect(err.join('')).toContain('MAKER_SANDBOX is "none"');
+    expect(output).toContain('MAKER_SANDBOX is "none"');
   });
+
+  // Proves: the tests' seams are settings too: MAKER_TEST_CHECK_MEMORY_MIB given to main (not to
+  // the process behind it) lowers the memory limit of the check `maker sandbox` runs.
+  it.skipIf(sandbox === undefined)(
+    "a check's lowered memory limit comes from the settings main was given",
+    async () => {
+      expect(process.env['MAKER_TEST_CHECK_MEMORY_MIB']).toBeUndefined();
+      const dir = await committedRepo();
+      const allocate = `"${process.execPath}" -e "const a = []; for (let i = 0; i < 4; i++) a.push(Buffer.alloc(64 * 1024 * 1024, 1)); console.log('allocated')"`;
+      const env = { PATH: process.env['PATH'] ?? '' };
+      const free = await mainIn(dir, ['sandbox', allocate, '--dir', dir], env);
+      expect(free.output).toContain('allocated');
+      const low = { ...env, MAKER_TEST_CHECK_MEMORY_MIB: '64' };
+      const limited = await mainIn(dir, ['sandbox', allocate, '--dir', dir], low);
+      expect(limited.code).not.toBe(0);
+      expect(limited.output).not.toContain('allocated');
+      expect(readSettings(low).checkMemoryMiB).toBe(64);
+    },
+  );
 
   it("a workspace's and an engine's steps are the settings' one checkpoint", async () => {
     const dir = await committedRepo();

@@ -51,26 +51,14 @@ const limits = await limitSupport();
 /** The memory limit the allocating check runs under (a real check's is {@link CHECK_LIMITS}'). */
 const TEST_MEMORY_MIB = 128;
 
-/** Runs `body` with `vars` set in this process's environment (what a check's limits read), then restores it. */
-async function withEnv<T>(vars: Record<string, string>, body: () => Promise<T>): Promise<T> {
-  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
-  try {
-    return await body();
-  } finally {
-    for (const [k, v] of Object.entries(before))
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-  }
-}
-
 for (const name of ['bubblewrap', 'unshare'] as const) {
   const sandbox = await findSandbox(process.env['PATH'], name);
 
-  async function check(command: string, timeoutMs = 60_000) {
+  async function check(command: string, timeoutMs = 60_000, memoryMiB?: number) {
     const ws = await GitWorkspace.open(await tempDir(), {
       create: true,
       sandbox: () => Promise.resolve(sandbox),
+      checkLimits: checkLimits(memoryMiB),
     });
     try {
       return await ws.runCheck((await ws.resolve('main')) as string, command, timeoutMs);
@@ -104,17 +92,18 @@ for (const name of ['bubblewrap', 'unshare'] as const) {
 
     /**
      * Proves: a check's memory limit holds. The limit is lowered to 128 MiB here
-     * (MAKER_TEST_CHECK_MEMORY_MIB, the same control group and `prlimit` that hold a real check's
+     * (a workspace's `checkLimits`, as MAKER_TEST_CHECK_MEMORY_MIB sets it; the same control group and `prlimit` that hold a real check's
      * 2 GiB), so a check stopped at it has written 128 MiB, not 2 GiB (page faults are most of the
      * CPU); a real check's limit is below the 3 GiB this one asks for.
      */
     it('fail a check that allocates 3 GiB, stopped at its memory limit', async () => {
       expect(CHECK_LIMITS.memoryBytes).toBeLessThan(3 * 1024 ** 3);
-      expect(checkLimits({})).toBe(CHECK_LIMITS);
-      const result = await withEnv({ MAKER_TEST_CHECK_MEMORY_MIB: String(TEST_MEMORY_MIB) }, () =>
-        check(
-          `"${process.execPath}" -e "const a = []; for (let i = 0; i < 30; i++) a.push(Buffer.alloc(100 * 1024 * 1024, 1)); console.log('allocated')"`,
-        ),
+      expect(checkLimits()).toBe(CHECK_LIMITS);
+      expect(checkLimits(4096)).toBe(CHECK_LIMITS); // lowered only, never raised
+      const result = await check(
+        `"${process.execPath}" -e "const a = []; for (let i = 0; i < 30; i++) a.push(Buffer.alloc(100 * 1024 * 1024, 1)); console.log('allocated')"`,
+        60_000,
+        TEST_MEMORY_MIB,
       );
       expect(result.ok).toBe(false);
       expect(result.output).not.toContain('allocated');

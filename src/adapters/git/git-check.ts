@@ -3,7 +3,7 @@ import { AbortedError, MakerError } from '../../core/errors.js';
 import type { CheckDependencies } from '../deps/dependency-cache.js';
 import type { CheckSandbox } from '../sandbox/bwrap.js';
 import type { HostView } from '../sandbox/host-view.js';
-import { checkLimits } from '../sandbox/limits.js';
+import { CHECK_LIMITS, type Limits } from '../sandbox/limits.js';
 import { runSandboxed, stopMessage } from '../sandbox/run-sandboxed.js';
 import {
   CHECKOUT,
@@ -96,6 +96,8 @@ export interface CheckRun {
   readonly launcher?: GitLauncher | undefined;
   /** MAKER's environment: a check gets only its locale and terminal. */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** The check's limits (default {@link CHECK_LIMITS}). */
+  readonly limits?: Limits | undefined;
 }
 
 /**
@@ -127,7 +129,7 @@ export async function runCheckIn(
   const spec = checkSpec(await run.view, scratch, command, deps, env);
   const options = {
     timeoutMs: run.timeoutMs,
-    limits: checkLimits(env),
+    limits: run.limits ?? CHECK_LIMITS,
     maxOutputBytes: MAX_OUTPUT_BYTES,
   };
   const result = await runSandboxed(run.sandbox, spec, { ...options, signal: run.signal });

@@ -5,6 +5,7 @@ import { fileStats as fileStatsOf, numstatStats, type FileStat } from '../../cor
 import type { TreeChange } from '../../core/candidate-policy.js';
 import type { CheckEnvironment } from '../../core/checks.js';
 import type { CheckSandbox, SandboxWhere } from '../sandbox/bwrap.js';
+import type { Limits } from '../sandbox/limits.js';
 import { readBlobs, readChanges, readFilesAt, readModes } from './git-objects.js';
 import { applyInIndex, firstLine } from './apply-patch.js';
 import { GitPlumbing } from './git-plumbing.js';
@@ -41,6 +42,8 @@ export interface WorkspaceOptions {
   readonly sandbox?: () => Promise<CheckSandbox | undefined>;
   /** Where sandboxes are looked for (default: `env`'s PATH and `MAKER_SANDBOX`). */
   readonly where?: SandboxWhere;
+  /** The limits a check runs under (default: `CHECK_LIMITS`; tests lower its memory). */
+  readonly checkLimits?: Limits;
 }
 
 /** Where a workspace writes its objects: a run's scratch store (see `object-stores.ts`). */
@@ -84,6 +87,7 @@ export class GitWorkspace implements Workspace {
       sandbox: options.sandbox,
       where: options.where,
       objectEnv: this.#objectEnv,
+      limits: options.checkLimits,
     });
     const checkpoint = options.checkpoint;
     this.#checkpoint = async (step) => {

@@ -8,6 +8,7 @@ import type { CheckSandbox, SandboxWhere } from '../sandbox/bwrap.js';
 import { findSandbox, NO_SANDBOX, noSandboxReason } from '../sandbox/bwrap.js';
 import { hostView, type HostView } from '../sandbox/host-view.js';
 import { findRuntimes } from '../sandbox/runtimes.js';
+import type { Limits } from '../sandbox/limits.js';
 import { runCheckIn } from './git-check.js';
 import type { GitLauncher } from './git-launcher.js';
 import { removeTree, scratchDir } from './scratch.js';
@@ -34,6 +35,8 @@ export class WorkspaceChecks {
   readonly #where: SandboxWhere;
   /** What git reading the checked tree needs besides the repository (a scratch object store). */
   readonly #objectEnv: Readonly<Record<string, string>>;
+  /** A check's limits, when not {@link CHECK_LIMITS} (tests: a lower memory limit). */
+  readonly #limits: Limits | undefined;
   #dependencies: DependencyCache | undefined;
 
   constructor(
@@ -43,6 +46,7 @@ export class WorkspaceChecks {
       sandbox?: (() => Promise<CheckSandbox | undefined>) | undefined;
       where?: SandboxWhere | undefined;
       objectEnv?: Readonly<Record<string, string>> | undefined;
+      limits?: Limits | undefined;
     } = {},
   ) {
     this.#repo = repo;
@@ -54,6 +58,7 @@ export class WorkspaceChecks {
     this.#where = where;
     this.#sandbox = options.sandbox ?? (() => findSandbox(where.path, where.choice));
     this.#objectEnv = options.objectEnv ?? {};
+    this.#limits = options.limits;
   }
 
   async run(
@@ -83,6 +88,7 @@ export class WorkspaceChecks {
         objectEnv: this.#objectEnv,
         launcher: this.#repo.launcher,
         env: this.#env,
+        limits: this.#limits,
       });
     } finally {
       // What the check left there is its own doing: a checkout that resists removal is swept later.

@@ -32,13 +32,13 @@ export const CHECK_LIMITS: Limits = {
 };
 
 /**
- * A check's limits: {@link CHECK_LIMITS}, its memory lowered to `MAKER_TEST_CHECK_MEMORY_MIB` MiB
- * when that is set below it (tests only: a test reaches the same limit with less memory written).
+ * A check's limits: {@link CHECK_LIMITS}, its memory lowered to `memoryMiB` MiB when that is below
+ * it (tests only: a test reaches the same limit with less memory written); never raised.
  */
-export function checkLimits(env: Readonly<Record<string, string | undefined>>): Limits {
-  const mib = Number(env['MAKER_TEST_CHECK_MEMORY_MIB'] ?? '');
-  if (!(mib > 0) || mib * MiB >= CHECK_LIMITS.memoryBytes) return CHECK_LIMITS;
-  return { ...CHECK_LIMITS, memoryBytes: Math.round(mib * MiB) };
+export function checkLimits(memoryMiB?: number): Limits {
+  if (memoryMiB === undefined || !(memoryMiB > 0) || memoryMiB * MiB >= CHECK_LIMITS.memoryBytes)
+    return CHECK_LIMITS;
+  return { ...CHECK_LIMITS, memoryBytes: Math.round(memoryMiB * MiB) };
 }
 
 /** A dependency install's limits (it writes the cache entry on disk, so files may be larger). */

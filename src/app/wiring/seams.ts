@@ -68,6 +68,15 @@ export function gitHelperSeam(env: Env): LauncherSeam | undefined {
 }
 
 /**
+ * Tests only: `MAKER_TEST_CHECK_MEMORY_MIB=<n>` lowers a check's memory limit to n MiB (never
+ * raises it), so a test reaches the same limit with less memory written. Unset, undefined.
+ */
+export function checkMemorySeam(env: Env): number | undefined {
+  const mib = Number(envValue(env, 'MAKER_TEST_CHECK_MEMORY_MIB'));
+  return mib > 0 ? mib : undefined;
+}
+
+/**
  * Kill campaigns only: `MAKER_KILL_AT_GITHUB_REQUEST=<n>` SIGKILLs this process when the demo's own
  * fake GitHub receives its nth request (nothing of it done); `<n>:after` once it carried it out,
  * before the answer reaches MAKER. REST and git requests are counted alike. Unset, nothing.

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { GitWorkspace } from '../../adapters/git/git-workspace.js';
+import { checkLimits } from '../../adapters/sandbox/limits.js';
 import { Journal } from '../../adapters/state/journal.js';
 import { makerStateFile } from '../../adapters/state/state-file.js';
 import {
@@ -22,7 +23,6 @@ import {
   type OptionChoices,
   type RoleOptions,
 } from '../workers/index.js';
-import { gitHelperSeam } from './seams.js';
 
 export { DEFAULT_MODEL };
 
@@ -129,8 +129,11 @@ export function cannotStart(worker: string, problems: readonly string[]): string
   return `A run with the ${worker} worker cannot start yet:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
 }
 
-/** What a workspace reads of the settings: its environment, its sandbox, the crash tests' checkpoint. */
-export type WorkspaceSettings = Pick<Settings, 'env' | 'sandbox' | 'seam'>;
+/** What a workspace reads of the settings: its environment, its sandbox, the tests' seams. */
+export type WorkspaceSettings = Pick<
+  Settings,
+  'env' | 'sandbox' | 'seam' | 'gitHelperSeam' | 'checkMemoryMiB'
+>;
 
 /**
  * Opens (or creates) the repository at `dir` and keeps MAKER's files out of git's way; its checks
@@ -141,14 +144,14 @@ export async function openWorkspace(
   create: boolean,
   settings: WorkspaceSettings,
 ): Promise<GitWorkspace> {
-  const { env, seam: checkpoint } = settings;
-  const launcherSeam = gitHelperSeam(env);
+  const { env, seam: checkpoint, gitHelperSeam: launcherSeam, checkMemoryMiB } = settings;
   const workspace = await GitWorkspace.open(dir, {
     create,
     env,
     where: settings.sandbox,
     ...(checkpoint === undefined ? {} : { checkpoint }),
     ...(launcherSeam === undefined ? {} : { launcherSeam }),
+    ...(checkMemoryMiB === undefined ? {} : { checkLimits: checkLimits(checkMemoryMiB) }),
   });
   await workspace.excludeLocally([
     STATE_FILE_NAME,
