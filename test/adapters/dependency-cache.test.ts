@@ -3,16 +3,16 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyCache } from '../../src/adapters/deps/dependency-cache.js';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { hostView } from '../../src/adapters/sandbox/host-view.js';
 import { AbortedError } from '../../src/core/errors.js';
 import { DEPENDENCY_FILES } from '../../src/core/dependencies.js';
 import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/offline/fake-npm-registry.js';
 import { proxiedGet } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 /** A tree with only a `requirements.txt` (its content as given), as the cache reads trees. */
 const tree = (requirements: string) => ({
@@ -46,6 +46,7 @@ describe.skipIf(sandbox === undefined)(
         root,
         env: env(),
         view: () => hostView(process.env['PATH'] ?? '', homedir()),
+        sandbox: () => Promise.resolve(sandbox),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
       });
       return { root, cache };
@@ -85,6 +86,7 @@ describe.skipIf(sandbox === undefined)(
         root,
         env: env(),
         view: () => hostView(process.env['PATH'] ?? '', homedir()),
+        sandbox: () => Promise.resolve(sandbox),
       });
       const release = registry.hold('/gate');
       const command = `${proxiedGet(`${registry.url}gate`)} && echo done > "$MAKER_DEPS/done.txt"`;

@@ -3,12 +3,12 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { hostView } from '../../src/adapters/sandbox/host-view.js';
 import { CHECK_LIMITS } from '../../src/adapters/sandbox/limits.js';
 import { runSandboxed } from '../../src/adapters/sandbox/run-sandboxed.js';
 import type { Mount, SandboxSpec } from '../../src/adapters/sandbox/view.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 /**
  * A place the sandbox hides that is gone when it starts (a root-only file of /etc removed after
@@ -18,7 +18,7 @@ import { useTempDirs } from '../helpers/tmp.js';
  */
 
 const tempDir = useTempDirs();
-const found = await findSandbox();
+const found = await machineSandbox();
 const bwrap = found?.name === 'bubblewrap' ? found : undefined;
 const OPTIONS = { timeoutMs: 30_000, limits: CHECK_LIMITS, maxOutputBytes: 64 * 1024 };
 

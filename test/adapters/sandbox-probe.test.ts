@@ -37,8 +37,8 @@ describe('finding a sandbox', () => {
   });
 
   it('finds none on a PATH with neither, nor when MAKER_SANDBOX is none', async () => {
-    expect(await findSandbox(await pathWith('sh'))).toBeUndefined();
-    expect(await findSandbox(process.env['PATH'], 'none')).toBeUndefined();
+    expect(await findSandbox(await pathWith('sh'), undefined)).toBeUndefined();
+    expect(await findSandbox(process.env['PATH'] ?? '', 'none')).toBeUndefined();
   });
 
   it.skipIf(!userNamespaces)(

@@ -4,10 +4,10 @@ import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { hostView } from '../../src/adapters/sandbox/host-view.js';
 import { launchSandbox } from '../../src/adapters/sandbox/run-sandboxed.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 /**
  * A sandbox stopped as it starts takes its command with it. bubblewrap ties its first process
@@ -18,7 +18,7 @@ import { useTempDirs } from '../helpers/tmp.js';
  */
 
 const tempDir = useTempDirs();
-const found = await findSandbox();
+const found = await machineSandbox();
 const bwrap = found?.name === 'bubblewrap' ? found : undefined;
 /** A sandbox that reports its first process, fed nothing. */
 const REPORTS = { reportsPid: true, feeds: [] };

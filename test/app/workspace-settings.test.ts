@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
+import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { readSettings } from '../../src/app/settings.js';
 import { engineFor, openWorkspace, runConfig } from '../../src/app/wiring/wiring.js';
@@ -7,6 +7,7 @@ import { main } from '../../src/surfaces/cli/main.js';
 import type { CliIo } from '../../src/surfaces/cli/io.js';
 import { initCommitted } from '../helpers/repo.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 /**
  * The environment is read once, at the edge, into settings; a workspace and an engine take what
@@ -33,7 +34,7 @@ async function mainIn(dir: string, args: string[], env: Record<string, string>) 
   return { code, output: out.join('') };
 }
 
-const sandbox = await findSandbox(process.env['PATH'] ?? '');
+const sandbox = await machineSandbox();
 
 describe('settings, not the process environment', () => {
   it("a workspace's checks look for their sandbox where the settings say (MAKER_SANDBOX=none given to main)", async () => {
@@ -61,6 +62,25 @@ describe('settings, not the process environment', () => {
       expect(limited.code).not.toBe(0);
       expect(limited.output).not.toContain('allocated');
       expect(readSettings(low).checkMemoryMiB).toBe(64);
+    },
+  );
+
+  // Proves: the runtimes a workspace says its checks have are those on the settings' PATH (where
+  // its sandbox looks), not on the PATH of the process behind them.
+  it.skipIf(sandbox === undefined)(
+    "a workspace's check runtimes are those on the settings' PATH",
+    async () => {
+      const dir = await committedRepo();
+      const bare = await tempDir(); // a PATH with no runtime on it
+      const workspace = await GitWorkspace.open(dir, {
+        sandbox: () => Promise.resolve(sandbox),
+        where: { path: bare, choice: undefined },
+      });
+      try {
+        expect((await workspace.checkEnvironment())?.runtimes).toEqual([]);
+      } finally {
+        await workspace.close();
+      }
     },
   );
 

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
 import { startFakeGemini, type FakeGemini } from '../../src/offline/fake-gemini.js';
 import { RealisticModel } from '../../src/offline/product/realistic-model.js';
@@ -7,9 +6,10 @@ import { realisticResponder } from '../../src/offline/product/responder.js';
 import { calibrationIdeas } from '../helpers/calibration-ideas.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { maker } from '../helpers/cli.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 const fakes: FakeGemini[] = [];
 afterEach(async () => {
   for (const fake of fakes.splice(0)) await fake.close();

@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
 import {
   startFakeGemini,
@@ -14,10 +13,11 @@ import {
 import { useTempDirs } from '../helpers/tmp.js';
 import { isTask, promptRole } from '../helpers/prompts.js';
 import { maker } from '../helpers/cli.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const exec = promisify(execFile);
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 let fake: FakeGemini | undefined;
 
 afterEach(async () => {

@@ -4,13 +4,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { maker } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const execFileAsync = promisify(execFile);
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 describe.skipIf(sandbox === undefined)('maker sandbox and maker doctor --clean-deps', () => {
   it('runs a command as a check, installing first; the cache is then removed on request', async () => {

@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { DEFAULT_MODEL_WAITS } from '../../src/core/deadlines.js';
 import { stateFileSchema } from '../../src/core/tree/schema.js';
 import { CALIBRATION_SUITE } from '../../src/engine/calibration/suite.js';
@@ -13,6 +12,7 @@ import { projectModel } from '../helpers/project-model.js';
 import { stubGemini } from '../helpers/stub-gemini.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { promptRole } from '../helpers/prompts.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 let fake: FakeGemini | undefined;
@@ -307,46 +307,49 @@ describe('model access', () => {
   }, 120_000);
 });
 
-describe.runIf((await findSandbox()) !== undefined)('maker calibrate and the model access', () => {
-  it('calibrates through a signed-in Gemini CLI (no key): every sample goes through `gemini`', async () => {
-    const task = CALIBRATION_SUITE[0]!;
-    fake = await startFakeGemini((request) =>
-      promptRole(request) === 'review'
-        ? { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) }
-        : {
-            text: JSON.stringify({
-              files: Object.entries(task.solution).map(([path, content]) => ({ path, content })),
-              summary: task.title,
-            }),
-          },
-    );
-    const stub = await stubGemini(await tempDir(), { proxy: true });
-    const out = await maker(
-      ['calibrate', '--tasks', '1', '--samples', '2', '--dir', await tempDir(), '--json'],
-      {
-        PATH: `${stub.bin}:${process.env['PATH'] ?? ''}`,
-        HOME: await tempDir(),
-        GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
-      },
-    );
-    expect(out.code, out.stderr).toBe(0);
-    expect((JSON.parse(out.stdout) as { samples: number }).samples).toBe(2);
-    const log = await stub.log();
-    expect(log.some((e) => e.in?.params?.['p'] === '/maker-sign-in-check')).toBe(true);
-    expect(log.filter((e) => e.in?.method === 'session/prompt').length).toBeGreaterThanOrEqual(2);
-  }, 120_000);
+describe.runIf((await machineSandbox()) !== undefined)(
+  'maker calibrate and the model access',
+  () => {
+    it('calibrates through a signed-in Gemini CLI (no key): every sample goes through `gemini`', async () => {
+      const task = CALIBRATION_SUITE[0]!;
+      fake = await startFakeGemini((request) =>
+        promptRole(request) === 'review'
+          ? { text: JSON.stringify({ verdict: 'ok', confidence: 0.9, reason: 'fine' }) }
+          : {
+              text: JSON.stringify({
+                files: Object.entries(task.solution).map(([path, content]) => ({ path, content })),
+                summary: task.title,
+              }),
+            },
+      );
+      const stub = await stubGemini(await tempDir(), { proxy: true });
+      const out = await maker(
+        ['calibrate', '--tasks', '1', '--samples', '2', '--dir', await tempDir(), '--json'],
+        {
+          PATH: `${stub.bin}:${process.env['PATH'] ?? ''}`,
+          HOME: await tempDir(),
+          GOOGLE_GEMINI_BASE_URL: fake.baseUrl,
+        },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      expect((JSON.parse(out.stdout) as { samples: number }).samples).toBe(2);
+      const log = await stub.log();
+      expect(log.some((e) => e.in?.params?.['p'] === '/maker-sign-in-check')).toBe(true);
+      expect(log.filter((e) => e.in?.method === 'session/prompt').length).toBeGreaterThanOrEqual(2);
+    }, 120_000);
 
-  it('calibrate with a gemini that is not signed in says so, not that a key is missing', async () => {
-    const stub = await stubGemini(await tempDir(), { exit: 41 });
-    const out = await maker(
-      ['calibrate', '--tasks', '1', '--samples', '1', '--dir', await tempDir()],
-      {
-        PATH: `${stub.bin}:${process.env['PATH'] ?? ''}`,
-        HOME: await tempDir(),
-      },
-    );
-    expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/Gemini CLI is not signed in: run `gemini` once in a terminal/);
-    expect(out.stderr).not.toMatch(/GEMINI_API_KEY is not set/);
-  }, 60_000);
-});
+    it('calibrate with a gemini that is not signed in says so, not that a key is missing', async () => {
+      const stub = await stubGemini(await tempDir(), { exit: 41 });
+      const out = await maker(
+        ['calibrate', '--tasks', '1', '--samples', '1', '--dir', await tempDir()],
+        {
+          PATH: `${stub.bin}:${process.env['PATH'] ?? ''}`,
+          HOME: await tempDir(),
+        },
+      );
+      expect(out.code).toBe(2);
+      expect(out.stderr).toMatch(/Gemini CLI is not signed in: run `gemini` once in a terminal/);
+      expect(out.stderr).not.toMatch(/GEMINI_API_KEY is not set/);
+    }, 60_000);
+  },
+);

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import type { ModelResponse } from '../../src/core/red-flags/index.js';
 import type { Question, Subtask } from '../../src/core/tree/schema.js';
@@ -12,7 +11,7 @@ import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { workspaceSettings } from '../helpers/settings.js';
+import { machineSandbox, workspaceSettings } from '../helpers/settings.js';
 
 /**
  * Issue #36: an acceptance test the code doubts, and a leaf whose files hold no test file.
@@ -22,7 +21,7 @@ import { workspaceSettings } from '../helpers/settings.js';
  */
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 const WEAK_CHECK = `node -e "import('./add.mjs')"`;
 const RIGHT = 'export function add(a, b) {\n  return a + b;\n}\n';

@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { isBehaviourKey } from '../../src/core/voting/behaviour.js';
 import type { EngineEvent } from '../../src/engine/events.js';
@@ -13,10 +12,10 @@ import type { Workspace } from '../../src/ports/workspace.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { workspaceSettings } from '../helpers/settings.js';
+import { machineSandbox, workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 /** The plan's own check: it only loads the module, so a wrong `add` passes it. */
 const WEAK_CHECK = `node -e "import('./add.mjs')"`;

@@ -3,17 +3,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { defaultInstall } from '../../src/core/dependencies.js';
 import { runCheck } from '../../src/engine/checks/checks.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/offline/fake-npm-registry.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { workspaceSettings } from '../helpers/settings.js';
+import { machineSandbox, workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const execFileAsync = promisify(execFile);
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 const has = (tool: string) =>
   execFileAsync(tool, ['--version']).then(
     () => true,

@@ -2,16 +2,15 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { runCheck } from '../../src/engine/checks/checks.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { startFakeNpmRegistry, type FakeNpmRegistry } from '../../src/offline/fake-npm-registry.js';
 import { publishInstalled } from '../../src/offline/npm-pack.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { workspaceSettings } from '../helpers/settings.js';
+import { machineSandbox, workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 const npm = await promisify(execFile)('npm', ['--version']).then(
   () => true,
   () => false,

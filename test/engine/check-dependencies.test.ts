@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { runCheck } from '../../src/engine/checks/checks.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import {
@@ -15,10 +14,10 @@ import {
 } from '../../src/offline/fake-npm-registry.js';
 import { startFakePypi } from '../../src/offline/fake-pypi.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { workspaceSettings } from '../helpers/settings.js';
+import { machineSandbox, workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 const npm = await promisify(execFile)('npm', ['--version']).then(
   () => true,
   () => false,

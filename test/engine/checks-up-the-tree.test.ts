@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { runCheckCounts } from '../../src/core/checks.js';
@@ -12,9 +11,10 @@ import type { Worker, WorkerTask } from '../../src/ports/worker.js';
 import type { FileEdit, Workspace } from '../../src/ports/workspace.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 const reply = (value: unknown): Promise<ModelResponse> =>
   Promise.resolve({ text: JSON.stringify(value), finishReason: 'stop', outputTokens: 10 });
@@ -55,7 +55,7 @@ function workerOf(write: (task: WorkerTask) => FileEdit[]): Worker {
 async function workspaceWith(dir: string, sandboxed: boolean) {
   const workspace = await GitWorkspace.open(dir, {
     create: true,
-    sandbox: () => (sandboxed ? findSandbox() : Promise.resolve(undefined)),
+    sandbox: () => (sandboxed ? machineSandbox() : Promise.resolve(undefined)),
   });
   const ran: string[] = [];
   const counted = <W extends Workspace>(w: W): W => {

@@ -6,7 +6,6 @@ import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { AbortedError, MakerError } from '../../src/core/errors.js';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
 import { SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
@@ -20,10 +19,10 @@ import { sandboxProblems } from '../../src/app/start/preflight.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { useTempDirs } from '../helpers/tmp.js';
-import { workspaceSettings } from '../helpers/settings.js';
+import { machineSandbox, workspaceSettings } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 describe.skipIf(sandbox === undefined)('checks run sandboxed', () => {
   async function candidateWithCheck(

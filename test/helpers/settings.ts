@@ -1,3 +1,4 @@
+import { findSandbox, type CheckSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { readSettings } from '../../src/app/settings.js';
 import type { Env } from '../../src/app/env.js';
 import type { WorkspaceSettings } from '../../src/app/wiring/wiring.js';
@@ -9,4 +10,13 @@ import type { WorkspaceSettings } from '../../src/app/wiring/wiring.js';
  */
 export function workspaceSettings(env: Env = process.env): WorkspaceSettings {
   return { env, sandbox: readSettings(process.env).sandbox };
+}
+
+/**
+ * This machine's sandbox, found as a run finds it (the test process's PATH and `MAKER_SANDBOX`),
+ * or the kind `choice` names; undefined where none works.
+ */
+export function machineSandbox(choice?: string): Promise<CheckSandbox | undefined> {
+  const where = readSettings(process.env).sandbox;
+  return findSandbox(where.path, choice ?? where.choice);
 }

@@ -1,13 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { text, useMcpClients } from '../helpers/mcp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const connect = useMcpClients();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 describe('maker_start: the overall check and the candidate allowances', () => {
   it('refuses unsafe allowance globs, naming each, and creates nothing', async () => {

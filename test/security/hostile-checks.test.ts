@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { plantCanaries, type Canaries } from './canaries.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -55,7 +55,7 @@ it('the probe finds every canary when nothing confines it (so it proves somethin
 });
 
 for (const name of ['bubblewrap', 'unshare'] as const) {
-  const sandbox = await findSandbox(process.env['PATH'], name);
+  const sandbox = await machineSandbox(name);
   describe.skipIf(sandbox === undefined)(`a hostile check in ${name}`, () => {
     it('reaches no canary, and still runs (the toolchain on the PATH works)', async () => {
       const ws = await GitWorkspace.open(repo, {

@@ -6,7 +6,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DependencyCache } from '../../src/adapters/deps/dependency-cache.js';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { hostView } from '../../src/adapters/sandbox/host-view.js';
 import {
   packageLock,
@@ -16,6 +15,7 @@ import {
 import { startFakePypi, type FakePypi } from '../../src/offline/fake-pypi.js';
 import { proxiedGet } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 /**
  * A model writes the lock files and the manifests an install reads: installs run no code of its
@@ -24,7 +24,7 @@ import { useTempDirs } from '../helpers/tmp.js';
  * install, and files an install must never leave in the cache.
  */
 const tempDir = useTempDirs();
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 /** A tree holding `files` (path → content), as the cache reads trees. */
 const tree = (files: Record<string, string>) => ({
@@ -68,6 +68,7 @@ describe.skipIf(sandbox === undefined)('a hostile install', () => {
           PIP_INDEX_URL: pypi.indexUrl,
         },
         view: () => hostView(process.env['PATH'] ?? '', homedir()),
+        sandbox: () => Promise.resolve(sandbox),
       }),
     };
   }

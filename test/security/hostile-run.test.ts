@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { FLAWLESS, SimPlanner, SimWorker } from '../../src/adapters/sim/project-sim.js';
 import { makerStateFile } from '../../src/adapters/state/state-file.js';
 import { makeRedactor } from '../../src/core/errors.js';
@@ -13,10 +12,10 @@ import type { Worker } from '../../src/ports/worker.js';
 import { openWorkspace } from '../../src/app/wiring/wiring.js';
 import { baseConfig } from '../helpers/engine.js';
 import { plantCanaries, type Canaries } from './canaries.js';
-import { workspaceSettings } from '../helpers/settings.js';
+import { machineSandbox, workspaceSettings } from '../helpers/settings.js';
 
 const execFileAsync = promisify(execFile);
-const sandbox = await findSandbox();
+const sandbox = await machineSandbox();
 
 /**
  * A planner that writes a hostile check into every subtask it proposes (the worker's `probe.sh`,

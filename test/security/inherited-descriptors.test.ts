@@ -3,10 +3,10 @@ import { closeSync, openSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { sandboxStdio } from '../../src/adapters/sandbox/descriptors.js';
 import { bareEnv, CLI } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 /**
  * What MAKER inherited never reaches a check. A descriptor left open across `exec` by whoever
@@ -71,7 +71,7 @@ it('the scene proves something: unconfined, the hostile check reads and writes t
 });
 
 for (const name of ['bubblewrap', 'unshare'] as const) {
-  const sandbox = await findSandbox(process.env['PATH'], name);
+  const sandbox = await machineSandbox(name);
   describe.skipIf(sandbox === undefined)(`a check in ${name}`, () => {
     it('gets none of what MAKER inherited: /dev/null stands in their place', async () => {
       const { home, note, repo } = await scene();

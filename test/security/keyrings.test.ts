@@ -2,9 +2,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { keyringFilter } from '../../src/adapters/sandbox/seccomp.js';
 import { bareEnv, CLI } from '../helpers/cli.js';
+import { machineSandbox } from '../helpers/settings.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /**
@@ -16,7 +16,7 @@ import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 const python = spawnSync('python3', ['-c', 'import ctypes'], { stdio: 'ignore' }).status === 0;
-const bwrap = await findSandbox(process.env['PATH'], 'bubblewrap');
+const bwrap = await machineSandbox('bubblewrap');
 const NUMBERS: Record<string, { addKey: number; keyctl: number }> = {
   x64: { addKey: 248, keyctl: 250 },
   arm64: { addKey: 217, keyctl: 219 },

@@ -3,10 +3,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { GitWorkspace } from '../../src/adapters/git/git-workspace.js';
-import { findSandbox } from '../../src/adapters/sandbox/bwrap.js';
 import { CHECK_LIMITS, checkLimits, limitSupport } from '../../src/adapters/sandbox/limits.js';
 import { CLI } from '../helpers/cli.js';
 import { useTempDirs } from '../helpers/tmp.js';
+import { machineSandbox } from '../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const execFileAsync = promisify(execFile);
@@ -52,7 +52,7 @@ const limits = await limitSupport();
 const TEST_MEMORY_MIB = 128;
 
 for (const name of ['bubblewrap', 'unshare'] as const) {
-  const sandbox = await findSandbox(process.env['PATH'], name);
+  const sandbox = await machineSandbox(name);
 
   async function check(command: string, timeoutMs = 60_000, memoryMiB?: number) {
     const ws = await GitWorkspace.open(await tempDir(), {

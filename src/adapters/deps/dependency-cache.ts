@@ -12,7 +12,6 @@ import {
 import { lockProblems } from '../../core/install-policy.js';
 import type { FileEdit } from '../../ports/workspace.js';
 import type { CheckSandbox } from '../sandbox/bwrap.js';
-import { findSandbox } from '../sandbox/bwrap.js';
 import type { HostView } from '../sandbox/host-view.js';
 import { CHECKOUT, DEPS, type Mount } from '../sandbox/view.js';
 import { WorkspaceLock } from '../state/lock.js';
@@ -52,8 +51,8 @@ export interface DependencyCacheOptions {
   /** The host view sandboxes start from (the system, the toolchains). */
   readonly view: () => Promise<HostView>;
   readonly timeoutMs?: number;
-  /** The sandbox installs run in (default: {@link findSandbox}); none: every install fails, saying so. */
-  readonly sandbox?: () => Promise<CheckSandbox | undefined>;
+  /** The sandbox installs run in; none: every install fails, saying so. */
+  readonly sandbox: () => Promise<CheckSandbox | undefined>;
 }
 
 /**
@@ -172,7 +171,7 @@ export class DependencyCache {
     await mkdir(project, { recursive: true });
     await mkdir(join(dir, 'home'));
     for (const input of plan.inputs) await writeFile(join(project, input.path), input.content);
-    const sandbox = await (this.#options.sandbox ?? (() => findSandbox()))();
+    const sandbox = await this.#options.sandbox();
     if (sandbox === undefined) {
       await removeTree(dir);
       return failed(plan, 'no sandbox works on this machine, and installs run only inside one');

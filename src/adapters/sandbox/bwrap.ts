@@ -83,10 +83,7 @@ const probes = new Map<string, Promise<Probe>>();
  * the PATH (outside any directory a model writes), and it runs `true` with the very view a check
  * gets, in a fresh empty directory as a check's.
  */
-export function probeSandbox(
-  kind: SandboxKind,
-  path: string = process.env['PATH'] ?? '',
-): Promise<Probe> {
+export function probeSandbox(kind: SandboxKind, path: string): Promise<Probe> {
   const key = `${kind.name}\0${path}`;
   let probe = probes.get(key);
   if (probe === undefined) {
@@ -94,11 +91,6 @@ export function probeSandbox(
     probes.set(key, probe);
   }
   return probe;
-}
-
-/** Whether `kind` works here (see {@link probeSandbox}). */
-export async function sandboxWorks(kind: SandboxKind, path?: string): Promise<boolean> {
-  return (await probeSandbox(kind, path)).sandbox !== undefined;
 }
 
 async function runProbe(kind: SandboxKind, path: string): Promise<Probe> {
@@ -144,12 +136,13 @@ async function runProbe(kind: SandboxKind, path: string): Promise<Probe> {
 
 /**
  * The sandbox this machine can run: bubblewrap, else util-linux `unshare` (each probed once per
- * PATH), or undefined when none works here. `choice` (the environment's `MAKER_SANDBOX`) narrows
- * the candidates (see {@link sandboxesFor}).
+ * PATH), or undefined when none works here. `choice` (the settings' `MAKER_SANDBOX`) narrows
+ * the candidates (see {@link sandboxesFor}). Both come from the settings, never from this
+ * process's environment behind them.
  */
 export async function findSandbox(
-  path: string = process.env['PATH'] ?? '',
-  choice: string | undefined = process.env['MAKER_SANDBOX'],
+  path: string,
+  choice: string | undefined,
 ): Promise<CheckSandbox | undefined> {
   for (const kind of sandboxesFor(choice)) {
     const { sandbox } = await probeSandbox(kind, path);
@@ -159,10 +152,7 @@ export async function findSandbox(
 }
 
 /** Why no sandbox is used, for the message that says checks are off or refuses `--run-checks`. */
-export async function noSandboxReason(
-  path: string = process.env['PATH'] ?? '',
-  choice: string | undefined = process.env['MAKER_SANDBOX'],
-): Promise<string> {
+export async function noSandboxReason(path: string, choice: string | undefined): Promise<string> {
   if (choice === 'none')
     return 'Checks are off: MAKER_SANDBOX is "none" (unset it to use bubblewrap or unshare)';
   const said = await Promise.all(

@@ -17,7 +17,7 @@ const probes = new Map<string, Promise<string[]>>();
  * The runtimes on `path` (probed once per PATH, each by its version): `Node.js v20.11.0 (node
  * --test)`. A runtime that is missing, or does not answer within 10 s, is not listed.
  */
-export function findRuntimes(path: string = process.env['PATH'] ?? ''): Promise<string[]> {
+export function findRuntimes(path: string): Promise<string[]> {
   let probe = probes.get(path);
   if (probe === undefined) {
     probe = Promise.all(

@@ -8,13 +8,13 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitWorkspace } from '../../../src/adapters/git/git-workspace.js';
 import { sweepScratch } from '../../../src/adapters/git/scratch.js';
-import { findSandbox } from '../../../src/adapters/sandbox/bwrap.js';
 import {
   startFakeNpmRegistry,
   type FakeNpmRegistry,
 } from '../../../src/offline/fake-npm-registry.js';
 import { proxiedGet } from '../../helpers/sandbox.js';
 import { useTempDirs } from '../../helpers/tmp.js';
+import { machineSandbox } from '../../helpers/settings.js';
 
 const tempDir = useTempDirs();
 const execFileAsync = promisify(execFile);
@@ -41,7 +41,7 @@ async function outsideTmp(): Promise<string> {
 // Each sandbox MAKER can use, found as MAKER finds it with MAKER_SANDBOX naming it (the seam that
 // hides bubblewrap from the probe): a machine where one does not work skips its tests.
 for (const name of ['bubblewrap', 'unshare'] as const) {
-  const sandbox = await findSandbox(process.env['PATH'], name);
+  const sandbox = await machineSandbox(name);
 
   async function repo(dir?: string, env?: Record<string, string | undefined>) {
     const ws = await GitWorkspace.open(dir ?? (await tempDir()), {
