@@ -65,16 +65,16 @@ describe('settings, not the process environment', () => {
     },
   );
 
-  // Proves: the runtimes a workspace says its checks have are those on the settings' PATH (where
-  // its sandbox looks), not on the PATH of the process behind them.
+  // Proves: the runtimes a workspace says its checks have are those on the PATH of the environment
+  // it was given (where its checks' view finds toolchains), not on the PATH of the process.
   it.skipIf(sandbox === undefined)(
-    "a workspace's check runtimes are those on the settings' PATH",
+    "a workspace's check runtimes are those on the PATH of its environment",
     async () => {
       const dir = await committedRepo();
       const bare = await tempDir(); // a PATH with no runtime on it
       const workspace = await GitWorkspace.open(dir, {
         sandbox: () => Promise.resolve(sandbox),
-        where: { path: bare, choice: undefined },
+        env: { PATH: bare },
       });
       try {
         expect((await workspace.checkEnvironment())?.runtimes).toEqual([]);

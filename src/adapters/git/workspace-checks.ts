@@ -105,7 +105,7 @@ export class WorkspaceChecks {
     if (sandbox === undefined) return undefined;
     return {
       sandbox: sandbox.name,
-      runtimes: await findRuntimes(this.#where.path),
+      runtimes: await findRuntimes(this.#env['PATH'] ?? ''), // as its view finds toolchains
       dependencies:
         "those the repository's lock file names (package-lock.json, requirements.txt, …), installed before the check and read-only to it; none without a lock file (then only the standard library and what the repository holds)",
       timeLimitSeconds: CHECK_TIMEOUT_MS / 1000,
